@@ -1,0 +1,126 @@
+"""The ``gomoku`` command.
+
+Each subcommand is one ``_add_<name>`` function that adds its parser and sets
+``run`` to the function doing the work; :data:`SUBCOMMANDS` lists them, so a
+new subcommand is a function and one line. A ``run`` function returns the exit
+code: 0 for success, 2 for input the user can fix (with a message on stderr).
+
+This module stays free of the terminal UI (textual) so that it loads fast and
+works on a lean install.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from engine.analysis import analyze, sorted_points
+from engine.board import Board
+from engine.errors import NotationError, RecordError
+from engine.notation import check_size, format_point
+from engine.record import parse_move_list
+from engine.types import Rule
+
+EXIT_OK = 0
+EXIT_USAGE = 2  # bad input: the same code argparse uses for a bad command line
+
+Subparsers = Any  # argparse's _SubParsersAction is private; its type is not worth importing
+AddSubcommand = Callable[[Subparsers], None]
+
+
+def _add_analyze(subparsers: Subparsers) -> None:
+    parser = subparsers.add_parser(
+        "analyze",
+        help="show a position: the board, whose turn, the result, forbidden points",
+        description=(
+            "Replay a move list and show the position: a board diagram (X black, O white, "
+            "* forbidden for Black), whose turn it is and the result; or one JSON object."
+        ),
+    )
+    parser.add_argument(
+        "--rule",
+        choices=[rule.value for rule in Rule],
+        default=Rule.FREESTYLE.value,
+        help="the rule (default: freestyle)",
+    )
+    parser.add_argument("--size", type=int, default=15, help="board size, 5..26 (default: 15)")
+    parser.add_argument(
+        "--moves",
+        default="",
+        help='the moves from the start, Black first: "h8 i9 j10" or "h8i9j10"',
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(run=_run_analyze)
+
+
+def _run_analyze(args: argparse.Namespace) -> int:
+    try:
+        record = parse_move_list(args.moves, size=check_size(args.size), rule=Rule(args.rule))
+        board = record.board()
+    except (RecordError, NotationError) as exc:
+        print(f"gomoku analyze: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.json:
+        data = analyze(board)
+        print(json.dumps(data))
+    else:
+        print(describe(board))
+    return EXIT_OK
+
+
+def describe(board: Board) -> str:
+    """A board diagram with a header and a footer a person can read."""
+    size = board.size
+    forbidden = sorted_points(board.forbidden_points(), size)
+    last = board.last_move
+    header = f"{board.rule}, {size}x{size}, {len(board)} move{'' if len(board) == 1 else 's'}"
+    if last is not None:
+        header += f", last move {format_point(last, size)} ({board.turn.other})"
+    lines = [header, "", board.diagram(marks=forbidden), ""]
+    result = board.result
+    if result is None:
+        lines.append(f"{str(board.turn).capitalize()} to move.")
+    elif result.winner is None:
+        lines.append(f"Draw ({result.reason}).")
+    else:
+        line = " ".join(format_point(p, size) for p in result.line or ())
+        lines.append(f"{str(result.winner).capitalize()} wins ({result.reason}: {line}).")
+    if forbidden:
+        names = " ".join(format_point(p, size) for p in forbidden)
+        lines.append(f"Forbidden for Black (*): {names}")
+    return "\n".join(lines)
+
+
+#: The subcommands, in the order ``gomoku --help`` lists them.
+SUBCOMMANDS: list[AddSubcommand] = [_add_analyze]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gomoku", description="Gomoku Arena: play, watch and analyse Gomoku."
+    )
+    subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
+    for add in SUBCOMMANDS:
+        add(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits on --help and on bad arguments
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    run: Callable[[argparse.Namespace], int] | None = getattr(args, "run", None)
+    if run is None:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    return run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

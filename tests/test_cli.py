@@ -1,0 +1,175 @@
+"""The gomoku command line: analyze as a diagram and as JSON, and its errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from client.cli import main
+from engine.notation import parse_point
+
+BLACK_WINS = "h8 a1 i8 a3 j8 a5 k8 a7 l8"
+# Black to move; g8 would make two open threes (g8-h8-i8 and g8-g9-g10), and
+# c12 two more (c12-d12-e12 and c12-c13-c14).
+TWO_DOUBLE_THREES = "h8 o1 i8 o3 g9 o5 g10 o7 d12 o9 e12 o11 c13 o13 c14 n1"
+
+
+def analyze_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
+    assert main(["analyze", "--json", *args]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1  # exactly one JSON object on one line
+    data: dict[str, Any] = json.loads(out)
+    return data
+
+
+def test_analyze_json_of_a_game_in_progress(capsys: pytest.CaptureFixture[str]) -> None:
+    """--json prints the size, rule, move count, side to move and no result."""
+    data = analyze_json(capsys, "--rule", "standard", "--moves", "h8 i9 j10")
+    assert data == {
+        "size": 15,
+        "rule": "standard",
+        "moves": 3,
+        "to_move": "white",
+        "last_move": "j10",
+        "result": None,
+        "winning_line": None,
+        "forbidden": [],
+    }
+
+
+def test_analyze_json_of_a_win(capsys: pytest.CaptureFixture[str]) -> None:
+    """A finished game reports the winner, the reason and the winning line."""
+    data = analyze_json(capsys, "--moves", BLACK_WINS)
+    assert data["result"] == {"winner": "black", "reason": "five"}
+    assert data["winning_line"] == ["h8", "i8", "j8", "k8", "l8"]
+    assert data["moves"] == 9
+
+
+def test_analyze_compact_moves_and_other_size(capsys: pytest.CaptureFixture[str]) -> None:
+    """Compact move lists and other board sizes work."""
+    data = analyze_json(capsys, "--size", "19", "--moves", "j10k11s19")
+    assert data["size"] == 19
+    assert data["moves"] == 3
+    assert data["last_move"] == "s19"
+
+
+def test_analyze_empty_board(capsys: pytest.CaptureFixture[str]) -> None:
+    """With no moves the empty board is analysed, Black to move."""
+    data = analyze_json(capsys)
+    assert data["moves"] == 0
+    assert data["to_move"] == "black"
+    assert data["last_move"] is None
+
+
+def test_analyze_renju_forbidden_points(capsys: pytest.CaptureFixture[str]) -> None:
+    """In renju with Black to move, forbidden points are listed, by column then row."""
+    data = analyze_json(capsys, "--rule", "renju", "--moves", TWO_DOUBLE_THREES)
+    forbidden = data["forbidden"]
+    assert {"c12", "g8"} <= set(forbidden)
+    points = [parse_point(p) for p in forbidden]
+    assert points == sorted(points, key=lambda p: (p.x, -p.y))
+
+
+def test_analyze_forbidden_only_in_renju(capsys: pytest.CaptureFixture[str]) -> None:
+    """The same position has no forbidden points in freestyle."""
+    assert analyze_json(capsys, "--moves", TWO_DOUBLE_THREES)["forbidden"] == []
+
+
+def test_analyze_diagram(capsys: pytest.CaptureFixture[str]) -> None:
+    """Without --json the board is drawn with forbidden points marked and whose turn it is."""
+    assert main(["analyze", "--rule", "renju", "--moves", TWO_DOUBLE_THREES]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0] == "renju, 15x15, 16 moves, last move n1 (white)"
+    row8 = next(line for line in lines if line.startswith(" 8 "))
+    assert row8.split()[1:] == list("......*XX......")
+    assert "   a b c d e f g h i j k l m n o" in lines
+    assert "Black to move." in lines
+    assert lines[-1].startswith("Forbidden for Black (*): c12 ")
+
+
+def test_analyze_diagram_of_a_win(capsys: pytest.CaptureFixture[str]) -> None:
+    """The diagram says who won, how, and along which points."""
+    assert main(["analyze", "--moves", BLACK_WINS]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1] == "Black wins (five: h8 i8 j8 k8 l8)."
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--moves", "h8 i9 h8"], "move 3 (h8): h8 is occupied"),
+        (["--moves", "h8 z99"], "move 2: z99 is off a 15x15 board"),
+        (["--moves", BLACK_WINS + " o15"], "move 10 (o15): the game is over"),
+        (
+            ["--rule", "renju", "--moves", "h8 a1 i8 a3 g9 a5 g10 a7 g8"],
+            "move 9 (g8): g8 is forbidden for Black (double-three)",
+        ),
+        (["--size", "30"], "board size 30 is not between 5 and 26"),
+    ],
+)
+def test_analyze_bad_input_exits_2(
+    capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    """Bad moves exit with code 2 and a message naming the move on stderr."""
+    assert main(["analyze", *args]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == f"gomoku analyze: {message}\n"
+
+
+def test_bad_rule_and_missing_command(capsys: pytest.CaptureFixture[str]) -> None:
+    """An unknown rule or no command at all is a usage error (exit 2)."""
+    assert main(["analyze", "--rule", "gomoku"]) == 2
+    assert "invalid choice: 'gomoku'" in capsys.readouterr().err
+    assert main([]) == 2
+    assert "analyze" in capsys.readouterr().err
+
+
+def test_help_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
+    """--help prints the commands and exits 0."""
+    assert main(["--help"]) == 0
+    assert "analyze" in capsys.readouterr().out
+
+
+def installed_script() -> Path:
+    script = Path(sys.executable).with_name("gomoku")
+    assert script.exists(), "the gomoku script is not installed: run pip install -e ."
+    return script
+
+
+def test_installed_gomoku_script() -> None:
+    """The installed gomoku console script analyses a position and fails on bad moves."""
+    script = installed_script()
+    ok = subprocess.run(
+        [script, "analyze", "--rule", "renju", "--json", "--moves", "h8 i9"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads(ok.stdout)["to_move"] == "black"
+    bad = subprocess.run(
+        [script, "analyze", "--moves", "h8 h8"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert bad.returncode == 2
+    assert "move 2 (h8): h8 is occupied" in bad.stderr
+
+
+def test_cli_does_not_import_textual() -> None:
+    """The command line loads without the terminal UI library."""
+    code = "import sys, client.cli; sys.exit('textual' in sys.modules)"
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, timeout=60, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
