@@ -7,4 +7,3 @@ from hypothesis import settings
 
 settings.register_profile("gomoku", deadline=None, max_examples=100)
 settings.load_profile("gomoku")
-
