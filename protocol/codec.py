@@ -1,0 +1,193 @@
+"""MessagePack encoding and validating decoding of protocol messages.
+
+Decoding never raises anything but :class:`ProtocolError` (or its subclass
+:class:`UnknownMessageType`): whatever bytes arrive from the network, the
+caller gets either a typed message or an error it can send back as an
+``error`` frame. Codes: ``bad_frame`` for a ``str`` (a WebSocket text frame)
+or anything else that is not bytes, ``too_large`` for an oversized frame, ``bad_message``
+for bytes that are not a message of the protocol (not MessagePack, not a map,
+unknown ``type``, a missing field, a field of the wrong type), and
+``bad_value`` for a field of the right type whose value is out of range
+(a board size of 40, a 500-character chat line, an unknown rule name).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, TypeVar
+
+import msgspec
+
+from protocol.errors import ErrorCode, ProtocolError, UnknownMessageType
+from protocol.events import RoomEvent
+from protocol.limits import MAX_CLIENT_FRAME, MAX_REQUEST_ID, MAX_SERVER_FRAME
+from protocol.messages import ClientMessage, Error, ServerMessage
+from protocol.values import LEVEL_PATTERN, POINT_PATTERN
+
+__all__ = ["decode_client", "decode_event", "decode_server", "encode", "error_reply"]
+
+_encoder = msgspec.msgpack.Encoder()
+_client_decoder = msgspec.msgpack.Decoder(ClientMessage)
+_server_decoder = msgspec.msgpack.Decoder(ServerMessage)
+_event_decoder = msgspec.msgpack.Decoder(RoomEvent)
+
+T = TypeVar("T")
+
+
+class _Peek(msgspec.Struct):
+    """The two keys worth reporting from a message that failed to decode."""
+
+    type: Any = None
+    id: Any = None
+
+
+_peek_decoder = msgspec.msgpack.Decoder(_Peek)
+
+_AT_PATH = re.compile(r"^(?P<detail>.*) - at `\$(?P<path>[^`]*)`$", re.DOTALL)
+_IN_KEY = re.compile(r" - at `key` in `\$(?P<path>[^`]*)`$")
+_MISSING = re.compile(r"missing required field `([^`]+)`")
+_PATTERNS = {
+    POINT_PATTERN: "like h8 (a lower-case column letter and a row number)",
+    LEVEL_PATTERN: "that is a level name like master (1 to 40 of a-z 0-9 _ . : + -)",
+}
+
+
+def encode(message: msgspec.Struct) -> bytes:
+    """Encode any message (or room event) as one MessagePack map."""
+    return _encoder.encode(message)
+
+
+def decode_client(data: object) -> ClientMessage:
+    """Decode one frame from a client; raise ``ProtocolError`` if it is not a valid message."""
+    result: ClientMessage = _decode(_client_decoder, data, MAX_CLIENT_FRAME)
+    return result
+
+
+def decode_server(data: object) -> ServerMessage:
+    """Decode one frame from the server; raise ``ProtocolError`` if it is not a valid
+    message, ``UnknownMessageType`` (a ``ProtocolError``) for a type this version does not
+    know, which a client should ignore."""
+    result: ServerMessage = _decode(_server_decoder, data, MAX_SERVER_FRAME)
+    return result
+
+
+def decode_event(data: object) -> RoomEvent:
+    """Decode a room event stored on its own (e.g. in a room's event log)."""
+    result: RoomEvent = _decode(_event_decoder, data, MAX_SERVER_FRAME)
+    return result
+
+
+def error_reply(exc: ProtocolError, *, room: str | None = None) -> Error:
+    """The ``error`` message that answers a frame that raised ``exc``."""
+    return Error(code=exc.code, message=exc.message, re=exc.re, room=room)
+
+
+def _decode(decoder: msgspec.msgpack.Decoder[T], data: object, limit: int) -> T:
+    if isinstance(data, str):
+        raise ProtocolError(ErrorCode.BAD_FRAME, "text frames are not accepted; send binary frames")
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise ProtocolError(
+            ErrorCode.BAD_FRAME, f"a frame must be bytes, not {type(data).__name__}"
+        )
+    if len(data) > limit:
+        raise ProtocolError(
+            ErrorCode.TOO_LARGE, f"frame of {len(data)} bytes is over the {limit}-byte limit"
+        )
+    try:
+        return decoder.decode(data)
+    except msgspec.ValidationError as exc:
+        raise _from_validation(str(exc), data) from None
+    except (msgspec.DecodeError, ValueError, RecursionError, MemoryError, TypeError) as exc:
+        # ValueError covers UnicodeDecodeError from malformed strings; RecursionError a
+        # nesting bomb; TypeError unhashable keys and the like.
+        detail = str(exc) or type(exc).__name__
+        raise ProtocolError(
+            ErrorCode.BAD_MESSAGE, f"frame is not a valid MessagePack message: {detail}"
+        ) from None
+
+
+def _from_validation(text: str, data: bytes | bytearray | memoryview) -> ProtocolError:
+    """Turn msgspec's validation message into a ProtocolError that names the field."""
+    msg_type, request_id = _peek(data)
+    what = f"{msg_type} message" if msg_type else "message"
+    key_match = _IN_KEY.search(text)
+    if key_match is not None:
+        field = key_match.group("path").lstrip(".") or None
+        where = f"in `{field}`" if field else "at the top level"
+        return ProtocolError(
+            ErrorCode.BAD_MESSAGE,
+            f"{what}: map keys must be strings ({where})",
+            field=field,
+            re=request_id,
+        )
+    m = _AT_PATH.match(text)
+    detail = m.group("detail") if m else text
+    field = (m.group("path").lstrip(".") or None) if m else None
+    if detail.startswith("Expected `object`"):
+        return ProtocolError(
+            ErrorCode.BAD_MESSAGE,
+            f"a message must be a MessagePack map with a `type` key, not {_got(detail)}"
+            if field is None
+            else f"{what}: field `{field}` must be a map, not {_got(detail)}",
+            field=field,
+            re=request_id,
+        )
+    missing = _MISSING.search(detail)
+    if missing is not None:
+        name = missing.group(1)
+        field = f"{field}.{name}" if field else name
+        if field == "type":
+            return ProtocolError(
+                ErrorCode.BAD_MESSAGE, "message has no `type` field", field=field, re=request_id
+            )
+        return ProtocolError(
+            ErrorCode.BAD_MESSAGE,
+            f"{what}: missing required field `{field}`",
+            field=field,
+            re=request_id,
+        )
+    if field is not None and (field == "type" or field.endswith(".type")):
+        if detail.startswith("Invalid value"):
+            name = field.removesuffix("type").rstrip(".")
+            kind = f"`{name}` type" if name else "message type"
+            return UnknownMessageType(
+                ErrorCode.BAD_MESSAGE,
+                f"unknown {kind} {detail.removeprefix('Invalid value ')}",
+                field=field,
+                re=request_id,
+            )
+        return ProtocolError(
+            ErrorCode.BAD_MESSAGE,
+            f"field `{field}` must be a string, not {_got(detail)}",
+            field=field,
+            re=request_id,
+        )
+    code = ErrorCode.BAD_MESSAGE if ", got `" in detail else ErrorCode.BAD_VALUE
+    for pattern, meaning in _PATTERNS.items():
+        detail = detail.replace(f"matching regex {pattern!r}", meaning)
+    detail = detail[:1].lower() + detail[1:]
+    if field is None and detail.startswith("field `"):
+        # A __post_init__ check: its message starts by naming the field.
+        field = detail.split("`", 2)[1]
+        return ProtocolError(code, f"{what}: {detail}", field=field, re=request_id)
+    if field is None:
+        return ProtocolError(code, f"{what}: {detail}", re=request_id)
+    return ProtocolError(code, f"{what}: field `{field}`: {detail}", field=field, re=request_id)
+
+
+def _got(detail: str) -> str:
+    m = re.search(r"got `([^`]+)`", detail)
+    return m.group(1) if m else "something else"
+
+
+def _peek(data: bytes | bytearray | memoryview) -> tuple[str | None, int | None]:
+    """The ``type`` and ``id`` of a frame that failed validation, if they can be read."""
+    try:
+        peek = _peek_decoder.decode(data)
+    except Exception:
+        return None, None
+    msg_type = peek.type if isinstance(peek.type, str) and len(peek.type) <= 40 else None
+    request_id = peek.id if isinstance(peek.id, int) and not isinstance(peek.id, bool) else None
+    if request_id is not None and not 0 <= request_id <= MAX_REQUEST_ID:
+        request_id = None
+    return msg_type, request_id

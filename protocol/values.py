@@ -1,0 +1,323 @@
+"""Field types and the plain structures that messages carry.
+
+Every constraint msgspec can check while decoding (lengths, ranges, patterns,
+enumerations) is declared here, so untrusted bytes are validated in one pass
+in C; the few checks msgspec cannot express live in ``__post_init__`` and
+raise ``ValueError``, which msgspec reports as a validation error.
+
+Points are ``h8`` strings on the wire (column letter from the left, row
+number from the bottom). Whether a point is on a particular board is checked
+by the server, which knows the board size; :mod:`protocol.convert` turns them
+into :class:`engine.types.Point` through :mod:`engine.notation`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+
+from engine.types import Opening, Reason, Rule
+from protocol.limits import (
+    CHAT_MAX,
+    CHAT_PER_WINDOW,
+    CHAT_WINDOW_MS,
+    CODE_MAX,
+    GRACE_MS,
+    ID_MAX,
+    MAX_BASE_MS,
+    MAX_CLIENT_FRAME,
+    MAX_INC_MS,
+    MAX_REQUEST_ID,
+    MAX_SIZE,
+    MIN_SIZE,
+    NAME_MAX,
+    PING_INTERVAL_MS,
+    PING_TIMEOUT_MS,
+    RATE_BURST,
+    RATE_PER_S,
+    TOKEN_MAX,
+)
+
+MAX_MOVES = MAX_SIZE * MAX_SIZE
+MAX_LIST = 10_000  # rooms in a lobby list, entries in any other server list
+LEADERBOARD_MAX = 100  # entries one leaderboard reply may hold
+GAMES_MAX = 50  # finished games one games reply may hold
+RECORD_TEXT_MAX = 256 * 1024  # characters of an exported record (a full 26x26 game is ~20k)
+
+RequestId = Annotated[int, msgspec.Meta(ge=0, le=MAX_REQUEST_ID)]
+"""A client-chosen request number, echoed as ``re`` in the reply."""
+RoomId = Annotated[str, msgspec.Meta(min_length=1, max_length=ID_MAX)]
+PlayerId = Annotated[str, msgspec.Meta(min_length=1, max_length=ID_MAX)]
+InviteCode = Annotated[str, msgspec.Meta(min_length=1, max_length=CODE_MAX)]
+Token = Annotated[str, msgspec.Meta(min_length=1, max_length=TOKEN_MAX)]
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=NAME_MAX)]
+ChatText = Annotated[str, msgspec.Meta(min_length=1, max_length=CHAT_MAX)]
+BoardSize = Annotated[int, msgspec.Meta(ge=MIN_SIZE, le=MAX_SIZE)]
+POINT_PATTERN = r"^[a-z][1-9][0-9]?$"
+WirePoint = Annotated[str, msgspec.Meta(pattern=POINT_PATTERN)]
+"""``h8``: a lower-case column letter and a row number 1..99 (on-board is checked later)."""
+Millis = Annotated[int, msgspec.Meta(ge=0)]
+LEVEL_PATTERN = r"^[a-z0-9][a-z0-9_.:+-]{0,39}$"
+LevelName = Annotated[str, msgspec.Meta(pattern=LEVEL_PATTERN)]
+"""An AI level or engine a worker offers: ``master``, ``beginner``, ``brain:embryo``...
+(1 to 40 characters: lower-case letters, digits and ``_.:+-``)."""
+AiWait = Annotated[int, msgspec.Meta(ge=0, le=3_600_000)]
+"""How long a queued player waits for a person before an AI is seated (ms)."""
+Count = Annotated[int, msgspec.Meta(ge=0)]
+Seq = Annotated[int, msgspec.Meta(ge=0)]
+MoveList = Annotated[list[WirePoint], msgspec.Meta(max_length=MAX_MOVES)]
+ShortText = Annotated[str, msgspec.Meta(max_length=1000)]
+
+ColorName = Literal["black", "white"]
+SeatRequest = Literal["black", "white", "any"]
+JoinRole = Literal["player", "spectator"]
+OfferKind = Literal["draw", "takeback", "rematch"]
+SwapChoice = Literal["black", "white", "place2"]
+RoomState = Literal["waiting", "opening", "playing", "over"]
+Swap2Phase = Literal["place3", "choose", "place2"]
+"""``place3``: the opener places black, white, black; ``choose``: the player to act picks
+from ``choices``; ``place2``: the second player places white, black."""
+RecordFormat = Literal["json", "psq", "moves"]
+"""How a finished game is exported: the engine's JSON record, a Piskvork ``.psq`` file, or
+the move list ``h8 i9 j10``."""
+
+__all__ = [
+    "GAMES_MAX",
+    "LEADERBOARD_MAX",
+    "LEVEL_PATTERN",
+    "MAX_LIST",
+    "MAX_MOVES",
+    "POINT_PATTERN",
+    "RECORD_TEXT_MAX",
+    "AiWait",
+    "BoardSize",
+    "ChatText",
+    "Clocks",
+    "ColorName",
+    "Count",
+    "GamePlayer",
+    "GameResult",
+    "GameSummary",
+    "InviteCode",
+    "JoinRole",
+    "LeaderboardEntry",
+    "LevelName",
+    "Limits",
+    "Millis",
+    "MoveList",
+    "Name",
+    "OfferKind",
+    "Opening",
+    "Pending",
+    "PlayerId",
+    "PlayerRef",
+    "Reason",
+    "RecordFormat",
+    "RequestId",
+    "RoomId",
+    "RoomState",
+    "RoomSummary",
+    "RoomView",
+    "Rule",
+    "SeatRequest",
+    "Seats",
+    "Seq",
+    "Standing",
+    "Swap2Phase",
+    "Swap2State",
+    "SwapChoice",
+    "TimeControl",
+    "Token",
+    "WirePoint",
+    "check_chat_text",
+    "check_name",
+]
+
+
+def check_name(name: str) -> None:
+    """Display names: printable, not blank, no leading or trailing whitespace."""
+    if not name.isprintable() or name != name.strip() or not name:
+        raise ValueError(
+            "field `name`: a display name is 1 to 24 printable characters "
+            "with no leading or trailing spaces"
+        )
+
+
+def check_chat_text(text: str) -> None:
+    """Chat lines: one printable line that is not blank."""
+    if not text.isprintable() or not text.strip():
+        raise ValueError(
+            "field `text`: a chat line is 1 to 300 printable characters on one line, not blank"
+        )
+
+
+class TimeControl(msgspec.Struct, frozen=True, kw_only=True):
+    """Base time per player plus an increment added after each of their moves."""
+
+    base_ms: Annotated[int, msgspec.Meta(ge=1, le=MAX_BASE_MS)]
+    inc_ms: Annotated[int, msgspec.Meta(ge=0, le=MAX_INC_MS)] = 0
+
+    def __str__(self) -> str:
+        """``5+3`` style: minutes + seconds, as players say it."""
+        base = self.base_ms / 60_000
+        inc = self.inc_ms / 1000
+        return f"{base:g}+{inc:g}"
+
+
+class Clocks(msgspec.Struct, frozen=True, kw_only=True):
+    """Remaining time of each side when the message was sent."""
+
+    black_ms: Millis
+    white_ms: Millis
+
+
+class PlayerRef(msgspec.Struct, frozen=True, kw_only=True):
+    """A seated player as others see them."""
+
+    id: PlayerId
+    name: Name
+    rating: int | None = None
+    bot: bool = False
+    online: bool = True
+    deadline_ms: Millis | None = None
+    """While offline: milliseconds (from when this was sent) until the opponent may claim."""
+
+
+class Seats(msgspec.Struct, frozen=True, kw_only=True):
+    """Who sits where. During a swap2 opening the opener holds ``black`` until colours
+    are chosen; the ``chose`` event says when they are final."""
+
+    black: PlayerRef | None = None
+    white: PlayerRef | None = None
+
+
+class RoomSummary(msgspec.Struct, frozen=True, kw_only=True):
+    """One line of the lobby."""
+
+    id: RoomId
+    rule: Rule
+    size: BoardSize
+    opening: Opening
+    time: TimeControl | None
+    rated: bool
+    private: bool
+    players: Seats
+    spectators: Count
+    state: RoomState
+
+
+class Swap2State(msgspec.Struct, frozen=True, kw_only=True):
+    """Where a swap2 opening stands: the phase, who must act, and (in ``choose``)
+    the choices open to them."""
+
+    phase: Swap2Phase
+    to_act: PlayerId
+    choices: Annotated[list[SwapChoice], msgspec.Meta(max_length=3)] = []
+
+
+class Pending(msgspec.Struct, frozen=True, kw_only=True):
+    """An offer waiting for the other player's answer."""
+
+    kind: OfferKind
+    by: PlayerId
+
+
+class GameResult(msgspec.Struct, frozen=True, kw_only=True):
+    """How a game ended: ``winner`` null is a draw; ``line`` the winning five (or more)
+    when the game was won on the board."""
+
+    winner: ColorName | None
+    reason: Reason
+    line: MoveList | None = None
+
+
+class Standing(msgspec.Struct, frozen=True, kw_only=True):
+    """A player's Glicko-2 rating under one rule, rounded to whole points, and the rated
+    results behind it. ``provisional`` while RD is above 110 (shown as ``1500?``)."""
+
+    rule: Rule
+    rating: int
+    rd: int
+    provisional: bool
+    games: Count
+    wins: Count
+    losses: Count
+    draws: Count
+
+
+class LeaderboardEntry(msgspec.Struct, frozen=True, kw_only=True):
+    """One line of a leaderboard."""
+
+    rank: Annotated[int, msgspec.Meta(ge=1)]
+    player: PlayerId
+    name: Name
+    rating: int
+    rd: int
+    games: Count
+
+
+class GamePlayer(msgspec.Struct, frozen=True, kw_only=True):
+    """Who played a colour in a finished game."""
+
+    id: PlayerId
+    name: Name
+
+
+class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
+    """One finished game in a player's history; ``get_record`` fetches the whole record."""
+
+    id: RoomId
+    """The game's id: the id of the room it was played in."""
+    rule: Rule
+    size: BoardSize
+    opening: Opening
+    rated: bool
+    """Whether the game changed ratings."""
+    black: GamePlayer
+    white: GamePlayer
+    result: GameResult
+    moves: Count
+    ended_ms: Millis
+    """When the game ended (Unix epoch, ms); ``list_games`` pages back with ``before_ms``."""
+
+
+class RoomView(msgspec.Struct, frozen=True, kw_only=True):
+    """A room's full state, sent as a ``snapshot`` before live events."""
+
+    id: RoomId
+    code: InviteCode | None = None
+    """The invite code of a private room, shown to its players only."""
+    rule: Rule
+    size: BoardSize
+    opening: Opening
+    time: TimeControl | None
+    rated: bool
+    private: bool
+    players: Seats
+    spectators: Count
+    state: RoomState
+    moves: MoveList
+    """Every stone on the board in the order played (swap2 stones included)."""
+    to_move: ColorName | None
+    clocks: Clocks | None
+    swap2: Swap2State | None = None
+    pending: Pending | None = None
+    result: GameResult | None = None
+    seq: Seq
+    """Sequence number of the last event in this room; live events continue from seq + 1."""
+
+
+class Limits(msgspec.Struct, frozen=True, kw_only=True):
+    """Limits the server enforces on this connection, sent in ``welcome``."""
+
+    max_frame: int = MAX_CLIENT_FRAME
+    rate_per_s: int = RATE_PER_S
+    rate_burst: int = RATE_BURST
+    chat_per_window: int = CHAT_PER_WINDOW
+    chat_window_ms: int = CHAT_WINDOW_MS
+    chat_max: int = CHAT_MAX
+    name_max: int = NAME_MAX
+    ping_interval_ms: int = PING_INTERVAL_MS
+    ping_timeout_ms: int = PING_TIMEOUT_MS
+    grace_ms: int = GRACE_MS

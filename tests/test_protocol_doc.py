@@ -1,0 +1,537 @@
+"""protocol.md and the code agree: the transcript replays against a real server, and the
+reference tables list exactly the fields, codes and defaults that protocol/ defines.
+
+The transcript is parsed out of protocol.md itself (its ```transcript block), so the
+document cannot drift from what the server does without this test failing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import re
+import typing
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import msgspec.inspect as mi
+import pytest
+from websockets.asyncio.client import ClientConnection
+from websockets.asyncio.client import connect as ws_connect
+
+from protocol import (
+    MAX_SERVER_FRAME,
+    ClientMessage,
+    CloseCode,
+    ErrorCode,
+    Limits,
+    RoomEvent,
+    RoomSummary,
+    RoomView,
+    ServerMessage,
+    decode_client,
+    decode_server,
+)
+from protocol import values as v
+from server.app import GomokuServer
+
+DOC = Path(__file__).resolve().parent.parent / "protocol.md"
+CLIENT_TYPES: tuple[type[msgspec.Struct], ...] = typing.get_args(ClientMessage)
+SERVER_TYPES: tuple[type[msgspec.Struct], ...] = typing.get_args(ServerMessage)
+EVENT_TYPES: tuple[type[msgspec.Struct], ...] = typing.get_args(RoomEvent)
+
+OPEN = "..."  # the key a bare `...` becomes: "more fields, not shown"
+MEASURED = frozenset({"black_ms", "white_ms", "since_ms", "deadline_ms"})
+MEASURED_SLACK_MS = 2000  # clocks printed in the document vs. this run
+RECV_TIMEOUT_S = 5.0
+
+
+# --- the transcript parser ---------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Step:
+    """One line of the transcript: ``conn`` sends (``->``) or receives (``<-``) ``body``,
+    or its connection closes (``conn closes``, ``body`` empty)."""
+
+    lineno: int
+    conn: str
+    action: typing.Literal["send", "recv", "close"]
+    body: dict[str, Any]
+
+    @property
+    def sends(self) -> bool:
+        return self.action == "send"
+
+    def __str__(self) -> str:
+        if self.action == "close":
+            return f"protocol.md:{self.lineno}: {self.conn} closes"
+        arrow = "->" if self.sends else "<-"
+        return f"protocol.md:{self.lineno}: {self.conn} {arrow} {json.dumps(self.body)}"
+
+
+class TranscriptError(ValueError):
+    """A transcript line that does not parse."""
+
+
+_LINE = re.compile(r"^(?P<conn>[a-z]\w*) (?P<arrow>->|<-) (?P<body>\{.*\})$")
+_CLOSE = re.compile(r"^(?P<conn>[a-z]\w*) closes$")
+
+
+def _json_with_ellipses(text: str) -> str:
+    """Turn each bare ``...`` (outside strings) into the entry ``"...": true``."""
+    out: list[str] = []
+    in_string = escaped = False
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if in_string:
+            escaped = ch == "\\" and not escaped
+            if ch == '"' and not escaped:
+                in_string = False
+            out.append(ch)
+        elif ch == '"':
+            in_string = True
+            out.append(ch)
+        elif text.startswith("...", i):
+            out.append(f'"{OPEN}": true')
+            i += 3
+            continue
+        else:
+            out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def parse_transcript(markdown: str) -> list[Step]:
+    """The steps of every ```transcript block, in order."""
+    steps: list[Step] = []
+    in_block = False
+    for lineno, line in enumerate(markdown.splitlines(), start=1):
+        if line.strip() == "```transcript":
+            in_block = True
+            continue
+        if not in_block:
+            continue
+        if line.strip() == "```":
+            in_block = False
+            continue
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        closing = _CLOSE.match(line.strip())
+        if closing is not None:
+            steps.append(Step(lineno, closing.group("conn"), "close", {}))
+            continue
+        m = _LINE.match(line.strip())
+        if m is None:
+            raise TranscriptError(f"protocol.md:{lineno}: not `conn -> {{...}}`: {line!r}")
+        try:
+            body = json.loads(_json_with_ellipses(m.group("body")))
+        except json.JSONDecodeError as exc:
+            raise TranscriptError(f"protocol.md:{lineno}: {exc}") from None
+        if not isinstance(body, dict) or "type" not in body:
+            raise TranscriptError(f"protocol.md:{lineno}: a message is a map with a type")
+        action: typing.Literal["send", "recv"] = "send" if m.group("arrow") == "->" else "recv"
+        steps.append(Step(lineno, m.group("conn"), action, body))
+    if in_block:
+        raise TranscriptError("protocol.md: a ```transcript block is not closed")
+    return steps
+
+
+# --- matching frames against the document -----------------------------------------------
+
+
+class Mismatch(AssertionError):
+    pass
+
+
+def _is_var(value: object) -> bool:
+    return isinstance(value, str) and value.startswith("$")
+
+
+def match(pattern: Any, actual: Any, bound: dict[str, Any], path: str = "$") -> None:
+    """Check ``actual`` against ``pattern``, binding ``"$name"`` variables into ``bound``."""
+    if _is_var(pattern):
+        if pattern == "$_":
+            return
+        if pattern in bound:
+            if bound[pattern] != actual:
+                raise Mismatch(f"{path}: {pattern} is {bound[pattern]!r}, got {actual!r}")
+            return
+        bound[pattern] = actual
+        return
+    if isinstance(pattern, dict):
+        if not isinstance(actual, dict):
+            raise Mismatch(f"{path}: expected a map, got {actual!r}")
+        for key, sub in pattern.items():
+            if key == OPEN:
+                continue
+            if key not in actual:
+                raise Mismatch(f"{path}: no field {key!r}")
+            if key in MEASURED and isinstance(sub, int) and isinstance(actual[key], int):
+                if abs(sub - actual[key]) > MEASURED_SLACK_MS:
+                    raise Mismatch(f"{path}.{key}: {actual[key]} is not about {sub}")
+                continue
+            match(sub, actual[key], bound, f"{path}.{key}")
+        extra = set(actual) - set(pattern)
+        if extra and OPEN not in pattern:
+            raise Mismatch(f"{path}: fields not in the document: {sorted(extra)}")
+        return
+    if isinstance(pattern, list):
+        if not isinstance(actual, list) or len(actual) != len(pattern):
+            raise Mismatch(f"{path}: expected {pattern!r}, got {actual!r}")
+        for i, (p, a) in enumerate(zip(pattern, actual, strict=True)):
+            match(p, a, bound, f"{path}[{i}]")
+        return
+    if type(pattern) is not type(actual) or pattern != actual:
+        raise Mismatch(f"{path}: expected {pattern!r}, got {actual!r}")
+
+
+def substitute(body: Any, bound: dict[str, Any]) -> Any:
+    """A map to send: variables replaced by the values the server gave them."""
+    if _is_var(body):
+        if body not in bound:
+            raise Mismatch(f"{body} is sent before the server named it")
+        return bound[body]
+    if isinstance(body, dict):
+        return {k: substitute(x, bound) for k, x in body.items()}
+    if isinstance(body, list):
+        return [substitute(x, bound) for x in body]
+    return body
+
+
+def stream(frame: dict[str, Any]) -> str:
+    """Frames of one stream arrive in order; different streams may interleave."""
+    kind = frame.get("type")
+    if kind in ("lobby", "lobby_room", "lobby_gone"):
+        return "lobby"
+    if kind == "event":
+        return f"room:{frame.get('room')}"
+    if kind == "snapshot":
+        room = frame.get("room")
+        return f"room:{room.get('id') if isinstance(room, dict) else room}"
+    return "direct"
+
+
+class Peer:
+    """One transcript connection: every frame received, consumed in document order."""
+
+    def __init__(self, name: str, ws: ClientConnection) -> None:
+        self.name = name
+        self.ws = ws
+        self.inbox: list[dict[str, Any]] = []
+        self.arrived = asyncio.Event()
+        self.reader = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        async for data in self.ws:
+            assert isinstance(data, bytes), f"{self.name} got a text frame"
+            decode_server(data)  # every frame is a valid message of the protocol
+            frame = msgspec.msgpack.decode(data)
+            self.inbox.append(frame)
+            self.arrived.set()
+
+    async def expect(self, step: Step, bound: dict[str, Any]) -> None:
+        """Consume the frame ``step`` documents: the first one that matches, provided no
+        earlier unconsumed frame of the same stream is skipped over."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + RECV_TIMEOUT_S
+        while True:
+            problems = []
+            seen: set[str] = set()
+            for index, frame in enumerate(self.inbox):
+                trial = dict(bound)
+                try:
+                    match(step.body, frame, trial)
+                except Mismatch as exc:
+                    problems.append(f"  {json.dumps(frame, default=str)}\n    {exc}")
+                    seen.add(stream(frame))
+                    continue
+                if stream(frame) in seen:
+                    raise AssertionError(
+                        f"{step}\n{self.name} received it after an earlier frame of the "
+                        f"same stream that the document does not show first:\n"
+                        + "\n".join(problems)
+                    )
+                del self.inbox[index]
+                bound.update(trial)
+                return
+            self.arrived.clear()
+            left = deadline - loop.time()
+            if left <= 0 or self.reader.done():
+                got = "\n".join(problems) or "  (nothing)"
+                raise AssertionError(f"{step}\n{self.name} has not received it; it got:\n{got}")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.arrived.wait(), left)
+
+    async def close(self) -> None:
+        await self.ws.close()
+        self.reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await self.reader
+
+
+async def replay(steps: list[Step], port: int) -> dict[str, Any]:
+    """Run the transcript over real connections; return the variables it bound."""
+    peers: dict[str, Peer] = {}
+    bound: dict[str, Any] = {}
+    try:
+        for step in steps:
+            if step.action == "close":
+                peer = peers.pop(step.conn)
+                await asyncio.sleep(0.05)
+                assert not peer.inbox, f"{step}: {peer.name} had unshown frames {peer.inbox}"
+                await peer.close()
+                continue
+            if step.conn not in peers:
+                ws = await ws_connect(
+                    f"ws://127.0.0.1:{port}/", compression=None, max_size=MAX_SERVER_FRAME
+                )
+                peers[step.conn] = Peer(step.conn, ws)
+            peer = peers[step.conn]
+            if step.sends:
+                # Quick match gives Black to whoever queued first, by the server's
+                # millisecond clock; a pause keeps two sends out of one millisecond.
+                await asyncio.sleep(0.003)
+                await peer.ws.send(msgspec.msgpack.encode(substitute(step.body, bound)))
+            else:
+                await peer.expect(step, bound)
+        await asyncio.sleep(0.2)
+        for peer in peers.values():
+            assert not peer.inbox, (
+                f"{peer.name} received frames the transcript does not show: {peer.inbox}"
+            )
+    finally:
+        for peer in peers.values():
+            await peer.close()
+    return bound
+
+
+# --- the live test -----------------------------------------------------------------------
+
+
+async def test_transcript_replays_against_a_live_server(
+    make_server: Callable[..., Awaitable[GomokuServer]],
+) -> None:
+    """Every frame of protocol.md's transcript is what a real server sends, in order."""
+    steps = parse_transcript(DOC.read_text())
+    # A fresh server (the transcript starts with an empty lobby) that accepts the AI
+    # worker's bot key shown in the transcript.
+    server = await make_server(bot_keys=frozenset({"s3cret-bot-key"}))
+    bound = await replay(steps, server.port)
+    assert {"$ann", "$bob", "$room", "$room2", "$room3", "$code", "$room4", "$ai"} <= set(bound)
+
+
+# --- the document against the types ------------------------------------------------------
+
+
+def _placeholders(body: Any) -> Any:
+    """Variables replaced by a plausible id, so a documented map can be decoded."""
+    if _is_var(body):
+        return "r-0a1b2c3d4e"
+    if isinstance(body, dict):
+        return {k: _placeholders(x) for k, x in body.items() if k != OPEN}
+    if isinstance(body, list):
+        return [_placeholders(x) for x in body]
+    return body
+
+
+def _has_open(body: Any) -> bool:
+    if isinstance(body, dict):
+        return OPEN in body or any(_has_open(x) for x in body.values())
+    if isinstance(body, list):
+        return any(_has_open(x) for x in body)
+    return False
+
+
+def test_transcript_parses_and_covers_a_whole_session() -> None:
+    """The transcript exists and shows hello, lobby, quick match, moves, the end and a rematch."""
+    steps = [s for s in parse_transcript(DOC.read_text()) if s.action != "close"]
+    types = {s.body["type"] for s in steps} | {
+        s.body["event"]["type"] for s in steps if s.body["type"] == "event"
+    }
+    assert {"hello", "welcome", "lobby_watch", "lobby", "queue", "queued", "move"} <= types
+    assert {"moved", "game_over", "offer", "answer", "rematch", "snapshot", "error"} <= types
+    assert {"forbidden", "presence", "resume", "join", "chat"} <= types | {
+        s.body.get("code") for s in steps
+    }
+    assert {s.conn for s in steps} >= {"ann", "bob"}
+
+
+def test_transcript_parser_rejects_malformed_lines() -> None:
+    """A typo in the document's transcript fails loudly instead of being skipped."""
+    with pytest.raises(TranscriptError, match=r"protocol\.md:2"):
+        parse_transcript('```transcript\nann => {"type": "hello"}\n```\n')
+    with pytest.raises(TranscriptError):
+        parse_transcript('```transcript\nann -> {"type": "hello",}\n```\n')
+    steps = parse_transcript('```transcript\nann <- {"type": "x", "a": {...}, ...}\n```\n')
+    assert steps[0].body == {"type": "x", "a": {OPEN: True}, OPEN: True}
+
+
+def test_matching_binds_and_checks_variables() -> None:
+    """A "$name" binds on first sight and must repeat; `...` allows unlisted fields."""
+    bound: dict[str, Any] = {}
+    match(
+        {"type": "welcome", "player": "$ann", OPEN: True},
+        {"type": "welcome", "player": "p1", "x": 1},
+        bound,
+    )
+    assert bound == {"$ann": "p1"}
+    with pytest.raises(Mismatch):
+        match({"player": "$ann"}, {"player": "p2"}, bound)
+    with pytest.raises(Mismatch, match="not in the document"):
+        match({"type": "left"}, {"type": "left", "room": "r"}, bound)
+    match({"clocks": {"black_ms": 300000}}, {"clocks": {"black_ms": 299_990}}, bound)
+    with pytest.raises(Mismatch):
+        match({"clocks": {"black_ms": 300000}}, {"clocks": {"black_ms": 303_000}}, bound)
+
+
+def test_transcript_client_frames_are_valid_messages() -> None:
+    """Every map the transcript sends decodes as a client message."""
+    for step in parse_transcript(DOC.read_text()):
+        if step.sends:
+            assert not _has_open(step.body), step
+            decode_client(msgspec.msgpack.encode(_placeholders(step.body)))
+
+
+def _known_fields(body: dict[str, Any], info: mi.Type, where: str) -> None:
+    """Every field the document shows exists in the type the code decodes it into."""
+    structs: list[mi.StructType] = []
+    options = info.types if isinstance(info, mi.UnionType) else (info,)
+    for option in options:
+        if isinstance(option, mi.StructType):
+            structs.append(option)
+    if "type" in body:
+        structs = [s for s in structs if s.tag == body["type"]]
+    assert len(structs) == 1, f"{where}: no single type for {body}"
+    fields = {f.encode_name: f.type for f in structs[0].fields}
+    for key, value in body.items():
+        if key in (OPEN, structs[0].tag_field):
+            continue
+        assert key in fields, f"{where}: {structs[0].cls.__name__} has no field {key!r}"
+        if isinstance(value, dict):
+            _known_fields(value, fields[key], f"{where}.{key}")
+
+
+def test_transcript_server_frames_fit_the_types() -> None:
+    """Every map the transcript receives uses only real fields; complete ones decode."""
+    server_union = mi.type_info(ServerMessage)
+    for step in parse_transcript(DOC.read_text()):
+        if step.action != "recv":
+            continue
+        _known_fields(step.body, server_union, str(step))
+        if not _has_open(step.body):
+            decode_server(msgspec.msgpack.encode(_placeholders(step.body)))
+
+
+def _sections(markdown: str) -> dict[str, str]:
+    """Level-3 sections by heading text (backticks removed)."""
+    parts = re.split(r"^### (.+)$", markdown, flags=re.M)
+    return {parts[i].strip().strip("`"): parts[i + 1] for i in range(1, len(parts), 2)}
+
+
+def _table_names(section: str) -> list[str]:
+    """The backticked names in the first column of a section's tables."""
+    names = []
+    for line in section.split("\n## ")[0].splitlines():
+        m = re.match(r"^\| `([^`]+)` \|", line)
+        if m:
+            names.append(m.group(1))
+    return names
+
+
+def _wire_fields(cls: type[msgspec.Struct]) -> list[str]:
+    info = mi.type_info(cls)
+    assert isinstance(info, mi.StructType)
+    return [f.encode_name for f in info.fields]
+
+
+@pytest.mark.parametrize("cls", CLIENT_TYPES + SERVER_TYPES, ids=lambda c: c.__name__)
+def test_each_message_has_a_reference_table_with_its_fields(cls: type[msgspec.Struct]) -> None:
+    """protocol.md documents every message type with exactly its fields."""
+    info = mi.type_info(cls)
+    assert isinstance(info, mi.StructType)
+    sections = _sections(DOC.read_text())
+    assert info.tag in sections, f"protocol.md has no section for {info.tag!r}"
+    expected = set(_wire_fields(cls)) - ({"id"} if cls in CLIENT_TYPES else set())
+    assert set(_table_names(sections[str(info.tag)])) == expected
+
+
+@pytest.mark.parametrize(
+    "cls",
+    [
+        v.TimeControl,
+        v.Clocks,
+        v.PlayerRef,
+        v.Seats,
+        v.RoomSummary,
+        v.Swap2State,
+        v.Pending,
+        v.GameResult,
+        v.Limits,
+        v.Standing,
+        v.LeaderboardEntry,
+        v.GamePlayer,
+        v.GameSummary,
+    ],
+    ids=lambda c: c.__name__,
+)
+def test_each_structure_has_a_reference_table(cls: type[msgspec.Struct]) -> None:
+    """Every shared structure is documented with exactly its fields."""
+    section = _sections(DOC.read_text())[cls.__name__]
+    assert set(_table_names(section)) == set(_wire_fields(cls))
+
+
+def test_room_view_table_lists_what_it_adds_to_room_summary() -> None:
+    """RoomView's table lists the fields beyond RoomSummary's."""
+    section = _sections(DOC.read_text())["RoomView"]
+    assert "Everything in RoomSummary" in section
+    extra = set(_wire_fields(RoomView)) - set(_wire_fields(RoomSummary))
+    assert set(_table_names(section)) == extra
+
+
+def test_room_events_table_lists_every_event_with_its_fields() -> None:
+    """The room events table has one row per event type, naming exactly its fields."""
+    text = DOC.read_text().split("## Room events", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in text.splitlines():
+        m = re.match(r"^\| `([a-z_]+)` \| (.*?) \| [^|]*\|$", line)
+        if m and m.group(1) != "type":  # not the header row
+            rows[m.group(1)] = set(re.findall(r"`([a-z_]+)`:", m.group(2)))
+    expected = {}
+    for cls in EVENT_TYPES:
+        info = mi.type_info(cls)
+        assert isinstance(info, mi.StructType)
+        expected[info.tag] = set(_wire_fields(cls))
+    assert rows == expected
+
+
+def _first_column(heading: str, pattern: str) -> list[str]:
+    text = DOC.read_text().split(f"## {heading}", 1)[1].split("\n## ", 1)[0]
+    return re.findall(rf"^\| {pattern} \|", text, flags=re.M)
+
+
+def test_error_code_table_matches_the_enum() -> None:
+    """Every stable error code is documented, and nothing else."""
+    assert set(_first_column("Error codes", r"`([a-z_]+)`")) == {c.value for c in ErrorCode}
+
+
+def test_close_code_table_matches_the_enum() -> None:
+    """Every close code the server uses is documented."""
+    codes = {int(c) for c in _first_column("Close codes", r"(\d{4})")}
+    assert codes == {int(c) for c in CloseCode}
+
+
+def test_documented_limit_defaults_match_the_code() -> None:
+    """The defaults in the Limits table are the ones welcome reports by default."""
+    section = _sections(DOC.read_text())["Limits"]
+    defaults = msgspec.structs.asdict(Limits())
+    for line in section.splitlines():
+        m = re.match(r"^\| `([a-z_]+)` \| int \| .*\((\d+)\) \|$", line)
+        if m:
+            assert defaults[m.group(1)] == int(m.group(2)), line
+    assert len(re.findall(r"\((\d+)\) \|$", section, flags=re.M)) == len(defaults)
