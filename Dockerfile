@@ -1,0 +1,25 @@
+# The Gomoku Arena image: the server (and, with another command, the AI worker).
+# Build: docker build -t gomoku-arena .   Run: see docker-compose.yml and the README.
+FROM python:3.12-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+WORKDIR /app
+
+# Wheels exist for every dependency (msgspec, websockets, redis, hiredis), so the
+# slim image needs no compiler. .dockerignore keeps .venv, .git and caches out.
+COPY . .
+RUN pip install ".[redis]" \
+    && useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin gomoku
+
+USER gomoku
+
+EXPOSE 8765
+
+HEALTHCHECK --interval=10s --timeout=5s --start-period=10s --retries=3 \
+    CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8765/healthz', timeout=3)"]
+
+CMD ["gomoku-server", "--host", "0.0.0.0", "--port", "8765"]

@@ -1,0 +1,113 @@
+"""Server settings: one keyword-only dataclass, grouped by concern.
+
+Defaults are the documented protocol limits (:mod:`protocol.limits`); tests
+shrink the timings to run quickly.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from protocol import limits
+from server.game import GameRules
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ConnectionLimits:
+    """What one connection may send, and how idle peers are detected."""
+
+    max_frame: int = limits.MAX_CLIENT_FRAME
+    rate_per_s: float = limits.RATE_PER_S
+    rate_burst: int = limits.RATE_BURST
+    flood_strikes: int = limits.RATE_BURST
+    """Messages refused with ``rate_limited`` in a row before the connection is closed (1008)."""
+    chat_per_window: int = limits.CHAT_PER_WINDOW
+    chat_window_ms: int = limits.CHAT_WINDOW_MS
+    ping_interval_s: float | None = limits.PING_INTERVAL_MS / 1000
+    ping_timeout_s: float | None = limits.PING_TIMEOUT_MS / 1000
+    send_buffer: int = 256 * 1024
+    """Bytes of frames waiting for a connection that does not read them fast enough;
+    one more frame beyond this drops the connection (slow reader)."""
+    send_timeout_s: float = 30.0
+    """A connection whose frames make no progress for this long is dropped (a reader
+    that stopped reading; such a peer also stalls keepalive pings)."""
+    close_timeout_s: float = 2.0
+    """How long a closing handshake may take before the TCP connection is aborted."""
+    max_connections: int = 10_000
+    max_conns_per_ip: int = 64
+    """Open connections from one client address (0: no limit); beyond it the
+    handshake is refused with HTTP 429."""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Matchmaking:
+    """Quick-match pairing: the allowed rating gap widens while players wait."""
+
+    interval_s: float = 1.0
+    base_gap: float = 100.0
+    gap_per_second: float = 20.0
+    default_rating: int = 1500
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Timers:
+    """Background work: clock flags and housekeeping."""
+
+    tick_interval_s: float = 0.1
+    """How often due clock deadlines are claimed (the flag latency)."""
+    deadline_lease_ms: int = 5_000
+    purge_interval_s: float = 30.0
+    """How often expired rooms are dropped from the memory store."""
+    finished_room_ttl_ms: int = 3_600_000
+    """How long a finished or emptied room stays loadable (results, rematch, resume)."""
+    archive_retry_ms: int = 10_000
+    """A finished game whose record or rating update did not get written (the store
+    was down, the instance died) is tried again by any instance after this long."""
+    outage_after_ms: int = 2_000
+    """A silence of every instance's heartbeat longer than this is an outage: running
+    clocks get that time back (server.outage)."""
+    outage_grace_max_ms: int = 600_000
+    """The most time one outage gives back to a clock (or a claim countdown)."""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Bots:
+    """AI workers: liveness, seat hand-over, hints, and the embedded local worker."""
+
+    heartbeat_ms: int = 5_000
+    """How often a worker says it is alive; silent for three of these, it is closed."""
+    lease_ms: int = 10_000
+    """How long a gone worker's seats wait for it before they go to another worker."""
+    default_level: str = "intermediate"
+    """The level a player gets when asking for an AI without naming one."""
+    hint_ms: int = 500
+    """How long a worker may think about a hint."""
+    hint_timeout_ms: int = 5_000
+    """How long the server waits for a hint before telling the player none came."""
+    embedded: int = 0
+    """Local worker processes the server starts itself (``gomoku-server --bots``; the
+    command line defaults to 1, tests to 0)."""
+    embedded_seats: int = 4
+    """Games each embedded worker plays at once."""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ServerConfig:
+    """Everything ``gomoku-server`` can be told."""
+
+    host: str = "0.0.0.0"
+    port: int = 8765
+    limits: ConnectionLimits = dataclasses.field(default_factory=ConnectionLimits)
+    game: GameRules = dataclasses.field(default_factory=GameRules)
+    matchmaking: Matchmaking = dataclasses.field(default_factory=Matchmaking)
+    timers: Timers = dataclasses.field(default_factory=Timers)
+    bot_keys: frozenset[str] = frozenset()
+    """Keys that mark a connection as a bot (the AI worker); empty: any bot_key is refused."""
+    trusted_proxies: frozenset[str] = frozenset()
+    """Peer addresses of reverse proxies whose ``X-Forwarded-For`` names the client
+    (its last entry); the per-address connection limit then counts that client."""
+    allowed_origins: frozenset[str] = frozenset()
+    """Web origins (``https://play.example.org``) whose pages may open connections;
+    empty: any. Clients that send no ``Origin`` (everything but browsers) are always let in."""
+    bots: Bots = dataclasses.field(default_factory=Bots)
+    server_name: str = "gomoku-arena"

@@ -1,0 +1,870 @@
+"""One client connection: reads frames, enforces limits, dispatches messages
+through a table, and keeps each watched room's events in order.
+
+Every frame out is written at once, in the order it was produced, into the
+connection's socket buffer; a peer that leaves more than ``send_buffer`` bytes
+unread there (or makes no progress for ``send_timeout_s``) is dropped, so a slow
+reader costs bounded memory and never holds anyone else up.
+A room's events reach a connection gap-free: events that arrive while it is
+catching up (snapshot, resume, or a detected gap) are buffered and replayed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import functools
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+from websockets.asyncio.server import ServerConnection, broadcast
+from websockets.exceptions import ConnectionClosed
+
+from engine import Opening, Rule
+from protocol import messages as m
+from protocol.codec import decode_client, decode_event, encode
+from protocol.errors import CloseCode, ErrorCode, ProtocolError
+from protocol.limits import PROTOCOL_VERSION
+from protocol.values import GameSummary, LeaderboardEntry, Limits, RoomSummary, TimeControl
+from server import game, history
+from server.game import GameError
+from server.ratelimit import TokenBucket
+from server.room import Room, Seat
+from server.service import NoSuchRoom, Notice, encode_notice, now_ms
+from server.sessions import (
+    SessionRecord,
+    decode_session,
+    encode_session,
+    new_invite_code,
+    new_player_id,
+    new_room_id,
+    new_token,
+    token_hash,
+)
+from server.store import QueueEntry, StoreUnavailable
+
+if TYPE_CHECKING:
+    from server.app import GomokuServer
+
+log = logging.getLogger("gomoku.server")
+
+
+REPAIR = -1
+"""``sync_room(after=REPAIR)``: catch up from the last event already sent."""
+
+
+class Refused(Exception):
+    """A request refused before it reached a room (no such room, not queued...)."""
+
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclasses.dataclass
+class RoomSync:
+    """Where a connection stands in a room's event log."""
+
+    last: int = -1
+    syncing: bool = True
+    buffer: list[tuple[int, bytes]] = dataclasses.field(default_factory=list)
+    lock: asyncio.Lock = dataclasses.field(default_factory=asyncio.Lock)
+    """One catch-up at a time (a client's resume and a gap repair may overlap)."""
+
+
+def queue_name(rule: str, time_control: TimeControl | None) -> str:
+    """The matchmaking queue of a (rule, time control): ``renju/300000+3000``."""
+    tc = "none" if time_control is None else f"{time_control.base_ms}+{time_control.inc_ms}"
+    return f"{rule}/{tc}"
+
+
+class Connection:
+    """The server side of one WebSocket."""
+
+    def __init__(self, server: GomokuServer, ws: ServerConnection) -> None:
+        self.server = server
+        self.ws = ws
+        self.config = server.config
+        self.session: SessionRecord | None = None
+        self.rooms: dict[str, RoomSync] = {}
+        self.queue: str | None = None
+        limits = self.config.limits
+        self.bytes_sent = 0
+        """Payload bytes written to the socket buffer so far (for progress checks)."""
+        self.stall: tuple[float, int] | None = None
+        """Since when (monotonic) unread bytes have waited without the peer taking any,
+        and how many bytes it had taken then; None while nothing waits."""
+        self.bucket = TokenBucket(limits.rate_per_s, limits.rate_burst, time.monotonic())
+        self.strikes = 0
+        self.token_hash: str | None = None
+        self.worker = False
+        """True once this connection is a registered AI worker (``bot_ready``)."""
+        self.hint_pending = False
+        self.queue_ticket = 0
+        """Counts ``queue`` requests, so a stale AI-fallback timer does nothing."""
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._closing = False
+
+    # -- sending ---------------------------------------------------------------
+
+    def send(self, message: msgspec.Struct) -> None:
+        self.send_bytes(encode(message))
+
+    def send_bytes(self, frame: bytes) -> None:
+        if self._closing:
+            return
+        waiting = self.waiting_bytes()
+        if waiting >= self.config.limits.send_buffer:  # one frame may pass it (a big lobby)
+            self.drop_slow_reader(f"{waiting} bytes waiting")
+            return
+        self.bytes_sent += len(frame)
+        broadcast((self.ws,), frame)  # a synchronous write: no task, no queue
+
+    def waiting_bytes(self) -> int:
+        """Bytes written for the peer that the kernel has not taken yet."""
+        return self.ws.transport.get_write_buffer_size()
+
+    def stalled_for(self, now: float) -> float:
+        """How long unread bytes have waited without the peer reading any (0: not stuck).
+        Called now and then by the server's sweep; progress is measured as bytes the
+        kernel took, which only grows while the peer reads."""
+        waiting = self.waiting_bytes()
+        taken = self.bytes_sent - waiting
+        if waiting == 0 or self.stall is None or taken > self.stall[1]:
+            self.stall = None if waiting == 0 else (now, taken)
+            return 0.0
+        return now - self.stall[0]
+
+    def drop_slow_reader(self, why: str) -> None:
+        """Close a connection whose peer does not read its frames (1008). Its close
+        frame waits behind the unread ones, so the TCP connection is usually aborted
+        after ``close_timeout_s``; until then nothing more is queued for it."""
+        if self._closing:
+            return
+        self.server.metrics.inc("gomoku_slow_readers_dropped_total")
+        log.warning("dropping a connection that does not read its frames (%s)", why)
+        self.close(CloseCode.POLICY, "too slow reading frames")
+
+    def error(
+        self,
+        code: ErrorCode,
+        message: str,
+        *,
+        re: int | None = None,
+        room: str | None = None,
+        foul: str | None = None,
+    ) -> None:
+        self.server.metrics.error(str(code))
+        self.send(m.Error(code=code, message=message, re=re, room=room, foul=foul))  # type: ignore[arg-type]
+
+    def close(self, code: int, reason: str) -> None:
+        if self._closing:
+            return
+        self._closing = True
+        self._spawn(self._close(code, reason))
+
+    async def _close(self, code: int, reason: str) -> None:
+        """The closing handshake, bounded in time: websockets waits without a limit for
+        unread data to drain before its close timeout starts, so a peer that reads
+        nothing would keep the connection (and its buffers) forever."""
+        try:
+            async with asyncio.timeout(self.config.limits.close_timeout_s):
+                await self.ws.close(code, reason)
+        except TimeoutError:
+            self.ws.transport.abort()
+
+    def _spawn(self, coro: Awaitable[Any]) -> None:
+        """Run ``coro`` beside the read loop; its failure is logged, never lost."""
+
+        async def run() -> None:
+            try:
+                await coro
+            except (ConnectionClosed, NoSuchRoom):
+                pass
+            except Exception:
+                self.server.metrics.inc("gomoku_errors_internal_total")
+                log.exception("background work of a connection failed")
+
+        task = asyncio.create_task(run())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # -- main loop -------------------------------------------------------------
+
+    async def run(self) -> None:
+        try:
+            async for frame in self.ws:
+                await self._receive(frame)
+        except ConnectionClosed:
+            pass
+        finally:
+            await self._cleanup()
+            for task in list(self._tasks):
+                task.cancel()
+
+    async def _receive(self, frame: str | bytes) -> None:
+        self.server.metrics.inc("gomoku_messages_total")
+        if not self.bucket.take(time.monotonic()):
+            self.strikes += 1
+            if self.strikes > self.config.limits.flood_strikes:
+                self.close(CloseCode.POLICY, "message flood")
+                return
+            self.error(ErrorCode.RATE_LIMITED, "too many messages; slow down")
+            return
+        self.strikes = 0
+        try:
+            message = decode_client(frame)
+        except ProtocolError as exc:
+            self.error(exc.code, exc.message, re=exc.re)
+            if exc.code == ErrorCode.TOO_LARGE:
+                self.close(CloseCode.TOO_BIG, "frame too large")
+            return
+        room = getattr(message, "room", None)
+        try:
+            if self.session is None and not isinstance(message, m.Hello):
+                raise Refused(ErrorCode.NOT_HELLO, "say hello first")
+            handler = HANDLERS[type(message)]
+            await handler(self, message)
+        except GameError as exc:
+            self.error(exc.code, exc.message, re=message.id, room=room, foul=exc.foul)
+        except Refused as exc:
+            self.error(exc.code, exc.message, re=message.id, room=room)
+        except NoSuchRoom:
+            self.error(ErrorCode.NO_SUCH_ROOM, "no such room", re=message.id, room=room)
+        except StoreUnavailable as exc:
+            log.warning("store unavailable handling %s: %s", type(message).__name__, exc)
+            self.error(
+                ErrorCode.UNAVAILABLE,
+                "the game store is unreachable right now; try again in a moment",
+                re=message.id,
+                room=room,
+            )
+        except ConnectionClosed:
+            raise
+        except Exception:
+            self.server.metrics.inc("gomoku_errors_internal_total")
+            log.exception("internal error handling %s", type(message).__name__)
+            self.error(ErrorCode.INTERNAL, "internal server error", re=message.id, room=room)
+
+    async def _cleanup(self) -> None:
+        """The connection is gone: stop watching, leave queues, mark presence."""
+        for room_id in list(self.rooms):
+            self.server.hub.unwatch(room_id, self)
+        self.server.hub.lobby_watchers.discard(self)
+        session = self.session
+        if session is None:
+            return
+        if self.worker:
+            self.server.bots.link_closed(session.player, self)
+        if self.queue is not None:
+            with contextlib.suppress(StoreUnavailable):  # a queue entry of the gone is harmless
+                await self.server.store.queue_remove(self.queue, session.player)
+        if self.server.detach(session.player, self):
+            return  # another connection of the player is still here
+        leave = functools.partial(_leave_spectator_or_none, player=session.player)
+        # With the store down, presence cannot be written; the player's clock runs on and
+        # the outage's time is given back (server.outage) if every instance lost the store.
+        for room_id in list(self.rooms):
+            with contextlib.suppress(GameError, NoSuchRoom, StoreUnavailable):
+                await self.server.service.act(room_id, leave)
+        seated: list[str] = []
+        with contextlib.suppress(StoreUnavailable):
+            seated = await self.server.store.player_rooms(session.player)
+        for room_id in seated:
+            with contextlib.suppress(GameError, NoSuchRoom, StoreUnavailable):
+                await self.server.service.act(room_id, game.SetPresence(session.player, False))
+        if session.worker is not None:  # an AI seat: after its presence, so rooms agree
+            self.server.bots.seat_offline(session.player)
+
+    # -- room sync -------------------------------------------------------------
+
+    def room_event(self, room_id: str, seq: int, frame: bytes) -> None:
+        sync = self.rooms.get(room_id)
+        if sync is None:
+            return
+        if sync.syncing:
+            sync.buffer.append((seq, frame))
+        elif seq == sync.last + 1:
+            sync.last = seq
+            self.send_bytes(frame)
+        elif seq > sync.last + 1:
+            sync.syncing = True
+            sync.buffer.append((seq, frame))
+            self._spawn(self.sync_room(room_id, REPAIR))
+
+    async def sync_room(self, room_id: str, after: int | None, re: int | None = None) -> None:
+        """Bring the client up to date in a room: the events after ``after``, or
+        a snapshot (``after`` None, or events no longer kept), then live events.
+        ``after`` :data:`REPAIR` fills a gap from the last event the client got."""
+        sync = self.rooms.setdefault(room_id, RoomSync())
+        sync.syncing = True
+        async with sync.lock:
+            sync.syncing = True  # a catch-up that held the lock before may have ended it
+            if after == REPAIR:
+                after = sync.last
+            await self._catch_up(room_id, sync, after, re)
+
+    async def _catch_up(
+        self, room_id: str, sync: RoomSync, after: int | None, re: int | None
+    ) -> None:
+        await self.server.hub.watch(room_id, self)
+        store = self.server.store
+        while True:
+            events = None if after is None else await store.read_events(room_id, after)
+            if events is None:
+                loaded = await self.server.service.load(room_id)
+                if loaded is None:
+                    self.unwatch(room_id)
+                    raise NoSuchRoom(room_id)
+                record, room = loaded
+                viewer = None if self.session is None else self.session.player
+                view = room.view(record.seq, now_ms(), self.config.game.grace_ms, viewer=viewer)
+                self.send(m.Snapshot(room=view, re=re))
+                sync.last = record.seq
+            else:
+                for stored in events:
+                    envelope = m.Event(
+                        room=room_id, seq=stored.seq, event=decode_event(stored.data)
+                    )
+                    self.send(envelope)
+                    sync.last = stored.seq
+                if not events:
+                    sync.last = max(sync.last, after or 0)
+            pending = sorted(sync.buffer)
+            sync.buffer.clear()
+            gap = False
+            for index, (seq, frame) in enumerate(pending):
+                if seq <= sync.last:
+                    continue
+                if seq == sync.last + 1:
+                    self.send_bytes(frame)
+                    sync.last = seq
+                    continue
+                gap = True
+                sync.buffer.extend(pending[index:])
+                break
+            if not gap:
+                break
+            after = sync.last
+        sync.syncing = False
+
+    def unwatch(self, room_id: str) -> None:
+        self.rooms.pop(room_id, None)
+        self.server.hub.unwatch(room_id, self)
+
+    # -- helpers ---------------------------------------------------------------
+
+    @property
+    def player(self) -> str:
+        assert self.session is not None
+        return self.session.player
+
+    async def rating(self, rule: Rule) -> float:
+        """This player's Glicko-2 rating under ``rule`` (1500 before any rated game)."""
+        standing = await self.server.store.rating(history.pool(rule), self.player)
+        return standing.rating.rating
+
+    async def rated_seat(self, rule: Rule) -> Seat:
+        """:meth:`seat` showing the player's rating under ``rule`` (an AI's stays None)."""
+        seat = self.seat()
+        if not seat.bot:
+            seat.rating = round(await self.rating(rule))
+        return seat
+
+    def seat(self) -> Seat:
+        assert self.session is not None
+        s = self.session
+        return Seat(id=s.player, name=s.name, rating=s.rating, bot=s.bot)
+
+    async def act(self, room_id: str, action: game.GameAction) -> None:
+        """Apply an action to a room, then report a late refusal (a fallen flag)."""
+        outcome, _ = await self.server.service.act(room_id, action)
+        if outcome.error is not None:
+            raise outcome.error
+
+    async def notice(self, notice: Notice) -> None:
+        """A note for this player from any server instance."""
+        if notice.kind == "revoke":
+            if notice.token and notice.token == self.token_hash:
+                self.close(CloseCode.NORMAL, "this AI seat moved to another worker")
+            return
+        if notice.kind == "matched":
+            self.queue = None
+            self.send(m.Unqueued())
+        room_id = notice.room
+        if room_id not in self.rooms or self.rooms[room_id].last < 0:
+            await self.sync_room(room_id, None)
+
+
+def _leave_spectator_or_none(room: Room, player: str) -> game.GameAction:
+    """Spectators leave when their last connection closes; players only go offline."""
+    if player in room.spectators:
+        return game.Leave(player)
+    return game.SetPresence(player, False)
+
+
+# --- message handlers --------------------------------------------------------------------
+
+
+async def on_hello(conn: Connection, msg: m.Hello) -> None:
+    if conn.session is not None:
+        raise Refused(ErrorCode.WRONG_PHASE, "already said hello on this connection")
+    if msg.version != PROTOCOL_VERSION:
+        raise Refused(
+            ErrorCode.UNSUPPORTED_VERSION,
+            f"this server speaks protocol {PROTOCOL_VERSION}, not {msg.version}",
+        )
+    bot = False
+    if msg.bot_key is not None:
+        if msg.bot_key not in conn.server.bot_keys:
+            raise Refused(ErrorCode.BAD_BOT_KEY, "unknown bot key")
+        bot = True
+    store = conn.server.store
+    resumed = False
+    if msg.token is not None:
+        data = await store.get_session(token_hash(msg.token))
+        if data is None:
+            raise Refused(ErrorCode.BAD_TOKEN, "unknown or expired resume token; hello without it")
+        session = decode_session(data)
+        if session.worker is not None and not bot:
+            raise Refused(ErrorCode.BAD_BOT_KEY, "an AI seat's token needs the bot key with it")
+        token = msg.token
+        resumed = True
+        if session.worker is not None:
+            session.seen_ms = now_ms()
+        if session.name != msg.name or session.bot != bot or session.worker is not None:
+            session.name, session.bot = msg.name, bot or session.bot
+            await store.put_session(token_hash(token), encode_session(session))
+    else:
+        token = new_token()
+        session = SessionRecord(
+            player=new_player_id(),
+            name=msg.name,
+            rating=conn.config.matchmaking.default_rating,
+            bot=bot,
+        )
+        await store.put_session(token_hash(token), encode_session(session))
+    conn.session = session
+    conn.token_hash = token_hash(token)
+    await conn.server.attach(session.player, conn)
+    if session.worker is not None:
+        conn.server.bots.seat_online(session, conn.token_hash)
+    rooms = await store.player_rooms(session.player)
+    log.info("%s %s (%s)", "resumed" if resumed else "hello", session.player, session.name)
+    conn.send(
+        m.Welcome(
+            player=session.player,
+            name=session.name,
+            token=token,
+            resumed=resumed,
+            rooms=rooms,
+            server=f"{conn.config.server_name} {conn.server.version}",
+            limits=conn.server.wire_limits(),
+            re=msg.id,
+        )
+    )
+    for room_id in rooms:
+        with contextlib.suppress(GameError, NoSuchRoom):
+            await conn.server.service.act(room_id, game.SetPresence(session.player, True))
+
+
+async def on_lobby_watch(conn: Connection, msg: m.LobbyWatch) -> None:
+    hub = conn.server.hub
+    if not msg.on:
+        hub.lobby_watchers.discard(conn)
+        return
+    hub.lobby_watchers.add(conn)
+    listing = await conn.server.store.lobby_list()
+    summaries = [_decode_summary(v) for v in listing.values()]
+    conn.send(m.Lobby(rooms=sorted(summaries, key=lambda s: s.id), re=msg.id))
+
+
+def _decode_summary(data: bytes) -> RoomSummary:
+    return msgspec.msgpack.decode(data, type=RoomSummary)
+
+
+async def on_create_room(conn: Connection, msg: m.CreateRoom) -> None:
+    service = conn.server.service
+    room_id = new_room_id()
+    code = None
+    if msg.private:  # reserve an unused invite code for the room first
+        code = new_invite_code()
+        while not await conn.server.store.put_invite(code, room_id):
+            code = new_invite_code()  # pragma: no cover - a 32^6 collision
+    room = game.new_room(
+        room_id,
+        rule=msg.rule,
+        size=msg.size,
+        opening=msg.opening,
+        time=msg.time,
+        rated=msg.rated,
+        private=msg.private,
+        code=code,
+        now_ms=now_ms(),
+    )
+    seat = await conn.rated_seat(msg.rule)
+    outcome = game.apply(room, game.Join(seat, True, msg.seat), now_ms(), conn.config.game)
+    room = await service.create(outcome.room, outcome.events)
+    log.info("room %s created by %s (%s)", room.id, conn.player, room.rule)
+    await conn.sync_room(room.id, None, re=msg.id)
+
+
+async def _resolve_room(conn: Connection, room: str | None, code: str | None) -> str:
+    if room is not None:
+        return room
+    assert code is not None
+    found = await conn.server.store.get_invite(code.upper())
+    if found is None:
+        raise Refused(ErrorCode.NO_SUCH_ROOM, "no room has that invite code")
+    return found
+
+
+async def on_join(conn: Connection, msg: m.Join) -> None:
+    room_id = await _resolve_room(conn, msg.room, msg.code)
+    loaded = await conn.server.service.load(room_id)
+    if loaded is None:
+        raise NoSuchRoom(room_id)
+    _, room = loaded
+    if room.private and msg.code is None and room.seat_of(conn.player) is None:
+        raise Refused(ErrorCode.NO_SUCH_ROOM, "that room is private: join it by its invite code")
+    seat = await conn.rated_seat(room.rule) if msg.role == "player" else conn.seat()
+    await conn.act(room_id, game.Join(seat, msg.role == "player"))
+    await conn.sync_room(room_id, None, re=msg.id)
+
+
+async def on_leave(conn: Connection, msg: m.Leave) -> None:
+    if msg.room not in conn.rooms:
+        raise Refused(ErrorCode.NOT_IN_ROOM, "you are not watching that room")
+    conn.unwatch(msg.room)
+    with contextlib.suppress(GameError, NoSuchRoom):
+        await conn.act(msg.room, game.Leave(conn.player))
+    conn.send(m.Left(room=msg.room, re=msg.id))
+
+
+async def on_resume(conn: Connection, msg: m.Resume) -> None:
+    loaded = await conn.server.service.load(msg.room)
+    if loaded is None:
+        raise NoSuchRoom(msg.room)
+    record, room = loaded
+    if conn.player not in room.members():
+        if room.private:
+            raise Refused(ErrorCode.NOT_IN_ROOM, "you are not in that private room")
+        await conn.act(msg.room, game.Join(conn.seat(), False))
+    if msg.after > record.seq:
+        raise Refused(ErrorCode.BAD_VALUE, f"the room's log ends at seq {record.seq}")
+    await conn.sync_room(msg.room, msg.after, re=msg.id)
+
+
+async def on_queue(conn: Connection, msg: m.Queue) -> None:
+    if conn.queue is not None:
+        raise Refused(ErrorCode.ALREADY_QUEUED, "you are already waiting for a match")
+    name = queue_name(msg.rule, msg.time)
+    assert conn.session is not None
+    rating = await conn.rating(msg.rule)  # quick match pairs by the rating under the rule
+    entry = QueueEntry(conn.player, rating, now_ms(), conn.session.name)
+    if not await conn.server.store.queue_add(name, entry):
+        raise Refused(ErrorCode.ALREADY_QUEUED, "you are already waiting for a match")
+    conn.queue = name
+    conn.queue_ticket += 1
+    conn.server.queues[name] = (msg.rule, msg.time)
+    conn.send(
+        m.Queued(rule=msg.rule, time=msg.time, since_ms=0, ai_after_ms=msg.ai_after_ms, re=msg.id)
+    )
+    conn.server.wake_matchmaker()
+    if msg.ai_after_ms is not None:
+        conn._spawn(_ai_after_wait(conn, msg, entry, name, conn.queue_ticket))
+
+
+async def _ai_after_wait(
+    conn: Connection, msg: m.Queue, entry: QueueEntry, name: str, ticket: int
+) -> None:
+    """Nobody came within ``ai_after_ms``: take the player out of the queue (unless a
+    match got there first) and seat them against an AI. With no AI free, they go on
+    waiting for a person and are told so."""
+    assert msg.ai_after_ms is not None
+    await asyncio.sleep(msg.ai_after_ms / 1000)
+    store = conn.server.store
+    if conn.queue_ticket != ticket or conn.queue != name:
+        return
+    if not await store.queue_remove(name, conn.player):
+        return  # matched with a person meanwhile
+    try:
+        room = await conn.server.bots.ai_room(
+            levels=[msg.ai_level],
+            people=[await conn.rated_seat(msg.rule)],
+            rule=msg.rule,
+            size=15,
+            opening=Opening.FREE,
+            time_control=msg.time,
+            private=False,
+            code=None,
+        )
+    except GameError as exc:
+        await store.queue_add(name, entry)
+        conn.error(exc.code, f"{exc.message}; still waiting for a player", re=msg.id)
+        return
+    log.info("%s waited %d ms: playing an AI in room %s", conn.player, msg.ai_after_ms, room.id)
+    await store.publish_player(conn.player, encode_notice(Notice(kind="matched", room=room.id)))
+
+
+async def on_unqueue(conn: Connection, msg: m.Unqueue) -> None:
+    if conn.queue is None or not await conn.server.store.queue_remove(conn.queue, conn.player):
+        conn.queue = None
+        raise Refused(ErrorCode.NOT_QUEUED, "you are not waiting for a match")
+    conn.queue = None
+    conn.send(m.Unqueued(re=msg.id))
+
+
+async def on_move(conn: Connection, msg: m.Move) -> None:
+    await conn.act(msg.room, game.Move(conn.player, msg.point))
+
+
+async def on_choose(conn: Connection, msg: m.Choose) -> None:
+    await conn.act(msg.room, game.Choose(conn.player, msg.choice))
+
+
+async def on_resign(conn: Connection, msg: m.Resign) -> None:
+    await conn.act(msg.room, game.Resign(conn.player))
+
+
+async def on_offer(conn: Connection, msg: m.Offer) -> None:
+    await conn.act(msg.room, game.Offer(conn.player, msg.kind))
+
+
+async def on_answer(conn: Connection, msg: m.Answer) -> None:
+    rematch_id = new_room_id()
+    outcome, _ = await conn.server.service.act(
+        msg.room, game.Answer(conn.player, msg.kind, msg.accept, rematch_id)
+    )
+    if outcome.error is not None:
+        raise outcome.error
+    if outcome.spawn is not None:
+        for seat in outcome.spawn.seats:
+            if seat is not None:
+                notice = encode_notice(Notice(kind="watch", room=outcome.spawn.id))
+                await conn.server.store.publish_player(seat.id, notice)
+
+
+async def on_claim(conn: Connection, msg: m.Claim) -> None:
+    await conn.act(msg.room, game.Claim(conn.player))
+
+
+async def on_chat(conn: Connection, msg: m.Chat) -> None:
+    if not conn.server.chat_window(conn.player).take(now_ms()):
+        raise Refused(ErrorCode.CHAT_RATE_LIMITED, "too many chat messages; wait a little")
+    assert conn.session is not None
+    name = conn.session.name
+    await conn.act(msg.room, game.Chat(conn.player, name, msg.text))
+
+
+async def on_seat_ai(conn: Connection, msg: m.SeatAi) -> None:
+    await conn.server.bots.seat_in(msg.room, conn.player, msg.level)
+
+
+async def on_create_ai_game(conn: Connection, msg: m.CreateAiGame) -> None:
+    room_id = new_room_id()
+    code = None
+    if msg.private:
+        code = new_invite_code()
+        while not await conn.server.store.put_invite(code, room_id):
+            code = new_invite_code()  # pragma: no cover - a 32^6 collision
+    room = await conn.server.bots.ai_room(
+        room_id=room_id,
+        levels=[msg.black, msg.white],
+        people=[],
+        rule=msg.rule,
+        size=msg.size,
+        opening=msg.opening,
+        time_control=msg.time,
+        private=msg.private,
+        code=code,
+        watcher=conn.seat(),
+    )
+    log.info("AI game in room %s created by %s", room.id, conn.player)
+    await conn.sync_room(room.id, None, re=msg.id)
+
+
+async def on_hint(conn: Connection, msg: m.Hint) -> None:
+    loaded = await conn.server.service.load(msg.room)
+    if loaded is None:
+        raise NoSuchRoom(msg.room)
+    record, room = loaded
+    if conn.player not in room.members():
+        raise Refused(ErrorCode.NOT_IN_ROOM, "join the room before asking for a hint")
+    if room.rated:
+        raise Refused(ErrorCode.HINT_NOT_ALLOWED, "no hints in a rated game")
+    if room.view(record.seq, now_ms(), 0, viewer=None).to_move is None:
+        raise Refused(ErrorCode.WRONG_PHASE, "there is no stone to place right now")
+    if conn.hint_pending:
+        raise Refused(ErrorCode.THROTTLED, "wait for the answer to your last hint")
+    conn.hint_pending = True
+    try:
+        point, reason = await conn.server.bots.hint(room)
+    finally:
+        conn.hint_pending = False
+    conn.send(
+        m.Suggestion(room=room.id, point=point, reason=reason, move_no=len(room.moves), re=msg.id)
+    )
+
+
+def _require_bot(conn: Connection) -> str:
+    assert conn.session is not None
+    if not conn.session.bot or conn.session.worker is not None:
+        raise Refused(ErrorCode.NOT_A_BOT, "only an AI worker (hello with a bot key) may do that")
+    return conn.session.player
+
+
+async def on_bot_ready(conn: Connection, msg: m.BotReady) -> None:
+    worker_id = _require_bot(conn)
+    conn.worker = True
+    conn.server.bots.register(worker_id, conn, msg.seats, msg.levels)
+    bots = conn.config.bots
+    conn.send(
+        m.BotAccepted(
+            worker=worker_id, heartbeat_ms=bots.heartbeat_ms, lease_ms=bots.lease_ms, re=msg.id
+        )
+    )
+
+
+async def on_bot_heartbeat(conn: Connection, msg: m.BotHeartbeat) -> None:
+    worker_id = _require_bot(conn)
+    if not conn.server.bots.is_worker(worker_id, conn):
+        raise Refused(ErrorCode.WRONG_PHASE, "send bot_ready first")
+    conn.server.bots.heartbeat(worker_id)
+
+
+async def on_hint_result(conn: Connection, msg: m.HintResult) -> None:
+    worker_id = _require_bot(conn)
+    conn.server.bots.heartbeat(worker_id)
+    conn.server.bots.hint_result(worker_id, msg)
+
+
+async def on_get_leaderboard(conn: Connection, msg: m.GetLeaderboard) -> None:
+    store = conn.server.store
+    board = await store.leaderboard(history.pool(msg.rule), msg.limit)
+    names = await store.names([player for player, _ in board])
+    entries = [
+        LeaderboardEntry(
+            rank=rank,
+            player=player,
+            name=names.get(player, player),
+            rating=round(standing.rating.rating),
+            rd=round(standing.rating.rd),
+            games=standing.games,
+        )
+        for rank, (player, standing) in enumerate(board, 1)
+    ]
+    conn.send(m.Leaderboard(rule=msg.rule, entries=entries, re=msg.id))
+
+
+async def on_get_profile(conn: Connection, msg: m.GetProfile) -> None:
+    store = conn.server.store
+    player = msg.player or conn.player
+    if player == conn.player:
+        assert conn.session is not None
+        name = conn.session.name
+    else:
+        known = (await store.names([player])).get(player)
+        if known is None:
+            raise Refused(ErrorCode.NO_SUCH_PLAYER, "no player with that id has finished a game")
+        name = known
+    ratings = [
+        history.standing(rule, await store.rating(history.pool(rule), player)) for rule in Rule
+    ]
+    conn.send(m.Profile(player=player, name=name, ratings=ratings, re=msg.id))
+
+
+async def on_list_games(conn: Connection, msg: m.ListGames) -> None:
+    store = conn.server.store
+    player = msg.player or conn.player
+    items: list[GameSummary] = []
+    before = msg.before_ms
+    # Another player's private games are left out, so a page may take a few looks.
+    for _ in range(4):
+        ids = await store.player_games(player, msg.limit, before)
+        looked_from = before
+        for game_id in ids:
+            data = await store.get_record(game_id)
+            if data is None:
+                continue
+            try:
+                item = history.summary(data)
+                private = bool(history.facts(data).get("private"))
+            except history.BadRecord as exc:
+                log.warning("game %s: %s", game_id, exc)
+                continue
+            before = item.ended_ms
+            if private and conn.player not in (item.black.id, item.white.id):
+                continue
+            if len(items) < msg.limit:
+                items.append(item)
+        if len(ids) < msg.limit or len(items) >= msg.limit or before == looked_from:
+            break
+    conn.send(m.Games(player=player, items=items, re=msg.id))
+
+
+async def on_get_record(conn: Connection, msg: m.GetRecord) -> None:
+    data = await conn.server.store.get_record(msg.game)
+    try:
+        if data is None:
+            raise history.BadRecord("no record")
+        facts = history.facts(data)
+        if facts.get("private") and conn.player not in (facts.get("black"), facts.get("white")):
+            raise history.BadRecord("a private game of other players")
+        text = history.export(data, msg.format)
+    except history.BadRecord:
+        raise Refused(
+            ErrorCode.NO_SUCH_GAME, "no finished game with that id (a running game has no record)"
+        ) from None
+    conn.send(m.Record(game=msg.game, format=msg.format, text=text, re=msg.id))
+
+
+Handler = Callable[[Connection, Any], Awaitable[None]]
+
+HANDLERS: dict[type, Handler] = {
+    m.Hello: on_hello,
+    m.LobbyWatch: on_lobby_watch,
+    m.CreateRoom: on_create_room,
+    m.Join: on_join,
+    m.Leave: on_leave,
+    m.Resume: on_resume,
+    m.Queue: on_queue,
+    m.Unqueue: on_unqueue,
+    m.Move: on_move,
+    m.Choose: on_choose,
+    m.Resign: on_resign,
+    m.Offer: on_offer,
+    m.Answer: on_answer,
+    m.Claim: on_claim,
+    m.Chat: on_chat,
+    m.SeatAi: on_seat_ai,
+    m.CreateAiGame: on_create_ai_game,
+    m.Hint: on_hint,
+    m.BotReady: on_bot_ready,
+    m.BotHeartbeat: on_bot_heartbeat,
+    m.HintResult: on_hint_result,
+    m.GetLeaderboard: on_get_leaderboard,
+    m.GetProfile: on_get_profile,
+    m.ListGames: on_list_games,
+    m.GetRecord: on_get_record,
+}
+"""Client message type -> handler. Every ClientMessage type has an entry."""
+
+
+def wire_limits(config: Any) -> Limits:
+    limits = config.limits
+    return Limits(
+        max_frame=limits.max_frame,
+        rate_per_s=int(limits.rate_per_s),
+        rate_burst=limits.rate_burst,
+        chat_per_window=limits.chat_per_window,
+        chat_window_ms=limits.chat_window_ms,
+        ping_interval_ms=int((limits.ping_interval_s or 0) * 1000),
+        ping_timeout_ms=int((limits.ping_timeout_s or 0) * 1000),
+        grace_ms=config.game.grace_ms,
+    )

@@ -1,0 +1,192 @@
+"""Finished games as records: what the archive keeps for a room whose game ended,
+what a rated game does to ratings, and the exports a client may ask for.
+
+A record is the engine's JSON record (:func:`engine.record.record_to_dict`: rule,
+size, opening, players' names, moves with their times since the game began,
+result) plus one key of the server's own, ``"game"``: the game's id, the
+players' ids, whether it was rated and private, and when it ended. The engine
+reads such a record as it is (it ignores keys it does not know), so the stored
+text is also the JSON export. Pure functions; the room service does the I/O.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from typing import Any
+
+import msgspec
+
+from engine import Color, Result, Rule, parse_point
+from engine.record import (
+    GameRecord,
+    Players,
+    TimedMove,
+    format_move_list,
+    format_psq,
+    record_from_dict,
+    record_to_dict,
+)
+from protocol.values import GameResult, GameSummary, RecordFormat, Standing
+from server.rating import DRAW, LOSS, WIN, PlayerRating
+from server.room import Room, Seat
+
+GAME_KEY = "game"
+"""The key of the server's own facts in a stored record."""
+
+
+class BadRecord(ValueError):
+    """A stored record the server cannot read (written by something else, or damaged)."""
+
+
+def pool(rule: str) -> str:
+    """The rating list a game under ``rule`` counts in: one list per rule."""
+    return str(rule)
+
+
+def colour_seats(room: Room) -> tuple[Seat, Seat]:
+    """The seats that held Black and White (after a swap2 choice, the final colours)."""
+    black = room.seats[room.seat_at(Color.BLACK)]
+    white = room.seats[room.seat_at(Color.WHITE)]
+    assert black is not None, "a finished game has both seats"
+    assert white is not None, "a finished game has both seats"
+    return black, white
+
+
+def black_score(room: Room) -> float | None:
+    """What a finished game counts for Black in the ratings (1, 0.5 or 0), or None when
+    it does not count: an unrated room, an AI in a seat, or a game that ended before its
+    second stone (a player who never showed up, as lichess aborts such games)."""
+    if not room.rated or room.result is None or len(room.moves) < 2:
+        return None
+    if any(seat is None or seat.bot for seat in room.seats):
+        return None
+    winner = room.result.winner
+    return DRAW if winner is None else WIN if winner == "black" else LOSS
+
+
+def game_record(room: Room) -> GameRecord:
+    """The engine's record of the room's game: times are ms since the game began."""
+    black, white = colour_seats(room)
+    times: list[int | None] = [None] * len(room.moves)
+    if room.started_ms is not None and len(room.move_ms) == len(room.moves):
+        last = 0
+        for i, stamp in enumerate(room.move_ms):
+            last = max(last, stamp - room.started_ms)  # a wall clock may step back
+            times[i] = last
+    moves = tuple(
+        TimedMove(parse_point(point, room.size), t)
+        for point, t in zip(room.moves, times, strict=True)
+    )
+    return GameRecord(
+        rule=room.rule,
+        size=room.size,
+        opening=room.opening,
+        players=Players(black.name, white.name),
+        moves=moves,
+        result=_engine_result(room.result, room.size),
+        started_at=_iso(room.started_ms),
+    )
+
+
+def record_bytes(room: Room) -> bytes:
+    """What the archive keeps for the finished game in ``room``."""
+    black, white = colour_seats(room)
+    data = record_to_dict(game_record(room))
+    data[GAME_KEY] = {
+        "id": room.id,
+        "black": black.id,
+        "white": white.id,
+        "rated": black_score(room) is not None,
+        "private": room.private,
+        "ended_ms": room.ended_ms,
+    }
+    return json.dumps(data, ensure_ascii=False).encode()
+
+
+def archived_players(room: Room) -> list[str]:
+    """The players whose history lists the game: the people (AI seats keep none)."""
+    return [seat.id for seat in room.seats if seat is not None and not seat.bot]
+
+
+def _engine_result(result: GameResult | None, size: int) -> Result | None:
+    if result is None:
+        return None
+    winner = None if result.winner is None else Color[result.winner.upper()]
+    line = None if result.line is None else tuple(parse_point(p, size) for p in result.line)
+    return Result(winner, result.reason, line)
+
+
+def _iso(epoch_ms: int | None) -> str | None:
+    if epoch_ms is None:
+        return None
+    moment = datetime.datetime.fromtimestamp(epoch_ms / 1000, tz=datetime.UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+# -- reading records back ------------------------------------------------------------
+
+
+def _load(data: bytes) -> dict[str, Any]:
+    try:
+        loaded = json.loads(data)
+    except (ValueError, RecursionError) as exc:
+        raise BadRecord(f"a stored record is not JSON: {exc}") from None
+    if not isinstance(loaded, dict) or not isinstance(loaded.get(GAME_KEY), dict):
+        raise BadRecord("a stored record has no game facts")
+    return loaded
+
+
+def facts(data: bytes) -> dict[str, Any]:
+    """The server's facts about a stored game (id, players' ids, rated, private, ended_ms)."""
+    game: dict[str, Any] = _load(data)[GAME_KEY]
+    return game
+
+
+def summary(data: bytes) -> GameSummary:
+    """One line of a player's history from a stored record. Raises BadRecord."""
+    record = _load(data)
+    game = record[GAME_KEY]
+    players = record.get("players") or {}
+    try:
+        fields = {
+            "id": game.get("id"),
+            "rule": record.get("rule"),
+            "size": record.get("size"),
+            "opening": record.get("opening"),
+            "rated": bool(game.get("rated")),
+            "black": {"id": game.get("black"), "name": players.get("black") or "?"},
+            "white": {"id": game.get("white"), "name": players.get("white") or "?"},
+            "result": record.get("result"),
+            "moves": len(record.get("moves") or ()),
+            "ended_ms": game.get("ended_ms") or 0,
+        }
+        return msgspec.convert(fields, GameSummary)
+    except (msgspec.ValidationError, AttributeError, TypeError) as exc:
+        raise BadRecord(f"a stored record does not fit a game summary: {exc}") from None
+
+
+def export(data: bytes, fmt: RecordFormat) -> str:
+    """The stored record as ``json`` (as kept), ``psq`` or ``moves``. Raises BadRecord."""
+    if fmt == "json":
+        return data.decode()
+    try:
+        record = record_from_dict(_load(data))
+    except ValueError as exc:
+        raise BadRecord(f"a stored record does not replay: {exc}") from None
+    return format_psq(record) if fmt == "psq" else format_move_list(record)
+
+
+def standing(rule: Rule, player: PlayerRating) -> Standing:
+    """A player's standing in one rating list, as the wire shows it."""
+    rating = player.rating
+    return Standing(
+        rule=rule,
+        rating=round(rating.rating),
+        rd=round(rating.rd),
+        provisional=rating.provisional,
+        games=player.games,
+        wins=player.wins,
+        losses=player.losses,
+        draws=player.draws,
+    )

@@ -1,0 +1,150 @@
+"""Fan-out inside one server instance: one store subscription per watched room,
+one for the lobby and one inbox for player notices, each delivered to the
+local connections that want it. Encoding happens once per event, not once
+per watcher."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Protocol
+
+import msgspec
+
+from protocol.codec import decode_event, encode
+from protocol.messages import Event, LobbyGone, LobbyRoom
+from protocol.values import RoomSummary
+from server.store import PlayerInbox, Store
+
+log = logging.getLogger("gomoku.server")
+
+_summary_decoder = msgspec.msgpack.Decoder(RoomSummary)
+
+
+class Watcher(Protocol):
+    """What the hub needs from a connection."""
+
+    def room_event(self, room_id: str, seq: int, frame: bytes) -> None: ...
+
+    def send_bytes(self, frame: bytes) -> None: ...
+
+
+@dataclasses.dataclass
+class _Feed:
+    watchers: set[Watcher]
+    ready: asyncio.Event
+    task: asyncio.Task[None] | None = None
+
+
+class Hub:
+    """Per-instance subscriptions and the connections that receive them."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._feeds: dict[str, _Feed] = {}
+        self.lobby_watchers: set[Watcher] = set()
+        self._inbox: PlayerInbox | None = None
+        self._inbox_ready = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+        self.on_notice: Callable[[str, bytes], Awaitable[None]] | None = None
+
+    # -- lifecycle -------------------------------------------------------------
+
+    async def start(self) -> None:
+        lobby_ready = asyncio.Event()
+        self._tasks.append(asyncio.create_task(self._run_lobby(lobby_ready)))
+        self._tasks.append(asyncio.create_task(self._run_inbox()))
+        await lobby_ready.wait()
+        await self._inbox_ready.wait()
+
+    async def stop(self) -> None:
+        tasks = self._tasks + [f.task for f in self._feeds.values() if f.task is not None]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._feeds.clear()
+
+    def rooms_followed(self) -> int:
+        return len(self._feeds)
+
+    # -- rooms -----------------------------------------------------------------
+
+    async def watch(self, room_id: str, watcher: Watcher) -> None:
+        """Deliver the room's events to ``watcher`` from now on. Returns once the
+        room's subscription is live, so a snapshot loaded afterwards is not
+        older than the first event delivered."""
+        feed = self._feeds.get(room_id)
+        if feed is None:
+            feed = self._feeds[room_id] = _Feed(set(), asyncio.Event())
+            feed.task = asyncio.create_task(self._run_room(room_id, feed))
+        feed.watchers.add(watcher)
+        await feed.ready.wait()
+
+    def unwatch(self, room_id: str, watcher: Watcher) -> None:
+        feed = self._feeds.get(room_id)
+        if feed is None:
+            return
+        feed.watchers.discard(watcher)
+        if not feed.watchers:
+            del self._feeds[room_id]
+            if feed.task is not None:
+                feed.task.cancel()
+
+    async def _run_room(self, room_id: str, feed: _Feed) -> None:
+        try:
+            record = await self.store.load_room(room_id)
+            after = 0 if record is None else record.seq
+            async with self.store.subscribe_room(room_id, after) as events:
+                feed.ready.set()
+                async for stored in events:
+                    try:
+                        event = decode_event(stored.data)
+                    except ValueError:  # pragma: no cover - we wrote it
+                        log.exception("room %s: unreadable event %d", room_id, stored.seq)
+                        continue
+                    frame = encode(Event(room=room_id, seq=stored.seq, event=event))
+                    for watcher in list(feed.watchers):
+                        watcher.room_event(room_id, stored.seq, frame)
+        finally:
+            feed.ready.set()
+            if self._feeds.get(room_id) is feed:
+                del self._feeds[room_id]
+
+    # -- lobby -----------------------------------------------------------------
+
+    async def _run_lobby(self, ready: asyncio.Event) -> None:
+        async with self.store.subscribe_lobby() as changes:
+            ready.set()
+            async for change in changes:
+                if change.summary is None:
+                    frame = encode(LobbyGone(room=change.room_id))
+                else:
+                    frame = encode(LobbyRoom(room=_summary_decoder.decode(change.summary)))
+                for watcher in list(self.lobby_watchers):
+                    watcher.send_bytes(frame)
+
+    # -- player notices ------------------------------------------------------------
+
+    async def add_player(self, player_id: str) -> None:
+        if self._inbox is not None:
+            await self._inbox.add(player_id)
+
+    async def remove_player(self, player_id: str) -> None:
+        if self._inbox is not None:
+            await self._inbox.remove(player_id)
+
+    async def _run_inbox(self) -> None:
+        async with self.store.subscribe_players() as inbox:
+            self._inbox = inbox
+            self._inbox_ready.set()
+            async for message in inbox:
+                if self.on_notice is not None:
+                    try:
+                        await self.on_notice(message.player_id, message.data)
+                    except Exception:
+                        log.exception("player notice for %s failed", message.player_id)

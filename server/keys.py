@@ -1,0 +1,144 @@
+"""Every Redis key and pub/sub channel name the server uses, built here and only here.
+
+Layout (``gomoku:`` is the default prefix, so one Redis can hold other data too):
+
+- one room: ``gomoku:{room:ID}:state`` (hash: version, seq, state, deadline,
+  expire_at), ``gomoku:{room:ID}:events`` (stream; entry id ``<seq>-0``) and the
+  doorbell channel ``gomoku:{room:ID}:bell``. The ``{room:ID}`` hash tag puts all
+  of them in one Redis Cluster slot, so the commit script may touch them together
+  and rooms spread over the cluster's nodes.
+- clock deadlines: ``gomoku:{clocks}:due`` (sorted set, room -> due epoch ms), and
+  the instances' heartbeat ``gomoku:{clocks}:beat`` (hash: last beat, latest outage).
+- lobby: ``gomoku:{lobby}:rooms`` (hash, room -> summary), channel ``gomoku:lobby``.
+- matchmaking: ``gomoku:{queue:NAME}:ratings`` (sorted set, player -> rating) and
+  ``gomoku:{queue:NAME}:since`` (hash, player -> ms) share a tag so a pairing
+  transaction may cover both; ``gomoku:queues`` lists queue names ever used.
+- sessions and players: ``gomoku:session:HASH``, ``gomoku:player:ID:rooms``
+  (set), channel ``gomoku:player:ID``; invites: ``gomoku:invite:CODE``.
+- ratings: ``gomoku:{rating:POOL}:players`` (hash, player -> standing),
+  ``gomoku:{rating:POOL}:board`` (leaderboard) and ``gomoku:{rating:POOL}:game:ID``
+  (rated-once marker) share a tag, so one transaction updates both players.
+- history: ``gomoku:record:GAME`` (a finished game's JSON record, kept),
+  ``gomoku:player:ID:games`` (sorted set of game ids by end time) and
+  ``gomoku:names`` (hash, player -> display name, for leaderboards and profiles).
+
+A hash tag is the text between the first ``{`` and the next ``}``, so names put
+inside one must not contain braces; :class:`KeyNameError` refuses them.
+"""
+
+from __future__ import annotations
+
+DEFAULT_PREFIX = "gomoku"
+
+
+class KeyNameError(ValueError):
+    """An id that cannot be part of a key (empty, or a brace that would break the hash tag)."""
+
+
+def _part(value: str, what: str) -> str:
+    if not value or "{" in value or "}" in value:
+        raise KeyNameError(f"{what} {value!r} cannot be part of a Redis key")
+    return value
+
+
+class Keys:
+    """Key builder for one prefix; all methods return plain ``str`` names."""
+
+    def __init__(self, prefix: str = DEFAULT_PREFIX) -> None:
+        self.prefix = _part(prefix, "prefix")
+
+    def __repr__(self) -> str:
+        return f"Keys({self.prefix!r})"
+
+    # -- one room: one hash tag ------------------------------------------------
+
+    def _room(self, room_id: str) -> str:
+        return f"{self.prefix}:{{room:{_part(room_id, 'room id')}}}"
+
+    def room_state(self, room_id: str) -> str:
+        return f"{self._room(room_id)}:state"
+
+    def room_events(self, room_id: str) -> str:
+        return f"{self._room(room_id)}:events"
+
+    def room_bell(self, room_id: str) -> str:
+        """Pub/sub channel rung after each commit that appended events."""
+        return f"{self._room(room_id)}:bell"
+
+    # -- clocks ------------------------------------------------------------------
+
+    @property
+    def deadlines(self) -> str:
+        return f"{self.prefix}:{{clocks}}:due"
+
+    @property
+    def clock_beat(self) -> str:
+        """Hash: the latest heartbeat of any instance and the latest outage."""
+        return f"{self.prefix}:{{clocks}}:beat"
+
+    # -- lobby -------------------------------------------------------------------
+
+    @property
+    def lobby(self) -> str:
+        return f"{self.prefix}:{{lobby}}:rooms"
+
+    @property
+    def lobby_channel(self) -> str:
+        return f"{self.prefix}:lobby"
+
+    # -- matchmaking -------------------------------------------------------------
+
+    def _queue(self, queue: str) -> str:
+        return f"{self.prefix}:{{queue:{_part(queue, 'queue name')}}}"
+
+    def queue_ratings(self, queue: str) -> str:
+        return f"{self._queue(queue)}:ratings"
+
+    def queue_since(self, queue: str) -> str:
+        return f"{self._queue(queue)}:since"
+
+    @property
+    def queue_names(self) -> str:
+        return f"{self.prefix}:queues"
+
+    # -- sessions, players, invites ----------------------------------------------
+
+    def session(self, token_hash: str) -> str:
+        return f"{self.prefix}:session:{_part(token_hash, 'token hash')}"
+
+    def player_rooms(self, player_id: str) -> str:
+        return f"{self.prefix}:player:{_part(player_id, 'player id')}:rooms"
+
+    def player_channel(self, player_id: str) -> str:
+        return f"{self.prefix}:player:{_part(player_id, 'player id')}"
+
+    def invite(self, code: str) -> str:
+        return f"{self.prefix}:invite:{_part(code, 'invite code')}"
+
+    # -- ratings and finished games ----------------------------------------------
+
+    def _pool(self, pool: str) -> str:
+        return f"{self.prefix}:{{rating:{_part(pool, 'rating pool')}}}"
+
+    def ratings(self, pool: str) -> str:
+        """Hash: player -> encoded standing (rating, RD, volatility, wins, losses, draws)."""
+        return f"{self._pool(pool)}:players"
+
+    def leaderboard(self, pool: str) -> str:
+        """Sorted set: established (non-provisional) players by rating."""
+        return f"{self._pool(pool)}:board"
+
+    def rated_game(self, pool: str, game_id: str) -> str:
+        """Marker that a game was rated, so a retried update never counts it twice."""
+        return f"{self._pool(pool)}:game:{_part(game_id, 'game id')}"
+
+    def record(self, game_id: str) -> str:
+        return f"{self.prefix}:record:{_part(game_id, 'game id')}"
+
+    def player_games(self, player_id: str) -> str:
+        return f"{self.prefix}:player:{_part(player_id, 'player id')}:games"
+
+    @property
+    def names(self) -> str:
+        """Hash: player -> display name (players who finished a game)."""
+        return f"{self.prefix}:names"

@@ -1,0 +1,273 @@
+"""A room as the server stores it, and the views of it that go on the wire.
+
+The stored form is a msgspec Struct encoded as MessagePack: plain data that
+any store keeps as bytes. Players are numbered by seat as in
+:mod:`engine.opening` (seat 0 is Black in a free opening and the opener in
+swap2); colours come from the opening state.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Literal
+
+import msgspec
+
+from engine import Board, Color, Opening, Point, Rule, parse_point
+from engine.opening import Action, OpeningState, Phase
+from protocol.values import (
+    Clocks,
+    GameResult,
+    Pending,
+    PlayerRef,
+    RoomSummary,
+    RoomView,
+    Seats,
+    Swap2State,
+    SwapChoice,
+    TimeControl,
+)
+
+State = Literal["waiting", "opening", "playing", "over"]
+
+
+@functools.lru_cache(maxsize=32768)
+def _point(move: str, size: int) -> Point:
+    """``parse_point``, remembered: every action replays the whole move list, so the
+    same few hundred points are parsed over and over."""
+    return parse_point(move, size)
+
+
+LIVE_STATES: frozenset[str] = frozenset({"opening", "playing"})
+
+
+class Seat(msgspec.Struct, kw_only=True):
+    """A player in a seat, with their connection status for presence."""
+
+    id: str
+    name: str
+    rating: int | None = None
+    bot: bool = False
+    online: bool = True
+    offline_since_ms: int | None = None
+
+
+class Room(msgspec.Struct, kw_only=True):
+    """Everything about a room that must survive a server restart."""
+
+    id: str
+    code: str | None = None
+    rule: Rule = Rule.FREESTYLE
+    size: int = 15
+    opening: Opening = Opening.FREE
+    time: TimeControl | None = None
+    rated: bool = False
+    private: bool = False
+    created_ms: int = 0
+    state: State = "waiting"
+    seats: list[Seat | None] = msgspec.field(default_factory=lambda: [None, None])
+    spectators: list[str] = msgspec.field(default_factory=list)
+    opening_state: dict[str, object] = msgspec.field(default_factory=dict)
+    moves: list[str] = msgspec.field(default_factory=list)
+    opening_stones: int = 0
+    """Stones placed by the opening; takebacks never reach into them."""
+    clocks_ms: list[int] = msgspec.field(default_factory=lambda: [0, 0])
+    """Remaining time per seat, as of ``clock_since_ms`` for the running one."""
+    clock_since_ms: int | None = None
+    """When the running clock started; None while no clock runs."""
+    pending: Pending | None = None
+    takeback_declines: dict[str, int] = msgspec.field(default_factory=dict)
+    takeback_blocked_until: dict[str, int] = msgspec.field(default_factory=dict)
+    result: GameResult | None = None
+    rematch_room: str | None = None
+    # History, kept by the room service (server.service) for the game's record:
+    started_ms: int | None = None
+    """When both seats were filled and the game began (epoch ms)."""
+    move_ms: list[int] = msgspec.field(default_factory=list)
+    """When each stone of ``moves`` was placed (epoch ms), in the same order."""
+    ended_ms: int | None = None
+    archive_at_ms: int | None = None
+    """Set while a finished game is not yet archived (record, ratings): when to retry."""
+    outage_seen_ms: int = 0
+    """The end of the latest outage whose time the clocks were given back (server.outage)."""
+
+    # -- derived ---------------------------------------------------------------
+
+    def opening_model(self) -> OpeningState:
+        if not self.opening_state:
+            return OpeningState.start(self.opening)
+        return OpeningState.from_dict(self.opening_state)
+
+    def board(self) -> Board:
+        """The position, replayed from the move list (all moves were validated)."""
+        board = Board(self.size, self.rule)
+        for move in self.moves:
+            board.play(_point(move, self.size))
+        return board
+
+    def seat_of(self, player_id: str) -> int | None:
+        for i, seat in enumerate(self.seats):
+            if seat is not None and seat.id == player_id:
+                return i
+        return None
+
+    def seat_at(self, color: Color) -> int:
+        """The seat holding ``color`` (the opener holds Black until swap2 decides)."""
+        black = self.opening_model().black
+        black_seat = 0 if black is None else black
+        return black_seat if color is Color.BLACK else 1 - black_seat
+
+    def color_of(self, seat: int) -> Color:
+        return Color.BLACK if self.seat_at(Color.BLACK) == seat else Color.WHITE
+
+    def actor(self) -> int | None:
+        """The seat whose turn it is to place or choose, or None outside a live game."""
+        if self.state not in LIVE_STATES:
+            return None
+        model = self.opening_model()
+        if not model.done:
+            return model.actor
+        turn = Color.WHITE if len(self.moves) % 2 else Color.BLACK
+        return self.seat_at(turn)
+
+    def clock_running(self) -> bool:
+        return self.time is not None and self.clock_since_ms is not None
+
+    def remaining_ms(self, seat: int, now_ms: int) -> int:
+        left = self.clocks_ms[seat]
+        if self.clock_running() and self.actor() == seat:
+            assert self.clock_since_ms is not None
+            left -= max(0, now_ms - self.clock_since_ms)
+        return left
+
+    def deadline_ms(self) -> int | None:
+        """When the running clock hits zero (epoch ms), or None."""
+        actor = self.actor()
+        if not self.clock_running() or actor is None:
+            return None
+        assert self.clock_since_ms is not None
+        return self.clock_since_ms + max(0, self.clocks_ms[actor])
+
+    def due_ms(self) -> int | None:
+        """When the server must look at this room even if nobody acts: the clock's
+        deadline, or the time to retry archiving a finished game."""
+        if self.archive_at_ms is not None:
+            return self.archive_at_ms
+        return self.deadline_ms()
+
+    def clocks(self, now_ms: int) -> Clocks | None:
+        if self.time is None:
+            return None
+        black = self.seat_at(Color.BLACK)
+        return Clocks(
+            black_ms=max(0, self.remaining_ms(black, now_ms)),
+            white_ms=max(0, self.remaining_ms(1 - black, now_ms)),
+        )
+
+    def members(self) -> set[str]:
+        """Everyone in the room: seated players and spectators."""
+        ids = {seat.id for seat in self.seats if seat is not None}
+        return ids | set(self.spectators)
+
+    # -- wire views ------------------------------------------------------------
+
+    def player_ref(self, seat: int, now_ms: int | None, grace_ms: int) -> PlayerRef | None:
+        """The seat's player; with ``now_ms``, an offline player's claim countdown."""
+        s = self.seats[seat]
+        if s is None:
+            return None
+        deadline = None
+        if now_ms is not None and not s.online and s.offline_since_ms is not None:
+            deadline = max(0, s.offline_since_ms + grace_ms - now_ms)
+        return PlayerRef(
+            id=s.id, name=s.name, rating=s.rating, bot=s.bot, online=s.online, deadline_ms=deadline
+        )
+
+    def seats_view(self, now_ms: int | None, grace_ms: int) -> Seats:
+        black = self.seat_at(Color.BLACK)
+        return Seats(
+            black=self.player_ref(black, now_ms, grace_ms),
+            white=self.player_ref(1 - black, now_ms, grace_ms),
+        )
+
+    def summary(self) -> RoomSummary:
+        """The lobby line (no countdowns: it is sent only when it changes)."""
+        return RoomSummary(
+            id=self.id,
+            rule=self.rule,
+            size=self.size,
+            opening=self.opening,
+            time=self.time,
+            rated=self.rated,
+            private=self.private,
+            players=self.seats_view(None, 0),
+            spectators=len(self.spectators),
+            state=self.state,
+        )
+
+    def swap2_view(self) -> Swap2State | None:
+        model = self.opening_model()
+        if self.state != "opening" or model.done or model.actor is None:
+            return None
+        seat = self.seats[model.actor]
+        if seat is None:
+            return None
+        return Swap2State(phase=wire_phase(model.phase), to_act=seat.id, choices=choices(model))
+
+    def view(self, seq: int, now_ms: int, grace_ms: int, *, viewer: str | None) -> RoomView:
+        """The snapshot ``viewer`` gets; the invite code only for seated players."""
+        to_move: Literal["black", "white"] | None = None
+        model = self.opening_model()
+        if self.state in LIVE_STATES and (model.done or Action.PLACE in model.allowed()):
+            to_move = "white" if len(self.moves) % 2 else "black"
+        return RoomView(
+            id=self.id,
+            code=self.code if viewer is not None and self.seat_of(viewer) is not None else None,
+            rule=self.rule,
+            size=self.size,
+            opening=self.opening,
+            time=self.time,
+            rated=self.rated,
+            private=self.private,
+            players=self.seats_view(now_ms, grace_ms),
+            spectators=len(self.spectators),
+            state=self.state,
+            moves=list(self.moves),
+            to_move=to_move,
+            clocks=self.clocks(now_ms) if self.state != "waiting" else None,
+            swap2=self.swap2_view(),
+            pending=self.pending,
+            result=self.result,
+            seq=seq,
+        )
+
+
+_WIRE_PHASE: dict[Phase, Literal["place3", "choose", "place2"]] = {
+    Phase.PLACE3: "place3",
+    Phase.CHOOSE_AFTER_3: "choose",
+    Phase.PLACE2: "place2",
+    Phase.CHOOSE_AFTER_5: "choose",
+}
+
+
+def wire_phase(phase: Phase) -> Literal["place3", "choose", "place2"]:
+    return _WIRE_PHASE[phase]
+
+
+def choices(model: OpeningState) -> list[SwapChoice]:
+    """The swap2 choices open now (empty in a placing phase), in a stable order."""
+    order: list[SwapChoice] = ["black", "white", "place2"]
+    allowed = {a.value for a in model.allowed()}
+    return [c for c in order if c in allowed]
+
+
+_codec_encoder = msgspec.msgpack.Encoder()
+_room_decoder = msgspec.msgpack.Decoder(Room)
+
+
+def encode_room(room: Room) -> bytes:
+    return _codec_encoder.encode(room)
+
+
+def decode_room(data: bytes) -> Room:
+    return _room_decoder.decode(data)

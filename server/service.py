@@ -1,0 +1,272 @@
+"""Rooms over the store: load, apply an action with :mod:`server.game`, commit
+with a version check (retrying on conflict), then keep the indexes (lobby,
+players' seats, expiry) in step. No WebSocket code here.
+
+The service also keeps each game's history (when it began, when each stone
+was placed, when it ended), archives a finished game (its record, and the
+ratings of a rated one: both idempotent, and retried by any instance through
+the room's due time until they are written), and gives clocks back the time of
+an outage (:mod:`server.outage`) before applying anything."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+import msgspec
+
+from engine import Reason
+from protocol.codec import encode
+from protocol.events import GameOver, GameStarted, Moved, PlayerJoined, Rematch, RoomEvent
+from server import game, history, outage
+from server.config import ServerConfig
+from server.metrics import Metrics
+from server.room import Room, decode_room, encode_room
+from server.sessions import new_room_id
+from server.store import Conflict, Outage, RoomRecord, Store
+
+log = logging.getLogger("gomoku.server")
+
+MAX_ATTEMPTS = 20
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class Notice(msgspec.Struct, kw_only=True):
+    """A note from the server to a player's connections, on any instance:
+    ``matched`` (a quick match found a room), ``watch`` (follow a room) or
+    ``revoke`` (close the connections that said hello with the token whose hash is
+    ``token``: an AI seat moved to another worker)."""
+
+    kind: str
+    room: str
+    token: str = ""
+
+
+_notice_decoder = msgspec.msgpack.Decoder(Notice)
+_notice_encoder = msgspec.msgpack.Encoder()
+
+
+def encode_notice(notice: Notice) -> bytes:
+    return _notice_encoder.encode(notice)
+
+
+def decode_notice(data: bytes) -> Notice:
+    return _notice_decoder.decode(data)
+
+
+class RoomService:
+    """Every change to a room goes through :meth:`act` (or :meth:`create`)."""
+
+    def __init__(self, store: Store, config: ServerConfig, metrics: Metrics) -> None:
+        self.store = store
+        self.config = config
+        self.metrics = metrics
+        self.outage: Outage | None = None
+        """The latest outage this instance knows of (the clock ticker's beat updates it)."""
+
+    async def load(self, room_id: str) -> tuple[RoomRecord, Room] | None:
+        record = await self.store.load_room(room_id)
+        if record is None:
+            return None
+        return record, decode_room(record.state)
+
+    async def create(self, room: Room, events: list[RoomEvent]) -> Room:
+        """Store a new room (picking a fresh id on the rare collision)."""
+        if room.started_ms is None and room.state != "waiting":
+            room.started_ms = now_ms()
+        while True:
+            try:
+                await self.store.commit(
+                    room.id,
+                    0,
+                    encode_room(room),
+                    [encode(e) for e in events],
+                    deadline_ms=room.due_ms(),
+                )
+            except Conflict:
+                room.id = new_room_id()
+                continue
+            break
+        self.metrics.inc("gomoku_rooms_created_total")
+        await self._after_commit(None, room, events)
+        return room
+
+    async def act(
+        self, room_id: str, action: game.GameAction | Callable[[Room], game.GameAction]
+    ) -> tuple[game.Outcome, int]:
+        """Apply an action and commit it; returns the outcome and the room's last seq.
+
+        Raises GameError (refused; nothing written) or :class:`NoSuchRoom`. On a
+        version conflict the room is reloaded and the action applied again; an
+        action given as a function of the room is rebuilt from the fresh room.
+        """
+        timers = self.config.timers
+        checked_outage = False
+        for _ in range(MAX_ATTEMPTS):
+            loaded = await self.load(room_id)
+            if loaded is None:
+                raise NoSuchRoom(room_id)
+            record, room = loaded
+            this = action(room) if callable(action) else action
+            if isinstance(this, game.Tick) and room.archive_at_ms is not None:
+                await self.archive(room)  # a finished game's archiving fell due
+                return game.Outcome(room), record.seq
+            now = now_ms()
+            gave_back = outage.give_back(room, self.outage, timers.outage_grace_max_ms)
+            outcome = game.apply(room, this, now, self.config.game)
+            if not checked_outage and _flagged(outcome):
+                # Before a flag falls, make sure no outage this instance has not heard of
+                # yet (it just came back, say) ate the time: beat, and look again.
+                checked_outage = True
+                latest = await self.store.beat(now, timers.outage_after_ms)
+                if latest != self.outage:
+                    self.outage = latest
+                    continue
+            _keep_history(room, outcome.room, now, timers.archive_retry_ms)
+            if not outcome.changed and not gave_back:
+                if isinstance(this, game.Tick):
+                    await self.store.set_deadline(room_id, room.due_ms())
+                return outcome, record.seq
+            if outcome.spawn is not None:
+                await self._rate_seats(outcome.spawn, outcome.spawn_events)
+                outcome.spawn = await self.create(outcome.spawn, outcome.spawn_events)
+                outcome.room.rematch_room = outcome.spawn.id
+                outcome.events = [
+                    msgspec.structs.replace(e, room=outcome.spawn.id)
+                    if isinstance(e, Rematch)
+                    else e
+                    for e in outcome.events
+                ]
+            try:
+                result = await self.store.commit(
+                    room_id,
+                    record.version,
+                    encode_room(outcome.room),
+                    [encode(e) for e in outcome.events],
+                    deadline_ms=outcome.room.due_ms(),
+                )
+            except Conflict:
+                if outcome.spawn is not None:
+                    await self.store.expire_room(outcome.spawn.id, 0)
+                continue
+            await self._after_commit(room, outcome.room, outcome.events)
+            return outcome, result.last_seq
+        raise RuntimeError(f"room {room_id}: too many conflicting writers")
+
+    async def _rate_seats(self, room: Room, events: list[RoomEvent]) -> None:
+        """Show each person's current rating (for the room's rule) in a new room's seats
+        and its ``player_joined`` events: a rematch copies seats from the last game."""
+        ratings: dict[str, int] = {}
+        for seat in room.seats:
+            if seat is not None and not seat.bot:
+                standing = await self.store.rating(history.pool(room.rule), seat.id)
+                seat.rating = ratings[seat.id] = round(standing.rating.rating)
+        for i, event in enumerate(events):
+            if isinstance(event, PlayerJoined) and event.player in ratings:
+                events[i] = msgspec.structs.replace(event, rating=ratings[event.player])
+
+    async def archive(self, room: Room) -> None:
+        """Keep a finished game's record and, if it was rated, update both ratings; then
+        mark the room archived. Both writes are idempotent (a record is overwritten with
+        the same bytes, a game is rated once), so an instance retrying after a failure or
+        racing another does no harm. A failure leaves the room's due time set: the clock
+        ticker of any instance tries again after ``archive_retry_ms``."""
+        try:
+            black, white = history.colour_seats(room)
+            await self.store.put_names(
+                {seat.id: seat.name for seat in (black, white) if not seat.bot}
+            )
+            await self.store.put_record(
+                room.id,
+                history.record_bytes(room),
+                history.archived_players(room),
+                room.ended_ms or now_ms(),
+            )
+            score = history.black_score(room)
+            if score is not None:
+                await self.store.rate(history.pool(room.rule), room.id, black.id, white.id, score)
+            await self._mark_archived(room.id)
+        except Exception as exc:  # retried through the due time; the game itself is safe
+            self.metrics.inc("gomoku_archive_failures_total")
+            log.warning(
+                "room %s: archiving the finished game failed (%s); will retry", room.id, exc
+            )
+            return
+        self.metrics.inc("gomoku_games_archived_total")
+
+    async def _mark_archived(self, room_id: str) -> None:
+        for _ in range(MAX_ATTEMPTS):
+            loaded = await self.load(room_id)
+            if loaded is None or loaded[1].archive_at_ms is None:
+                return
+            record, room = loaded
+            room.archive_at_ms = None
+            try:
+                await self.store.commit(
+                    room_id, record.version, encode_room(room), (), deadline_ms=room.due_ms()
+                )
+            except Conflict:
+                continue
+            return
+        raise RuntimeError(f"room {room_id}: too many conflicting writers")
+
+    async def _after_commit(self, before: Room | None, room: Room, events: list[RoomEvent]) -> None:
+        """Keep the lobby, seat index, expiry and counters in step with a commit."""
+        for event in events:
+            if isinstance(event, Moved):
+                self.metrics.inc("gomoku_moves_total")
+            elif isinstance(event, GameStarted):
+                self.metrics.inc("gomoku_games_started_total")
+            elif isinstance(event, GameOver):
+                self.metrics.inc("gomoku_games_finished_total")
+                log.info("room %s: game over (%s, %s)", room.id, event.winner, event.reason)
+        old_ids = set() if before is None else {s.id for s in before.seats if s is not None}
+        new_ids = {s.id for s in room.seats if s is not None}
+        for player in new_ids - old_ids:
+            await self.store.add_player_room(player, room.id)
+        for player in old_ids - new_ids:
+            await self.store.remove_player_room(player, room.id)
+        empty = not new_ids
+        ended = room.state == "over"
+        if ended and before is not None and before.state != "over":
+            # Before the lobby hears of it: once a game is gone from the lobby, its record
+            # and the new ratings are there to be asked for.
+            await self.archive(room)
+        if ended or empty:
+            if not room.private:
+                await self.store.lobby_remove(room.id)
+            if before is None or before.state != "over" or empty:
+                ttl = 0 if empty else self.config.timers.finished_room_ttl_ms
+                await self.store.expire_room(room.id, ttl)
+        elif not room.private:
+            summary = encode(room.summary())
+            if before is None or encode(before.summary()) != summary:
+                await self.store.lobby_put(room.id, summary)
+
+
+class NoSuchRoom(LookupError):
+    """The room does not exist (or has expired)."""
+
+
+def _flagged(outcome: game.Outcome) -> bool:
+    return any(isinstance(e, GameOver) and e.reason is Reason.TIMEOUT for e in outcome.events)
+
+
+def _keep_history(before: Room, after: Room, now: int, archive_retry_ms: int) -> None:
+    """Note in ``after`` when its game began, when each new stone was placed (a takeback
+    drops the times of the stones it removes) and when the game ended."""
+    if after.started_ms is None and after.state != "waiting":
+        after.started_ms = now
+    placed = len(after.moves) - len(before.moves)
+    if len(after.move_ms) == len(before.moves):  # times known so far: keep them in step
+        if placed > 0:
+            after.move_ms.extend([now] * placed)
+        elif placed < 0:
+            del after.move_ms[len(after.moves) :]
+    if before.state != "over" and after.state == "over":
+        after.ended_ms = now
+        after.archive_at_ms = now + archive_retry_ms

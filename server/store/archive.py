@@ -1,0 +1,144 @@
+"""What outlives a room: Glicko-2 ratings per pool, the leaderboard, and finished games.
+
+A pool is one rating list (for example one per rule: "renju", "freestyle");
+the server decides the names. Records are opaque bytes (the engine's JSON
+record, :func:`engine.record.format_json`), kept without expiry and listed per
+player, newest first. :class:`MemoryArchive` is the embedded implementation;
+the Redis store implements the same methods (:mod:`server.store.redis`), and
+``tests/test_archive_contract.py`` holds both to one contract.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Mapping, Sequence
+
+from server.rating import PlayerRating, rate_game
+
+LEADERBOARD_SIZE = 20
+
+
+class Archive(abc.ABC):
+    """Ratings, leaderboard and finished-game records."""
+
+    @abc.abstractmethod
+    async def rating(self, pool: str, player_id: str) -> PlayerRating:
+        """The player's standing in the pool (a new player's default if never rated)."""
+
+    @abc.abstractmethod
+    async def rate(
+        self, pool: str, game_id: str, black: str, white: str, black_score: float
+    ) -> tuple[PlayerRating, PlayerRating] | None:
+        """Apply one rated game (``black_score`` 1, 0.5 or 0) to both players, atomically.
+
+        Returns both new standings, or None if this game was already rated: a
+        retried call never counts a game twice.
+        """
+
+    @abc.abstractmethod
+    async def leaderboard(
+        self, pool: str, limit: int = LEADERBOARD_SIZE
+    ) -> list[tuple[str, PlayerRating]]:
+        """The best established players (provisional ratings are left out, as on
+        lichess), highest first; equal ratings by player id."""
+
+    @abc.abstractmethod
+    async def put_record(
+        self, game_id: str, record: bytes, player_ids: Sequence[str], ended_ms: int
+    ) -> None:
+        """Keep a finished game's record and list it under each of its players."""
+
+    @abc.abstractmethod
+    async def get_record(self, game_id: str) -> bytes | None:
+        """A kept record, or None."""
+
+    @abc.abstractmethod
+    async def player_games(
+        self, player_id: str, limit: int = 20, before_ms: int | None = None
+    ) -> list[str]:
+        """Ids of the player's finished games, newest first; ``before_ms`` pages back
+        (games that ended strictly before it)."""
+
+    @abc.abstractmethod
+    async def put_names(self, names: Mapping[str, str]) -> None:
+        """Remember players' display names (player id -> name), replacing older ones, so
+        leaderboards and profiles can name players who are not connected."""
+
+    @abc.abstractmethod
+    async def names(self, player_ids: Sequence[str]) -> dict[str, str]:
+        """The remembered names of these players; unknown ids are left out."""
+
+
+def apply_game(
+    black: PlayerRating, white: PlayerRating, black_score: float
+) -> tuple[PlayerRating, PlayerRating]:
+    """Both standings after one game, each rated against the other's pre-game rating."""
+    new_black, new_white = rate_game(black.rating, white.rating, black_score)
+    return black.after(new_black, black_score), white.after(new_white, 1.0 - black_score)
+
+
+def ranked(standings: dict[str, PlayerRating], limit: int) -> list[tuple[str, PlayerRating]]:
+    """The leaderboard rule on plain data: established players, best first."""
+    board = [(p, s) for p, s in standings.items() if not s.rating.provisional]
+    board.sort(key=lambda item: (-item[1].rating.rating, item[0]))
+    return board[:limit]
+
+
+class MemoryArchive(Archive):
+    """The archive in dicts, for the embedded server (gone when the process ends)."""
+
+    def __init__(self) -> None:
+        self._ratings: dict[str, dict[str, PlayerRating]] = {}
+        self._rated: set[tuple[str, str]] = set()
+        self._records: dict[str, bytes] = {}
+        self._games: dict[str, dict[str, int]] = {}
+        self._names: dict[str, str] = {}
+
+    async def rating(self, pool: str, player_id: str) -> PlayerRating:
+        return self._ratings.get(pool, {}).get(player_id, PlayerRating())
+
+    async def rate(
+        self, pool: str, game_id: str, black: str, white: str, black_score: float
+    ) -> tuple[PlayerRating, PlayerRating] | None:
+        if (pool, game_id) in self._rated:
+            return None
+        standings = self._ratings.setdefault(pool, {})
+        new = apply_game(
+            standings.get(black, PlayerRating()), standings.get(white, PlayerRating()), black_score
+        )
+        standings[black], standings[white] = new
+        self._rated.add((pool, game_id))
+        return new
+
+    async def leaderboard(
+        self, pool: str, limit: int = LEADERBOARD_SIZE
+    ) -> list[tuple[str, PlayerRating]]:
+        return ranked(self._ratings.get(pool, {}), limit)
+
+    async def put_record(
+        self, game_id: str, record: bytes, player_ids: Sequence[str], ended_ms: int
+    ) -> None:
+        self._records[game_id] = record
+        for player_id in player_ids:
+            self._games.setdefault(player_id, {})[game_id] = ended_ms
+
+    async def get_record(self, game_id: str) -> bytes | None:
+        return self._records.get(game_id)
+
+    async def player_games(
+        self, player_id: str, limit: int = 20, before_ms: int | None = None
+    ) -> list[str]:
+        games = self._games.get(player_id, {})
+        listed = [
+            (ended, game_id)
+            for game_id, ended in games.items()
+            if before_ms is None or ended < before_ms
+        ]
+        listed.sort(reverse=True)
+        return [game_id for _, game_id in listed[:limit]]
+
+    async def put_names(self, names: Mapping[str, str]) -> None:
+        self._names.update(names)
+
+    async def names(self, player_ids: Sequence[str]) -> dict[str, str]:
+        return {p: self._names[p] for p in player_ids if p in self._names}

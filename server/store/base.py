@@ -1,0 +1,336 @@
+"""The store interface: everything the server shares between its connections
+and, with a networked backend, between server instances.
+
+Values are opaque ``bytes`` (the server encodes them with msgspec), so a
+backend only moves bytes and numbers around and never imports game code. The
+shape follows what Redis does natively, so the Redis backend is a thin layer:
+
+* a room is a versioned blob plus an append-only event log; :meth:`Store.commit`
+  writes both in one atomic step guarded by the expected version (a Lua
+  check-and-set), and also sets or clears the room's clock deadline in that
+  step, so a crash can never leave a move without its event or its deadline;
+* event sequence numbers are gap-free per room (1, 2, 3...), like a stream's
+  entries; old entries may be trimmed, and readers asking for trimmed ones get
+  ``None`` and fall back to a snapshot;
+* fan-out is a subscription that yields a room's events in order from a given
+  sequence number (a stream read on Redis), so every instance can serve
+  watchers of any room;
+* the lobby is an index of summaries with a change feed (hash + pub/sub);
+* matchmaking queues pair players atomically (a sorted set + Lua);
+* clock deadlines live in one sorted set; any instance claims due ones with a
+  lease, so a dead instance's clocks are still flagged by another;
+* a heartbeat every instance writes tells when no server was running (or none
+  could reach the store), so clocks can give that time back (:meth:`Store.beat`);
+* ratings and finished games (:class:`~server.store.archive.Archive`) are part of
+  every store, so the server needs one object for all it keeps.
+
+A networked backend raises :class:`StoreUnavailable` from any method when it
+cannot reach its server; the caller may retry once it is back.
+"""
+
+from __future__ import annotations
+
+import abc
+import itertools
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AbstractAsyncContextManager
+from typing import NamedTuple
+
+from server.store.archive import Archive
+
+
+class StoreUnavailable(ConnectionError):
+    """The store's backend cannot be reached right now (Redis down or restarting).
+
+    The caller may retry once the store answers again; a write that was under way
+    may or may not have landed (a commit's own retry is recognised, see the Redis
+    store). A ``ConnectionError`` (so an ``OSError``), because that is what it is.
+    """
+
+
+class Outage(NamedTuple):
+    """A stretch of time when no server instance beat (epoch ms, ``start < end``):
+    every server was down, or none could reach the store."""
+
+    start_ms: int
+    end_ms: int
+
+
+class Conflict(Exception):
+    """A commit's expected version no longer matches: someone else wrote first.
+
+    The caller reloads, re-applies its action to the fresh state and tries again.
+    """
+
+
+class RoomRecord(NamedTuple):
+    """A room as stored: its version (1 after creation, +1 per commit), the
+    sequence number of its last event, and its encoded state."""
+
+    version: int
+    seq: int
+    state: bytes
+
+
+class CommitResult(NamedTuple):
+    """What a commit wrote: the new version and the sequence numbers given to
+    its events (``first_seq > last_seq`` when it appended none)."""
+
+    version: int
+    first_seq: int
+    last_seq: int
+
+
+class StoredEvent(NamedTuple):
+    """One entry of a room's event log."""
+
+    seq: int
+    data: bytes
+
+
+class LobbyChange(NamedTuple):
+    """A lobby update: a room's new summary, or ``None`` when it left the lobby."""
+
+    room_id: str
+    summary: bytes | None
+
+
+class QueueEntry(NamedTuple):
+    """A player waiting in a matchmaking queue."""
+
+    player_id: str
+    rating: float
+    since_ms: int
+    name: str = ""
+
+
+class PlayerMessage(NamedTuple):
+    """A message addressed to a player wherever they are connected."""
+
+    player_id: str
+    data: bytes
+
+
+KEEP_DEADLINE = -1
+"""``commit(deadline_ms=KEEP_DEADLINE)`` leaves the room's clock deadline as it is."""
+
+
+class Store(Archive):
+    """Shared state of the server. Every method is a coroutine that is atomic
+    on its own; :meth:`commit` is the only multi-part write and is atomic too.
+    The :class:`Archive` methods (ratings, finished games) come with every store."""
+
+    # -- lifecycle -----------------------------------------------------------
+
+    async def start(self) -> None:  # an optional hook
+        """Connect (networked backends). The memory store has nothing to do."""
+
+    async def close(self) -> None:  # an optional hook
+        """Release connections and end every open subscription."""
+
+    async def healthy(self) -> bool:
+        """Whether the backend answers right now (for ``/healthz``)."""
+        return True
+
+    # -- rooms -----------------------------------------------------------------
+
+    @abc.abstractmethod
+    async def load_room(self, room_id: str) -> RoomRecord | None:
+        """The room's current record, or None if there is no such room."""
+
+    @abc.abstractmethod
+    async def commit(
+        self,
+        room_id: str,
+        expected_version: int,
+        state: bytes,
+        events: Sequence[bytes] = (),
+        *,
+        deadline_ms: int | None = KEEP_DEADLINE,
+    ) -> CommitResult:
+        """Atomically replace the room's state and append ``events`` to its log.
+
+        ``expected_version`` 0 creates the room (Conflict if it exists); any
+        other value must equal the stored version (Conflict otherwise, and
+        nothing is written). Events get the next gap-free sequence numbers.
+        ``deadline_ms`` sets the room's clock deadline (epoch ms), None clears
+        it, :data:`KEEP_DEADLINE` leaves it alone.
+        """
+
+    @abc.abstractmethod
+    async def read_events(self, room_id: str, after_seq: int) -> list[StoredEvent] | None:
+        """Every event with ``seq > after_seq``, oldest first; None if some of
+        them were trimmed from the log (or the room is unknown): send a snapshot."""
+
+    @abc.abstractmethod
+    def subscribe_room(
+        self, room_id: str, after_seq: int
+    ) -> AbstractAsyncContextManager[AsyncIterator[StoredEvent]]:
+        """Follow a room's log: yields the events after ``after_seq`` that are
+        still retained, then each new one as it is committed, in order."""
+
+    @abc.abstractmethod
+    async def expire_room(self, room_id: str, ttl_ms: int) -> None:
+        """Forget the room (state, log, deadline) after ``ttl_ms``; a later
+        commit does not cancel this. Used for finished and abandoned rooms."""
+
+    # -- clock deadlines -------------------------------------------------------
+
+    @abc.abstractmethod
+    async def set_deadline(self, room_id: str, deadline_ms: int | None) -> None:
+        """Set (or with None clear) the room's clock deadline outside a commit."""
+
+    @abc.abstractmethod
+    async def claim_due(self, now_ms: int, lease_ms: int, limit: int = 100) -> list[str]:
+        """Rooms whose deadline is ``<= now_ms``. Each claimed deadline moves to
+        ``now_ms + lease_ms`` in the same step, so a claimer that dies before
+        committing leaves it for another instance to claim again."""
+
+    @abc.abstractmethod
+    async def beat(self, now_ms: int, gap_ms: int) -> Outage | None:
+        """Record that a server instance is alive at ``now_ms``, and return the latest
+        outage (None if there never was one).
+
+        Every instance beats several times a second. If the previous beat (by any
+        instance) is more than ``gap_ms`` older than ``now_ms``, the time between the
+        two is an outage and becomes the latest one, in the same atomic step, so
+        exactly one caller discovers each outage. The beat never moves backwards (an
+        instance whose clock is behind does not shorten the next gap).
+        """
+
+    # -- lobby -----------------------------------------------------------------
+
+    @abc.abstractmethod
+    async def lobby_put(self, room_id: str, summary: bytes) -> None:
+        """Add or update a public room's summary and tell lobby subscribers."""
+
+    @abc.abstractmethod
+    async def lobby_remove(self, room_id: str) -> None:
+        """Drop a room from the lobby (no-op if absent) and tell subscribers."""
+
+    @abc.abstractmethod
+    async def lobby_list(self) -> dict[str, bytes]:
+        """Every room in the lobby: id -> summary."""
+
+    @abc.abstractmethod
+    def subscribe_lobby(self) -> AbstractAsyncContextManager[AsyncIterator[LobbyChange]]:
+        """Follow lobby changes made after subscribing, in order."""
+
+    # -- sessions, seats and invites ------------------------------------------
+
+    @abc.abstractmethod
+    async def put_session(self, token_hash: str, data: bytes) -> None:
+        """Store a session under the hash of its resume token (never the token)."""
+
+    @abc.abstractmethod
+    async def get_session(self, token_hash: str) -> bytes | None:
+        """The session stored under ``token_hash``, or None."""
+
+    @abc.abstractmethod
+    async def delete_session(self, token_hash: str) -> None:
+        """Forget a session (no-op if absent): its token stops working. Used when an AI
+        seat moves to another worker, so the old worker's token cannot act any more."""
+
+    @abc.abstractmethod
+    async def add_player_room(self, player_id: str, room_id: str) -> None:
+        """Remember that the player holds a seat in the room (for resume)."""
+
+    @abc.abstractmethod
+    async def remove_player_room(self, player_id: str, room_id: str) -> None:
+        """Forget a seat (no-op if absent)."""
+
+    @abc.abstractmethod
+    async def player_rooms(self, player_id: str) -> list[str]:
+        """Rooms the player is seated in, sorted."""
+
+    @abc.abstractmethod
+    async def put_invite(self, code: str, room_id: str) -> bool:
+        """Map a private room's invite code to it; False if the code is taken."""
+
+    @abc.abstractmethod
+    async def get_invite(self, code: str) -> str | None:
+        """The room an invite code leads to, or None."""
+
+    # -- player messages -------------------------------------------------------
+
+    @abc.abstractmethod
+    async def publish_player(self, player_id: str, data: bytes) -> None:
+        """Deliver ``data`` to current subscribers of the player (fire and forget)."""
+
+    @abc.abstractmethod
+    def subscribe_players(self) -> AbstractAsyncContextManager[PlayerInbox]:
+        """An inbox for messages to the players this instance serves; add and
+        remove player ids as connections come and go."""
+
+    # -- matchmaking -------------------------------------------------------------
+
+    @abc.abstractmethod
+    async def queue_add(self, queue: str, entry: QueueEntry) -> bool:
+        """Put a player in a queue; False if they already wait in it."""
+
+    @abc.abstractmethod
+    async def queue_remove(self, queue: str, player_id: str) -> bool:
+        """Take a player out of a queue; False if they were not in it."""
+
+    @abc.abstractmethod
+    async def queue_entries(self, queue: str) -> list[QueueEntry]:
+        """Who waits in a queue, lowest rating first."""
+
+    @abc.abstractmethod
+    async def queue_names(self) -> list[str]:
+        """Queues that have someone waiting."""
+
+    @abc.abstractmethod
+    async def queue_pair(
+        self, queue: str, now_ms: int, *, base_gap: float, gap_per_second: float
+    ) -> list[tuple[QueueEntry, QueueEntry]]:
+        """Atomically take out of the queue every pair that may play now.
+
+        A pair may play when their rating difference is at most the wider of
+        the two players' allowed gaps, ``base_gap + gap_per_second * waited_s``
+        (so a long wait widens the search). Closest pairs are taken first and a
+        player is in at most one pair; the first of a pair waited longer.
+        """
+
+
+class PlayerInbox(abc.ABC):
+    """Messages for a changing set of players, as one ordered stream."""
+
+    @abc.abstractmethod
+    async def add(self, player_id: str) -> None:
+        """Start receiving the player's messages."""
+
+    @abc.abstractmethod
+    async def remove(self, player_id: str) -> None:
+        """Stop receiving the player's messages."""
+
+    @abc.abstractmethod
+    def __aiter__(self) -> AsyncIterator[PlayerMessage]:
+        """Messages in the order they were published."""
+
+
+def pair_queue(
+    entries: Sequence[QueueEntry], now_ms: int, *, base_gap: float, gap_per_second: float
+) -> list[tuple[QueueEntry, QueueEntry]]:
+    """The pairing rule of :meth:`Store.queue_pair`, as a pure function so
+    every backend applies the same one (Redis runs it inside its lock/script)."""
+
+    def allowed(e: QueueEntry) -> float:
+        return base_gap + gap_per_second * max(0, now_ms - e.since_ms) / 1000
+
+    ordered = sorted(entries, key=lambda e: (e.rating, e.since_ms, e.player_id))
+    candidates = [
+        (abs(b.rating - a.rating), i)
+        for i, (a, b) in enumerate(itertools.pairwise(ordered))
+        if abs(b.rating - a.rating) <= max(allowed(a), allowed(b))
+    ]
+    candidates.sort()
+    used: set[int] = set()
+    pairs: list[tuple[QueueEntry, QueueEntry]] = []
+    for _, i in candidates:
+        if i in used or i + 1 in used:
+            continue
+        used.update((i, i + 1))
+        a, b = ordered[i], ordered[i + 1]
+        pairs.append((a, b) if (a.since_ms, a.player_id) <= (b.since_ms, b.player_id) else (b, a))
+    return pairs

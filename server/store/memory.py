@@ -1,0 +1,347 @@
+"""The embedded store: plain dicts in this process, so ``gomoku-server`` runs
+with no setup. Atomicity comes from asyncio itself: no method awaits between
+reading and writing, so no other coroutine can interleave. Ratings and finished
+games come from :class:`~server.store.archive.MemoryArchive`."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from server.store.archive import MemoryArchive
+from server.store.base import (
+    KEEP_DEADLINE,
+    CommitResult,
+    Conflict,
+    LobbyChange,
+    Outage,
+    PlayerInbox,
+    PlayerMessage,
+    QueueEntry,
+    RoomRecord,
+    Store,
+    StoredEvent,
+    pair_queue,
+)
+
+_CLOSED = None  # queue sentinel: the store closed
+_T = TypeVar("_T")
+
+
+@dataclass
+class _Room:
+    version: int
+    state: bytes
+    seq: int = 0
+    log: deque[StoredEvent] = field(default_factory=deque)
+    followers: set[asyncio.Queue[StoredEvent | None]] = field(default_factory=set)
+    expires_at: float | None = None
+
+
+def _now_ms() -> float:
+    return time.time() * 1000
+
+
+class MemoryStore(MemoryArchive, Store):
+    """Everything in dicts. ``max_events`` caps each room's log (older events
+    are trimmed, and readers of them get a snapshot instead)."""
+
+    def __init__(self, *, max_events: int = 2000) -> None:
+        MemoryArchive.__init__(self)
+        self.max_events = max_events
+        self._beat: int | None = None
+        self._outage: Outage | None = None
+        self._rooms: dict[str, _Room] = {}
+        self._deadlines: dict[str, int] = {}
+        self._lobby: dict[str, bytes] = {}
+        self._lobby_followers: set[asyncio.Queue[LobbyChange | None]] = set()
+        self._sessions: dict[str, bytes] = {}
+        self._player_rooms: dict[str, set[str]] = {}
+        self._invites: dict[str, str] = {}
+        self._inboxes: set[_MemoryInbox] = set()
+        self._queues: dict[str, dict[str, QueueEntry]] = {}
+
+    async def close(self) -> None:
+        for room in self._rooms.values():
+            for q in room.followers:
+                q.put_nowait(_CLOSED)
+        for lq in self._lobby_followers:
+            lq.put_nowait(_CLOSED)
+        for inbox in self._inboxes:
+            inbox.queue.put_nowait(_CLOSED)
+
+    # -- rooms -----------------------------------------------------------------
+
+    def _room(self, room_id: str) -> _Room | None:
+        room = self._rooms.get(room_id)
+        if room is not None and room.expires_at is not None and room.expires_at <= _now_ms():
+            self._drop_room(room_id)
+            return None
+        return room
+
+    def _drop_room(self, room_id: str) -> None:
+        room = self._rooms.pop(room_id, None)
+        self._deadlines.pop(room_id, None)
+        if room is not None:
+            for q in room.followers:
+                q.put_nowait(_CLOSED)
+
+    def purge_expired(self) -> int:
+        """Drop expired rooms now (the server calls this now and then); how many."""
+        now = _now_ms()
+        gone = [r for r, room in self._rooms.items() if room.expires_at and room.expires_at <= now]
+        for room_id in gone:
+            self._drop_room(room_id)
+        return len(gone)
+
+    def room_count(self) -> int:
+        return len(self._rooms)
+
+    async def load_room(self, room_id: str) -> RoomRecord | None:
+        room = self._room(room_id)
+        return None if room is None else RoomRecord(room.version, room.seq, room.state)
+
+    async def commit(
+        self,
+        room_id: str,
+        expected_version: int,
+        state: bytes,
+        events: Sequence[bytes] = (),
+        *,
+        deadline_ms: int | None = KEEP_DEADLINE,
+    ) -> CommitResult:
+        room = self._room(room_id)
+        if expected_version == 0:
+            if room is not None:
+                raise Conflict(f"room {room_id} already exists")
+            room = self._rooms[room_id] = _Room(version=0, state=state)
+        elif room is None or room.version != expected_version:
+            found = None if room is None else room.version
+            raise Conflict(f"room {room_id}: expected version {expected_version}, found {found}")
+        room.version += 1
+        room.state = state
+        first = room.seq + 1
+        for data in events:
+            room.seq += 1
+            entry = StoredEvent(room.seq, data)
+            room.log.append(entry)
+            for q in room.followers:
+                q.put_nowait(entry)
+        while len(room.log) > self.max_events:
+            room.log.popleft()
+        if deadline_ms is None:
+            self._deadlines.pop(room_id, None)
+        elif deadline_ms != KEEP_DEADLINE:
+            self._deadlines[room_id] = deadline_ms
+        return CommitResult(room.version, first, room.seq)
+
+    async def read_events(self, room_id: str, after_seq: int) -> list[StoredEvent] | None:
+        room = self._room(room_id)
+        if room is None:
+            return None
+        if after_seq >= room.seq:
+            return []
+        oldest = room.log[0].seq if room.log else room.seq + 1
+        if after_seq + 1 < oldest:
+            return None
+        return [e for e in room.log if e.seq > after_seq]
+
+    @asynccontextmanager
+    async def _follow_room(
+        self, room_id: str, after_seq: int
+    ) -> AsyncIterator[AsyncIterator[StoredEvent]]:
+        queue: asyncio.Queue[StoredEvent | None] = asyncio.Queue()
+        room = self._room(room_id)
+        if room is None:
+            queue.put_nowait(_CLOSED)
+        else:
+            for entry in room.log:
+                if entry.seq > after_seq:
+                    queue.put_nowait(entry)
+            room.followers.add(queue)
+        try:
+            yield _drain(queue)
+        finally:
+            if room is not None:
+                room.followers.discard(queue)
+
+    def subscribe_room(
+        self, room_id: str, after_seq: int
+    ) -> AbstractAsyncContextManager[AsyncIterator[StoredEvent]]:
+        return self._follow_room(room_id, after_seq)
+
+    async def expire_room(self, room_id: str, ttl_ms: int) -> None:
+        room = self._rooms.get(room_id)
+        if room is not None:
+            room.expires_at = _now_ms() + ttl_ms
+
+    # -- clock deadlines -------------------------------------------------------
+
+    async def set_deadline(self, room_id: str, deadline_ms: int | None) -> None:
+        if deadline_ms is None:
+            self._deadlines.pop(room_id, None)
+        elif room_id in self._rooms:
+            self._deadlines[room_id] = deadline_ms
+
+    async def claim_due(self, now_ms: int, lease_ms: int, limit: int = 100) -> list[str]:
+        due = sorted((d, r) for r, d in self._deadlines.items() if d <= now_ms)[:limit]
+        for _, room_id in due:
+            self._deadlines[room_id] = now_ms + lease_ms
+        return [room_id for _, room_id in due]
+
+    async def beat(self, now_ms: int, gap_ms: int) -> Outage | None:
+        previous = self._beat
+        if previous is None or now_ms > previous:
+            self._beat = now_ms
+        if previous is not None and now_ms - previous > gap_ms:
+            self._outage = Outage(previous, now_ms)
+        return self._outage
+
+    def deadline(self, room_id: str) -> int | None:
+        """The room's current deadline (for tests and introspection)."""
+        return self._deadlines.get(room_id)
+
+    # -- lobby -----------------------------------------------------------------
+
+    def _tell_lobby(self, change: LobbyChange) -> None:
+        for q in self._lobby_followers:
+            q.put_nowait(change)
+
+    async def lobby_put(self, room_id: str, summary: bytes) -> None:
+        self._lobby[room_id] = summary
+        self._tell_lobby(LobbyChange(room_id, summary))
+
+    async def lobby_remove(self, room_id: str) -> None:
+        if self._lobby.pop(room_id, None) is not None:
+            self._tell_lobby(LobbyChange(room_id, None))
+
+    async def lobby_list(self) -> dict[str, bytes]:
+        return dict(self._lobby)
+
+    @asynccontextmanager
+    async def _follow_lobby(self) -> AsyncIterator[AsyncIterator[LobbyChange]]:
+        queue: asyncio.Queue[LobbyChange | None] = asyncio.Queue()
+        self._lobby_followers.add(queue)
+        try:
+            yield _drain(queue)
+        finally:
+            self._lobby_followers.discard(queue)
+
+    def subscribe_lobby(self) -> AbstractAsyncContextManager[AsyncIterator[LobbyChange]]:
+        return self._follow_lobby()
+
+    # -- sessions, seats and invites ------------------------------------------
+
+    async def put_session(self, token_hash: str, data: bytes) -> None:
+        self._sessions[token_hash] = data
+
+    async def get_session(self, token_hash: str) -> bytes | None:
+        return self._sessions.get(token_hash)
+
+    async def delete_session(self, token_hash: str) -> None:
+        self._sessions.pop(token_hash, None)
+
+    async def add_player_room(self, player_id: str, room_id: str) -> None:
+        self._player_rooms.setdefault(player_id, set()).add(room_id)
+
+    async def remove_player_room(self, player_id: str, room_id: str) -> None:
+        rooms = self._player_rooms.get(player_id)
+        if rooms is not None:
+            rooms.discard(room_id)
+
+    async def player_rooms(self, player_id: str) -> list[str]:
+        return sorted(r for r in self._player_rooms.get(player_id, ()) if self._room(r))
+
+    async def put_invite(self, code: str, room_id: str) -> bool:
+        if code in self._invites and self._room(self._invites[code]) is not None:
+            return False
+        self._invites[code] = room_id
+        return True
+
+    async def get_invite(self, code: str) -> str | None:
+        room_id = self._invites.get(code)
+        return room_id if room_id is not None and self._room(room_id) is not None else None
+
+    # -- player messages -------------------------------------------------------
+
+    async def publish_player(self, player_id: str, data: bytes) -> None:
+        message = PlayerMessage(player_id, data)
+        for inbox in self._inboxes:
+            if player_id in inbox.players:
+                inbox.queue.put_nowait(message)
+
+    @asynccontextmanager
+    async def _inbox(self) -> AsyncIterator[PlayerInbox]:
+        inbox = _MemoryInbox()
+        self._inboxes.add(inbox)
+        try:
+            yield inbox
+        finally:
+            self._inboxes.discard(inbox)
+
+    def subscribe_players(self) -> AbstractAsyncContextManager[PlayerInbox]:
+        return self._inbox()
+
+    # -- matchmaking -------------------------------------------------------------
+
+    async def queue_add(self, queue: str, entry: QueueEntry) -> bool:
+        waiting = self._queues.setdefault(queue, {})
+        if entry.player_id in waiting:
+            return False
+        waiting[entry.player_id] = entry
+        return True
+
+    async def queue_remove(self, queue: str, player_id: str) -> bool:
+        waiting = self._queues.get(queue)
+        if waiting is None or waiting.pop(player_id, None) is None:
+            return False
+        if not waiting:
+            del self._queues[queue]
+        return True
+
+    async def queue_entries(self, queue: str) -> list[QueueEntry]:
+        return sorted(self._queues.get(queue, {}).values(), key=lambda e: (e.rating, e.since_ms))
+
+    async def queue_names(self) -> list[str]:
+        return sorted(self._queues)
+
+    async def queue_pair(
+        self, queue: str, now_ms: int, *, base_gap: float, gap_per_second: float
+    ) -> list[tuple[QueueEntry, QueueEntry]]:
+        waiting = self._queues.get(queue)
+        if not waiting:
+            return []
+        pairs = pair_queue(
+            list(waiting.values()), now_ms, base_gap=base_gap, gap_per_second=gap_per_second
+        )
+        for a, b in pairs:
+            del waiting[a.player_id]
+            del waiting[b.player_id]
+        if not waiting:
+            del self._queues[queue]
+        return pairs
+
+
+class _MemoryInbox(PlayerInbox):
+    def __init__(self) -> None:
+        self.players: set[str] = set()
+        self.queue: asyncio.Queue[PlayerMessage | None] = asyncio.Queue()
+
+    async def add(self, player_id: str) -> None:
+        self.players.add(player_id)
+
+    async def remove(self, player_id: str) -> None:
+        self.players.discard(player_id)
+
+    def __aiter__(self) -> AsyncIterator[PlayerMessage]:
+        return _drain(self.queue)
+
+
+async def _drain(queue: asyncio.Queue[_T | None]) -> AsyncIterator[_T]:
+    while (item := await queue.get()) is not None:
+        yield item

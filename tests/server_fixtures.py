@@ -1,0 +1,196 @@
+"""A real server on 127.0.0.1 (a free port) and a small protocol client for tests.
+
+Fixtures: ``server`` (a running :class:`GomokuServer` with short timings),
+``make_server`` (start one with a custom :class:`ServerConfig`) and
+``connect`` (open a :class:`TestClient`; closed at teardown). Everything goes
+through :mod:`protocol`: the client encodes and decodes real frames.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
+
+import msgspec
+import pytest
+from websockets.asyncio.client import ClientConnection
+from websockets.asyncio.client import connect as ws_connect
+
+from protocol import messages as m
+from protocol.codec import decode_server, encode
+from protocol.events import GameStarted, PlayerJoined, RoomEvent
+from server.app import GomokuServer
+from server.config import ConnectionLimits, Matchmaking, ServerConfig, Timers
+from server.game import GameRules
+from server.store import Store
+
+RECV_TIMEOUT_S = 5.0
+M = TypeVar("M", bound=msgspec.Struct)
+E = TypeVar("E", bound=msgspec.Struct)
+
+
+def make_config(**overrides: Any) -> ServerConfig:
+    """Short timings so clocks, pairing and keepalive finish within a test."""
+    base = ServerConfig(
+        host="127.0.0.1",
+        port=0,
+        limits=ConnectionLimits(ping_interval_s=None, ping_timeout_s=None),
+        game=GameRules(grace_ms=60_000, takeback_cooldown_ms=5_000),
+        matchmaking=Matchmaking(interval_s=0.05),
+        timers=Timers(tick_interval_s=0.02),
+    )
+    return dataclasses.replace(base, **overrides)
+
+
+class TestClient:
+    """One WebSocket speaking the protocol, with helpers that wait for replies."""
+
+    __test__ = False  # not a test class, despite the name
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+        self.player = ""
+        self.token = ""
+        self.welcome: m.Welcome | None = None
+        self._next_id = 0
+
+    async def send(self, message: msgspec.Struct) -> None:
+        await self.ws.send(encode(message))
+
+    async def send_raw(self, data: bytes | str) -> None:
+        await self.ws.send(data)
+
+    async def recv(self, wait_s: float = RECV_TIMEOUT_S) -> m.ServerMessage:
+        data = await asyncio.wait_for(self.ws.recv(), wait_s)
+        return decode_server(data)
+
+    async def expect(self, kind: type[M], wait_s: float = RECV_TIMEOUT_S) -> M:
+        """The next message, which must be of type ``kind``."""
+        message = await self.recv(wait_s)
+        assert isinstance(message, kind), f"expected {kind.__name__}, got {message!r}"
+        return message
+
+    async def expect_error(self, code: str) -> m.Error:
+        error = await self.expect(m.Error)
+        assert error.code == code, error
+        return error
+
+    async def event(self, kind: type[E], room: str | None = None) -> E:
+        """The next message, which must be an ``event`` carrying ``kind``."""
+        envelope = await self.expect(m.Event)
+        assert room is None or envelope.room == room
+        assert isinstance(envelope.event, kind), f"expected {kind.__name__}, got {envelope!r}"
+        return envelope.event
+
+    async def until(self, predicate: Callable[[m.ServerMessage], bool]) -> m.ServerMessage:
+        """Skip messages until one satisfies ``predicate``."""
+        while True:
+            message = await self.recv()
+            if predicate(message):
+                return message
+
+    async def until_event(self, kind: type[E]) -> E:
+        """Skip messages until an event of type ``kind`` arrives."""
+        message = await self.until(lambda x: isinstance(x, m.Event) and isinstance(x.event, kind))
+        assert isinstance(message, m.Event)
+        event = message.event
+        assert isinstance(event, kind)
+        return event
+
+    async def events(self, count: int) -> list[tuple[int, RoomEvent]]:
+        """The next ``count`` messages, all events: (seq, event)."""
+        out = []
+        for _ in range(count):
+            envelope = await self.expect(m.Event)
+            out.append((envelope.seq, envelope.event))
+        return out
+
+    async def silent(self, seconds: float = 0.1) -> None:
+        """Assert that nothing arrives for a while."""
+        try:
+            message = await self.recv(seconds)
+        except TimeoutError:
+            return
+        raise AssertionError(f"unexpected message {message!r}")
+
+    async def hello(self, name: str, token: str | None = None) -> m.Welcome:
+        await self.send(m.Hello(name=name, token=token))
+        welcome = await self.expect(m.Welcome)
+        self.player, self.token, self.welcome = welcome.player, welcome.token, welcome
+        return welcome
+
+    async def create(self, **fields: Any) -> m.Snapshot:
+        await self.send(m.CreateRoom(**fields))
+        return await self.expect(m.Snapshot)
+
+    async def join(self, room: str, role: str = "player") -> m.Snapshot:
+        await self.send(m.Join(room=room, role=role))  # type: ignore[arg-type]
+        return await self.expect(m.Snapshot)
+
+    async def move(self, room: str, point: str) -> None:
+        await self.send(m.Move(room=room, point=point))
+
+
+Connect = Callable[..., Awaitable[TestClient]]
+
+
+@pytest.fixture
+async def make_server() -> AsyncIterator[Callable[..., Awaitable[GomokuServer]]]:
+    """Start servers with custom settings; all are stopped at teardown."""
+    started: list[GomokuServer] = []
+
+    async def start(
+        config: ServerConfig | None = None, *, store: Store | None = None, **overrides: Any
+    ) -> GomokuServer:
+        server = GomokuServer(config or make_config(**overrides), store=store)
+        await server.start()
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        await server.stop()
+
+
+@pytest.fixture
+async def server(make_server: Callable[..., Awaitable[GomokuServer]]) -> GomokuServer:
+    """A running server with test timings on a free 127.0.0.1 port."""
+    return await make_server()
+
+
+@pytest.fixture
+async def connect(server: GomokuServer) -> AsyncIterator[Connect]:
+    """Open clients to ``server`` (or another server passed in); closed at teardown."""
+    clients: list[TestClient] = []
+
+    async def open_client(
+        name: str | None = None, *, to: GomokuServer | None = None, **kwargs: Any
+    ) -> TestClient:
+        target = to or server
+        ws = await ws_connect(
+            f"ws://127.0.0.1:{target.port}/", compression=None, max_size=1 << 20, **kwargs
+        )
+        client = TestClient(ws)
+        clients.append(client)
+        if name is not None:
+            await client.hello(name)
+        return client
+
+    yield open_client
+    for client in clients:
+        await client.ws.close()
+
+
+async def seated_pair(connect: Connect, **room: Any) -> tuple[TestClient, TestClient, str]:
+    """Alice creates a room as Black, Bob joins as White; both have seen the start."""
+    alice = await connect("alice")
+    bob = await connect("bob")
+    snap = await alice.create(seat="black", **room)
+    room_id = snap.room.id
+    await bob.join(room_id)
+    # Alice sees Bob join and the game start; Bob's snapshot already holds both.
+    await alice.event(PlayerJoined)
+    await alice.event(GameStarted)
+    return alice, bob, room_id

@@ -1,0 +1,116 @@
+"""Operating the server: health and metrics over HTTP, the CLI, clean shutdown on SIGTERM."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+from server_fixtures import Connect, seated_pair
+from websockets.asyncio.client import connect as ws_connect
+from websockets.exceptions import ConnectionClosed
+
+from protocol import messages as m
+from protocol.codec import decode_server, encode
+from protocol.events import Moved
+from server.app import GomokuServer
+from server.cli import join_addresses, lan_address
+
+
+async def http_get(port: int, path: str) -> tuple[int, str, str]:
+    """A plain HTTP GET on the server's port: (status, content type, body)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode())
+    await writer.drain()
+    raw = await reader.read()
+    writer.close()
+    head, _, body = raw.partition(b"\r\n\r\n")
+    lines = head.decode().split("\r\n")
+    headers = dict(line.split(": ", 1) for line in lines[1:])
+    return int(lines[0].split()[1]), headers.get("Content-Type", ""), body.decode()
+
+
+async def test_healthz_and_metrics(server: GomokuServer, connect: Connect) -> None:
+    """GET /healthz answers ok; /metrics counts connections, rooms, games, moves and errors."""
+    status, _, body = await http_get(server.port, "/healthz")
+    assert (status, body) == (200, "ok\n")
+    alice, bob, room = await seated_pair(connect)
+    await alice.move(room, "h8")
+    await bob.event(Moved, room)
+    await bob.move(room, "h8")
+    await bob.expect_error("occupied")
+    status, ctype, text = await http_get(server.port, "/metrics")
+    assert status == 200
+    assert ctype.startswith("text/plain")
+    values = dict(re.findall(r"^(gomoku_\w+(?:\{[^}]*\})?) (\d+)$", text, re.MULTILINE))
+    assert values["gomoku_connections"] == "2"
+    assert values["gomoku_rooms"] == "1"
+    assert values["gomoku_games_started_total"] == "1"
+    assert values["gomoku_moves_total"] == "1"
+    assert values['gomoku_errors_total{code="occupied"}'] == "1"
+    assert values["gomoku_errors_internal_total"] == "0"
+    assert "# TYPE gomoku_moves_total counter" in text
+
+
+def test_join_addresses_include_lan_and_loopback() -> None:
+    """Listening on all interfaces advertises the LAN address (if any) and 127.0.0.1."""
+    urls = join_addresses("0.0.0.0", 8765)
+    assert "ws://127.0.0.1:8765" in urls
+    lan = lan_address()
+    if lan is not None:
+        assert urls[0] == f"ws://{lan}:8765"
+    assert join_addresses("10.1.2.3", 9000) == ["ws://10.1.2.3:9000"]
+
+
+async def test_sigterm_closes_clients_with_1001() -> None:
+    """A real gomoku-server process: prints its addresses, serves a game, and on
+    SIGTERM closes connections with 1001 and exits 0."""
+    script = shutil.which("gomoku-server", path=str(Path(sys.executable).parent))
+    assert script is not None, "gomoku-server is not installed in this environment"
+    proc = await asyncio.create_subprocess_exec(
+        script,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--bots",
+        "0",
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        assert proc.stdout is not None
+        banner = (await asyncio.wait_for(proc.stdout.readline(), 20)).decode()
+        port = int(re.search(r"port (\d+)", banner).group(1))  # type: ignore[union-attr]
+        urls = (await proc.stdout.readline()).decode()
+        assert f"ws://127.0.0.1:{port}" in urls
+        async with ws_connect(f"ws://127.0.0.1:{port}", compression=None) as ws:
+            await ws.send(encode(m.Hello(name="alice")))
+            assert isinstance(decode_server(await ws.recv()), m.Welcome)
+            await ws.send(encode(m.CreateRoom()))
+            assert isinstance(decode_server(await ws.recv()), m.Snapshot)
+            proc.send_signal(signal.SIGTERM)
+            with pytest.raises(ConnectionClosed) as closed:
+                await asyncio.wait_for(ws.recv(), 10)
+            assert closed.value.rcvd is not None
+            assert closed.value.rcvd.code == 1001
+        assert await asyncio.wait_for(proc.wait(), 10) == 0
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+
+
+async def test_compression_is_never_negotiated(server: GomokuServer) -> None:
+    """A client offering permessage-deflate gets an uncompressed connection."""
+    async with ws_connect(f"ws://127.0.0.1:{server.port}", compression="deflate") as ws:
+        assert ws.response is not None
+        assert "Sec-WebSocket-Extensions" not in ws.response.headers
+        await ws.send(encode(m.Hello(name="alice")))
+        assert isinstance(decode_server(await ws.recv()), m.Welcome)

@@ -1,0 +1,200 @@
+"""When the store or every server is gone for a while: players get `unavailable` (and the
+connection stays usable), and clocks do not charge the side to move for the outage."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import urllib.error
+import urllib.request
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+
+import pytest
+from redis_fixtures import RedisServer
+from server_fixtures import Connect, TestClient
+from test_server_processes import ServerProcess
+from websockets.asyncio.client import connect as ws_connect
+
+from engine import Opening, Rule
+from protocol import messages as m
+from protocol.events import GameStarted, Moved, PlayerJoined
+from protocol.values import Clocks, TimeControl
+from server import game
+from server.app import GomokuServer
+from server.game import GameRules, apply
+from server.outage import give_back
+from server.room import Room, Seat
+from server.store import Outage
+from server.store.redis import RedisStore
+
+MakeServer = Callable[..., Awaitable[GomokuServer]]
+RULES = GameRules()
+BASE_MS = 3_000
+OUTAGE_S = 3.5  # longer than the side to move has left: without the grace they would lose
+
+
+def _timed_room(now: int) -> Room:
+    """A started 10+0 room where both players moved once at ``now``: Black's clock runs."""
+    room = game.new_room(
+        "r-1",
+        rule=Rule.FREESTYLE,
+        size=15,
+        opening=Opening.FREE,
+        time=TimeControl(base_ms=10_000, inc_ms=0),
+        rated=False,
+        private=False,
+        code=None,
+        now_ms=now,
+    )
+    for player in ("p-a", "p-b"):
+        room = apply(room, game.Join(Seat(id=player, name=player)), now, RULES).room
+    room = apply(room, game.Move("p-a", "h8"), now, RULES).room
+    return apply(room, game.Move("p-b", "a1"), now, RULES).room
+
+
+def test_outage_time_is_given_back_once_and_bounded() -> None:
+    """The running clock gets back the part of an outage it ran through, at most the cap,
+    once; a disconnected player's claim countdown too; a clock started later gets nothing."""
+    room = _timed_room(0)
+    assert give_back(room, Outage(1_000, 6_000), cap_ms=60_000)
+    assert room.remaining_ms(0, 7_000) == 10_000 - 2_000  # 7 s passed, 5 s of them an outage
+    assert not give_back(room, Outage(1_000, 6_000), cap_ms=60_000)  # each outage once
+    assert room.remaining_ms(0, 7_000) == 8_000
+
+    capped = _timed_room(0)
+    assert give_back(capped, Outage(1_000, 30_000), cap_ms=4_000)
+    assert capped.deadline_ms() == 4_000 + 10_000
+
+    later = _timed_room(7_000)
+    assert not give_back(later, Outage(1_000, 6_000), cap_ms=60_000)
+    assert later.deadline_ms() == 17_000
+
+    away = _timed_room(0)
+    away = apply(away, game.SetPresence("p-b", False), 500, RULES).room
+    assert give_back(away, Outage(1_000, 6_000), cap_ms=60_000)
+    seat = away.seats[1]
+    assert seat is not None
+    assert seat.offline_since_ms == 500 + 5_000
+
+
+def _healthz(port: int) -> int:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as reply:
+            return int(reply.status)
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+async def _healthy(port: int) -> None:
+    for _ in range(200):
+        if await asyncio.to_thread(_healthz, port) == 200:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("/healthz stayed unhealthy")
+
+
+async def _moved(client: TestClient) -> Moved:
+    return await client.until_event(Moved)
+
+
+async def _timed_game(alice: TestClient, bob: TestClient) -> tuple[str, Clocks]:
+    """Alice (Black) and Bob play h8 a1 in a 3+0 game: Black's clock runs."""
+    snap = await alice.create(seat="black", time=TimeControl(base_ms=BASE_MS, inc_ms=0))
+    room = snap.room.id
+    await bob.join(room)
+    await alice.event(PlayerJoined, room)
+    await alice.event(GameStarted, room)
+    for client, point in ((alice, "h8"), (bob, "a1")):
+        await client.move(room, point)
+        for watcher in (alice, bob):
+            moved = await _moved(watcher)
+    assert moved.clocks is not None
+    return room, moved.clocks
+
+
+async def test_store_outage_gives_unavailable_then_play_resumes_fairly(
+    make_server: MakeServer, connect: Connect, persistent_redis: RedisServer
+) -> None:
+    """Redis goes away mid-game for longer than Black has left: requests get `unavailable`
+    on a connection that stays open; once Redis is back, Black moves with the time they
+    had, not flagged for the outage."""
+    server = await make_server(store=RedisStore(persistent_redis.url, poll_interval_s=0.2))
+    alice = await connect("alice", to=server)
+    bob = await connect("bob", to=server)
+    room, _ = await _timed_game(alice, bob)
+
+    persistent_redis.stop(kill=True)
+    await alice.send(m.Move(room=room, point="h9", id=7))
+    refused = await alice.expect(m.Error, wait_s=20)
+    assert (refused.code, refused.re, refused.room) == ("unavailable", 7, room)
+    await alice.send(m.GetProfile(id=8))
+    assert (await alice.expect_error("unavailable")).re == 8
+    await asyncio.sleep(OUTAGE_S)
+    persistent_redis.start()
+    await _healthy(server.port)
+
+    await alice.move(room, "h9")
+    moved = await _moved(alice)
+    assert moved.point == "h9"
+    assert moved.clocks is not None
+    assert moved.clocks.black_ms > BASE_MS - 1_500  # the outage was not charged
+    assert (await _moved(bob)).point == "h9"
+
+
+@pytest.fixture
+def lone_process(redis_url: str, tmp_path: Path) -> Iterator[ServerProcess]:
+    """One `gomoku-server --redis` process (so nobody else serves while it is down)."""
+    process = ServerProcess(redis_url, tmp_path / "server.log")
+    try:
+        process.start()
+        yield process
+    finally:
+        process.stop()
+
+
+async def test_killed_server_restarts_without_charging_the_outage(
+    lone_process: ServerProcess,
+) -> None:
+    """The only server is killed with SIGKILL while Black's clock runs and comes back after
+    longer than Black had left: both players resume with their tokens and Black moves,
+    not flagged, with about the time they had."""
+    opened: list[TestClient] = []
+
+    async def client(name: str, token: str | None = None) -> TestClient:
+        ws = await ws_connect(f"ws://127.0.0.1:{lone_process.port}/", compression=None)
+        opened.append(TestClient(ws))
+        await opened[-1].hello(name, token)
+        return opened[-1]
+
+    try:
+        alice, bob = await client("alice"), await client("bob")
+        room, clocks = await _timed_game(alice, bob)
+        lone_process.stop(signal.SIGKILL)
+        await asyncio.sleep(OUTAGE_S)
+        await asyncio.to_thread(lone_process.start)
+
+        back = {}
+        for old in (alice, bob):
+            new = await client(old.welcome.name if old.welcome else "?", old.token)
+            assert new.welcome is not None
+            welcome = new.welcome
+            assert (new.player, welcome.resumed, welcome.rooms) == (old.player, True, [room])
+            snap = await _ask_snapshot(new, room)
+            assert snap.room.state == "playing"
+            back[old.player] = new
+        alice, bob = back[alice.player], back[bob.player]
+        await alice.move(room, "h9")
+        moved = await _moved(alice)
+        assert moved.point == "h9"
+        assert moved.clocks is not None
+        assert moved.clocks.black_ms > clocks.black_ms - 1_500
+        assert (await _moved(bob)).point == "h9"
+    finally:
+        for c in opened:
+            await c.ws.close()
+
+
+async def _ask_snapshot(client: TestClient, room: str) -> m.Snapshot:
+    await client.send(m.Join(room=room))
+    return await client.until(lambda x: isinstance(x, m.Snapshot))  # type: ignore[return-value]

@@ -1,0 +1,112 @@
+"""Servers on the Redis store, over real WebSockets: two instances sharing one Redis
+play one game, and a Redis restart mid-game does not end it."""
+
+from __future__ import annotations
+
+import asyncio
+import urllib.error
+import urllib.request
+from collections.abc import Awaitable, Callable
+
+from redis_fixtures import RedisServer
+from server_fixtures import Connect, TestClient
+
+from protocol import messages as m
+from protocol.events import GameOver, GameStarted, Moved, PlayerJoined
+from server.app import GomokuServer
+from server.store.redis import RedisStore
+
+MakeServer = Callable[..., Awaitable[GomokuServer]]
+
+
+async def _redis_server(make_server: MakeServer, url: str) -> GomokuServer:
+    return await make_server(store=RedisStore(url, poll_interval_s=0.2))
+
+
+async def _moved(client: TestClient, room: str) -> tuple[int, str]:
+    message = await client.until(lambda x: isinstance(x, m.Event) and isinstance(x.event, Moved))
+    assert isinstance(message, m.Event)
+    assert message.room == room
+    assert isinstance(message.event, Moved)
+    return message.seq, message.event.point
+
+
+async def test_two_instances_play_one_game_with_spectators_on_both(
+    make_server: MakeServer, connect: Connect, redis_url: str
+) -> None:
+    """Alice on instance A and Bob on instance B play a whole game; a spectator on each
+    instance sees every move, with the same sequence numbers, in order."""
+    a = await _redis_server(make_server, redis_url)
+    b = await _redis_server(make_server, redis_url)
+    alice = await connect("alice", to=a)
+    bob = await connect("bob", to=b)
+    snap = await alice.create(seat="black")
+    room = snap.room.id
+    await bob.join(room)
+    await alice.event(PlayerJoined, room)
+    await alice.event(GameStarted, room)
+    watchers = [await connect("carol", to=a), await connect("dave", to=b)]
+    for watcher in watchers:
+        await watcher.join(room, "spectator")
+    moves = ["h8", "a1", "h9", "a2", "h10", "a3", "h11", "a4", "h12"]
+    seen: dict[str, list[tuple[int, str]]] = {c.player: [] for c in [alice, bob, *watchers]}
+    for i, point in enumerate(moves):
+        await (alice if i % 2 == 0 else bob).move(room, point)
+        for client in [alice, bob, *watchers]:
+            seen[client.player].append(await _moved(client, room))
+    for client in [alice, bob, *watchers]:
+        over = await client.until_event(GameOver)
+        assert (over.winner, over.reason) == ("black", "five")
+    sequences = list(seen.values())
+    assert all(s == sequences[0] for s in sequences)
+    assert [point for _, point in sequences[0]] == moves
+    seqs = [seq for seq, _ in sequences[0]]
+    assert seqs == sorted(seqs)
+
+
+def _healthz(port: int) -> int:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as reply:
+            return int(reply.status)
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+async def test_game_survives_a_redis_restart(
+    make_server: MakeServer, connect: Connect, persistent_redis: RedisServer
+) -> None:
+    """redis-server is killed mid-game: /healthz turns 503; once Redis is back (from its
+    append-only file) /healthz is 200 again and the game goes on to its end."""
+    server = await _redis_server(make_server, persistent_redis.url)
+    alice = await connect("alice", to=server)
+    bob = await connect("bob", to=server)
+    snap = await alice.create(seat="black")
+    room = snap.room.id
+    await bob.join(room)
+    await alice.event(PlayerJoined, room)
+    await alice.event(GameStarted, room)
+    for i, point in enumerate(["h8", "a1", "h9", "a2"]):
+        await (alice if i % 2 == 0 else bob).move(room, point)
+        for client in (alice, bob):
+            assert (await _moved(client, room))[1] == point
+
+    persistent_redis.stop(kill=True)
+    assert await asyncio.to_thread(_healthz, server.port) == 503
+    await alice.move(room, "h10")  # refused with an error frame, not left hanging
+    error = await alice.expect(m.Error, wait_s=20)
+    assert error.room == room
+    persistent_redis.start()
+    for _ in range(200):  # healthy again once pub/sub reconnected (backoff <= 1 s)
+        if await asyncio.to_thread(_healthz, server.port) == 200:
+            break
+        await asyncio.sleep(0.05)
+    else:
+        raise AssertionError("/healthz stayed unhealthy after redis came back")
+
+    for i, point in enumerate(["h10", "a3", "h11", "a4", "h12"]):
+        await (alice if i % 2 == 0 else bob).move(room, point)
+        for client in (alice, bob):
+            assert (await _moved(client, room))[1] == point
+    for client in (alice, bob):
+        over = await client.until_event(GameOver)
+        assert (over.winner, over.reason) == ("black", "five")

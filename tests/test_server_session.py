@@ -1,0 +1,270 @@
+"""Sessions, resume, presence, lobby, private rooms, quick match and clocks over the wire."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+
+from server_fixtures import Connect, make_config, seated_pair
+
+from engine import Rule
+from protocol import messages as m
+from protocol.events import (
+    ChatPosted,
+    GameOver,
+    GameStarted,
+    Moved,
+    PlayerJoined,
+    Presence,
+    SpectatorCount,
+)
+from protocol.values import TimeControl
+from server.app import GomokuServer
+from server.game import GameRules
+from server.store import MemoryStore
+
+MakeServer = Callable[..., Awaitable[GomokuServer]]
+
+
+async def test_resume_after_drop_misses_no_event(connect: Connect) -> None:
+    """A dropped player resumes with the token and gets every missed event, then live ones."""
+    alice, bob, room = await seated_pair(connect)
+    await alice.move(room, "h8")
+    await bob.event(Moved, room)
+    await bob.move(room, "a1")
+    seen = await bob.expect(m.Event)
+    last_seq = seen.seq
+    await alice.event(Moved, room)
+    await alice.event(Moved, room)
+    bob.ws.transport.abort()  # the network drops, no close handshake
+    offline = await alice.event(Presence, room)
+    assert (offline.player, offline.online, offline.deadline_ms) == (bob.player, False, 60_000)
+    await alice.move(room, "h9")
+    await alice.send(m.Chat(room=room, text="are you there?"))
+    await alice.event(Moved, room)
+    await alice.event(ChatPosted, room)
+
+    bob2 = await connect()
+    welcome = await bob2.hello("bob", token=bob.token)
+    assert (welcome.player, welcome.resumed, welcome.rooms) == (bob.player, True, [room])
+    online = await alice.event(Presence, room)
+    assert (online.player, online.online) == (bob.player, True)
+    await bob2.send(m.Resume(room=room, after=last_seq))
+    missed = await bob2.events(4)
+    assert [seq for seq, _ in missed] == list(range(last_seq + 1, last_seq + 5))
+    kinds = [type(event) for _, event in missed]
+    assert kinds == [Presence, Moved, ChatPosted, Presence]
+    await bob2.move(room, "a2")
+    live = await bob2.expect(m.Event)
+    assert live.seq == last_seq + 5
+    assert isinstance(live.event, Moved)
+
+
+async def test_bad_token_is_refused(connect: Connect) -> None:
+    """An unknown resume token is refused and the connection stays unidentified."""
+    stranger = await connect()
+    await stranger.send(m.Hello(name="eve", token="not-a-real-token"))
+    await stranger.expect_error("bad_token")
+    await stranger.send(m.Move(room="r-1", point="h8"))
+    await stranger.expect_error("not_hello")
+    welcome = await stranger.hello("eve")
+    assert not welcome.resumed
+
+
+async def test_resume_from_a_trimmed_log_gets_a_snapshot(
+    make_server: MakeServer, connect: Connect
+) -> None:
+    """Resuming from before the kept log sends a fresh snapshot instead of events."""
+    server = await make_server(store=MemoryStore(max_events=4))
+    alice = await connect("alice", to=server)
+    bob = await connect("bob", to=server)
+    room = (await alice.create(seat="black")).room.id
+    await bob.join(room)
+    for i, point in enumerate(["h8", "a1", "h9", "a2", "h10"]):
+        await (alice if i % 2 == 0 else bob).move(room, point)
+        await bob.until_event(Moved)
+    await bob.send(m.Resume(room=room, after=3))  # events 4..8 kept? only the last 4
+    snap = await bob.expect(m.Snapshot)
+    assert snap.room.moves == ["h8", "a1", "h9", "a2", "h10"]
+    assert snap.room.seq == 8
+    await bob.send(m.Resume(room=room, after=6))
+    replay = await bob.events(2)
+    assert [seq for seq, _ in replay] == [7, 8]
+
+
+async def test_presence_grace_then_claim(make_server: MakeServer, connect: Connect) -> None:
+    """After the grace period the remaining player may claim the win."""
+    server = await make_server(game=GameRules(grace_ms=300))
+    alice = await connect("alice", to=server)
+    bob = await connect("bob", to=server)
+    room = (await alice.create(seat="black")).room.id
+    await bob.join(room)
+    await alice.event(PlayerJoined, room)
+    await alice.event(GameStarted, room)
+    await alice.send(m.Claim(room=room))
+    await alice.expect_error("not_claimable")
+    await bob.ws.close()
+    presence = await alice.event(Presence, room)
+    assert presence.deadline_ms == 300
+    await alice.send(m.Claim(room=room))
+    await alice.expect_error("not_claimable")
+    await asyncio.sleep(0.35)
+    await alice.send(m.Claim(room=room))
+    over = await alice.event(GameOver, room)
+    assert (over.winner, over.reason) == ("black", "abandon")
+
+
+async def test_lobby_lists_public_rooms_and_updates_live(connect: Connect) -> None:
+    """The lobby lists public rooms and sends changes while watched; private rooms stay out."""
+    alice = await connect("alice")
+    public = await alice.create(rule="renju", time=TimeControl(base_ms=300_000, inc_ms=3000))
+    hidden = await connect("hidden")
+    await hidden.create(private=True)
+    carol = await connect("carol")
+    await carol.send(m.LobbyWatch(on=True))
+    lobby = await carol.expect(m.Lobby)
+    assert [r.id for r in lobby.rooms] == [public.room.id]
+    summary = lobby.rooms[0]
+    assert (summary.rule, summary.state, summary.time) == (
+        "renju",
+        "waiting",
+        TimeControl(base_ms=300_000, inc_ms=3000),
+    )
+    bob = await connect("bob")
+    await bob.join(public.room.id)
+    changed = await carol.expect(m.LobbyRoom)
+    assert changed.room.state == "playing"
+    assert changed.room.players.white is not None
+    await bob.send(m.Resign(room=public.room.id))
+    gone = await carol.expect(m.LobbyGone)
+    assert gone.room == public.room.id
+    await carol.send(m.LobbyWatch(on=False))
+    await connect("dave")
+    await carol.silent()
+
+
+async def test_private_room_by_invite_code(connect: Connect) -> None:
+    """A private room is reached by its code only; its players see the code, others don't."""
+    alice = await connect("alice")
+    snap = await alice.create(private=True, seat="white")
+    code = snap.room.code
+    assert code is not None
+    bob = await connect("bob")
+    await bob.send(m.Join(room=snap.room.id))
+    await bob.expect_error("no_such_room")
+    await bob.send(m.Join(code="WRONG1"))
+    await bob.expect_error("no_such_room")
+    await bob.send(m.Join(code=code.lower()))
+    joined = await bob.expect(m.Snapshot)
+    assert joined.room.state == "playing"
+    assert joined.room.code == code
+    assert joined.room.players.black is not None
+    assert joined.room.players.black.id == bob.player
+    carol = await connect("carol")
+    await carol.send(m.Join(code=code, role="spectator"))
+    watching = await carol.expect(m.Snapshot)
+    assert watching.room.code is None
+
+
+async def test_quick_match_pairs_two_waiting_players(connect: Connect) -> None:
+    """Two players queueing for the same rule and time are put in one started room."""
+    alice = await connect("alice")
+    bob = await connect("bob")
+    loner = await connect("loner")
+    await alice.send(m.Unqueue())
+    await alice.expect_error("not_queued")
+    await loner.send(m.Queue(rule=Rule.RENJU))
+    await loner.expect(m.Queued)
+    await alice.send(m.Queue(rule=Rule.FREESTYLE, time=TimeControl(base_ms=60_000, inc_ms=0)))
+    queued = await alice.expect(m.Queued)
+    assert queued.rule == "freestyle"
+    await alice.send(m.Queue(rule=Rule.FREESTYLE))
+    await alice.expect_error("already_queued")
+    await bob.send(m.Queue(rule=Rule.FREESTYLE, time=TimeControl(base_ms=60_000, inc_ms=0)))
+    await bob.expect(m.Queued)
+    rooms = set()
+    for client in (alice, bob):
+        await client.expect(m.Unqueued)
+        snap = await client.expect(m.Snapshot)
+        assert snap.room.state == "playing"
+        assert snap.room.time == TimeControl(base_ms=60_000, inc_ms=0)
+        rooms.add(snap.room.id)
+        seated = {snap.room.players.black.id, snap.room.players.white.id}  # type: ignore[union-attr]
+        assert seated == {alice.player, bob.player}
+    assert len(rooms) == 1
+    await loner.silent(0.2)  # a different queue: still waiting
+    await loner.send(m.Unqueue())
+    await loner.expect(m.Unqueued)
+
+
+async def test_clock_runs_out_on_a_short_time_control(connect: Connect) -> None:
+    """With 300 ms on the clock, a player who does not move loses on time, unprompted."""
+    alice, bob, room = await seated_pair(connect, time=TimeControl(base_ms=300, inc_ms=0))
+    await alice.move(room, "h8")
+    moved = await bob.event(Moved, room)
+    assert moved.clocks is not None
+    assert moved.clocks.white_ms == 300
+    started = time.monotonic()
+    over = await bob.event(GameOver, room)
+    assert (over.winner, over.reason) == ("black", "timeout")
+    assert time.monotonic() - started >= 0.2
+    await bob.move(room, "a1")
+    await bob.expect_error("game_over")
+
+
+async def test_increment_is_added_after_each_move(connect: Connect) -> None:
+    """Remaining times come with every move and include the mover's increment."""
+    tc = TimeControl(base_ms=10_000, inc_ms=2_000)
+    alice, bob, room = await seated_pair(connect, time=tc)
+    await alice.move(room, "h8")
+    first = await alice.event(Moved, room)
+    assert first.clocks is not None
+    assert first.clocks.black_ms == 12_000  # no time used before the first stone
+    await asyncio.sleep(0.1)
+    await bob.move(room, "a1")
+    await alice.event(Moved, room)
+    second = await bob.until_event(Moved)
+    second = await bob.event(Moved, room)
+    assert second.clocks is not None
+    assert 11_000 <= second.clocks.white_ms <= 11_950
+
+
+async def test_spectator_leaving_updates_count(connect: Connect) -> None:
+    """A spectator who leaves (or disconnects) is no longer counted."""
+    alice, _bob, room = await seated_pair(connect)
+    carol = await connect("carol")
+    await carol.join(room, "spectator")
+    assert (await alice.event(SpectatorCount, room)).count == 1
+    await carol.send(m.Leave(room=room))
+    left = await carol.expect(m.Left)
+    assert left.room == room
+    assert (await alice.event(SpectatorCount, room)).count == 0
+
+
+def test_config_defaults_match_the_protocol() -> None:
+    """The default settings are the documented ones (port 8765, 60 s grace, 4 KiB frames)."""
+    config = make_config(port=8765)
+    assert config.port == 8765
+    assert config.game.grace_ms == 60_000
+    assert config.limits.max_frame == 4096
+
+
+async def test_bot_key_marks_a_bot_and_wrong_keys_are_refused(
+    make_server: MakeServer, connect: Connect
+) -> None:
+    """A configured bot key seats the connection as a bot; an unknown key is refused."""
+    server = await make_server(bot_keys=frozenset({"s3cret"}))
+    impostor = await connect(to=server)
+    await impostor.send(m.Hello(name="bot", bot_key="guess"))
+    await impostor.expect_error("bad_bot_key")
+    alice = await connect("alice", to=server)
+    room = (await alice.create(seat="black")).room.id
+    bot = await connect(to=server)
+    await bot.send(m.Hello(name="gomoku-ai", bot_key="s3cret"))
+    await bot.expect(m.Welcome)
+    snap = await bot.join(room)
+    assert snap.room.players.white is not None
+    assert snap.room.players.white.bot
+    joined = await alice.event(PlayerJoined, room)
+    assert joined.bot

@@ -1,0 +1,286 @@
+"""The store contract: every backend must pass these unchanged."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+
+import pytest
+
+from server.store import Conflict, MemoryStore, QueueEntry, Store, StoredEvent
+from server.store.base import KEEP_DEADLINE, Outage
+from server.store.redis import RedisStore
+
+BACKENDS = ["memory", "redis"]
+
+
+@pytest.fixture(params=BACKENDS)
+async def store(request: pytest.FixtureRequest) -> AsyncIterator[Store]:
+    """A fresh, empty store of each backend."""
+    backend: Store
+    if request.param == "memory":
+        backend = MemoryStore(max_events=50)
+    else:  # a real redis-server (tests/redis_fixtures.py), emptied for this test
+        backend = RedisStore(request.getfixturevalue("redis_url"), max_events=50)
+    await backend.start()
+    try:
+        yield backend
+    finally:
+        await backend.close()
+
+
+async def test_create_then_load(store: Store) -> None:
+    """A created room loads back with version 1 and its events numbered from 1."""
+    result = await store.commit("r1", 0, b"state-1", [b"a", b"b"])
+    assert (result.version, result.first_seq, result.last_seq) == (1, 1, 2)
+    record = await store.load_room("r1")
+    assert record is not None
+    assert (record.version, record.seq, record.state) == (1, 2, b"state-1")
+    assert await store.load_room("nope") is None
+
+
+async def test_create_twice_conflicts(store: Store) -> None:
+    """Creating an existing room raises Conflict and keeps the first state."""
+    await store.commit("r1", 0, b"first")
+    with pytest.raises(Conflict):
+        await store.commit("r1", 0, b"second")
+    record = await store.load_room("r1")
+    assert record is not None
+    assert record.state == b"first"
+
+
+async def test_stale_version_conflicts_and_writes_nothing(store: Store) -> None:
+    """A commit on an old version is refused, and neither state nor log change."""
+    await store.commit("r1", 0, b"s1", [b"e1"])
+    await store.commit("r1", 1, b"s2", [b"e2"])
+    with pytest.raises(Conflict):
+        await store.commit("r1", 1, b"stale", [b"lost"])
+    with pytest.raises(Conflict):
+        await store.commit("missing", 3, b"x")
+    record = await store.load_room("r1")
+    assert record is not None
+    assert (record.version, record.seq, record.state) == (2, 2, b"s2")
+    assert await store.read_events("r1", 0) == [StoredEvent(1, b"e1"), StoredEvent(2, b"e2")]
+
+
+async def test_concurrent_commits_exactly_one_wins(store: Store) -> None:
+    """Many writers racing on one version: exactly one commit lands."""
+    await store.commit("r1", 0, b"s0")
+
+    async def attempt(i: int) -> int | None:
+        try:
+            await store.commit("r1", 1, f"s{i}".encode(), [f"move-{i}".encode()])
+        except Conflict:
+            return None
+        return i
+
+    outcomes = await asyncio.gather(*(attempt(i) for i in range(10)))
+    winners = [i for i in outcomes if i is not None]
+    assert len(winners) == 1
+    record = await store.load_room("r1")
+    assert record is not None
+    assert (record.version, record.state) == (2, f"s{winners[0]}".encode())
+    assert await store.read_events("r1", 0) == [StoredEvent(1, f"move-{winners[0]}".encode())]
+
+
+async def test_events_are_gap_free_across_commits(store: Store) -> None:
+    """Sequence numbers run 1, 2, 3... over many commits of varying sizes."""
+    version = (await store.commit("r1", 0, b"s", [b"0"])).version
+    expected = [b"0"]
+    for n in range(1, 8):
+        batch = [f"{n}-{k}".encode() for k in range(n % 3)]
+        expected += batch
+        version = (await store.commit("r1", version, b"s", batch)).version
+    events = await store.read_events("r1", 0)
+    assert events is not None
+    assert [e.seq for e in events] == list(range(1, len(expected) + 1))
+    assert [e.data for e in events] == expected
+    assert await store.read_events("r1", len(expected)) == []
+    tail = await store.read_events("r1", 3)
+    assert tail is not None
+    assert [e.seq for e in tail] == list(range(4, len(expected) + 1))
+
+
+async def test_trimmed_events_mean_snapshot(store: Store) -> None:
+    """Reading from before the retained log answers None; recent reads still work."""
+    version = (await store.commit("r1", 0, b"s")).version
+    for i in range(120):  # the fixture caps logs at 50 entries
+        version = (await store.commit("r1", version, b"s", [str(i).encode()])).version
+    assert await store.read_events("r1", 0) is None
+    recent = await store.read_events("r1", 115)
+    assert recent is not None
+    assert [e.seq for e in recent] == [116, 117, 118, 119, 120]
+    assert await store.read_events("unknown", 0) is None
+
+
+async def test_subscriber_receives_backlog_then_live_in_order(store: Store) -> None:
+    """A room subscription yields the events after its start seq, then new ones in order."""
+    version = (await store.commit("r1", 0, b"s", [b"e1", b"e2", b"e3"])).version
+    received: list[StoredEvent] = []
+    async with store.subscribe_room("r1", 1) as events:
+
+        async def writer() -> None:
+            v = version
+            for i in range(4, 30):
+                v = (await store.commit("r1", v, b"s", [f"e{i}".encode()])).version
+
+        task = asyncio.create_task(writer())
+        async for event in events:
+            received.append(event)
+            if event.seq == 29:
+                break
+        await task
+    assert [e.seq for e in received] == list(range(2, 30))
+    assert [e.data for e in received] == [f"e{i}".encode() for i in range(2, 30)]
+
+
+async def test_two_subscribers_see_the_same_order(store: Store) -> None:
+    """Fan-out: two followers of a room receive identical sequences."""
+    await store.commit("r1", 0, b"s")
+    async with store.subscribe_room("r1", 0) as a, store.subscribe_room("r1", 0) as b:
+        version = 1
+        for i in range(10):
+            version = (await store.commit("r1", version, b"s", [bytes([i])])).version
+        got_a = [(await anext(a)).data for _ in range(10)]
+        got_b = [(await anext(b)).data for _ in range(10)]
+    assert got_a == got_b == [bytes([i]) for i in range(10)]
+
+
+async def test_deadlines_are_claimed_once_with_a_lease(store: Store) -> None:
+    """Due deadlines are claimed, re-armed by the lease, and cleared by a commit."""
+    await store.commit("r1", 0, b"s", deadline_ms=1_000)
+    await store.commit("r2", 0, b"s", deadline_ms=5_000)
+    assert await store.claim_due(999, lease_ms=100) == []
+    assert await store.claim_due(1_000, lease_ms=100) == ["r1"]
+    assert await store.claim_due(1_050, lease_ms=100) == []  # leased
+    assert await store.claim_due(1_100, lease_ms=100) == ["r1"]  # claimer died: re-claim
+    await store.commit("r1", 1, b"s", deadline_ms=None)
+    await store.commit("r2", 1, b"s", deadline_ms=KEEP_DEADLINE)
+    assert await store.claim_due(10_000, lease_ms=100) == ["r2"]
+    await store.set_deadline("r2", None)
+    assert await store.claim_due(20_000, lease_ms=100) == []
+
+
+async def test_lobby_list_and_changes(store: Store) -> None:
+    """Lobby puts and removes show in the list and reach subscribers in order."""
+    await store.lobby_put("old", b"o")
+    async with store.subscribe_lobby() as changes:
+        await store.lobby_put("r1", b"v1")
+        await store.lobby_put("r1", b"v2")
+        await store.lobby_remove("old")
+        await store.lobby_remove("never-there")
+        got = [await anext(changes) for _ in range(3)]
+    assert [(c.room_id, c.summary) for c in got] == [("r1", b"v1"), ("r1", b"v2"), ("old", None)]
+    assert await store.lobby_list() == {"r1": b"v2"}
+
+
+async def test_sessions_seats_and_invites(store: Store) -> None:
+    """Sessions are found by token hash; seats and invite codes round-trip."""
+    await store.put_session("hash-1", b"alice")
+    assert await store.get_session("hash-1") == b"alice"
+    assert await store.get_session("hash-2") is None
+    await store.commit("r1", 0, b"s")
+    await store.commit("r2", 0, b"s")
+    await store.add_player_room("p1", "r2")
+    await store.add_player_room("p1", "r1")
+    await store.add_player_room("p1", "r1")
+    assert await store.player_rooms("p1") == ["r1", "r2"]
+    await store.remove_player_room("p1", "r2")
+    assert await store.player_rooms("p1") == ["r1"]
+    assert await store.put_invite("CODE1", "r1")
+    assert not await store.put_invite("CODE1", "r2")
+    assert await store.get_invite("CODE1") == "r1"
+    assert await store.get_invite("NOPE") is None
+
+
+async def test_deleted_session_is_gone(store: Store) -> None:
+    """A deleted session no longer resolves; deleting an unknown one is harmless."""
+    await store.put_session("hash-1", b"seat")
+    await store.put_session("hash-2", b"other")
+    await store.delete_session("hash-1")
+    await store.delete_session("never-there")
+    assert await store.get_session("hash-1") is None
+    assert await store.get_session("hash-2") == b"other"
+
+
+async def test_expired_room_is_forgotten(store: Store) -> None:
+    """A room past its expiry no longer loads, and its invite code stops working."""
+    await store.commit("r1", 0, b"s", [b"e"])
+    await store.put_invite("C", "r1")
+    await store.expire_room("r1", 50)
+    assert await store.load_room("r1") is not None
+    await asyncio.sleep(0.1)
+    assert await store.load_room("r1") is None
+    assert await store.get_invite("C") is None
+
+
+async def test_player_messages_reach_only_added_players(store: Store) -> None:
+    """An inbox gets messages for the players added to it, in publish order."""
+    async with store.subscribe_players() as inbox:
+        await inbox.add("p1")
+        await store.publish_player("p2", b"not mine")
+        await store.publish_player("p1", b"one")
+        await store.publish_player("p1", b"two")
+        messages = aiter(inbox)
+        first, second = await anext(messages), await anext(messages)
+        await inbox.remove("p1")
+    assert (first.player_id, first.data, second.data) == ("p1", b"one", b"two")
+
+
+async def test_queue_add_remove_and_names(store: Store) -> None:
+    """A player waits in a queue once; removal reports whether they were there."""
+    now = int(time.time() * 1000)
+    assert await store.queue_add("renju/none", QueueEntry("p1", 1500, now))
+    assert not await store.queue_add("renju/none", QueueEntry("p1", 1500, now))
+    assert await store.queue_names() == ["renju/none"]
+    assert await store.queue_remove("renju/none", "p1")
+    assert not await store.queue_remove("renju/none", "p1")
+    assert await store.queue_names() == []
+
+
+async def test_queue_pairs_closest_ratings_first(store: Store) -> None:
+    """Pairing takes the closest ratings and leaves too-distant players waiting."""
+    now = 1_000_000
+    for player, rating in [("a", 1500), ("b", 1510), ("c", 1800), ("d", 1530), ("e", 2400)]:
+        await store.queue_add("q", QueueEntry(player, rating, now))
+    pairs = await store.queue_pair("q", now, base_gap=100, gap_per_second=10)
+    assert [{x.player_id, y.player_id} for x, y in pairs] == [{"a", "b"}]
+    waiting = await store.queue_entries("q")
+    assert [e.player_id for e in waiting] == ["d", "c", "e"]
+    # d and c are 270 apart: after 20 s the allowed gap (100 + 10*20 = 300) covers them.
+    assert await store.queue_pair("q", now + 10_000, base_gap=100, gap_per_second=10) == []
+    later = await store.queue_pair("q", now + 20_000, base_gap=100, gap_per_second=10)
+    assert [{x.player_id, y.player_id} for x, y in later] == [{"c", "d"}]
+    assert [e.player_id for e in await store.queue_entries("q")] == ["e"]
+
+
+async def test_concurrent_pairing_never_pairs_a_player_twice(store: Store) -> None:
+    """Racing pairers split the queue: nobody lands in two pairs."""
+    now = 1_000_000
+    for i in range(20):
+        await store.queue_add("q", QueueEntry(f"p{i}", 1500 + i, now))
+    results = await asyncio.gather(
+        *(store.queue_pair("q", now, base_gap=50, gap_per_second=0) for _ in range(4))
+    )
+    paired = [p.player_id for pairs in results for pair in pairs for p in pair]
+    assert sorted(paired) == sorted(f"p{i}" for i in range(20))
+    assert len(paired) == len(set(paired))
+
+
+async def test_beat_finds_each_outage_once(store: Store) -> None:
+    """Beats closer than the gap are no outage; a longer silence becomes the latest outage,
+    reported to every later beat; a beat from a clock behind never shortens the next gap."""
+    assert await store.beat(10_000, 2_000) is None
+    assert await store.beat(11_000, 2_000) is None
+    assert await store.beat(20_000, 2_000) == Outage(11_000, 20_000)
+    assert await store.beat(20_500, 2_000) == Outage(11_000, 20_000)
+    assert await store.beat(15_000, 2_000) == Outage(11_000, 20_000)  # a lagging clock
+    assert await store.beat(23_000, 2_000) == Outage(20_500, 23_000)
+
+
+async def test_racing_beats_after_an_outage_agree_on_it(store: Store) -> None:
+    """Several instances coming back at once all see the same single outage."""
+    await store.beat(1_000, 2_000)
+    seen = await asyncio.gather(*(store.beat(9_000, 2_000) for _ in range(5)))
+    assert set(seen) == {Outage(1_000, 9_000)}

@@ -1,0 +1,266 @@
+"""What only the Redis store has to prove: several server instances (separate clients)
+sharing one Redis, a Redis restart, and a key layout that Redis Cluster can shard."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+from redis.asyncio import Redis
+from redis.crc import key_slot
+from redis_fixtures import RedisServer
+
+from server.store import Conflict, QueueEntry, StoredEvent
+from server.store.redis import RedisStore
+
+
+@pytest.fixture
+async def two_instances(redis_url: str) -> AsyncIterator[tuple[RedisStore, RedisStore]]:
+    """Two stores on one Redis, each with its own connections, like two server processes."""
+    first, second = RedisStore(redis_url, poll_interval_s=0.5), RedisStore(redis_url)
+    await first.start()
+    await second.start()
+    try:
+        yield first, second
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_two_writers_exactly_one_wins_each_race(
+    two_instances: tuple[RedisStore, RedisStore],
+) -> None:
+    """Two instances race 40 times on the same version: each race has one winner, no lost move."""
+    a, b = two_instances
+    await a.commit("room", 0, b"start")
+
+    async def attempt(store: RedisStore, version: int, who: bytes) -> bytes | None:
+        try:
+            await store.commit("room", version, who, [who + b"%d" % version])
+        except Conflict:
+            return None
+        return who
+
+    winners = []
+    for version in range(1, 41):
+        outcome = await asyncio.gather(attempt(a, version, b"A"), attempt(b, version, b"B"))
+        assert sorted(w is None for w in outcome) == [False, True]
+        winners.append(next(w for w in outcome if w is not None))
+    record = await b.load_room("room")
+    assert record is not None
+    assert (record.version, record.seq, record.state) == (41, 40, winners[-1])
+    events = await a.read_events("room", 0)
+    assert events == [StoredEvent(v, w + b"%d" % v) for v, w in enumerate(winners, start=1)]
+
+
+async def test_events_committed_on_one_instance_reach_the_other(
+    two_instances: tuple[RedisStore, RedisStore],
+) -> None:
+    """A watcher on instance A sees every move committed through instance B, in order."""
+    a, b = two_instances
+    await b.commit("room", 0, b"s", [b"created"])
+    async with a.subscribe_room("room", 0) as events:
+        assert await anext(events) == StoredEvent(1, b"created")
+        for version in range(1, 21):
+            await b.commit("room", version, b"s", [b"move %d" % version])
+        async with asyncio.timeout(10):
+            got = [await anext(events) for _ in range(20)]
+    assert got == [StoredEvent(n + 1, b"move %d" % n) for n in range(1, 21)]
+
+
+async def test_lobby_and_player_messages_cross_instances(
+    two_instances: tuple[RedisStore, RedisStore],
+) -> None:
+    """Lobby changes and messages to a player published on B reach subscribers on A."""
+    a, b = two_instances
+    async with a.subscribe_lobby() as changes, a.subscribe_players() as inbox:
+        await inbox.add("p1")
+        await b.lobby_put("r1", b"summary")
+        await b.publish_player("p1", b"matched")
+        async with asyncio.timeout(10):
+            change = await anext(changes)
+            message = await anext(aiter(inbox))
+    assert (change.room_id, change.summary) == ("r1", b"summary")
+    assert (message.player_id, message.data) == ("p1", b"matched")
+
+
+async def test_each_due_clock_is_claimed_by_one_instance(
+    two_instances: tuple[RedisStore, RedisStore],
+) -> None:
+    """Instances racing to flag due clocks split them: every room claimed once, none twice."""
+    a, b = two_instances
+    rooms = [f"r{i}" for i in range(30)]
+    for i, room in enumerate(rooms):
+        await a.commit(room, 0, b"s", deadline_ms=1_000 + i)
+    claims = await asyncio.gather(
+        a.claim_due(5_000, lease_ms=10_000), b.claim_due(5_000, lease_ms=10_000)
+    )
+    claimed = claims[0] + claims[1]
+    assert sorted(claimed) == sorted(rooms)
+    assert len(set(claimed)) == len(claimed)
+
+
+async def test_a_later_deadline_is_not_flagged_early(redis_url: str) -> None:
+    """When a move pushes the deadline later, the earlier one is not reported as due."""
+    store = RedisStore(redis_url)
+    await store.start()
+    try:
+        await store.commit("room", 0, b"s", deadline_ms=1_000)
+        await store.commit("room", 1, b"s", deadline_ms=5_000)
+        assert await store.claim_due(2_000, lease_ms=500) == []
+        assert await store.claim_due(4_999, lease_ms=500) == []
+        assert await store.claim_due(5_000, lease_ms=500) == ["room"]
+    finally:
+        await store.close()
+
+
+async def test_clock_of_a_dead_instance_is_flagged_by_another(redis_url: str) -> None:
+    """A deadline set through an instance that then went away is claimed by a survivor."""
+    dying = RedisStore(redis_url)
+    await dying.start()
+    await dying.commit("room", 0, b"s", deadline_ms=1_000)
+    await dying.claim_due(1_000, lease_ms=200)  # claimed, then the instance dies
+    await dying.close()
+    survivor = RedisStore(redis_url)
+    await survivor.start()
+    try:
+        assert await survivor.claim_due(1_100, lease_ms=200) == []  # lease still held
+        assert await survivor.claim_due(1_200, lease_ms=200) == ["room"]
+    finally:
+        await survivor.close()
+
+
+async def test_room_keys_share_one_cluster_slot(redis_url: str) -> None:
+    """Every key a room writes hashes to one Redis Cluster slot, so the commit script is
+    valid on a cluster; different rooms spread over different slots."""
+    store = RedisStore(redis_url)
+    await store.start()
+    client = Redis.from_url(redis_url)
+    try:
+        for room in ("alpha", "beta"):
+            await store.commit(room, 0, b"s", [b"e"], deadline_ms=10_000)
+            await store.expire_room(room, 60_000)
+        slots = {}
+        for room in ("alpha", "beta"):
+            keys = [k async for k in client.scan_iter(match=f"*{room}*")]
+            assert len(keys) == 2  # state and events
+            room_slots = {key_slot(k) for k in keys}
+            assert len(room_slots) == 1
+            slots[room] = room_slots.pop()
+        assert slots["alpha"] != slots["beta"]
+    finally:
+        await client.aclose()
+        await store.close()
+
+
+async def test_finished_room_expires_from_redis(redis_url: str) -> None:
+    """expire_room puts a TTL on the room's state and log, and later commits keep it."""
+    store = RedisStore(redis_url)
+    await store.start()
+    client = Redis.from_url(redis_url)
+    try:
+        await store.commit("room", 0, b"s")  # no events yet: no stream key
+        await store.expire_room("room", 60_000)
+        await store.commit("room", 1, b"over", [b"game_over"])
+        state_ttl = await client.pttl(store.keys.room_state("room"))
+        events_ttl = await client.pttl(store.keys.room_events("room"))
+        assert 0 < state_ttl <= 60_000
+        assert 0 < events_ttl <= 60_000
+    finally:
+        await client.aclose()
+        await store.close()
+
+
+async def test_restart_with_persistence_keeps_games_and_reconnects(
+    persistent_redis: RedisServer,
+) -> None:
+    """redis-server killed and restarted: the game is still there, the same store writes
+    again without being rebuilt, and its watcher receives the next move."""
+    store = RedisStore(persistent_redis.url, poll_interval_s=0.2)
+    await store.start()
+    try:
+        await store.commit("room", 0, b"s1", [b"e1"], deadline_ms=9_000)
+        await store.put_session("token-hash", b"alice")
+        async with store.subscribe_room("room", 0) as events:
+            assert await anext(events) == StoredEvent(1, b"e1")
+            persistent_redis.stop(kill=True)
+            assert not await store.healthy()
+            persistent_redis.start()
+            record = await store.load_room("room")
+            assert record is not None
+            assert (record.version, record.seq, record.state) == (1, 1, b"s1")
+            assert await store.get_session("token-hash") == b"alice"
+            await store.commit("room", 1, b"s2", [b"e2"])
+            async with asyncio.timeout(10):
+                assert await anext(events) == StoredEvent(2, b"e2")
+        for _ in range(200):  # healthy once pub/sub reconnected too (backoff <= 1 s)
+            if await store.healthy():
+                break
+            await asyncio.sleep(0.05)
+        else:
+            raise AssertionError("the store stayed unhealthy after redis came back")
+        assert await store.claim_due(9_000, lease_ms=100) == ["room"]
+    finally:
+        await store.close()
+
+
+async def test_queue_entries_keep_name_and_wait_across_instances(
+    two_instances: tuple[RedisStore, RedisStore],
+) -> None:
+    """A player queued through one instance is seen, with name and join time, by another."""
+    a, b = two_instances
+    await a.queue_add("renju/5+3", QueueEntry("p1", 1612.5, 1_000, "Ann"))
+    assert await b.queue_entries("renju/5+3") == [QueueEntry("p1", 1612.5, 1_000, "Ann")]
+    assert await b.queue_names() == ["renju/5+3"]
+
+
+async def test_a_resent_commit_is_answered_not_applied_twice(redis_url: str) -> None:
+    """If redis-py resends a commit whose reply was lost (same commit token), the script
+    answers the first result instead of appending the move again or reporting a conflict."""
+    store = RedisStore(redis_url)
+    await store.start()
+    try:
+        await store.commit("room", 0, b"s0")
+        keys = [store.keys.room_state("room"), store.keys.room_events("room")]
+        bell = store.keys.room_bell("room")
+        args: list[bytes | str | int] = [1, b"s1", "k", 0, store.max_events, bell, "token-1", b"h8"]
+        first = await store._commit(keys, args)
+        again = await store._commit(keys, args)
+        assert first == again == [2, 1, 1]
+        assert await store.read_events("room", 0) == [StoredEvent(1, b"h8")]
+        with pytest.raises(Conflict):  # a different commit on the old version still loses
+            await store.commit("room", 1, b"other", [b"i9"])
+    finally:
+        await store.close()
+
+
+async def test_cancelling_a_store_call_ends_the_task_at_once(redis_url: str) -> None:
+    """A server loop cancelled while it waits on Redis stops right away (a clean shutdown),
+    every time, and a timeout around a store call fires."""
+    store = RedisStore(redis_url)
+    await store.start()
+    try:
+        await store.commit("room", 0, b"s", [b"e"])
+
+        async def busy_loop() -> None:
+            while True:
+                await store.load_room("room")
+                await store.claim_due(0, lease_ms=100)
+
+        for i in range(30):
+            task = asyncio.create_task(busy_loop())
+            await asyncio.sleep(0.0005 * (i % 6))
+            task.cancel()
+            done, _ = await asyncio.wait({task}, timeout=2.0)
+            assert done, "the cancelled loop kept running"
+            assert task.cancelled()
+
+        async def read_forever() -> None:
+            while True:
+                await store.read_events("room", 0)
+
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(read_forever(), timeout=0.01)
+    finally:
+        await store.close()
