@@ -1,0 +1,373 @@
+"""``gomoku match``: two Gomocup brains play each other, refereed by our engine.
+
+Each opening is played twice with colours swapped. Every move is checked with
+:class:`engine.Board`: an illegal move (occupied, off the board, a renju foul),
+an answer that is not a move, a crash, or an answer later than the turn time
+plus a tolerance loses the game for that brain. The result is a table of wins,
+losses and draws per colour, the score, and the Elo difference with its 95%
+error margin.
+
+A brain sees the opening (and later its first position) through ``BOARD``,
+then each of its opponent's moves through ``TURN``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine import Board, Color, IllegalMoveError, NotationError, Point, Rule, parse_gomocup
+from gomocup.driver import Brain, BrainError, BrainTimeout
+
+_RULE_INFO = {Rule.FREESTYLE: 0, Rule.STANDARD: 1, Rule.RENJU: 4}
+Z95 = 1.959964
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """One game: which engine ("A"/"B") was Black, the winner ("A", "B" or None
+    for a draw), why it ended, the moves, and each engine's move times."""
+
+    opening: int
+    black: str
+    winner: str | None
+    reason: str
+    moves: list[Point]
+    times: dict[str, list[float]]
+
+
+@dataclass
+class MatchResult:
+    games: list[GameResult] = field(default_factory=list)
+    messages: dict[str, list[str]] = field(default_factory=lambda: {"A": [], "B": []})
+
+    def record(self, engine: str, colour: str) -> tuple[int, int, int]:
+        """(wins, losses, draws) of ``engine`` when it played ``colour`` ("black"/"white"/"any")."""
+        wins = losses = draws = 0
+        for game in self.games:
+            as_black = game.black == engine
+            if (colour == "black" and not as_black) or (colour == "white" and as_black):
+                continue
+            if game.winner is None:
+                draws += 1
+            elif game.winner == engine:
+                wins += 1
+            else:
+                losses += 1
+        return wins, losses, draws
+
+    def score(self, engine: str = "A") -> float:
+        wins, losses, draws = self.record(engine, "any")
+        total = wins + losses + draws
+        return (wins + draws / 2) / total if total else 0.5
+
+    def move_times(self, engine: str) -> list[float]:
+        return [t for game in self.games for t in game.times.get(engine, [])]
+
+
+def elo(score: float) -> float:
+    """The Elo difference that predicts ``score`` (0..1); infinite at 0 and 1."""
+    if score <= 0:
+        return -math.inf
+    if score >= 1:
+        return math.inf
+    return -400 * math.log10(1 / score - 1)
+
+
+def elo_with_margin(wins: int, losses: int, draws: int) -> tuple[float, float]:
+    """Elo difference and its 95% margin (normal approximation over game scores)."""
+    n = wins + losses + draws
+    if n == 0:
+        return 0.0, math.inf
+    p = (wins + draws / 2) / n
+    variance = (wins * (1 - p) ** 2 + losses * p**2 + draws * (0.5 - p) ** 2) / n
+    se = math.sqrt(variance / n)
+    lo, hi = elo(p - Z95 * se), elo(p + Z95 * se)
+    return elo(p), (hi - lo) / 2
+
+
+def read_openings(path: Path, size: int) -> list[list[Point]]:
+    """Openings, one a line, moves as Gomocup ``x,y`` separated by spaces; ``#`` comments."""
+    openings = []
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        text = line.split("#", 1)[0].strip()
+        if not text:
+            continue
+        try:
+            openings.append([parse_gomocup(token, size) for token in text.split()])
+        except NotationError as error:
+            raise NotationError(f"{path}:{number}: {error}") from None
+    return openings
+
+
+class Seat:
+    """One engine's brain process for a run of games, restarted after a failure."""
+
+    def __init__(self, label: str, command: str, size: int, settings: dict[str, int]) -> None:
+        self.label = label
+        self.command = command
+        self.size = size
+        self.settings = settings
+        self.brain: Brain | None = None
+        self.messages: list[str] = []
+
+    async def fresh(self) -> Brain:
+        """The brain, on an empty board with the match's settings."""
+        if self.brain is None:
+            self.brain = await Brain.popen(self.command, name=f"engine {self.label}")
+            await self.brain.start(self.size)
+        else:
+            await self.brain.restart()
+        await self.brain.info(**self.settings)
+        return self.brain
+
+    def collect(self) -> None:
+        if self.brain is not None:
+            self.messages.extend(self.brain.messages)
+            self.brain.messages.clear()
+
+    async def discard(self) -> None:
+        if self.brain is not None:
+            self.collect()
+            brain, self.brain = self.brain, None
+            await brain.quit(limit=0.5)
+
+
+async def play_game(
+    seats: dict[str, Seat],
+    black: str,
+    opening: list[Point],
+    number: int,
+    *,
+    size: int,
+    rule: Rule,
+    turn_ms: int,
+    tolerance_ms: int,
+) -> GameResult:
+    """One refereed game; ``black`` names the seat ("A"/"B") that plays Black."""
+    white = "B" if black == "A" else "A"
+    label = {Color.BLACK: black, Color.WHITE: white}
+    board = Board(size, rule)
+    times: dict[str, list[float]] = {"A": [], "B": []}
+    for point in opening:
+        board.play(point)
+    brains: dict[str, Brain] = {}
+    for name in (black, white):
+        try:
+            brains[name] = await seats[name].fresh()
+        except BrainError as error:
+            await seats[name].discard()
+            other = white if name == black else black
+            return GameResult(number, black, other, f"{name} failed to start: {error}", [], times)
+    seen = {"A": False, "B": False}
+    timeout = (turn_ms + tolerance_ms) / 1000
+    while not board.is_over():
+        mover = label[board.turn]
+        brain = brains[mover]
+        try:
+            if seen[mover]:
+                point = await brain.turn(board.last_move or Point(0, 0), limit=timeout)
+            elif len(board) == 0:
+                point = await brain.begin(limit=timeout)
+            else:
+                stones = [
+                    (p, 1 if (n % 2 == 0) == (board.turn is Color.BLACK) else 2)
+                    for n, p in enumerate(board.moves)
+                ]
+                point = await brain.board(stones, limit=timeout)
+            seen[mover] = True
+            times[mover].append(brain.last_elapsed)
+            board.play(point)
+        except BrainTimeout as error:
+            await seats[mover].discard()
+            return _loss(number, black, mover, f"timeout: {error}", board, times)
+        except BrainError as error:
+            await seats[mover].discard()
+            return _loss(number, black, mover, f"crash: {error}", board, times)
+        except IllegalMoveError as error:
+            return _loss(number, black, mover, f"illegal move: {error}", board, times)
+    result = board.result
+    assert result is not None
+    winner = None if result.winner is None else label[result.winner]
+    return GameResult(number, black, winner, str(result.reason), board.moves, times)
+
+
+def _loss(
+    number: int, black: str, loser: str, reason: str, board: Board, times: dict[str, list[float]]
+) -> GameResult:
+    winner = "B" if loser == "A" else "A"
+    return GameResult(number, black, winner, f"{loser} {reason}", board.moves, times)
+
+
+async def run_match(
+    engine_a: str,
+    engine_b: str,
+    openings: list[list[Point]],
+    *,
+    games: int,
+    rule: Rule = Rule.FREESTYLE,
+    size: int = 15,
+    turn_ms: int = 1000,
+    tolerance_ms: int = 1000,
+    jobs: int = 1,
+    on_game: Callable[[GameResult], None] | None = None,
+) -> MatchResult:
+    """Play ``games`` games: opening ``k // 2`` (cycling) with A as Black when ``k`` is even."""
+    if not openings:
+        openings = [[]]
+    settings = {"timeout_turn": turn_ms, "timeout_match": 0, "rule": _RULE_INFO[rule]}
+    queue: asyncio.Queue[int] = asyncio.Queue()
+    for k in range(games):
+        queue.put_nowait(k)
+    result = MatchResult()
+
+    async def worker() -> None:
+        seats = {
+            "A": Seat("A", engine_a, size, settings),
+            "B": Seat("B", engine_b, size, settings),
+        }
+        try:
+            while not queue.empty():
+                k = queue.get_nowait()
+                index = (k // 2) % len(openings)
+                game = await play_game(
+                    seats,
+                    "A" if k % 2 == 0 else "B",
+                    openings[index],
+                    index,
+                    size=size,
+                    rule=rule,
+                    turn_ms=turn_ms,
+                    tolerance_ms=tolerance_ms,
+                )
+                result.games.append(game)
+                for seat in seats.values():
+                    seat.collect()
+                if on_game is not None:
+                    on_game(game)
+        finally:
+            for name, seat in seats.items():
+                await seat.discard()
+                result.messages[name].extend(seat.messages)
+
+    await asyncio.gather(*(worker() for _ in range(max(1, jobs))))
+    return result
+
+
+def format_table(result: MatchResult, engine_a: str, engine_b: str) -> str:
+    """The results table: A's wins, losses and draws per colour, its score, the Elo
+    difference, and each engine's move times."""
+    lines = [f"A: {engine_a}", f"B: {engine_b}", ""]
+    lines.append(f"{'':12}{'wins':>6}{'losses':>8}{'draws':>7}{'score':>9}")
+    for colour in ("black", "white", "any"):
+        wins, losses, draws = result.record("A", colour)
+        n = wins + losses + draws
+        score = f"{100 * (wins + draws / 2) / n:.1f}%" if n else "-"
+        title = "A total" if colour == "any" else f"A as {colour}"
+        lines.append(f"{title:12}{wins:>6}{losses:>8}{draws:>7}{score:>9}")
+    diff, margin = elo_with_margin(*result.record("A", "any"))
+    lines.append("")
+    lines.append(f"Elo difference (A - B): {_signed(diff)} +/- {_plain(margin)} (95%)")
+    for name in ("A", "B"):
+        times = result.move_times(name)
+        if times:
+            lines.append(
+                f"{name} time per move: average {sum(times) / len(times):.3f} s,"
+                f" max {max(times):.3f} s over {len(times)} moves"
+            )
+    failures = [g for g in result.games if g.reason.startswith(("A ", "B "))]
+    for game in failures:
+        lines.append(f"game {game.opening}: {game.reason}")
+    return "\n".join(lines)
+
+
+def _signed(value: float) -> str:
+    return ("+inf" if value > 0 else "-inf") if math.isinf(value) else f"{round(value) or 0:+d}"
+
+
+def _plain(value: float) -> str:
+    return "inf" if math.isinf(value) else f"{value:.0f}"
+
+
+def add_match_parser(subparsers: Any) -> None:
+    """Add the ``match`` subcommand (calling :func:`run`) to a CLI's subparsers."""
+    parser = subparsers.add_parser(
+        "match",
+        help="play two Gomocup brains against each other",
+        description="Play two Gomocup (pbrain) brains against each other, each opening "
+        "twice with colours swapped, refereed by the engine.",
+    )
+    configure_parser(parser)
+
+
+def configure_parser(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--engine-a", required=True, help="command that runs brain A")
+    parser.add_argument("--engine-b", required=True, help="command that runs brain B")
+    parser.add_argument("--openings", type=Path, help="openings file (Gomocup x,y moves per line)")
+    parser.add_argument("--games", type=int, default=2, help="number of games (default 2)")
+    parser.add_argument("--rule", choices=[r.value for r in Rule], default=Rule.FREESTYLE.value)
+    parser.add_argument("--size", type=int, default=15)
+    parser.add_argument("--turn-ms", type=int, default=1000, help="time per move (ms)")
+    parser.add_argument(
+        "--tolerance-ms", type=int, default=1000, help="lateness allowed beyond --turn-ms"
+    )
+    parser.add_argument("--jobs", type=int, default=1, help="games played at once")
+    parser.add_argument("--quiet", action="store_true", help="no line per game")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run a match from parsed arguments and print the table; 0 on success."""
+    if args.games < 1:
+        print("gomoku match: --games must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        openings = read_openings(args.openings, args.size) if args.openings else [[]]
+    except (OSError, NotationError) as error:
+        print(f"gomoku match: {error}", file=sys.stderr)
+        return 2
+
+    def progress(game: GameResult) -> None:
+        if not args.quiet:
+            winner = game.winner or "draw"
+            colour = "black" if game.black == "A" else "white"
+            print(
+                f"game {len(result_games) + 1}: opening {game.opening}, A {colour},"
+                f" winner {winner} ({game.reason}, {len(game.moves)} moves)",
+                flush=True,
+            )
+        result_games.append(game)
+
+    result_games: list[GameResult] = []
+    result = asyncio.run(
+        run_match(
+            args.engine_a,
+            args.engine_b,
+            openings,
+            games=args.games,
+            rule=Rule(args.rule),
+            size=args.size,
+            turn_ms=args.turn_ms,
+            tolerance_ms=args.tolerance_ms,
+            jobs=args.jobs,
+            on_game=progress,
+        )
+    )
+    print(format_table(result, args.engine_a, args.engine_b))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="gomoku match")
+    configure_parser(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

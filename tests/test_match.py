@@ -1,0 +1,144 @@
+"""``gomoku match`` between tiny brains the test writes itself."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from engine import Point
+from gomocup.driver import Brain, BrainError
+from gomocup.match import elo_with_margin, run_match
+
+# Plays the first empty point in reading order; with "--stubborn" always 0,0 (illegal
+# once taken); with "--mute" never answers a move.
+TINY_BRAIN = textwrap.dedent(
+    """
+    import sys
+    size, stones = 15, set()
+    stubborn, mute = "--stubborn" in sys.argv, "--mute" in sys.argv
+    def move():
+        if mute:
+            return None
+        if stubborn:
+            return (0, 0)
+        for y in range(size):
+            for x in range(size):
+                if (x, y) not in stones:
+                    return (x, y)
+    def answer():
+        point = move()
+        if point is not None:
+            stones.add(point)
+            print("MESSAGE thinking hard", flush=True)
+            print(f"{point[0]},{point[1]}", flush=True)
+    reading = False
+    for line in sys.stdin:
+        words = line.strip().split(" ")
+        command = words[0].upper()
+        if reading:
+            if command == "DONE":
+                reading = False
+                answer()
+            else:
+                x, y, _ = (int(v) for v in line.split(","))
+                stones.add((x, y))
+        elif command in ("START", "RESTART"):
+            stones.clear()
+            print("OK", flush=True)
+        elif command == "BOARD":
+            stones.clear()
+            reading = True
+        elif command == "BEGIN":
+            answer()
+        elif command == "TURN":
+            x, y = (int(v) for v in words[1].split(","))
+            stones.add((x, y))
+            answer()
+        elif command == "END":
+            break
+        elif command == "ABOUT":
+            print('name="tiny", version="1"', flush=True)
+    """
+)
+
+
+def brain_command(tmp_path: Path, *flags: str) -> str:
+    script = tmp_path / "tiny_brain.py"
+    script.write_text(TINY_BRAIN)
+    return " ".join([sys.executable, str(script), *flags])
+
+
+async def test_a_two_game_match_between_first_empty_brains(tmp_path: Path) -> None:
+    """Colours swap between the two games of an opening; the first player wins both (row 1)."""
+    command = brain_command(tmp_path)
+    result = await run_match(command, command, [[]], games=2, turn_ms=2000)
+    assert [(g.black, g.winner) for g in result.games] == [("A", "A"), ("B", "B")]
+    assert result.record("A", "black") == (1, 0, 0)
+    assert result.record("A", "white") == (0, 1, 0)
+    assert result.score("A") == 0.5
+
+
+async def test_an_illegal_move_loses(tmp_path: Path) -> None:
+    """A brain that plays an occupied point loses the game, whatever its colour."""
+    good = brain_command(tmp_path)
+    bad = brain_command(tmp_path, "--stubborn")
+    opening = [[Point(7, 7), Point(0, 0)]]  # 0,0 is taken before the stubborn brain moves
+    result = await run_match(good, bad, opening, games=2, turn_ms=2000)
+    assert [g.winner for g in result.games] == ["A", "A"]
+    assert all("B illegal move" in g.reason for g in result.games)
+
+
+async def test_a_silent_brain_loses_on_time(tmp_path: Path) -> None:
+    """A brain that never answers loses by timeout once the tolerance has passed."""
+    result = await run_match(
+        brain_command(tmp_path),
+        brain_command(tmp_path, "--mute"),
+        [[Point(7, 7)]],
+        games=1,
+        turn_ms=100,
+        tolerance_ms=200,
+    )
+    assert result.games[0].winner == "A"
+    assert "B timeout" in result.games[0].reason
+
+
+async def test_driver_reports_a_crashed_brain(tmp_path: Path) -> None:
+    """A brain process that exits raises BrainError instead of hanging."""
+    script = tmp_path / "crash.py"
+    script.write_text("import sys; sys.stdin.readline(); sys.exit(3)\n")
+    brain = await Brain.popen([sys.executable, str(script)])
+    try:
+        with pytest.raises(BrainError, match="exit code 3"):
+            await brain.start(15, limit=5)
+    finally:
+        await brain.quit()
+
+
+def test_match_command_prints_the_table(tmp_path: Path) -> None:
+    """The command line plays the games and prints wins per colour, score and Elo."""
+    command = brain_command(tmp_path)
+    openings = tmp_path / "openings.txt"
+    openings.write_text("# one opening\n7,7 8,8\n")
+    out = subprocess.run(
+        [sys.executable, "-m", "gomocup.match", "--engine-a", command, "--engine-b", command,
+         "--openings", str(openings), "--games", "2", "--turn-ms", "2000", "--rule", "freestyle"],
+        capture_output=True, text=True, timeout=60, check=True,
+    ).stdout  # fmt: skip
+    assert "A as black" in out
+    assert "A as white" in out
+    assert "A total" in out
+    assert "50.0%" in out
+    assert "Elo difference (A - B): +0" in out
+
+
+def test_elo_margin_shrinks_with_more_games() -> None:
+    """Elo is 0 at an even score and its 95% margin narrows as games add up."""
+    diff, wide = elo_with_margin(6, 4, 0)
+    _, narrow = elo_with_margin(60, 40, 0)
+    assert round(elo_with_margin(5, 5, 0)[0]) == 0
+    assert diff > 0
+    assert narrow < wide
