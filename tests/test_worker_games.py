@@ -1,0 +1,293 @@
+"""AI workers playing real games on a real server: every rule, spreading seats over
+workers, AI-vs-AI with spectators, hints, quick match with an AI fallback, offers."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from server_fixtures import Connect, TestClient
+from worker_fixtures import BOT_KEY, Person, StartWorker, eventually
+
+from engine import Board, Color, Rule, parse_point
+from protocol import messages as m
+from protocol.events import (
+    Answered,
+    GameOver,
+    GameStarted,
+    Moved,
+    PlayerJoined,
+    Rematch,
+    Undone,
+)
+from protocol.values import TimeControl
+from server.app import GomokuServer
+
+
+@pytest.fixture
+async def server(ai_server: GomokuServer) -> GomokuServer:
+    """The ``connect`` fixture's server: the one that accepts the test bot key."""
+    return ai_server
+
+
+async def room_with_ai(
+    connect: Connect, level: str, *, name: str = "ann", seat: str = "white", **room: object
+) -> tuple[TestClient, Person]:
+    """A person creates a room, asks for an AI, and sees it sit down."""
+    client = await connect(name)
+    snapshot = await client.create(seat=seat, **room)
+    person = Person(client, snapshot.room.id, snapshot.room.rule)
+    person.follow(snapshot)
+    await client.send(m.SeatAi(room=person.room, level=level, id=7))
+    joined = await client.event(PlayerJoined, person.room)
+    assert joined.bot
+    await client.event(GameStarted, person.room)
+    return client, person
+
+
+@pytest.mark.parametrize("rule", [Rule.FREESTYLE, Rule.STANDARD, Rule.RENJU])
+async def test_ai_plays_a_whole_game_for_each_rule(
+    connect: Connect, start_worker: StartWorker, rule: Rule
+) -> None:
+    """The AI (Black) plays a legal game to its win within its clock, in every rule."""
+    worker = await start_worker()
+    _, person = await room_with_ai(
+        connect, "advanced", rule=rule, time=TimeControl(base_ms=20_000, inc_ms=0)
+    )
+    await person.play()
+    assert person.over is not None
+    assert (person.over.winner, person.over.reason) == ("black", "five")
+    board = person.replay()  # every move legal under the rule
+    assert board.result is not None
+    if rule is Rule.RENJU:  # no foul by Black, checked point by point
+        replay = Board(15, rule)
+        for point in person.moves:
+            if replay.turn is Color.BLACK:
+                assert replay.foul(parse_point(point, 15)) is None
+            replay.play(parse_point(point, 15))
+    assert worker.stats.refused == 0
+    assert person.clocks_after_ai
+    assert min(person.clocks_after_ai) > 15_000  # thought within its budget, far from flagging
+    assert worker.stats.moves == len(person.ai_moves())
+
+
+async def test_seats_spread_over_workers_and_busy_workers_say_so(
+    connect: Connect, start_worker: StartWorker, ai_server: GomokuServer
+) -> None:
+    """Four requests at once go two to each worker, all start at once; a fifth is refused."""
+    first = await start_worker(seats=2)
+    second = await start_worker(seats=2)
+    clients = [await connect(f"p{i}") for i in range(5)]
+    rooms = [(await c.create(seat="white")).room.id for c in clients]
+    await asyncio.gather(
+        *(
+            c.send(m.SeatAi(room=r, level="novice", id=1))
+            for c, r in zip(clients, rooms, strict=True)
+        )
+    )
+    for client, _room in zip(clients[:4], rooms[:4], strict=False):
+        first_moves = await client.until_event(Moved)
+        assert first_moves.color == "black"  # the AI moved at once: nobody waits
+    busy = await clients[4].expect_error("no_ai_available")
+    assert "busy" in busy.message
+    held = sorted(len(w.held) for w in ai_server.bots.workers.values())
+    assert held == [2, 2]
+    assert first.stats.games == second.stats.games == 2
+
+
+async def test_ai_versus_ai_to_the_end_with_spectators(
+    connect: Connect, start_worker: StartWorker, ai_server: GomokuServer
+) -> None:
+    """Two AIs play a swap2 game to the end; the creator and a late spectator see it all;
+    then both seats are free again."""
+    await start_worker(seats=2)
+    await start_worker(seats=2)
+    creator = await connect("cy")
+    await creator.send(
+        m.CreateAiGame(black="novice", white="intermediate", opening="swap2", id=3)  # type: ignore[arg-type]
+    )
+    snapshot = await creator.expect(m.Snapshot)
+    view = snapshot.room
+    assert snapshot.re == 3
+    assert view.players.black is not None
+    assert view.players.black.bot
+    assert view.players.white is not None
+    assert view.players.white.bot
+    assert (view.state, view.rated, view.spectators) == ("opening", False, 1)
+    seen: list[str] = []
+    late: TestClient | None = None
+    late_view = None
+    last = view.seq
+    while True:
+        message = await creator.recv(30)
+        if not isinstance(message, m.Event) or message.room != view.id:
+            continue
+        assert message.seq == last + 1  # nothing missed, nothing twice
+        last = message.seq
+        if isinstance(message.event, Moved):
+            seen.append(message.event.point)
+            if late is None:  # a second spectator arrives mid-game
+                late = await connect("dee")
+                late_view = (await late.join(view.id, "spectator")).room
+        if isinstance(message.event, GameOver):
+            over = message.event
+            break
+    assert over.reason in ("five", "board-full", "overline", "agreement")
+    assert late is not None
+    assert late_view is not None
+    moves = list(late_view.moves)
+    result = late_view.result
+    outcome = None if result is None else (result.winner, result.reason)
+    while outcome is None:
+        envelope = await late.expect(m.Event)
+        if isinstance(envelope.event, Moved):
+            moves.append(envelope.event.point)
+        if isinstance(envelope.event, GameOver):
+            outcome = (envelope.event.winner, envelope.event.reason)
+    assert moves == seen
+    assert outcome == (over.winner, over.reason)
+    await eventually(lambda: not ai_server.bots.owner, 5)  # no rematch to wait for
+
+
+async def test_hint_in_a_casual_game_but_not_in_a_rated_one(
+    connect: Connect, start_worker: StartWorker
+) -> None:
+    """A casual game's hint is a legal move for the side to move; a rated game gets none."""
+    await start_worker()
+    client, person = await room_with_ai(connect, "novice")
+    opening = await client.until_event(Moved)  # the AI opened
+    await client.send(m.Hint(room=person.room, id=11))
+    suggestion = await client.expect(m.Suggestion)
+    assert (suggestion.re, suggestion.room, suggestion.move_no) == (11, person.room, 1)
+    assert suggestion.reason in ("win", "block", "threat", "positional")
+    board = Board.from_moves(opening.point)
+    assert board.is_legal(parse_point(suggestion.point, 15))
+    rated_a = await connect("rae")
+    rated_b = await connect("rob")
+    rated = (await rated_a.create(seat="black", rated=True)).room.id
+    await rated_b.join(rated)
+    await rated_b.send(m.Hint(room=rated, id=12))
+    refused = await rated_b.expect_error("hint_not_allowed")
+    assert refused.re == 12
+    await rated_a.send(m.Hint(room=rated, id=13))
+    late_refusal = await rated_a.until(lambda x: isinstance(x, m.Error))
+    assert isinstance(late_refusal, m.Error)
+    assert (late_refusal.code, late_refusal.re) == ("hint_not_allowed", 13)
+
+
+async def test_quick_match_falls_back_to_an_ai(connect: Connect, start_worker: StartWorker) -> None:
+    """Nobody else queues: after ai_after_ms the player is matched with an AI, unrated."""
+    await start_worker()
+    client = await connect("solo")
+    await client.send(m.Queue(rule=Rule.RENJU, ai_after_ms=150, ai_level="novice", id=4))
+    queued = await client.expect(m.Queued)
+    assert (queued.re, queued.ai_after_ms) == (4, 150)
+    await client.expect(m.Unqueued)
+    snapshot = await client.expect(m.Snapshot)
+    view = snapshot.room
+    assert (view.rule, view.rated, view.state) == (Rule.RENJU, False, "playing")
+    seats = [view.players.black, view.players.white]
+    assert sorted(bool(s and s.bot) for s in seats) == [False, True]
+    person = Person(client, view.id, Rule.RENJU)
+    person.follow(snapshot)
+    await person.play()
+    assert person.over is not None
+
+
+async def test_takeback_accepted_draw_declined_rematch_accepted(
+    connect: Connect, start_worker: StartWorker
+) -> None:
+    """The AI grants a takeback, declines a draw in a live position, and plays a rematch."""
+    await start_worker()
+    client, person = await room_with_ai(connect, "novice")
+    await person.play(until=lambda p: len(p.moves) >= 3)  # AI, us, AI
+    await client.send(m.Offer(room=person.room, kind="takeback"))
+    await client.until_event(Answered)
+    undone = await client.until_event(Undone)
+    assert len(undone.points) == 2  # our stone and the AI's answer to it
+    person.moves = person.moves[: len(person.moves) - 2]
+    await client.send(m.Offer(room=person.room, kind="draw"))
+    declined = await client.until_event(Answered)
+    assert (declined.kind, declined.accept) == ("draw", False)
+    await client.move(person.room, person.next_point())
+    await person.play()
+    assert person.over is not None
+    await client.send(m.Offer(room=person.room, kind="rematch"))
+    accepted = await client.until_event(Answered)
+    assert (accepted.kind, accepted.accept) == ("rematch", True)
+    rematch = await client.until_event(Rematch)
+    snapshot = await client.until(lambda x: isinstance(x, m.Snapshot))
+    assert isinstance(snapshot, m.Snapshot)
+    assert snapshot.room.id == rematch.room
+    again = Person(client, rematch.room)
+    again.follow(snapshot)
+    assert again.color == "black"  # colours swapped: we open now
+    await again.play()
+    assert again.over is not None
+
+
+async def test_no_worker_means_a_clear_error(connect: Connect) -> None:
+    """Without a worker every AI request fails at once with no_ai_available."""
+    client = await connect("ann")
+    room = (await client.create(seat="black")).room.id
+    await client.send(m.SeatAi(room=room, level="master", id=1))
+    error = await client.expect_error("no_ai_available")
+    assert "no AI worker" in error.message
+    await client.send(m.CreateAiGame(id=2))
+    await client.expect_error("no_ai_available")
+    await client.send(m.Queue(ai_after_ms=50, id=3))
+    await client.expect(m.Queued)
+    late = await client.expect_error("no_ai_available")
+    assert late.re == 3
+    assert "still waiting" in late.message
+    await client.send(m.Unqueue(id=4))
+    assert (await client.expect(m.Unqueued)).re == 4  # still queued for a person
+
+
+async def test_unknown_level_and_rated_room_are_refused(
+    connect: Connect, start_worker: StartWorker
+) -> None:
+    """A level no worker offers and an AI in a rated room are refused with clear codes."""
+    await start_worker(levels=("novice",))
+    client = await connect("ann")
+    room = (await client.create(seat="black")).room.id
+    await client.send(m.SeatAi(room=room, level="master", id=1))
+    error = await client.expect_error("no_ai_available")
+    assert "novice" in error.message
+    rated = (await client.create(seat="black", rated=True)).room.id
+    await client.send(m.SeatAi(room=rated, level="novice", id=2))
+    await client.expect_error("ai_not_allowed")
+
+
+async def test_ordinary_players_cannot_pose_as_workers(connect: Connect) -> None:
+    """Worker messages need the bot key; a wrong key and a seat token without it are refused."""
+    player = await connect("mallory")
+    await player.send(m.BotReady(seats=10, levels=["master"], id=1))
+    await player.expect_error("not_a_bot")
+    impostor = await connect()
+    await impostor.send(m.Hello(name="bot", bot_key="guess", id=1))
+    await impostor.expect_error("bad_bot_key")
+    worker = await connect()  # a worker written from protocol.md, by hand
+    await worker.send(m.Hello(name="hand-made bot", bot_key=BOT_KEY, id=1))
+    await worker.expect(m.Welcome)
+    await worker.send(m.BotReady(seats=1, levels=["hand"], id=2))
+    accepted = await worker.expect(m.BotAccepted)
+    assert accepted.re == 2
+    person = await connect("ann")
+    room = (await person.create(seat="white")).room.id
+    await person.send(m.SeatAi(room=room, level="hand"))
+    order = await worker.expect(m.BotSeat)
+    assert (order.room, order.level, order.name) == (room, "hand", "AI hand")
+    thief = await connect()
+    await thief.send(m.Hello(name=order.name, token=order.token, id=1))
+    await thief.expect_error("bad_bot_key")
+    seat = await connect()
+    await seat.send(m.Hello(name=order.name, token=order.token, bot_key=BOT_KEY, id=1))
+    welcome = await seat.expect(m.Welcome)
+    assert (welcome.player, welcome.resumed, welcome.rooms) == (order.player, True, [room])
+    view = (await seat.join(room)).room
+    assert view.players.black is not None
+    assert view.players.black.id == order.player
+    await seat.move(room, "h8")
+    moved = await person.until_event(Moved)
+    assert (moved.point, moved.color) == ("h8", "black")

@@ -1,0 +1,329 @@
+"""AI workers when things go wrong: a worker killed mid-game, a network drop, a
+silent worker, a server restart, an external brain that crashes; and the
+worker the server starts by itself."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+from server_fixtures import Connect, TestClient
+from websockets.asyncio.client import connect as ws_connect
+from worker_fixtures import (
+    BOT_KEY,
+    FAST_BOTS,
+    Person,
+    StartWorker,
+    ai_config,
+    eventually,
+    worker_process,
+)
+
+from protocol import messages as m
+from protocol.events import ChatPosted, GameOver, GameStarted, Moved, PlayerJoined
+from protocol.values import TimeControl
+from server.app import GomokuServer
+from server.config import Bots
+from server.store.redis import RedisStore
+
+MakeServer = Callable[..., Awaitable[GomokuServer]]
+
+
+@pytest.fixture
+async def server(ai_server: GomokuServer) -> GomokuServer:
+    """The ``connect`` fixture's server: the one that accepts the test bot key."""
+    return ai_server
+
+
+async def seat_ai(client: TestClient, level: str, **room: object) -> Person:
+    snapshot = await client.create(seat="white", **room)
+    person = Person(client, snapshot.room.id, snapshot.room.rule)
+    person.follow(snapshot)
+    await client.send(m.SeatAi(room=person.room, level=level))
+    await client.event(PlayerJoined, person.room)
+    await client.event(GameStarted, person.room)
+    return person
+
+
+async def test_a_killed_worker_hands_its_seat_to_another(
+    connect: Connect, start_worker: StartWorker, ai_server: GomokuServer
+) -> None:
+    """SIGKILL the worker mid-game: after the lease another worker plays on to the end."""
+    doomed = await worker_process(ai_server, "--seats", "2", "--processes", "1")
+    try:
+        client = await connect("ann")
+        person = await seat_ai(client, "novice", time=TimeControl(base_ms=30_000))
+        heir = await start_worker(seats=2)  # arrives after the seat was given out
+        await person.play(until=lambda p: len(p.moves) >= 3)  # AI, us, AI: AI to answer us
+        doomed.send_signal(signal.SIGKILL)
+        await doomed.wait()
+        await person.play()
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            doomed.kill()
+        await doomed.wait()
+    assert person.over is not None
+    assert (person.over.winner, person.over.reason) == ("black", "five")
+    assert heir.stats.moves >= 1
+    assert heir.stats.refused == 0
+    assert ai_server.metrics.counters["gomoku_ai_handovers_total"] == 1
+    person.replay()
+
+
+async def test_worker_reconnects_after_a_network_drop(
+    connect: Connect, start_worker: StartWorker, ai_server: GomokuServer
+) -> None:
+    """Every worker connection drops at once: it comes back as the same worker and plays on."""
+    worker = await start_worker()
+    first_id = worker.worker_id
+    client = await connect("ann")
+    person = await seat_ai(client, "novice")
+
+    async def cut(_: Person) -> None:
+        if worker.stats.reconnects == 0:
+            for conn in list(ai_server.connections):
+                if conn.session is not None and conn.session.bot:
+                    conn.ws.transport.abort()  # no close handshake: the network is gone
+            await asyncio.sleep(0.2)
+
+    await person.play(before_move=cut)
+    assert person.over is not None
+    assert person.over.reason == "five"
+    assert worker.stats.reconnects >= 2  # the worker's own connection and its seat's
+    assert worker.worker_id == first_id
+    assert ai_server.metrics.counters["gomoku_ai_handovers_total"] == 0
+
+
+async def test_a_silent_worker_is_closed(connect: Connect, ai_server: GomokuServer) -> None:
+    """A worker that stops sending heartbeats is disconnected (1008)."""
+    silent = await connect()
+    await silent.send(m.Hello(name="sleepy", bot_key=BOT_KEY, id=1))
+    await silent.expect(m.Welcome)
+    await silent.send(m.BotReady(seats=1, levels=["novice"], id=2))
+    accepted = await silent.expect(m.BotAccepted)
+    assert accepted.heartbeat_ms == FAST_BOTS.heartbeat_ms
+    await asyncio.wait_for(silent.ws.wait_closed(), 4 * accepted.heartbeat_ms / 1000 + 2)
+    assert silent.ws.close_code == 1008
+    assert ai_server.bots.live_workers() == []
+
+
+async def test_the_server_starts_its_own_worker(make_server: MakeServer, connect: Connect) -> None:
+    """With ``bots`` set, the server runs a local worker process: an AI is there at once."""
+    own = await make_server(ai_config(bots=Bots(embedded=1, embedded_seats=1)))
+    await eventually(own.bots.live_workers, 30)
+    client = await connect("ann", to=own)
+    snapshot = await client.create(seat="white")
+    await client.send(m.SeatAi(room=snapshot.room.id, level="novice"))
+    first = await client.until_event(Moved)
+    assert first.color == "black"
+
+
+async def test_an_external_brain_plays_and_is_replaced_when_it_crashes(
+    connect: Connect, start_worker: StartWorker, tmp_path: Path
+) -> None:
+    """A Gomocup brain seated with --brain plays; when it crashes it is reported and replaced."""
+    brain = tmp_path / "tiny_brain.py"
+    brain.write_text(TINY_BRAIN.replace("MARKER", str(tmp_path / "crashed")))
+    worker = await start_worker(brain=f"{sys.executable} {brain}", move_time_s=1.0)
+    client = await connect("ann")
+    person = await seat_ai(client, "brain:tiny_brain")
+    await person.play()
+    assert person.over is not None
+    assert person.over.winner == "black"
+    reports = [e for _, e in person.events if isinstance(e, ChatPosted)]
+    assert len(reports) == 1
+    assert "failed" in reports[0].text
+    assert worker.stats.brain_failures == 1
+    assert (tmp_path / "crashed").exists()
+    person.replay()
+
+
+async def test_games_survive_a_server_restart_with_redis(
+    make_server: MakeServer, start_worker: StartWorker, redis_url: str
+) -> None:
+    """The server restarts on the same port with its Redis store: worker and game go on."""
+    first = await make_server(ai_config(), store=RedisStore(redis_url))
+    port = first.port
+    worker = await start_worker(to=first)
+    ws = await ws_connect(f"ws://127.0.0.1:{port}/", compression=None, max_size=1 << 20)
+    client = TestClient(ws)
+    await client.hello("ann")
+    person = await seat_ai(client, "novice")
+    await person.play(until=lambda p: len(p.moves) >= 3)
+    await first.stop()
+    await ws.close()
+    second = await make_server(ai_config(port=port), store=RedisStore(redis_url))
+    await eventually(second.bots.live_workers)
+    ws = await ws_connect(f"ws://127.0.0.1:{port}/", compression=None, max_size=1 << 20)
+    client = TestClient(ws)
+    try:
+        await client.hello("ann", token=person.client.token)
+        snapshot = await client.join(person.room)
+        again = Person(client, person.room)
+        again.follow(snapshot)
+        await again.play()
+    finally:
+        await ws.close()
+    assert again.over is not None
+    assert again.over.reason == "five"
+    assert worker.stats.reconnects >= 1
+    assert second.metrics.counters["gomoku_ai_handovers_total"] == 0
+
+
+async def test_a_seat_played_through_another_instance_is_not_taken_away(
+    make_server: MakeServer, redis_url: str
+) -> None:
+    """Two servers share Redis; a worker registered on one plays its seat through the
+    other: nobody hands the seat over, and the game goes on across both."""
+    first = await make_server(ai_config(), store=RedisStore(redis_url))
+    second = await make_server(ai_config(), store=RedisStore(redis_url))
+
+    async def client_of(target: GomokuServer) -> TestClient:
+        ws = await ws_connect(f"ws://127.0.0.1:{target.port}/", compression=None, max_size=1 << 20)
+        return TestClient(ws)
+
+    worker, person, seat = await client_of(first), await client_of(first), await client_of(second)
+    try:
+        await worker.send(m.Hello(name="hand-made bot", bot_key=BOT_KEY, id=1))
+        await worker.expect(m.Welcome)
+        await worker.send(m.BotReady(seats=1, levels=["hand"], id=2))
+        await worker.expect(m.BotAccepted)
+
+        async def beat() -> None:
+            while True:
+                await asyncio.sleep(FAST_BOTS.heartbeat_ms / 2000)
+                await worker.send(m.BotHeartbeat())
+
+        beating = asyncio.create_task(beat())
+        await person.hello("ann")
+        room = (await person.create(seat="white")).room.id
+        await person.send(m.SeatAi(room=room, level="hand"))
+        order = await worker.expect(m.BotSeat)
+        await seat.send(m.Hello(name=order.name, token=order.token, bot_key=BOT_KEY, id=1))
+        await seat.expect(m.Welcome)
+        await seat.join(room)
+        await seat.move(room, "h8")
+        assert (await person.until_event(Moved)).point == "h8"
+        await asyncio.sleep(3 * FAST_BOTS.lease_ms / 1000)  # leases come and go
+        await person.move(room, "a1")
+        assert (await person.until_event(Moved)).point == "a1"
+        await seat.until_event(Moved)  # the seat sees a1
+        await seat.move(room, "h9")
+        assert (await person.until_event(Moved)).point == "h9"
+        await worker.silent(0.1)  # no bot_release, no second bot_seat
+        beating.cancel()
+    finally:
+        for client in (worker, person, seat):
+            await client.ws.close()
+    for instance in (first, second):
+        assert instance.metrics.counters["gomoku_ai_handovers_total"] == 0
+
+
+async def test_ai_versus_ai_on_a_short_clock_never_flags(
+    connect: Connect, start_worker: StartWorker
+) -> None:
+    """Two strong AIs on a 3-second clock share their time out and finish without a flag."""
+    worker = await start_worker(seats=2, move_time_s=2.0)
+    watcher = await connect("cy")
+    await watcher.send(
+        m.CreateAiGame(black="master", white="master", time=TimeControl(base_ms=3_000))
+    )
+    view = (await watcher.expect(m.Snapshot)).room
+    assert view.time == TimeControl(base_ms=3_000)
+    lowest = 3_000
+    while True:
+        message = await watcher.recv(30)
+        if isinstance(message, m.Event) and isinstance(message.event, Moved):
+            clocks = message.event.clocks
+            assert clocks is not None
+            lowest = min(lowest, clocks.black_ms, clocks.white_ms)
+        if isinstance(message, m.Event) and isinstance(message.event, GameOver):
+            break
+    assert message.event.reason != "timeout"
+    assert lowest > 0
+    assert worker.stats.moves > 10
+    assert worker.stats.refused == 0
+
+
+async def test_the_worker_command_refuses_a_wrong_bot_key(ai_server: GomokuServer) -> None:
+    """``gomoku-ai`` with a key the server does not accept says so and exits with 2."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "worker",
+        "--server",
+        f"ws://127.0.0.1:{ai_server.port}",
+        "--bot-key",
+        "wrong",
+        "--processes",
+        "1",
+        stderr=asyncio.subprocess.PIPE,
+        stdin=asyncio.subprocess.DEVNULL,
+    )
+    _, err = await asyncio.wait_for(process.communicate(), 30)
+    assert process.returncode == 2
+    assert b"refused the bot key" in err
+
+
+TINY_BRAIN = r'''
+"""A tiny Gomocup brain for tests: plays the free point nearest the centre, and
+crashes once (exit code 3) on its third move, leaving a marker file."""
+import os
+import sys
+
+size = 15
+stones = set()
+played = 0
+
+
+def move():
+    global played
+    played += 1
+    if played == 3 and not os.path.exists("MARKER"):
+        open("MARKER", "w").close()
+        sys.exit(3)
+    c = size // 2
+    free = [(x, y) for x in range(size) for y in range(size) if (x, y) not in stones]
+    x, y = min(free, key=lambda p: (abs(p[0] - c) + abs(p[1] - c), p[1], p[0]))
+    stones.add((x, y))
+    print(f"{x},{y}", flush=True)
+
+
+board_mode = False
+for line in sys.stdin:
+    words = line.strip().upper()
+    if board_mode:
+        if words == "DONE":
+            board_mode = False
+            move()
+        else:
+            x, y, _ = (int(v) for v in words.split(","))
+            stones.add((x, y))
+        continue
+    if words.startswith("START"):
+        size = int(words.split()[1])
+        stones.clear()
+        print("OK", flush=True)
+    elif words == "BEGIN":
+        move()
+    elif words.startswith("TURN"):
+        x, y = (int(v) for v in words.split()[1].split(","))
+        stones.add((x, y))
+        move()
+    elif words == "BOARD":
+        stones.clear()
+        board_mode = True
+    elif words.startswith("INFO"):
+        pass
+    elif words == "ABOUT":
+        print('name="tiny"', flush=True)
+    elif words == "END":
+        break
+    else:
+        print("UNKNOWN " + words, flush=True)
+'''

@@ -1,0 +1,59 @@
+"""What ``gomoku-ai`` can be told: one keyword-only dataclass."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import shlex
+
+from engine.ai import LEVEL_NAMES
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class WorkerConfig:
+    """Settings of one AI worker."""
+
+    server: str
+    """``ws://HOST:PORT`` of the server."""
+    bot_key: str
+    seats: int = 4
+    """Games played at once."""
+    levels: tuple[str, ...] = LEVEL_NAMES
+    """Levels of the built-in engine offered (ignored with ``brain``)."""
+    brain: str | None = None
+    """A Gomocup brain command: seats are played by it instead of the engine."""
+    brain_level: str | None = None
+    """The level name the brain is offered as (default ``brain:`` + its file name)."""
+    processes: int | None = None
+    """Search processes (default: one per CPU)."""
+    move_time_s: float = 2.0
+    """The most seconds one move may take, whatever the clock allows (and the time
+    per move in games without a clock)."""
+    overhead_ms: int = 150
+    """Kept back from the clock on every move for the network and the pool."""
+    resign: bool = False
+    """Resign a game the search proves lost."""
+    rematch: bool = True
+    """Accept rematches."""
+    linger_s: float = 20.0
+    """How long a seat waits after its game for a rematch before it is given up."""
+    hint_level: str = "master"
+    name: str = "AI worker"
+    backoff_min_s: float = 0.2
+    backoff_max_s: float = 5.0
+
+    def offered_levels(self) -> tuple[str, ...]:
+        if self.brain is not None:
+            return (self.brain_level or brain_level_name(self.brain),)
+        return self.levels
+
+
+def brain_level_name(command: str) -> str:
+    """``brain:`` and the command's file name, fit for a level name."""
+    words = shlex.split(command) or ["brain"]
+    interpreter = os.path.basename(words[0]).startswith("python")
+    base = os.path.basename(words[-1] if interpreter else words[0])
+    base = re.sub(r"\.(py|exe)$", "", base.lower())
+    cleaned = re.sub(r"[^a-z0-9_.+-]", "-", base).strip("-.") or "brain"
+    return f"brain:{cleaned}"[:40]

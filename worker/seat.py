@@ -1,0 +1,465 @@
+"""One AI seat: a connection of its own, as the seat's player, playing every game
+that seat is in (the first one, and the rematches it accepts).
+
+The reader keeps a :class:`~worker.game.GameState` per room and answers offers
+at once (takebacks yes, draws only in a dead-drawn position, rematches yes);
+an actor task per room thinks and plays whenever the seat must act. A move
+computed for a position that changed meanwhile (a takeback, a reconnect) is
+thrown away and thought again. After a network drop the seat reconnects with
+its token and joins its rooms again for fresh snapshots. It ends when its
+games are over and no rematch came within the linger time, when the server
+releases it, or when its token stops working.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import random
+import time
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+
+from engine import Board, Point
+from engine.ai import LEVELS
+from protocol import events as ev
+from protocol import messages as m
+from protocol.codec import decode_server, encode
+from protocol.convert import point_to_wire
+from protocol.errors import ErrorCode, ProtocolError
+from protocol.limits import MAX_SERVER_FRAME
+from protocol.values import SwapChoice
+from worker.brain import BrainPlayer
+from worker.game import GameState
+from worker.judge import dead_draw, proven_lost
+from worker.thinker import Choice
+from worker.timing import move_budget_ms
+
+if TYPE_CHECKING:
+    from worker.control import AiWorker
+
+log = logging.getLogger("gomoku.worker")
+
+ENGINE_FALLBACK_LEVEL = "intermediate"
+CHOOSE_LEVEL = "advanced"
+"""The engine level that judges a swap2 position when the seat's own level cannot."""
+POLL_S = 0.25
+"""How often an idle seat checks whether its linger time is over."""
+CLAIM_SLACK_S = 0.2
+"""Claim this long after a gone opponent's grace period ends (clocks differ a little)."""
+BAD_MOVE_CODES = frozenset({ErrorCode.OCCUPIED, ErrorCode.FORBIDDEN, ErrorCode.OFF_BOARD})
+
+
+class SeatLost(Exception):
+    """The seat's token no longer works: the server gave the seat to another worker."""
+
+
+class SeatClient:
+    """Plays one AI seat for its worker."""
+
+    def __init__(
+        self, owner: AiWorker, *, player: str, token: str, name: str, room: str, level: str
+    ) -> None:
+        self.owner = owner
+        self.config = owner.config
+        self.stats = owner.stats
+        self.player = player
+        self.token = token
+        self.name = name
+        self.level = level
+        self.rooms: set[str] = {room}
+        """Rooms to join on every (re)connect."""
+        self.games: dict[str, GameState] = {}
+        self._wakeups: dict[str, asyncio.Event] = {}
+        self._actors: dict[str, asyncio.Task[None]] = {}
+        self._brains: dict[str, BrainPlayer] = {}
+        self._moves_sent: dict[int, str] = {}
+        self._ids = itertools.count(1)
+        self._bad_move: set[str] = set()
+        self._idle_since: float | None = None
+        self._joining: set[int] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._claims: dict[str, asyncio.Task[None]] = {}
+        """Per room: a claim of the win waiting for a gone opponent's grace period."""
+        """Ids of ``join`` requests not answered yet."""
+        self._ws: ClientConnection | None = None
+        self.released = False
+
+    # -- lifecycle -----------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Play until the seat's games are over (and the linger time passed), the seat
+        is released, or its token stops working."""
+        backoff = self.config.backoff_min_s
+        try:
+            while not self.released:
+                try:
+                    async with connect(
+                        self.config.server,
+                        compression=None,
+                        max_size=MAX_SERVER_FRAME,
+                        open_timeout=10,
+                        **self.owner.target(),
+                    ) as ws:
+                        self._ws = ws
+                        backoff = self.config.backoff_min_s
+                        if await self._session(ws):
+                            return
+                except SeatLost:
+                    log.info("seat %s: its token no longer works; giving it up", self.player)
+                    return
+                except (OSError, ConnectionClosed, InvalidHandshake, TimeoutError) as error:
+                    log.info("seat %s: connection lost (%s); reconnecting", self.player, error)
+                finally:
+                    self._ws = None
+                    await self._stop_actors()
+                if self.released:
+                    return
+                self.stats.reconnects += 1
+                await asyncio.sleep(backoff * random.uniform(0.8, 1.2))
+                backoff = min(backoff * 2, self.config.backoff_max_s)
+        except InvalidURI:
+            log.error("seat %s: bad server address %r", self.player, self.config.server)
+        finally:
+            for brain in self._brains.values():
+                await brain.close()
+            self._brains.clear()
+
+    def release(self) -> None:
+        """Stop playing this seat (the server moved it elsewhere, or the worker stops)."""
+        self.released = True
+        self.reconnect()
+
+    def reconnect(self, token: str | None = None) -> None:
+        """Drop the connection (to reconnect, with ``token`` if given)."""
+        if token is not None:
+            self.token = token
+        ws = self._ws
+        if ws is not None:
+            self._background(ws.close())
+
+    async def _stop_actors(self) -> None:
+        actors = list(self._actors.values()) + list(self._claims.values())
+        self._actors.clear()
+        self._claims.clear()
+        self._wakeups.clear()
+        for task in actors:
+            task.cancel()
+        for task in actors:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task  # an actor's failure was logged where it happened
+
+    # -- the connection --------------------------------------------------------------
+
+    async def _send(self, message: msgspec.Struct) -> None:
+        ws = self._ws
+        if ws is None:
+            raise ConnectionClosed(None, None)
+        await ws.send(encode(message))
+
+    async def _recv(self, ws: ClientConnection, wait_s: float | None) -> m.ServerMessage | None:
+        try:
+            data = await asyncio.wait_for(ws.recv(), wait_s)
+        except TimeoutError:
+            return None
+        try:
+            return decode_server(data)
+        except ProtocolError:
+            return None  # a newer server's message, or a broken frame: nothing to do
+
+    async def _session(self, ws: ClientConnection) -> bool:
+        """One connection's life; True when the seat is done."""
+        await self._send(
+            m.Hello(name=self.name, token=self.token, bot_key=self.config.bot_key, id=0)
+        )
+        while True:
+            reply = await self._recv(ws, 10.0)
+            if reply is None:
+                raise TimeoutError("no welcome from the server")
+            if isinstance(reply, m.Error) and reply.re == 0:
+                if reply.code == ErrorCode.BAD_TOKEN:
+                    raise SeatLost(reply.message)
+                raise ConnectionError(f"hello refused: {reply.code}: {reply.message}")
+            if isinstance(reply, m.Welcome):
+                self.rooms.update(reply.rooms)
+                break
+        self._joining.clear()
+        for room in sorted(self.rooms):
+            request = next(self._ids)
+            self._joining.add(request)
+            await self._send(m.Join(room=room, id=request))
+        while not self.released:
+            wait = POLL_S if self._idle_since is not None else None
+            message = await self._recv(ws, wait)
+            if message is not None:
+                await self._handle(message)
+            if self._done():
+                return True
+        return True
+
+    def _done(self) -> bool:
+        """All games over (once every room has answered), and no rematch within the
+        linger time."""
+        if self._joining or any(game.live for game in self.games.values()):
+            self._idle_since = None
+            return False
+        if self._idle_since is None:
+            self._idle_since = time.monotonic()
+        if not any(game.against_a_person() for game in self.games.values()):
+            return True  # no person to want a rematch: free the seat now
+        return time.monotonic() - self._idle_since >= self.config.linger_s
+
+    # -- messages ----------------------------------------------------------------------
+
+    async def _handle(self, message: m.ServerMessage) -> None:
+        if isinstance(message, m.Snapshot):
+            await self._on_snapshot(message)
+        elif isinstance(message, m.Event):
+            await self._on_event(message)
+        elif isinstance(message, m.Error):
+            self._on_error(message)
+
+    async def _on_snapshot(self, message: m.Snapshot) -> None:
+        self._joining.discard(message.re if message.re is not None else -1)
+        view = message.room
+        known = view.id in self.games
+        game = GameState.from_view(view, self.player)
+        if game.my_seat_color() is None:
+            self.rooms.discard(view.id)  # not our seat (any more)
+            return
+        self.rooms.add(view.id)
+        self.games[view.id] = game
+        if game.live:
+            self._idle_since = None
+            if not known:
+                self.stats.games += 1
+                log.info("seat %s plays in room %s (%s)", self.player, view.id, self.level)
+        if game.pending is not None and game.pending.by != self.player:
+            await self._answer_offer(game, game.pending.kind)
+        for ref in (view.players.black, view.players.white):
+            if ref is not None and ref.id != self.player and game.live:
+                self._watch_presence(view.id, ref.online, ref.deadline_ms)
+        self._wake(view.id)
+
+    async def _on_event(self, message: m.Event) -> None:
+        game = self.games.get(message.room)
+        if game is None:
+            return
+        event = message.event
+        game.apply(event)
+        if isinstance(event, ev.GameOver):
+            self.stats.finished += 1
+            self._idle_since = None
+            log.info(
+                "seat %s: room %s over (%s, %s)",
+                self.player,
+                message.room,
+                event.winner,
+                event.reason,
+            )
+        elif isinstance(event, ev.Offered) and event.by != self.player:
+            await self._answer_offer(game, event.kind)
+        elif isinstance(event, ev.Presence) and event.player != self.player:
+            self._watch_presence(message.room, event.online, event.deadline_ms)
+        self._wake(message.room)
+
+    def _watch_presence(self, room: str, online: bool, deadline_ms: int | None) -> None:
+        """An opponent who left claims nothing from us: once their grace period is over,
+        claim the win, so the seat is not held forever by a game nobody plays."""
+        pending = self._claims.pop(room, None)
+        if pending is not None:
+            pending.cancel()
+        if not online and deadline_ms is not None:
+            self._claims[room] = asyncio.create_task(self._claim_later(room, deadline_ms))
+
+    async def _claim_later(self, room: str, deadline_ms: int) -> None:
+        await asyncio.sleep(deadline_ms / 1000 + CLAIM_SLACK_S)
+        game = self.games.get(room)
+        if game is not None and game.live:
+            log.info("seat %s: the opponent left room %s; claiming the win", self.player, room)
+            await self._send(m.Claim(room=room))
+
+    def _on_error(self, error: m.Error) -> None:
+        self._joining.discard(error.re if error.re is not None else -1)
+        room = self._moves_sent.pop(error.re, None) if error.re is not None else None
+        if room is None:
+            if error.code == ErrorCode.NO_SUCH_ROOM and error.room is not None:
+                self.rooms.discard(error.room)
+            else:
+                log.debug("seat %s: %s: %s", self.player, error.code, error.message)
+            return
+        self.stats.refused += 1
+        log.warning("seat %s: the server refused our play: %s", self.player, error.message)
+        if error.code in BAD_MOVE_CODES:
+            self._bad_move.add(room)
+        self._wake(room)
+
+    async def _answer_offer(self, game: GameState, kind: str) -> None:
+        """Takebacks yes; draws only when nobody can win any more; rematches if allowed."""
+        if kind == "takeback":
+            accept = True
+            self.stats.takebacks_accepted += 1
+        elif kind == "draw":
+            accept = dead_draw(game.board())
+        else:
+            accept = self.config.rematch
+            if accept:
+                self.stats.rematches_accepted += 1
+        await self._send(
+            m.Answer(room=game.room, kind=kind, accept=accept)  # type: ignore[arg-type]
+        )
+
+    # -- playing -----------------------------------------------------------------------
+
+    def _wake(self, room: str) -> None:
+        wake = self._wakeups.get(room)
+        if wake is None:
+            wake = self._wakeups[room] = asyncio.Event()
+            self._actors[room] = asyncio.create_task(self._actor(room, wake))
+        wake.set()
+
+    async def _actor(self, room: str, wake: asyncio.Event) -> None:
+        """Act in ``room`` whenever it is this seat's turn."""
+        while True:
+            await wake.wait()
+            wake.clear()
+            game = self.games.get(room)
+            if game is None or not game.live:
+                continue
+            task = game.task()
+            if task is None:
+                continue
+            started = time.monotonic()
+            version = game.version
+            budget = self._budget_ms(game)
+            if task == "choose":
+                try:
+                    choice = await self._choose(game, budget)
+                except Exception:
+                    log.exception("seat %s: choosing failed; taking White", self.player)
+                    choice = "white"
+                if self.games.get(room) is game and game.version == version:
+                    await self._send(m.Choose(room=room, choice=choice, id=self._track(room)))
+                else:
+                    wake.set()
+                continue
+            try:
+                move = await self._place(game, budget)
+            except Exception:  # a bug must not leave the seat silent: play a legal move
+                log.exception("seat %s: finding a move failed; playing a safe one", self.player)
+                move = _safe_move(game)
+            if self.games.get(room) is not game or game.version != version:
+                wake.set()  # the position changed while we thought: think again
+                continue
+            if self.config.resign and proven_lost(move.score) and game.state == "playing":
+                self.stats.resigned += 1
+                await self._send(m.Resign(room=room))
+                continue
+            if not game.offered_draw and game.pending is None and dead_draw(game.board()):
+                game.offered_draw = True
+                self.stats.draws_offered += 1
+                await self._send(m.Offer(room=room, kind="draw"))
+            await self._send(m.Move(room=room, point=move.point, id=self._track(room)))
+            self.stats.record_move((time.monotonic() - started) * 1000, budget)
+            self.stats.quick_moves += move.quick
+
+    def _track(self, room: str) -> int:
+        request = next(self._ids)
+        self._moves_sent[request] = room
+        if len(self._moves_sent) > 100:
+            self._moves_sent.pop(next(iter(self._moves_sent)))
+        return request
+
+    def _budget_ms(self, game: GameState) -> int:
+        return move_budget_ms(
+            remaining_ms=game.remaining_ms(),
+            inc_ms=0 if game.time is None else game.time.inc_ms,
+            stones=len(game.moves),
+            cells=game.size * game.size,
+            cap_ms=int(self.config.move_time_s * 1000),
+            overhead_ms=self.config.overhead_ms,
+        )
+
+    def _engine_level(self) -> str:
+        return self.level if self.level in LEVELS else ENGINE_FALLBACK_LEVEL
+
+    async def _place(self, game: GameState, budget_ms: int) -> Choice:
+        if game.room in self._bad_move:
+            self._bad_move.discard(game.room)
+            return _safe_move(game)
+        if game.state == "opening":
+            opening = _opening_stone(game)
+            if opening is not None:
+                return opening
+        if self.config.brain is not None and self.level not in LEVELS:
+            brain = self._brains.get(game.room)
+            if brain is None:
+                brain = self._brains[game.room] = BrainPlayer(
+                    self.config.brain,
+                    self.owner.thinker,
+                    on_report=lambda text: self._report(game.room, text),
+                )
+            return await brain.move(game, budget_ms)
+        return await self.owner.thinker.move(
+            game.rule, game.size, game.moves, self._engine_level(), budget_ms / 1000
+        )
+
+    async def _choose(self, game: GameState, budget_ms: int) -> SwapChoice:
+        """Take the colour the engine likes (White moves next after 3 or 5 stones)."""
+        assert game.swap2 is not None
+        options = [c for c in game.swap2.choices if c != "place2"]
+        level = self._engine_level()
+        if LEVELS[level].search is None:
+            level = CHOOSE_LEVEL
+        choice = await self.owner.thinker.move(
+            game.rule, game.size, game.moves, level, budget_ms / 1000
+        )
+        wanted: SwapChoice = "white" if choice.score >= 0 else "black"
+        return wanted if wanted in options or not options else options[0]
+
+    def _report(self, room: str, text: str) -> None:
+        """Tell the room (and the log) that the brain failed."""
+        self.stats.brain_failures += 1
+        log.warning("seat %s, room %s: %s", self.player, room, text)
+        line = " ".join(text.split())[:300] or "brain failure"
+        self._background(self._send(m.Chat(room=room, text=line)))
+
+    def _background(self, coro: Coroutine[Any, Any, None]) -> None:
+        """Run ``coro`` on its own, keeping a reference until it is done."""
+
+        async def quietly() -> None:
+            with contextlib.suppress(ConnectionClosed, OSError):
+                await coro
+
+        task = asyncio.get_running_loop().create_task(quietly())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+
+def _opening_stone(game: GameState) -> Choice | None:
+    """A swap2 opener's first three stones: a fixed, roughly balanced shape at the
+    centre (B centre, W beside it, B diagonal), when those points are free."""
+    if len(game.moves) >= 3:
+        return None
+    c = game.size // 2
+    shape = [Point(c, c), Point(c + 1, c), Point(c + 1, c - 1)]
+    wire = point_to_wire(shape[len(game.moves)], game.size)
+    if wire in game.moves:
+        return None
+    return Choice(wire, 0, None, "opening", 0.0)
+
+
+def _safe_move(game: GameState) -> Choice:
+    """A legal move for sure (after the server refused one): the legal point nearest
+    the last stone, or the centre."""
+    board: Board = game.board()
+    last = board.last_move or Point(game.size // 2, game.size // 2)
+    legal = board.legal_moves()
+    best = min(legal, key=lambda p: (max(abs(p.x - last.x), abs(p.y - last.y)), p))
+    return Choice(point_to_wire(best, game.size), 0, None, "fallback", 0.0)
