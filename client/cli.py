@@ -17,12 +17,15 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from client.play_cli import add_play_parser, add_review_parser
+from engine.ai import analysis as ai_analysis
 from engine.analysis import analyze, sorted_points
 from engine.board import Board
 from engine.errors import NotationError, RecordError
 from engine.notation import check_size, format_point
 from engine.record import parse_move_list
 from engine.types import Rule
+from gomocup.match import add_match_parser
 
 EXIT_OK = 0
 EXIT_USAGE = 2  # bad input: the same code argparse uses for a bad command line
@@ -53,6 +56,13 @@ def _add_analyze(subparsers: Subparsers) -> None:
         help='the moves from the start, Black first: "h8 i9 j10" or "h8i9j10"',
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--time",
+        type=float,
+        metavar="SECONDS",
+        help="with --json: let the AI think this long and add its best move, score, "
+        "principal variation (pv) and win_in (plies to a forced win, or null)",
+    )
     parser.set_defaults(run=_run_analyze)
 
 
@@ -63,8 +73,13 @@ def _run_analyze(args: argparse.Namespace) -> int:
     except (RecordError, NotationError) as exc:
         print(f"gomoku analyze: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    if args.time is not None and args.time < 0:
+        print("gomoku analyze: --time must not be negative", file=sys.stderr)
+        return EXIT_USAGE
     if args.json:
         data = analyze(board)
+        if args.time is not None:
+            data.update(ai_analysis(board, time_limit=args.time))
         print(json.dumps(data))
     else:
         print(describe(board))
@@ -95,7 +110,12 @@ def describe(board: Board) -> str:
 
 
 #: The subcommands, in the order ``gomoku --help`` lists them.
-SUBCOMMANDS: list[AddSubcommand] = [_add_analyze]
+SUBCOMMANDS: list[AddSubcommand] = [
+    _add_analyze,
+    add_match_parser,
+    add_play_parser,
+    add_review_parser,
+]
 
 
 def build_parser() -> argparse.ArgumentParser:

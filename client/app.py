@@ -1,0 +1,275 @@
+"""The Textual application: owns the view model and the connection(s), and
+routes between the screens.
+
+Every change of state goes through :meth:`GomokuApp.dispatch`, which runs the
+pure reducer and then hands the new model to each screen on the stack that
+draws one. Screens never mutate the model; they send protocol messages with
+:meth:`GomokuApp.send` (or its hot-seat variant) and wait for the server's
+events, which is the only authority.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
+
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+
+from client.config import Identity, load_identity, save_identity
+from client.connection import Backoff, Connection
+from client.options import PlayOptions
+
+if TYPE_CHECKING:
+    from client.local import EmbeddedServer
+from client.state import Action, Note, RoomClosed, ViewModel, reduce
+from protocol import messages as msg
+
+# Inline rather than a .tcss file so a plain (non-editable) install needs no package data.
+APP_CSS = """
+Screen { layout: vertical; }
+#status-players { height: 1; background: $boost; text-style: bold; padding: 0 1; }
+#status-game { height: 1; background: $boost; color: $text-muted; padding: 0 1; }
+#game-body { height: 1fr; }
+#board { margin: 0 1 0 0; }
+#side {
+    width: 1fr; min-width: 20;
+    border-left: tall $primary-background; padding: 0 1; scrollbar-size-vertical: 1;
+}
+#log { height: auto; }
+#offer { height: 1; background: $warning 30%; padding: 0 1; }
+#command { height: 1; border: none; padding: 0 1; background: $panel; }
+#command:focus { border: none; background: $panel-lighten-1; }
+#lobby-title { height: 1; background: $boost; text-style: bold; padding: 0 1; }
+#queue { height: 1; background: $warning 30%; padding: 0 1; }
+#rooms { height: 1fr; }
+#lobby-hint { height: 1; color: $text-muted; padding: 0 1; }
+.dialog {
+    width: 64; height: auto; max-height: 90%; padding: 1 2;
+    background: $panel; border: thick $primary;
+}
+ModalScreen { align: center middle; }
+ConnectScreen { align: center middle; }
+.form { grid-size: 2; grid-columns: 16 1fr; grid-rows: auto; height: auto; grid-gutter: 0 1; }
+.buttons { height: auto; align-horizontal: right; margin-top: 1; }
+.dialog > Label { margin-bottom: 1; }
+.buttons > Button { margin-left: 1; }
+.error { color: $error; height: auto; }
+#help-box {
+    width: 72; height: auto; max-height: 90%;
+    background: $panel; border: thick $primary; padding: 0 1;
+}
+#review-moves { width: 1fr; border-left: tall $primary-background; padding: 0 1; }
+"""
+
+
+@runtime_checkable
+class ModelView(Protocol):
+    """A screen that draws the view model."""
+
+    def show_model(self, model: ViewModel) -> None: ...
+
+
+class GomokuApp(App[None]):
+    """``gomoku play``: connect, lobby, game, help."""
+
+    TITLE = "Gomoku Arena"
+    CSS = APP_CSS
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
+    ]
+
+    def __init__(
+        self,
+        options: PlayOptions | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        backoff: Backoff | None = None,
+        autostart: bool = True,
+    ) -> None:
+        super().__init__()
+        self.options = options = options or PlayOptions()
+        self.clock = clock
+        self.backoff = backoff or Backoff()
+        self.autostart = autostart  # False: no connection, screens driven by dispatch (tests)
+        self.model = ViewModel()
+        self.connection: Connection | None = None
+        self.partner: Connection | None = None  # the second player in hot seat
+        self.identity: Identity = (
+            load_identity(options.config_dir) if options.remember else Identity()
+        )
+        self.local_server: EmbeddedServer | None = None  # --local: the server in this process
+
+    # -- starting ---------------------------------------------------------------
+
+    @property
+    def default_name(self) -> str | None:
+        return self.options.name or self.identity.name
+
+    async def on_mount(self) -> None:
+        from client.screens.connect import ConnectScreen
+
+        if not self.autostart:
+            return
+        name = self.default_name
+        if self.options.local:
+            from client.local import start_embedded_server
+
+            self.local_server = await start_embedded_server()
+            self.start("127.0.0.1", self.local_server.port, name or "Player 1")
+        elif name and self.options.name:
+            self.start(self.options.host, self.options.port, name)
+        else:
+            self.push_screen(ConnectScreen())
+
+    def start(self, host: str, port: int, name: str) -> None:
+        """Connect as ``name`` and show the lobby."""
+        from client.screens.lobby import LobbyScreen
+
+        address = f"{host}:{port}"
+        self.connection = Connection(
+            host,
+            port,
+            name,
+            token=self.identity.token_for(address) if name == self.identity.name else None,
+            dispatch=self.dispatch,
+            on_welcome=lambda n, t: self._remember(address, n, t),
+            backoff=self.backoff,
+            clock=self.clock,
+        )
+        self.run_worker(self.connection.run(), name="connection", group="net")
+        self.switch_or_push(LobbyScreen())
+
+    def switch_or_push(self, screen: Screen[None]) -> None:
+        if len(self.screen_stack) > 1:
+            self.switch_screen(screen)
+        else:
+            self.push_screen(screen)
+
+    def _remember(self, address: str, name: str, token: str) -> None:
+        self.identity = self.identity.with_token(address, name, token)
+        if self.options.remember:
+            with contextlib.suppress(OSError):
+                save_identity(self.identity, self.options.config_dir)
+
+    # -- state ------------------------------------------------------------------
+
+    def dispatch(self, action: Action) -> None:
+        """Apply ``action`` to the model, then move between screens and redraw."""
+        before = self.model
+        self.model = reduce(before, action, self.clock())
+        self._navigate(before, self.model)
+        for screen in self.screen_stack:
+            if isinstance(screen, ModelView):
+                screen.show_model(self.model)
+
+    def note(self, text: str) -> None:
+        self.dispatch(Note(text))
+
+    def _navigate(self, before: ViewModel, after: ViewModel) -> None:
+        from client.screens.game import GameScreen
+
+        on_game = any(isinstance(s, GameScreen) for s in self.screen_stack)
+        new_room = after.room is not None and (
+            before.room is None or before.room.id != after.room.id
+        )
+        if self.partner is not None and new_room:
+            self.run_worker(self.seat_partner(), group="send")
+        if after.room is not None and not on_game:
+            self.push_screen(GameScreen())
+        elif after.room is None and on_game:
+            while not isinstance(self.screen, GameScreen):
+                self.pop_screen()
+            self.pop_screen()
+
+    @property
+    def local_players(self) -> frozenset[str]:
+        """The player ids this terminal plays for (two in hot seat)."""
+        ids = {c.player for c in (self.connection, self.partner) if c is not None and c.player}
+        return frozenset(ids)
+
+    # -- sending ------------------------------------------------------------------
+
+    async def send(self, message: msg.ClientMessage) -> bool:
+        """Send on the main connection; a note in the log if offline."""
+        if self.connection is None or not await self.connection.send(message):
+            self.note("Offline: not sent.")
+            return False
+        return True
+
+    async def send_as(self, player: str | None, message: msg.ClientMessage) -> bool:
+        """Send as ``player`` (hot seat: the partner connection when it is theirs)."""
+        partner = self.partner
+        if partner is not None and player is not None and partner.player == player:
+            if not await partner.send(message):
+                self.note("Offline: not sent.")
+                return False
+            return True
+        return await self.send(message)
+
+    async def leave_room(self) -> None:
+        room = self.model.room
+        if room is None:
+            return
+        if self.connection is not None:
+            self.connection.forget_room(room.id)
+        await self.send(msg.Leave(room=room.id))
+        if self.partner is not None:
+            await self.partner.send(msg.Leave(room=room.id))
+        self.dispatch(RoomClosed(room.id))
+
+    async def start_hot_seat(self) -> None:
+        """Two players on this terminal: a second identity joins a new room, and the
+        board takes moves for whoever is to move (see :meth:`send_as`)."""
+        from client.local import partner_name
+
+        main = self.connection
+        if main is None or not main.online:
+            self.note("Not connected.")
+            return
+        if self.partner is None:
+            self.partner = Connection(
+                main.host,
+                main.port,
+                partner_name(main.name),
+                dispatch=self._partner_dispatch,
+                backoff=self.backoff,
+                clock=self.clock,
+            )
+            self.run_worker(self.partner.run(), name="partner", group="net")
+            await self.partner.wait_welcomed()
+        await self.send(msg.CreateRoom(seat="black"))
+
+    def _partner_dispatch(self, action: Action) -> None:
+        """The partner's stream: join the room the main player just created; show
+        its refusals. Everything else the main connection sees too."""
+        if isinstance(action, msg.Error):
+            self.note(f"{self.partner.name if self.partner else 'Player 2'}: {action.message}")
+
+    async def seat_partner(self) -> None:
+        """Called when a waiting room of ours appears: the partner takes the other seat."""
+        room = self.model.room
+        partner = self.partner
+        if room is None or partner is None or room.state != "waiting":
+            return
+        if partner.player is not None and room.color_of(partner.player) is None:
+            await partner.send(msg.Join(room=room.id, role="player"))
+
+    async def action_quit(self) -> None:
+        await self._shut_down()
+        self.exit()
+
+    async def _shut_down(self) -> None:
+        for conn in (self.connection, self.partner):
+            if conn is not None:
+                await conn.close()
+        if self.local_server is not None:
+            server, self.local_server = self.local_server, None
+            await server.stop()
+
+    async def on_unmount(self) -> None:
+        await self._shut_down()

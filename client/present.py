@@ -1,0 +1,171 @@
+"""Words and numbers as the screens show them: clocks, seats, status lines,
+lobby rows. Pure functions of the view model and the local time, so they are
+tested without a terminal and every screen says things the same way."""
+
+from __future__ import annotations
+
+from client.state import GameView, Link, QueueView, Seat, ViewModel, describe_time
+from engine.types import Color
+from protocol.limits import MAX_BASE_MS, MAX_INC_MS
+from protocol.values import PlayerRef, RoomSummary, TimeControl
+
+
+def format_clock(ms: int) -> str:
+    """``4:59`` from a minute up; ``0:09.4`` with tenths in the last ten seconds."""
+    ms = max(0, ms)
+    if ms < 10_000:
+        return f"0:{ms // 1000:02d}.{(ms % 1000) // 100}"
+    total = (ms + 999) // 1000  # a clock showing 0:10 still has time, round up
+    hours, rest = divmod(total, 3600)
+    minutes, seconds = divmod(rest, 60)
+    if hours:
+        return f"{hours}:{minutes:02d}:{seconds:02d}"
+    return f"{minutes}:{seconds:02d}"
+
+
+def seat_label(seat: Seat | None, color: Color, glyph: str, now: float) -> str:
+    """``● alice (1500)``, with ``[bot]``, and ``offline 42s`` when disconnected."""
+    if seat is None:
+        return f"{glyph} (empty)"
+    text = f"{glyph} {seat.name}"
+    if seat.rating is not None:
+        text += f" ({seat.rating})"
+    if seat.bot:
+        text += " [bot]"
+    if not seat.online:
+        if seat.claim_at is not None and seat.claim_at > now:
+            text += f" offline {seat.claim_at - now:.0f}s"
+        else:
+            text += " offline"
+    return text
+
+
+def clock_label(game: GameView, color: Color, now: float) -> str:
+    if game.clocks is None:
+        return "--:--"
+    return format_clock(game.clocks.remaining(color, now))
+
+
+def turn_label(game: GameView, me: frozenset[str]) -> str:
+    """Whose turn, in the words a player expects."""
+    if game.state == "waiting":
+        return "waiting for an opponent"
+    if game.state == "over":
+        outcome = game.outcome
+        if outcome is None:
+            return "game over"
+        if outcome.winner is None:
+            return f"draw ({outcome.reason})"
+        return f"{outcome.winner} wins ({outcome.reason})"
+    if game.state == "opening" and game.swap2 is not None:
+        actor = game.swap2.to_act
+        who = "you" if actor in me else game.name_of(actor)
+        return f"swap2 {game.swap2.phase}: {who}"
+    if game.to_move is None:
+        return ""
+    seat = game.seat(game.to_move)
+    mine = seat is not None and seat.id in me
+    if mine and len(me) == 1:
+        return f"your move ({game.to_move})"
+    name = seat.name if seat is not None else "?"
+    return f"{name} to move ({game.to_move})"
+
+
+def status_lines(
+    model: ViewModel, me: frozenset[str], glyphs: tuple[str, str], now: float
+) -> tuple[str, str]:
+    """The two status lines of the game screen: players with clocks; then move
+    number, turn, rule and connection."""
+    game = model.room
+    if game is None:
+        return ("", link_label(model.link, now))
+    black = seat_label(game.black, Color.BLACK, glyphs[0], now)
+    white = seat_label(game.white, Color.WHITE, glyphs[1], now)
+    first = (
+        f"{black} {clock_label(game, Color.BLACK, now)}  vs  "
+        f"{white} {clock_label(game, Color.WHITE, now)}"
+    )
+    parts = [
+        f"move {game.move_number}",
+        turn_label(game, me),
+        f"{game.rule}" + ("" if game.size == 15 else f" {game.size}x{game.size}"),
+        describe_time(game.time),
+    ]
+    if game.spectators:
+        parts.append(f"{game.spectators} watching")
+    parts.append(model.link.status if not model.link.online else "online")
+    return first, " · ".join(p for p in parts if p)
+
+
+def link_label(link: Link, now: float) -> str:
+    return link.describe(now)
+
+
+def link_banner(link: Link, now: float) -> str:
+    """The notice shown over the command line while the link is down; empty when up."""
+    if link.online:
+        return ""
+    text = link.describe(now).capitalize()
+    if link.status in ("reconnecting", "connecting"):
+        text += ": moves disabled"
+    return text + "."
+
+
+def queue_label(queue: QueueView | None, now: float) -> str:
+    if queue is None:
+        return ""
+    waited = max(0, int(now - queue.since))
+    return (
+        f"Looking for an opponent ({queue.rule}, {describe_time(queue.time)}) "
+        f"{waited // 60}:{waited % 60:02d} - Esc to cancel"
+    )
+
+
+def _player(ref: PlayerRef | None) -> str:
+    if ref is None:
+        return "-"
+    text = ref.name
+    if ref.rating is not None:
+        text += f" {ref.rating}"
+    return text + (" [bot]" if ref.bot else "")
+
+
+LOBBY_COLUMNS = ("rule", "size", "time", "black", "white", "watch", "state")
+
+
+def lobby_row(room: RoomSummary) -> tuple[str, ...]:
+    """One lobby table row, in :data:`LOBBY_COLUMNS` order (the room id is the row's
+    key, not a column: nobody types it)."""
+    rule = str(room.rule) + (" swap2" if room.opening != "free" else "")
+    flags = (" rated" if room.rated else "") + (" private" if room.private else "")
+    return (
+        rule + flags,
+        str(room.size),
+        describe_time(room.time),
+        _player(room.players.black),
+        _player(room.players.white),
+        str(room.spectators),
+        room.state,
+    )
+
+
+class TimeControlError(ValueError):
+    """Text that is not a time control like ``5+3`` or ``none``."""
+
+
+def parse_time_control(text: str) -> TimeControl | None:
+    """``"5+3"`` -> 5 minutes + 3 s increment; ``"10"`` -> 10+0; ``"none"``/``""`` -> no
+    clock. Minutes and seconds may have decimals (``0.5+1``)."""
+    cleaned = text.strip().lower()
+    if cleaned in ("", "none", "-", "no", "unlimited"):
+        return None
+    base_text, _, inc_text = cleaned.partition("+")
+    try:
+        minutes = float(base_text)
+        seconds = float(inc_text) if inc_text else 0.0
+    except ValueError:
+        raise TimeControlError(f"{text!r} is not a time control like 5+3 or none") from None
+    base_ms, inc_ms = round(minutes * 60_000), round(seconds * 1000)
+    if base_ms < 1 or inc_ms < 0 or base_ms > MAX_BASE_MS or inc_ms > MAX_INC_MS:
+        raise TimeControlError(f"{text!r} is out of range (1 s to 24 h, increment up to 1 h)")
+    return TimeControl(base_ms=base_ms, inc_ms=inc_ms)

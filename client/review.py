@@ -1,0 +1,62 @@
+"""Reading and writing game records for the review screen, by file name.
+
+``.json`` is the project's own record (everything), ``.psq`` the Piskvork /
+Gomocup file, anything else a move list (``h8 i9 j10``). The formats
+themselves live in :mod:`engine.record`; this module only picks one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engine.errors import RecordError
+from engine.record import (
+    GameRecord,
+    format_json,
+    format_move_list,
+    format_psq,
+    parse_json,
+    parse_move_list,
+    parse_psq,
+)
+from engine.types import Rule
+
+
+def record_format(path: Path) -> str:
+    """``json``, ``psq`` or ``moves``, from the file's extension."""
+    suffix = path.suffix.lower()
+    if suffix == ".json":
+        return "json"
+    if suffix == ".psq":
+        return "psq"
+    return "moves"
+
+
+def load_record(path: Path, *, rule: Rule = Rule.FREESTYLE, size: int = 15) -> GameRecord:
+    """Read and check the record in ``path``. ``rule`` and ``size`` apply to the
+    formats that do not carry them (PSQ has a size but no rule; a move list has
+    neither). Raises RecordError (bad content) or OSError (unreadable file)."""
+    text = path.read_text(encoding="utf-8")
+    kind = record_format(path)
+    if kind == "json":
+        return parse_json(text).checked()
+    if kind == "psq":
+        return parse_psq(text, rule=rule).checked()
+    return parse_move_list(text, size=size, rule=rule).checked()
+
+
+def export_record(record: GameRecord, path: Path) -> str:
+    """Write ``record`` to ``path`` in the format its extension names; returns
+    the format's name. Raises OSError if the file cannot be written."""
+    kind = record_format(path)
+    if kind == "json":
+        text = format_json(record, indent=2) + "\n"
+    elif kind == "psq":
+        text = format_psq(record)
+    else:
+        text = format_move_list(record) + "\n"
+    path.write_text(text, encoding="utf-8")
+    return kind
+
+
+__all__ = ["RecordError", "export_record", "load_record", "record_format"]

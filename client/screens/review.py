@@ -1,0 +1,190 @@
+"""Review a finished game move by move, and export it.
+
+The board shows the position after move ``index`` (0 = empty board); the
+side pane lists the moves with the current one marked. At the last move of a
+game won on the board the winning line is highlighted, as in play.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, Footer, Input, Label, Static
+
+from client.app import APP_CSS
+from client.glyphs import UNICODE, Glyphs
+from client.picture import BoardPicture
+from client.review import export_record
+from client.screens.help import HelpScreen, describe_bindings
+from client.widgets.board import Board
+from engine.record import GameRecord
+from engine.types import Point
+from protocol.convert import point_to_wire
+
+
+class ExportDialog(ModalScreen[Path | None]):
+    """Ask where to write the record; the extension picks the format."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, suggestion: str) -> None:
+        super().__init__()
+        self.suggestion = suggestion
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label("[b]Export[/b]: .json (full record), .psq (Piskvork), other: move list")
+            yield Input(self.suggestion, id="path")
+            with Horizontal(classes="buttons"):
+                yield Button("Export", id="ok", variant="primary")
+                yield Button("Cancel", id="cancel")
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    @on(Button.Pressed, "#cancel")
+    def cancelled(self) -> None:
+        self.dismiss(None)
+
+    @on(Input.Submitted)
+    @on(Button.Pressed, "#ok")
+    def ok(self) -> None:
+        text = self.query_one("#path", Input).value.strip()
+        self.dismiss(Path(text).expanduser() if text else None)
+
+
+class ReviewScreen(Screen[None]):
+    """Step through a record."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("question_mark", "help", "Help"),
+        Binding("left,h,p", "step(-1)", "Back"),
+        Binding("right,l,n", "step(1)", "Forward"),
+        Binding("home,g", "jump(0)", "Start", show=False),
+        Binding("end,G", "jump(-1)", "End", show=False),
+        Binding("e", "export", "Export"),
+        Binding("q,escape", "quit", "Quit"),
+    ]
+
+    index: reactive[int] = reactive(0)
+
+    def __init__(self, record: GameRecord, *, source: Path | None = None, glyphs: Glyphs = UNICODE):
+        super().__init__()
+        self.record = record
+        self.source = source
+        self.glyphs = glyphs
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text(self._title()), id="status-players")
+        yield Static("", id="status-game")
+        with Horizontal(id="game-body"):
+            yield Board(id="board", glyphs=self.glyphs, interactive=False)
+            yield Static("", id="review-moves")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.index = len(self.record.moves)
+        self._draw()
+
+    def _title(self) -> str:
+        r = self.record
+        black = r.players.black or "?"
+        white = r.players.white or "?"
+        return f"{black} (black) vs {white} (white) · {r.rule} {r.size}x{r.size} · {r.opening}"
+
+    def _points(self) -> list[Point]:
+        return [m.point for m in self.record.moves]
+
+    def watch_index(self) -> None:
+        if self.is_mounted:
+            self._draw()
+
+    def validate_index(self, value: int) -> int:
+        return max(0, min(value, len(self.record.moves)))
+
+    def _draw(self) -> None:
+        record = self.record
+        points = self._points()[: self.index]
+        at_end = self.index == len(record.moves)
+        result = record.result if at_end else None
+        line = list(result.line or ()) if result is not None else []
+        picture = BoardPicture.from_moves(
+            points, size=record.size, rule=record.rule, line=line, show_forbidden=not at_end
+        )
+        self.query_one(Board).picture = picture
+        total = len(record.moves)
+        status = f"move {self.index} of {total}"
+        if result is not None:
+            if result.winner is None:
+                status += f" · draw ({result.reason})"
+            else:
+                status += f" · {result.winner} wins ({result.reason})"
+        self.query_one("#status-game", Static).update(Text(status))
+        self.query_one("#review-moves", Static).update(self._move_list())
+
+    def _move_list(self) -> Text:
+        text = Text()
+        size = self.record.size
+        for number, point in enumerate(self._points(), 1):
+            label = f"{number:>3}. {point_to_wire(point, size)}"
+            style = "reverse" if number == self.index else ""
+            text.append(label, style=style)
+            text.append("\n" if number % 2 == 0 else "  ")
+        return text
+
+    def action_step(self, delta: int) -> None:
+        self.index += delta
+
+    def action_jump(self, where: int) -> None:
+        self.index = len(self.record.moves) if where < 0 else where
+
+    async def action_help(self) -> None:
+        await self.app.push_screen(
+            HelpScreen("Review keys", [("Review", describe_bindings(self.BINDINGS))])
+        )
+
+    async def action_export(self) -> None:
+        stem = self.source.stem if self.source is not None else "game"
+        suggestion = str(Path.cwd() / f"{stem}-export.json")
+
+        def done(path: Path | None) -> None:
+            if path is None:
+                return
+            try:
+                kind = export_record(self.record, path)
+            except OSError as exc:
+                self.notify(f"Could not write {path}: {exc.strerror}", severity="error")
+                return
+            self.notify(f"Exported as {kind} to {path}")
+
+        await self.app.push_screen(ExportDialog(suggestion), done)
+
+    def action_quit(self) -> None:
+        self.app.exit()
+
+
+class ReviewApp(App[None]):
+    """``gomoku review FILE``."""
+
+    TITLE = "Gomoku Arena review"
+    CSS = APP_CSS
+    ENABLE_COMMAND_PALETTE = False
+
+    def __init__(
+        self, record: GameRecord, *, source: Path | None = None, glyphs: Glyphs = UNICODE
+    ) -> None:
+        super().__init__()
+        self.record = record
+        self.source = source
+        self.glyphs = glyphs
+
+    def on_mount(self) -> None:
+        self.push_screen(ReviewScreen(self.record, source=self.source, glyphs=self.glyphs))

@@ -1,0 +1,633 @@
+"""The client's state: a view model and a pure reducer from messages to it.
+
+``reduce(model, action, now)`` takes the current :class:`ViewModel`, one
+action (a server message from :mod:`protocol.messages`, or one of the local
+actions below that the connection and the screens dispatch) and the local
+monotonic time, and returns the next model. It does no I/O and imports no UI,
+so every rule of what the player sees is testable without a terminal.
+
+Clocks tick between server updates: a :class:`ClockView` holds the remaining
+times the server sent plus the local monotonic time they arrived, and
+:meth:`ClockView.remaining` subtracts the time since for the side to move.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Literal
+
+from client.picture import BoardPicture
+from engine.errors import NotationError
+from engine.types import Color, Point, Reason, Rule
+from protocol import events as ev
+from protocol import messages as msg
+from protocol.convert import color_from_wire, point_from_wire, point_to_wire
+from protocol.values import (
+    Clocks,
+    ColorName,
+    Opening,
+    Pending,
+    PlayerRef,
+    RoomState,
+    RoomSummary,
+    RoomView,
+    Swap2State,
+    TimeControl,
+)
+
+LOG_LIMIT = 200  # lines kept in the chat/events pane
+
+ConnectionStatus = Literal["connecting", "connected", "reconnecting", "offline"]
+LogKind = Literal["chat", "event", "error", "system"]
+
+
+# --- local actions --------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ConnectionChanged:
+    """The connection went up or down. ``attempt`` counts reconnect tries (1 = the
+    first retry), ``next_try_at`` is the monotonic time of the next one."""
+
+    status: ConnectionStatus
+    attempt: int = 0
+    next_try_at: float | None = None
+    detail: str = ""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ResumeStarted:
+    """After a reconnect the client asked for the events of ``room`` it missed."""
+
+    room: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ResumeDone:
+    """The missed events of ``room`` have all arrived."""
+
+    room: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Note:
+    """A line for the events pane that did not come from the server
+    ("not your turn", "type a point like h8")."""
+
+    text: str
+    kind: LogKind = "system"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class RoomClosed:
+    """The player went back to the lobby from ``room``."""
+
+    room: str
+
+
+LocalAction = ConnectionChanged | ResumeStarted | ResumeDone | Note | RoomClosed
+Action = msg.ServerMessage | LocalAction
+
+
+# --- the view model ---------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Link:
+    """The connection as the player sees it."""
+
+    status: ConnectionStatus = "connecting"
+    attempt: int = 0
+    next_try_at: float | None = None
+    detail: str = ""
+
+    @property
+    def online(self) -> bool:
+        return self.status == "connected"
+
+    def describe(self, now: float) -> str:
+        """``online``, ``reconnecting (attempt 3, next try in 4s)``, ..."""
+        if self.status == "connected":
+            return "online"
+        if self.status == "reconnecting":
+            text = f"reconnecting (attempt {self.attempt}"
+            if self.next_try_at is not None:
+                wait = max(0.0, self.next_try_at - now)
+                text += f", next try in {wait:.0f}s" if wait >= 0.5 else ", trying now"
+            return text + ")"
+        return self.status
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ClockView:
+    """Remaining times as the server last sent them, and when they arrived (local
+    monotonic seconds). ``running`` is the side whose time is going down."""
+
+    black_ms: int
+    white_ms: int
+    received_at: float
+    running: Color | None = None
+
+    def remaining(self, color: Color, now: float) -> int:
+        """Milliseconds left for ``color`` at local time ``now`` (never below 0)."""
+        base = self.black_ms if color is Color.BLACK else self.white_ms
+        if self.running is color:
+            base -= int((now - self.received_at) * 1000)
+        return max(0, base)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Seat:
+    """A seated player as the status line shows them."""
+
+    id: str
+    name: str
+    rating: int | None = None
+    bot: bool = False
+    online: bool = True
+    claim_at: float | None = None  # local monotonic time the opponent may claim the win
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Outcome:
+    """How the game ended, in board terms."""
+
+    winner: Color | None
+    reason: Reason
+    line: tuple[Point, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class GameView:
+    """The room on screen: settings, seats, the moves, clocks and offers."""
+
+    id: str
+    rule: Rule
+    size: int
+    opening: Opening
+    time: TimeControl | None
+    rated: bool = False
+    private: bool = False
+    code: str | None = None
+    black: Seat | None = None
+    white: Seat | None = None
+    spectators: int = 0
+    state: RoomState = "waiting"
+    moves: tuple[Point, ...] = ()
+    to_move: Color | None = None
+    clocks: ClockView | None = None
+    swap2: Swap2State | None = None
+    pending: Pending | None = None
+    outcome: Outcome | None = None
+    seq: int = 0
+    rematch_room: str | None = None
+    picture: BoardPicture = dataclasses.field(default_factory=BoardPicture)
+
+    def seat(self, color: Color) -> Seat | None:
+        return self.black if color is Color.BLACK else self.white
+
+    def color_of(self, player: str | None) -> Color | None:
+        """The colour ``player`` holds here, or None for a spectator."""
+        if player is None:
+            return None
+        if self.black is not None and self.black.id == player:
+            return Color.BLACK
+        if self.white is not None and self.white.id == player:
+            return Color.WHITE
+        return None
+
+    def name_of(self, player: str) -> str:
+        for seat in (self.black, self.white):
+            if seat is not None and seat.id == player:
+                return seat.name
+        return "someone"
+
+    def to_act(self) -> str | None:
+        """The player id who must act now: the swap2 actor during the opening,
+        else the holder of the colour to move; None when nobody can act."""
+        if self.state == "opening" and self.swap2 is not None:
+            return self.swap2.to_act
+        if self.state != "playing" or self.to_move is None:
+            return None
+        seat = self.seat(self.to_move)
+        return seat.id if seat is not None else None
+
+    @property
+    def move_number(self) -> int:
+        """The number the next stone will get (1 for the first)."""
+        return len(self.moves) + 1
+
+    def point_name(self, point: Point) -> str:
+        return point_to_wire(point, self.size)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class LogLine:
+    kind: LogKind
+    text: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class QueueView:
+    """Waiting for a quick match since local time ``since``."""
+
+    rule: Rule
+    time: TimeControl | None
+    since: float
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class CatchUp:
+    """A resume in progress: how many moves the room had when it started."""
+
+    room: str
+    moves_before: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ViewModel:
+    """Everything the screens draw."""
+
+    me: str | None = None
+    name: str = ""
+    token: str | None = None
+    server: str = ""
+    link: Link = Link()
+    lobby: Mapping[str, RoomSummary] = dataclasses.field(default_factory=dict)
+    queue: QueueView | None = None
+    room: GameView | None = None
+    seated_rooms: tuple[str, ...] = ()
+    log: tuple[LogLine, ...] = ()
+    catch_up: CatchUp | None = None
+    last_error: msg.Error | None = None
+
+    @property
+    def my_color(self) -> Color | None:
+        return self.room.color_of(self.me) if self.room is not None else None
+
+
+# --- the reducer ------------------------------------------------------------------------------
+
+
+def color_named(name: ColorName | None) -> Color | None:
+    return None if name is None else color_from_wire(name)
+
+
+def _points(names: list[str], size: int) -> tuple[Point, ...]:
+    out: list[Point] = []
+    for name in names:
+        try:
+            out.append(point_from_wire(name, size))
+        except NotationError:
+            continue  # the server validated it; an unreadable point cannot be drawn anyway
+    return tuple(out)
+
+
+def _seat(ref: PlayerRef | None, now: float) -> Seat | None:
+    if ref is None:
+        return None
+    claim_at = now + ref.deadline_ms / 1000 if ref.deadline_ms is not None else None
+    return Seat(ref.id, ref.name, ref.rating, ref.bot, ref.online, claim_at)
+
+
+def _log(model: ViewModel, kind: LogKind, text: str) -> ViewModel:
+    lines = (*model.log, LogLine(kind, text))[-LOG_LIMIT:]
+    return dataclasses.replace(model, log=lines)
+
+
+def _running(game: GameView) -> Color | None:
+    """The side whose clock runs: the side to move once Black's first stone is down."""
+    if game.state not in ("playing", "opening") or not game.moves:
+        return None
+    return game.to_move
+
+
+def _with_picture(game: GameView) -> GameView:
+    line = game.outcome.line if game.outcome is not None else ()
+    picture = BoardPicture.from_moves(
+        game.moves,
+        size=game.size,
+        rule=game.rule,
+        line=line,
+        show_forbidden=game.state in ("playing", "opening"),
+    )
+    return dataclasses.replace(game, picture=picture)
+
+
+def _game_from_view(view: RoomView, now: float) -> GameView:
+    moves = _points(view.moves, view.size)
+    result = view.result
+    outcome = None
+    if result is not None:
+        outcome = Outcome(
+            color_named(result.winner), result.reason, _points(result.line or [], view.size)
+        )
+    game = GameView(
+        id=view.id,
+        rule=view.rule,
+        size=view.size,
+        opening=view.opening,
+        time=view.time,
+        rated=view.rated,
+        private=view.private,
+        code=view.code,
+        black=_seat(view.players.black, now),
+        white=_seat(view.players.white, now),
+        spectators=view.spectators,
+        state=view.state,
+        moves=moves,
+        to_move=color_named(view.to_move),
+        swap2=view.swap2,
+        pending=view.pending,
+        outcome=outcome,
+        seq=view.seq,
+    )
+    if view.clocks is not None:
+        clocks = ClockView(view.clocks.black_ms, view.clocks.white_ms, now)
+        game = dataclasses.replace(game, clocks=dataclasses.replace(clocks, running=_running(game)))
+    return _with_picture(game)
+
+
+def _set_clocks(game: GameView, clocks: Clocks | None, now: float) -> GameView:
+    """New clock values from the server (or the running clock restarted from what it
+    shows now, when the message carried none)."""
+    if clocks is not None:
+        view = ClockView(clocks.black_ms, clocks.white_ms, now)
+    elif game.clocks is not None:
+        old = game.clocks
+        view = ClockView(old.remaining(Color.BLACK, now), old.remaining(Color.WHITE, now), now)
+    else:
+        return game
+    return dataclasses.replace(game, clocks=dataclasses.replace(view, running=_running(game)))
+
+
+def _describe_result(outcome: Outcome, game: GameView) -> str:
+    if outcome.winner is None:
+        return f"Game drawn ({outcome.reason})."
+    seat = game.seat(outcome.winner)
+    who = f"{seat.name} ({outcome.winner})" if seat is not None else str(outcome.winner)
+    return f"{who} wins by {outcome.reason}."
+
+
+def describe_time(time: TimeControl | None) -> str:
+    return "no clock" if time is None else str(time)
+
+
+_OFFER_WORDS = {"draw": "a draw", "takeback": "a takeback", "rematch": "a rematch"}
+
+
+def _apply_event(
+    model: ViewModel, game: GameView, event: ev.RoomEvent, now: float
+) -> tuple[GameView, list[LogLine]]:
+    """One room event applied to ``game``; also the lines it adds to the log."""
+    lines: list[LogLine] = []
+
+    def say(text: str, kind: LogKind = "event") -> None:
+        lines.append(LogLine(kind, text))
+
+    match event:
+        case ev.Moved(point=point, color=color, clocks=clocks):
+            try:
+                p = point_from_wire(point, game.size)
+            except NotationError:
+                return game, lines
+            mover = color_named(color)
+            assert mover is not None
+            game = dataclasses.replace(game, moves=(*game.moves, p), to_move=mover.other)
+            if game.state == "waiting":
+                game = dataclasses.replace(game, state="playing")
+            game = _with_picture(_set_clocks(game, clocks, now))
+        case ev.Undone(points=points, clocks=clocks):
+            removed = _points(points, game.size)
+            keep = len(game.moves) - len(removed)
+            moves = game.moves[: max(0, keep)]
+            to_move = Color.BLACK if len(moves) % 2 == 0 else Color.WHITE
+            game = dataclasses.replace(game, moves=moves, to_move=to_move)
+            game = _with_picture(_set_clocks(game, clocks, now))
+            names = ", ".join(game.point_name(p) for p in removed)
+            say(f"Takeback: {names} taken back.")
+        case ev.GameOver(winner=winner, reason=reason, line=line):
+            outcome = Outcome(color_named(winner), reason, _points(line or [], game.size))
+            game = dataclasses.replace(game, state="over", outcome=outcome, pending=None)
+            game = _with_picture(_set_clocks(game, None, now))
+            say(_describe_result(outcome, game))
+        case ev.PlayerJoined(seat=seat, player=player, name=name, rating=rating, bot=bot):
+            game = _with_seat(game, seat, Seat(player, name, rating, bot))
+            say(f"{name} sits down as {seat}.")
+        case ev.PlayerLeft(seat=seat, player=player):
+            say(f"{game.name_of(player)} left the {seat} seat.")
+            game = _with_seat(game, seat, None)
+        case ev.SpectatorCount(count=count):
+            game = dataclasses.replace(game, spectators=count)
+        case ev.GameStarted(black=black, white=white, time=time):
+            game = dataclasses.replace(
+                game,
+                state="opening" if game.opening is Opening.SWAP2 else "playing",
+                time=time,
+                to_move=Color.BLACK,
+                outcome=None,
+                black=_seat_for(game, black),
+                white=_seat_for(game, white),
+            )
+            if time is not None and game.clocks is None:
+                game = dataclasses.replace(
+                    game, clocks=ClockView(time.base_ms, time.base_ms, now, None)
+                )
+            game = _with_picture(game)
+            b = game.black.name if game.black else "?"
+            w = game.white.name if game.white else "?"
+            say(f"Game started: {b} (black) vs {w} (white), {describe_time(time)}.")
+        case ev.OpeningPhase(phase=phase, to_act=to_act, choices=choices):
+            game = dataclasses.replace(
+                game,
+                state="opening",
+                swap2=Swap2State(phase=phase, to_act=to_act, choices=choices),
+            )
+            say(f"Swap2: {game.name_of(to_act)} to {_phase_words(phase)}.")
+        case ev.Chose(player=player, choice=choice, black=black, white=white):
+            say(f"Swap2: {game.name_of(player)} chose {choice}.")
+            if black is not None and white is not None:
+                game = dataclasses.replace(
+                    game,
+                    black=_seat_for(game, black),
+                    white=_seat_for(game, white),
+                    swap2=None,
+                    state="playing",
+                )
+                game = _set_clocks(game, None, now)
+        case ev.Offered(kind=kind, by=by):
+            game = dataclasses.replace(game, pending=Pending(kind=kind, by=by))
+            who = "You" if by == model.me else game.name_of(by)
+            verb = "offer" if by == model.me else "offers"
+            if kind == "takeback":
+                verb = "ask for" if by == model.me else "asks for"
+            say(f"{who} {verb} {_OFFER_WORDS[kind]}.")
+        case ev.Answered(kind=kind, by=by, accept=accept):
+            game = dataclasses.replace(game, pending=None)
+            who = "You" if by == model.me else game.name_of(by)
+            say(f"{who} {'accepted' if accept else 'declined'} {_OFFER_WORDS[kind]}.")
+        case ev.Presence(player=player, online=online, deadline_ms=deadline_ms):
+            claim_at = now + deadline_ms / 1000 if deadline_ms is not None else None
+            for side in (Color.BLACK, Color.WHITE):
+                held = game.seat(side)
+                if held is not None and held.id == player:
+                    held = dataclasses.replace(held, online=online, claim_at=claim_at)
+                    game = _with_seat(game, side, held)
+            name = game.name_of(player)
+            if online:
+                say(f"{name} is back.")
+            elif deadline_ms is not None:
+                say(f"{name} disconnected; the win may be claimed in {deadline_ms // 1000}s.")
+            else:
+                say(f"{name} disconnected.")
+        case ev.ChatPosted(name=name, text=text):
+            say(f"{name}: {text}", "chat")
+        case ev.Rematch(room=room):
+            game = dataclasses.replace(game, rematch_room=room)
+            say("Rematch agreed: a new game with colours swapped.")
+    return game, lines
+
+
+def _with_seat(game: GameView, side: Color | ColorName, seat: Seat | None) -> GameView:
+    if side in (Color.BLACK, "black"):
+        return dataclasses.replace(game, black=seat)
+    return dataclasses.replace(game, white=seat)
+
+
+def _phase_words(phase: str) -> str:
+    return {
+        "place3": "place the first three stones",
+        "choose": "choose a colour or place two more",
+        "place2": "place two more stones",
+    }.get(phase, phase)
+
+
+def _seat_for(game: GameView, player: str) -> Seat | None:
+    for seat in (game.black, game.white):
+        if seat is not None and seat.id == player:
+            return seat
+    return Seat(player, game.name_of(player))
+
+
+def reduce(model: ViewModel, action: Action, now: float) -> ViewModel:
+    """The model after ``action`` at local monotonic time ``now`` (seconds)."""
+    match action:
+        case msg.Welcome(player=player, name=name, token=token, rooms=rooms, server=server):
+            model = dataclasses.replace(
+                model,
+                me=player,
+                name=name,
+                token=token,
+                server=server,
+                seated_rooms=tuple(rooms),
+                link=Link("connected"),
+            )
+            return model
+        case msg.Error() as error:
+            model = dataclasses.replace(model, last_error=error)
+            return _log(model, "error", error.message)
+        case msg.Lobby(rooms=rooms):
+            return dataclasses.replace(model, lobby={r.id: r for r in rooms})
+        case msg.LobbyRoom(room=summary):
+            return dataclasses.replace(model, lobby={**model.lobby, summary.id: summary})
+        case msg.LobbyGone(room=room_id):
+            lobby = {k: v for k, v in model.lobby.items() if k != room_id}
+            return dataclasses.replace(model, lobby=lobby)
+        case msg.Queued(rule=rule, time=time, since_ms=since_ms):
+            since = now - (since_ms or 0) / 1000
+            if model.queue is not None and (model.queue.rule, model.queue.time) == (rule, time):
+                since = model.queue.since
+            return dataclasses.replace(model, queue=QueueView(rule, time, since))
+        case msg.Unqueued():
+            return dataclasses.replace(model, queue=None)
+        case msg.Left(room=room_id):
+            if model.room is not None and model.room.id == room_id:
+                return dataclasses.replace(model, room=None)
+            return model
+        case msg.Snapshot(room=view):
+            return _on_snapshot(model, view, now)
+        case msg.Event(room=room_id, seq=seq, event=event):
+            return _on_event(model, room_id, seq, event, now)
+        case ConnectionChanged(status=status, attempt=attempt, next_try_at=at, detail=detail):
+            link = Link(status, attempt, at, detail)
+            was_online = model.link.online
+            model = dataclasses.replace(model, link=link)
+            if was_online and not link.online:
+                model = _log(model, "system", "Connection lost; reconnecting.")
+            return model
+        case ResumeStarted(room=room_id):
+            moves = len(model.room.moves) if model.room and model.room.id == room_id else 0
+            return dataclasses.replace(model, catch_up=CatchUp(room_id, moves))
+        case ResumeDone(room=room_id):
+            catch = model.catch_up
+            if catch is None or catch.room != room_id:
+                return model
+            now_moves = len(model.room.moves) if model.room and model.room.id == room_id else 0
+            caught = max(0, now_moves - catch.moves_before)
+            model = dataclasses.replace(model, catch_up=None)
+            plural = "" if caught == 1 else "s"
+            return _log(model, "system", f"Back, {caught} move{plural} caught up.")
+        case Note(text=text, kind=kind):
+            return _log(model, kind, text)
+        case RoomClosed(room=room_id):
+            if model.room is not None and model.room.id == room_id:
+                return dataclasses.replace(model, room=None)
+            return model
+    return model
+
+
+def _on_snapshot(model: ViewModel, view: RoomView, now: float) -> ViewModel:
+    game = _game_from_view(view, now)
+    fresh = model.room is None or model.room.id != view.id
+    model = dataclasses.replace(model, room=game)
+    if fresh:
+        text = f"Room {view.id}: {view.rule}, {view.size}x{view.size}, {describe_time(view.time)}"
+        if view.code:
+            text += f", invite code {view.code}"
+        model = _log(model, "system", text + ".")
+        if model.queue is not None:
+            model = dataclasses.replace(model, queue=None)
+    return model
+
+
+def _on_event(
+    model: ViewModel, room_id: str, seq: int, event: ev.RoomEvent, now: float
+) -> ViewModel:
+    game = model.room
+    if game is None or game.id != room_id:
+        return model  # a room not on screen (the client shows one room at a time)
+    if seq <= game.seq:
+        return model  # already applied (a resume may repeat what the snapshot had)
+    game, lines = _apply_event(model, game, event, now)
+    game = dataclasses.replace(game, seq=seq)
+    model = dataclasses.replace(model, room=game)
+    for line in lines:
+        model = _log(model, line.kind, line.text)
+    return model
+
+
+# --- questions the screens ask ------------------------------------------------------------------
+
+
+def can_move(model: ViewModel, players: frozenset[str] | None = None) -> str | None:
+    """Why a stone cannot be placed now, or None if it can. ``players`` are the
+    local identities (two in hot seat; default: this connection's player)."""
+    local = players if players is not None else frozenset({model.me} if model.me else ())
+    game = model.room
+    if game is None:
+        return "You are not in a game."
+    if not model.link.online:
+        return "Offline: moves are disabled until the connection is back."
+    if game.state == "over":
+        return "The game is over."
+    if game.state == "waiting":
+        return "Waiting for an opponent."
+    if not any(game.color_of(p) is not None for p in local):
+        return "You are watching this game."
+    if game.swap2 is not None and game.swap2.phase == "choose":
+        return "Swap2: choose first (black, white or place2)."
+    actor = game.to_act()
+    if actor is None or actor not in local:
+        return "Not your turn."
+    return None

@@ -1,0 +1,260 @@
+"""The board: one widget that draws the grid, stones and marks, and turns
+keys and clicks into a chosen point.
+
+Layout of a line (15x15 shown, every glyph one cell wide)::
+
+    15 · · · · · · · · · · · · · · ·
+     8 · · · · · · ·(●)· · · · · · ·      <- last move in ( )
+     7 · · · · · · [○]· · · · · · · ·     <- cursor in [ ]
+       a b c d e f g h i j k l m n o
+
+A row label of two cells, then for each column a separator cell and a glyph
+cell, then one closing separator. Separators carry the cursor's ``[ ]`` and the
+last move's ``( )`` so both show even without colour (``NO_COLOR``, a
+monochrome terminal). Colours and emphasis come from component classes, so
+the theme lives in CSS.
+
+The widget decides nothing about the game: it posts :class:`Board.PointChosen`
+and the screen decides whether that is a move, an error or nothing.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.strip import Strip
+from textual.widget import Widget
+
+from client.glyphs import UNICODE, Glyphs
+from client.picture import BoardPicture, star_points
+from engine.types import Color, Point
+
+LABEL_WIDTH = 2  # row numbers up to 26
+
+
+def column_letter(x: int) -> str:
+    return chr(ord("a") + x)
+
+
+class Board(Widget, can_focus=True):
+    """A Gomoku board with a keyboard cursor and mouse selection."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "cursor(0,-1)", "Up", show=False),
+        Binding("down,j", "cursor(0,1)", "Down", show=False),
+        Binding("left,h", "cursor(-1,0)", "Left", show=False),
+        Binding("right,l", "cursor(1,0)", "Right", show=False),
+        Binding("enter,space", "choose", "Play", show=True),
+    ]
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "board--grid",
+        "board--star",
+        "board--label",
+        "board--black",
+        "board--white",
+        "board--last",
+        "board--win",
+        "board--forbidden",
+        "board--cursor",
+        "board--selected",
+    }
+
+    DEFAULT_CSS = """
+    Board {
+        width: auto;
+        height: auto;
+        background: #c89b5a;
+        color: #6b4a22;
+    }
+    Board > .board--grid { color: #7a5a30; }
+    Board > .board--star { color: #4a3010; text-style: bold; }
+    Board > .board--label { color: #3a2a10; background: #b88a4a; }
+    Board > .board--black { color: #000000; text-style: bold; }
+    Board > .board--white { color: #ffffff; text-style: bold; }
+    Board > .board--last { background: #e8c070; }
+    Board > .board--win { background: #c0392b; }
+    Board > .board--forbidden { color: #a01010; text-style: bold; }
+    Board > .board--cursor { color: #0030a0; text-style: bold; }
+    Board > .board--selected { background: #6fa8dc; }
+    Board:focus > .board--cursor { color: #0040ff; }
+    Board.-disabled { tint: #808080 20%; }
+    """
+
+    picture: reactive[BoardPicture] = reactive(BoardPicture, layout=True)
+    cursor: reactive[Point] = reactive(Point(7, 7))
+    selected: reactive[Point | None] = reactive(None)
+
+    class PointChosen(Message):
+        """The user chose ``point`` (Enter/Space on the cursor, or a confirmed click)."""
+
+        def __init__(self, board: Board, point: Point) -> None:
+            super().__init__()
+            self.board = board
+            self.point = point
+
+        @property
+        def control(self) -> Board:
+            return self.board
+
+    def __init__(
+        self,
+        *,
+        glyphs: Glyphs = UNICODE,
+        one_click: bool = False,
+        interactive: bool = True,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.glyphs = glyphs
+        self.one_click = one_click
+        self.interactive = interactive
+        self.can_focus = interactive
+
+    # -- geometry -----------------------------------------------------------
+
+    @property
+    def size_n(self) -> int:
+        return self.picture.size
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        return LABEL_WIDTH + 2 * self.size_n + 1
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return self.size_n + 1
+
+    def point_at(self, x: int, y: int) -> Point | None:
+        """The point under content offset ``(x, y)``: a glyph cell or the
+        separator to its left; None on labels or outside the grid."""
+        n = self.size_n
+        if not 0 <= y < n or x < LABEL_WIDTH:
+            return None
+        col = (x - LABEL_WIDTH) // 2
+        if col >= n:
+            return None
+        return Point(col, y)
+
+    def offset_of(self, point: Point) -> tuple[int, int]:
+        """The content offset of ``point``'s glyph cell (for tests and mouse users)."""
+        return LABEL_WIDTH + 1 + 2 * point.x, point.y
+
+    # -- drawing ------------------------------------------------------------
+
+    def _style(self, name: str) -> Style:
+        return self.get_component_rich_style(name, partial=True)
+
+    def render_line(self, y: int) -> Strip:
+        n = self.size_n
+        base = self.rich_style
+        label = base + self._style("board--label")
+        if y == n:
+            text = " " * (LABEL_WIDTH + 1) + " ".join(column_letter(x) for x in range(n)) + " "
+            return Strip([Segment(text, label)])
+        if y > n:
+            return Strip.blank(self.size.width, base)
+        segments = [Segment(f"{n - y:>{LABEL_WIDTH}}", label)]
+        seps = self._separators(y)
+        for x in range(n):
+            segments.append(seps[x])
+            segments.append(self._glyph(Point(x, y), base))
+        segments.append(seps[n])
+        return Strip(segments).simplify()
+
+    def _separators(self, y: int) -> list[Segment]:
+        """The n+1 separator cells of row ``y``: blank, or a bracket of the
+        cursor / a parenthesis of the last move (the cursor wins a shared cell)."""
+        n = self.size_n
+        base = self.rich_style
+        chars = [" "] * (n + 1)
+        styles = [base] * (n + 1)
+        last = self.picture.last
+        if last is not None and last.y == y:
+            mark = base + self._style("board--last")
+            chars[last.x], chars[last.x + 1] = "(", ")"
+            styles[last.x] = styles[last.x + 1] = mark
+        cur = self.cursor
+        if cur.y == y and self.interactive and self.has_focus_or_selection:
+            mark = base + self._style("board--cursor")
+            chars[cur.x], chars[cur.x + 1] = "[", "]"
+            styles[cur.x] = styles[cur.x + 1] = mark
+        return [Segment(c, s) for c, s in zip(chars, styles, strict=True)]
+
+    @property
+    def has_focus_or_selection(self) -> bool:
+        """The cursor is drawn while the board has focus or a click selected a point."""
+        return self.has_focus or self.selected is not None
+
+    def _glyph(self, point: Point, base: Style) -> Segment:
+        pic = self.picture
+        g = self.glyphs
+        stone = pic.stones.get(point)
+        if stone is not None:
+            char = g.stone(stone)
+            style = base + self._style("board--black" if stone is Color.BLACK else "board--white")
+        elif point in pic.forbidden:
+            char, style = g.forbidden, base + self._style("board--forbidden")
+        elif point in star_points(pic.size):
+            char, style = g.star, base + self._style("board--star")
+        else:
+            char, style = g.empty, base + self._style("board--grid")
+        if point in pic.line:
+            style += self._style("board--win")
+        elif point == pic.last:
+            style += self._style("board--last")
+        if point == self.selected:
+            style += self._style("board--selected")
+        return Segment(char, style)
+
+    # -- reacting -------------------------------------------------------------
+
+    def validate_cursor(self, point: Point) -> Point:
+        n = self.size_n
+        return Point(min(max(point.x, 0), n - 1), min(max(point.y, 0), n - 1))
+
+    def watch_picture(self, old: BoardPicture, new: BoardPicture) -> None:
+        if old.size != new.size:
+            self.cursor = Point(new.size // 2, new.size // 2)
+            self.selected = None
+        elif self.selected is not None and self.selected in new.stones:
+            self.selected = None
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
+
+    def action_cursor(self, dx: int, dy: int) -> None:
+        self.selected = None
+        self.cursor = Point(self.cursor.x + dx, self.cursor.y + dy)
+
+    def action_choose(self) -> None:
+        self.selected = None
+        self.post_message(self.PointChosen(self, self.cursor))
+
+    def on_click(self, event: events.Click) -> None:
+        """First click selects (moves the cursor there), a second click on the
+        same point confirms; with ``one_click`` the first click confirms."""
+        offset = event.get_content_offset(self)
+        if offset is None or not self.interactive:
+            return
+        point = self.point_at(offset.x, offset.y)
+        if point is None:
+            return
+        event.stop()
+        self.focus()
+        self.cursor = point
+        if self.one_click or self.selected == point:
+            self.selected = None
+            self.post_message(self.PointChosen(self, point))
+        else:
+            self.selected = point

@@ -1,0 +1,169 @@
+"""The board widget on its own: drawing, the cursor keys, and both mouse modes."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import App, ComposeResult
+
+from client.glyphs import ASCII, UNICODE, Glyphs, glyphs_named
+from client.picture import BoardPicture, star_points
+from client.screenshot import screen_text
+from client.widgets.board import Board
+from engine.notation import parse_moves
+from engine.types import Point, Rule
+
+
+class BoardApp(App[None]):
+    """One board, recording the points it reports as chosen."""
+
+    CSS: ClassVar[str] = "Board { margin: 0; }"
+
+    def __init__(self, *, glyphs: Glyphs = UNICODE, one_click: bool = False) -> None:
+        super().__init__()
+        self.glyphs = glyphs
+        self.one_click = one_click
+        self.chosen: list[Point] = []
+
+    def compose(self) -> ComposeResult:
+        yield Board(glyphs=self.glyphs, one_click=self.one_click)
+
+    def on_board_point_chosen(self, event: Board.PointChosen) -> None:
+        self.chosen.append(event.point)
+
+
+def glyph_offset(point: Point) -> tuple[int, int]:
+    return Board().offset_of(point)
+
+
+async def test_draws_coordinates_stars_and_stones() -> None:
+    """Rows are numbered 15..1 down the side, columns a..o underneath, stones by colour."""
+    app = BoardApp()
+    async with app.run_test(size=(40, 17)) as pilot:
+        app.query_one(Board).picture = BoardPicture.from_moves(parse_moves("h8 i9"))
+        await pilot.pause()
+        lines = screen_text(app).splitlines()
+    assert lines[0].startswith("15 · · ·")
+    assert lines[15].strip() == "a b c d e f g h i j k l m n o"
+    assert lines[14].startswith(" 1 ")
+    row8 = lines[7]  # h8 is the 8th row from the bottom: line index 15 - 8
+    assert row8.startswith(" 8 ")
+    assert row8[3 + 2 * 7] == "●"
+    assert lines[6][3 + 2 * 8] == "○"  # i9, the last move, in ( )
+    assert lines[6][2 + 2 * 8] == "("
+    assert lines[11][3 + 2 * 3] == "+"  # d4 star point
+
+
+async def test_ascii_glyphs() -> None:
+    """--glyphs ascii draws X, O and . only."""
+    app = BoardApp(glyphs=glyphs_named("ascii"))
+    async with app.run_test(size=(40, 17)) as pilot:
+        app.query_one(Board).picture = BoardPicture.from_moves(parse_moves("h8 i9"))
+        await pilot.pause()
+        text = screen_text(app)
+    assert "X" in text
+    assert "O" in text
+    assert "●" not in text
+    assert "○" not in text
+    assert text.isascii()
+
+
+async def test_arrow_keys_and_hjkl_move_the_cursor_and_enter_space_choose() -> None:
+    """Arrows and hjkl move the cursor (clamped to the board); Enter and Space choose it."""
+    app = BoardApp()
+    async with app.run_test(size=(40, 17)) as pilot:
+        board = app.query_one(Board)
+        assert board.cursor == Point(7, 7)
+        await pilot.press("up", "right", "right")
+        assert board.cursor == Point(9, 6)
+        await pilot.press("k", "l", "j", "h", "h")
+        assert board.cursor == Point(8, 6)
+        await pilot.press("down")
+        assert board.cursor == Point(8, 7)
+        await pilot.press("enter")
+        await pilot.press("left", "space")
+        await pilot.pause()
+        for _ in range(20):
+            await pilot.press("left", "up")
+        assert board.cursor == Point(0, 0)
+    assert app.chosen == [Point(8, 7), Point(7, 7)]
+
+
+async def test_cursor_is_drawn_in_brackets() -> None:
+    """The focused board shows the cursor as [ ] around its point."""
+    app = BoardApp()
+    async with app.run_test(size=(40, 17)) as pilot:
+        await pilot.press("up")
+        lines = screen_text(app).splitlines()
+    assert lines[6][2 + 2 * 7 : 5 + 2 * 7] == "[·]"
+
+
+async def test_two_click_mouse_selects_then_confirms() -> None:
+    """A first click selects a point, a second click on it plays it; another point reselects."""
+    app = BoardApp()
+    async with app.run_test(size=(40, 17)) as pilot:
+        board = app.query_one(Board)
+        await pilot.click(Board, offset=glyph_offset(Point(2, 3)))
+        assert board.selected == Point(2, 3)
+        assert app.chosen == []
+        await pilot.click(Board, offset=glyph_offset(Point(4, 4)))
+        assert board.selected == Point(4, 4)
+        await pilot.click(Board, offset=glyph_offset(Point(4, 4)))
+        await pilot.pause()
+        assert board.selected is None
+    assert app.chosen == [Point(4, 4)]
+
+
+async def test_one_click_mouse_plays_at_once() -> None:
+    """With --one-click the first click plays."""
+    app = BoardApp(one_click=True)
+    async with app.run_test(size=(40, 17)) as pilot:
+        await pilot.click(Board, offset=glyph_offset(Point(10, 1)))
+        await pilot.pause()
+    assert app.chosen == [Point(10, 1)]
+
+
+async def test_clicks_on_labels_do_nothing() -> None:
+    """Clicking the row numbers or the letters below chooses nothing."""
+    app = BoardApp(one_click=True)
+    async with app.run_test(size=(40, 17)) as pilot:
+        await pilot.click(Board, offset=(0, 3))
+        await pilot.click(Board, offset=(10, 15))
+        await pilot.pause()
+    assert app.chosen == []
+
+
+async def test_winning_line_and_last_move_are_styled() -> None:
+    """The winning five gets the win highlight; forbidden points the renju mark."""
+    app = BoardApp()
+    async with app.run_test(size=(40, 17)) as pilot:
+        board = app.query_one(Board)
+        moves = parse_moves("h8 a1 i8 a2 j8 a3 k8 a4 l8")
+        line = [Point(x, 7) for x in range(7, 12)]
+        board.picture = BoardPicture.from_moves(moves, line=line)
+        await pilot.pause()
+        win = board.get_component_rich_style("board--win", partial=True)
+        strip = board.render_line(7)
+        styled = [seg for seg in strip if seg.text == "●"]
+        assert len(styled) == 5
+        assert all(seg.style is not None and seg.style.bgcolor == win.bgcolor for seg in styled)
+        renju = parse_moves("h8 a1 i9 a2 i7 a3 j8 a4")
+        board.picture = BoardPicture.from_moves(renju, rule=Rule.RENJU)
+        await pilot.pause()
+        lines = screen_text(app).splitlines()
+    assert lines[7][3 + 2 * 8] == UNICODE.forbidden  # i8 is a double three for Black
+
+
+def test_star_points() -> None:
+    """15x15 has the five classic star points; 19x19 nine."""
+    assert star_points(15) == {Point(3, 3), Point(3, 11), Point(11, 3), Point(11, 11), Point(7, 7)}
+    assert len(star_points(19)) == 9
+    assert star_points(7) == {Point(3, 3)}
+
+
+def test_glyph_sets_are_one_cell_each() -> None:
+    """Every glyph is a single character, and ascii is pure ASCII."""
+    for glyphs in (UNICODE, ASCII):
+        for char in (glyphs.black, glyphs.white, glyphs.empty, glyphs.star, glyphs.forbidden):
+            assert len(char) == 1
+    assert all(c.isascii() for c in (ASCII.black, ASCII.white, ASCII.empty, ASCII.forbidden))

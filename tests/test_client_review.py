@@ -1,0 +1,61 @@
+"""gomoku review: stepping through a record file, and exporting it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from client.review import export_record, load_record
+from client.screens.review import ExportDialog, ReviewApp, ReviewScreen
+from client.screenshot import screen_text
+from client.widgets.board import Board
+from engine.record import parse_json, parse_psq
+from engine.types import Color, Point
+
+MOVES = "h8 a1 i8 a2 j8 a3 k8 a4 l8\n"
+
+
+async def test_review_steps_through_the_moves(tmp_path: Path) -> None:
+    """The review opens at the end with the winning line; ←/→, Home and End step."""
+    source = tmp_path / "game.txt"
+    source.write_text(MOVES, encoding="utf-8")
+    app = ReviewApp(load_record(source), source=source)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        board = screen.query_one(Board)
+        assert screen.index == 9
+        assert board.picture.line == frozenset(Point(x, 7) for x in range(7, 12))
+        assert "move 9 of 9 · black wins (five)" in screen_text(app)
+        await pilot.press("left", "h", "p")
+        assert screen.index == 6
+        assert len(board.picture.stones) == 6
+        assert board.picture.line == frozenset()
+        await pilot.press("home")
+        assert board.picture.stones == {}
+        await pilot.press("right", "l", "n")
+        assert board.picture.stones[Point(0, 14)] is Color.WHITE
+        await pilot.press("end")
+        assert screen.index == 9
+        await pilot.press("q")
+
+
+async def test_review_exports_json_and_psq(tmp_path: Path) -> None:
+    """e asks for a file name; the extension picks the format, and the file reads back."""
+    source = tmp_path / "game.txt"
+    source.write_text(MOVES, encoding="utf-8")
+    record = load_record(source)
+    app = ReviewApp(record, source=source)
+    target = tmp_path / "out.json"
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("e")
+        await pilot.pause()
+        assert isinstance(app.screen, ExportDialog)
+        field = app.screen.query_one("#path")
+        field.value = str(target)  # type: ignore[attr-defined]
+        await pilot.press("enter")
+        await pilot.pause()
+    assert parse_json(target.read_text(encoding="utf-8")).points == record.points
+    psq = tmp_path / "out.psq"
+    assert export_record(record, psq) == "psq"
+    assert parse_psq(psq.read_text(encoding="utf-8")).points == record.points

@@ -1,0 +1,368 @@
+"""The client's reducer: what the player sees after each server message, without a terminal."""
+
+from __future__ import annotations
+
+from client.state import (
+    LOG_LIMIT,
+    ConnectionChanged,
+    Note,
+    ResumeDone,
+    ResumeStarted,
+    RoomClosed,
+    ViewModel,
+    can_move,
+    reduce,
+)
+from engine.types import Color, Point, Reason, Rule
+from protocol import events as ev
+from protocol import messages as msg
+from protocol.values import (
+    Clocks,
+    GameResult,
+    Opening,
+    Pending,
+    PlayerRef,
+    RoomSummary,
+    RoomView,
+    Seats,
+    TimeControl,
+)
+
+ALICE = PlayerRef(id="p-alice", name="alice", rating=1500)
+BOB = PlayerRef(id="p-bob", name="bob", rating=1480)
+T0 = 100.0  # local monotonic seconds
+
+
+def view(**changes: object) -> RoomView:
+    fields: dict[str, object] = {
+        "id": "r1",
+        "rule": Rule.FREESTYLE,
+        "size": 15,
+        "opening": Opening.FREE,
+        "time": TimeControl(base_ms=300_000, inc_ms=3_000),
+        "rated": False,
+        "private": False,
+        "players": Seats(black=ALICE, white=BOB),
+        "spectators": 0,
+        "state": "playing",
+        "moves": [],
+        "to_move": "black",
+        "clocks": Clocks(black_ms=300_000, white_ms=300_000),
+        "seq": 3,
+    }
+    fields.update(changes)
+    return RoomView(**fields)  # type: ignore[arg-type]
+
+
+def welcomed(player: str = "p-alice") -> ViewModel:
+    return reduce(
+        ViewModel(), msg.Welcome(player=player, name="alice", token="t", resumed=False), T0
+    )
+
+
+def in_room(model: ViewModel | None = None, **changes: object) -> ViewModel:
+    return reduce(model or welcomed(), msg.Snapshot(room=view(**changes)), T0)
+
+
+def event(seq: int, e: ev.RoomEvent, room: str = "r1") -> msg.Event:
+    return msg.Event(room=room, seq=seq, event=e)
+
+
+def moved(seq: int, point: str, color: str, clocks: Clocks | None = None) -> msg.Event:
+    return event(seq, ev.Moved(point=point, color=color, move_no=seq, clocks=clocks))  # type: ignore[arg-type]
+
+
+def test_welcome_sets_identity_and_online() -> None:
+    """After welcome the player id, name and token are known and the link is online."""
+    model = welcomed()
+    assert (model.me, model.name, model.token) == ("p-alice", "alice", "t")
+    assert model.link.online
+
+
+def test_snapshot_then_events_builds_the_board() -> None:
+    """A snapshot's moves are drawn, then live moves add stones in colour order."""
+    model = in_room(moves=["h8", "h9"], seq=5)
+    model = reduce(model, moved(6, "i9", "black"), T0)
+    game = model.room
+    assert game is not None
+    assert game.moves == (Point(7, 7), Point(7, 6), Point(8, 6))
+    assert game.picture.stones[Point(8, 6)] is Color.BLACK
+    assert game.picture.stones[Point(7, 6)] is Color.WHITE
+    assert game.picture.last == Point(8, 6)
+    assert game.to_move is Color.WHITE
+    assert game.move_number == 4
+    assert game.seq == 6
+
+
+def test_events_of_another_room_are_ignored() -> None:
+    """A move in a room not on screen does not touch the board."""
+    model = in_room()
+    after = reduce(
+        model, event(4, ev.Moved(point="h8", color="black", move_no=1, clocks=None), room="r2"), T0
+    )
+    assert after.room == model.room
+
+
+def test_repeated_event_is_applied_once() -> None:
+    """An event whose seq the snapshot already covered is not applied again."""
+    model = in_room(moves=["h8"], to_move="white", seq=4)
+    model = reduce(model, moved(4, "h8", "black"), T0)
+    assert model.room is not None
+    assert model.room.moves == (Point(7, 7),)
+
+
+def test_takeback_removes_the_last_moves() -> None:
+    """An undone event removes the taken-back stones and gives the turn back."""
+    model = in_room(moves=["h8", "h9", "i9"], to_move="white", seq=6)
+    model = reduce(model, event(7, ev.Undone(points=["i9", "h9"], clocks=None)), T0)
+    game = model.room
+    assert game is not None
+    assert game.moves == (Point(7, 7),)
+    assert game.to_move is Color.WHITE
+    assert game.picture.last == Point(7, 7)
+    assert "i9, h9 taken back" in model.log[-1].text
+
+
+def test_game_over_highlights_the_line_and_names_the_winner() -> None:
+    """game_over stores the winning line on the picture and logs who won."""
+    model = in_room(moves=["h8", "a1", "i8", "a2", "j8", "a3", "k8", "a4"], to_move="black")
+    model = reduce(model, moved(4, "l8", "black"), T0)
+    line = ["h8", "i8", "j8", "k8", "l8"]
+    model = reduce(model, event(5, ev.GameOver(winner="black", reason=Reason.FIVE, line=line)), T0)
+    game = model.room
+    assert game is not None
+    assert game.outcome is not None
+    assert game.state == "over"
+    assert game.outcome.winner is Color.BLACK
+    assert game.picture.line == frozenset(Point(x, 7) for x in range(7, 12))
+    assert model.log[-1].text == "alice (black) wins by five."
+    assert can_move(model) == "The game is over."
+
+
+def test_snapshot_of_a_finished_game_keeps_its_result() -> None:
+    """A late joiner of a finished game sees the result and the line."""
+    result = GameResult(winner="white", reason=Reason.RESIGN, line=None)
+    model = in_room(state="over", result=result, moves=["h8"])
+    assert model.room is not None
+    assert model.room.outcome is not None
+    assert model.room.outcome.winner is Color.WHITE
+    assert model.room.outcome.reason is Reason.RESIGN
+
+
+def test_clock_ticks_locally_for_the_side_to_move() -> None:
+    """Between updates the running clock goes down by local time, the other stays."""
+    model = in_room(
+        moves=["h8"], to_move="white", clocks=Clocks(black_ms=290_000, white_ms=300_000)
+    )
+    clocks = model.room.clocks if model.room else None
+    assert clocks is not None
+    assert clocks.running is Color.WHITE
+    assert clocks.remaining(Color.WHITE, T0 + 2.5) == 297_500
+    assert clocks.remaining(Color.BLACK, T0 + 2.5) == 290_000
+    assert clocks.remaining(Color.WHITE, T0 + 1000) == 0
+
+
+def test_move_resets_clocks_from_the_server() -> None:
+    """A moved event's clocks replace the local estimate and switch the running side."""
+    model = in_room(moves=["h8"], to_move="white", seq=4)
+    model = reduce(
+        model, moved(5, "h9", "white", Clocks(black_ms=250_000, white_ms=280_000)), T0 + 10
+    )
+    clocks = model.room.clocks if model.room else None
+    assert clocks is not None
+    assert clocks.running is Color.BLACK
+    assert clocks.remaining(Color.BLACK, T0 + 11) == 249_000
+    assert clocks.remaining(Color.WHITE, T0 + 11) == 280_000
+
+
+def test_clocks_do_not_run_before_the_first_move_or_after_the_end() -> None:
+    """No clock runs before Black's first stone, nor once the game is over."""
+    model = in_room()
+    assert model.room is not None
+    assert model.room.clocks is not None
+    assert model.room.clocks.running is None
+    model = reduce(model, event(4, ev.GameOver(winner=None, reason=Reason.AGREEMENT)), T0)
+    assert model.room is not None
+    assert model.room.clocks is not None
+    assert model.room.clocks.running is None
+
+
+def test_reconnecting_state_shows_attempt_and_next_try() -> None:
+    """Losing the link logs it, disables moves and describes the retry schedule."""
+    model = in_room()
+    model = reduce(model, ConnectionChanged("reconnecting", attempt=3, next_try_at=T0 + 4), T0)
+    assert not model.link.online
+    assert model.link.describe(T0) == "reconnecting (attempt 3, next try in 4s)"
+    assert model.log[-1].text == "Connection lost; reconnecting."
+    assert can_move(model) == "Offline: moves are disabled until the connection is back."
+
+
+def test_resume_reports_the_moves_caught_up() -> None:
+    """After a resume the log says how many moves arrived while away."""
+    model = in_room(moves=["h8"], to_move="white", seq=4)
+    model = reduce(model, ConnectionChanged("reconnecting", attempt=1), T0)
+    model = reduce(model, msg.Welcome(player="p-alice", name="alice", token="t", resumed=True), T0)
+    model = reduce(model, ResumeStarted("r1"), T0)
+    model = reduce(model, moved(5, "h9", "white"), T0)
+    model = reduce(model, moved(6, "i9", "black"), T0)
+    model = reduce(model, ResumeDone("r1"), T0)
+    assert model.log[-1].text == "Back, 2 moves caught up."
+    assert model.link.online
+
+
+def test_chat_lines_are_logged_with_the_name() -> None:
+    """A chat event shows as 'name: text' of kind chat."""
+    model = in_room()
+    model = reduce(model, event(4, ev.ChatPosted(player="p-bob", name="bob", text="gl hf")), T0)
+    assert model.log[-1].kind == "chat"
+    assert model.log[-1].text == "bob: gl hf"
+
+
+def test_log_is_bounded() -> None:
+    """The events pane keeps only the last LOG_LIMIT lines."""
+    model = welcomed()
+    for i in range(LOG_LIMIT + 10):
+        model = reduce(model, Note(f"line {i}"), T0)
+    assert len(model.log) == LOG_LIMIT
+    assert model.log[-1].text == f"line {LOG_LIMIT + 9}"
+
+
+def test_offer_and_answer() -> None:
+    """An opponent's offer is pending until answered; both are logged."""
+    model = in_room(moves=["h8"], to_move="white")
+    model = reduce(model, event(4, ev.Offered(kind="draw", by="p-bob")), T0)
+    assert model.room is not None
+    assert model.room.pending == Pending(kind="draw", by="p-bob")
+    assert model.log[-1].text == "bob offers a draw."
+    model = reduce(model, event(5, ev.Answered(kind="draw", by="p-alice", accept=False)), T0)
+    assert model.room is not None
+    assert model.room.pending is None
+    assert model.log[-1].text == "You declined a draw."
+
+
+def test_takeback_request_wording() -> None:
+    """A takeback request reads 'asks for a takeback'."""
+    model = in_room(moves=["h8"], to_move="white")
+    model = reduce(model, event(4, ev.Offered(kind="takeback", by="p-bob")), T0)
+    assert model.log[-1].text == "bob asks for a takeback."
+
+
+def test_turn_rules_for_moving() -> None:
+    """Black (alice) may move first; after her move it is bob's turn, not hers."""
+    model = in_room()
+    assert can_move(model) is None
+    model = reduce(model, moved(4, "h8", "black"), T0)
+    assert can_move(model) == "Not your turn."
+    assert can_move(model, frozenset({"p-alice", "p-bob"})) is None  # hot seat
+
+
+def test_spectator_cannot_move() -> None:
+    """A spectator is told they are watching."""
+    model = in_room(welcomed("p-carol"))
+    assert can_move(model) == "You are watching this game."
+
+
+def test_waiting_room_fills_and_starts() -> None:
+    """A waiting room gets its second player, then starts with Black to move."""
+    model = in_room(players=Seats(black=ALICE), state="waiting", to_move=None, clocks=None)
+    assert can_move(model) == "Waiting for an opponent."
+    model = reduce(model, event(4, ev.PlayerJoined(seat="white", player="p-bob", name="bob")), T0)
+    tc = TimeControl(base_ms=60_000)
+    model = reduce(model, event(5, ev.GameStarted(black="p-alice", white="p-bob", time=tc)), T0)
+    game = model.room
+    assert game is not None
+    assert game.white is not None
+    assert game.white.name == "bob"
+    assert game.state == "playing"
+    assert game.clocks is not None
+    assert game.clocks.black_ms == 60_000
+    assert can_move(model) is None
+    assert "Game started: alice (black) vs bob (white), 1+0." in model.log[-1].text
+
+
+def test_presence_sets_a_claim_countdown() -> None:
+    """An opponent's disconnect marks them offline with the local time a claim opens."""
+    model = in_room(moves=["h8"], to_move="white")
+    model = reduce(
+        model, event(4, ev.Presence(player="p-bob", online=False, deadline_ms=60_000)), T0
+    )
+    game = model.room
+    assert game is not None
+    assert game.white is not None
+    assert not game.white.online
+    assert game.white.claim_at == T0 + 60
+    assert model.log[-1].text == "bob disconnected; the win may be claimed in 60s."
+    model = reduce(model, event(5, ev.Presence(player="p-bob", online=True)), T0)
+    assert model.room is not None
+    assert model.room.white is not None
+    assert model.room.white.online
+
+
+def test_renju_forbidden_points_shown_for_black_only() -> None:
+    """In renju the board marks Black's forbidden points while Black is to move."""
+    moves = ["h8", "a1", "i9", "a2", "i7", "a3", "j8", "a4"]
+    model = in_room(rule=Rule.RENJU, moves=moves, to_move="black")
+    assert model.room is not None
+    assert model.room.picture.forbidden == frozenset({Point(8, 7)})  # i8: double three
+    model = reduce(model, moved(4, "o15", "black"), T0)
+    assert model.room is not None
+    assert model.room.picture.forbidden == frozenset()
+
+
+def test_lobby_list_updates() -> None:
+    """The lobby table follows lobby, lobby_room and lobby_gone."""
+    summary = RoomSummary(
+        id="r9",
+        rule=Rule.RENJU,
+        size=15,
+        opening=Opening.FREE,
+        time=None,
+        rated=False,
+        private=False,
+        players=Seats(black=ALICE),
+        spectators=0,
+        state="waiting",
+    )
+    model = reduce(welcomed(), msg.Lobby(rooms=[summary]), T0)
+    assert list(model.lobby) == ["r9"]
+    changed = RoomSummary(
+        **{**{f: getattr(summary, f) for f in summary.__struct_fields__}, "spectators": 2}
+    )
+    model = reduce(model, msg.LobbyRoom(room=changed), T0)
+    assert model.lobby["r9"].spectators == 2
+    model = reduce(model, msg.LobbyGone(room="r9"), T0)
+    assert model.lobby == {}
+
+
+def test_quick_match_queue_state() -> None:
+    """Queued shows a waiting state with its start time; unqueued or a game ends it."""
+    model = reduce(welcomed(), msg.Queued(rule=Rule.FREESTYLE, time=None, since_ms=2000), T0)
+    assert model.queue is not None
+    assert model.queue.since == T0 - 2
+    model = reduce(model, msg.Unqueued(), T0)
+    assert model.queue is None
+    model = reduce(model, msg.Queued(rule=Rule.FREESTYLE, time=None), T0)
+    model = in_room(model)
+    assert model.queue is None
+
+
+def test_error_is_logged() -> None:
+    """A refused move shows the server's message in the log."""
+    model = in_room()
+    model = reduce(model, msg.Error(code="occupied", message="h8 is occupied", room="r1"), T0)
+    assert model.log[-1].kind == "error"
+    assert model.log[-1].text == "h8 is occupied"
+
+
+def test_leaving_returns_to_the_lobby() -> None:
+    """RoomClosed and Left clear the room on screen."""
+    assert reduce(in_room(), RoomClosed("r1"), T0).room is None
+    assert reduce(in_room(), msg.Left(room="r1"), T0).room is None
+
+
+def test_rematch_points_to_the_new_room() -> None:
+    """A rematch event records the new room id."""
+    model = in_room(state="over", result=GameResult(winner="black", reason=Reason.RESIGN))
+    model = reduce(model, event(4, ev.Rematch(room="r2")), T0)
+    assert model.room is not None
+    assert model.room.rematch_room == "r2"
