@@ -1,0 +1,438 @@
+"""Move throughput and latency: N concurrent games against the server in its own
+process (memory store, then Redis store), and the same clients against a bare relay
+(``bench/relay.py``: no protocol, no validation, no store) as the ceiling.
+
+Run: ``.venv/bin/python bench/load.py [--pairs 100] [--seconds 10] [--no-redis]``.
+
+Each game is a pair of scripted clients on 15x15 playing a fixed legal sequence of
+spread-out moves in which nobody makes five; after ``--game-moves`` moves Black
+resigns and the pair starts a new room (against the relay the sequence simply
+starts again). Each client sends its move only after it has received the
+opponent's, so every pair is a closed loop and the total rate is what the server
+sustains. A mover's round trip is the time from sending a move to receiving its
+own ``moved`` event (the relay: its own frame echoed back).
+
+The clients run in ``--client-processes`` processes (default 2) so the load
+generator is less of a bottleneck; on a 2-core machine they still share the CPU
+with the server, which the printed server CPU share makes visible. Rate limits
+and the per-address limit are lifted on the server (everything comes from
+127.0.0.1). Targets: memory store >= 60% of the relay's moves/s with p99 <= 2x the
+relay's; Redis store >= 30% of the relay's moves/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import dataclasses
+import multiprocessing
+import multiprocessing.synchronize
+import random
+import re
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from harness import (
+    cpu_seconds,
+    environment,
+    gomoku_server,
+    percentile,
+    raise_open_files,
+    record,
+    redis_server,
+)
+from websockets.asyncio.client import ClientConnection, connect
+
+from engine import Board, Rule, format_point
+from engine.types import Point
+from protocol import events as ev
+from protocol import messages as m
+from protocol.codec import decode_client, decode_server, encode
+
+MEMORY_TARGET = 0.60
+P99_TARGET = 2.0
+REDIS_TARGET = 0.30
+
+
+def quiet_sequence(moves: int, seed: int = 8, size: int = 15) -> list[str]:
+    """A legal freestyle sequence of ``moves`` spread-out stones in which nobody wins."""
+    rng = random.Random(seed)
+    board = Board(size, Rule.FREESTYLE)
+    points = [Point(x, y) for x in range(size) for y in range(size)]
+    rng.shuffle(points)
+    sequence: list[str] = []
+    for point in points:
+        if len(sequence) == moves:
+            break
+        if board.play(point) is not None:
+            board.undo(1)  # this stone would win: skip it
+            continue
+        sequence.append(format_point(point, size))
+    assert len(sequence) == moves
+    return sequence
+
+
+@dataclasses.dataclass
+class Sample:
+    sent_at: float  # time.time() when the move was sent
+    rtt: float  # seconds until the mover saw its own move
+
+
+# --- the clients (run in worker processes) --------------------------------------------
+
+
+REPLY_TIMEOUT_S = 30.0
+
+
+class NoReply(RuntimeError):
+    """The server did not answer in time: a stuck game is a finding, not a hang."""
+
+
+class Refused(RuntimeError):
+    """The server answered a request with an error frame."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+PROBLEMS: collections.Counter[str] = collections.Counter()
+"""What went wrong in this client process: error codes, and ``no reply``."""
+
+
+async def recv_until(
+    ws: ClientConnection, predicate: Callable[[Any], bool], what: str = "a reply"
+) -> Any:
+    while True:
+        try:
+            frame = await asyncio.wait_for(ws.recv(), REPLY_TIMEOUT_S)
+        except TimeoutError:
+            raise NoReply(f"no {what} within {REPLY_TIMEOUT_S:g} s") from None
+        message = decode_server(frame)
+        if predicate(message):
+            return message
+        if isinstance(message, m.Error):
+            raise Refused(message.code)
+
+
+def own_move(point: str) -> Callable[[Any], bool]:
+    def match(x: Any) -> bool:
+        return isinstance(x, m.Event) and isinstance(x.event, ev.Moved) and x.event.point == point
+
+    return match
+
+
+async def server_pair(
+    url: str,
+    index: int,
+    sequence: list[str],
+    stop_at: float,
+    samples: list[Sample],
+    rooms: Any = None,
+) -> None:
+    """Two players of one pair: new room, ``len(sequence)`` moves, resign, again. Each
+    new room's id goes to ``rooms`` (a queue) if given."""
+    black = await connect(url, compression=None, max_size=1 << 22)
+    white = await connect(url, compression=None, max_size=1 << 22)
+    for ws, name in ((black, f"b{index}"), (white, f"w{index}")):
+        await ws.send(encode(m.Hello(name=name)))
+        await recv_until(ws, lambda x: isinstance(x, m.Welcome))
+    while time.time() < stop_at:
+        try:
+            await server_game(black, white, sequence, stop_at, samples, rooms)
+        except Refused as exc:
+            PROBLEMS[exc.code] += 1
+        except NoReply:
+            PROBLEMS["no reply"] += 1
+    await black.close()
+    await white.close()
+
+
+async def server_game(
+    black: ClientConnection,
+    white: ClientConnection,
+    sequence: list[str],
+    stop_at: float,
+    samples: list[Sample],
+    rooms: Any,
+) -> None:
+    """One game of a pair: a new room, the moves (until ``stop_at``), Black resigns."""
+    await black.send(encode(m.CreateRoom(seat="black")))
+    snap = await recv_until(black, lambda x: isinstance(x, m.Snapshot))
+    room = snap.room.id
+    if rooms is not None:
+        rooms.put(room)
+    await white.send(encode(m.Join(room=room)))
+    await recv_until(white, lambda x: isinstance(x, m.Snapshot))
+    await recv_until(
+        black, lambda x: isinstance(x, m.Event) and isinstance(x.event, ev.GameStarted)
+    )
+    for i, point in enumerate(sequence):
+        mover = black if i % 2 == 0 else white
+        sent_at, start = time.time(), time.perf_counter()
+        await mover.send(encode(m.Move(room=room, point=point)))
+        await recv_until(mover, own_move(point))
+        samples.append(Sample(sent_at, time.perf_counter() - start))
+        if time.time() >= stop_at:
+            break
+    await black.send(encode(m.Resign(room=room)))
+    for ws in (black, white):
+        await recv_until(ws, lambda x: isinstance(x, m.Event) and isinstance(x.event, ev.GameOver))
+    await black.send(encode(m.Leave(room=room)))
+    await white.send(encode(m.Leave(room=room)))
+
+
+async def relay_pair(
+    url: str,
+    index: int,
+    sequence: list[str],
+    stop_at: float,
+    samples: list[Sample],
+    rooms: Any = None,
+) -> None:
+    """The same two players against the relay: each move frame comes back to both."""
+    black = await connect(f"{url}pair-{index}", compression=None, max_size=1 << 22)
+    white = await connect(f"{url}pair-{index}", compression=None, max_size=1 << 22)
+    room = f"r-{index:010d}"[:12]
+    i = 0
+    while time.time() < stop_at:
+        point = sequence[i % len(sequence)]
+        mover = black if i % 2 == 0 else white
+        sent_at, start = time.time(), time.perf_counter()
+        await mover.send(encode(m.Move(room=room, point=point)))
+        while True:  # the opponent's previous move may still be waiting first
+            echoed = decode_client(await mover.recv())
+            if isinstance(echoed, m.Move) and echoed.point == point:
+                break
+        samples.append(Sample(sent_at, time.perf_counter() - start))
+        i += 1
+    await black.close()
+    await white.close()
+
+
+def client_process(
+    mode: str,
+    url: str,
+    first: int,
+    count: int,
+    sequence: list[str],
+    stop_box: Any,
+    ready: Any,
+    go: multiprocessing.synchronize.Event,
+    results: Any,
+    rooms: Any,
+) -> None:
+    """One load-generating process: ``count`` pairs, started together on ``go``;
+    they stop at the time the main process puts in ``stop_box``."""
+    raise_open_files()
+
+    async def run() -> list[Sample]:
+        samples: list[Sample] = []
+        play = server_pair if mode != "relay" else relay_pair
+        ready.put(first)
+        await asyncio.to_thread(go.wait)
+        stop_at = stop_box.value
+        await asyncio.gather(
+            *(play(url, first + i, sequence, stop_at, samples, rooms) for i in range(count))
+        )
+        return samples
+
+    samples = asyncio.run(run())
+    results.put(([(s.sent_at, s.rtt) for s in samples], dict(PROBLEMS)))
+
+
+# --- one run against one target ---------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Outcome:
+    name: str
+    moves_per_s: float
+    p50_ms: float
+    p99_ms: float
+    samples: int
+    cpu_share: float  # the target process's CPU use during the window (1.0 = one core)
+    window: list[tuple[float, float]] = dataclasses.field(default_factory=list, repr=False)
+    """Every (sent_at, round trip) in the window."""
+    problems: dict[str, int] = dataclasses.field(default_factory=dict)
+    """Error frames and unanswered requests the clients met (games restarted after each)."""
+
+
+class CpuWindow(threading.Thread):
+    """Reads a process's CPU time at the start and the end of the measured window."""
+
+    def __init__(self, pid: int | None, begin: float, end: float) -> None:
+        super().__init__(daemon=True)
+        self.pid, self.begin, self.end = pid, begin, end
+        self.share = float("nan")
+
+    def run(self) -> None:
+        if self.pid is None:
+            return
+        time.sleep(max(0.0, self.begin - time.time()))
+        used = cpu_seconds(self.pid)
+        time.sleep(max(0.0, self.end - time.time()))
+        self.share = (cpu_seconds(self.pid) - used) / (self.end - self.begin)
+
+
+def drive(
+    mode: str, url: str, pid: int | None, args: argparse.Namespace, rooms: Any = None
+) -> Outcome:
+    """Start the client processes, run the window, and gather what they measured
+    (``rooms``: a queue that gets the id of every room the pairs create)."""
+    sequence = quiet_sequence(args.game_moves)
+    ctx = multiprocessing.get_context("spawn")
+    ready: Any = ctx.Queue()
+    results: Any = ctx.Queue()
+    go = ctx.Event()
+    share = [args.pairs // args.client_processes] * args.client_processes
+    share[0] += args.pairs - sum(share)
+    processes = []
+    first = 0
+    stop_box: Any = ctx.Value("d", 0.0)  # set once every process is ready
+    for count in share:
+        proc = ctx.Process(
+            target=client_process,
+            args=(mode, url, first, count, sequence, stop_box, ready, go, results, rooms),
+        )
+        proc.start()
+        processes.append(proc)
+        first += count
+    for _ in processes:
+        ready.get(timeout=120)
+    begin = time.time() + args.warmup
+    end = begin + args.seconds
+    stop_box.value = end
+    cpu = CpuWindow(pid, begin, end)
+    cpu.start()
+    go.set()
+    samples: list[tuple[float, float]] = []
+    problems: collections.Counter[str] = collections.Counter()
+    for _ in processes:
+        got, seen = results.get(timeout=args.warmup + args.seconds + 300)
+        samples.extend(got)
+        problems.update(seen)
+    for proc in processes:
+        proc.join(30)
+    cpu.join()
+    inside = [(sent_at, rtt) for sent_at, rtt in samples if begin <= sent_at < end]
+    window = [rtt for _, rtt in inside]
+    return Outcome(
+        mode,
+        len(window) / args.seconds,
+        percentile(window, 50) * 1000,
+        percentile(window, 99) * 1000,
+        len(window),
+        cpu.share,
+        inside,
+        dict(problems),
+    )
+
+
+# --- the targets -------------------------------------------------------------------------
+
+
+def start_relay() -> tuple[subprocess.Popen[bytes], str]:
+    relay = subprocess.Popen(
+        [sys.executable, str(Path(__file__).with_name("relay.py")), "--port", "0"],
+        stdout=subprocess.PIPE,
+    )
+    assert relay.stdout is not None
+    found = re.search(rb"port (\d+)", relay.stdout.readline())
+    if found is None:
+        relay.kill()
+        raise SystemExit("the relay did not start")
+    return relay, f"ws://127.0.0.1:{int(found.group(1))}/"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--pairs", type=int, default=100, help="concurrent games (100)")
+    parser.add_argument("--seconds", type=float, default=10.0, help="measured window (10)")
+    parser.add_argument("--warmup", type=float, default=2.0, help="unmeasured start (2)")
+    parser.add_argument("--game-moves", type=int, default=60, help="moves per game (60)")
+    parser.add_argument("--client-processes", type=int, default=2, help="(2)")
+    parser.add_argument("--no-redis", action="store_true", help="skip the Redis store")
+    args = parser.parse_args()
+
+    head = [
+        *environment(),
+        f"load: {args.pairs} concurrent games ({2 * args.pairs} clients in "
+        f"{args.client_processes} processes), {args.seconds:g} s measured after "
+        f"{args.warmup:g} s warm-up, {args.game_moves}-move games on 15x15",
+    ]
+    print("\n".join(head), flush=True)
+    outcomes: list[Outcome] = []
+    relay, url = start_relay()
+    try:
+        outcomes.append(drive("relay", url, relay.pid, args))
+    finally:
+        relay.terminate()
+        relay.wait(20)
+    print(row(outcomes[-1], None), flush=True)
+    with gomoku_server() as server:
+        outcomes.append(drive("memory", server.url, server.process.pid, args))
+        errors = server.errors_logged()
+    print(row(outcomes[-1], outcomes[0]), flush=True)
+    if not args.no_redis:
+        with redis_server() as redis_url, gomoku_server(["--redis", redis_url]) as server:
+            outcomes.append(drive("redis", server.url, server.process.pid, args))
+            errors += server.errors_logged()
+        print(row(outcomes[-1], outcomes[0]), flush=True)
+    lines = [*head, HEADER, *(row(o, outcomes[0] if o.name != "relay" else None) for o in outcomes)]
+    lines += verdicts(outcomes)
+    if errors:
+        lines.append(f"server errors logged: {errors[:500]}")
+    print("\n".join(lines[len(head) + 1 + len(outcomes) :]))
+    record("load", lines)
+
+
+HEADER = (
+    f"{'target':<8} {'moves/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'samples':>8} "
+    f"{'target CPU':>10}  vs relay"
+)
+
+
+def row(o: Outcome, relay: Outcome | None) -> str:
+    text = (
+        f"{o.name:<8} {o.moves_per_s:>9.0f} {o.p50_ms:>8.2f} {o.p99_ms:>8.2f} {o.samples:>8} "
+        f"{o.cpu_share * 100:>9.0f}%"
+    )
+    if relay is not None:
+        text += (
+            f"  moves/s x{o.moves_per_s / relay.moves_per_s:.2f}, "
+            f"p99 x{o.p99_ms / relay.p99_ms:.2f}"
+        )
+    if o.problems:
+        text += f"  (errors met, each cost its game a restart: {o.problems})"
+    return text
+
+
+def verdicts(outcomes: list[Outcome]) -> list[str]:
+    relay = outcomes[0]
+    lines = []
+    for o in outcomes[1:]:
+        ratio = o.moves_per_s / relay.moves_per_s
+        p99 = o.p99_ms / relay.p99_ms
+        if o.name == "memory":
+            lines.append(
+                f"memory: {ratio:.0%} of the relay's moves/s (target >= {MEMORY_TARGET:.0%}): "
+                f"{'met' if ratio >= MEMORY_TARGET else 'NOT met'}; p99 {p99:.2f}x the relay's "
+                f"(target <= {P99_TARGET:g}x): {'met' if p99 <= P99_TARGET else 'NOT met'}"
+            )
+        else:
+            lines.append(
+                f"redis: {ratio:.0%} of the relay's moves/s (target >= {REDIS_TARGET:.0%}): "
+                f"{'met' if ratio >= REDIS_TARGET else 'NOT met'}"
+            )
+    return lines
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,521 @@
+"""Abuse: floods, connection limits per address, frame-size edges, decoder bombs,
+readers that stop reading, and attempts to act as someone else or as a bot.
+
+tests/test_server_bad_input.py covers the basic cases (garbage frames, one oversized
+frame, the message and chat flood limits on one connection, a forged ``player`` field,
+a bad token, keepalive); this module covers what a determined abuser tries next.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import os
+import socket
+import struct
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import msgspec
+import pytest
+from server_fixtures import Connect, TestClient, make_config, seated_pair
+from websockets.asyncio.client import connect as ws_connect
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+from protocol import messages as m
+from protocol.codec import encode
+from protocol.events import (
+    ChatPosted,
+    Chose,
+    GameStarted,
+    Moved,
+    Offered,
+    PlayerJoined,
+    SpectatorCount,
+)
+from server.app import GomokuServer
+from server.config import ConnectionLimits
+from server.sessions import token_hash
+
+MakeServer = Callable[..., Awaitable[GomokuServer]]
+QUIET = {"ping_interval_s": None, "ping_timeout_s": None}
+
+
+def limits(**fields: Any) -> ConnectionLimits:
+    return ConnectionLimits(**{**QUIET, **fields})
+
+
+async def wait_for(predicate: Callable[[], bool], seconds: float = 10.0) -> None:
+    """Poll until ``predicate`` holds (server-side state changes asynchronously)."""
+    for _ in range(int(seconds / 0.02)):
+        if predicate():
+            return
+        await asyncio.sleep(0.02)
+    assert predicate(), "timed out waiting for the server"
+
+
+async def refused_status(port: int, **kwargs: Any) -> int | None:
+    """The HTTP status that refused a WebSocket handshake, or None if it was accepted."""
+    try:
+        ws = await ws_connect(f"ws://127.0.0.1:{port}/", compression=None, **kwargs)
+    except InvalidStatus as exc:
+        return exc.response.status_code
+    await ws.close()
+    return None
+
+
+# --- connections per address ------------------------------------------------------------
+
+
+async def test_connections_per_address_are_limited(
+    make_server: MakeServer, connect: Connect
+) -> None:
+    """A fourth connection from one address is refused with HTTP 429 while three are
+    open; another address is unaffected, health checks still answer, and closing one
+    connection makes room again."""
+    server = await make_server(limits=limits(max_conns_per_ip=3))
+    clients = [await connect(f"p{i}", to=server) for i in range(3)]
+    assert await refused_status(server.port) == 429
+    assert await refused_status(server.port, local_addr=("127.0.0.2", 0)) is None
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    assert (await reader.read()).startswith(b"HTTP/1.1 200")
+    writer.close()
+    await clients[0].ws.close()
+    await wait_for(lambda: server.per_address["127.0.0.1"] == 2)
+    again = await connect("again", to=server)
+    assert again.player
+    assert server.metrics.counters["gomoku_refused_per_ip_total"] == 1
+    assert "gomoku_refused_per_ip_total 1" in server.metrics.render()
+
+
+async def test_forwarded_for_is_trusted_only_from_a_trusted_proxy(
+    make_server: MakeServer,
+) -> None:
+    """Behind a trusted proxy each client named in X-Forwarded-For has its own limit;
+    from any other peer the header is ignored, so it cannot dodge the limit."""
+    proxied = await make_server(
+        limits=limits(max_conns_per_ip=1), trusted_proxies=frozenset({"127.0.0.1"})
+    )
+    direct = await make_server(limits=limits(max_conns_per_ip=1))
+
+    def via(client: str) -> dict[str, Any]:
+        return {"additional_headers": {"X-Forwarded-For": f"198.51.100.7, {client}"}}
+
+    first = await ws_connect(f"ws://127.0.0.1:{proxied.port}/", compression=None, **via("a"))
+    assert await refused_status(proxied.port, **via("a")) == 429
+    assert await refused_status(proxied.port, **via("b")) is None
+    spoofer = await ws_connect(f"ws://127.0.0.1:{direct.port}/", compression=None, **via("a"))
+    assert await refused_status(direct.port, **via("b")) == 429
+    await first.close()
+    await spoofer.close()
+
+
+async def test_only_allowed_web_origins_may_connect(make_server: MakeServer) -> None:
+    """With allowed origins set, a page from another origin is refused (HTTP 403) while
+    pages from an allowed origin and clients that send no origin get in."""
+    server = await make_server(allowed_origins=frozenset({"https://play.example.org"}))
+    evil: Any = {"origin": "https://evil.example.com"}
+    good: Any = {"origin": "https://play.example.org"}
+    assert await refused_status(server.port, **evil) == 403
+    assert await refused_status(server.port, **good) is None
+    assert await refused_status(server.port) is None
+    anywhere = await make_server()
+    assert await refused_status(anywhere.port, **evil) is None
+
+
+# --- floods -----------------------------------------------------------------------------
+
+
+async def test_a_flooding_player_is_cut_off_and_the_game_survives(
+    make_server: MakeServer, connect: Connect
+) -> None:
+    """A seated player who floods moves is rate limited and then disconnected (1008);
+    the opponent's moves go through meanwhile, no flooded move lands, and the flooder
+    resumes the intact game with the token."""
+    server = await make_server(limits=limits(rate_per_s=10, rate_burst=10, flood_strikes=20))
+    alice = await connect("alice", to=server)
+    bob = await connect("bob", to=server)
+    room = (await alice.create(seat="black")).room.id
+    await bob.join(room)
+    await alice.event(PlayerJoined, room)
+    await alice.event(GameStarted, room)
+    for i in range(200):
+        await bob.send(m.Move(room=room, point=f"a{1 + i % 15}"))  # out of turn, all of them
+    await alice.move(room, "h8")
+    assert (await alice.event(Moved, room)).point == "h8"
+    codes: list[str] = []
+
+    async def read_until_closed() -> None:
+        while True:
+            message = await bob.recv()
+            if isinstance(message, m.Error):
+                codes.append(message.code)
+
+    with pytest.raises(ConnectionClosed) as closed:
+        await read_until_closed()
+    assert closed.value.rcvd is not None
+    assert closed.value.rcvd.code == 1008
+    assert set(codes) <= {"not_your_turn", "rate_limited"}
+    assert "rate_limited" in codes
+    assert codes.count("not_your_turn") <= 10  # only the burst reached the game
+    back = await connect(to=server)
+    await back.hello("bob", token=bob.token)
+    await back.send(m.Resume(room=room, after=0))
+    replayed = await back.until_event(Moved)  # the log from the start, gap-free
+    assert replayed.point == "h8"
+    await alice.move(room, "h9")
+    await alice.until(lambda x: isinstance(x, m.Error) and x.code == "not_your_turn")
+    await back.move(room, "a1")
+    assert (await alice.until_event(Moved)).point == "a1"
+    snap = await (await connect("carol", to=server)).join(room, "spectator")
+    assert snap.room.moves == ["h8", "a1"]
+
+
+async def test_chat_limit_is_per_player_across_connections(connect: Connect) -> None:
+    """A second connection of the same player does not get a fresh chat allowance."""
+    alice, bob, room = await seated_pair(connect)
+    alice2 = await connect()
+    await alice2.hello("alice", token=alice.token)
+    await alice2.send(m.Resume(room=room, after=0))
+    await alice2.until(lambda x: isinstance(x, m.Event) and isinstance(x.event, GameStarted))
+    for i in range(3):
+        await alice.send(m.Chat(room=room, text=f"from one {i}"))
+        await alice.until_event(ChatPosted)
+    for i in range(2):
+        await alice2.send(m.Chat(room=room, text=f"from two {i}"))
+        await alice2.until_event(ChatPosted)
+    await alice2.send(m.Chat(room=room, text="sixth line"))
+    await alice2.until(lambda x: isinstance(x, m.Error) and x.code == "chat_rate_limited")
+    await bob.send(m.Chat(room=room, text="bob has his own allowance"))
+    await bob.until(
+        lambda x: (
+            isinstance(x, m.Event)
+            and isinstance(x.event, ChatPosted)
+            and x.event.text == "bob has his own allowance"
+        )
+    )
+
+
+# --- frame sizes and decoder bombs ------------------------------------------------------
+
+
+def padded_hello(size: int) -> bytes:
+    """A valid hello of exactly ``size`` bytes (an unknown field carries the padding)."""
+    base = len(msgspec.msgpack.encode({"type": "hello", "name": "pad", "x": ""}))
+    pad = size - base - 2  # a str8/str16 header grows by 2 bytes past 31/255 chars
+    frame = msgspec.msgpack.encode({"type": "hello", "name": "pad", "x": "p" * pad})
+    while len(frame) < size:
+        pad += 1
+        frame = msgspec.msgpack.encode({"type": "hello", "name": "pad", "x": "p" * pad})
+    while len(frame) > size:
+        pad -= 1
+        frame = msgspec.msgpack.encode({"type": "hello", "name": "pad", "x": "p" * pad})
+    assert len(frame) == size
+    return frame
+
+
+async def close_code(client: TestClient) -> int:
+    """Read until the server closes the connection; its close code."""
+
+    async def read_until_closed() -> None:
+        while True:
+            await client.recv()
+
+    with pytest.raises(ConnectionClosed) as closed:
+        await read_until_closed()
+    assert closed.value.rcvd is not None
+    return closed.value.rcvd.code
+
+
+async def test_frame_size_limit_edges(connect: Connect, server: GomokuServer) -> None:
+    """4096 bytes are read; 4097 close with 1009, also when split into fragments; a
+    header announcing a huge payload is refused before any of it arrives."""
+    exact = await connect()
+    await exact.send_raw(padded_hello(4096))
+    assert (await exact.expect(m.Welcome)).name == "pad"
+    over = await connect()
+    await over.send_raw(padded_hello(4097))
+    assert await close_code(over) == 1009
+    fragmented = await connect("frag")
+    frame = padded_hello(4097)
+    await fragmented.ws.send([frame[i : i + 1000] for i in range(0, len(frame), 1000)])
+    assert await close_code(fragmented) == 1009
+
+    reader, writer = await raw_handshake(server.port)
+    header = bytes([0x82, 0x80 | 127]) + struct.pack("!Q", 1 << 40) + os.urandom(4)
+    writer.write(header)  # the payload never follows
+    async with asyncio.timeout(5):
+        data = await reader.read(64)
+    assert data[:1] == b"\x88"  # a close frame ...
+    assert struct.unpack("!H", data[2:4])[0] == 1009  # ... with 1009, at once
+    writer.close()
+
+
+BOMBS = {
+    "array32 claiming 4 billion items": b"\xdd\xff\xff\xff\xff",
+    "map32 claiming 4 billion entries": b"\xdf\xff\xff\xff\xff",
+    "str32 claiming 4 GiB": b"\xdb\xff\xff\xff\xff" + b"x" * 10,
+    "bin32 claiming 4 GiB": b"\xc6\xff\xff\xff\xff",
+    "3000 nested arrays": b"\x91" * 3000 + b"\xc0",
+    "1300 nested maps": b"\x81\xa1k" * 1300 + b"\xc0",
+    "ext type": b"\xd4\x01\x00",
+    "timestamp ext": b"\xd6\xff\x00\x00\x00\x00",
+    "map with an int key": b"\x82\xa4type\xa5hello\x01\xa3bob",
+    "hello with a 9-byte float id": msgspec.msgpack.encode(
+        {"type": "hello", "name": "x", "id": 1e300}
+    ),
+    "hello with id 2**64-1": msgspec.msgpack.encode(
+        {"type": "hello", "name": "x", "id": 2**64 - 1}
+    ),
+    "invalid utf-8 name": b"\x82\xa4type\xa5hello\xa4name\xa2\xff\xfe",
+    "trailing bytes": msgspec.msgpack.encode({"type": "hello", "name": "x"}) + b"\xc0",
+}
+
+
+async def test_decoder_bombs_get_bad_message_and_the_connection_lives(connect: Connect) -> None:
+    """Length headers that lie, deep nesting, extension types, odd keys and trailing
+    bytes are each answered with an error frame, cheaply, on a connection that stays
+    usable."""
+    client = await connect()
+    for name, frame in BOMBS.items():
+        await client.send_raw(frame)
+        error = await client.expect(m.Error)
+        assert error.code in ("bad_message", "bad_value"), (name, error)
+    await client.hello("survivor")
+    assert client.player
+
+
+# --- readers that stop reading ----------------------------------------------------------
+
+
+async def raw_handshake(
+    port: int, *, rcvbuf: int | None = None
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A WebSocket opened by hand, so the test controls (and can stop) its reading."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if rcvbuf is not None:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    sock.setblocking(False)
+    await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", port))
+    reader, writer = await asyncio.open_connection(sock=sock)
+    key = base64.b64encode(os.urandom(16)).decode()
+    writer.write(
+        (
+            "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        ).encode()
+    )
+    head = await reader.readuntil(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 101")
+    return reader, writer
+
+
+def client_frame(payload: bytes) -> bytes:
+    """One masked binary frame, as a client must send it."""
+    mask = os.urandom(4)
+    body = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+    if len(payload) < 126:
+        head = bytes([0x82, 0x80 | len(payload)])
+    else:
+        head = bytes([0x82, 0x80 | 126]) + struct.pack("!H", len(payload))
+    return head + mask + body
+
+
+async def long_room(alice: TestClient, lines: int) -> str:
+    """A room whose event log holds ``lines`` chat lines of 300 characters."""
+    room = (await alice.create()).room.id
+    for i in range(lines):
+        await alice.send(m.Chat(room=room, text=f"{i:04d}" + "x" * 296))
+    for _ in range(lines):
+        await alice.until_event(ChatPosted)
+    return room
+
+
+@pytest.mark.parametrize("by", ["send_buffer", "send_timeout"])
+async def test_a_reader_that_stops_reading_is_dropped(
+    make_server: MakeServer, connect: Connect, by: str
+) -> None:
+    """A client that asks for lots of data and reads none is dropped, either when its
+    unread frames pass the send buffer or when they make no progress for the send
+    timeout; its buffers are freed and everyone else carries on."""
+    fields: dict[str, Any] = {
+        "rate_per_s": 1000,
+        "rate_burst": 1000,
+        "chat_per_window": 1000,
+        "close_timeout_s": 0.5,
+    }
+    if by == "send_buffer":
+        fields |= {"send_buffer": 64 * 1024, "send_timeout_s": 60.0}
+    else:
+        fields |= {"send_buffer": 64 << 20, "send_timeout_s": 0.5}
+    server = await make_server(limits=limits(**fields))
+    alice = await connect("alice", to=server)
+    room = await long_room(alice, 150)  # about 55 KB of events
+    _, writer = await raw_handshake(server.port, rcvbuf=4096)
+    writer.write(client_frame(encode(m.Hello(name="sloth"))))
+    for _ in range(120):  # ask for the whole log 120 times (about 6.5 MB) and read nothing
+        writer.write(client_frame(encode(m.Resume(room=room, after=0))))
+    await writer.drain()
+    counter = "gomoku_slow_readers_dropped_total"
+    await wait_for(lambda: server.metrics.counters[counter] == 1, 30)
+    await wait_for(lambda: len(server.connections) == 1, 10)  # aborted after close_timeout
+    await alice.send(m.Chat(room=room, text="still here"))
+    assert (await alice.until_event(ChatPosted)).text == "still here"
+    writer.close()
+    with contextlib.suppress(OSError):
+        await writer.wait_closed()
+
+
+async def test_shutdown_is_not_held_up_by_a_peer_that_reads_nothing() -> None:
+    """Stopping the server finishes within its close timeout even when a peer's
+    buffers are full and its close frame can never be delivered."""
+    config = make_config(
+        limits=limits(
+            rate_per_s=1000,
+            rate_burst=1000,
+            chat_per_window=1000,
+            close_timeout_s=0.5,
+            send_buffer=64 << 20,
+            send_timeout_s=600.0,
+        )
+    )
+    server = GomokuServer(config)
+    await server.start()
+    stopped = False
+    try:
+        ws = await ws_connect(f"ws://127.0.0.1:{server.port}/", compression=None)
+        alice = TestClient(ws)
+        await alice.hello("alice")
+        room = await long_room(alice, 150)
+        _, writer = await raw_handshake(server.port, rcvbuf=4096)
+        writer.write(client_frame(encode(m.Hello(name="sloth"))))
+        for _ in range(120):
+            writer.write(client_frame(encode(m.Resume(room=room, after=0))))
+        await writer.drain()
+
+        def stuck() -> bool:
+            return any(c.waiting_bytes() > 1 << 20 for c in server.connections)
+
+        await wait_for(stuck)
+        await asyncio.wait_for(server.stop(), 5)
+        stopped = True
+        assert not server.connections
+        await ws.close()
+        writer.close()
+    finally:
+        if not stopped:
+            await server.stop()
+
+
+# --- identity: seats, tokens, bots -------------------------------------------------------
+
+
+async def test_spectators_and_strangers_cannot_act_for_the_players(connect: Connect) -> None:
+    """Only the seated players act in a game: a spectator's and another room's player's
+    moves, resignations, offers, answers, claims and choices are refused, and a player
+    cannot accept their own offer."""
+    alice, bob, room = await seated_pair(connect)
+    carol = await connect("carol")
+    await carol.join(room, "spectator")
+    await alice.until_event(SpectatorCount)
+    await bob.until_event(SpectatorCount)
+    dave, erin, other_room = await seated_pair(connect)
+    await alice.send(m.Offer(room=room, kind="draw"))
+    await alice.until_event(Offered)
+    await bob.until_event(Offered)
+    await carol.until_event(Offered)
+    attempts: list[msgspec.Struct] = [
+        m.Move(room=room, point="h8"),
+        m.Resign(room=room),
+        m.Offer(room=room, kind="takeback"),
+        m.Answer(room=room, kind="draw", accept=True),
+        m.Claim(room=room),
+    ]
+    for intruder in (carol, dave):
+        for attempt in attempts:
+            await intruder.send(attempt)
+            error = await intruder.until(lambda x: isinstance(x, m.Error))
+            assert isinstance(error, m.Error)
+            assert error.code == "not_in_room", (intruder.player, attempt, error)
+    await alice.send(m.Answer(room=room, kind="draw", accept=True))
+    await alice.expect_error("no_offer")
+    await alice.move(room, "h8")  # nothing above changed the game
+    moved = await bob.until_event(Moved)
+    assert (moved.point, moved.move_no) == ("h8", 1)
+    await erin.silent()
+    snap = await (await connect("frank")).join(other_room, "spectator")
+    assert snap.room.moves == []
+
+
+async def test_nobody_makes_the_swap2_choice_for_the_chooser(connect: Connect) -> None:
+    """In a swap2 opening only the player asked may choose: the opener and a
+    spectator are refused, and the opening waits for the right player."""
+    alice, bob, room = await seated_pair(connect, opening="swap2")
+    carol = await connect("carol")
+    await carol.join(room, "spectator")
+    for point in ("h8", "h9", "i9"):
+        await alice.move(room, point)
+        await bob.until_event(Moved)
+    await alice.send(m.Choose(room=room, choice="white"))
+    await alice.until(lambda x: isinstance(x, m.Error) and x.code == "not_your_turn")
+    await carol.send(m.Choose(room=room, choice="white"))
+    await carol.until(lambda x: isinstance(x, m.Error) and x.code == "not_in_room")
+    await bob.send(m.Choose(room=room, choice="white"))
+    chose = await carol.until_event(Chose)
+    assert (chose.player, chose.black, chose.white) == (bob.player, alice.player, bob.player)
+
+
+async def test_tokens_never_reach_other_players_and_their_hashes_resume_nobody(
+    make_server: MakeServer, connect: Connect
+) -> None:
+    """Nothing another player receives contains a player's resume token, and the
+    stored hash of a token is not itself a token."""
+    server = await make_server()
+    alice = await connect("alice", to=server)
+    bob = await connect("bob", to=server)
+    room = (await alice.create(seat="black")).room.id
+    await bob.send(m.LobbyWatch(on=True))
+    await bob.expect(m.Lobby)
+    snap = await bob.join(room)
+    received = [encode(snap)]
+    await alice.move(room, "h8")
+    await alice.send(m.Chat(room=room, text="hi"))
+    for _ in range(3):  # the move, the chat, and a lobby update in some order
+        received.append(encode(await bob.recv()))
+    blob = b"".join(received)
+    assert alice.token.encode() not in blob
+    assert alice.player.encode() in blob  # the scan sees ids, so it would see a token
+    impostor = await connect(to=server)
+    await impostor.send(m.Hello(name="alice", token=token_hash(alice.token)[:128]))
+    await impostor.expect_error("bad_token")
+
+
+async def test_worker_messages_and_the_bot_flag_need_the_bot_key(
+    make_server: MakeServer, connect: Connect
+) -> None:
+    """Without a bot key a connection cannot register as an AI worker, answer hints or
+    send heartbeats, and a ``bot`` field in hello does not make it a bot; a server with
+    no bot keys refuses every key."""
+    keyless = await make_server()
+    guess = await connect(to=keyless)
+    await guess.send(m.Hello(name="bot", bot_key="gomoku"))
+    await guess.expect_error("bad_bot_key")
+    server = await make_server(bot_keys=frozenset({"s3cret"}))
+    mallory = await connect(to=server)
+    await mallory.send_raw(msgspec.msgpack.encode({"type": "hello", "name": "ai", "bot": True}))
+    await mallory.expect(m.Welcome)
+    for frame in (
+        {"type": "bot_ready", "seats": 4, "levels": ["master"], "id": 1},
+        {"type": "bot_heartbeat", "id": 2},
+        {"type": "hint_result", "request": 1, "point": "h8", "id": 3},
+    ):
+        await mallory.send_raw(msgspec.msgpack.encode(frame))
+        error = await mallory.expect_error("not_a_bot")
+        assert error.re == frame["id"]
+    room = (await mallory.create(seat="black")).room.id
+    alice = await connect("alice", to=server)
+    snap = await alice.join(room)
+    assert snap.room.players.black is not None
+    assert not snap.room.players.black.bot
