@@ -2,7 +2,8 @@
 process (memory store, then Redis store), and the same clients against a bare relay
 (``bench/relay.py``: no protocol, no validation, no store) as the ceiling.
 
-Run: ``.venv/bin/python bench/load.py [--pairs 100] [--seconds 10] [--no-redis]``.
+Run: ``.venv/bin/python bench/load.py [--pairs 100] [--seconds 10]
+[--client-processes 2] [--targets relay,memory,redis]``.
 
 Each game is a pair of scripted clients on 15x15 playing a fixed legal sequence of
 spread-out moves in which nobody makes five; after ``--game-moves`` moves Black
@@ -10,7 +11,9 @@ resigns and the pair starts a new room (against the relay the sequence simply
 starts again). Each client sends its move only after it has received the
 opponent's, so every pair is a closed loop and the total rate is what the server
 sustains. A mover's round trip is the time from sending a move to receiving its
-own ``moved`` event (the relay: its own frame echoed back).
+own ``moved`` event (the relay: its own frame echoed back). An error frame or a
+request left unanswered for 30 s costs that pair its game (it starts a new one)
+and is counted and printed.
 
 The clients run in ``--client-processes`` processes (default 2) so the load
 generator is less of a bottleneck; on a 2-core machine they still share the CPU
@@ -25,6 +28,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import contextlib
 import dataclasses
 import multiprocessing
 import multiprocessing.synchronize
@@ -141,8 +145,16 @@ async def server_pair(
     black = await connect(url, compression=None, max_size=1 << 22)
     white = await connect(url, compression=None, max_size=1 << 22)
     for ws, name in ((black, f"b{index}"), (white, f"w{index}")):
-        await ws.send(encode(m.Hello(name=name)))
-        await recv_until(ws, lambda x: isinstance(x, m.Welcome))
+        while time.time() < stop_at:
+            await ws.send(encode(m.Hello(name=name)))
+            try:
+                await recv_until(ws, lambda x: isinstance(x, m.Welcome))
+                break
+            except Refused as exc:
+                PROBLEMS[f"hello: {exc.code}"] += 1
+                if exc.code == "wrong_phase":
+                    break  # the refused hello had in fact identified us
+                await asyncio.sleep(0.1)
     while time.time() < stop_at:
         try:
             await server_game(black, white, sequence, stop_at, samples, rooms)
@@ -358,7 +370,11 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=2.0, help="unmeasured start (2)")
     parser.add_argument("--game-moves", type=int, default=60, help="moves per game (60)")
     parser.add_argument("--client-processes", type=int, default=2, help="(2)")
-    parser.add_argument("--no-redis", action="store_true", help="skip the Redis store")
+    parser.add_argument(
+        "--targets",
+        default="relay,memory,redis",
+        help="what to measure, comma-separated (relay,memory,redis); ratios need the relay",
+    )
     args = parser.parse_args()
 
     head = [
@@ -368,25 +384,34 @@ def main() -> None:
         f"{args.warmup:g} s warm-up, {args.game_moves}-move games on 15x15",
     ]
     print("\n".join(head), flush=True)
+    targets = [t.strip() for t in args.targets.split(",") if t.strip()]
     outcomes: list[Outcome] = []
-    relay, url = start_relay()
-    try:
-        outcomes.append(drive("relay", url, relay.pid, args))
-    finally:
-        relay.terminate()
-        relay.wait(20)
-    print(row(outcomes[-1], None), flush=True)
-    with gomoku_server() as server:
-        outcomes.append(drive("memory", server.url, server.process.pid, args))
-        errors = server.errors_logged()
-    print(row(outcomes[-1], outcomes[0]), flush=True)
-    if not args.no_redis:
-        with redis_server() as redis_url, gomoku_server(["--redis", redis_url]) as server:
-            outcomes.append(drive("redis", server.url, server.process.pid, args))
-            errors += server.errors_logged()
-        print(row(outcomes[-1], outcomes[0]), flush=True)
-    lines = [*head, HEADER, *(row(o, outcomes[0] if o.name != "relay" else None) for o in outcomes)]
-    lines += verdicts(outcomes)
+    errors = ""
+    relay_outcome: Outcome | None = None
+    for target in targets:
+        if target == "relay":
+            relay, url = start_relay()
+            try:
+                relay_outcome = drive("relay", url, relay.pid, args)
+            finally:
+                relay.terminate()
+                relay.wait(20)
+            outcomes.append(relay_outcome)
+        elif target in ("memory", "redis"):
+            with contextlib.ExitStack() as stack:
+                extra = []
+                if target == "redis":
+                    extra = ["--redis", stack.enter_context(redis_server())]
+                server = stack.enter_context(gomoku_server(extra))
+                outcomes.append(drive(target, server.url, server.process.pid, args))
+                errors += server.errors_logged()
+        else:
+            raise SystemExit(f"unknown target {target!r}")
+        print(row(outcomes[-1], relay_outcome if target != "relay" else None), flush=True)
+    rows = [row(o, relay_outcome if o.name != "relay" else None) for o in outcomes]
+    lines = [*head, HEADER, *rows]
+    if relay_outcome is not None:
+        lines += verdicts(relay_outcome, [o for o in outcomes if o.name != "relay"])
     if errors:
         lines.append(f"server errors logged: {errors[:500]}")
     print("\n".join(lines[len(head) + 1 + len(outcomes) :]))
@@ -414,10 +439,9 @@ def row(o: Outcome, relay: Outcome | None) -> str:
     return text
 
 
-def verdicts(outcomes: list[Outcome]) -> list[str]:
-    relay = outcomes[0]
+def verdicts(relay: Outcome, outcomes: list[Outcome]) -> list[str]:
     lines = []
-    for o in outcomes[1:]:
+    for o in outcomes:
         ratio = o.moves_per_s / relay.moves_per_s
         p99 = o.p99_ms / relay.p99_ms
         if o.name == "memory":

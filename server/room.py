@@ -8,8 +8,9 @@ swap2); colours come from the opening state.
 
 from __future__ import annotations
 
+import collections
 import functools
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
 
@@ -29,6 +30,20 @@ from protocol.values import (
 )
 
 State = Literal["waiting", "opening", "playing", "over"]
+
+
+_BOARDS_KEPT = 4096
+_boards: collections.OrderedDict[tuple[str, int, Rule], tuple[tuple[str, ...], Board]] = (
+    collections.OrderedDict()
+)
+"""Room -> (its moves, its position): the last position of recent rooms (LRU)."""
+
+
+@functools.lru_cache(maxsize=256)
+def _opening(items: tuple[tuple[str, Any], ...]) -> OpeningState:
+    """``OpeningState.from_dict``, remembered (the states are frozen, and a room asks
+    for its opening state about ten times per action)."""
+    return OpeningState.from_dict(dict(items))
 
 
 @functools.lru_cache(maxsize=32768)
@@ -96,13 +111,25 @@ class Room(msgspec.Struct, kw_only=True):
     def opening_model(self) -> OpeningState:
         if not self.opening_state:
             return OpeningState.start(self.opening)
-        return OpeningState.from_dict(self.opening_state)
+        return _opening(tuple(sorted(self.opening_state.items())))
 
     def board(self) -> Board:
-        """The position, replayed from the move list (all moves were validated)."""
-        board = Board(self.size, self.rule)
-        for move in self.moves:
+        """The position, replayed from the move list (all moves were validated). The
+        last position of recent rooms is remembered, so the next move of a game costs
+        one stone rather than a replay of the whole game; the caller may change it."""
+        key = (self.id, self.size, self.rule)
+        moves = tuple(self.moves)
+        cached = _boards.get(key)
+        if cached is not None and moves[: len(cached[0])] == cached[0]:
+            start, board = len(cached[0]), cached[1].copy()
+        else:
+            start, board = 0, Board(self.size, self.rule)
+        for move in moves[start:]:
             board.play(_point(move, self.size))
+        _boards[key] = (moves, board.copy())
+        _boards.move_to_end(key)
+        if len(_boards) > _BOARDS_KEPT:
+            _boards.popitem(last=False)
         return board
 
     def seat_of(self, player_id: str) -> int | None:

@@ -59,7 +59,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, ParamSpec, TypeVar, cast
 
 import msgspec
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 from redis.asyncio.client import PubSub
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff
@@ -274,6 +274,10 @@ def _events(entries: list[Any]) -> list[StoredEvent]:
     return [StoredEvent(_seq_of(entry_id), fields[b"d"]) for entry_id, fields in entries]
 
 
+MAX_REDIS_CONNECTIONS = 256
+"""Redis connections one server instance opens at most (commands beyond wait for one)."""
+
+
 class RedisStore(Store, Archive):
     """The store on a Redis server (or cluster-compatible layout) at ``url``.
 
@@ -296,8 +300,13 @@ class RedisStore(Store, Archive):
         self.keys = Keys(prefix)
         self.session_ttl_ms = session_ttl_ms
         self.poll_interval_s = poll_interval_s
-        self.redis: Redis = Redis.from_url(
+        # A blocking pool: when every connection is busy (a burst of players), a command
+        # waits for one instead of failing with "Too many connections" (redis-py's
+        # default pool holds 100 and refuses the 101st command in flight).
+        pool = BlockingConnectionPool.from_url(
             url,
+            max_connections=MAX_REDIS_CONNECTIONS,
+            timeout=5.0,
             socket_timeout=5.0,
             socket_connect_timeout=2.0,
             health_check_interval=10,
@@ -305,6 +314,7 @@ class RedisStore(Store, Archive):
             retry_on_error=[RedisConnectionError, RedisTimeoutError],
             client_name="gomoku-server",
         )
+        self.redis: Redis = Redis(connection_pool=pool)
         self._commit = self.redis.register_script(_COMMIT)
         self._set_deadline = self.redis.register_script(_SET_DEADLINE)
         self._expire = self.redis.register_script(_EXPIRE_ROOM)
@@ -351,7 +361,7 @@ class RedisStore(Store, Archive):
             lobby_queue.put_nowait(_CLOSED)
         for inbox in self._inboxes:
             inbox.queue.put_nowait(_CLOSED)
-        await self.redis.aclose()
+        await self.redis.aclose(close_connection_pool=True)  # the pool is ours
 
     async def healthy(self) -> bool:
         """Redis answers PING, and this instance's pub/sub connection (its live fan-out) is up."""
