@@ -11,6 +11,7 @@ events, which is the only authority.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
@@ -25,8 +26,10 @@ from client.options import PlayOptions
 
 if TYPE_CHECKING:
     from client.local import EmbeddedServer
-from client.state import Action, Note, RoomClosed, ViewModel, reduce
+from client.history import HistoryAction, HistoryFailed
+from client.state import Action, Note, RoomClosed, ViewModel, describe_error, reduce
 from protocol import messages as msg
+from protocol.errors import ErrorCode
 
 # Inline rather than a .tcss file so a plain (non-editable) install needs no package data.
 APP_CSS = """
@@ -63,7 +66,24 @@ ConnectScreen { align: center middle; }
     background: $panel; border: thick $primary; padding: 0 1;
 }
 #review-moves { width: 1fr; border-left: tall $primary-background; padding: 0 1; }
+#leaders, #games { height: 1fr; }
+#standings { height: auto; margin-bottom: 1; }
+#games-title { height: 1; background: $boost; padding: 0 1; }
+#history-status { height: 1; color: $text-muted; padding: 0 1; }
 """
+
+
+# Refusals worth a pop-up as well as a line in the log: they answer a request for an AI.
+NOTIFIED_ERRORS = frozenset(
+    {ErrorCode.NO_AI_AVAILABLE, ErrorCode.AI_NOT_ALLOWED, ErrorCode.HINT_NOT_ALLOWED}
+)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class AiRequest:
+    """An AI of ``level`` (None: the server's default) wanted in the next room we create."""
+
+    level: str | None
 
 
 @runtime_checkable
@@ -103,6 +123,8 @@ class GomokuApp(App[None]):
             load_identity(options.config_dir) if options.remember else Identity()
         )
         self.local_server: EmbeddedServer | None = None  # --local: the server in this process
+        self.ai_after_create: AiRequest | None = None  # seat an AI in the room being created
+        self.hot_seat_wanted = False  # the partner joins the room being created
 
     # -- starting ---------------------------------------------------------------
 
@@ -162,6 +184,13 @@ class GomokuApp(App[None]):
         """Apply ``action`` to the model, then move between screens and redraw."""
         before = self.model
         self.model = reduce(before, action, self.clock())
+        if not self.is_running:
+            return  # shutting down: the screens are gone, messages may still arrive
+        if isinstance(action, msg.Error):
+            self.ai_after_create = None  # whatever it refused, do not seat an AI later
+            self.hot_seat_wanted = False
+            if action.code in NOTIFIED_ERRORS:
+                self.notify(describe_error(action), severity="error", timeout=6)
         self._navigate(before, self.model)
         for screen in self.screen_stack:
             if isinstance(screen, ModelView):
@@ -177,8 +206,15 @@ class GomokuApp(App[None]):
         new_room = after.room is not None and (
             before.room is None or before.room.id != after.room.id
         )
-        if self.partner is not None and new_room:
-            self.run_worker(self.seat_partner(), group="send")
+        if new_room and after.room is not None and after.room.state == "waiting":
+            if self.partner is not None and self.hot_seat_wanted:
+                self.hot_seat_wanted = False
+                self.run_worker(self.seat_partner(), group="send")
+            wanted = self.ai_after_create
+            if wanted is not None and after.room.color_of(after.me) is not None:
+                self.ai_after_create = None
+                room = after.room.id
+                self.run_worker(self.send(msg.SeatAi(room=room, level=wanted.level)), group="send")
         if after.room is not None and not on_game:
             self.push_screen(GameScreen())
         elif after.room is None and on_game:
@@ -190,6 +226,8 @@ class GomokuApp(App[None]):
     def local_players(self) -> frozenset[str]:
         """The player ids this terminal plays for (two in hot seat)."""
         ids = {c.player for c in (self.connection, self.partner) if c is not None and c.player}
+        if self.model.me is not None:
+            ids.add(self.model.me)
         return frozenset(ids)
 
     # -- sending ------------------------------------------------------------------
@@ -210,6 +248,45 @@ class GomokuApp(App[None]):
                 return False
             return True
         return await self.send(message)
+
+    async def request(self, action: HistoryAction, message: msg.ClientMessage) -> None:
+        """Ask the server for ratings or history: the view waits (``action``) for the reply."""
+        self.dispatch(action)
+        if not await self.send(message):
+            self.dispatch(HistoryFailed("Offline: not sent."))
+
+    async def _local_ai(self) -> bool:
+        """With --local, wait for the local AI worker to be up (it starts with the app);
+        False (and a note) if it never came. Always True against a real server, which
+        answers for itself (``no_ai_available``)."""
+        server = self.local_server
+        if server is None:
+            return True
+        if await server.wait_for_ai(0):
+            return True
+        self.note("Starting the local AI...")
+        if await server.wait_for_ai():
+            return True
+        self.note("The local AI did not start.")
+        return False
+
+    async def play_ai(self, create: msg.CreateRoom, level: str | None) -> None:
+        """Create a room (``create``), then seat an AI of ``level`` in its other seat."""
+        if not await self._local_ai():
+            return
+        self.ai_after_create = AiRequest(level)
+        if not await self.send(create):
+            self.ai_after_create = None
+
+    async def seat_ai(self, room: str, level: str | None) -> None:
+        """An AI of ``level`` in the empty seat of ``room`` (a room we sit in)."""
+        if await self._local_ai():
+            await self.send(msg.SeatAi(room=room, level=level))
+
+    async def create_ai_game(self, message: msg.CreateAiGame) -> None:
+        """A room where two AIs play each other; we watch it."""
+        if await self._local_ai():
+            await self.send(message)
 
     async def leave_room(self) -> None:
         room = self.model.room
@@ -242,11 +319,13 @@ class GomokuApp(App[None]):
             )
             self.run_worker(self.partner.run(), name="partner", group="net")
             await self.partner.wait_welcomed()
+        self.hot_seat_wanted = True
+        self.ai_after_create = None
         await self.send(msg.CreateRoom(seat="black"))
 
     def _partner_dispatch(self, action: Action) -> None:
-        """The partner's stream: join the room the main player just created; show
-        its refusals. Everything else the main connection sees too."""
+        """The partner's stream: only its refusals are shown (everything else the main
+        connection sees too)."""
         if isinstance(action, msg.Error):
             self.note(f"{self.partner.name if self.partner else 'Player 2'}: {action.message}")
 

@@ -16,7 +16,8 @@ from engine.types import Color
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Glyphs:
-    """One glyph set; each field is a single one-cell character."""
+    """One glyph set; each field is a single one-cell character. ``hint`` marks an AI's
+    suggested point; ``up`` / ``down`` say a tall board has rows out of view."""
 
     name: str
     black: str
@@ -24,13 +25,36 @@ class Glyphs:
     empty: str
     star: str
     forbidden: str
+    hint: str
+    up: str
+    down: str
 
     def stone(self, color: Color) -> str:
         return self.black if color is Color.BLACK else self.white
 
 
-UNICODE = Glyphs(name="unicode", black="●", white="○", empty="·", star="+", forbidden="×")  # noqa: RUF001 - the renju mark
-ASCII = Glyphs(name="ascii", black="X", white="O", empty=".", star="+", forbidden="!")
+UNICODE = Glyphs(
+    name="unicode",
+    black="●",
+    white="○",
+    empty="·",
+    star="+",
+    forbidden="×",  # noqa: RUF001 - the renju mark
+    hint="◇",
+    up="↑",
+    down="↓",
+)
+ASCII = Glyphs(
+    name="ascii",
+    black="X",
+    white="O",
+    empty=".",
+    star="+",
+    forbidden="!",
+    hint="*",
+    up="^",
+    down="v",
+)
 
 GLYPH_SETS: dict[str, Glyphs] = {g.name: g for g in (UNICODE, ASCII)}
 

@@ -17,14 +17,15 @@ from engine.types import Color, Point, Rule
 @dataclasses.dataclass(frozen=True, slots=True)
 class BoardPicture:
     """A position to draw: ``stones`` by point, the last move, the winning
-    line (empty while the game goes on) and Black's forbidden points (renju,
-    only while Black is to move)."""
+    line (empty while the game goes on), Black's forbidden points (renju,
+    only while Black is to move) and an AI's suggested move (a hint)."""
 
     size: int = 15
     stones: Mapping[Point, Color] = dataclasses.field(default_factory=dict)
     last: Point | None = None
     line: frozenset[Point] = frozenset()
     forbidden: frozenset[Point] = frozenset()
+    hint: Point | None = None
 
     @classmethod
     def from_moves(
@@ -35,6 +36,7 @@ class BoardPicture:
         rule: Rule = Rule.FREESTYLE,
         line: Iterable[Point] = (),
         show_forbidden: bool = True,
+        hint: Point | None = None,
     ) -> BoardPicture:
         """The picture after ``moves`` (Black first, alternating).
 
@@ -63,6 +65,7 @@ class BoardPicture:
             last=points[-1] if points else None,
             line=win,
             forbidden=forbidden,
+            hint=hint if hint not in stones else None,
         )
 
 

@@ -49,7 +49,7 @@ def add_play_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--local",
         action="store_true",
-        help="start a server inside this program (no network needed) with hot seat play",
+        help="start a server inside this program (no network needed): hot seat or play the AI",
     )
     parser.set_defaults(run=run_play)
 

@@ -4,10 +4,19 @@ tested without a terminal and every screen says things the same way."""
 
 from __future__ import annotations
 
+import datetime
+
 from client.state import GameView, Link, QueueView, Seat, ViewModel, describe_time
 from engine.types import Color
 from protocol.limits import MAX_BASE_MS, MAX_INC_MS
-from protocol.values import PlayerRef, RoomSummary, TimeControl
+from protocol.values import (
+    GameSummary,
+    LeaderboardEntry,
+    PlayerRef,
+    RoomSummary,
+    Standing,
+    TimeControl,
+)
 
 
 def format_clock(ms: int) -> str:
@@ -112,13 +121,18 @@ def link_banner(link: Link, now: float) -> str:
 
 
 def queue_label(queue: QueueView | None, now: float) -> str:
+    """``Looking for an opponent (freestyle, 5+3) 0:12 · AI at 0:30 - Esc to cancel``."""
     if queue is None:
         return ""
     waited = max(0, int(now - queue.since))
-    return (
+    text = (
         f"Looking for an opponent ({queue.rule}, {describe_time(queue.time)}) "
-        f"{waited // 60}:{waited % 60:02d} - Esc to cancel"
+        f"{waited // 60}:{waited % 60:02d}"
     )
+    if queue.ai_after_ms is not None:
+        at = (queue.ai_after_ms + 999) // 1000
+        text += f" · AI at {at // 60}:{at % 60:02d}"
+    return text + " - Esc to cancel"
 
 
 def _player(ref: PlayerRef | None) -> str:
@@ -169,3 +183,66 @@ def parse_time_control(text: str) -> TimeControl | None:
     if base_ms < 1 or inc_ms < 0 or base_ms > MAX_BASE_MS or inc_ms > MAX_INC_MS:
         raise TimeControlError(f"{text!r} is out of range (1 s to 24 h, increment up to 1 h)")
     return TimeControl(base_ms=base_ms, inc_ms=inc_ms)
+
+
+# --- ratings and history -------------------------------------------------------------------
+
+LEADERBOARD_COLUMNS = ("#", "player", "rating", "RD", "games")
+STANDING_COLUMNS = ("rule", "rating", "RD", "games", "won", "lost", "drawn")
+GAME_COLUMNS = ("ended", "rule", "black", "white", "result", "moves")
+
+
+def rating_label(rating: int, provisional: bool) -> str:
+    """``1742``, or ``1500?`` while the rating is provisional (RD above 110)."""
+    return f"{rating}?" if provisional else str(rating)
+
+
+def leaderboard_row(entry: LeaderboardEntry) -> tuple[str, ...]:
+    return (str(entry.rank), entry.name, str(entry.rating), str(entry.rd), str(entry.games))
+
+
+def standing_row(standing: Standing) -> tuple[str, ...]:
+    return (
+        str(standing.rule),
+        rating_label(standing.rating, standing.provisional),
+        str(standing.rd),
+        str(standing.games),
+        str(standing.wins),
+        str(standing.losses),
+        str(standing.draws),
+    )
+
+
+def game_result_label(game: GameSummary, player: str | None) -> str:
+    """How a finished game ended, from ``player``'s side when they played it:
+    ``won (five)``, ``lost (resign)``, ``draw (agreement)``; else ``black (five)``."""
+    result = game.result
+    if result.winner is None:
+        return f"draw ({result.reason})"
+    winner = game.black if result.winner == "black" else game.white
+    loser = game.white if result.winner == "black" else game.black
+    if player is not None and player == winner.id:
+        return f"won ({result.reason})"
+    if player is not None and player == loser.id:
+        return f"lost ({result.reason})"
+    return f"{result.winner} ({result.reason})"
+
+
+def ended_label(ended_ms: int) -> str:
+    """When a game ended, in local time: ``2025-03-14 18:05``."""
+    moment = datetime.datetime.fromtimestamp(ended_ms / 1000)
+    return moment.strftime("%Y-%m-%d %H:%M")
+
+
+def game_row(game: GameSummary, player: str | None) -> tuple[str, ...]:
+    """One line of a player's finished games, in :data:`GAME_COLUMNS` order."""
+    rule = str(game.rule) + ("" if game.size == 15 else f" {game.size}")
+    rule += " rated" if game.rated else ""
+    return (
+        ended_label(game.ended_ms),
+        rule,
+        game.black.name,
+        game.white.name,
+        game_result_label(game, player),
+        str(game.moves),
+    )

@@ -45,11 +45,15 @@ def load_record(path: Path, *, rule: Rule = Rule.FREESTYLE, size: int = 15) -> G
     return parse_move_list(text, size=size, rule=rule).checked()
 
 
-def export_record(record: GameRecord, path: Path) -> str:
+def export_record(record: GameRecord, path: Path, *, original_json: str | None = None) -> str:
     """Write ``record`` to ``path`` in the format its extension names; returns
-    the format's name. Raises OSError if the file cannot be written."""
+    the format's name. ``original_json``, a record as the server archived it, is
+    written as it is for ``.json`` (it carries the server's facts about the game:
+    player ids, rated, when it ended). Raises OSError if the file cannot be written."""
     kind = record_format(path)
-    if kind == "json":
+    if kind == "json" and original_json is not None:
+        text = original_json if original_json.endswith("\n") else original_json + "\n"
+    elif kind == "json":
         text = format_json(record, indent=2) + "\n"
     elif kind == "psq":
         text = format_psq(record)

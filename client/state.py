@@ -17,12 +17,14 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Literal
 
+from client.history import HistoryAction, HistoryView, reduce_history
 from client.picture import BoardPicture
 from engine.errors import NotationError
 from engine.types import Color, Point, Reason, Rule
 from protocol import events as ev
 from protocol import messages as msg
 from protocol.convert import color_from_wire, point_from_wire, point_to_wire
+from protocol.errors import ErrorCode
 from protocol.values import (
     Clocks,
     ColorName,
@@ -87,7 +89,7 @@ class RoomClosed:
 
 
 LocalAction = ConnectionChanged | ResumeStarted | ResumeDone | Note | RoomClosed
-Action = msg.ServerMessage | LocalAction
+Action = msg.ServerMessage | LocalAction | HistoryAction
 
 
 # --- the view model ---------------------------------------------------------------------------
@@ -159,6 +161,16 @@ class Outcome:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class HintView:
+    """An AI's suggestion for the position after ``move_no`` stones, and why
+    (``win``, ``block``, ``threat``, ``positional``)."""
+
+    point: Point
+    reason: str
+    move_no: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class GameView:
     """The room on screen: settings, seats, the moves, clocks and offers."""
 
@@ -182,6 +194,7 @@ class GameView:
     outcome: Outcome | None = None
     seq: int = 0
     rematch_room: str | None = None
+    hint: HintView | None = None
     picture: BoardPicture = dataclasses.field(default_factory=BoardPicture)
 
     def seat(self, color: Color) -> Seat | None:
@@ -235,6 +248,7 @@ class QueueView:
     rule: Rule
     time: TimeControl | None
     since: float
+    ai_after_ms: int | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -261,6 +275,7 @@ class ViewModel:
     log: tuple[LogLine, ...] = ()
     catch_up: CatchUp | None = None
     last_error: msg.Error | None = None
+    history: HistoryView = dataclasses.field(default_factory=HistoryView)
 
     @property
     def my_color(self) -> Color | None:
@@ -305,12 +320,15 @@ def _running(game: GameView) -> Color | None:
 
 def _with_picture(game: GameView) -> GameView:
     line = game.outcome.line if game.outcome is not None else ()
+    running = game.state in ("playing", "opening")
+    hint = game.hint
     picture = BoardPicture.from_moves(
         game.moves,
         size=game.size,
         rule=game.rule,
         line=line,
-        show_forbidden=game.state in ("playing", "opening"),
+        show_forbidden=running,
+        hint=hint.point if hint is not None and running else None,
     )
     return dataclasses.replace(game, picture=picture)
 
@@ -394,7 +412,7 @@ def _apply_event(
                 return game, lines
             mover = color_named(color)
             assert mover is not None
-            game = dataclasses.replace(game, moves=(*game.moves, p), to_move=mover.other)
+            game = dataclasses.replace(game, moves=(*game.moves, p), to_move=mover.other, hint=None)
             if game.state == "waiting":
                 game = dataclasses.replace(game, state="playing")
             game = _with_picture(_set_clocks(game, clocks, now))
@@ -403,13 +421,13 @@ def _apply_event(
             keep = len(game.moves) - len(removed)
             moves = game.moves[: max(0, keep)]
             to_move = Color.BLACK if len(moves) % 2 == 0 else Color.WHITE
-            game = dataclasses.replace(game, moves=moves, to_move=to_move)
+            game = dataclasses.replace(game, moves=moves, to_move=to_move, hint=None)
             game = _with_picture(_set_clocks(game, clocks, now))
             names = ", ".join(game.point_name(p) for p in removed)
             say(f"Takeback: {names} taken back.")
         case ev.GameOver(winner=winner, reason=reason, line=line):
             outcome = Outcome(color_named(winner), reason, _points(line or [], game.size))
-            game = dataclasses.replace(game, state="over", outcome=outcome, pending=None)
+            game = dataclasses.replace(game, state="over", outcome=outcome, pending=None, hint=None)
             game = _with_picture(_set_clocks(game, None, now))
             say(_describe_result(outcome, game))
         case ev.PlayerJoined(seat=seat, player=player, name=name, rating=rating, bot=bot):
@@ -512,6 +530,9 @@ def _seat_for(game: GameView, player: str) -> Seat | None:
 
 def reduce(model: ViewModel, action: Action, now: float) -> ViewModel:
     """The model after ``action`` at local monotonic time ``now`` (seconds)."""
+    history = reduce_history(model.history, action, model.me)
+    if history is not model.history:
+        model = dataclasses.replace(model, history=history)
     match action:
         case msg.Welcome(player=player, name=name, token=token, rooms=rooms, server=server):
             model = dataclasses.replace(
@@ -526,7 +547,7 @@ def reduce(model: ViewModel, action: Action, now: float) -> ViewModel:
             return model
         case msg.Error() as error:
             model = dataclasses.replace(model, last_error=error)
-            return _log(model, "error", error.message)
+            return _log(model, "error", describe_error(error))
         case msg.Lobby(rooms=rooms):
             return dataclasses.replace(model, lobby={r.id: r for r in rooms})
         case msg.LobbyRoom(room=summary):
@@ -534,11 +555,13 @@ def reduce(model: ViewModel, action: Action, now: float) -> ViewModel:
         case msg.LobbyGone(room=room_id):
             lobby = {k: v for k, v in model.lobby.items() if k != room_id}
             return dataclasses.replace(model, lobby=lobby)
-        case msg.Queued(rule=rule, time=time, since_ms=since_ms):
+        case msg.Queued(rule=rule, time=time, since_ms=since_ms, ai_after_ms=ai_after_ms):
             since = now - (since_ms or 0) / 1000
             if model.queue is not None and (model.queue.rule, model.queue.time) == (rule, time):
                 since = model.queue.since
-            return dataclasses.replace(model, queue=QueueView(rule, time, since))
+            return dataclasses.replace(model, queue=QueueView(rule, time, since, ai_after_ms))
+        case msg.Suggestion(room=room_id, point=point, reason=reason, move_no=move_no):
+            return _on_suggestion(model, room_id, point, reason, move_no)
         case msg.Unqueued():
             return dataclasses.replace(model, queue=None)
         case msg.Left(room=room_id):
@@ -580,15 +603,67 @@ def reduce(model: ViewModel, action: Action, now: float) -> ViewModel:
 def _on_snapshot(model: ViewModel, view: RoomView, now: float) -> ViewModel:
     game = _game_from_view(view, now)
     fresh = model.room is None or model.room.id != view.id
+    hint = model.room.hint if model.room is not None and not fresh else None
+    if hint is not None and hint.move_no == len(game.moves):  # a resume keeps a fresh hint
+        game = _with_picture(dataclasses.replace(game, hint=hint))
     model = dataclasses.replace(model, room=game)
     if fresh:
         text = f"Room {view.id}: {view.rule}, {view.size}x{view.size}, {describe_time(view.time)}"
         if view.code:
             text += f", invite code {view.code}"
+        if view.rated:
+            text += f". {RATED_NOTE}"
         model = _log(model, "system", text + ".")
         if model.queue is not None:
             model = dataclasses.replace(model, queue=None)
     return model
+
+
+HINT_REASONS = {
+    "win": "it wins by force",
+    "block": "it stops a threat",
+    "threat": "it makes a threat",
+    "positional": "a good shape",
+}
+
+
+def _on_suggestion(
+    model: ViewModel, room_id: str, point: str, reason: str, move_no: int
+) -> ViewModel:
+    """A hint for the room on screen: marked on the board while the position is the one
+    it was asked about, and explained in the log."""
+    game = model.room
+    if game is None or game.id != room_id:
+        return model
+    try:
+        p = point_from_wire(point, game.size)
+    except NotationError:
+        return model
+    why = HINT_REASONS.get(reason, reason)
+    side = "black" if move_no % 2 == 0 else "white"
+    if move_no != len(game.moves):
+        return _log(model, "system", f"Hint {point} came too late: the position has changed.")
+    game = _with_picture(dataclasses.replace(game, hint=HintView(p, reason, move_no)))
+    model = dataclasses.replace(model, room=game)
+    return _log(model, "event", f"Hint for {side}: {point} ({why}).")
+
+
+RATED_NOTE = "Rated: no hints or AI seats"
+
+# Error codes the player should read with a heading, not as a bare server sentence.
+ERROR_HEADINGS: dict[str, str] = {
+    ErrorCode.NO_AI_AVAILABLE: "No AI available",
+    ErrorCode.AI_NOT_ALLOWED: "AI seat refused",
+    ErrorCode.HINT_NOT_ALLOWED: "Hint refused",
+    ErrorCode.NO_SUCH_GAME: "Game not found",
+    ErrorCode.NO_SUCH_PLAYER: "Player not found",
+}
+
+
+def describe_error(error: msg.Error) -> str:
+    """The error as the log shows it: a heading for the codes that need one."""
+    heading = ERROR_HEADINGS.get(error.code)
+    return f"{heading}: {error.message}" if heading else error.message
 
 
 def _on_event(
@@ -630,4 +705,44 @@ def can_move(model: ViewModel, players: frozenset[str] | None = None) -> str | N
     actor = game.to_act()
     if actor is None or actor not in local:
         return "Not your turn."
+    return None
+
+
+NO_HINT_RATED = "Hints are for unrated games: this game is rated."
+NO_AI_RATED = "Rated games are for people: no AI seats here."
+
+
+def can_hint(model: ViewModel) -> str | None:
+    """Why an AI hint cannot be asked for now, or None if it can (players and
+    spectators of an unrated game, while a stone is expected)."""
+    game = model.room
+    if game is None:
+        return "You are not in a game."
+    if not model.link.online:
+        return "Offline: hints need the server."
+    if game.rated:
+        return NO_HINT_RATED
+    if game.state not in ("playing", "opening"):
+        return "Hints are for a game in progress."
+    if game.swap2 is not None and game.swap2.phase == "choose":
+        return "Swap2: a colour choice is awaited, not a stone."
+    return None
+
+
+def can_seat_ai(model: ViewModel, players: frozenset[str] | None = None) -> str | None:
+    """Why an AI cannot be seated in the room now, or None if it can: the room is
+    waiting, unrated, one of ``players`` (default: this connection's) sits in it and
+    the other seat is free."""
+    local = players if players is not None else frozenset({model.me} if model.me else ())
+    game = model.room
+    if game is None:
+        return "You are not in a game."
+    if not model.link.online:
+        return "Offline: an AI needs the server."
+    if not any(game.color_of(p) is not None for p in local):
+        return "Only a player sitting in this room can ask for an AI."
+    if game.state != "waiting" or (game.black is not None and game.white is not None):
+        return "Both seats are taken."
+    if game.rated:
+        return NO_AI_RATED
     return None

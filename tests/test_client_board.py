@@ -164,6 +164,77 @@ def test_star_points() -> None:
 def test_glyph_sets_are_one_cell_each() -> None:
     """Every glyph is a single character, and ascii is pure ASCII."""
     for glyphs in (UNICODE, ASCII):
-        for char in (glyphs.black, glyphs.white, glyphs.empty, glyphs.star, glyphs.forbidden):
+        chars = (glyphs.black, glyphs.white, glyphs.empty, glyphs.star, glyphs.forbidden)
+        for char in (*chars, glyphs.hint, glyphs.up, glyphs.down):
             assert len(char) == 1
     assert all(c.isascii() for c in (ASCII.black, ASCII.white, ASCII.empty, ASCII.forbidden))
+    assert all(c.isascii() for c in (ASCII.hint, ASCII.up, ASCII.down))
+
+
+def row_labels(text: str) -> list[int]:
+    """The row numbers on screen, top to bottom."""
+    return [int(line[:2]) for line in text.splitlines() if line[:2].strip().isdigit()]
+
+
+async def test_tall_board_scrolls_with_the_cursor() -> None:
+    """26x26 in 12 lines: 11 rows show, the cursor stays in view as it moves, arrows by the
+    letters say which way more rows are, and clicks hit the rows actually shown."""
+    app = BoardApp(one_click=True)
+    async with app.run_test(size=(60, 12)) as pilot:
+        board = app.query_one(Board)
+        board.picture = BoardPicture.from_moves([], size=26)
+        board.focus()
+        await pilot.pause()
+        assert board.rows_shown == 11
+        assert board.cursor == Point(13, 13)  # the centre, row 13
+        text = screen_text(app)
+        assert 13 in row_labels(text)
+        assert text.splitlines()[11].startswith("↑↓ a b c")
+        board.cursor = Point(13, 2)  # row 24: the window follows
+        await pilot.press("up", "up")
+        text = screen_text(app)
+        assert row_labels(text) == list(range(26, 15, -1))
+        assert text.splitlines()[11].startswith(" ↓ a")
+        board.cursor = Point(13, 23)
+        await pilot.press("down", "down")
+        text = screen_text(app)
+        assert row_labels(text) == list(range(11, 0, -1))
+        assert text.splitlines()[11].startswith("↑  a")
+        assert board.cursor == Point(13, 25)
+        await pilot.click(Board, offset=(3 + 2 * 2, 10))  # c1: the bottom row on screen
+        await pilot.pause()
+    assert app.chosen == [Point(2, 25)]
+
+
+async def test_new_move_out_of_view_is_shown() -> None:
+    """A move played out of the window scrolls it into view, and the cursor comes along
+    so that it is always on screen; . puts the cursor on the last move."""
+    app = BoardApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        board = app.query_one(Board)
+        board.picture = BoardPicture.from_moves(parse_moves("m13", 26), size=26)
+        board.focus()
+        await pilot.pause()
+        board.picture = BoardPicture.from_moves(parse_moves("m13 b2", 26), size=26)
+        await pilot.pause()
+        assert 2 in row_labels(screen_text(app))
+        top = board.window_top
+        assert top <= board.cursor.y < top + board.rows_shown
+        await pilot.press("period")
+        assert board.cursor == Point(1, 24)  # b2
+
+
+async def test_hint_is_drawn_with_its_glyph() -> None:
+    """A hint point shows the hint glyph (◇, or * in ascii) with the hint style."""
+    app = BoardApp(glyphs=ASCII)
+    async with app.run_test(size=(40, 17)) as pilot:
+        board = app.query_one(Board)
+        board.picture = BoardPicture.from_moves(parse_moves("h8"), hint=Point(8, 6))
+        await pilot.pause()
+        lines = screen_text(app).splitlines()
+        style = board.get_component_rich_style("board--hint", partial=True)
+        marked = [seg for seg in board.render_line(6) if seg.text == "*"]
+    assert lines[6][3 + 2 * 8] == "*"  # i9
+    assert len(marked) == 1
+    assert marked[0].style is not None
+    assert marked[0].style.bgcolor == style.bgcolor

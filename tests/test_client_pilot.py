@@ -60,14 +60,18 @@ async def running(
 
 
 async def in_game_with_bob(
-    app: GomokuApp, pilot: Pilot[None], connect: Connect, **room: object
+    app: GomokuApp,
+    pilot: Pilot[None],
+    connect: Connect,
+    to: GomokuServer | None = None,
+    **room: object,
 ) -> tuple[TestClient, str]:
     """Alice (the app) creates a room as Black; Bob (a protocol client) joins."""
     await app.send(m.CreateRoom(seat="black", **room))  # type: ignore[arg-type]
     await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game screen")
     assert app.model.room is not None
     room_id = app.model.room.id
-    bob = await connect("bob")
+    bob = await connect("bob", to=to)
     await bob.join(room_id)
     await until(pilot, lambda: app.model.room is not None and app.model.room.state == "playing")
     return bob, room_id
@@ -296,7 +300,7 @@ async def test_help_lists_every_key(server: GomokuServer, tmp_path: Path) -> Non
         await pilot.press("question_mark")
         await until(pilot, lambda: isinstance(app.screen, HelpScreen))
         text = screen_text(app)
-        for what in ("New room", "Quick match", "Watch", "Code"):
+        for what in ("New room", "Quick match", "Watch", "by its code", "Play an AI", "AI-vs-AI"):
             assert what in text
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, LobbyScreen))

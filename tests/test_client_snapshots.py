@@ -11,13 +11,17 @@ and review the diff.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
+
+from textual.screen import Screen
 
 from client.app import GomokuApp
 from client.glyphs import ASCII, UNICODE, Glyphs
 from client.options import PlayOptions
 from client.screens.game import GameScreen
 from client.screens.lobby import LobbyScreen
+from client.screens.ratings import LeaderboardScreen
 from client.screenshot import screen_text
 from client.state import Action, ConnectionChanged
 from engine.types import Reason, Rule
@@ -25,6 +29,7 @@ from protocol import events as ev
 from protocol import messages as m
 from protocol.values import (
     Clocks,
+    LeaderboardEntry,
     Opening,
     PlayerRef,
     RoomSummary,
@@ -93,17 +98,26 @@ def game_view(moves: list[str], **changes: object) -> RoomView:
 
 
 async def screen_after(
-    actions: list[Action], *, lobby: bool = False, glyphs: Glyphs = UNICODE
+    actions: list[Action],
+    *,
+    lobby: bool = False,
+    glyphs: Glyphs = UNICODE,
+    screen: Callable[[], Screen[None]] | None = None,
 ) -> str:
+    """The screen at 80x24 after ``actions``: the game screen, or the lobby, or
+    ``screen()`` pushed first."""
     options = PlayOptions(name="alice", glyphs=glyphs, remember=False)
     app = GomokuApp(options, clock=lambda: NOW, autostart=False)
     async with app.run_test(size=(80, 24)) as pilot:
         if lobby:
             await app.push_screen(LobbyScreen())
+        if screen is not None:
+            await app.push_screen(screen())
+            await app.workers.wait_for_complete()  # its request, refused offline, goes first
         for action in actions:
             app.dispatch(action)
         await pilot.pause()
-        if not lobby:
+        if not lobby and screen is None:
             assert isinstance(app.screen, GameScreen)
             app.screen.query_one("#board").focus()
         await pilot.pause()
@@ -183,3 +197,30 @@ async def test_ascii_glyphs_snapshot() -> None:
     check_snapshot("ascii_glyphs", text)
     board_lines = text.splitlines()[2:18]
     assert all(line.split("▊")[0].isascii() for line in board_lines)
+
+
+async def test_leaderboard_snapshot() -> None:
+    """The leaderboard of a rule: rank, name (you marked), rating, RD and games."""
+    entries = [
+        LeaderboardEntry(rank=1, player="p-carol", name="carol", rating=1893, rd=61, games=112),
+        LeaderboardEntry(rank=2, player="p-alice", name="alice", rating=1604, rd=74, games=38),
+        LeaderboardEntry(rank=3, player="p-bob", name="bob", rating=1530, rd=98, games=21),
+    ]
+    actions: list[Action] = [welcome(), m.Leaderboard(rule=Rule.FREESTYLE, entries=entries)]
+    text = await screen_after(actions, screen=LeaderboardScreen)
+    check_snapshot("leaderboard", text)
+
+
+async def test_big_board_with_a_hint_snapshot() -> None:
+    """26x26 at 80x24: the rows around the last move show (arrows: more above and
+    below), and an AI hint is marked on its point."""
+    moves = ["m6", "n7", "l5", "k4"]
+    view = game_view(moves, rule=Rule.FREESTYLE, size=26, rated=False, spectators=0)
+    actions: list[Action] = [
+        welcome(),
+        m.Snapshot(room=view),
+        m.Suggestion(room="r-7f3a", point="n5", reason="threat", move_no=4),
+    ]
+    text = await screen_after(actions)
+    check_snapshot("big_board_hint", text)
+    assert "◇" in text

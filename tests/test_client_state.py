@@ -2,15 +2,28 @@
 
 from __future__ import annotations
 
+from client.history import (
+    GAMES_PAGE,
+    GamesRequested,
+    HistoryFailed,
+    LeaderboardRequested,
+    ProfileRequested,
+    RecordRequested,
+)
+from client.present import queue_label
 from client.state import (
     LOG_LIMIT,
+    NO_AI_RATED,
+    NO_HINT_RATED,
     ConnectionChanged,
     Note,
     ResumeDone,
     ResumeStarted,
     RoomClosed,
     ViewModel,
+    can_hint,
     can_move,
+    can_seat_ai,
     reduce,
 )
 from engine.types import Color, Point, Reason, Rule
@@ -18,13 +31,17 @@ from protocol import events as ev
 from protocol import messages as msg
 from protocol.values import (
     Clocks,
+    GamePlayer,
     GameResult,
+    GameSummary,
+    LeaderboardEntry,
     Opening,
     Pending,
     PlayerRef,
     RoomSummary,
     RoomView,
     Seats,
+    Standing,
     TimeControl,
 )
 
@@ -366,3 +383,204 @@ def test_rematch_points_to_the_new_room() -> None:
     model = reduce(model, event(4, ev.Rematch(room="r2")), T0)
     assert model.room is not None
     assert model.room.rematch_room == "r2"
+
+
+# --- AI: hints, AI seats, the quick match's AI fallback --------------------------------------
+
+
+def test_suggestion_marks_the_hint_until_the_next_move() -> None:
+    """A suggestion for the position on screen is drawn and explained; the next stone
+    takes the mark away."""
+    model = in_room(moves=["h8"], to_move="white", seq=4)
+    model = reduce(model, msg.Suggestion(room="r1", point="i9", reason="block", move_no=1), T0)
+    game = model.room
+    assert game is not None
+    assert game.picture.hint == Point(8, 6)
+    assert model.log[-1].text == "Hint for white: i9 (it stops a threat)."
+    model = reduce(model, moved(5, "i9", "white"), T0)
+    assert model.room is not None
+    assert model.room.hint is None
+    assert model.room.picture.hint is None
+
+
+def test_stale_or_foreign_suggestion_is_not_drawn() -> None:
+    """A hint about an earlier position, or another room, marks nothing."""
+    model = in_room(moves=["h8", "h9"], seq=5)
+    stale = reduce(model, msg.Suggestion(room="r1", point="i9", reason="win", move_no=1), T0)
+    assert stale.room is not None
+    assert stale.room.picture.hint is None
+    assert "came too late" in stale.log[-1].text
+    other = reduce(model, msg.Suggestion(room="r2", point="i9", reason="win", move_no=2), T0)
+    assert other.room == model.room
+
+
+def test_resync_keeps_a_fresh_hint_and_game_over_clears_it() -> None:
+    """A snapshot of the same position keeps the hint; the end of the game removes it."""
+    model = in_room(moves=["h8"], to_move="white", seq=4)
+    model = reduce(model, msg.Suggestion(room="r1", point="i9", reason="threat", move_no=1), T0)
+    model = in_room(model, moves=["h8"], to_move="white", seq=4)
+    assert model.room is not None
+    assert model.room.picture.hint == Point(8, 6)
+    over = ev.GameOver(winner="black", reason=Reason.RESIGN)
+    model = reduce(model, event(5, over), T0)
+    assert model.room is not None
+    assert model.room.picture.hint is None
+
+
+def test_hints_only_in_unrated_running_games() -> None:
+    """can_hint says why not: rated, not running, a swap2 choice; else None."""
+    assert can_hint(in_room()) is None
+    assert can_hint(in_room(rated=True)) == NO_HINT_RATED
+    assert can_hint(in_room(state="waiting", players=Seats(black=ALICE))) is not None
+    assert can_hint(ViewModel()) == "You are not in a game."
+
+
+def test_ai_seat_only_when_waiting_unrated_and_seated() -> None:
+    """can_seat_ai: a waiting unrated room with a free seat, asked by its player."""
+
+    def waiting(model: ViewModel | None = None, rated: bool = False) -> ViewModel:
+        seats = Seats(black=ALICE)
+        return in_room(model, state="waiting", players=seats, to_move=None, rated=rated)
+
+    assert can_seat_ai(waiting()) is None
+    assert can_seat_ai(waiting(rated=True)) == NO_AI_RATED
+    assert can_seat_ai(in_room()) == "Both seats are taken."
+    spectator = waiting(welcomed("p-carol"))
+    assert can_seat_ai(spectator) == "Only a player sitting in this room can ask for an AI."
+
+
+def test_rated_room_says_why_hints_and_ai_are_off() -> None:
+    """Entering a rated room logs that it has no hints or AI seats."""
+    assert in_room(rated=True).log[-1].text.endswith("Rated: no hints or AI seats.")
+    assert "Rated" not in in_room().log[-1].text
+
+
+def test_ai_refusals_are_logged_with_a_heading() -> None:
+    """no_ai_available and ai_not_allowed read as what was refused, then the server's why."""
+    model = in_room()
+    error = msg.Error(code="no_ai_available", message="every AI is busy; try again in a moment")
+    model = reduce(model, error, T0)
+    assert model.log[-1].text == "No AI available: every AI is busy; try again in a moment"
+    model = reduce(
+        model, msg.Error(code="ai_not_allowed", message="rated games are for people"), T0
+    )
+    assert model.log[-1].text == "AI seat refused: rated games are for people"
+    assert model.log[-1].kind == "error"
+
+
+def test_queue_with_an_ai_fallback_shows_when() -> None:
+    """Queued with ai_after_ms: the waiting line says when an AI takes the seat."""
+    queued = msg.Queued(rule=Rule.RENJU, time=None, since_ms=0, ai_after_ms=30_000)
+    model = reduce(welcomed(), queued, T0)
+    assert model.queue is not None
+    assert model.queue.ai_after_ms == 30_000
+    label = queue_label(model.queue, T0 + 12)
+    assert label == "Looking for an opponent (renju, no clock) 0:12 · AI at 0:30 - Esc to cancel"
+
+
+# --- ratings and history ------------------------------------------------------------------
+
+
+def entry(rank: int, player: str, rating: int) -> LeaderboardEntry:
+    return LeaderboardEntry(rank=rank, player=player, name=player, rating=rating, rd=60, games=40)
+
+
+def standing(rule: Rule, rating: int = 1500) -> Standing:
+    return Standing(
+        rule=rule, rating=rating, rd=500, provisional=True, games=1, wins=1, losses=0, draws=0
+    )
+
+
+def summary(game: str, ended_ms: int) -> GameSummary:
+    return GameSummary(
+        id=game,
+        rule=Rule.FREESTYLE,
+        size=15,
+        opening=Opening.FREE,
+        rated=False,
+        black=GamePlayer(id="p-alice", name="alice"),
+        white=GamePlayer(id="p-bob", name="bob"),
+        result=GameResult(winner="black", reason=Reason.FIVE),
+        moves=9,
+        ended_ms=ended_ms,
+    )
+
+
+def test_leaderboard_fills_the_rule_asked_for() -> None:
+    """The reply for the rule on screen fills it; a late reply for another rule is dropped."""
+    model = reduce(welcomed(), LeaderboardRequested(Rule.RENJU), T0)
+    board = model.history.leaderboard
+    assert board is not None
+    assert board.loading
+    late = msg.Leaderboard(rule=Rule.FREESTYLE, entries=[entry(1, "p-x", 1900)])
+    assert reduce(model, late, T0).history == model.history
+    reply = msg.Leaderboard(rule=Rule.RENJU, entries=[entry(1, "p-bob", 1700)])
+    board = reduce(model, reply, T0).history.leaderboard
+    assert board is not None
+    assert not board.loading
+    assert [e.player for e in board.entries] == ["p-bob"]
+
+
+def test_own_profile_and_another_players() -> None:
+    """A request for your own profile takes the reply about you; another player's
+    reply about someone else is dropped; no_such_player ends the wait with its message."""
+    ratings = [standing(rule) for rule in Rule]
+    model = reduce(welcomed(), ProfileRequested(None), T0)
+    other = msg.Profile(player="p-bob", name="bob", ratings=ratings)
+    assert reduce(model, other, T0).history == model.history
+    mine = reduce(model, msg.Profile(player="p-alice", name="alice", ratings=ratings), T0)
+    profile = mine.history.profile
+    assert profile is not None
+    assert (profile.player, profile.name, profile.loading) == ("p-alice", "alice", False)
+    model = reduce(model, ProfileRequested("p-nobody"), T0)
+    model = reduce(model, msg.Error(code="no_such_player", message="no such player"), T0)
+    assert model.history.profile is not None
+    assert model.history.profile.error == "no such player"
+    assert not model.history.profile.loading
+
+
+def test_finished_games_page_back() -> None:
+    """The first page replaces the list; the next page (before the oldest) appends; a
+    full page says more may exist."""
+    page = [summary(f"g{i}", 10_000 - i) for i in range(GAMES_PAGE)]
+    model = reduce(welcomed(), GamesRequested(None), T0)
+    model = reduce(model, msg.Games(player="p-alice", items=page), T0)
+    archive = model.history.archive
+    assert archive is not None
+    assert archive.more
+    assert archive.oldest_ms == 10_000 - GAMES_PAGE + 1
+    model = reduce(model, GamesRequested(None, archive.oldest_ms), T0)
+    model = reduce(model, msg.Games(player="p-alice", items=[summary("old", 5)]), T0)
+    archive = model.history.archive
+    assert archive is not None
+    assert len(archive.games) == GAMES_PAGE + 1
+    assert archive.games[-1].id == "old"
+    assert not archive.more
+
+
+def test_record_arrives_or_is_not_found() -> None:
+    """The record asked for is kept; no_such_game ends the wait with the reason."""
+    model = reduce(welcomed(), RecordRequested("g1"), T0)
+    assert model.history.record is not None
+    assert model.history.record.text is None
+    got = reduce(model, msg.Record(game="g1", format="json", text="{}"), T0)
+    assert got.history.record is not None
+    assert got.history.record.text == "{}"
+    missing = reduce(model, msg.Error(code="no_such_game", message="no such game"), T0)
+    assert missing.history.record is not None
+    assert missing.history.record.error == "no such game"
+    assert missing.log[-1].text == "Game not found: no such game"
+
+
+def test_offline_or_unavailable_ends_every_wait() -> None:
+    """A request that could not be sent, or an unavailable store, stops the loading."""
+    model = reduce(welcomed(), LeaderboardRequested(Rule.FREESTYLE), T0)
+    model = reduce(model, GamesRequested(None), T0)
+    failed = reduce(model, HistoryFailed("Offline: not sent."), T0)
+    assert failed.history.leaderboard is not None
+    assert failed.history.leaderboard.error == "Offline: not sent."
+    assert failed.history.archive is not None
+    assert not failed.history.archive.loading
+    down = reduce(model, msg.Error(code="unavailable", message="store down"), T0)
+    assert down.history.leaderboard is not None
+    assert down.history.leaderboard.error == "store down"

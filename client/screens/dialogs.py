@@ -1,13 +1,23 @@
-"""Small modal dialogs: confirm, create a room, quick match, invite code.
+"""Small modal dialogs: confirm, create a room, quick match, invite code, and the
+AI ones (play an AI, seat an AI, AI vs AI).
 
 Each returns a protocol message (or a plain value) through ``dismiss`` and
 None when cancelled; the caller sends it. Every option the protocol's
-``create_room`` and ``queue`` have is offered, nothing more.
+``create_room``, ``queue``, ``seat_ai`` and ``create_ai_game`` have is offered,
+nothing more.
+
+AI levels: the server does not list the levels its workers offer, so the
+dialogs offer the project worker's five (weakest to strongest) in a list, and
+a field for any other level name a worker may offer (``brain:embryo``); a
+level nobody offers is refused by the server with ``no_ai_available``, whose
+message lists the levels that are offered.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+import dataclasses
+import re
+from typing import ClassVar, Generic, TypeVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -20,11 +30,17 @@ from client.present import TimeControlError, parse_time_control
 from engine.notation import MAX_SIZE, MIN_SIZE
 from engine.types import Opening, Rule
 from protocol import messages as msg
-from protocol.values import SeatRequest, TimeControl
+from protocol.values import LEVEL_PATTERN, SeatRequest, TimeControl
 
 RULES = [(str(r).capitalize(), r) for r in Rule]
 OPENINGS = [("Free", Opening.FREE), ("Swap2", Opening.SWAP2)]
 SEATS: list[tuple[str, str]] = [("Any", "any"), ("Black", "black"), ("White", "white")]
+AI_LEVELS = ("beginner", "novice", "intermediate", "advanced", "master")
+"""The levels the project's worker offers, weakest first (protocol.md, AI seats)."""
+DEFAULT_LEVEL = "intermediate"
+LEVELS = [(level.capitalize(), level) for level in AI_LEVELS]
+
+R = TypeVar("R")
 
 
 class ConfirmDialog(ModalScreen[bool]):
@@ -57,7 +73,7 @@ class ConfirmDialog(ModalScreen[bool]):
         self.dismiss(event.button.id == "yes")
 
 
-class _FormDialog(ModalScreen[msg.ClientMessage | None]):
+class _FormDialog(ModalScreen[R | None], Generic[R]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
     def action_cancel(self) -> None:
@@ -72,6 +88,27 @@ class _FormDialog(ModalScreen[msg.ClientMessage | None]):
         except TimeControlError as exc:
             self.error(str(exc))
             return False, None
+
+    def level(self, select_id: str, other_id: str) -> tuple[bool, str]:
+        """The level chosen in a level list, or typed in the field beside it."""
+        typed = self.query_one(f"#{other_id}", Input).value.strip().lower()
+        if typed:
+            if not re.fullmatch(LEVEL_PATTERN, typed):
+                self.error(f"{typed!r} is not a level name like master or brain:embryo.")
+                return False, ""
+            return True, typed
+        return True, str(self.query_one(f"#{select_id}", Select).value)
+
+    def board_size(self) -> int | None:
+        size_text = self.query_one("#size", Input).value
+        size = int(size_text) if size_text.isdigit() else 0
+        if not MIN_SIZE <= size <= MAX_SIZE:
+            self.error(f"Board size must be {MIN_SIZE} to {MAX_SIZE}.")
+            return None
+        return size
+
+    def select(self, select_id: str) -> str:
+        return str(self.query_one(f"#{select_id}", Select).value)
 
     @on(Button.Pressed, "#cancel")
     def cancelled(self) -> None:
@@ -89,27 +126,36 @@ class _FormDialog(ModalScreen[msg.ClientMessage | None]):
         raise NotImplementedError
 
 
-class CreateRoomDialog(_FormDialog):
+def _game_fields(*, seat: bool) -> ComposeResult:
+    """The form rows every room has: rule, size, opening, time (and the seat)."""
+    yield Label("Rule")
+    yield Select(RULES, value=Rule.FREESTYLE, allow_blank=False, id="rule", compact=True)
+    yield Label("Board size")
+    yield Input("15", id="size", restrict=r"[0-9]*", max_length=2, compact=True)
+    yield Label("Opening")
+    yield Select(OPENINGS, value=Opening.FREE, allow_blank=False, id="opening", compact=True)
+    yield Label("Time (min+s)")
+    yield Input("none", id="time", placeholder="5+3 or none", compact=True)
+    if seat:
+        yield Label("Seat")
+        yield Select(SEATS, value="any", allow_blank=False, id="seat", compact=True)
+
+
+def _level_fields(label: str, select_id: str, other_id: str) -> ComposeResult:
+    yield Label(label)
+    yield Select(LEVELS, value=DEFAULT_LEVEL, allow_blank=False, id=select_id, compact=True)
+    yield Label("  or level name")
+    yield Input("", id=other_id, placeholder="e.g. brain:embryo", max_length=40, compact=True)
+
+
+class CreateRoomDialog(_FormDialog[msg.ClientMessage]):
     """Rule, size, opening, time control, private, rated, seat."""
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label("[b]New room[/b]")
             with Grid(classes="form"):
-                yield Label("Rule")
-                yield Select(
-                    RULES, value=Rule.FREESTYLE, allow_blank=False, id="rule", compact=True
-                )
-                yield Label("Board size")
-                yield Input("15", id="size", restrict=r"[0-9]*", max_length=2, compact=True)
-                yield Label("Opening")
-                yield Select(
-                    OPENINGS, value=Opening.FREE, allow_blank=False, id="opening", compact=True
-                )
-                yield Label("Time (min+s)")
-                yield Input("none", id="time", placeholder="5+3 or none", compact=True)
-                yield Label("Seat")
-                yield Select(SEATS, value="any", allow_blank=False, id="seat", compact=True)
+                yield from _game_fields(seat=True)
                 yield Label("Private")
                 yield Checkbox("reached by invite code", id="private", compact=True)
                 yield Label("Rated")
@@ -123,19 +169,15 @@ class CreateRoomDialog(_FormDialog):
         self.query_one("#ok", Button).focus()  # Enter creates with the defaults
 
     def submit(self) -> None:
-        size_text = self.query_one("#size", Input).value
-        size = int(size_text) if size_text.isdigit() else 0
-        if not MIN_SIZE <= size <= MAX_SIZE:
-            self.error(f"Board size must be {MIN_SIZE} to {MAX_SIZE}.")
-            return
+        size = self.board_size()
         ok, time = self.time_control()
-        if not ok:
+        if size is None or not ok:
             return
         self.dismiss(
             msg.CreateRoom(
-                rule=Rule(str(self.query_one("#rule", Select).value)),
+                rule=Rule(self.select("rule")),
                 size=size,
-                opening=Opening(str(self.query_one("#opening", Select).value)),
+                opening=Opening(self.select("opening")),
                 time=time,
                 private=self.query_one("#private", Checkbox).value,
                 rated=self.query_one("#rated", Checkbox).value,
@@ -152,12 +194,12 @@ def _seat(value: object) -> SeatRequest:
     return "any"
 
 
-class QuickMatchDialog(_FormDialog):
-    """Rule and time control to queue for."""
+class QuickMatchDialog(_FormDialog[msg.ClientMessage]):
+    """Rule and time control to queue for; optionally an AI if nobody comes in time."""
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label("[b]Quick match[/b]")
+            yield Label("[b]Quick match[/b] (rated; against an AI: unrated)")
             with Grid(classes="form"):
                 yield Label("Rule")
                 yield Select(
@@ -165,6 +207,15 @@ class QuickMatchDialog(_FormDialog):
                 )
                 yield Label("Time (min+s)")
                 yield Input("5+3", id="time", placeholder="5+3 or none", compact=True)
+                yield Label("AI after (s)")
+                yield Input(
+                    "never",
+                    id="ai-after",
+                    placeholder="seconds, or never",
+                    max_length=6,
+                    compact=True,
+                )
+                yield from _level_fields("AI level", "ai-level", "ai-other")
             yield Label("", id="form-error", classes="error")
             with Horizontal(classes="buttons"):
                 yield Button("Find opponent", id="ok", variant="primary", compact=True)
@@ -173,15 +224,149 @@ class QuickMatchDialog(_FormDialog):
     def on_mount(self) -> None:
         self.query_one("#ok", Button).focus()
 
+    def ai_after_ms(self) -> tuple[bool, int | None]:
+        text = self.query_one("#ai-after", Input).value.strip().lower()
+        if text in ("", "never", "no", "-"):
+            return True, None
+        try:
+            seconds = float(text)
+        except ValueError:
+            seconds = -1.0
+        if not 0 <= seconds <= 3600:
+            self.error("AI after: a number of seconds (0 to 3600), or never.")
+            return False, None
+        return True, round(seconds * 1000)
+
     def submit(self) -> None:
         ok, time = self.time_control()
+        if not ok:
+            return
+        ok, ai_after = self.ai_after_ms()
+        if not ok:
+            return
+        level: str | None = None
+        if ai_after is not None:
+            ok, level = self.level("ai-level", "ai-other")
+            if not ok:
+                return
+        rule = Rule(self.select("rule"))
+        self.dismiss(msg.Queue(rule=rule, time=time, ai_after_ms=ai_after, ai_level=level))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PlayAi:
+    """Create ``room`` and seat an AI of ``level`` in its other seat."""
+
+    room: msg.CreateRoom
+    level: str
+
+
+class PlayAiDialog(_FormDialog[PlayAi]):
+    """A game against an AI: the room's settings, your colour and the AI's level.
+    Games with an AI are never rated."""
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label("[b]Play the AI[/b] (unrated)")
+            with Grid(classes="form"):
+                yield from _game_fields(seat=True)
+                yield from _level_fields("AI level", "level", "level-other")
+            yield Label("", id="form-error", classes="error")
+            with Horizontal(classes="buttons"):
+                yield Button("Play", id="ok", variant="primary", compact=True)
+                yield Button("Cancel", id="cancel", compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#ok", Button).focus()
+
+    def submit(self) -> None:
+        size = self.board_size()
+        ok, time = self.time_control()
+        if size is None or not ok:
+            return
+        ok, level = self.level("level", "level-other")
+        if not ok:
+            return
+        room = msg.CreateRoom(
+            rule=Rule(self.select("rule")),
+            size=size,
+            opening=Opening(self.select("opening")),
+            time=time,
+            rated=False,
+            seat=_seat(self.query_one("#seat", Select).value),
+        )
+        self.dismiss(PlayAi(room, level))
+
+
+class SeatAiDialog(_FormDialog[msg.ClientMessage]):
+    """The level of the AI to seat in the empty seat of ``room``."""
+
+    def __init__(self, room: str) -> None:
+        super().__init__()
+        self.room = room
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label("[b]An AI opponent[/b] in the empty seat (the game is unrated)")
+            with Grid(classes="form"):
+                yield from _level_fields("AI level", "level", "level-other")
+            yield Label("", id="form-error", classes="error")
+            with Horizontal(classes="buttons"):
+                yield Button("Seat the AI", id="ok", variant="primary", compact=True)
+                yield Button("Cancel", id="cancel", compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#level", Select).focus()
+
+    def submit(self) -> None:
+        ok, level = self.level("level", "level-other")
         if ok:
-            self.dismiss(
-                msg.Queue(rule=Rule(str(self.query_one("#rule", Select).value)), time=time)
+            self.dismiss(msg.SeatAi(room=self.room, level=level))
+
+
+class AiGameDialog(_FormDialog[msg.ClientMessage]):
+    """Two AIs play each other, and you watch: the room's settings and both levels."""
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label("[b]AI vs AI[/b]: watch two AIs play")
+            with Grid(classes="form"):
+                yield from _game_fields(seat=False)
+                yield from _level_fields("Black AI", "black", "black-other")
+                yield from _level_fields("White AI", "white", "white-other")
+                yield Label("Private")
+                yield Checkbox("not listed in the lobby", id="private", compact=True)
+            yield Label("", id="form-error", classes="error")
+            with Horizontal(classes="buttons"):
+                yield Button("Start", id="ok", variant="primary", compact=True)
+                yield Button("Cancel", id="cancel", compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#ok", Button).focus()
+
+    def submit(self) -> None:
+        size = self.board_size()
+        ok, time = self.time_control()
+        if size is None or not ok:
+            return
+        ok, black = self.level("black", "black-other")
+        ok2, white = self.level("white", "white-other")
+        if not (ok and ok2):
+            return
+        self.dismiss(
+            msg.CreateAiGame(
+                rule=Rule(self.select("rule")),
+                size=size,
+                opening=Opening(self.select("opening")),
+                time=time,
+                private=self.query_one("#private", Checkbox).value,
+                black=black,
+                white=white,
             )
+        )
 
 
-class CodeDialog(_FormDialog):
+class CodeDialog(_FormDialog[msg.ClientMessage]):
     """The invite code of a private room."""
 
     def compose(self) -> ComposeResult:

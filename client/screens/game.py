@@ -7,7 +7,11 @@ click with ``--one-click``), and typing a point like ``h8`` in the command
 line. The command line also takes ``/commands`` and chat.
 
 The keys are declared once, in :attr:`GameScreen.BINDINGS` (and the board's
-own), and the help screen lists them from there.
+own), and the help screen lists them from there. The footer shows the keys that
+do something in the room's current state (resign and draw while the game runs,
+rematch after it, an AI seat while waiting); the hint and AI-seat keys show
+dimmed in a rated game, where they are refused, and the room's first log line
+says why.
 """
 
 from __future__ import annotations
@@ -24,9 +28,17 @@ from textual.widgets import Footer, Input, Static
 
 from client.app import GomokuApp
 from client.present import link_banner, status_lines
-from client.screens.dialogs import ConfirmDialog
+from client.screens.dialogs import ConfirmDialog, SeatAiDialog
 from client.screens.help import HelpScreen, describe_bindings
-from client.state import LogLine, ViewModel, can_move
+from client.state import (
+    NO_AI_RATED,
+    NO_HINT_RATED,
+    LogLine,
+    ViewModel,
+    can_hint,
+    can_move,
+    can_seat_ai,
+)
 from client.widgets.board import Board
 from engine.errors import NotationError
 from engine.types import Point
@@ -42,6 +54,8 @@ COMMANDS: dict[str, str] = {
     "/accept": "accept the opponent's offer",
     "/decline": "decline the opponent's offer",
     "/claim": "claim the win when the opponent is gone past the grace period",
+    "/hint": "ask an AI for a move (unrated games)",
+    "/ai [level]": "seat an AI in the empty seat (beginner ... master)",
     "/black, /white, /place2": "swap2: take a colour, or place two more stones",
     "/leave": "back to the lobby",
     "/help": "this help",
@@ -60,6 +74,8 @@ class GameScreen(Screen[None]):
         Binding("i,colon", "command", "Type"),
         Binding("slash", "command('/')", "Command", show=False),
         Binding("escape", "board", "Back to board", show=False),
+        Binding("a", "seat_ai", "AI opponent", tooltip="Seat an AI in the empty seat"),
+        Binding("H", "hint", "Hint", tooltip="Ask an AI for a move (unrated games only)"),
         Binding("R", "resign", "Resign"),
         Binding("d", "offer('draw')", "Draw"),
         Binding("u", "offer('takeback')", "Takeback"),
@@ -128,7 +144,29 @@ class GameScreen(Screen[None]):
         board.set_class(not model.link.online, "-disabled")
         self._show_offer(model)
         self._show_log(model)
+        self.refresh_bindings()
         self.tick()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Which keys the footer offers now: True shown, None shown dimmed (refused
+        in this room: the hint and AI keys of a rated game), False hidden."""
+        game = self.model.room
+        if game is None:
+            return True
+        seated = self._my_seat_player() is not None
+        running = game.state in ("playing", "opening")
+        if action == "seat_ai":
+            why = can_seat_ai(self.model, self.me)
+            return True if why is None else None if why == NO_AI_RATED else False
+        if action == "hint":
+            return False if not running else None if can_hint(self.model) == NO_HINT_RATED else True
+        if action == "resign":
+            return running and seated
+        if action == "offer":
+            if parameters and parameters[0] == "rematch":
+                return game.state == "over" and seated
+            return running and seated
+        return True
 
     def tick(self) -> None:
         """Redraw the status lines (the clocks run between server updates)."""
@@ -162,6 +200,12 @@ class GameScreen(Screen[None]):
                 text = f"Swap2: choose: {choices}"
         elif game is not None and game.rematch_room is not None:
             text = "Rematch agreed."
+        elif game is not None and game.state == "waiting" and self._my_seat_player():
+            text = "Waiting for an opponent"
+            if game.code:
+                text += f" (invite code {game.code})"
+            why = can_seat_ai(model, self.me)
+            text += ": a seats an AI instead." if why is None else "."
         offer.update(text)
         offer.display = bool(text)
 
@@ -253,12 +297,17 @@ class GameScreen(Screen[None]):
             "accept": lambda: self.action_answer(True),
             "decline": lambda: self.action_answer(False),
             "claim": self.action_claim,
+            "hint": self.action_hint,
             "black": lambda: self.action_choose("black"),
             "white": lambda: self.action_choose("white"),
             "place2": lambda: self.action_choose("place2"),
             "leave": self.action_leave,
             "help": self.action_help,
         }
+        word, _, rest = command.partition(" ")
+        if word == "ai":
+            await self.seat_ai(rest.strip() or None)
+            return
         action = actions.get(command)
         if action is None:
             self.gomoku.note(f"Unknown command /{command}; /help lists them.")
@@ -281,6 +330,14 @@ class GameScreen(Screen[None]):
         sections = [
             ("Board", describe_bindings(Board.BINDINGS)),
             ("Mouse", [("click", "select a point; click it again to play (--one-click: at once)")]),
+            (
+                "Big boards",
+                [
+                    ("", "a board taller than the screen (e.g. 26x26 at 80x24) scrolls:"),
+                    ("", "the view follows the cursor and jumps to each new move;"),
+                    ("", "↑ / ↓ left of the letters: more rows above / below"),
+                ],
+            ),
             ("Game", describe_bindings(self.BINDINGS)),
             ("Command line", list(COMMANDS.items())),
             ("Anywhere", [("Ctrl+Q", "quit")]),
@@ -340,6 +397,39 @@ class GameScreen(Screen[None]):
         await self.gomoku.send_as(
             answerer, msg.Answer(room=game.id, kind=game.pending.kind, accept=accept)
         )
+
+    async def action_hint(self) -> None:
+        """Ask an AI for the side to move's best move (unrated games only)."""
+        game = self.model.room
+        why = can_hint(self.model)
+        if game is None or why is not None:
+            self.gomoku.note(why or "You are not in a game.")
+            return
+        self.gomoku.note("Asking an AI for a hint...")
+        await self.gomoku.send(msg.Hint(room=game.id))
+
+    async def action_seat_ai(self) -> None:
+        """Choose a level, then seat an AI of it in the empty seat."""
+        game = self.model.room
+        why = can_seat_ai(self.model, self.me)
+        if game is None or why is not None:
+            self.gomoku.note(why or "You are not in a game.")
+            return
+
+        async def chosen(message: msg.ClientMessage | None) -> None:
+            if isinstance(message, msg.SeatAi):
+                await self.gomoku.seat_ai(message.room, message.level)
+
+        await self.app.push_screen(SeatAiDialog(game.id), chosen)
+
+    async def seat_ai(self, level: str | None) -> None:
+        """``/ai [level]``: seat an AI without the dialog."""
+        game = self.model.room
+        why = can_seat_ai(self.model, self.me)
+        if game is None or why is not None:
+            self.gomoku.note(why or "You are not in a game.")
+            return
+        await self.gomoku.seat_ai(game.id, level)
 
     async def action_claim(self) -> None:
         game = self.model.room

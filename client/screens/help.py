@@ -26,16 +26,19 @@ def _key_name(key: str) -> str:
         "left": "←",
         "right": "→",
         "tab": "Tab",
+        "period": ".",
     }
     return names.get(key, key.replace("ctrl+", "Ctrl+"))
 
 
 def describe_bindings(bindings: Iterable[BindingType]) -> list[tuple[str, str]]:
-    """``(keys, what)`` for each binding with a description, keys joined by ``/``."""
+    """``(keys, what)`` for each binding with a description, keys joined by ``/``.
+    A binding's tooltip, when it has one, is the longer wording the help shows (the
+    footer has room for a word or two only)."""
     rows: list[tuple[str, str]] = []
     for item in bindings:
         if isinstance(item, Binding):
-            keys, what = item.key, item.description
+            keys, what = item.key, item.tooltip or item.description
         else:
             keys, what = item[0], item[2] if len(item) > 2 else item[1]
         if not what:

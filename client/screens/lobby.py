@@ -3,8 +3,11 @@
 The table follows ``lobby`` / ``lobby_room`` / ``lobby_gone`` through the
 view model. From here: create a room (every option the protocol has), join
 or watch the selected room, quick match (with a visible waiting state and
-cancel), join a private room by its code, or return to a game you are seated
-in. AI seats, leaderboards and profiles appear when the protocol has them.
+cancel, and optionally an AI after a wait), join a private room by its code,
+play an AI (a room with an AI of a chosen level in the other seat), start an
+AI-vs-AI game to watch, return to a game you are seated in, and open the
+leaderboard or your profile with your finished games. With ``--local``, hot
+seat too (quick match is hidden: nobody else is on a local server).
 """
 
 from __future__ import annotations
@@ -20,8 +23,16 @@ from textual.widgets import DataTable, Footer, Static
 
 from client.app import GomokuApp
 from client.present import LOBBY_COLUMNS, link_label, lobby_row, queue_label
-from client.screens.dialogs import CodeDialog, CreateRoomDialog, QuickMatchDialog
+from client.screens.dialogs import (
+    AiGameDialog,
+    CodeDialog,
+    CreateRoomDialog,
+    PlayAi,
+    PlayAiDialog,
+    QuickMatchDialog,
+)
 from client.screens.help import HelpScreen, describe_bindings
+from client.screens.ratings import LeaderboardScreen, ProfileScreen
 from client.state import ViewModel
 from protocol import messages as msg
 
@@ -31,14 +42,23 @@ class LobbyScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help"),
-        Binding("n", "create", "New room"),
-        Binding("enter", "join", "Join", show=False),
-        Binding("w", "watch", "Watch"),
-        Binding("m", "quick_match", "Quick match"),
+        Binding("n", "create", "New", tooltip="New room (every option: rule, size, clock...)"),
+        Binding("enter", "join", "Join", show=False, tooltip="Join the selected room"),
+        Binding("w", "watch", "Watch", show=False, tooltip="Watch the selected room"),
+        Binding(
+            "m",
+            "quick_match",
+            "Match",
+            tooltip="Quick match, optionally vs an AI after a wait",
+        ),
         Binding("escape", "cancel_match", "Cancel match", show=False),
-        Binding("c", "code", "Code"),
-        Binding("g", "back_to_game", "My game", show=False),
-        Binding("t", "hot_seat", "Hot seat"),
+        Binding("c", "code", "Code", show=False, tooltip="Join a private room by its code"),
+        Binding("a", "play_ai", "vs AI", tooltip="Play an AI of the level you choose"),
+        Binding("v", "ai_game", "AI vs AI", tooltip="Start an AI-vs-AI game and watch it"),
+        Binding("t", "hot_seat", "Hot seat", tooltip="Two players on this terminal (--local)"),
+        Binding("l", "leaderboard", "Leaders", tooltip="Leaderboard of each rule"),
+        Binding("p", "profile", "Profile", tooltip="Your ratings and finished games (review)"),
+        Binding("g", "back_to_game", "My game", show=False, tooltip="Back to your game"),
         Binding("q", "quit", "Quit"),
     ]
 
@@ -108,7 +128,11 @@ class LobbyScreen(Screen[None]):
         queue = self.query_one("#queue", Static)
         queue.update(Text(queue_label(model.queue, now)))
         queue.display = model.queue is not None
-        hint = "No open rooms yet: n creates one, m finds an opponent." if not model.lobby else ""
+        hint = "No open rooms yet: n creates one, m finds an opponent, a plays the AI."
+        if self.gomoku.options.local:
+            hint = "Local server: t two players on this terminal, a plays the AI."
+        if model.lobby:
+            hint = "Enter joins, w watches the room; c joins a private room by its code."
         if model.seated_rooms and model.room is None:
             hint = f"You have a game in progress ({', '.join(model.seated_rooms)}): g to return."
         if model.log and model.log[-1].kind == "error":
@@ -149,6 +173,26 @@ class LobbyScreen(Screen[None]):
         if self.gomoku.model.queue is not None:
             await self.gomoku.send(msg.Unqueue())
 
+    async def action_play_ai(self) -> None:
+        async def chosen(choice: PlayAi | None) -> None:
+            if choice is not None:
+                await self.gomoku.play_ai(choice.room, choice.level)
+
+        await self.app.push_screen(PlayAiDialog(), chosen)
+
+    async def action_ai_game(self) -> None:
+        async def chosen(message: msg.ClientMessage | None) -> None:
+            if isinstance(message, msg.CreateAiGame):
+                await self.gomoku.create_ai_game(message)
+
+        await self.app.push_screen(AiGameDialog(), chosen)
+
+    async def action_leaderboard(self) -> None:
+        await self.app.push_screen(LeaderboardScreen())
+
+    async def action_profile(self) -> None:
+        await self.app.push_screen(ProfileScreen())
+
     async def action_code(self) -> None:
         await self.app.push_screen(CodeDialog(), self._send_dialog_result)
 
@@ -176,9 +220,12 @@ class LobbyScreen(Screen[None]):
         return self.check_action(action, ()) is not False
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Hot seat exists only with --local (an embedded server)."""
+        """Hot seat exists only with --local (an embedded server), quick match only
+        without (nobody else plays on a local server)."""
         if action == "hot_seat":
             return self.gomoku.options.local
+        if action == "quick_match":
+            return not self.gomoku.options.local
         return True
 
     async def action_hot_seat(self) -> None:

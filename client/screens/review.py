@@ -3,6 +3,9 @@
 The board shows the position after move ``index`` (0 = empty board); the
 side pane lists the moves with the current one marked. At the last move of a
 game won on the board the winning line is highlighted, as in play.
+
+The same screen serves ``gomoku review FILE`` (standalone: q quits) and a game
+opened from the server's archive in ``gomoku play`` (q goes back to the list).
 """
 
 from __future__ import annotations
@@ -71,16 +74,31 @@ class ReviewScreen(Screen[None]):
         Binding("home,g", "jump(0)", "Start", show=False),
         Binding("end,G", "jump(-1)", "End", show=False),
         Binding("e", "export", "Export"),
-        Binding("q,escape", "quit", "Quit"),
+        Binding("q,escape", "quit", "Quit / back"),
     ]
 
     index: reactive[int] = reactive(0)
 
-    def __init__(self, record: GameRecord, *, source: Path | None = None, glyphs: Glyphs = UNICODE):
+    def __init__(
+        self,
+        record: GameRecord,
+        *,
+        source: Path | None = None,
+        glyphs: Glyphs = UNICODE,
+        original_json: str | None = None,
+        name: str | None = None,
+        standalone: bool = True,
+    ) -> None:
+        """``source``: the file read; ``original_json``: the record as the server sent
+        it (exported as is); ``name``: for the export file name (the game id);
+        ``standalone``: q quits the app rather than going back."""
         super().__init__()
         self.record = record
         self.source = source
         self.glyphs = glyphs
+        self.original_json = original_json
+        self.name_hint = name
+        self.standalone = standalone
 
     def compose(self) -> ComposeResult:
         yield Static(Text(self._title()), id="status-players")
@@ -152,14 +170,17 @@ class ReviewScreen(Screen[None]):
         )
 
     async def action_export(self) -> None:
-        stem = self.source.stem if self.source is not None else "game"
-        suggestion = str(Path.cwd() / f"{stem}-export.json")
+        if self.source is not None:
+            stem = f"{self.source.stem}-export"
+        else:
+            stem = f"gomoku-{self.name_hint}" if self.name_hint else "gomoku-game"
+        suggestion = str(Path.cwd() / f"{stem}.json")
 
         def done(path: Path | None) -> None:
             if path is None:
                 return
             try:
-                kind = export_record(self.record, path)
+                kind = export_record(self.record, path, original_json=self.original_json)
             except OSError as exc:
                 self.notify(f"Could not write {path}: {exc.strerror}", severity="error")
                 return
@@ -168,7 +189,10 @@ class ReviewScreen(Screen[None]):
         await self.app.push_screen(ExportDialog(suggestion), done)
 
     def action_quit(self) -> None:
-        self.app.exit()
+        if self.standalone:
+            self.app.exit()
+        else:
+            self.dismiss()
 
 
 class ReviewApp(App[None]):

@@ -14,6 +14,17 @@ last move's ``( )`` so both show even without colour (``NO_COLOR``, a
 monochrome terminal). Colours and emphasis come from component classes, so
 the theme lives in CSS.
 
+An AI's hint is drawn with the hint glyph (``◇`` / ``*``) on its point.
+
+A board taller than the space it is given (26x26 needs 27 lines; a game screen
+at 80x24 has 20) shows a window of whole rows: the window follows the cursor
+(keeping two rows of context around it) and jumps to show each new move, taking
+the cursor along if it would leave the window, so the cursor is always on
+screen and Enter never plays at a point you cannot see. The corner left of the
+column letters shows ``↑`` / ``↓`` while rows are out of view above / below,
+and the row numbers say which rows are shown. Columns always fit: 26 columns
+take 55 cells.
+
 The widget decides nothing about the game: it posts :class:`Board.PointChosen`
 and the screen decides whether that is a move, an error or nothing.
 """
@@ -37,6 +48,7 @@ from client.picture import BoardPicture, star_points
 from engine.types import Color, Point
 
 LABEL_WIDTH = 2  # row numbers up to 26
+SCROLL_MARGIN = 2  # rows kept visible beyond the cursor when the board scrolls
 
 
 def column_letter(x: int) -> str:
@@ -52,6 +64,7 @@ class Board(Widget, can_focus=True):
         Binding("left,h", "cursor(-1,0)", "Left", show=False),
         Binding("right,l", "cursor(1,0)", "Right", show=False),
         Binding("enter,space", "choose", "Play", show=True),
+        Binding("period", "to_last", "Cursor to the last move", show=False),
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -65,6 +78,7 @@ class Board(Widget, can_focus=True):
         "board--forbidden",
         "board--cursor",
         "board--selected",
+        "board--hint",
     }
 
     DEFAULT_CSS = """
@@ -84,6 +98,7 @@ class Board(Widget, can_focus=True):
     Board > .board--forbidden { color: #a01010; text-style: bold; }
     Board > .board--cursor { color: #0030a0; text-style: bold; }
     Board > .board--selected { background: #6fa8dc; }
+    Board > .board--hint { color: #006000; background: #a8d890; text-style: bold; }
     Board:focus > .board--cursor { color: #0040ff; }
     Board.-disabled { tint: #808080 20%; }
     """
@@ -119,6 +134,7 @@ class Board(Widget, can_focus=True):
         self.one_click = one_click
         self.interactive = interactive
         self.can_focus = interactive
+        self.window_top = 0  # the board row (0 = the top row) at the top of the window
 
     # -- geometry -----------------------------------------------------------
 
@@ -130,22 +146,48 @@ class Board(Widget, can_focus=True):
         return LABEL_WIDTH + 2 * self.size_n + 1
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return self.size_n + 1
+        """Every row and the letters when they fit; else as many rows as there is room for."""
+        whole = self.size_n + 1
+        if container.height <= 0:
+            return whole
+        return max(2, min(whole, container.height))
+
+    @property
+    def rows_shown(self) -> int:
+        """How many board rows the window shows (all of them when they fit)."""
+        n = self.size_n
+        height = self.size.height
+        return n if height <= 0 else max(1, min(n, height - 1))
+
+    def _follow_row(self, row: int) -> None:
+        """Move the window the least that shows ``row`` with SCROLL_MARGIN rows around it."""
+        n, rows = self.size_n, self.rows_shown
+        margin = min(SCROLL_MARGIN, (rows - 1) // 2)
+        top = self.window_top
+        if row < top + margin:
+            top = row - margin
+        elif row > top + rows - 1 - margin:
+            top = row - (rows - 1 - margin)
+        top = max(0, min(top, n - rows))
+        if top != self.window_top:
+            self.window_top = top
+            self.refresh()
 
     def point_at(self, x: int, y: int) -> Point | None:
         """The point under content offset ``(x, y)``: a glyph cell or the
         separator to its left; None on labels or outside the grid."""
         n = self.size_n
-        if not 0 <= y < n or x < LABEL_WIDTH:
+        if not 0 <= y < self.rows_shown or x < LABEL_WIDTH:
             return None
         col = (x - LABEL_WIDTH) // 2
         if col >= n:
             return None
-        return Point(col, y)
+        return Point(col, y + self.window_top)
 
     def offset_of(self, point: Point) -> tuple[int, int]:
-        """The content offset of ``point``'s glyph cell (for tests and mouse users)."""
-        return LABEL_WIDTH + 1 + 2 * point.x, point.y
+        """The content offset of ``point``'s glyph cell (for tests and mouse users);
+        the row is outside ``0..rows_shown`` when the point is scrolled out of view."""
+        return LABEL_WIDTH + 1 + 2 * point.x, point.y - self.window_top
 
     # -- drawing ------------------------------------------------------------
 
@@ -154,13 +196,17 @@ class Board(Widget, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         n = self.size_n
+        rows = self.rows_shown
         base = self.rich_style
         label = base + self._style("board--label")
-        if y == n:
-            text = " " * (LABEL_WIDTH + 1) + " ".join(column_letter(x) for x in range(n)) + " "
-            return Strip([Segment(text, label)])
-        if y > n:
+        if y == rows:
+            up = self.glyphs.up if self.window_top > 0 else " "
+            down = self.glyphs.down if self.window_top + rows < n else " "
+            letters = " ".join(column_letter(x) for x in range(n))
+            return Strip([Segment(f"{up}{down} {letters} ", label)])
+        if y > rows:
             return Strip.blank(self.size.width, base)
+        y += self.window_top
         segments = [Segment(f"{n - y:>{LABEL_WIDTH}}", label)]
         seps = self._separators(y)
         for x in range(n):
@@ -206,6 +252,8 @@ class Board(Widget, can_focus=True):
             char, style = g.star, base + self._style("board--star")
         else:
             char, style = g.empty, base + self._style("board--grid")
+        if point == pic.hint:
+            char, style = g.hint, base + self._style("board--hint")
         if point in pic.line:
             style += self._style("board--win")
         elif point == pic.last:
@@ -222,10 +270,31 @@ class Board(Widget, can_focus=True):
 
     def watch_picture(self, old: BoardPicture, new: BoardPicture) -> None:
         if old.size != new.size:
+            self.window_top = 0
             self.cursor = Point(new.size // 2, new.size // 2)
             self.selected = None
         elif self.selected is not None and self.selected in new.stones:
             self.selected = None
+        if new.last is not None and new.last != old.last:
+            self._show_move(new.last)
+
+    def _show_move(self, point: Point) -> None:
+        """Scroll to a new move; bring the cursor along if it would be out of view."""
+        self._follow_row(point.y)
+        n, rows, top = self.size_n, self.rows_shown, self.window_top
+        margin = min(SCROLL_MARGIN, (rows - 1) // 2)
+        low = top + (margin if top > 0 else 0)  # where the cursor may be without scrolling
+        high = top + rows - 1 - (margin if top + rows < n else 0)
+        cursor = self.cursor
+        if not low <= cursor.y <= high:
+            self.cursor = Point(cursor.x, min(max(cursor.y, low), high))
+
+    def watch_cursor(self, point: Point) -> None:
+        self._follow_row(point.y)
+
+    def on_resize(self) -> None:
+        self.window_top = max(0, min(self.window_top, self.size_n - self.rows_shown))
+        self._follow_row(self.cursor.y)
 
     def on_focus(self) -> None:
         self.refresh()
@@ -236,6 +305,11 @@ class Board(Widget, can_focus=True):
     def action_cursor(self, dx: int, dy: int) -> None:
         self.selected = None
         self.cursor = Point(self.cursor.x + dx, self.cursor.y + dy)
+
+    def action_to_last(self) -> None:
+        if self.picture.last is not None:
+            self.selected = None
+            self.cursor = self.picture.last
 
     def action_choose(self) -> None:
         self.selected = None

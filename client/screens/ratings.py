@@ -1,0 +1,360 @@
+"""Ratings and history: the leaderboard of each rule, and a player's profile with
+their finished games, from which a game opens in the review screen.
+
+Both screens ask the server when they open (and when the rule or the page
+changes) and draw what :mod:`client.history` holds; nothing is cached beyond
+the last reply, so what they show is the server's current answer.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from client.app import GomokuApp
+from client.history import (
+    GAMES_PAGE,
+    GamesRequested,
+    LeaderboardRequested,
+    ProfileRequested,
+    RecordRequested,
+)
+from client.present import (
+    GAME_COLUMNS,
+    LEADERBOARD_COLUMNS,
+    STANDING_COLUMNS,
+    game_row,
+    leaderboard_row,
+    standing_row,
+)
+from client.screens.help import HelpScreen, describe_bindings
+from client.state import ViewModel
+from engine.errors import RecordError
+from engine.record import parse_json
+from engine.types import Rule
+from protocol import messages as msg
+
+
+def _fill(table: DataTable[str], rows: list[tuple[str, tuple[str, ...]]]) -> None:
+    """Replace the table's rows (``(key, cells)``), keeping the cursor on the same row
+    number where it can."""
+    keys = [key for key, _ in rows]
+    if [k.value for k in table.rows] == keys:
+        for key, cells in rows:
+            for column, value in zip(table.columns, cells, strict=True):
+                table.update_cell(key, column, value)
+        return
+    cursor = table.cursor_row
+    table.clear()
+    for key, cells in rows:
+        table.add_row(*cells, key=key)
+    if rows:
+        table.move_cursor(row=min(cursor, len(rows) - 1))
+
+
+class _HistoryScreen(Screen[None]):
+    """Shared by the leaderboard and profile screens: the app, the title, the
+    status line and going back."""
+
+    title_text = ""
+
+    @property
+    def gomoku(self) -> GomokuApp:
+        app = self.app
+        assert isinstance(app, GomokuApp)
+        return app
+
+    def on_mount(self) -> None:
+        self.show_model(self.gomoku.model)
+
+    def on_screen_resume(self) -> None:
+        """Back from a screen that asked for something else (another profile, another
+        rule's list): ask again for what this screen shows."""
+        if not self.shows_current(self.gomoku.model):
+            self.run_worker(self.ask(), group="send")
+
+    def shows_current(self, model: ViewModel) -> bool:
+        """Whether the model's history holds what this screen shows."""
+        raise NotImplementedError
+
+    async def ask(self) -> None:
+        raise NotImplementedError
+
+    def show_model(self, model: ViewModel) -> None:
+        if self.is_mounted:
+            self._draw(model)
+
+    def _draw(self, model: ViewModel) -> None:
+        raise NotImplementedError
+
+    def status(self, text: str) -> None:
+        line = self.query_one("#history-status", Static)
+        line.update(Text(text))
+
+    async def action_back(self) -> None:
+        self.dismiss()
+
+    async def action_help(self) -> None:
+        sections = [(self.title_text, describe_bindings(self.BINDINGS))]
+        await self.app.push_screen(HelpScreen(f"{self.title_text} keys", sections))
+
+
+class LeaderboardScreen(_HistoryScreen):
+    """The best established players of one rule (provisional players are left off,
+    as the server's list leaves them off)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("question_mark", "help", "Help"),
+        Binding("f", "rule('freestyle')", "Freestyle"),
+        Binding("s", "rule('standard')", "Standard"),
+        Binding("r", "rule('renju')", "Renju"),
+        Binding("enter", "open", "Profile", show=False),
+        Binding("q,escape", "back", "Back"),
+    ]
+    title_text = "Leaderboard"
+
+    def __init__(self, rule: Rule = Rule.FREESTYLE) -> None:
+        super().__init__()
+        self.rule = rule
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="lobby-title")
+        table: DataTable[str] = DataTable(id="leaders", cursor_type="row", zebra_stripes=True)
+        yield table
+        yield Static("", id="history-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#leaders", DataTable)
+        for column in LEADERBOARD_COLUMNS:
+            table.add_column(column, key=column)
+        table.focus()
+        super().on_mount()
+        self.run_worker(self.ask(), group="send")
+
+    async def ask(self) -> None:
+        await self.gomoku.request(
+            LeaderboardRequested(self.rule), msg.GetLeaderboard(rule=self.rule, limit=50)
+        )
+
+    def shows_current(self, model: ViewModel) -> bool:
+        board = model.history.leaderboard
+        return board is not None and board.rule == self.rule
+
+    def _draw(self, model: ViewModel) -> None:
+        title = f"Leaderboard · {self.rule} · f / s / r: freestyle, standard, renju"
+        self.query_one("#lobby-title", Static).update(Text(title))
+        board = model.history.leaderboard
+        table = self.query_one("#leaders", DataTable)
+        if board is None or board.rule != self.rule:
+            return
+        rows = []
+        for entry in board.entries:
+            cells = leaderboard_row(entry)
+            if entry.player == model.me:
+                cells = (cells[0], f"{cells[1]} (you)", *cells[2:])
+            rows.append((entry.player, cells))
+        _fill(table, rows)
+        if board.loading:
+            self.status("Loading...")
+        elif board.error:
+            self.status(board.error)
+        elif not board.entries:
+            self.status(
+                f"No established {self.rule} players yet: a rating counts here once it is "
+                "no longer provisional (after a dozen or so rated games)."
+            )
+        else:
+            self.status("Enter: the player's profile and games.")
+
+    async def action_rule(self, rule: str) -> None:
+        self.rule = Rule(rule)
+        self.query_one("#leaders", DataTable).clear()
+        self._draw(self.gomoku.model)
+        await self.ask()
+
+    @on(DataTable.RowSelected)
+    async def row_selected(self, event: DataTable.RowSelected) -> None:
+        await self.action_open()
+
+    async def action_open(self) -> None:
+        table = self.query_one("#leaders", DataTable)
+        if table.row_count == 0:
+            return
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        if key is not None:
+            await self.app.push_screen(ProfileScreen(key))
+
+
+class ProfileScreen(_HistoryScreen):
+    """A player's rating and results under each rule, and their finished games;
+    Enter opens the selected game in the review screen."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("question_mark", "help", "Help"),
+        Binding("enter", "open", "Review game"),
+        Binding("m", "more", "Older games"),
+        Binding("l", "leaderboard", "Leaderboard"),
+        Binding("q,escape", "back", "Back"),
+    ]
+    title_text = "Profile"
+
+    def __init__(self, player: str | None = None) -> None:
+        """``player`` None: your own profile."""
+        super().__init__()
+        self.player = player
+        self.opening: str | None = None  # the game whose record is on its way
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="lobby-title")
+        standings: DataTable[str] = DataTable(id="standings", cursor_type="none")
+        standings.can_focus = False
+        yield standings
+        yield Static("", id="games-title")
+        games: DataTable[str] = DataTable(id="games", cursor_type="row", zebra_stripes=True)
+        yield games
+        yield Static("", id="history-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        standings = self.query_one("#standings", DataTable)
+        for column in STANDING_COLUMNS:
+            standings.add_column(column, key=column)
+        games = self.query_one("#games", DataTable)
+        for column in GAME_COLUMNS:
+            games.add_column(column, key=column)
+        games.focus()
+        super().on_mount()
+        self.run_worker(self.ask(), group="send")
+
+    async def ask(self) -> None:
+        await self.gomoku.request(ProfileRequested(self.player), msg.GetProfile(player=self.player))
+        await self.gomoku.request(
+            GamesRequested(self.player), msg.ListGames(player=self.player, limit=GAMES_PAGE)
+        )
+
+    def _wanted(self, model: ViewModel) -> tuple[str | None, ...]:
+        """The ids a profile reply for this screen may carry (yours: None until known)."""
+        return (None, model.me) if self.player is None else (self.player,)
+
+    def shows_current(self, model: ViewModel) -> bool:
+        profile, archive = model.history.profile, model.history.archive
+        return (
+            profile is not None
+            and profile.player in self._wanted(model)
+            and archive is not None
+            and archive.player == self.player
+        )
+
+    def _draw(self, model: ViewModel) -> None:
+        history = model.history
+        profile = history.profile
+        if profile is not None and profile.player not in self._wanted(model):
+            profile = None  # another player's, on its way out
+        mine = self.player is None or self.player == model.me
+        name = profile.name if profile is not None and profile.name else ""
+        if mine:
+            name = f"{name or model.name} (you)"
+        self.query_one("#lobby-title", Static).update(Text(f"Profile · {name}"))
+        if profile is not None:
+            rows = [(str(s.rule), standing_row(s)) for s in profile.ratings]
+            _fill(self.query_one("#standings", DataTable), rows)
+        archive = history.archive
+        games_table = self.query_one("#games", DataTable)
+        shown = archive is not None and archive.player == self.player
+        count = len(archive.games) if archive is not None and shown else 0
+        heading = "Finished games, newest first"
+        if archive is not None and shown and archive.more:
+            heading += " (m: older)"
+        self.query_one("#games-title", Static).update(Text(heading))
+        if archive is not None and shown:
+            me = self.player or model.me
+            _fill(games_table, [(g.id, game_row(g, me)) for g in archive.games])
+        self.status(self._status(model, count))
+        self.refresh_bindings()
+        self._open_record(model)
+
+    def _status(self, model: ViewModel, count: int) -> str:
+        history = model.history
+        for view in (history.profile, history.archive):
+            if view is not None and view.error:
+                return view.error
+        record = history.record
+        if self.opening is not None and record is not None and record.error:
+            return record.error
+        if self.opening is not None:
+            return "Opening the game..."
+        if any(v is not None and v.loading for v in (history.profile, history.archive)):
+            return "Loading..."
+        if count == 0:
+            return "No finished games yet."
+        return "Enter: review the game move by move (and export it)."
+
+    def _open_record(self, model: ViewModel) -> None:
+        """The record asked for has come: open it in the review screen."""
+        record = model.history.record
+        if self.opening is None or record is None or record.game != self.opening:
+            return
+        if record.error is not None:
+            self.opening = None
+            return
+        if record.text is None:
+            return
+        self.opening = None
+        from client.screens.review import ReviewScreen
+
+        try:
+            game = parse_json(record.text)
+        except RecordError as exc:
+            self.status(f"The record of {record.game} does not read: {exc}")
+            return
+        screen = ReviewScreen(
+            game,
+            glyphs=self.gomoku.options.glyphs,
+            original_json=record.text,
+            name=record.game,
+            standalone=False,
+        )
+        self.app.push_screen(screen)
+
+    @on(DataTable.RowSelected, "#games")
+    async def row_selected(self, event: DataTable.RowSelected) -> None:
+        await self.action_open()
+
+    async def action_open(self) -> None:
+        table = self.query_one("#games", DataTable)
+        if table.row_count == 0:
+            return
+        game = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        if game is None:
+            return
+        self.opening = game
+        self.status("Opening the game...")
+        await self.gomoku.request(RecordRequested(game), msg.GetRecord(game=game, format="json"))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """'Older games' only while the last page was full."""
+        if action == "more":
+            archive = self.gomoku.model.history.archive
+            return archive is not None and archive.player == self.player and archive.more
+        return True
+
+    async def action_more(self) -> None:
+        archive = self.gomoku.model.history.archive
+        if archive is None or not archive.more or archive.loading:
+            self.status("No older games.")
+            return
+        before = archive.oldest_ms
+        await self.gomoku.request(
+            GamesRequested(self.player, before),
+            msg.ListGames(player=self.player, limit=GAMES_PAGE, before_ms=before),
+        )
+
+    async def action_leaderboard(self) -> None:
+        await self.app.push_screen(LeaderboardScreen())

@@ -1,0 +1,241 @@
+"""The terminal client's AI features against a real server and a real AI worker (fast
+levels, short move times): seating an AI from the game screen and from the lobby, an
+AI-vs-AI game to watch, quick match with an AI after a wait, hints where they are
+allowed, how refusals (no worker, a rated room) are shown, and --local play against the
+AI worker the embedded server starts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from server_fixtures import Connect
+from test_client_pilot import (
+    FAST,
+    bob_plays,
+    bob_sees_move,
+    in_game_with_bob,
+    running,
+    stones,
+    until,
+)
+from textual.widgets import Input, Select
+from worker_fixtures import StartWorker
+
+from client.app import GomokuApp
+from client.options import PlayOptions
+from client.screens.dialogs import AiGameDialog, PlayAiDialog, QuickMatchDialog, SeatAiDialog
+from client.screens.game import GameScreen
+from client.screens.lobby import LobbyScreen
+from client.screenshot import screen_text
+from client.state import NO_AI_RATED, NO_HINT_RATED
+from protocol import messages as m
+from server.app import GomokuServer
+
+
+def log_text(app: GomokuApp) -> str:
+    return "\n".join(line.text for line in app.model.log)
+
+
+def playing(app: GomokuApp) -> bool:
+    return app.model.room is not None and app.model.room.state == "playing"
+
+
+async def test_seat_an_ai_from_the_game_screen(
+    ai_server: GomokuServer, start_worker: StartWorker, tmp_path: Path
+) -> None:
+    """Waiting in a room, a asks for a level and seats that AI; it answers our moves."""
+    await start_worker()
+    async with running(ai_server, tmp_path) as (app, pilot):
+        await app.send(m.CreateRoom(seat="black"))
+        await until(pilot, lambda: isinstance(app.screen, GameScreen))
+        await until(pilot, lambda: "a seats an AI instead" in screen_text(app))
+        await until(pilot, lambda: "a AI opponent" in screen_text(app), "the footer's AI key")
+        await pilot.press("a")
+        await until(pilot, lambda: isinstance(app.screen, SeatAiDialog))
+        app.screen.query_one("#level", Select).value = "beginner"
+        await pilot.click("#ok")
+        await until(pilot, lambda: playing(app), "the AI to sit down")
+        room = app.model.room
+        assert room is not None
+        assert room.white is not None
+        assert room.white.bot
+        assert room.white.name == "AI beginner"
+        assert "AI beginner" in screen_text(app)
+        await pilot.press("enter")  # h8
+        await until(pilot, lambda: stones(app) == 2, "the AI's answer")
+
+
+async def test_play_the_ai_from_the_lobby_as_white(
+    ai_server: GomokuServer, start_worker: StartWorker, tmp_path: Path
+) -> None:
+    """a in the lobby creates a room with the chosen settings and an AI of the chosen
+    level in the other seat; as White we see the AI open."""
+    await start_worker()
+    async with running(ai_server, tmp_path) as (app, pilot):
+        await pilot.press("a")
+        await until(pilot, lambda: isinstance(app.screen, PlayAiDialog))
+        dialog = app.screen
+        dialog.query_one("#seat", Select).value = "white"
+        dialog.query_one("#size", Input).value = "13"
+        dialog.query_one("#level-other", Input).value = "novice"
+        await pilot.click("#ok")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen))
+        await until(pilot, lambda: stones(app) >= 1, "the AI's first move")
+        room = app.model.room
+        assert room is not None
+        assert (room.size, room.rated) == (13, False)
+        assert room.black is not None
+        assert room.black.bot
+        assert room.black.name == "AI novice"
+        assert app.model.my_color is not None
+
+
+async def test_ai_vs_ai_game_is_watched(
+    ai_server: GomokuServer, start_worker: StartWorker, tmp_path: Path
+) -> None:
+    """v starts a game between two AIs of the chosen levels; we watch it move by move."""
+    await start_worker()
+    async with running(ai_server, tmp_path) as (app, pilot):
+        await pilot.press("v")
+        await until(pilot, lambda: isinstance(app.screen, AiGameDialog))
+        dialog = app.screen
+        dialog.query_one("#black", Select).value = "beginner"
+        dialog.query_one("#white", Select).value = "novice"
+        await pilot.click("#ok")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen))
+        await until(pilot, lambda: stones(app) >= 4, "four moves of the AIs")
+        room = app.model.room
+        assert room is not None
+        assert app.model.my_color is None  # a spectator
+        assert room.black is not None
+        assert room.white is not None
+        assert (room.black.name, room.white.name) == ("AI beginner", "AI novice")
+        text = screen_text(app)
+        assert "AI beginner" in text
+        assert "R Resign" not in text  # a spectator has no game keys
+
+
+async def test_quick_match_plays_an_ai_after_the_wait(
+    ai_server: GomokuServer, start_worker: StartWorker, tmp_path: Path
+) -> None:
+    """Quick match with 'AI after' set: the waiting line says when, and nobody else
+    being there, an AI of the chosen level takes the other seat (unrated)."""
+    await start_worker()
+    async with running(ai_server, tmp_path) as (app, pilot):
+        await pilot.press("m")
+        await until(pilot, lambda: isinstance(app.screen, QuickMatchDialog))
+        dialog = app.screen
+        dialog.query_one("#time", Input).value = "none"
+        dialog.query_one("#ai-after", Input).value = "1"
+        dialog.query_one("#ai-level", Select).value = "beginner"
+        await pilot.click("#ok")
+        await until(pilot, lambda: "AI at 0:01" in screen_text(app), "the waiting line")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen), "the AI game")
+        room = app.model.room
+        assert room is not None
+        assert not room.rated
+        seats = [s for s in (room.black, room.white) if s is not None]
+        assert [s.name for s in seats if s.bot] == ["AI beginner"]
+
+
+async def test_hint_marks_the_point_and_says_why(
+    ai_server: GomokuServer, start_worker: StartWorker, connect: Connect, tmp_path: Path
+) -> None:
+    """H in an unrated game asks an AI: the suggested point is marked on the board and
+    the reason logged; the mark goes once a stone is played."""
+    await start_worker()
+    async with running(ai_server, tmp_path) as (app, pilot):
+        bob, room = await in_game_with_bob(app, pilot, connect, to=ai_server)
+        await pilot.press("enter")
+        await bob_sees_move(bob, "h8")
+        await bob_plays(bob, room, "h9")
+        await until(pilot, lambda: stones(app) == 2)
+        assert app.screen.check_action("hint", ()) is True
+        await pilot.press("H")
+        await until(pilot, lambda: "Hint for black:" in log_text(app), "the suggestion")
+        game = app.model.room
+        assert game is not None
+        assert game.hint is not None
+        assert game.picture.hint == game.hint.point
+        assert game.hint.point not in game.picture.stones
+        assert "◇" in screen_text(app)
+        await pilot.press("right", "enter")  # i8
+        await bob_sees_move(bob, "i8")
+        await until(pilot, lambda: stones(app) == 3)
+        assert app.model.room is not None
+        assert app.model.room.picture.hint is None
+        assert "◇" not in screen_text(app)
+
+
+async def test_hint_and_ai_seat_are_refused_in_a_rated_room(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """A rated room: the AI key is dimmed while waiting and the hint key once playing
+    (pressing them does nothing); /ai and /hint say why; the server's own refusals show
+    with a heading."""
+    async with running(server, tmp_path) as (app, pilot):
+        await app.send(m.CreateRoom(seat="black", rated=True))
+        await until(pilot, lambda: isinstance(app.screen, GameScreen))
+        assert "Rated: no hints or AI seats." in log_text(app)
+        screen = app.screen
+        assert screen.check_action("seat_ai", ()) is None
+        await pilot.press("a")
+        await pilot.pause(0.1)
+        assert not isinstance(app.screen, SeatAiDialog)
+        await pilot.press(*"/ai", "enter")
+        await until(pilot, lambda: app.model.log[-1].text == NO_AI_RATED)
+        assert app.model.room is not None
+        await app.send(m.SeatAi(room=app.model.room.id, level="beginner"))
+        await until(pilot, lambda: "AI seat refused: rated games are for people" in log_text(app))
+        await pilot.press("escape")
+
+        bob = await connect("bob")
+        await bob.join(app.model.room.id)
+        await until(pilot, lambda: playing(app))
+        assert screen.check_action("hint", ()) is None
+        await pilot.press("H")
+        await pilot.pause(0.1)
+        assert "Asking an AI" not in log_text(app)
+        await pilot.press("i", *"/hint", "enter")
+        await until(pilot, lambda: app.model.log[-1].text == NO_HINT_RATED)
+        await app.send(m.Hint(room=app.model.room.id))
+        await until(pilot, lambda: "Hint refused: no hints in a rated game" in log_text(app))
+
+
+async def test_no_ai_available_is_shown(server: GomokuServer, tmp_path: Path) -> None:
+    """With no AI worker connected, seating an AI fails with a clear message, on screen
+    at once (a notification) and in the room's log."""
+    async with running(server, tmp_path) as (app, pilot):
+        await app.send(m.CreateRoom(seat="white"))
+        await until(pilot, lambda: isinstance(app.screen, GameScreen))
+        await pilot.press("a")
+        await until(pilot, lambda: isinstance(app.screen, SeatAiDialog))
+        await pilot.click("#ok")
+        wanted = "No AI available: no AI worker is connected to this server"
+        await until(pilot, lambda: wanted in log_text(app), "the refusal")
+        await until(pilot, lambda: "No AI available" in screen_text(app))
+        assert app.model.room is not None
+        assert app.model.room.state == "waiting"
+        assert app.model.room.black is None
+
+
+async def test_local_play_against_the_ai(tmp_path: Path) -> None:
+    """--local starts a server and its own AI worker in the client: a offers the AI
+    there too, and it plays (hot seat stays on offer)."""
+    opts = PlayOptions(name="ann", local=True, config_dir=tmp_path, remember=False)
+    app = GomokuApp(opts, backoff=FAST)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.model.link.online and isinstance(app.screen, LobbyScreen))
+        await until(pilot, lambda: "vs AI" in screen_text(app) and "Hot seat" in screen_text(app))
+        await pilot.press("a")
+        await until(pilot, lambda: isinstance(app.screen, PlayAiDialog))
+        app.screen.query_one("#seat", Select).value = "black"
+        app.screen.query_one("#level", Select).value = "beginner"
+        await pilot.click("#ok")
+        await until(pilot, lambda: playing(app), "the local AI to sit down")
+        room = app.model.room
+        assert room is not None
+        assert room.white is not None
+        assert room.white.bot
+        await pilot.press("enter")
+        await until(pilot, lambda: stones(app) == 2, "the local AI's answer")

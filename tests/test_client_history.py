@@ -1,0 +1,147 @@
+"""Ratings and history in the terminal client against a real server: the leaderboard of
+each rule, profiles, and a finished game opened from the archive in the review screen,
+stepped through and exported."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from server_fixtures import Connect
+from test_client_pilot import bob_plays, bob_sees_move, in_game_with_bob, running, stones, until
+from textual.widgets import DataTable, Input
+
+from client.app import GomokuApp
+from client.screens.game import GameScreen
+from client.screens.lobby import LobbyScreen
+from client.screens.ratings import LeaderboardScreen, ProfileScreen
+from client.screens.review import ExportDialog, ReviewScreen
+from client.screenshot import screen_text
+from client.widgets.board import Board
+from engine.record import parse_json, parse_psq
+from engine.types import Point
+from protocol import events as ev
+from server.app import GomokuServer
+from server.rating import LOSS, WIN
+
+
+def freestyle_row(app: GomokuApp) -> list[str]:
+    """The cells of the freestyle line of a profile on screen."""
+    return next(line for line in screen_text(app).splitlines() if "freestyle" in line).split()
+
+
+async def test_leaderboard_per_rule_and_profiles(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """l shows the established players of a rule, best first, marking you; f/s/r switch
+    the rule; Enter opens a player's profile (rating, W/L/D per rule); p your own."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob = await connect("bob")
+        me = app.model.me
+        assert me is not None
+        for i in range(30):  # rated games played earlier: both are established, bob ahead
+            score = WIN if i % 3 else LOSS
+            await server.store.rate("freestyle", f"earlier-{i}", bob.player, me, score)
+        await server.store.put_names({bob.player: "bob", me: "alice"})
+        bob_rating = round((await server.store.rating("freestyle", bob.player)).rating.rating)
+
+        await pilot.press("l")
+        await until(pilot, lambda: isinstance(app.screen, LeaderboardScreen))
+        await until(pilot, lambda: "alice (you)" in screen_text(app), "the leaderboard")
+        lines = screen_text(app).splitlines()
+        first = next(i for i, line in enumerate(lines) if "bob" in line)
+        assert str(bob_rating) in lines[first]
+        assert first < next(i for i, line in enumerate(lines) if "alice (you)" in line)
+
+        await pilot.press("s")
+        await until(pilot, lambda: "No established standard players yet" in screen_text(app))
+        await pilot.press("f")
+        await until(pilot, lambda: "alice (you)" in screen_text(app))
+        table = app.screen.query_one(DataTable)
+        table.move_cursor(row=0)  # bob
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ProfileScreen))
+        await until(pilot, lambda: "Profile · bob" in screen_text(app))
+        row = freestyle_row(app)
+        assert row[1:] == [str(bob_rating), row[2], "30", "20", "10", "0"]
+        await pilot.press("q")
+        await until(pilot, lambda: isinstance(app.screen, LeaderboardScreen))
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+
+        await pilot.press("p")
+        await until(pilot, lambda: "Profile · alice (you)" in screen_text(app))
+        await until(pilot, lambda: "No finished games yet." in screen_text(app))
+        standard = next(line for line in screen_text(app).splitlines() if "standard" in line)
+        assert standard.split()[1:] == ["1500?", "500", "0", "0", "0", "0"]
+
+        # Your profile -> the leaderboard -> bob's profile, and back: yours again.
+        await pilot.press("l")
+        await until(pilot, lambda: "alice (you)" in screen_text(app))
+        app.screen.query_one(DataTable).move_cursor(row=0)
+        await pilot.press("enter")
+        await until(pilot, lambda: "Profile · bob" in screen_text(app))
+        await pilot.press("q", "q")
+        await until(pilot, lambda: "Profile · alice (you)" in screen_text(app))
+        await until(pilot, lambda: freestyle_row(app)[4:7] == ["10", "20", "0"], "your W/L/D")
+
+
+async def test_archive_game_opens_in_review_and_exports(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """A finished game is listed in your profile; Enter fetches its record and opens it
+    in the review screen, which steps through it and exports it (JSON as the server
+    keeps it, PSQ); q goes back to the list."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, room = await in_game_with_bob(app, pilot, connect)
+        await pilot.press("i")  # type the points
+        for number, (mine, his) in enumerate(zip("hijk", "1234", strict=True), 1):
+            await pilot.press(mine, "8", "enter")
+            await bob_sees_move(bob, f"{mine}8")
+            await bob_plays(bob, room, f"a{his}")
+            await until(pilot, lambda: stones(app) == 2 * number)  # noqa: B023 (awaited here)
+        await pilot.press(*"l8", "enter")
+        await bob.until_event(ev.GameOver)
+        await until(pilot, lambda: app.model.room is not None and app.model.room.state == "over")
+        await pilot.press("escape", "q")
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+
+        await pilot.press("p")
+        await until(pilot, lambda: "won (five)" in screen_text(app), "the finished game")
+        assert "bob" in screen_text(app)
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ReviewScreen), "the review screen")
+        review = app.screen
+        assert isinstance(review, ReviewScreen)
+        assert review.index == 9
+        assert "move 9 of 9 · black wins (five)" in screen_text(app)
+        board = review.query_one(Board)
+        assert board.picture.line == frozenset(Point(x, 7) for x in range(7, 12))
+        await pilot.press("left", "left")
+        assert len(board.picture.stones) == 7
+        await pilot.press("home")
+        assert board.picture.stones == {}
+
+        target = tmp_path / "game.json"
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, ExportDialog))
+        app.screen.query_one("#path", Input).value = str(target)
+        await pilot.press("enter")
+        await until(pilot, target.exists)
+        saved = json.loads(target.read_text(encoding="utf-8"))
+        assert saved["game"]["id"] == room  # the server's facts travel with the record
+        assert [m["move"] for m in saved["moves"]][-1] == "l8"
+        assert parse_json(target.read_text(encoding="utf-8")).result is not None
+
+        psq = tmp_path / "game.psq"
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, ExportDialog))
+        app.screen.query_one("#path", Input).value = str(psq)
+        await pilot.press("enter")
+        await until(pilot, psq.exists)
+        assert len(parse_psq(psq.read_text(encoding="utf-8")).moves) == 9
+
+        await pilot.press("q")
+        await until(pilot, lambda: isinstance(app.screen, ProfileScreen))
+        assert isinstance(app.screen, ProfileScreen)
+        assert not isinstance(app.screen, GameScreen)
