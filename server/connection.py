@@ -116,14 +116,21 @@ class Connection:
         self.send_bytes(encode(message))
 
     def send_bytes(self, frame: bytes) -> None:
+        if self.admit(frame):
+            broadcast((self.ws,), frame)  # a synchronous write: no task, no queue
+
+    def admit(self, frame: bytes) -> bool:
+        """Whether ``frame`` may be written now (counted as sent if so): not while
+        closing, and not past the send buffer limit, where the peer is dropped
+        instead. The caller writes it at once, before anything else is sent here."""
         if self._closing:
-            return
+            return False
         waiting = self.waiting_bytes()
         if waiting >= self.config.limits.send_buffer:  # one frame may pass it (a big lobby)
             self.drop_slow_reader(f"{waiting} bytes waiting")
-            return
+            return False
         self.bytes_sent += len(frame)
-        broadcast((self.ws,), frame)  # a synchronous write: no task, no queue
+        return True
 
     def waiting_bytes(self) -> int:
         """Bytes written for the peer that the kernel has not taken yet."""
@@ -283,19 +290,24 @@ class Connection:
 
     # -- room sync -------------------------------------------------------------
 
-    def room_event(self, room_id: str, seq: int, frame: bytes) -> None:
+    def room_event(self, room_id: str, seq: int, frame: bytes) -> ServerConnection | None:
+        """Take a room's event; returns the socket to write ``frame`` to now (the hub
+        writes one event to all its watchers in one go), or None if it is not for
+        sending now (buffered while catching up, a duplicate, or refused)."""
         sync = self.rooms.get(room_id)
         if sync is None:
-            return
+            return None
         if sync.syncing:
             sync.buffer.append((seq, frame))
         elif seq == sync.last + 1:
             sync.last = seq
-            self.send_bytes(frame)
+            if self.admit(frame):
+                return self.ws
         elif seq > sync.last + 1:
             sync.syncing = True
             sync.buffer.append((seq, frame))
             self._spawn(self.sync_room(room_id, REPAIR))
+        return None
 
     async def sync_room(self, room_id: str, after: int | None, re: int | None = None) -> None:
         """Bring the client up to date in a room: the events after ``after``, or

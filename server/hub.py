@@ -13,11 +13,12 @@ from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 import msgspec
+from websockets.asyncio.server import ServerConnection, broadcast
 
 from protocol.codec import decode_event, encode
 from protocol.messages import Event, LobbyGone, LobbyRoom
 from protocol.values import RoomSummary
-from server.store import PlayerInbox, Store
+from server.store import PlayerInbox, Store, StoredEvent
 
 log = logging.getLogger("gomoku.server")
 
@@ -27,7 +28,9 @@ _summary_decoder = msgspec.msgpack.Decoder(RoomSummary)
 class Watcher(Protocol):
     """What the hub needs from a connection."""
 
-    def room_event(self, room_id: str, seq: int, frame: bytes) -> None: ...
+    def room_event(self, room_id: str, seq: int, frame: bytes) -> ServerConnection | None:
+        """Take a room's event: the socket to write ``frame`` to now, or None."""
+        ...
 
     def send_bytes(self, frame: bytes) -> None: ...
 
@@ -99,17 +102,35 @@ class Hub:
         try:
             record = await self.store.load_room(room_id)
             after = 0 if record is None else record.seq
+
+            def deliver(stored: StoredEvent) -> None:
+                try:
+                    event = decode_event(stored.data)
+                except ValueError:  # pragma: no cover - we wrote it
+                    log.exception("room %s: unreadable event %d", room_id, stored.seq)
+                    return
+                frame = encode(Event(room=room_id, seq=stored.seq, event=event))
+                sockets = []
+                for watcher in list(feed.watchers):
+                    try:
+                        ws = watcher.room_event(room_id, stored.seq, frame)
+                    except Exception:  # pragma: no cover - never let one break a commit
+                        log.exception("room %s: delivering event %d failed", room_id, stored.seq)
+                        continue
+                    if ws is not None:
+                        sockets.append(ws)
+                broadcast(sockets, frame)  # synchronous writes, the frame encoded once
+
+            listener = self.store.listen_room(room_id, after, deliver)
+            if listener is not None:  # in-process store: delivered inside the commit
+                async with listener as ended:
+                    feed.ready.set()
+                    await ended
+                return
             async with self.store.subscribe_room(room_id, after) as events:
                 feed.ready.set()
                 async for stored in events:
-                    try:
-                        event = decode_event(stored.data)
-                    except ValueError:  # pragma: no cover - we wrote it
-                        log.exception("room %s: unreadable event %d", room_id, stored.seq)
-                        continue
-                    frame = encode(Event(room=room_id, seq=stored.seq, event=event))
-                    for watcher in list(feed.watchers):
-                        watcher.room_event(room_id, stored.seq, frame)
+                    deliver(stored)
         finally:
             feed.ready.set()
             if self._feeds.get(room_id) is feed:

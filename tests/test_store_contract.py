@@ -284,3 +284,22 @@ async def test_racing_beats_after_an_outage_agree_on_it(store: Store) -> None:
     await store.beat(1_000, 2_000)
     seen = await asyncio.gather(*(store.beat(9_000, 2_000) for _ in range(5)))
     assert set(seen) == {Outage(1_000, 9_000)}
+
+
+async def test_memory_listener_gets_each_event_inside_its_commit() -> None:
+    """The memory store hands a listener each event (backlog first) before commit returns,
+    and ends it when the room is dropped."""
+    store = MemoryStore()
+    await store.commit("r1", 0, b"s1", [b"a", b"b"])
+    got: list[StoredEvent] = []
+    listener = store.listen_room("r1", 1, got.append)
+    async with listener as ended:
+        assert got == [StoredEvent(2, b"b")]
+        await store.commit("r1", 1, b"s2", [b"c"])
+        assert got[-1] == StoredEvent(3, b"c")
+        assert not ended.done()
+        await store.expire_room("r1", 0)
+        assert store.purge_expired() == 1
+        assert ended.done()
+    await store.commit("r2", 0, b"s", [b"x"])
+    assert [e.seq for e in got] == [2, 3]

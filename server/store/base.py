@@ -31,8 +31,9 @@ cannot reach its server; the caller may retry once it is back.
 from __future__ import annotations
 
 import abc
+import asyncio
 import itertools
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import NamedTuple
 
@@ -168,6 +169,17 @@ class Store(Archive):
     ) -> AbstractAsyncContextManager[AsyncIterator[StoredEvent]]:
         """Follow a room's log: yields the events after ``after_seq`` that are
         still retained, then each new one as it is committed, in order."""
+
+    def listen_room(
+        self, room_id: str, after_seq: int, deliver: Callable[[StoredEvent], None]
+    ) -> AbstractAsyncContextManager[asyncio.Future[None]] | None:
+        """Optional, for stores in this process: like :meth:`subscribe_room`, but each
+        event is handed to ``deliver`` synchronously inside the commit that writes it,
+        which saves the fan-out a trip through the event loop. The context yields a
+        future that is done once the room is gone (or the store closed). ``deliver``
+        must not raise or await. None (the default): not supported, use
+        :meth:`subscribe_room`."""
+        return None
 
     @abc.abstractmethod
     async def expire_room(self, room_id: str, ttl_ms: int) -> None:

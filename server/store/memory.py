@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -40,6 +40,10 @@ class _Room:
     seq: int = 0
     log: deque[StoredEvent] = field(default_factory=deque)
     followers: set[asyncio.Queue[StoredEvent | None]] = field(default_factory=set)
+    listeners: dict[Callable[[StoredEvent], None], asyncio.Future[None]] = field(
+        default_factory=dict
+    )
+    """Synchronous followers (:meth:`MemoryStore.listen_room`) and their end futures."""
     expires_at: float | None = None
 
 
@@ -70,6 +74,7 @@ class MemoryStore(MemoryArchive, Store):
         for room in self._rooms.values():
             for q in room.followers:
                 q.put_nowait(_CLOSED)
+            _end_listeners(room)
         for lq in self._lobby_followers:
             lq.put_nowait(_CLOSED)
         for inbox in self._inboxes:
@@ -90,6 +95,7 @@ class MemoryStore(MemoryArchive, Store):
         if room is not None:
             for q in room.followers:
                 q.put_nowait(_CLOSED)
+            _end_listeners(room)
 
     def purge_expired(self) -> int:
         """Drop expired rooms now (the server calls this now and then); how many."""
@@ -132,6 +138,8 @@ class MemoryStore(MemoryArchive, Store):
             room.log.append(entry)
             for q in room.followers:
                 q.put_nowait(entry)
+            for deliver in list(room.listeners):
+                deliver(entry)
         while len(room.log) > self.max_events:
             room.log.popleft()
         if deadline_ms is None:
@@ -174,6 +182,30 @@ class MemoryStore(MemoryArchive, Store):
         self, room_id: str, after_seq: int
     ) -> AbstractAsyncContextManager[AsyncIterator[StoredEvent]]:
         return self._follow_room(room_id, after_seq)
+
+    @asynccontextmanager
+    async def _listen_room(
+        self, room_id: str, after_seq: int, deliver: Callable[[StoredEvent], None]
+    ) -> AsyncIterator[asyncio.Future[None]]:
+        ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        room = self._room(room_id)
+        if room is None:
+            ended.set_result(None)
+        else:
+            for entry in list(room.log):
+                if entry.seq > after_seq:
+                    deliver(entry)
+            room.listeners[deliver] = ended
+        try:
+            yield ended
+        finally:
+            if room is not None:
+                room.listeners.pop(deliver, None)
+
+    def listen_room(
+        self, room_id: str, after_seq: int, deliver: Callable[[StoredEvent], None]
+    ) -> AbstractAsyncContextManager[asyncio.Future[None]]:
+        return self._listen_room(room_id, after_seq, deliver)
 
     async def expire_room(self, room_id: str, ttl_ms: int) -> None:
         room = self._rooms.get(room_id)
@@ -340,6 +372,13 @@ class _MemoryInbox(PlayerInbox):
 
     def __aiter__(self) -> AsyncIterator[PlayerMessage]:
         return _drain(self.queue)
+
+
+def _end_listeners(room: _Room) -> None:
+    for ended in room.listeners.values():
+        if not ended.done():
+            ended.set_result(None)
+    room.listeners.clear()
 
 
 async def _drain(queue: asyncio.Queue[_T | None]) -> AsyncIterator[_T]:
