@@ -70,12 +70,19 @@ def pairings(bots: Path) -> list[Pairing]:
 
 
 def select(every: list[Pairing], only: str, names: list[str]) -> list[Pairing]:
+    """The pairings named (any "<level> vs <level>" too), or those of ``only``."""
     if names:
-        chosen = [p for p in every if p.name in names]
-        unknown = set(names) - {p.name for p in chosen}
-        if unknown:
-            known = ", ".join(p.name for p in every)
-            raise SystemExit(f"unknown pairing {', '.join(sorted(unknown))}; known: {known}")
+        known = {p.name: p for p in every}
+        chosen = []
+        for name in names:
+            upper, _, lower = name.partition(" vs ")
+            if name in known:
+                chosen.append(known[name])
+            elif upper in LEVEL_NAMES and lower in LEVEL_NAMES:
+                chosen.append(Pairing(name, our_brain(upper), our_brain(lower), 0.65))
+            else:
+                listed = ", ".join(known)
+                raise SystemExit(f"unknown pairing {name!r}; known: {listed}, or LEVEL vs LEVEL")
         return chosen
     if only == "bots":
         return [p for p in every if p.target > 0.9]

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 import random
+import time
 
 import pytest
 
 from client.cli import main
 from engine import Board, Color, Rule, format_point, parse_point
-from engine.ai import get_level, hint, think
+from engine.ai import Level, get_level, hint, table, think
+from engine.ai.position import Position
+from engine.ai.search import SearchConfig
+from engine.ai.threats import Budget, OutOfTime, vct
 
 ALL_RULES = list(Rule)
 
@@ -37,6 +41,17 @@ VCF = interleave("h8 i8 j8 k9 k10 l7 m7 n7", "g8 k11 o7 a15 c15 e15 a13 c13")
 # Black to move: j8 makes two open threes (row 8 and the j file).
 DOUBLE_THREE = interleave("h8 i8 j10 j11 b2", "a15 c15 e15 a13 c13")
 QUIET = "h8 i9 h9"
+# White to move: Black threatens the double three j8 (row 8 and the j file).
+DOUBLE_THREE_COMING = interleave("h8 i8 j10 j11 b2", "a15 c15 e15 a13")
+
+
+def forced_win_for_side_to_move(board: Board) -> bool:
+    """Whether the side to move has a VCT (three threats deep), searched generously."""
+    budget = Budget(time.perf_counter, time.perf_counter() + 20)
+    try:
+        return vct(Position.from_board(board), 3, 16, budget) is not None
+    except OutOfTime:
+        raise AssertionError("the VCT search did not finish") from None
 
 
 def play_out(board: Board, pv: list[str]) -> Board:
@@ -169,3 +184,26 @@ def test_renju_white_aims_its_four_at_a_forbidden_point() -> None:
     black = think(board, time_limit=0.3)
     assert board.is_legal(black.best)
     assert black.score < 0
+
+
+@pytest.mark.parametrize("rule", [Rule.FREESTYLE, Rule.STANDARD])
+@pytest.mark.parametrize("level", ["advanced", "master"])
+def test_takes_away_a_double_three_before_it_is_made(rule: Rule, level: str) -> None:
+    """White, to move, leaves Black no forced win: the coming double three is stopped."""
+    board = Board.from_moves(DOUBLE_THREE_COMING, rule=rule)
+    assert forced_win_for_side_to_move(Board.from_moves(DOUBLE_THREE_COMING + " o1", rule=rule))
+    result = think(board, level=level, time_limit=1.0)
+    board.play(result.best)
+    assert not forced_win_for_side_to_move(board)
+
+
+def test_what_a_search_learnt_is_kept_for_the_next_search() -> None:
+    """The transposition table outlives a search: the same depth again costs a few nodes."""
+    table.forget()
+    board = Board.from_moves(QUIET)
+    level = Level("five plies", SearchConfig(max_depth=5), None)
+    first = think(board, level=level, time_limit=30)
+    again = think(board, level=level, time_limit=30)
+    assert first.depth == again.depth == 5
+    assert again.best == first.best
+    assert again.nodes < first.nodes / 10

@@ -7,8 +7,9 @@
 
 Pure: no I/O and no threads. The clock is a parameter (``time.perf_counter`` by
 default) and is only read, so a caller can run the search under any timing.
-A search never runs past its budget: it checks the clock every few hundred
-nodes and answers with the best move of the last completed iteration.
+A search never runs past its budget: it checks the clock every 64
+nodes and answers with the best move of the last completed iteration (or one that
+the unfinished iteration has already proved better).
 """
 
 from __future__ import annotations

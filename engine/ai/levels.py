@@ -5,8 +5,15 @@ The two weakest levels do not search: they look one move ahead the way a
 new player does, by shape. They always take a five that is there, usually
 (not always) block a four, often overlook an open three, and prefer moves
 close to the stones already on the board. The stronger levels run the search
-(:mod:`engine.ai.search`) with growing depth, width and threat search; the
-middle one adds a little randomness among nearly equal moves.
+(:mod:`engine.ai.search`), each a clear step up from the one below:
+
+* intermediate reads two plies with a plain evaluation, no threat search, and
+  picks at random among moves it scores about the same: it sees what a move
+  threatens now, not what a sequence of threats will do;
+* advanced reads three plies with the side-to-move evaluation, finds forced
+  wins by fours (VCF) for itself and checks its moves against the opponent's;
+* master searches as deep as its time allows and adds the forced wins by
+  threes and fours (VCT), its own and the opponent's.
 """
 
 from __future__ import annotations
@@ -43,13 +50,21 @@ LEVELS: dict[str, Level] = {
         Level("novice", None, 0.05, noise=10, miss_four=0.0, miss_three=0.1, attack=1.0),
         Level(
             "intermediate",
-            SearchConfig(max_depth=2, width=8, root_width=12, vcf_depth=0, safety_moves=0),
+            SearchConfig(
+                max_depth=2,
+                width=8,
+                root_width=12,
+                vcf_depth=0,
+                safety_moves=0,
+                threat_eval=False,
+                reductions=False,
+            ),
             0.3,
             noise=50,
         ),
         Level(
             "advanced",
-            SearchConfig(max_depth=3, width=10, root_width=14, vcf_depth=8, safety_moves=0),
+            SearchConfig(max_depth=3, width=10, root_width=14, vcf_depth=10, safety_moves=6),
             0.3,
         ),
         Level("master", SearchConfig(vct_depth=3, defend_vct=True), None),

@@ -9,10 +9,15 @@ At the root, before the alpha-beta search:
 
 * the side to move's own forced win by fours (VCF), then by threes and fours
   (VCT), is looked for and played if found;
-* the opponent's forced win is looked for as if we passed. If there is one,
-  the points of its line and our fours join the candidates, and every candidate
-  is checked for the opponent's forced win after it: moves that leave one are
-  dropped while some move does not.
+* the opponent's forced win (VCF; VCT too with ``defend_vct``) is looked for
+  as if we passed. If there is one, the candidates are the moves that may stop
+  it: the points of its line, the opponent's threat points, our own fours and
+  threes. Each is checked, as time allows, for the opponent's forced win after
+  it, and those that leave one are dropped unless all do.
+
+Iterative deepening stops starting iterations after ``soft_time_share`` of the
+budget; an iteration cut off by the deadline still counts where it has already
+proved a move better than the previous iteration's best.
 
 Move generation at a node, strongest rule first:
 
@@ -21,9 +26,7 @@ Move generation at a node, strongest rule first:
   (searched without using up depth, so chains of fours are read out fully);
 * the side to move can make an open four (or a legal double four): it wins;
 * the opponent threatens a straight four (it has an open three): only the
-  side to move's fours and the points that stop the three; at the horizon
-  these are searched too (a small quiescence search), as the static value of
-  a position with an unanswered open three is meaningless;
+  side to move's fours and the points that stop the three;
 * otherwise the empty points near stones, best pattern value first, the
   ``width`` best of them, after the transposition table's and the killer moves.
 
@@ -48,7 +51,6 @@ MATE_BOUND = WIN - 10_000
 INFINITY = WIN + 1
 _ASPIRATION = 120
 _MAX_PLY = 128
-_QUIESCENCE_PLIES = 4  # open-three answers searched past the horizon, at most
 
 # Evaluation terms for the side to move (see the module docstring).
 FOUR_THREE_BONUS = 3000
@@ -72,8 +74,8 @@ class SearchConfig:
     reductions: bool = True  # late-move reductions
     vcf_time_share: float = 0.2
     vct_time_share: float = 0.15
-    defence_time_share: float = 0.25  # the opponent's threats, before the main search
-    soft_time_share: float = 0.45  # no new iteration after this share of the budget
+    defence_time_share: float = 0.15  # each: finding the opponent's threat; checking answers
+    soft_time_share: float = 0.55  # no new iteration after this share of the budget
 
 
 @dataclass
@@ -214,7 +216,7 @@ class Searcher:
             threat, done = self._bounded("vcf", config.vcf_depth, deadline, 20_000)
             if threat is not None or not config.defend_vct:
                 return threat, "vcf", done
-            threat, vct_done = self._bounded("vct", config.vct_depth or 2, deadline, 6000)
+            threat, vct_done = self._bounded("vct", config.vct_depth or 2, deadline, 5000)
             return threat, "vct", done and vct_done
         finally:
             pos.toggle_pass()
@@ -223,12 +225,12 @@ class Searcher:
         """Root candidates, and whether they are answers to an opponent's forced win.
 
         If the opponent has a VCF (or, with ``defend_vct``, a VCT) as if we passed,
-        the candidates are the moves that may stop it (the points of its line, the
-        opponent's threat points, our own fours and threes), each checked for the
-        opponent's forced win after it; those that leave none are kept, when there
-        are any. Without such a threat, the opponent cannot have one after our move
-        either (our stones only block); if the search ran out of time, the best
-        ``safety_moves`` candidates are checked for an opponent VCF instead."""
+        the candidates are the moves that may stop it: the points of its line, the
+        opponent's threat points, our own fours and threes. Each is checked for the
+        opponent's forced win after it, as time allows, and those that leave one are
+        dropped (unless all do). Without such a threat the opponent cannot have one
+        after our move either (our stones only block); if that search ran out of
+        time, the best ``safety_moves`` candidates are checked for an opponent VCF."""
         pos = self.pos
         me = pos.side
         opp = 3 - me
@@ -239,8 +241,8 @@ class Searcher:
         if config.vcf_depth <= 0 or config.safety_moves <= 0:
             return moves, False
         clock = self.budget.clock
-        deadline = min(self.budget.deadline, start + total * config.defence_time_share)
-        threat, kind, done = self._opponent_threat(deadline)
+        share = config.defence_time_share
+        threat, kind, done = self._opponent_threat(min(self.budget.deadline, start + total * share))
         if threat is None and done and pos.mirror is None:
             return moves, False
         if threat is None:
@@ -255,8 +257,9 @@ class Searcher:
             first = [line[0]] if line[0] in relevant else []
             check = list(dict.fromkeys(first + [m for m in moves if m in relevant]))
             check += sorted(relevant.difference(check))
+        deadline = min(self.budget.deadline, clock() + total * share)
+        unsafe: set[int] = set()
         safe: list[int] = []
-        unsafe: list[int] = []
         for m in check:
             if clock() >= deadline:
                 break
@@ -267,13 +270,15 @@ class Searcher:
                     found, _ = self._bounded("vct", config.vct_depth or 2, deadline, 2500)
             finally:
                 pos.undo()
-            (unsafe if found is not None else safe).append(m)
+            if found is None:
+                safe.append(m)
+            else:
+                unsafe.add(m)
         if threat is None:
-            rest = [m for m in moves if m not in safe and m not in unsafe]
-            return (safe + rest + unsafe) or moves, False
-        if safe:
-            return safe, True
-        return moves, True
+            rest = [m for m in moves if m not in unsafe and m not in safe]
+            return (safe + rest + [m for m in moves if m in unsafe]) or moves, False
+        kept = safe + [m for m in check if m not in unsafe and m not in safe]
+        return (kept or moves), True
 
     def _iterate(self, start: float, total: float, moves: list[int], defending: bool) -> Outcome:
         pos = self.pos
@@ -478,9 +483,7 @@ class Searcher:
         if (mine[pt.K_OPEN_FOUR] or mine[pt.K_FOUR_FOUR]) and flex_four_cell(pos, me) >= 0:
             return WIN - ply - 3
         if depth <= 0:
-            if depth <= -_QUIESCENCE_PLIES or not self._opponent_open_three(opp):
-                return self.evaluate()
-            return self._answer_three(depth, alpha, beta, ply, me, opp)
+            return self.evaluate()
         key = pos.hash
         entry = self.tt.get(key)
         tt_move = -1
@@ -551,26 +554,4 @@ class Searcher:
         if len(table) >= tt.LIMIT:
             table.clear()
         table[key] = tt.pack(depth, flag, stored, best_move)
-        return best_score
-
-    def _answer_three(self, depth: int, alpha: int, beta: int, ply: int, me: int, opp: int) -> int:
-        """Past the horizon with the opponent's open three on the board: search the
-        answers (our fours and the points that stop the three) a ply further."""
-        pos = self.pos
-        moves = self.generate(me, opp, 0, ply, -1)
-        if not moves:
-            return self.evaluate()
-        best_score = -INFINITY
-        for m in moves:
-            pos.play(m)
-            try:
-                score = -self.pvs(depth - 1, -beta, -alpha, ply + 1)
-            finally:
-                pos.undo()
-            if score > best_score:
-                best_score = score
-                if score > alpha:
-                    alpha = score
-                    if alpha >= beta:
-                        break
         return best_score

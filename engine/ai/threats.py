@@ -24,7 +24,7 @@ class OutOfTime(Exception):
 
 @dataclass
 class Budget:
-    """A deadline on ``clock`` and a node limit, checked every 256 nodes."""
+    """A deadline on ``clock`` and a node limit, checked every 64 nodes."""
 
     clock: Callable[[], float]
     deadline: float
@@ -33,7 +33,7 @@ class Budget:
 
     def tick(self) -> None:
         self.nodes += 1
-        if self.nodes & 255 == 0:
+        if self.nodes & 63 == 0:
             if self.clock() >= self.deadline:
                 raise OutOfTime
             if self.node_limit is not None and self.nodes >= self.node_limit:
@@ -188,10 +188,13 @@ def _defend_three(
     pos: Position, depth: int, vcf_depth: int, budget: Budget, memo: _Memo, vcf_memo: _Memo
 ) -> Win | None:
     """The defender (to move) answers an open three; the attacker must win against
-    every answer. Returns the line against the answer searched first."""
+    every answer. Returns the line against the answer searched first.
+
+    An answer that makes a four only delays: the attacker blocks it and the
+    three still stands, so the defender must answer again (at the same depth)."""
     d = pos.side
     a = 3 - d
-    if pos.has_class(d, pt.K_FIVE):
+    if pos.count[d][pt.K_FIVE]:
         return None
     if flex_four_cell(pos, a) < 0:
         return None  # the "three" does not threaten a straight four (e.g. a renju fake)
@@ -204,7 +207,10 @@ def _defend_three(
         tried = True
         pos.play(r)
         try:
-            found = _vct(pos, depth - 1, vcf_depth, budget, memo, vcf_memo)
+            if pos.count[d][pt.K_FIVE]:
+                found = _block_counter_four(pos, depth, vcf_depth, budget, memo, vcf_memo)
+            else:
+                found = _vct(pos, depth - 1, vcf_depth, budget, memo, vcf_memo)
         finally:
             pos.undo()
         if found is None:
@@ -214,3 +220,27 @@ def _defend_three(
     if not tried:
         return Win([], 4)  # no legal answer: the straight four and the five follow
     return first
+
+
+def _block_counter_four(
+    pos: Position, depth: int, vcf_depth: int, budget: Budget, memo: _Memo, vcf_memo: _Memo
+) -> Win | None:
+    """The attacker (to move) meets the defender's four: it makes five if it can,
+    else blocks, and the defender must answer the standing three again."""
+    budget.tick()
+    a = pos.side
+    d = 3 - a
+    five = pos.first_with_class(a, pt.K_FIVE)
+    if five >= 0:
+        return Win([five], 1)
+    fives = pos.cells_with_class(d, pt.K_FIVE)
+    if len(fives) != 1 or not legal_for(pos, a, fives[0]):
+        return None
+    pos.play(fives[0])
+    try:
+        found = _defend_three(pos, depth, vcf_depth, budget, memo, vcf_memo)
+    finally:
+        pos.undo()
+    if found is None:
+        return None
+    return Win([fives[0], *found.pv], found.plies + 1)
