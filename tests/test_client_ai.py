@@ -28,6 +28,7 @@ from client.screens.game import GameScreen
 from client.screens.lobby import LobbyScreen
 from client.screenshot import screen_text
 from client.state import NO_AI_RATED, NO_HINT_RATED
+from client.widgets.board import Board
 from protocol import messages as m
 from server.app import GomokuServer
 
@@ -131,6 +132,7 @@ async def test_quick_match_plays_an_ai_after_the_wait(
         await pilot.click("#ok")
         await until(pilot, lambda: "AI at 0:01" in screen_text(app), "the waiting line")
         await until(pilot, lambda: isinstance(app.screen, GameScreen), "the AI game")
+        await until(pilot, lambda: bool(app.screen.query(Board)), "the board drawn")
         room = app.model.room
         assert room is not None
         assert not room.rated

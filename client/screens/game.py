@@ -108,7 +108,10 @@ class GameScreen(Screen[None]):
     def on_mount(self) -> None:
         self._shown_log: tuple[LogLine, ...] | None = None
         self._last_room: str | None = None
-        self.query_one(Board).focus()
+        boards = self.query(Board)
+        if not boards:  # the app closed while this screen was still being composed
+            return
+        boards.first().focus()
         self.set_interval(0.2, self.tick)
         self._draw(self.model)
 
