@@ -76,6 +76,14 @@ class ConfirmDialog(ModalScreen[bool]):
 class _FormDialog(ModalScreen[R | None], Generic[R]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
+    FOCUS: ClassVar[str] = "#ok"
+    """The widget focused on opening: the OK button, so Enter submits the form with its
+    defaults, or the field a dialog needs filled in first. (A class attribute, not an
+    ``on_mount`` override: Textual runs the ``on_mount`` of every class in the MRO.)"""
+
+    def on_mount(self) -> None:
+        self.query_one(self.FOCUS).focus()
+
     def action_cancel(self) -> None:
         self.dismiss(None)
 
@@ -165,9 +173,6 @@ class CreateRoomDialog(_FormDialog[msg.ClientMessage]):
                 yield Button("Create", id="ok", variant="primary", compact=True)
                 yield Button("Cancel", id="cancel", compact=True)
 
-    def on_mount(self) -> None:
-        self.query_one("#ok", Button).focus()  # Enter creates with the defaults
-
     def submit(self) -> None:
         size = self.board_size()
         ok, time = self.time_control()
@@ -221,9 +226,6 @@ class QuickMatchDialog(_FormDialog[msg.ClientMessage]):
                 yield Button("Find opponent", id="ok", variant="primary", compact=True)
                 yield Button("Cancel", id="cancel", compact=True)
 
-    def on_mount(self) -> None:
-        self.query_one("#ok", Button).focus()
-
     def ai_after_ms(self) -> tuple[bool, int | None]:
         text = self.query_one("#ai-after", Input).value.strip().lower()
         if text in ("", "never", "no", "-"):
@@ -276,9 +278,6 @@ class PlayAiDialog(_FormDialog[PlayAi]):
                 yield Button("Play", id="ok", variant="primary", compact=True)
                 yield Button("Cancel", id="cancel", compact=True)
 
-    def on_mount(self) -> None:
-        self.query_one("#ok", Button).focus()
-
     def submit(self) -> None:
         size = self.board_size()
         ok, time = self.time_control()
@@ -315,8 +314,7 @@ class SeatAiDialog(_FormDialog[msg.ClientMessage]):
                 yield Button("Seat the AI", id="ok", variant="primary", compact=True)
                 yield Button("Cancel", id="cancel", compact=True)
 
-    def on_mount(self) -> None:
-        self.query_one("#level", Select).focus()
+    FOCUS = "#level"
 
     def submit(self) -> None:
         ok, level = self.level("level", "level-other")
@@ -340,9 +338,6 @@ class AiGameDialog(_FormDialog[msg.ClientMessage]):
             with Horizontal(classes="buttons"):
                 yield Button("Start", id="ok", variant="primary", compact=True)
                 yield Button("Cancel", id="cancel", compact=True)
-
-    def on_mount(self) -> None:
-        self.query_one("#ok", Button).focus()
 
     def submit(self) -> None:
         size = self.board_size()
@@ -379,8 +374,7 @@ class CodeDialog(_FormDialog[msg.ClientMessage]):
                 yield Button("Join", id="ok", variant="primary", compact=True)
                 yield Button("Cancel", id="cancel", compact=True)
 
-    def on_mount(self) -> None:
-        self.query_one("#code", Input).focus()
+    FOCUS = "#code"
 
     def submit(self) -> None:
         code = self.query_one("#code", Input).value.strip()
