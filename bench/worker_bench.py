@@ -82,6 +82,8 @@ async def run(games: int, move_ms: int, processes: int, level: str, limit_s: flo
         level,
         "--linger",
         "0",
+        "--pace",
+        "0",
         "--stats",
         str(stats_file),
         "--log-level",

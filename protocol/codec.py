@@ -77,6 +77,16 @@ def decode_event(data: object) -> RoomEvent:
     return result
 
 
+def request_id(data: object) -> int | None:
+    """The ``id`` of a client frame, read without validating the rest of it.
+
+    For answering a frame the server drops unread (a rate-limited one) with the request
+    it refers to, so the sender knows which of its messages to send again."""
+    if not isinstance(data, bytes | bytearray | memoryview) or len(data) > MAX_CLIENT_FRAME:
+        return None
+    return _peek(data)[1]
+
+
 def error_reply(exc: ProtocolError, *, room: str | None = None) -> Error:
     """The ``error`` message that answers a frame that raised ``exc``."""
     return Error(code=exc.code, message=exc.message, re=exc.re, room=room)

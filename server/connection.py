@@ -26,7 +26,7 @@ from websockets.exceptions import ConnectionClosed
 
 from engine import Opening, Rule
 from protocol import messages as m
-from protocol.codec import decode_client, decode_event, encode
+from protocol.codec import decode_client, decode_event, encode, request_id
 from protocol.errors import CloseCode, ErrorCode, ProtocolError
 from protocol.limits import PROTOCOL_VERSION
 from protocol.values import GameSummary, LeaderboardEntry, Limits, RoomSummary, TimeControl
@@ -221,7 +221,7 @@ class Connection:
             if self.strikes > self.config.limits.flood_strikes:
                 self.close(CloseCode.POLICY, "message flood")
                 return
-            self.error(ErrorCode.RATE_LIMITED, "too many messages; slow down")
+            self.error(ErrorCode.RATE_LIMITED, "too many messages; slow down", re=request_id(frame))
             return
         self.strikes = 0
         try:

@@ -133,7 +133,8 @@ async def test_chat_flood_is_limited(connect: Connect) -> None:
 async def test_message_flood_rate_limited_then_closed(
     make_server: MakeServer, connect: Connect
 ) -> None:
-    """Beyond the token bucket messages are refused; a sustained flood closes with 1008."""
+    """Beyond the token bucket messages are refused, naming the dropped request; a
+    sustained flood closes with 1008."""
     limits = ConnectionLimits(
         rate_per_s=5, rate_burst=5, flood_strikes=10, ping_interval_s=None, ping_timeout_s=None
     )
@@ -142,8 +143,9 @@ async def test_message_flood_rate_limited_then_closed(
     await alice.hello("alice")  # takes one token
     for _ in range(4):
         await alice.send(m.LobbyWatch(on=False))  # accepted silently
-    await alice.send(m.LobbyWatch(on=False))
-    await alice.expect_error("rate_limited")
+    await alice.send(m.LobbyWatch(on=False, id=77))
+    refused = await alice.expect_error("rate_limited")
+    assert refused.re == 77  # the sender knows which message to send again
     await asyncio.sleep(0.5)  # the bucket refills
     await alice.send(m.LobbyWatch(on=True))
     await alice.expect(m.Lobby)

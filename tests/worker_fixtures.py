@@ -48,6 +48,7 @@ def worker_config(server: GomokuServer, **overrides: Any) -> WorkerConfig:
         bot_key=BOT_KEY,
         seats=2,
         move_time_s=0.15,
+        pace_ms=0,
         overhead_ms=100,
         linger_s=0.3,
         backoff_min_s=0.05,

@@ -78,6 +78,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         metavar="SECONDS",
         help="most time per move, and the time per move without a clock (2)",
     )
+    parser.add_argument(
+        "--pace",
+        type=int,
+        default=500,
+        metavar="MS",
+        help="in games between two AIs, the least time a move takes, so people can watch "
+        "(500; 0: full speed)",
+    )
     parser.add_argument("--resign", action="store_true", help="resign games proven lost")
     parser.add_argument(
         "--linger",
@@ -114,6 +122,7 @@ def config_from_args(args: argparse.Namespace) -> WorkerConfig:
         brain_level=args.brain_level,
         processes=args.processes,
         move_time_s=args.move_time,
+        pace_ms=args.pace,
         resign=args.resign,
         linger_s=args.linger,
         name=args.name,

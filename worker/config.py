@@ -30,6 +30,9 @@ class WorkerConfig:
     move_time_s: float = 2.0
     """The most seconds one move may take, whatever the clock allows (and the time
     per move in games without a clock)."""
+    pace_ms: int = 500
+    """In a game between two AIs, the least time a move takes (within its time budget),
+    so that people can watch it; 0 plays at full speed."""
     overhead_ms: int = 150
     """Kept back from the clock on every move for the network and the pool."""
     resign: bool = False

@@ -38,6 +38,7 @@ from protocol.values import SwapChoice
 from worker.brain import BrainPlayer
 from worker.game import GameState
 from worker.judge import dead_draw, proven_lost
+from worker.pacer import SendPacer
 from worker.thinker import Choice
 from worker.timing import move_budget_ms
 
@@ -53,6 +54,8 @@ POLL_S = 0.25
 """How often an idle seat checks whether its linger time is over."""
 CLAIM_SLACK_S = 0.2
 """Claim this long after a gone opponent's grace period ends (clocks differ a little)."""
+RATE_RETRY_S = 0.5
+"""How long after a ``rate_limited`` refusal a seat sends its play again."""
 BAD_MOVE_CODES = frozenset({ErrorCode.OCCUPIED, ErrorCode.FORBIDDEN, ErrorCode.OFF_BOARD})
 
 
@@ -89,6 +92,8 @@ class SeatClient:
         """Per room: a claim of the win waiting for a gone opponent's grace period."""
         """Ids of ``join`` requests not answered yet."""
         self._ws: ClientConnection | None = None
+        self._pacer: SendPacer | None = None
+        """Paces sends to the limits the server announced on this connection."""
         self.released = False
 
     # -- lifecycle -----------------------------------------------------------------
@@ -161,6 +166,8 @@ class SeatClient:
         ws = self._ws
         if ws is None:
             raise ConnectionClosed(None, None)
+        if self._pacer is not None:
+            await self._pacer.wait()
         await ws.send(encode(message))
 
     async def _recv(self, ws: ClientConnection, wait_s: float | None) -> m.ServerMessage | None:
@@ -175,6 +182,7 @@ class SeatClient:
 
     async def _session(self, ws: ClientConnection) -> bool:
         """One connection's life; True when the seat is done."""
+        self._pacer = None
         await self._send(
             m.Hello(name=self.name, token=self.token, bot_key=self.config.bot_key, id=0)
         )
@@ -187,6 +195,7 @@ class SeatClient:
                     raise SeatLost(reply.message)
                 raise ConnectionError(f"hello refused: {reply.code}: {reply.message}")
             if isinstance(reply, m.Welcome):
+                self._pacer = SendPacer.within(reply.limits)
                 self.rooms.update(reply.rooms)
                 break
         self._joining.clear()
@@ -294,6 +303,11 @@ class SeatClient:
             else:
                 log.debug("seat %s: %s: %s", self.player, error.code, error.message)
             return
+        if error.code == ErrorCode.RATE_LIMITED:  # dropped unread: send it again shortly
+            self.stats.rate_limited += 1
+            log.info("seat %s: our play in room %s was rate-limited; again", self.player, room)
+            self._background(self._wake_later(room, RATE_RETRY_S))
+            return
         self.stats.refused += 1
         log.warning("seat %s: the server refused our play: %s", self.player, error.message)
         if error.code in BAD_MOVE_CODES:
@@ -316,6 +330,11 @@ class SeatClient:
         )
 
     # -- playing -----------------------------------------------------------------------
+
+    async def _wake_later(self, room: str, delay_s: float) -> None:
+        await asyncio.sleep(delay_s)
+        if self._ws is not None:
+            self._wake(room)
 
     def _wake(self, room: str) -> None:
         wake = self._wakeups.get(room)
@@ -361,6 +380,9 @@ class SeatClient:
                 self.stats.resigned += 1
                 await self._send(m.Resign(room=room))
                 continue
+            if not await self._paced(game, started, budget):
+                wake.set()  # the position changed while we waited
+                continue
             if not game.offered_draw and game.pending is None and dead_draw(game.board()):
                 game.offered_draw = True
                 self.stats.draws_offered += 1
@@ -368,6 +390,19 @@ class SeatClient:
             await self._send(m.Move(room=room, point=move.point, id=self._track(room)))
             self.stats.record_move((time.monotonic() - started) * 1000, budget)
             self.stats.quick_moves += move.quick
+
+    async def _paced(self, game: GameState, started: float, budget_ms: int) -> bool:
+        """In a game between two AIs, let each move take at least the watch pace (never
+        more than its time budget), so spectators can follow it; False if the position
+        changed meanwhile."""
+        pace_ms = min(self.config.pace_ms, budget_ms)
+        if pace_ms <= 0 or game.against_a_person():
+            return True
+        version = game.version
+        delay = started + pace_ms / 1000 - time.monotonic()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        return self.games.get(game.room) is game and game.version == version
 
     def _track(self, room: str) -> int:
         request = next(self._ids)

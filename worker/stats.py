@@ -20,6 +20,8 @@ class WorkerStats:
     """Moves played by the quick level because the search had no time left (a busy pool)."""
     refused: int = 0
     """Moves or choices the server refused (an illegal move would show here)."""
+    rate_limited: int = 0
+    """Plays the server dropped for coming too fast (each is sent again)."""
     games: int = 0
     finished: int = 0
     brain_failures: int = 0
