@@ -17,7 +17,8 @@ and is counted and printed.
 
 The clients run in ``--client-processes`` processes (default 2) so the load
 generator is less of a bottleneck; on a 2-core machine they still share the CPU
-with the server, which the printed server CPU share makes visible. Rate limits
+with the server, which the printed server CPU share makes visible; the target's CPU
+time per move is the figure least moved by that competition. Rate limits
 and the per-address limit are lifted on the server (everything comes from
 127.0.0.1). Targets: memory store >= 60% of the relay's moves/s with p99 <= 2x the
 relay's; Redis store >= 30% of the relay's moves/s.
@@ -275,6 +276,12 @@ class Outcome:
     problems: dict[str, int] = dataclasses.field(default_factory=dict)
     """Error frames and unanswered requests the clients met (games restarted after each)."""
 
+    @property
+    def cpu_us_per_move(self) -> float:
+        """The target's CPU time per move: unlike moves/s, little changed by other
+        processes competing for the cores (the figure to compare across busy runs)."""
+        return self.cpu_share * 1e6 / self.moves_per_s if self.moves_per_s else float("nan")
+
 
 class CpuWindow(threading.Thread):
     """Reads a process's CPU time at the start and the end of the measured window."""
@@ -420,14 +427,14 @@ def main() -> None:
 
 HEADER = (
     f"{'target':<8} {'moves/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'samples':>8} "
-    f"{'target CPU':>10}  vs relay"
+    f"{'target CPU':>10} {'CPU us/move':>11}  vs relay"
 )
 
 
 def row(o: Outcome, relay: Outcome | None) -> str:
     text = (
         f"{o.name:<8} {o.moves_per_s:>9.0f} {o.p50_ms:>8.2f} {o.p99_ms:>8.2f} {o.samples:>8} "
-        f"{o.cpu_share * 100:>9.0f}%"
+        f"{o.cpu_share * 100:>9.0f}% {o.cpu_us_per_move:>11.0f}"
     )
     if relay is not None:
         text += (

@@ -43,6 +43,15 @@ class _Peek(msgspec.Struct):
 
 _peek_decoder = msgspec.msgpack.Decoder(_Peek)
 
+
+class _EventFrame(msgspec.Struct, frozen=True, tag_field="type", tag="event"):
+    """An ``event`` message whose room event is already encoded (see :func:`event_frame`)."""
+
+    room: str
+    seq: int
+    event: msgspec.Raw
+
+
 _AT_PATH = re.compile(r"^(?P<detail>.*) - at `\$(?P<path>[^`]*)`$", re.DOTALL)
 _IN_KEY = re.compile(r" - at `key` in `\$(?P<path>[^`]*)`$")
 _MISSING = re.compile(r"missing required field `([^`]+)`")
@@ -55,6 +64,13 @@ _PATTERNS = {
 def encode(message: msgspec.Struct) -> bytes:
     """Encode any message (or room event) as one MessagePack map."""
     return _encoder.encode(message)
+
+
+def event_frame(room: str, seq: int, event: bytes) -> bytes:
+    """The ``event`` message for a room event stored already encoded (by :func:`encode`),
+    without decoding and encoding the event again: the same bytes as
+    ``encode(Event(room=room, seq=seq, event=decode_event(event)))``."""
+    return _encoder.encode(_EventFrame(room=room, seq=seq, event=msgspec.Raw(event)))
 
 
 def decode_client(data: object) -> ClientMessage:

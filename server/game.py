@@ -598,7 +598,13 @@ def apply(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outc
     running clock has already run out, the outcome is the loss on time, with
     the action's refusal in ``Outcome.error`` (the caller commits, then reports).
     """
-    room = decode_room(encode_room(room))  # a deep copy, ten times faster than deepcopy
+    return apply_to_copy(decode_room(encode_room(room)), action, now_ms, rules)
+
+
+def apply_to_copy(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outcome:
+    """:func:`apply` on a room the caller already copied and gives up: the outcome's
+    room is ``room`` itself, changed (saves a copy when the caller holds the stored bytes
+    it can decode a second time)."""
     flagged = _flag(room, now_ms) if room.state in LIVE_STATES else None
     if flagged is not None:
         error = None

@@ -15,8 +15,8 @@ from typing import Protocol
 import msgspec
 from websockets.asyncio.server import ServerConnection, broadcast
 
-from protocol.codec import decode_event, encode
-from protocol.messages import Event, LobbyGone, LobbyRoom
+from protocol.codec import encode, event_frame
+from protocol.messages import LobbyGone, LobbyRoom
 from protocol.values import RoomSummary
 from server.store import PlayerInbox, Store, StoredEvent
 
@@ -104,12 +104,7 @@ class Hub:
             after = 0 if record is None else record.seq
 
             def deliver(stored: StoredEvent) -> None:
-                try:
-                    event = decode_event(stored.data)
-                except ValueError:  # pragma: no cover - we wrote it
-                    log.exception("room %s: unreadable event %d", room_id, stored.seq)
-                    return
-                frame = encode(Event(room=room_id, seq=stored.seq, event=event))
+                frame = event_frame(room_id, stored.seq, stored.data)  # stored by us: valid
                 sockets = []
                 for watcher in list(feed.watchers):
                     try:
@@ -122,7 +117,7 @@ class Hub:
                 broadcast(sockets, frame)  # synchronous writes, the frame encoded once
 
             listener = self.store.listen_room(room_id, after, deliver)
-            if listener is not None:  # in-process store: delivered inside the commit
+            if listener is not None:  # handed over synchronously, no queue
                 async with listener as ended:
                     feed.ready.set()
                     await ended

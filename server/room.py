@@ -55,6 +55,9 @@ def _point(move: str, size: int) -> Point:
 
 LIVE_STATES: frozenset[str] = frozenset({"opening", "playing"})
 
+_STARTS: dict[Opening, OpeningState] = {o: OpeningState.start(o) for o in Opening}
+"""Each opening's state before the first stone (frozen, so shared)."""
+
 
 class Seat(msgspec.Struct, kw_only=True):
     """A player in a seat, with their connection status for presence."""
@@ -110,7 +113,7 @@ class Room(msgspec.Struct, kw_only=True):
 
     def opening_model(self) -> OpeningState:
         if not self.opening_state:
-            return OpeningState.start(self.opening)
+            return _STARTS[self.opening]
         return _opening(tuple(sorted(self.opening_state.items())))
 
     def board(self) -> Board:

@@ -69,6 +69,7 @@ class RoomService:
         """The latest outage this instance knows of (the clock ticker's beat updates it)."""
 
     async def load(self, room_id: str) -> tuple[RoomRecord, Room] | None:
+        """The room's stored record and the room decoded from it."""
         record = await self.store.load_room(room_id)
         if record is None:
             return None
@@ -116,8 +117,9 @@ class RoomService:
                 await self.archive(room)  # a finished game's archiving fell due
                 return game.Outcome(room), record.seq
             now = now_ms()
-            gave_back = outage.give_back(room, self.outage, timers.outage_grace_max_ms)
-            outcome = game.apply(room, this, now, self.config.game)
+            working = decode_room(record.state)  # ``room`` stays as it was, for comparing
+            gave_back = outage.give_back(working, self.outage, timers.outage_grace_max_ms)
+            outcome = game.apply_to_copy(working, this, now, self.config.game)
             if not checked_outage and _flagged(outcome):
                 # Before a flag falls, make sure no outage this instance has not heard of
                 # yet (it just came back, say) ate the time: beat, and look again.
@@ -242,7 +244,7 @@ class RoomService:
             if before is None or before.state != "over" or empty:
                 ttl = 0 if empty else self.config.timers.finished_room_ttl_ms
                 await self.store.expire_room(room.id, ttl)
-        elif not room.private:
+        elif not room.private and (before is None or _may_show_in_lobby(before, room)):
             summary = encode(room.summary())
             if before is None or encode(before.summary()) != summary:
                 await self.store.lobby_put(room.id, summary)
@@ -250,6 +252,17 @@ class RoomService:
 
 class NoSuchRoom(LookupError):
     """The room does not exist (or has expired)."""
+
+
+def _may_show_in_lobby(before: Room, after: Room) -> bool:
+    """Whether the change can show in the room's lobby line (its state, seats, colours,
+    spectator count): most moves cannot, and then the line is not built twice."""
+    return (
+        before.state != after.state
+        or before.seats != after.seats
+        or len(before.spectators) != len(after.spectators)
+        or before.opening_state != after.opening_state
+    )
 
 
 def _flagged(outcome: game.Outcome) -> bool:

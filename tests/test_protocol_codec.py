@@ -48,6 +48,7 @@ from protocol import (
     point_to_wire,
     result_to_wire,
 )
+from protocol.codec import event_frame
 
 CLIENT_TYPES: tuple[type[msgspec.Struct], ...] = typing.get_args(ClientMessage)
 SERVER_TYPES: tuple[type[msgspec.Struct], ...] = typing.get_args(ServerMessage)
@@ -141,6 +142,7 @@ def test_every_room_event_round_trips_in_its_envelope(
     envelope = Event(room="r1", seq=seq, event=event)
     assert decode_server(encode(envelope)) == envelope
     assert decode_event(encode(event)) == event
+    assert event_frame("r1", seq, encode(event)) == encode(envelope)  # the hub's fast path
 
 
 def test_catalogue_tags_are_unique_and_snake_case() -> None:

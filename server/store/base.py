@@ -173,9 +173,10 @@ class Store(Archive):
     def listen_room(
         self, room_id: str, after_seq: int, deliver: Callable[[StoredEvent], None]
     ) -> AbstractAsyncContextManager[asyncio.Future[None]] | None:
-        """Optional, for stores in this process: like :meth:`subscribe_room`, but each
-        event is handed to ``deliver`` synchronously inside the commit that writes it,
-        which saves the fan-out a trip through the event loop. The context yields a
+        """Optional: like :meth:`subscribe_room`, but each event is handed to ``deliver``
+        synchronously (the memory store: inside the commit that writes it; the Redis store:
+        as its feed reads it, or inside this instance's own commit), which saves the
+        fan-out a queue and a trip through the event loop. The context yields a
         future that is done once the room is gone (or the store closed). ``deliver``
         must not raise or await. None (the default): not supported, use
         :meth:`subscribe_room`."""

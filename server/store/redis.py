@@ -12,10 +12,15 @@ How each part maps onto Redis (key names: :mod:`server.keys`):
   token and answers the original result instead of a conflict (no lost and no
   double-applied move, even on retry). The log is trimmed to ``max_events``
   exactly (``MAXLEN =``), so what is retained is predictable.
-* **Fan-out.** Each commit that appends events PUBLISHes on the room's "bell"
-  channel (inside the script). An instance keeps one pub/sub connection for all
-  its bells, and per watched room one reader that XRANGEs after its cursor when
-  the bell rings and hands events to every local subscriber. The stream is the
+* **Fan-out.** Each commit PUBLISHes the room's last seq and new version on the
+  room's "bell" channel (inside the script). An instance keeps one pub/sub connection
+  for all its bells, and per watched room one reader that XRANGEs after its cursor when
+  the bell rings and hands events to every local subscriber. Events this instance
+  commits itself are handed over from the commit, without reading them back, and
+  the reader also keeps the room's record as this instance last wrote or read it:
+  while no bell announced a newer version (and for at most ``poll_interval_s``),
+  :meth:`RedisStore.load_room` answers from it without a round trip. A stale record
+  can only cost a conflict (the commit's version check) and a fresh read. The stream is the
   truth and pub/sub only a wake-up, so a lost message costs latency, not events:
   readers also poll every ``poll_interval_s`` and re-read after a reconnect. We
   chose this over XREAD BLOCK because a blocked connection serves one request:
@@ -53,6 +58,7 @@ import contextlib
 import functools
 import logging
 import os
+import time
 import urllib.parse
 from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -125,8 +131,8 @@ if seq >= first then
   if ttl > 0 then
     redis.call('PEXPIRE', KEYS[2], ttl)
   end
-  redis.call('PUBLISH', ARGV[6], seq)
 end
+redis.call('PUBLISH', ARGV[6], seq .. ':' .. version)
 return {version, first, seq}
 """
 
@@ -262,6 +268,15 @@ def _runs_to_completion(
     return shielded
 
 
+def _bell(data: bytes) -> tuple[int, int]:
+    """A room bell's ``seq:version`` (0 for what cannot be read: it still wakes the reader)."""
+    seq, _, version = data.partition(b":")
+    try:
+        return int(seq), int(version or 0)
+    except ValueError:
+        return 1 << 62, 0
+
+
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
@@ -374,8 +389,19 @@ class RedisStore(Store, Archive):
 
     # -- rooms -----------------------------------------------------------------
 
-    @_runs_to_completion
     async def load_room(self, room_id: str) -> RoomRecord | None:
+        feed = self._feeds.get(room_id)
+        if feed is not None:
+            known = feed.current_record()
+            if known is not None:
+                return known
+        record = await self._load_room(room_id)
+        if feed is not None and record is not None and self._feeds.get(room_id) is feed:
+            feed.remember(record)
+        return record
+
+    @_runs_to_completion
+    async def _load_room(self, room_id: str) -> RoomRecord | None:
         fields: list[Any] = await self.redis.hmget(
             self.keys.room_state(room_id), ["version", "seq", "state"]
         )
@@ -384,7 +410,6 @@ class RedisStore(Store, Archive):
             return None
         return RoomRecord(int(version), int(seq), state)
 
-    @_runs_to_completion
     async def commit(
         self,
         room_id: str,
@@ -393,6 +418,32 @@ class RedisStore(Store, Archive):
         events: Sequence[bytes] = (),
         *,
         deadline_ms: int | None = KEEP_DEADLINE,
+    ) -> CommitResult:
+        feed = self._feeds.get(room_id)
+        if feed is None:
+            return await self._write_room(room_id, expected_version, state, events, deadline_ms)
+        feed.local_commits += 1  # its own bell need not wake the reader
+        try:
+            result = await self._write_room(room_id, expected_version, state, events, deadline_ms)
+            feed.remember(RoomRecord(result.version, result.last_seq, state))
+            if events and result.last_seq - result.first_seq + 1 == len(events):
+                feed.committed(result.first_seq, events)
+            return result
+        except Conflict:
+            feed.forget()
+            raise
+        finally:
+            feed.local_commits -= 1
+            feed.settle()
+
+    @_runs_to_completion
+    async def _write_room(
+        self,
+        room_id: str,
+        expected_version: int,
+        state: bytes,
+        events: Sequence[bytes],
+        deadline_ms: int | None,
     ) -> CommitResult:
         keys = [self.keys.room_state(room_id), self.keys.room_events(room_id)]
         if deadline_ms is None:
@@ -452,32 +503,63 @@ class RedisStore(Store, Archive):
         )
 
     @asynccontextmanager
+    async def _listening(self, room_id: str, listener: _Listener) -> AsyncIterator[None]:
+        """Attach ``listener`` to the room's feed for the context: the retained events
+        after its ``last`` first, then every new one (ended at once if there is no room)."""
+        feed = await self._feed(room_id)
+        if feed is None:
+            listener.end()
+            yield
+            return
+        cursor = feed.cursor  # the feed hands everything after this to the listener
+        feed.listeners.add(listener)
+        try:
+            backlog = []
+            if cursor > listener.last:
+                backlog = _events(await self._read_range(room_id, listener.last, cursor))
+            listener.open(backlog)
+            yield
+        finally:
+            feed.listeners.discard(listener)
+            if not feed.listeners:
+                async with self._feeds_lock:
+                    if not feed.listeners and self._feeds.get(room_id) is feed:
+                        del self._feeds[room_id]
+                        await feed.stop()
+
+    @asynccontextmanager
     async def _follow_room(
         self, room_id: str, after_seq: int
     ) -> AsyncIterator[AsyncIterator[StoredEvent]]:
         queue: asyncio.Queue[StoredEvent | None] = asyncio.Queue()
-        feed = await self._feed(room_id)
-        if feed is None:
-            queue.put_nowait(_CLOSED)
+        listener = _Listener(queue.put_nowait, lambda: queue.put_nowait(_CLOSED), after_seq)
+        async with self._listening(room_id, listener):
             yield _drain(queue)
-            return
-        cursor = feed.cursor  # the feed delivers everything after this to `queue`
-        feed.queues.add(queue)
-        try:
-            backlog = _events(await self._read_range(room_id, after_seq, cursor))
-            yield _follow(backlog, queue, after_seq)
-        finally:
-            feed.queues.discard(queue)
-            if not feed.queues:
-                async with self._feeds_lock:
-                    if not feed.queues and self._feeds.get(room_id) is feed:
-                        del self._feeds[room_id]
-                        await feed.stop()
 
     def subscribe_room(
         self, room_id: str, after_seq: int
     ) -> AbstractAsyncContextManager[AsyncIterator[StoredEvent]]:
         return self._follow_room(room_id, after_seq)
+
+    @asynccontextmanager
+    async def _listen_room(
+        self, room_id: str, after_seq: int, deliver: Callable[[StoredEvent], None]
+    ) -> AsyncIterator[asyncio.Future[None]]:
+        ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        def end() -> None:
+            if not ended.done():
+                ended.set_result(None)
+
+        async with self._listening(room_id, _Listener(deliver, end, after_seq)):
+            yield ended
+
+    def listen_room(
+        self, room_id: str, after_seq: int, deliver: Callable[[StoredEvent], None]
+    ) -> AbstractAsyncContextManager[asyncio.Future[None]]:
+        """Events reach ``deliver`` straight from the room's feed (from the commit for this
+        instance's own commits), without a queue and a task switch per event."""
+        return self._listen_room(room_id, after_seq, deliver)
 
     async def _feed(self, room_id: str) -> _RoomFeed | None:
         """This instance's reader of the room's log, started on first use; None if no room."""
@@ -499,6 +581,9 @@ class RedisStore(Store, Archive):
 
     @_runs_to_completion
     async def expire_room(self, room_id: str, ttl_ms: int) -> None:
+        feed = self._feeds.get(room_id)
+        if feed is not None:
+            feed.forget()  # the record must not outlive the room
         keys = [self.keys.room_state(room_id), self.keys.room_events(room_id)]
         await self._expire(keys, [max(1, ttl_ms)])
 
@@ -924,13 +1009,73 @@ class _RoomFeed:
         self.room_id = room_id
         self.bell = bell
         self.cursor = 0
-        self.queues: set[asyncio.Queue[StoredEvent | None]] = set()
+        self.listeners: set[_Listener] = set()
+        self.local_commits = 0
+        """This instance's commits to the room in flight (their bells wake nobody)."""
+        self._bell_seq = 0
+        """The highest seq a bell announced while a local commit was in flight."""
+        self.heard_version = 0
+        """The newest version of the room a bell announced."""
+        self._record: RoomRecord | None = None
+        self._record_at = 0.0
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
 
-    def ring(self, _data: bytes) -> None:
+    def ring(self, data: bytes) -> None:
+        """The room's bell: a commit of any instance, after which the log ends at
+        ``seq`` and the room is at ``version``. Events this instance commits itself are
+        delivered by the commit, so their bell wakes nobody."""
+        seq, version = _bell(data)
+        self.heard_version = max(self.heard_version, version)
+        if seq <= self.cursor:
+            return
+        if self.local_commits:
+            self._bell_seq = max(self._bell_seq, seq)
+            return
         self._wake.set()
+
+    def settle(self) -> None:
+        """A local commit ended: wake the reader for what other commits' bells announced
+        meanwhile (or what this one did not deliver itself)."""
+        if not self.local_commits and self._bell_seq > self.cursor:
+            self._wake.set()
+
+    def current_record(self) -> RoomRecord | None:
+        """The room as this instance last wrote or read it, if no bell announced a newer
+        version since, the bell connection stayed up, and it is recent; else None."""
+        record = self._record
+        if (
+            record is None
+            or record.version < self.heard_version
+            or not self.store._bus.connected.is_set()
+            or time.monotonic() - self._record_at > self.store.poll_interval_s
+        ):
+            return None
+        return record
+
+    def remember(self, record: RoomRecord) -> None:
+        if record.version >= self.heard_version:
+            self._record, self._record_at = record, time.monotonic()
+
+    def forget(self) -> None:
+        self._record = None
+
+    def committed(self, first_seq: int, events: Sequence[bytes]) -> None:
+        """This instance just committed ``events`` as ``first_seq``...: deliver them now,
+        without reading them back, if they follow what the feed has delivered (else the
+        feed reads them from the log as usual, on the bell)."""
+        if first_seq != self.cursor + 1:
+            return
+        for seq, data in enumerate(events, first_seq):
+            self._deliver(StoredEvent(seq, data))
+
+    def _deliver(self, event: StoredEvent) -> None:
+        if event.seq <= self.cursor:
+            return  # delivered already (read back while its commit delivered it)
+        self.cursor = event.seq
+        for listener in list(self.listeners):
+            listener.take(event)
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"room-feed-{self.room_id}")
@@ -943,8 +1088,8 @@ class _RoomFeed:
             self._task = None
         with contextlib.suppress(RedisError, OSError):
             await self.store._bus.unsubscribe(self.bell)
-        for queue in self.queues:
-            queue.put_nowait(_CLOSED)
+        for listener in self.listeners:
+            listener.end()
 
     async def _run(self) -> None:
         while not self._stopping:
@@ -953,9 +1098,7 @@ class _RoomFeed:
                 entries = await self.store._read_range(self.room_id, self.cursor, None)
                 if entries:
                     for event in _events(entries):
-                        self.cursor = event.seq
-                        for queue in self.queues:
-                            queue.put_nowait(event)
+                        self._deliver(event)
                     continue
                 if not await self._wait() and not await self._room_exists():
                     self._room_gone()
@@ -983,8 +1126,42 @@ class _RoomFeed:
         if self.store._feeds.get(self.room_id) is self:
             del self.store._feeds[self.room_id]
         self.store._bus.forget(self.bell)
-        for queue in self.queues:
-            queue.put_nowait(_CLOSED)
+        for listener in self.listeners:
+            listener.end()
+
+
+class _Listener:
+    """One local subscriber of a room feed: each event after ``last`` once, in order.
+    Until :meth:`open` hands it the backlog read from the log, live events wait."""
+
+    def __init__(
+        self, deliver: Callable[[StoredEvent], None], end: Callable[[], None], after_seq: int
+    ) -> None:
+        self.deliver = deliver
+        self.end = end
+        """Called when the feed ends (the room is gone, or the store closes)."""
+        self.last = after_seq
+        self._held: list[StoredEvent] | None = []
+
+    def take(self, event: StoredEvent) -> None:
+        if self._held is not None:
+            self._held.append(event)
+        else:
+            self._give(event)
+
+    def open(self, backlog: list[StoredEvent]) -> None:
+        held, self._held = self._held or [], None
+        for event in [*backlog, *held]:
+            self._give(event)
+
+    def _give(self, event: StoredEvent) -> None:
+        if event.seq <= self.last:
+            return
+        self.last = event.seq
+        try:
+            self.deliver(event)
+        except Exception:  # one subscriber's failure must not stop the others
+            log.exception("delivering event %d failed", event.seq)
 
 
 class _RedisInbox(PlayerInbox):
@@ -1045,6 +1222,8 @@ class _Bus:
         channels = list(self.handlers)
         waits = [self._expect(channel) for channel in channels]
         await pubsub.subscribe(*channels)
+        for feed in self.store._feeds.values():
+            feed.forget()  # bells may have been missed while the connection was down
         # Confirmations are read by the listener; on the first connect nobody reads yet.
         if self._task is None:
             await self._read_until_confirmed(pubsub, waits)
@@ -1162,16 +1341,3 @@ async def _stop_task(task: asyncio.Task[None]) -> None:
 async def _drain(queue: asyncio.Queue[_T | None]) -> AsyncIterator[_T]:
     while (item := await queue.get()) is not None:
         yield item
-
-
-async def _follow(
-    backlog: list[StoredEvent], queue: asyncio.Queue[StoredEvent | None], after_seq: int
-) -> AsyncIterator[StoredEvent]:
-    last = after_seq
-    for event in backlog:
-        last = event.seq
-        yield event
-    while (event_or_none := await queue.get()) is not None:
-        if event_or_none.seq > last:
-            last = event_or_none.seq
-            yield event_or_none
