@@ -71,6 +71,10 @@ class GameRules:
     """After a declined takeback the requester waits this long, doubled per decline."""
     max_takeback_declines: int = 3
     """After this many declines in one game, takebacks are refused for the rest of it."""
+    spectator_count_every_ms: int = 500
+    """``spectator_count`` goes out at most this often: the first change at once, the
+    changes after it together at the end of the interval (a crowd arriving at a popular
+    game would otherwise cost one event to every watcher per arrival)."""
 
 
 # --- actions ---------------------------------------------------------------------------
@@ -177,10 +181,13 @@ class Outcome:
     spawn: Room | None = None
     spawn_events: list[RoomEvent] = dataclasses.field(default_factory=list)
     error: GameError | None = None
+    quiet_change: bool = False
+    """The room changed without an event to show for it yet (a spectator arrived
+    while the count's announcement is held back): it must still be committed."""
 
     @property
     def changed(self) -> bool:
-        return bool(self.events) or self.spawn is not None
+        return bool(self.events) or self.spawn is not None or self.quiet_change
 
 
 Handler = Callable[[Room, GameAction, int, GameRules], Outcome]
@@ -281,7 +288,7 @@ def _join(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outc
     if not action.as_player:
         if player.id not in room.spectators:
             room.spectators.append(player.id)
-            out.events.append(SpectatorCount(count=len(room.spectators)))
+            _count_spectators(room, out, now_ms, rules)
         return out
     if room.state != "waiting":
         raise GameError(ErrorCode.ROOM_FULL, "the game has started; join as a spectator")
@@ -295,7 +302,7 @@ def _join(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outc
     room.seats[seat] = msgspec.structs.replace(player, online=True, offline_since_ms=None)
     if player.id in room.spectators:
         room.spectators.remove(player.id)
-        out.events.append(SpectatorCount(count=len(room.spectators)))
+        _count_spectators(room, out, now_ms, rules)
     out.events.append(
         PlayerJoined(
             seat=_color_name(room.color_of(seat)),
@@ -315,7 +322,7 @@ def _leave(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Out
     out = Outcome(room)
     if action.player in room.spectators:
         room.spectators.remove(action.player)
-        out.events.append(SpectatorCount(count=len(room.spectators)))
+        _count_spectators(room, out, now_ms, rules)
         return out
     seat = room.seat_of(action.player)
     if seat is None:
@@ -565,7 +572,34 @@ def _presence(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> 
 
 
 def _tick(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outcome:
-    return Outcome(room)  # the flag check in apply() does the work
+    out = Outcome(room)  # the flag check in apply() does the clocks' work
+    due = room.spectators_due_ms
+    if due is not None and now_ms >= due:
+        room.spectators_due_ms = None
+        out.quiet_change = True
+        if room.spectators_shown != len(room.spectators):
+            _announce_spectators(room, out, now_ms)
+    return out
+
+
+def _count_spectators(room: Room, out: Outcome, now_ms: int, rules: GameRules) -> None:
+    """The spectator list changed: announce the count now, or, if one went out less
+    than ``spectator_count_every_ms`` ago, at the end of that interval (a clock tick
+    does it, see :meth:`Room.due_ms`), with every change until then in one event."""
+    out.quiet_change = True
+    if room.spectators_due_ms is not None:
+        return  # already held back: that announcement will carry this change too
+    wait_until = room.spectators_shown_ms + rules.spectator_count_every_ms
+    if room.spectators_shown_ms and now_ms < wait_until:
+        room.spectators_due_ms = wait_until
+        return
+    _announce_spectators(room, out, now_ms)
+
+
+def _announce_spectators(room: Room, out: Outcome, now_ms: int) -> None:
+    room.spectators_shown = len(room.spectators)
+    room.spectators_shown_ms = now_ms
+    out.events.append(SpectatorCount(count=room.spectators_shown))
 
 
 _ALL = ("waiting", "opening", "playing", "over")

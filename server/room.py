@@ -108,6 +108,12 @@ class Room(msgspec.Struct, kw_only=True):
     """Set while a finished game is not yet archived (record, ratings): when to retry."""
     outage_seen_ms: int = 0
     """The end of the latest outage whose time the clocks were given back (server.outage)."""
+    spectators_shown: int = 0
+    """The spectator count the room's last ``spectator_count`` event announced."""
+    spectators_shown_ms: int = 0
+    """When it was announced (epoch ms)."""
+    spectators_due_ms: int | None = None
+    """When a changed count that was held back must be announced (server.game)."""
 
     # -- derived ---------------------------------------------------------------
 
@@ -180,10 +186,12 @@ class Room(msgspec.Struct, kw_only=True):
 
     def due_ms(self) -> int | None:
         """When the server must look at this room even if nobody acts: the clock's
-        deadline, or the time to retry archiving a finished game."""
-        if self.archive_at_ms is not None:
-            return self.archive_at_ms
-        return self.deadline_ms()
+        deadline, the time to retry archiving a finished game, or the time to announce
+        a spectator count held back, whichever comes first."""
+        due = self.archive_at_ms if self.archive_at_ms is not None else self.deadline_ms()
+        if self.spectators_due_ms is not None and (due is None or self.spectators_due_ms < due):
+            return self.spectators_due_ms
+        return due
 
     def clocks(self, now_ms: int) -> Clocks | None:
         if self.time is None:
@@ -231,7 +239,7 @@ class Room(msgspec.Struct, kw_only=True):
             rated=self.rated,
             private=self.private,
             players=self.seats_view(None, 0),
-            spectators=len(self.spectators),
+            spectators=self.spectators_shown,  # the lobby follows the announced count
             state=self.state,
         )
 

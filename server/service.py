@@ -260,7 +260,7 @@ def _may_show_in_lobby(before: Room, after: Room) -> bool:
     return (
         before.state != after.state
         or before.seats != after.seats
-        or len(before.spectators) != len(after.spectators)
+        or before.spectators_shown != after.spectators_shown
         or before.opening_state != after.opening_state
     )
 

@@ -30,9 +30,12 @@ class ServerProcess:
     """`python -m server` on a fixed port, told the Redis URL by ``--redis`` or (with
     ``via_env``) by GOMOKU_REDIS_URL; started and stopped by the test."""
 
-    def __init__(self, redis_url: str, log: Path, *, via_env: bool = False) -> None:
+    def __init__(
+        self, redis_url: str, log: Path, *, via_env: bool = False, loop: str = "auto"
+    ) -> None:
         self.redis_url = redis_url
         self.via_env = via_env
+        self.loop = loop
         self.port = free_port()
         self.log = log
         self.process: subprocess.Popen[bytes] | None = None
@@ -40,6 +43,7 @@ class ServerProcess:
     def start(self) -> None:
         command = [sys.executable, "-m", "server", "--host", "127.0.0.1"]
         command += ["--port", str(self.port), "--log-level", "WARNING", "--bots", "0"]
+        command += ["--loop", self.loop]
         env = {k: v for k, v in os.environ.items() if k != "GOMOKU_REDIS_URL"}
         if self.via_env:
             env["GOMOKU_REDIS_URL"] = self.redis_url
@@ -75,11 +79,11 @@ class ServerProcess:
 
 @pytest.fixture
 def processes(redis_url: str, tmp_path: Path) -> Iterator[list[ServerProcess]]:
-    """Two server processes sharing the test's Redis (one told by --redis, one by
-    GOMOKU_REDIS_URL); both stopped at teardown."""
+    """Two server processes sharing the test's Redis (one told by --redis and running on
+    uvloop, one by GOMOKU_REDIS_URL on asyncio's own loop); both stopped at teardown."""
     started = [
-        ServerProcess(redis_url, tmp_path / "server-0.log"),
-        ServerProcess(redis_url, tmp_path / "server-1.log", via_env=True),
+        ServerProcess(redis_url, tmp_path / "server-0.log", loop="uvloop"),
+        ServerProcess(redis_url, tmp_path / "server-1.log", via_env=True, loop="asyncio"),
     ]
     try:
         for process in started:
