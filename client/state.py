@@ -548,8 +548,9 @@ def reduce(model: ViewModel, action: Action, now: float) -> ViewModel:
         case msg.Error() as error:
             model = dataclasses.replace(model, last_error=error)
             return _log(model, "error", describe_error(error))
-        case msg.Lobby(rooms=rooms):
-            return dataclasses.replace(model, lobby={r.id: r for r in rooms})
+        case msg.Lobby(rooms=rooms, part=part):
+            known = model.lobby if part else {}  # later parts of a long list add to it
+            return dataclasses.replace(model, lobby={**known, **{r.id: r for r in rooms}})
         case msg.LobbyRoom(room=summary):
             return dataclasses.replace(model, lobby={**model.lobby, summary.id: summary})
         case msg.LobbyGone(room=room_id):

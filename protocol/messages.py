@@ -377,10 +377,14 @@ class Error(_ServerMessage, frozen=True, tag="error"):
 
 
 class Lobby(_ServerMessage, frozen=True, tag="lobby"):
-    """The full list of listed rooms (public rooms, waiting or playing)."""
+    """The list of listed rooms (public rooms, waiting or playing). A long list comes in
+    parts, one frame each: part 0 replaces what the client had, later parts add to it,
+    and ``more`` says whether another part follows."""
 
     rooms: Annotated[list[RoomSummary], msgspec.Meta(max_length=MAX_LIST)]
     re: RequestId | None = None
+    part: Annotated[int, msgspec.Meta(ge=0)] = 0
+    more: bool = False
 
 
 class LobbyRoom(_ServerMessage, frozen=True, tag="lobby_room"):

@@ -110,4 +110,7 @@ class ServerConfig:
     """Web origins (``https://play.example.org``) whose pages may open connections;
     empty: any. Clients that send no ``Origin`` (everything but browsers) are always let in."""
     bots: Bots = dataclasses.field(default_factory=Bots)
+    lobby_part_rooms: int = 500
+    """Rooms per ``lobby`` frame: a long list goes out in parts (500 summaries are about
+    120 KB, well inside the client's 1 MiB frame limit)."""
     server_name: str = "gomoku-arena"

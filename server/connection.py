@@ -492,8 +492,11 @@ async def on_lobby_watch(conn: Connection, msg: m.LobbyWatch) -> None:
         return
     hub.lobby_watchers.add(conn)
     listing = await conn.server.store.lobby_list()
-    summaries = [_decode_summary(v) for v in listing.values()]
-    conn.send(m.Lobby(rooms=sorted(summaries, key=lambda s: s.id), re=msg.id))
+    summaries = sorted((_decode_summary(v) for v in listing.values()), key=lambda s: s.id)
+    size = max(1, conn.server.config.lobby_part_rooms)
+    parts = [summaries[i : i + size] for i in range(0, len(summaries), size)] or [[]]
+    for part, rooms in enumerate(parts):
+        conn.send(m.Lobby(rooms=rooms, re=msg.id, part=part, more=part < len(parts) - 1))
 
 
 def _decode_summary(data: bytes) -> RoomSummary:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import msgspec
+
 from client.history import (
     GAMES_PAGE,
     GamesRequested,
@@ -349,6 +351,12 @@ def test_lobby_list_updates() -> None:
     assert model.lobby["r9"].spectators == 2
     model = reduce(model, msg.LobbyGone(room="r9"), T0)
     assert model.lobby == {}
+    model = reduce(model, msg.Lobby(rooms=[summary], more=True), T0)
+    other = msgspec.structs.replace(summary, id="r10")
+    model = reduce(model, msg.Lobby(rooms=[other], part=1), T0)
+    assert sorted(model.lobby) == ["r10", "r9"]  # a later part adds to the list
+    model = reduce(model, msg.Lobby(rooms=[other]), T0)
+    assert list(model.lobby) == ["r10"]  # part 0 starts it afresh
 
 
 def test_quick_match_queue_state() -> None:

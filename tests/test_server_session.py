@@ -115,6 +115,26 @@ async def test_presence_grace_then_claim(make_server: MakeServer, connect: Conne
     assert (over.winner, over.reason) == ("black", "abandon")
 
 
+async def test_a_long_lobby_comes_in_parts(
+    make_server: Callable[..., Awaitable[GomokuServer]], connect: Connect
+) -> None:
+    """A lobby longer than one part arrives as several frames that add up to every room."""
+    server = await make_server(make_config(lobby_part_rooms=2))
+    rooms = []
+    for i in range(5):
+        creator = await connect(f"p{i}", to=server)
+        rooms.append((await creator.create()).room.id)
+    carol = await connect("carol", to=server)
+    await carol.send(m.LobbyWatch(on=True, id=9))
+    parts = [await carol.expect(m.Lobby) for _ in range(3)]
+    assert [(p.part, p.more, p.re, len(p.rooms)) for p in parts] == [
+        (0, True, 9, 2),
+        (1, True, 9, 2),
+        (2, False, 9, 1),
+    ]
+    assert [r.id for p in parts for r in p.rooms] == sorted(rooms)
+
+
 async def test_lobby_lists_public_rooms_and_updates_live(connect: Connect) -> None:
     """The lobby lists public rooms and sends changes while watched; private rooms stay out."""
     alice = await connect("alice")
