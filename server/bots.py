@@ -20,6 +20,19 @@ The registry lives in one server instance, and a worker serves the players of
 the instance it is registered with. Its seats' presence in their rooms is what
 every instance sees, so a seat that plays through another instance (behind a
 load balancer) is left to that one rather than taken away.
+
+Across a restart: every AI seat in play is also recorded in the store (its token
+hash, worker, name and level; :meth:`Store.put_ai_seat`), from when it is given
+out until it is released. A starting registry loads those records, so it knows
+its seats before any of them says hello again: each is held for its worker as if
+the worker's connection had just gone, and gets one lease for the worker to come
+back. After that it is judged like any seat nobody plays here: released if its
+games are over, left alone if its room shows it online through another instance,
+otherwise handed over. A room's "online" is not believed for a seat that has not
+said hello since the latest outage (every instance was down, so no connection
+survived it; that is how a killed server leaves its rooms). A handover replaces
+the seat's record only if it is still the one this instance knew (one atomic
+step), so two instances that both judge a seat never both hand it over.
 """
 
 from __future__ import annotations
@@ -56,7 +69,7 @@ from server.sessions import (
     new_token,
     token_hash,
 )
-from server.store import Store
+from server.store import Store, StoreUnavailable
 
 log = logging.getLogger("gomoku.server")
 
@@ -72,12 +85,25 @@ class WorkerLink(Protocol):
     def close(self, code: int, reason: str) -> None: ...
 
 
+class SeatRecord(msgspec.Struct, array_like=True, frozen=True):
+    """An AI seat in play as the store keeps it (the player id is the key)."""
+
+    token_hash: str
+    worker: str
+    name: str
+    level: str
+
+
+_record_decoder = msgspec.msgpack.Decoder(SeatRecord)
+
+
 @dataclasses.dataclass
 class AiSeat:
     """One AI player: its id, display name, level, the hash of its current token and
     the worker that plays it. ``away_since`` (monotonic seconds) is set while no
     connection to this server instance plays it; ``connected_once`` says whether one
-    ever did with the current token."""
+    ever did with the current token; ``restored_at`` (monotonic seconds) is set for
+    a seat loaded from the store at start-up until it connects here."""
 
     player: str
     name: str
@@ -86,9 +112,17 @@ class AiSeat:
     worker: str = ""
     away_since: float | None = None
     connected_once: bool = False
+    restored_at: float | None = None
 
     def seat(self) -> Seat:
         return Seat(id=self.player, name=self.name, rating=None, bot=True)
+
+    def record(self) -> bytes:
+        """The seat as the store records it; the same seat always gives the same bytes,
+        so a record read back can be compared with what this instance believes."""
+        return msgspec.msgpack.encode(
+            SeatRecord(self.token_hash, self.worker, self.name, self.level)
+        )
 
 
 @dataclasses.dataclass
@@ -244,6 +278,7 @@ class BotRegistry:
         self._hold(worker, seat)
         try:
             await self._store_session(seat, worker.id)
+            await self.store.put_ai_seat(seat.player, seat.record())
         except BaseException:
             self._drop(seat.player)
             raise
@@ -253,6 +288,7 @@ class BotRegistry:
         """Undo a claim whose seat could not be taken."""
         self._drop(claim.seat.player)
         await self.store.delete_session(claim.seat.token_hash)
+        await self.store.drop_ai_seat(claim.seat.player)
 
     def dispatch(self, claim: Claim, room_id: str) -> None:
         """Tell the worker to play the seat. If it is gone right now, the lease
@@ -323,6 +359,7 @@ class BotRegistry:
         seat.token_hash = hashed
         seat.away_since = None
         seat.connected_once = True
+        seat.restored_at = None
 
     def _tracked(self, player: str) -> AiSeat | None:
         owner = self.owner.get(player)
@@ -358,22 +395,31 @@ class BotRegistry:
         """The seat's games are over and its connection is gone: forget it."""
         self._drop(seat.player)
         await self.store.delete_session(seat.token_hash)
+        await self.store.drop_ai_seat(seat.player)
         log.info("AI seat %s released", seat.player)
 
     async def _hand_over(self, seat: AiSeat, rooms: list[str]) -> bool:
         """Give a seat whose worker is gone to another worker (a new token; the old
         one stops working and its connections are closed). False if none is free:
-        the seat waits among the orphans for the next try."""
+        the seat waits among the orphans for the next try; or if another server
+        instance handed it over first: it is that instance's now."""
         worker = self.pick(seat.level) or self.pick(seat.level, any_level=True)
         self._drop(seat.player)
         if worker is None:
             self.orphans[seat.player] = seat
             return False
-        old_hash = seat.token_hash
+        old_hash, known = seat.token_hash, seat.record()
         token = new_token()
-        seat.token_hash = token_hash(token)
+        record = SeatRecord(token_hash(token), worker.id, seat.name, seat.level)
+        if not await self.store.put_ai_seat(
+            seat.player, msgspec.msgpack.encode(record), replacing=known
+        ):
+            log.info("AI seat %s was handed over by another server instance", seat.player)
+            return False
+        seat.token_hash = record.token_hash
         seat.away_since = time.monotonic()
         seat.connected_once = False
+        seat.restored_at = None
         self._hold(worker, seat)
         await self._store_session(seat, worker.id)
         await self.store.delete_session(old_hash)
@@ -388,17 +434,57 @@ class BotRegistry:
     # -- the watchdog ----------------------------------------------------------------
 
     async def watch(self) -> None:
-        """Close silent workers, expire leases, hand over or release seats."""
+        """Learn the AI seats in play from the store (once it answers), then close
+        silent workers, expire leases, hand over or release seats."""
         tick = max(0.02, min(self.settings.heartbeat_ms, self.settings.lease_ms) / 4000)
+        restored = False
         while True:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wakeup.wait(), tick)
-            self._wakeup.clear()
+            if not restored:
+                try:
+                    await self.restore()
+                    restored = True
+                except StoreUnavailable as error:
+                    log.warning("cannot load the AI seats in play yet: %s", error)
+                except Exception:
+                    self.metrics.inc("gomoku_errors_internal_total")
+                    log.exception("loading the AI seats in play failed")
+                    restored = True  # a bug, not an outage: do not try every tick
             try:
                 await self.check()
             except Exception:
                 self.metrics.inc("gomoku_errors_internal_total")
                 log.exception("AI watchdog failed")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wakeup.wait(), tick)
+            self._wakeup.clear()
+
+    async def restore(self) -> None:
+        """Hold every AI seat the store records as in play and this registry does not
+        know yet (a restart), for its worker, as if the worker's connection had just
+        gone: the worker gets one lease to come back before the seat is judged."""
+        now = time.monotonic()
+        restored = 0
+        for player, data in (await self.store.ai_seats()).items():
+            if self._tracked(player) is not None:
+                continue  # it said hello before we got here
+            try:
+                record = _record_decoder.decode(data)
+            except msgspec.DecodeError:
+                log.warning("AI seat %s: unreadable record in the store; forgotten", player)
+                await self.store.drop_ai_seat(player)
+                continue
+            seat = AiSeat(player, record.name, record.level, record.token_hash)
+            seat.away_since = seat.restored_at = now
+            worker = self.workers.get(record.worker)
+            if worker is None:
+                worker = self.workers[record.worker] = Worker(record.worker, None, lost_at=now)
+            self._hold(worker, seat)
+            restored += 1
+        if restored:
+            log.info(
+                "%d AI seats in play loaded from the store; their workers may return", restored
+            )
+        self._wakeup.set()
 
     async def check(self) -> None:
         now = time.monotonic()
@@ -428,9 +514,16 @@ class BotRegistry:
         connected within the lease after it was given out, or its room has shown it
         offline for longer than the lease (the room's presence is what every server
         instance sees, so a seat that reconnected through another instance is left to
-        that instance and forgotten here)."""
+        that instance and forgotten here).
+
+        A seat loaded from the store at start-up is not judged before one lease has
+        passed (its worker may reconnect after the restart), and its room's "online"
+        is not believed if it has not said hello since the latest outage."""
         if seat.away_since is None and worker is not None:
             return  # connected here, and its worker is known
+        lease_s = self.settings.lease_ms / 1000
+        if seat.restored_at is not None and time.monotonic() - seat.restored_at <= lease_s:
+            return  # loaded at start-up: its worker may yet come back
         places = await self._seat_rooms(seat.player)
         if not places:
             if seat.away_since is not None:
@@ -438,19 +531,24 @@ class BotRegistry:
             return
         if seat.away_since is None:
             return  # an orphan still connected here: its worker may come back
-        if not seat.connected_once:  # not here; perhaps through another server instance
+        seen_ms = None
+        if not seat.connected_once or seat.restored_at is not None:
+            # Not here; perhaps through another server instance.
             data = await self.store.get_session(seat.token_hash)
-            seat.connected_once = data is not None and decode_session(data).seen_ms is not None
+            seen_ms = None if data is None else decode_session(data).seen_ms
+            seat.connected_once = seen_ms is not None
         if seat.connected_once:
             in_room = places[0][1]
             if in_room.online:
-                self._drop(seat.player)
-                log.info("AI seat %s plays through another server instance", seat.player)
-                return
-            wall = now_ms()
-            if wall - (in_room.offline_since_ms or wall) <= self.settings.lease_ms:
-                return
-        elif time.monotonic() - seat.away_since <= self.settings.lease_ms / 1000:
+                if not self._online_is_stale(seat, seen_ms):
+                    self._drop(seat.player)
+                    log.info("AI seat %s plays through another server instance", seat.player)
+                    return
+            else:
+                wall = now_ms()
+                if wall - (in_room.offline_since_ms or wall) <= self.settings.lease_ms:
+                    return
+        elif time.monotonic() - seat.away_since <= lease_s:
             return
         if worker is not None and worker.link is not None:
             worker.link.send(
@@ -459,6 +557,18 @@ class BotRegistry:
                 )
             )
         await self._hand_over(seat, [room for room, _ in places])
+
+    def _online_is_stale(self, seat: AiSeat, seen_ms: int | None) -> bool:
+        """Whether a seat loaded at start-up shows "online" in its room only because the
+        server that served it was killed: it has not said hello since the latest outage
+        (when no instance ran, so no connection survived)."""
+        outage = self.service.outage
+        return (
+            seat.restored_at is not None
+            and outage is not None
+            and seen_ms is not None
+            and seen_ms < outage.end_ms
+        )
 
     # -- hints -------------------------------------------------------------------------
 

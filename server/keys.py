@@ -15,6 +15,8 @@ Layout (``gomoku:`` is the default prefix, so one Redis can hold other data too)
   transaction may cover both; ``gomoku:queues`` lists queue names ever used.
 - sessions and players: ``gomoku:session:HASH``, ``gomoku:player:ID:rooms``
   (set), channel ``gomoku:player:ID``; invites: ``gomoku:invite:CODE``.
+- AI seats in play: ``gomoku:ai:seats`` (hash, AI seat player -> its record), so a
+  restarted server knows the seats it must hand over if their worker is gone.
 - ratings: ``gomoku:{rating:POOL}:players`` (hash, player -> standing),
   ``gomoku:{rating:POOL}:board`` (leaderboard) and ``gomoku:{rating:POOL}:game:ID``
   (rated-once marker) share a tag, so one transaction updates both players.
@@ -22,8 +24,13 @@ Layout (``gomoku:`` is the default prefix, so one Redis can hold other data too)
   ``gomoku:player:ID:games`` (sorted set of game ids by end time) and
   ``gomoku:names`` (hash, player -> display name, for leaderboards and profiles).
 
-A hash tag is the text between the first ``{`` and the next ``}``, so names put
-inside one must not contain braces; :class:`KeyNameError` refuses them.
+A hash tag is the text between the first ``{`` and the next ``}``, so an id put
+into a key has its braces escaped (``%7B``, ``%7D``, and ``%`` itself as ``%25``):
+ids come from clients too (a ``join`` names any room), and a brace in one must
+neither break the tag nor fail the lookup; it names a room that does not exist.
+Ids the server makes contain none of these characters, so their keys spell them
+as they are. An empty id, or a prefix with a brace, is refused with
+:class:`KeyNameError`.
 """
 
 from __future__ import annotations
@@ -32,12 +39,16 @@ DEFAULT_PREFIX = "gomoku"
 
 
 class KeyNameError(ValueError):
-    """An id that cannot be part of a key (empty, or a brace that would break the hash tag)."""
+    """An empty id, or a prefix with a brace (which would break every hash tag)."""
 
 
 def _part(value: str, what: str) -> str:
-    if not value or "{" in value or "}" in value:
+    """``value`` as part of a key: not empty, with ``%``, ``{`` and ``}`` escaped (so
+    distinct ids still give distinct keys, and none can end or open a hash tag)."""
+    if not value:
         raise KeyNameError(f"{what} {value!r} cannot be part of a Redis key")
+    if "%" in value or "{" in value or "}" in value:
+        return value.replace("%", "%25").replace("{", "%7B").replace("}", "%7D")
     return value
 
 
@@ -45,7 +56,9 @@ class Keys:
     """Key builder for one prefix; all methods return plain ``str`` names."""
 
     def __init__(self, prefix: str = DEFAULT_PREFIX) -> None:
-        self.prefix = _part(prefix, "prefix")
+        if not prefix or "{" in prefix or "}" in prefix:
+            raise KeyNameError(f"prefix {prefix!r} cannot be part of a Redis key")
+        self.prefix = prefix
 
     def __repr__(self) -> str:
         return f"Keys({self.prefix!r})"
@@ -114,6 +127,11 @@ class Keys:
 
     def invite(self, code: str) -> str:
         return f"{self.prefix}:invite:{_part(code, 'invite code')}"
+
+    @property
+    def ai_seats(self) -> str:
+        """Hash: AI seat player id -> its record (token hash, worker, name, level)."""
+        return f"{self.prefix}:ai:seats"
 
     # -- ratings and finished games ----------------------------------------------
 

@@ -204,6 +204,41 @@ async def test_deleted_session_is_gone(store: Store) -> None:
     assert await store.get_session("hash-2") == b"other"
 
 
+async def test_ai_seats_are_recorded_listed_and_dropped(store: Store) -> None:
+    """AI seats in play are listed with their records until dropped; a second put
+    replaces a record, and dropping an unknown seat is harmless."""
+    assert await store.ai_seats() == {}
+    assert await store.put_ai_seat("p1", b"seat one")
+    assert await store.put_ai_seat("p2", b"seat two")
+    assert await store.put_ai_seat("p2", b"seat two, again")
+    assert await store.ai_seats() == {"p1": b"seat one", "p2": b"seat two, again"}
+    await store.drop_ai_seat("p1")
+    await store.drop_ai_seat("never-there")
+    assert await store.ai_seats() == {"p2": b"seat two, again"}
+
+
+async def test_ai_seat_replacement_checks_the_record_it_replaces(store: Store) -> None:
+    """A conditional put writes only over the record it names (or none), and says so."""
+    await store.put_ai_seat("p1", b"worker A")
+    assert not await store.put_ai_seat("p1", b"worker C", replacing=b"worker B")
+    assert await store.ai_seats() == {"p1": b"worker A"}
+    assert await store.put_ai_seat("p1", b"worker B", replacing=b"worker A")
+    assert await store.ai_seats() == {"p1": b"worker B"}
+    assert await store.put_ai_seat("p2", b"new", replacing=b"whatever it was")
+    assert (await store.ai_seats())["p2"] == b"new"
+
+
+async def test_racing_ai_seat_handovers_have_one_winner(store: Store) -> None:
+    """Instances replacing the same seat's record at once: exactly one succeeds."""
+    await store.put_ai_seat("p1", b"old")
+    outcomes = await asyncio.gather(
+        *(store.put_ai_seat("p1", f"new {i}".encode(), replacing=b"old") for i in range(8))
+    )
+    assert outcomes.count(True) == 1
+    winner = outcomes.index(True)
+    assert await store.ai_seats() == {"p1": f"new {winner}".encode()}
+
+
 async def test_expired_room_is_forgotten(store: Store) -> None:
     """A room past its expiry no longer loads, and its invite code stops working."""
     await store.commit("r1", 0, b"s", [b"e"])

@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import signal
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from worker_fixtures import (
     StartWorker,
     ai_config,
     eventually,
+    worker_config,
     worker_process,
 )
 
@@ -30,6 +32,8 @@ from protocol.values import TimeControl
 from server.app import GomokuServer
 from server.config import Bots
 from server.store.redis import RedisStore
+from worker.control import AiWorker
+from worker.thinker import Thinker
 
 MakeServer = Callable[..., Awaitable[GomokuServer]]
 
@@ -268,6 +272,60 @@ async def test_the_worker_command_refuses_a_wrong_bot_key(ai_server: GomokuServe
     _, err = await asyncio.wait_for(process.communicate(), 30)
     assert process.returncode == 2
     assert b"refused the bot key" in err
+
+
+async def test_a_worker_process_told_to_stop_mid_search_exits_at_once(
+    connect: Connect, ai_server: GomokuServer
+) -> None:
+    """SIGTERM reaches ``gomoku-ai`` while a search with many seconds left runs: it exits
+    with status 0 within a few seconds instead of waiting for the search to end."""
+    process = await worker_process(
+        ai_server, *("--seats", "2", "--processes", "1", "--move-time", "20", "--pace", "0")
+    )
+    try:
+        watcher = await connect("cy")
+        await watcher.send(m.CreateAiGame(black="master", white="master"))
+        await watcher.expect(m.Snapshot)
+        while not isinstance(message := await watcher.recv(30), m.Event) or not isinstance(
+            message.event, Moved
+        ):
+            pass  # the game is under way: the next search has a 20-second budget
+        await asyncio.sleep(0.5)
+        started = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        code = await asyncio.wait_for(process.wait(), 15)
+        took = time.monotonic() - started
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+        await process.wait()
+    assert code == 0
+    assert took < 3.0
+
+
+async def test_a_worker_stopped_while_waiting_to_reconnect_stops_at_once(
+    make_server: MakeServer, connect: Connect, thinker: Thinker
+) -> None:
+    """The server is gone and the worker and its seat wait (10 s) to reconnect: a stop
+    does not wait for that, ``run()`` returns within a few seconds."""
+    own = await make_server(ai_config())
+    worker = AiWorker(worker_config(own, backoff_min_s=10.0, backoff_max_s=10.0), thinker=thinker)
+    running = asyncio.create_task(worker.run())
+    try:
+        await asyncio.wait_for(worker.ready.wait(), 10)
+        person = await seat_ai(await connect("ann", to=own), "novice")
+        await person.play(until=lambda p: len(p.moves) >= 2)
+        await own.stop()
+        await eventually(lambda: worker.stats.reconnects >= 2)  # the worker's and its seat's
+        started = time.monotonic()
+        await worker.stop()
+        await asyncio.wait_for(running, 15)
+        took = time.monotonic() - started
+    finally:
+        running.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await running
+    assert took < 3.0
 
 
 TINY_BRAIN = r'''

@@ -142,11 +142,21 @@ async def stop_on_eof(worker: AiWorker) -> None:
 
 async def serve(worker: AiWorker, *, eof_stops: bool = False) -> int:
     """Run the worker until SIGTERM or SIGINT (or, with ``eof_stops``, until standard
-    input closes); the exit status."""
+    input closes); the exit status: 0 after a signal, 2 if the server refused us.
+
+    A stop takes a second or so whatever the worker was doing (see
+    :mod:`worker.control`): running searches are cut short, not waited for."""
     loop = asyncio.get_running_loop()
+    stopping: set[asyncio.Task[None]] = set()
+
+    def on_signal() -> None:
+        task = loop.create_task(worker.stop())
+        stopping.add(task)  # keep a reference until it is done
+        task.add_done_callback(stopping.discard)
+
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(sig, lambda: loop.create_task(worker.stop()))
+            loop.add_signal_handler(sig, on_signal)
     watcher = asyncio.create_task(stop_on_eof(worker)) if eof_stops else None
     try:
         await worker.run()

@@ -11,6 +11,12 @@ When the server's name has several addresses (replicas behind DNS round robin),
 the worker picks one and sends its own and its seats' connections there, so its
 seats are served by the server instance it is registered with; when it
 reconnects to another address, its seats follow it.
+
+Stopping (SIGTERM) is quick whatever the worker is doing: a connection attempt or
+a reconnect wait is abandoned at once, each seat gets a moment to close its
+connection and its brain and is then cancelled, and searches still running in
+the pool are cut short (:meth:`Thinker.close`), so the process is gone within
+about a second and a half, not when the longest move budget or backoff is over.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ import random
 import socket
 import urllib.parse
 from collections.abc import Coroutine
-from typing import Any
+from typing import Any, TypeVar
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
@@ -38,6 +44,14 @@ from worker.stats import WorkerStats, watch_loop
 from worker.thinker import Thinker
 
 log = logging.getLogger("gomoku.worker")
+
+SEAT_CLOSE_S = 1.0
+"""How long a stopping worker lets its seats close their connections and brains
+before it cancels them (a seat waiting to reconnect has nothing to close)."""
+CLOSE_TIMEOUT_S = 2.0
+"""How long the worker's own connection waits for the server's close frame."""
+
+_T = TypeVar("_T")
 
 
 class WorkerRefused(Exception):
@@ -73,6 +87,7 @@ class AiWorker:
         self._tasks: set[asyncio.Task[None]] = set()
         self._ws: ClientConnection | None = None
         self._stopping = False
+        self._stopped = asyncio.Event()
         self.address: tuple[str, int] | None = None
         """The server address every connection of this worker goes to (see above)."""
 
@@ -87,19 +102,13 @@ class AiWorker:
         try:
             while not self._stopping:
                 try:
-                    await self._pick_address()
-                    async with connect(
-                        self.config.server,
-                        compression=None,
-                        max_size=MAX_SERVER_FRAME,
-                        open_timeout=10,
-                        **self.target(),
-                    ) as ws:
+                    ws = await self._unless_stopped(self._open())
+                    if ws is None:
+                        break  # stop() came while we were connecting
+                    async with ws:
                         self._ws = ws
-                        if self._stopping:  # stop() came while we were connecting
-                            break
                         backoff = self.config.backoff_min_s
-                        await self._session(ws)
+                        await self._unless_stopped(self._session(ws))
                 except (OSError, ConnectionClosed, InvalidHandshake, TimeoutError) as error:
                     if not self._stopping:
                         log.info("worker: connection to %s lost (%s)", self.config.server, error)
@@ -109,12 +118,43 @@ class AiWorker:
                 if self._stopping:
                     break
                 self.stats.reconnects += 1
-                await asyncio.sleep(backoff * random.uniform(0.8, 1.2))
+                await self._pause(backoff * random.uniform(0.8, 1.2))
                 backoff = min(backoff * 2, self.config.backoff_max_s)
         except InvalidURI as error:
             raise WorkerRefused(f"bad server address: {error}") from None
         finally:
             await self._shutdown()
+
+    async def _open(self) -> ClientConnection:
+        await self._pick_address()
+        return await connect(
+            self.config.server,
+            compression=None,
+            max_size=MAX_SERVER_FRAME,
+            open_timeout=10,
+            close_timeout=CLOSE_TIMEOUT_S,
+            **self.target(),
+        )
+
+    async def _unless_stopped(self, work: Coroutine[Any, Any, _T]) -> _T | None:
+        """The result of ``work``, or None if :meth:`stop` came first (``work`` is
+        then cancelled)."""
+        task = asyncio.ensure_future(work)
+        stopped = asyncio.ensure_future(self._stopped.wait())
+        try:
+            await asyncio.wait({task, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopped.cancel()
+            if not task.done():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        return None if task.cancelled() else task.result()
+
+    async def _pause(self, seconds: float) -> None:
+        """Sleep, unless :meth:`stop` comes first."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._stopped.wait(), seconds)
 
     def target(self) -> dict[str, Any]:
         """``connect()`` arguments that reach the chosen address (none if not chosen)."""
@@ -142,8 +182,10 @@ class AiWorker:
                 seat.reconnect()
 
     async def stop(self) -> None:
-        """Stop: close every connection (seats are handed over after the lease)."""
+        """Stop: close every connection (seats are handed over after the lease);
+        :meth:`run` returns soon after, whatever it was doing."""
         self._stopping = True
+        self._stopped.set()
         for seat in list(self.seats.values()):
             seat.release()
         if self._ws is not None:
@@ -151,11 +193,16 @@ class AiWorker:
 
     async def _shutdown(self) -> None:
         self._stopping = True
+        self._stopped.set()
         for seat in list(self.seats.values()):
             seat.release()
-        for task in list(self._seat_tasks):
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.wait_for(task, 5.0)
+        seats = set(self._seat_tasks)
+        if seats:
+            _, lingering = await asyncio.wait(seats, timeout=SEAT_CLOSE_S)
+            for task in lingering:
+                task.cancel()  # waiting to reconnect, or a brain slow to quit
+            if lingering:
+                await asyncio.wait(lingering, timeout=SEAT_CLOSE_S)
         for task in list(self._tasks):
             task.cancel()
         for task in list(self._tasks):

@@ -8,6 +8,11 @@ A request still waiting for a free process when its time is up is withdrawn,
 and the quick player answers instead, in a process of its own (a few ms; not
 in this process, whose event loop serves every game).
 So a slow or busy pool costs strength, never a flag.
+
+Closing never waits for a search to use up its budget (up to ``--move-time``
+seconds): queued searches are dropped, and a process still searching after a
+short grace exits at once (each process watches a shared stop event), so a
+worker told to stop is gone in well under a second whatever it was thinking.
 """
 
 from __future__ import annotations
@@ -19,11 +24,14 @@ import os
 import threading
 import time
 from concurrent.futures import BrokenExecutor, ProcessPoolExecutor
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from engine import Board, Rule
 from engine.ai import think
 from protocol.convert import point_to_wire, points_from_wire
+
+if TYPE_CHECKING:
+    from multiprocessing.synchronize import Event as ProcessEvent
 
 log = logging.getLogger("gomoku.worker")
 
@@ -75,23 +83,33 @@ def search(rule: str, size: int, moves: list[str], level: str, deadline: float) 
 
 PARENT_CHECK_S = 0.5
 """How often a pool process checks that the worker that started it still lives."""
+CLOSE_GRACE_S = 0.2
+"""How long closing lets running searches end by themselves before stopping them."""
 
 
-def _exit_with_parent(parent: int) -> None:
+def _exit_with_parent(parent: int, stop: ProcessEvent) -> None:
     """Runs in a pool process: exit when the worker process is gone (even SIGKILLed,
-    which gives the pool no chance to stop its processes), so none is left behind."""
+    which gives the pool no chance to stop its processes), so none is left behind;
+    and at once, mid-search, when the worker sets ``stop`` (it is closing)."""
 
     def watch() -> None:
-        while True:
-            time.sleep(PARENT_CHECK_S)
+        while not stop.wait(PARENT_CHECK_S):
             try:
                 os.kill(parent, 0)
             except ProcessLookupError:
                 os._exit(0)
             except PermissionError:  # pragma: no cover - the pid was reused by another user
                 os._exit(0)
+        os._exit(0)
 
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def _outcome_seen(future: asyncio.Future[Choice]) -> None:
+    """Mark a search's failure as seen: a caller cancelled mid-search (the worker is
+    stopping) no longer awaits it, and asyncio would log it as never retrieved."""
+    if not future.cancelled():
+        future.exception()
 
 
 def warm_up() -> int:
@@ -119,6 +137,8 @@ class Thinker:
 
     def __init__(self, processes: int | None = None) -> None:
         self.processes = max(1, processes or os.cpu_count() or 1)
+        self._stop = _context().Event()
+        self._closed = False
         self._pool = self._new_pool()
         self._quick = self._new_pool(1)
         self.late = 0
@@ -129,7 +149,7 @@ class Thinker:
             processes or self.processes,
             mp_context=_context(),
             initializer=_exit_with_parent,
-            initargs=(os.getpid(),),
+            initargs=(os.getpid(), self._stop),
         )
 
     async def start(self) -> None:
@@ -158,23 +178,47 @@ class Thinker:
         pending = loop.run_in_executor(
             self._pool, search, rule, size, moves, level, time.time() + search_s
         )
+        pending.add_done_callback(_outcome_seen)  # if our caller is gone: no "never retrieved"
         try:
             return await asyncio.wait_for(asyncio.shield(pending), search_s + reserve / 4)
         except TimeoutError:
             pending.cancel()  # a search that has not started never will
             self.late += 1
         except BrokenExecutor:
+            if self._closed:
+                raise
             log.warning("the search pool broke; starting a new one")
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = self._new_pool()
         try:
             return await loop.run_in_executor(self._quick, search, rule, size, moves, level, 0.0)
         except BrokenExecutor:
+            if self._closed:
+                raise
             log.warning("the quick pool broke; starting a new one")
             self._quick.shutdown(wait=False, cancel_futures=True)
             self._quick = self._new_pool(1)
             return search(rule, size, moves, level, 0.0)  # a few ms, this once
 
-    def close(self) -> None:
-        self._pool.shutdown(wait=True, cancel_futures=True)
-        self._quick.shutdown(wait=True, cancel_futures=True)
+    def close(self, grace_s: float = CLOSE_GRACE_S) -> None:
+        """Stop both pools and their processes (blocking; call it off the event loop).
+
+        Queued searches are dropped. A search still running after ``grace_s`` is cut
+        short: its process exits (its caller, if any is left, gets ``BrokenExecutor``),
+        so closing takes about ``grace_s`` at most, not the rest of a move budget."""
+        if self._closed:
+            return
+        self._closed = True
+        pools = (self._pool, self._quick)
+
+        def shut_down() -> None:
+            for pool in pools:
+                pool.shutdown(wait=True, cancel_futures=True)
+
+        closing = threading.Thread(target=shut_down, name="thinker-close")
+        closing.start()
+        closing.join(grace_s)
+        if closing.is_alive():
+            log.info("stopping the searches still running")
+            self._stop.set()
+            closing.join()

@@ -264,6 +264,28 @@ class Store(Archive):
     async def get_invite(self, code: str) -> str | None:
         """The room an invite code leads to, or None."""
 
+    # -- AI seats in play --------------------------------------------------------
+
+    @abc.abstractmethod
+    async def put_ai_seat(
+        self, player_id: str, data: bytes, *, replacing: bytes | None = None
+    ) -> bool:
+        """Record an AI seat in play (``data`` describes it; opaque here), so that a
+        restarted server still knows the AI seats it must look after. True if written.
+
+        With ``replacing``, write only if the stored record is exactly ``replacing``
+        (or there is none), in one atomic step: of two server instances handing the
+        same seat to a new worker at once, exactly one wins; the other gets False and
+        nothing is written."""
+
+    @abc.abstractmethod
+    async def drop_ai_seat(self, player_id: str) -> None:
+        """Forget an AI seat's record (no-op if absent): the seat was released."""
+
+    @abc.abstractmethod
+    async def ai_seats(self) -> dict[str, bytes]:
+        """Every AI seat recorded as in play: player id -> record."""
+
     # -- player messages -------------------------------------------------------
 
     @abc.abstractmethod

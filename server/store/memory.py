@@ -67,6 +67,7 @@ class MemoryStore(MemoryArchive, Store):
         self._sessions: dict[str, bytes] = {}
         self._player_rooms: dict[str, set[str]] = {}
         self._invites: dict[str, str] = {}
+        self._ai_seats: dict[str, bytes] = {}
         self._inboxes: set[_MemoryInbox] = set()
         self._queues: dict[str, dict[str, QueueEntry]] = {}
 
@@ -298,6 +299,23 @@ class MemoryStore(MemoryArchive, Store):
     async def get_invite(self, code: str) -> str | None:
         room_id = self._invites.get(code)
         return room_id if room_id is not None and self._room(room_id) is not None else None
+
+    # -- AI seats in play --------------------------------------------------------
+
+    async def put_ai_seat(
+        self, player_id: str, data: bytes, *, replacing: bytes | None = None
+    ) -> bool:
+        current = self._ai_seats.get(player_id)
+        if replacing is not None and current is not None and current != replacing:
+            return False
+        self._ai_seats[player_id] = data
+        return True
+
+    async def drop_ai_seat(self, player_id: str) -> None:
+        self._ai_seats.pop(player_id, None)
+
+    async def ai_seats(self) -> dict[str, bytes]:
+        return dict(self._ai_seats)
 
     # -- player messages -------------------------------------------------------
 

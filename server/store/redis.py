@@ -235,6 +235,16 @@ end
 return 0
 """
 
+# KEYS: AI seats hash. ARGV: player, new record, the record it must replace.
+_PUT_AI_SEAT = """
+local current = redis.call('HGET', KEYS[1], ARGV[1])
+if current and current ~= ARGV[3] then
+  return 0
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return 1
+"""
+
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -762,6 +772,30 @@ class RedisStore(Store, Archive):
         if room_id is None or not await self.redis.exists(self.keys.room_state(_text(room_id))):
             return None
         return _text(room_id)
+
+    # -- AI seats in play --------------------------------------------------------
+
+    @_runs_to_completion
+    async def put_ai_seat(
+        self, player_id: str, data: bytes, *, replacing: bytes | None = None
+    ) -> bool:
+        key = self.keys.ai_seats
+        if replacing is None:
+            await self.redis.hset(key, player_id, data)
+            return True
+        # EVAL rather than a registered script: a handover is rare, and the check and
+        # the write must be one step so that two instances never both win.
+        written: Any = await self.redis.eval(_PUT_AI_SEAT, 1, key, player_id, data, replacing)
+        return bool(written)
+
+    @_runs_to_completion
+    async def drop_ai_seat(self, player_id: str) -> None:
+        await self.redis.hdel(self.keys.ai_seats, player_id)
+
+    @_runs_to_completion
+    async def ai_seats(self) -> dict[str, bytes]:
+        seats: dict[Any, Any] = await self.redis.hgetall(self.keys.ai_seats)
+        return {_text(player_id): data for player_id, data in seats.items()}
 
     # -- player messages -------------------------------------------------------
 
