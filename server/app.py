@@ -296,8 +296,11 @@ class GomokuServer:
         self._match_wakeup.set()
 
     async def _matchmake(self) -> None:
-        """Pair waiting players; runs when someone queues and every interval."""
+        """Pair waiting players; runs when someone queues and every interval. While the
+        store is unreachable it waits for it, as the clock ticker does (a warning, not
+        an internal error)."""
         mm = self.config.matchmaking
+        store_down = False
         while True:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._match_wakeup.wait(), mm.interval_s)
@@ -309,6 +312,11 @@ class GomokuServer:
                     )
                     for first, second in pairs:
                         await self._start_match(name, first, second)
+                store_down = False
+            except StoreUnavailable as exc:
+                if not store_down:
+                    log.warning("the store is unreachable (%s); matchmaking waits for it", exc)
+                store_down = True
             except Exception:
                 self.metrics.inc("gomoku_errors_internal_total")
                 log.exception("matchmaker failed")

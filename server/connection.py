@@ -424,6 +424,15 @@ def _leave_spectator_or_none(room: Room, player: str) -> game.GameAction:
 
 
 async def on_hello(conn: Connection, msg: m.Hello) -> None:
+    """Identify the connection as a new player, or as the player a resume token names.
+
+    All or nothing: the connection counts as identified (``conn.session`` set) once
+    ``welcome`` is sent, and only then. A hello that fails part-way (the store
+    unreachable, say) is taken back by :func:`_undo_hello` before its error goes out,
+    so the client may say hello again, and nothing else is handled until one succeeds.
+    The player's seats are marked online before ``welcome``, so that a welcomed player
+    is never left showing offline (and claimable) by a failure after it.
+    """
     if conn.session is not None:
         raise Refused(ErrorCode.WRONG_PHASE, "already said hello on this connection")
     if msg.version != PROTOCOL_VERSION:
@@ -463,10 +472,19 @@ async def on_hello(conn: Connection, msg: m.Hello) -> None:
         await store.put_session(token_hash(token), encode_session(session))
     conn.session = session
     conn.token_hash = token_hash(token)
-    await conn.server.attach(session.player, conn)
-    if session.worker is not None:
-        conn.server.bots.seat_online(session, conn.token_hash)
-    rooms = await store.player_rooms(session.player)
+    marked: list[str] = []  # rooms whose seat this hello may have marked online
+    try:
+        await conn.server.attach(session.player, conn)
+        if session.worker is not None:
+            conn.server.bots.seat_online(session, conn.token_hash)
+        rooms = await store.player_rooms(session.player)
+        for room_id in rooms:
+            marked.append(room_id)
+            with contextlib.suppress(GameError, NoSuchRoom):
+                await conn.server.service.act(room_id, game.SetPresence(session.player, True))
+    except Exception:
+        await _undo_hello(conn, session, marked)
+        raise
     log.info("%s %s (%s)", "resumed" if resumed else "hello", session.player, session.name)
     conn.send(
         m.Welcome(
@@ -480,9 +498,29 @@ async def on_hello(conn: Connection, msg: m.Hello) -> None:
             re=msg.id,
         )
     )
-    for room_id in rooms:
-        with contextlib.suppress(GameError, NoSuchRoom):
-            await conn.server.service.act(room_id, game.SetPresence(session.player, True))
+
+
+async def _undo_hello(conn: Connection, session: SessionRecord, marked: list[str]) -> None:
+    """Put a connection whose hello failed part-way back as it was before: not
+    identified, not attached to the player, not watching any room (a notice may have
+    started one). Unless another connection of the player is still here, the seats the
+    hello marked online go offline again and an AI seat counts as away, as when a
+    connection closes (:meth:`Connection._cleanup`). With the store still down that may
+    fail, and a seat may show online until the player's next connection comes and goes:
+    the same as a connection that closes during an outage. A session record already
+    written stays: a new player's is never used (its token was not sent), and a
+    returning player's only holds the name they asked for."""
+    conn.session = None
+    conn.token_hash = None
+    for room_id in list(conn.rooms):
+        conn.unwatch(room_id)
+    if conn.server.detach(session.player, conn):
+        return
+    for room_id in marked:
+        with contextlib.suppress(GameError, NoSuchRoom, StoreUnavailable):
+            await conn.server.service.act(room_id, game.SetPresence(session.player, False))
+    if session.worker is not None:
+        conn.server.bots.seat_offline(session.player)
 
 
 async def on_lobby_watch(conn: Connection, msg: m.LobbyWatch) -> None:

@@ -1,5 +1,6 @@
-"""Abuse: floods, connection limits per address, frame-size edges, decoder bombs,
-readers that stop reading, and attempts to act as someone else or as a bot.
+"""Abuse: floods (also before hello, and chat spread over rooms), connection limits
+per address (as ``gomoku-server`` flags too) and per process, frame-size edges, decoder
+bombs, readers that stop reading, and attempts to act as someone else or as a bot.
 
 tests/test_server_bad_input.py covers the basic cases (garbage frames, one oversized
 frame, the message and chat flood limits on one connection, a forged ``player`` field,
@@ -19,6 +20,7 @@ from typing import Any
 
 import msgspec
 import pytest
+from live_server import live_server
 from server_fixtures import Connect, TestClient, make_config, seated_pair
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
@@ -37,6 +39,7 @@ from protocol.events import (
 from server.app import GomokuServer
 from server.config import ConnectionLimits
 from server.sessions import token_hash
+from server.store.redis import RedisStore
 
 MakeServer = Callable[..., Awaitable[GomokuServer]]
 QUIET = {"ping_interval_s": None, "ping_timeout_s": None}
@@ -88,6 +91,56 @@ async def test_connections_per_address_are_limited(
     assert again.player
     assert server.metrics.counters["gomoku_refused_per_ip_total"] == 1
     assert "gomoku_refused_per_ip_total 1" in server.metrics.render()
+
+
+@pytest.mark.parametrize(
+    ("flags", "limit"),
+    [([], 64), (["--max-conns-per-ip", "3"], 3), (["--max-conns-per-ip", "0"], None)],
+    ids=["default", "three", "unlimited"],
+)
+async def test_the_operator_sets_the_per_address_limit(flags: list[str], limit: int | None) -> None:
+    """``gomoku-server`` holds one address to 64 open connections unless
+    ``--max-conns-per-ip`` says otherwise; 0 lifts the limit."""
+    opened = []
+    with live_server(flags) as live:
+        try:
+            for _ in range(limit if limit is not None else 80):  # 80: past the default
+                opened.append(await ws_connect(live.url, compression=None))
+            if limit is not None:
+                assert await refused_status(live.port) == 429
+                await opened.pop().close()
+                await wait_for(lambda: live.metric("gomoku_connections") == limit - 1)
+                opened.append(await ws_connect(live.url, compression=None))
+            assert live.metric("gomoku_refused_per_ip_total") == (0 if limit is None else 1)
+        finally:
+            for ws in opened:
+                await ws.close()
+
+
+async def test_connections_per_process_are_limited(make_server: MakeServer) -> None:
+    """Past the process's connection limit a new connection is closed with 1008 right
+    after its handshake, whatever its address; the open ones carry on, and one leaving
+    makes room."""
+    server = await make_server(limits=limits(max_connections=2, max_conns_per_ip=0))
+    ws1 = await ws_connect(f"ws://127.0.0.1:{server.port}/", compression=None)
+    ws2 = await ws_connect(
+        f"ws://127.0.0.1:{server.port}/", compression=None, local_addr=("127.0.0.2", 0)
+    )
+    first, second = TestClient(ws1), TestClient(ws2)
+    extra = TestClient(
+        await ws_connect(
+            f"ws://127.0.0.1:{server.port}/", compression=None, local_addr=("127.0.0.3", 0)
+        )
+    )
+    assert await close_code(extra) == 1008
+    await first.hello("first")
+    await second.hello("second")
+    await ws1.close()
+    await wait_for(lambda: len(server.connections) == 1)
+    again = TestClient(await ws_connect(f"ws://127.0.0.1:{server.port}/", compression=None))
+    assert (await again.hello("again")).name == "again"
+    await ws2.close()
+    await again.ws.close()
 
 
 async def test_forwarded_for_is_trusted_only_from_a_trusted_proxy(
@@ -171,6 +224,52 @@ async def test_a_flooding_player_is_cut_off_and_the_game_survives(
     assert (await alice.until_event(Moved)).point == "a1"
     snap = await (await connect("carol", to=server)).join(room, "spectator")
     assert snap.room.moves == ["h8", "a1"]
+
+
+async def test_an_unidentified_flood_is_cut_off(make_server: MakeServer, connect: Connect) -> None:
+    """A connection that never says hello and floods garbage, text frames and requests
+    is rate limited and then closed (1008) like anyone else: only the burst is read."""
+    server = await make_server(limits=limits(rate_per_s=5, rate_burst=5, flood_strikes=10))
+    flooder = await connect(to=server)
+    frames: list[bytes | str] = [b"\xc1garbage", "a text frame", encode(m.CreateRoom())]
+    for i in range(300):
+        await flooder.send_raw(frames[i % len(frames)])
+    codes: list[str] = []
+
+    async def read_until_closed() -> None:
+        while True:
+            message = await flooder.recv()
+            assert isinstance(message, m.Error), message
+            codes.append(message.code)
+
+    with pytest.raises(ConnectionClosed) as closed:
+        await read_until_closed()
+    assert closed.value.rcvd is not None
+    assert closed.value.rcvd.code == 1008
+    assert set(codes) <= {"bad_message", "bad_frame", "not_hello", "rate_limited"}
+    assert codes.count("rate_limited") >= 10
+    assert len(codes) - codes.count("rate_limited") <= 10  # the burst and a little refill
+    alice = await connect("alice", to=server)  # the server itself is unharmed
+    assert alice.player
+
+
+async def test_chat_limit_is_per_player_across_rooms(connect: Connect) -> None:
+    """Spreading chat over several rooms (as a spectator, say) does not multiply the
+    allowance: the sixth line in 10 s is refused in whichever room it goes to."""
+    _alice, _bob, first = await seated_pair(connect)
+    _dave, _erin, second = await seated_pair(connect)
+    carol = await connect("carol")
+    await carol.join(first, "spectator")
+    await carol.join(second, "spectator")
+    for i in range(5):
+        room = (first, second)[i % 2]
+        await carol.send(m.Chat(room=room, text=f"line {i}"))
+        assert (await carol.until_event(ChatPosted)).text == f"line {i}"
+    for room in (first, second):
+        await carol.send(m.Chat(room=room, text="one too many", id=9))
+        error = await carol.until(lambda x: isinstance(x, m.Error))
+        assert isinstance(error, m.Error)
+        assert (error.code, error.re) == ("chat_rate_limited", 9)
 
 
 async def test_chat_limit_is_per_player_across_connections(connect: Connect) -> None:
@@ -285,6 +384,42 @@ async def test_decoder_bombs_get_bad_message_and_the_connection_lives(connect: C
         assert error.code in ("bad_message", "bad_value"), (name, error)
     await client.hello("survivor")
     assert client.player
+
+
+ODD_IDS = ["{", "}", "r-{0123456789}", "%7B", "100%"]
+"""Ids no server makes, with the characters a Redis key (hash tag) or its escaping
+treats specially."""
+
+
+@pytest.mark.parametrize("store", ["memory", "redis"])
+async def test_ids_no_room_can_have_get_the_same_answers_from_both_stores(
+    make_server: MakeServer, connect: Connect, request: pytest.FixtureRequest, store: str
+) -> None:
+    """Room ids, invite codes, game and player ids with braces or percent signs name
+    nothing: each request is refused as for any unknown id, with the Redis store as with
+    the memory store, and no handler fails."""
+    backend = None
+    if store == "redis":
+        backend = RedisStore(request.getfixturevalue("redis_url"), poll_interval_s=0.2)
+    many = limits(rate_per_s=1000, rate_burst=1000, chat_per_window=1000)
+    server = await make_server(store=backend, limits=many)
+    client = await connect("prober", to=server)
+    for odd in ODD_IDS:
+        for message, code in [
+            (m.Join(room=odd, id=1), "no_such_room"),
+            (m.Join(code=odd, id=1), "no_such_room"),
+            (m.Resume(room=odd, after=0, id=1), "no_such_room"),
+            (m.Move(room=odd, point="h8", id=1), "no_such_room"),
+            (m.Chat(room=odd, text="hi", id=1), "no_such_room"),
+            (m.GetRecord(game=odd, id=1), "no_such_game"),
+            (m.GetProfile(player=odd, id=1), "no_such_player"),
+        ]:
+            await client.send(message)
+            error = await client.expect(m.Error)
+            assert (error.code, error.re) == (code, 1), (odd, message, error)
+        await client.send(m.ListGames(player=odd, id=2))
+        assert (await client.expect(m.Games)).items == []
+    assert server.metrics.counters["gomoku_errors_internal_total"] == 0
 
 
 # --- readers that stop reading ----------------------------------------------------------

@@ -1,0 +1,91 @@
+"""The installed ``gomoku-server`` command as a subprocess on a free 127.0.0.1 port, for
+tests that need the real process and its command-line flags (the fuzzer, the limits an
+operator sets). Its stderr goes to a log file the test can read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import urllib.request
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+
+@dataclasses.dataclass
+class LiveServer:
+    """A running ``gomoku-server`` process."""
+
+    process: subprocess.Popen[bytes]
+    port: int
+    log: Path
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/"
+
+    def http(self, path: str) -> tuple[int, str]:
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}", timeout=10) as r:
+            return r.status, r.read().decode()
+
+    def metric(self, name: str) -> int:
+        _, text = self.http("/metrics")
+        found = re.search(rf"^{name} (\d+)$", text, re.MULTILINE)
+        assert found is not None, f"{name} missing from /metrics"
+        return int(found.group(1))
+
+    def log_text(self) -> str:
+        return self.log.read_text(errors="replace")
+
+
+def start(args: Sequence[str], log: Path) -> LiveServer:
+    """Start ``gomoku-server --host 127.0.0.1 --port 0 --bots 0 ARGS...`` (no AI worker
+    processes, and GOMOKU_REDIS_URL ignored: the store is what ``args`` say) and wait
+    for its banner."""
+    script = shutil.which("gomoku-server", path=str(Path(sys.executable).parent))
+    assert script is not None, "gomoku-server is not installed in this environment"
+    command = [script, "--host", "127.0.0.1", "--port", "0", "--bots", "0", *args]
+    env = {k: v for k, v in os.environ.items() if k != "GOMOKU_REDIS_URL"}
+    with log.open("wb") as err:
+        process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=err, env={**env, "PYTHONUNBUFFERED": "1"}
+        )
+    assert process.stdout is not None
+    banner = ""
+    found = None
+    while found is None:  # "store: redis at ..." comes before the banner
+        line = process.stdout.readline().decode()
+        if not line:
+            stop(process)
+            raise AssertionError(f"the server did not start: {banner!r}\n{log.read_text()}")
+        banner += line
+        found = re.search(r"listening on port (\d+)", line)
+    return LiveServer(process, int(found.group(1)), log)
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    process.terminate()
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    if process.stdout is not None:
+        process.stdout.close()
+
+
+@contextlib.contextmanager
+def live_server(args: Sequence[str] = ()) -> Iterator[LiveServer]:
+    """A started server (see :func:`start`), stopped and its log removed on exit."""
+    with tempfile.TemporaryDirectory(prefix="gomoku-live-") as tmp:
+        server = start(args, Path(tmp) / "server.log")
+        try:
+            yield server
+        finally:
+            stop(server.process)
