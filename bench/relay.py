@@ -3,7 +3,8 @@
 Each connection's path names a pair (``ws://127.0.0.1:P/pair-17``); every binary
 frame one side sends is written to both sides of its pair, unread and
 unchecked. No protocol, no validation, no store: only what ``websockets`` itself
-costs, with the same settings as the server (no compression, 4 KiB frames).
+costs, with the same settings as the server (no compression, 4 KiB frames, and the
+same event loop: uvloop where it is installed, as ``gomoku-server --loop auto``).
 
 Run: ``.venv/bin/python bench/relay.py [--port P]``; prints ``relay listening on
 port P`` once it serves, and stops on SIGTERM or SIGINT.
@@ -20,6 +21,7 @@ import signal
 from websockets.asyncio.server import ServerConnection, broadcast, serve
 
 from protocol.limits import MAX_CLIENT_FRAME
+from server.cli import run_loop
 
 
 async def relay(port: int) -> None:
@@ -51,7 +53,7 @@ async def relay(port: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--port", type=int, default=0, help="port (default: a free one)")
-    asyncio.run(relay(parser.parse_args().port))
+    run_loop(relay(parser.parse_args().port), "auto")
 
 
 if __name__ == "__main__":

@@ -33,10 +33,9 @@ State = Literal["waiting", "opening", "playing", "over"]
 
 
 _BOARDS_KEPT = 4096
-_boards: collections.OrderedDict[tuple[str, int, Rule], tuple[tuple[str, ...], Board]] = (
-    collections.OrderedDict()
-)
-"""Room -> (its moves, its position): the last position of recent rooms (LRU)."""
+_boards: collections.OrderedDict[str, tuple[tuple[str, ...], Board]] = collections.OrderedDict()
+"""Room id -> (its moves, its position): the last position of recent rooms (LRU). The
+position's size and rule are checked too (an expired room's id could come back)."""
 
 
 @functools.lru_cache(maxsize=256)
@@ -55,7 +54,8 @@ def _point(move: str, size: int) -> Point:
 
 LIVE_STATES: frozenset[str] = frozenset({"opening", "playing"})
 
-_STARTS: dict[Opening, OpeningState] = {o: OpeningState.start(o) for o in Opening}
+_FREE_START = OpeningState.start(Opening.FREE)
+_SWAP2_START = OpeningState.start(Opening.SWAP2)
 """Each opening's state before the first stone (frozen, so shared)."""
 
 
@@ -118,18 +118,23 @@ class Room(msgspec.Struct, kw_only=True):
     # -- derived ---------------------------------------------------------------
 
     def opening_model(self) -> OpeningState:
-        if not self.opening_state:
-            return _STARTS[self.opening]
+        if not self.opening_state:  # identity, not a dict: hashing an enum runs Python code
+            return _FREE_START if self.opening is Opening.FREE else _SWAP2_START
         return _opening(tuple(sorted(self.opening_state.items())))
 
     def board(self) -> Board:
         """The position, replayed from the move list (all moves were validated). The
         last position of recent rooms is remembered, so the next move of a game costs
         one stone rather than a replay of the whole game; the caller may change it."""
-        key = (self.id, self.size, self.rule)
+        key = self.id
         moves = tuple(self.moves)
         cached = _boards.get(key)
-        if cached is not None and moves[: len(cached[0])] == cached[0]:
+        if (
+            cached is not None
+            and cached[1].size == self.size
+            and cached[1].rule is self.rule
+            and moves[: len(cached[0])] == cached[0]
+        ):
             start, board = len(cached[0]), cached[1].copy()
         else:
             start, board = 0, Board(self.size, self.rule)
