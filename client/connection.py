@@ -71,6 +71,11 @@ def parse_address(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, int
     return host, int(port_text)
 
 
+class HelloRefused(Exception):
+    """The server answered ``hello`` with an error (not a forgotten token): the link is
+    dropped and tried again after the backoff."""
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class Backoff:
     """Delays between reconnect attempts: ``initial`` doubling up to ``maximum``,
@@ -188,15 +193,16 @@ class Connection:
                     ping_timeout=20,
                 ) as ws:
                     self._ws = ws
-                    attempt = 0
                     await self._session(ws)
-            except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as exc:
+            except (OSError, InvalidHandshake, InvalidURI, TimeoutError, HelloRefused) as exc:
                 detail = str(exc) or type(exc).__name__
             except ConnectionClosed as exc:
                 detail = exc.reason or f"closed ({exc.code})" if exc.rcvd else "connection lost"
             else:
                 detail = "connection closed"
             finally:
+                if self._welcomed.is_set():
+                    attempt = 0  # the backoff grows only while no attempt gets welcomed
                 self._ws = None
                 self._welcomed.clear()
                 self._resumes.clear()
@@ -248,6 +254,13 @@ class Connection:
                 self.token = None  # the server forgot us: start as a new player
                 await self._hello(ws, None)
                 return
+            case msg.Error(code=code, message=text, re=re) if (
+                re == self._hello_id and not self._welcomed.is_set()
+            ):
+                # Refused for another reason (the server's store is down, say): show it,
+                # and try again on a new connection after the backoff, token kept.
+                self.dispatch(message)
+                raise HelloRefused(f"the server refused hello: {code}: {text}")
             case msg.Snapshot(room=view):
                 self._seqs[view.id] = view.seq
             case msg.Event(room=room, seq=seq):
