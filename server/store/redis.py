@@ -1291,7 +1291,11 @@ class _Bus:
         if pubsub is None:
             return  # not connected: the reconnect subscribes every handler's channel
         confirmed = self._expect(channel)
-        await pubsub.subscribe(channel)
+        try:
+            await pubsub.subscribe(channel)
+        except (RedisError, OSError) as exc:  # the listener reconnects, then subscribes it
+            log.info("subscribing to %s failed (%s); it follows the reconnect", channel, exc)
+            return
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(5.0):
                 await asyncio.shield(confirmed)
@@ -1312,7 +1316,10 @@ class _Bus:
         self.handlers.pop(channel, None)
         self._confirmed.pop(channel, None)
         if self._pubsub is not None:
-            await self._pubsub.unsubscribe(channel)
+            # Without a handler the channel is neither dispatched nor subscribed again
+            # on reconnect, so a connection that fails now loses nothing.
+            with contextlib.suppress(RedisError, OSError):
+                await self._pubsub.unsubscribe(channel)
 
     def _dispatch(self, message: dict[str, Any]) -> None:
         channel = _text(message["channel"])
