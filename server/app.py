@@ -20,6 +20,7 @@ from websockets.http11 import Request, Response
 from websockets.typing import Origin
 
 from engine import Opening, Rule
+from protocol import messages as m
 from protocol.errors import CloseCode
 from protocol.events import RoomEvent
 from protocol.values import Limits, TimeControl
@@ -311,7 +312,11 @@ class GomokuServer:
                         name, now_ms(), base_gap=mm.base_gap, gap_per_second=mm.gap_per_second
                     )
                     for first, second in pairs:
-                        await self._start_match(name, first, second)
+                        try:
+                            await self._start_match(name, first, second)
+                        except StoreUnavailable:
+                            await self._requeue(name, (first, second))
+                            raise
                 store_down = False
             except StoreUnavailable as exc:
                 if not store_down:
@@ -352,6 +357,21 @@ class GomokuServer:
             await self.store.publish_player(
                 player, encode_notice(Notice(kind="matched", room=room.id))
             )
+
+    async def _requeue(self, queue: str, entries: tuple[QueueEntry, ...]) -> None:
+        """A pair taken out of the queue whose game could not be created: put them back,
+        with the time they started waiting (their place). If even that fails, tell the
+        players' connections here that they no longer wait, rather than let them wait for
+        a match that cannot come."""
+        for entry in entries:
+            try:
+                await self.store.queue_add(queue, entry)
+            except StoreUnavailable:
+                log.warning("player %s lost their place in queue %s", entry.player_id, queue)
+                for conn in self.players.get(entry.player_id, ()):
+                    if conn.queue == queue:
+                        conn.queue = None
+                        conn.send(m.Unqueued())
 
     def _seat_for(self, entry: QueueEntry) -> Seat:
         """The seat of a matched player, with the rating they queued with (their rating

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 
 from server_fixtures import Connect, make_config, seated_pair
 
@@ -22,7 +22,8 @@ from protocol.events import (
 from protocol.values import TimeControl
 from server.app import GomokuServer
 from server.game import GameRules
-from server.store import MemoryStore
+from server.store import CommitResult, MemoryStore, StoreUnavailable
+from server.store.base import KEEP_DEADLINE
 
 MakeServer = Callable[..., Awaitable[GomokuServer]]
 
@@ -288,3 +289,48 @@ async def test_bot_key_marks_a_bot_and_wrong_keys_are_refused(
     assert snap.room.players.white.bot
     joined = await alice.event(PlayerJoined, room)
     assert joined.bot
+
+
+class FirstGameFails(MemoryStore):
+    """The memory store, failing the first commit that creates a started game (the
+    matchmaker's), as an unreachable Redis would."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.failed = False
+
+    async def commit(
+        self,
+        room_id: str,
+        expected_version: int,
+        state: bytes,
+        events: Sequence[bytes] = (),
+        *,
+        deadline_ms: int | None = KEEP_DEADLINE,
+    ) -> CommitResult:
+        started = any(b"game_started" in e for e in events)
+        if expected_version == 0 and started and not self.failed:
+            self.failed = True
+            raise StoreUnavailable("injected: the store went away")
+        return await super().commit(
+            room_id, expected_version, state, events, deadline_ms=deadline_ms
+        )
+
+
+async def test_a_match_the_store_could_not_start_keeps_both_players_queued(
+    make_server: Callable[..., Awaitable[GomokuServer]], connect: Connect
+) -> None:
+    """Paired, but the game could not be stored: both wait on and are matched next time."""
+    store = FirstGameFails()
+    server = await make_server(store=store)
+    alice, bob = await connect("alice", to=server), await connect("bob", to=server)
+    for client in (alice, bob):
+        await client.send(m.Queue(rule=Rule.FREESTYLE))
+        await client.expect(m.Queued)
+    rooms = set()
+    for client in (alice, bob):
+        await client.expect(m.Unqueued)
+        rooms.add((await client.expect(m.Snapshot)).room.id)
+    assert store.failed
+    assert len(rooms) == 1
+    assert server.metrics.counters["gomoku_errors_internal_total"] == 0
