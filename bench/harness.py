@@ -97,7 +97,8 @@ def environment() -> list[str]:
         f"load average {load} at start (the machine is shared: figures are noisy)",
         f"python {platform.python_version()}, websockets {version('websockets')}, "
         f"msgspec {version('msgspec')}, redis-py {version('redis')}, "
-        f"hiredis {version('hiredis')}, redis-server {redis_server_version()}",
+        f"hiredis {version('hiredis')}, redis-server {redis_server_version()}, "
+        f"uvloop {version('uvloop')} (the server's and the relay's event loop when installed)",
         f"commit {git_commit()}, {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC",
     ]
 

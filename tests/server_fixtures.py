@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import urllib.error
+import urllib.request
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -194,3 +196,21 @@ async def seated_pair(connect: Connect, **room: Any) -> tuple[TestClient, TestCl
     await alice.event(PlayerJoined)
     await alice.event(GameStarted)
     return alice, bob, room_id
+
+
+def healthz(port: int) -> int:
+    """The HTTP status of the server's ``/healthz`` (blocking: call it in a thread)."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as reply:
+            return int(reply.status)
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+async def wait_healthy(port: int, timeout_s: float = 10.0) -> None:
+    """Wait until ``/healthz`` answers 200 (the store and its pub/sub are back)."""
+    for _ in range(int(timeout_s / 0.05)):
+        if await asyncio.to_thread(healthz, port) == 200:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"/healthz stayed unhealthy for {timeout_s} s")

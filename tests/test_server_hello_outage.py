@@ -8,16 +8,13 @@ of the hello path (after the session was read, so the hello is already half done
 
 from __future__ import annotations
 
-import asyncio
 import functools
-import urllib.error
-import urllib.request
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import pytest
 from redis_fixtures import RedisServer
-from server_fixtures import Connect, TestClient, seated_pair
+from server_fixtures import Connect, TestClient, seated_pair, wait_healthy
 
 from protocol import messages as m
 from protocol.events import Moved, Presence
@@ -62,22 +59,6 @@ class RedisDiesDuringHello(RedisStore):
         )
 
 
-def _healthz(port: int) -> int:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as reply:
-            return int(reply.status)
-    except urllib.error.HTTPError as error:
-        return error.code
-
-
-async def _healthy(port: int) -> None:
-    for _ in range(200):
-        if await asyncio.to_thread(_healthz, port) == 200:
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError("/healthz stayed unhealthy")
-
-
 async def _presence(client: TestClient, player: str) -> Presence:
     """Skip messages until the next presence event about ``player``."""
     message = await client.until(
@@ -118,7 +99,7 @@ async def test_a_hello_cut_by_an_outage_leaves_the_connection_unidentified(
     await _refused(again, m.GetProfile(id=3), "not_hello")
 
     persistent_redis.start()
-    await _healthy(server.port)
+    await wait_healthy(server.port)
     await _refused(again, m.Move(room=room, point="h8", id=4), "not_hello")
     await _refused(again, m.Resume(room=room, after=0, id=5), "not_hello")
     await _refused(again, m.Chat(room=room, text="am I in?", id=6), "not_hello")

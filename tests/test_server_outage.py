@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import signal
-import urllib.error
-import urllib.request
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
 import pytest
 from redis_fixtures import RedisServer
-from server_fixtures import Connect, TestClient
+from server_fixtures import Connect, TestClient, wait_healthy
 from test_server_processes import ServerProcess
 from websockets.asyncio.client import connect as ws_connect
 
@@ -78,22 +76,6 @@ def test_outage_time_is_given_back_once_and_bounded() -> None:
     assert seat.offline_since_ms == 500 + 5_000
 
 
-def _healthz(port: int) -> int:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as reply:
-            return int(reply.status)
-    except urllib.error.HTTPError as error:
-        return error.code
-
-
-async def _healthy(port: int) -> None:
-    for _ in range(200):
-        if await asyncio.to_thread(_healthz, port) == 200:
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError("/healthz stayed unhealthy")
-
-
 async def _moved(client: TestClient) -> Moved:
     return await client.until_event(Moved)
 
@@ -132,7 +114,7 @@ async def test_store_outage_gives_unavailable_then_play_resumes_fairly(
     assert (await alice.expect_error("unavailable")).re == 8
     await asyncio.sleep(OUTAGE_S)
     persistent_redis.start()
-    await _healthy(server.port)
+    await wait_healthy(server.port)
 
     await alice.move(room, "h9")
     moved = await _moved(alice)

@@ -4,12 +4,10 @@ play one game, and a Redis restart mid-game does not end it."""
 from __future__ import annotations
 
 import asyncio
-import urllib.error
-import urllib.request
 from collections.abc import Awaitable, Callable
 
 from redis_fixtures import RedisServer
-from server_fixtures import Connect, TestClient
+from server_fixtures import Connect, TestClient, healthz, wait_healthy
 
 from protocol import messages as m
 from protocol.events import GameOver, GameStarted, Moved, PlayerJoined
@@ -64,14 +62,6 @@ async def test_two_instances_play_one_game_with_spectators_on_both(
     assert seqs == sorted(seqs)
 
 
-def _healthz(port: int) -> int:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as reply:
-            return int(reply.status)
-    except urllib.error.HTTPError as error:
-        return error.code
-
-
 async def test_game_survives_a_redis_restart(
     make_server: MakeServer, connect: Connect, persistent_redis: RedisServer
 ) -> None:
@@ -91,17 +81,12 @@ async def test_game_survives_a_redis_restart(
             assert (await _moved(client, room))[1] == point
 
     persistent_redis.stop(kill=True)
-    assert await asyncio.to_thread(_healthz, server.port) == 503
+    assert await asyncio.to_thread(healthz, server.port) == 503
     await alice.move(room, "h10")  # refused with an error frame, not left hanging
     error = await alice.expect(m.Error, wait_s=20)
     assert error.room == room
     persistent_redis.start()
-    for _ in range(200):  # healthy again once pub/sub reconnected (backoff <= 1 s)
-        if await asyncio.to_thread(_healthz, server.port) == 200:
-            break
-        await asyncio.sleep(0.05)
-    else:
-        raise AssertionError("/healthz stayed unhealthy after redis came back")
+    await wait_healthy(server.port)  # once pub/sub reconnected too (backoff <= 1 s)
 
     for i, point in enumerate(["h10", "a3", "h11", "a4", "h12"]):
         await (alice if i % 2 == 0 else bob).move(room, point)
