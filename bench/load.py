@@ -3,7 +3,7 @@ process (memory store, then Redis store), and the same clients against a bare re
 (``bench/relay.py``: no protocol, no validation, no store) as the ceiling.
 
 Run: ``.venv/bin/python bench/load.py [--pairs 100] [--seconds 10]
-[--client-processes 2] [--targets relay,memory,redis]``.
+[--client-processes 2] [--targets relay,memory,redis] [--rounds 1]``.
 
 Each game is a pair of scripted clients on 15x15 playing a fixed legal sequence of
 spread-out moves in which nobody makes five; after ``--game-moves`` moves Black
@@ -382,6 +382,13 @@ def main() -> None:
         default="relay,memory,redis",
         help="what to measure, comma-separated (relay,memory,redis); ratios need the relay",
     )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="measure the targets this many times, one after the other in turn; the "
+        "verdicts compare each target's median round, which a busy moment moves less (1)",
+    )
     args = parser.parse_args()
 
     head = [
@@ -392,37 +399,59 @@ def main() -> None:
     ]
     print("\n".join(head), flush=True)
     targets = [t.strip() for t in args.targets.split(",") if t.strip()]
-    outcomes: list[Outcome] = []
+    if unknown := set(targets) - {"relay", "memory", "redis"}:
+        raise SystemExit(f"unknown target {', '.join(sorted(unknown))}")
+    runs: dict[str, list[Outcome]] = {target: [] for target in targets}
     errors = ""
-    relay_outcome: Outcome | None = None
-    for target in targets:
-        if target == "relay":
-            relay, url = start_relay()
-            try:
-                relay_outcome = drive("relay", url, relay.pid, args)
-            finally:
-                relay.terminate()
-                relay.wait(20)
-            outcomes.append(relay_outcome)
-        elif target in ("memory", "redis"):
-            with contextlib.ExitStack() as stack:
-                extra = []
-                if target == "redis":
-                    extra = ["--redis", stack.enter_context(redis_server())]
-                server = stack.enter_context(gomoku_server(extra))
-                outcomes.append(drive(target, server.url, server.process.pid, args))
-                errors += server.errors_logged()
-        else:
-            raise SystemExit(f"unknown target {target!r}")
-        print(row(outcomes[-1], relay_outcome if target != "relay" else None), flush=True)
-    rows = [row(o, relay_outcome if o.name != "relay" else None) for o in outcomes]
+    rows: list[str] = []
+    print(HEADER, flush=True)
+    for number in range(1, args.rounds + 1):
+        relay_outcome: Outcome | None = None
+        for target in targets:
+            outcome, logged = measure(target, args)
+            errors += logged
+            runs[target].append(outcome)
+            relay_outcome = outcome if target == "relay" else relay_outcome
+            rows.append(row(outcome, relay_outcome if target != "relay" else None))
+            if args.rounds > 1:
+                rows[-1] += f"  (round {number})"
+            print(rows[-1], flush=True)
+    medians = {target: median_run(outcomes) for target, outcomes in runs.items()}
+    relay_median = medians.get("relay")
     lines = [*head, HEADER, *rows]
-    if relay_outcome is not None:
-        lines += verdicts(relay_outcome, [o for o in outcomes if o.name != "relay"])
+    if args.rounds > 1:
+        lines.append(f"each target's median round of {args.rounds} (by moves/s):")
+        lines += [row(o, relay_median if o.name != "relay" else None) for o in medians.values()]
+    if relay_median is not None:
+        lines += verdicts(relay_median, [o for o in medians.values() if o.name != "relay"])
     if errors:
         lines.append(f"server errors logged: {errors[:500]}")
-    print("\n".join(lines[len(head) + 1 + len(outcomes) :]))
+    print("\n".join(lines[len(head) + 1 + len(rows) :]))
     record("load", lines)
+
+
+def measure(target: str, args: argparse.Namespace) -> tuple[Outcome, str]:
+    """One run of the clients against ``target``, and what its server logged as errors."""
+    if target == "relay":
+        relay, url = start_relay()
+        try:
+            return drive("relay", url, relay.pid, args), ""
+        finally:
+            relay.terminate()
+            relay.wait(20)
+    with contextlib.ExitStack() as stack:
+        extra = []
+        if target == "redis":
+            extra = ["--redis", stack.enter_context(redis_server())]
+        server = stack.enter_context(gomoku_server(extra))
+        outcome = drive(target, server.url, server.process.pid, args)
+        return outcome, server.errors_logged()
+
+
+def median_run(outcomes: list[Outcome]) -> Outcome:
+    """The run with the median moves/s (the lower one of the middle two)."""
+    ordered = sorted(outcomes, key=lambda o: o.moves_per_s)
+    return ordered[(len(ordered) - 1) // 2]
 
 
 HEADER = (

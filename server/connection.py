@@ -17,7 +17,7 @@ import dataclasses
 import functools
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -118,6 +118,17 @@ class Connection:
     def send_bytes(self, frame: bytes) -> None:
         if self.admit(frame):
             broadcast((self.ws,), frame)  # a synchronous write: no task, no queue
+
+    def send_together(self, messages: Sequence[msgspec.Struct]) -> None:
+        """Send messages that make one reply (a long lobby in parts) as one frame would
+        be: the send buffer limit is looked at before the first only, so a reader is not
+        dropped for the parts that follow it into the buffer."""
+        frames = [encode(message) for message in messages]
+        if not frames or not self.admit(frames[0]):
+            return
+        self.bytes_sent += sum(len(frame) for frame in frames[1:])
+        for frame in frames:
+            broadcast((self.ws,), frame)
 
     def admit(self, frame: bytes) -> bool:
         """Whether ``frame`` may be written now (counted as sent if so): not while
@@ -533,8 +544,10 @@ async def on_lobby_watch(conn: Connection, msg: m.LobbyWatch) -> None:
     summaries = sorted((_decode_summary(v) for v in listing.values()), key=lambda s: s.id)
     size = max(1, conn.server.config.lobby_part_rooms)
     parts = [summaries[i : i + size] for i in range(0, len(summaries), size)] or [[]]
-    for part, rooms in enumerate(parts):
-        conn.send(m.Lobby(rooms=rooms, re=msg.id, part=part, more=part < len(parts) - 1))
+    last = len(parts) - 1
+    conn.send_together(
+        [m.Lobby(rooms=rooms, re=msg.id, part=i, more=i < last) for i, rooms in enumerate(parts)]
+    )
 
 
 def _decode_summary(data: bytes) -> RoomSummary:
