@@ -80,8 +80,8 @@ def git_commit() -> str:
         )
     except OSError:
         return "unknown"
-    dirty = subprocess.run(
-        ["git", "status", "--porcelain", "--untracked-files=no"],
+    dirty = subprocess.run(  # the results file itself does not count
+        ["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":!bench/RESULTS.md"],
         cwd=ROOT,
         capture_output=True,
         text=True,
