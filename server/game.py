@@ -645,7 +645,7 @@ def apply_to_copy(room: Room, action: GameAction, now_ms: int, rules: GameRules)
         if not isinstance(action, Tick):
             error = GameError(ErrorCode.GAME_OVER, "the game ended: a clock ran out")
         out = Outcome(room, [flagged], error=error)
-        if isinstance(action, (SetPresence, Chat, Leave)):
+        if isinstance(action, (SetPresence, Chat, Leave, Join)):  # these suit a game over too
             try:
                 out.events.extend(_dispatch(room, action, now_ms, rules).events)
                 out.error = None

@@ -93,6 +93,20 @@ def test_late_action_after_the_flag_fell_reports_game_over() -> None:
     assert not tick.changed
 
 
+def test_a_spectator_arriving_as_the_flag_falls_watches_the_ended_game() -> None:
+    """Joining to watch a game whose clock just ran out: the flag falls and the join holds."""
+    room = play(started(time=TimeControl(base_ms=1000, inc_ms=0)), "h8", now=0)
+    outcome = apply(room, game.Join(Seat(id="p-c", name="c"), as_player=False), 1500, RULES)
+    assert outcome.error is None
+    assert isinstance(outcome.events[0], GameOver)
+    assert outcome.room.state == "over"
+    assert outcome.room.spectators == ["p-c"]
+    seat = apply(room, game.Join(Seat(id="p-d", name="d")), 1500, RULES)
+    assert seat.error is not None  # a seat in it is still refused, after the flag fell
+    assert seat.error.code == "room_full"
+    assert isinstance(seat.events[0], GameOver)
+
+
 def test_takeback_never_reaches_into_the_swap2_opening() -> None:
     """After swap2, the opening stones cannot be taken back."""
     room = started(opening=Opening.SWAP2)
