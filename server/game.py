@@ -24,7 +24,6 @@ from engine import (
     Result,
     Rule,
     format_point,
-    parse_point,
 )
 from engine.errors import GameOverError, NotationError, OccupiedError, OffBoardError
 from engine.opening import Action, OpeningError, OpeningState
@@ -47,7 +46,16 @@ from protocol.events import (
     Undone,
 )
 from protocol.values import GameResult, Pending, SwapChoice, TimeControl
-from server.room import LIVE_STATES, Room, Seat, choices, decode_room, encode_room, wire_phase
+from server.room import (
+    LIVE_STATES,
+    Room,
+    Seat,
+    cached_point,
+    choices,
+    decode_room,
+    encode_room,
+    wire_phase,
+)
 
 OfferKind = Literal["draw", "takeback", "rematch"]
 
@@ -346,7 +354,7 @@ def _move(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outc
         raise GameError(ErrorCode.NOT_YOUR_TURN, "it is not your turn")
     board = room.board()
     try:
-        point = parse_point(action.point, room.size)
+        point = cached_point(action.point, room.size)
     except NotationError as exc:
         raise GameError(ErrorCode.OFF_BOARD, str(exc)) from None
     color = board.turn

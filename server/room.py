@@ -46,17 +46,22 @@ def _opening(items: tuple[tuple[str, Any], ...]) -> OpeningState:
 
 
 @functools.lru_cache(maxsize=32768)
-def _point(move: str, size: int) -> Point:
-    """``parse_point``, remembered: every action replays the whole move list, so the
-    same few hundred points are parsed over and over."""
+def cached_point(move: str, size: int) -> Point:
+    """``parse_point``, remembered (a bad one is not: it raises): every action replays
+    or checks points, and the same few hundred are parsed over and over."""
     return parse_point(move, size)
 
 
 LIVE_STATES: frozenset[str] = frozenset({"opening", "playing"})
 
+_FREE = Opening.FREE
 _FREE_START = OpeningState.start(Opening.FREE)
 _SWAP2_START = OpeningState.start(Opening.SWAP2)
 """Each opening's state before the first stone (frozen, so shared)."""
+_last_opening: list[object] = [None, None]
+"""The opening_state dict last read and its OpeningState. A room's ``opening_state`` is
+only ever replaced by a new dict (``to_dict``), so the same dict object means the same
+state; holding it keeps its id from being reused."""
 
 
 class Seat(msgspec.Struct, kw_only=True):
@@ -118,9 +123,15 @@ class Room(msgspec.Struct, kw_only=True):
     # -- derived ---------------------------------------------------------------
 
     def opening_model(self) -> OpeningState:
-        if not self.opening_state:  # identity, not a dict: hashing an enum runs Python code
-            return _FREE_START if self.opening is Opening.FREE else _SWAP2_START
-        return _opening(tuple(sorted(self.opening_state.items())))
+        """The opening's state machine (asked for about ten times per action, so cheap)."""
+        state = self.opening_state
+        if not state:  # identity, not a dict: hashing an enum runs Python code
+            return _FREE_START if self.opening is _FREE else _SWAP2_START
+        if _last_opening[0] is not state:  # the dict is replaced, never changed in place
+            _last_opening[:] = [state, _opening(tuple(sorted(state.items())))]
+        model = _last_opening[1]
+        assert isinstance(model, OpeningState)
+        return model
 
     def board(self) -> Board:
         """The position, replayed from the move list (all moves were validated). The
@@ -139,7 +150,7 @@ class Room(msgspec.Struct, kw_only=True):
         else:
             start, board = 0, Board(self.size, self.rule)
         for move in moves[start:]:
-            board.play(_point(move, self.size))
+            board.play(cached_point(move, self.size))
         _boards[key] = (moves, board.copy())
         _boards.move_to_end(key)
         if len(_boards) > _BOARDS_KEPT:
