@@ -68,9 +68,9 @@ class RoomService:
         self.outage: Outage | None = None
         """The latest outage this instance knows of (the clock ticker's beat updates it)."""
 
-    async def load(self, room_id: str) -> tuple[RoomRecord, Room] | None:
+    async def load(self, room_id: str, *, fresh: bool = False) -> tuple[RoomRecord, Room] | None:
         """The room's stored record and the room decoded from it."""
-        record = await self.store.load_room(room_id)
+        record = await self.store.load_room(room_id, fresh=fresh)
         if record is None:
             return None
         return record, decode_room(record.state)
@@ -107,8 +107,11 @@ class RoomService:
         """
         timers = self.config.timers
         checked_outage = False
+        # A tick may rewrite the room's deadline without a commit, so it reads the room
+        # as stored, never as this instance remembers it (see Store.load_room).
+        fresh = isinstance(action, game.Tick)
         for _ in range(MAX_ATTEMPTS):
-            loaded = await self.load(room_id)
+            loaded = await self.load(room_id, fresh=fresh)
             if loaded is None:
                 raise NoSuchRoom(room_id)
             record, room = loaded
@@ -119,7 +122,13 @@ class RoomService:
             now = now_ms()
             working = decode_room(record.state)  # ``room`` stays as it was, for comparing
             gave_back = outage.give_back(working, self.outage, timers.outage_grace_max_ms)
-            outcome = game.apply_to_copy(working, this, now, self.config.game)
+            try:
+                outcome = game.apply_to_copy(working, this, now, self.config.game)
+            except game.GameError:
+                if record.remembered:  # refuse only what the room as stored refuses
+                    fresh = True
+                    continue
+                raise
             if not checked_outage and _flagged(outcome):
                 # Before a flag falls, make sure no outage this instance has not heard of
                 # yet (it just came back, say) ate the time: beat, and look again.

@@ -11,7 +11,7 @@ from redis.asyncio import Redis
 from redis.crc import key_slot
 from redis_fixtures import RedisServer
 
-from server.store import Conflict, QueueEntry, StoredEvent
+from server.store import Conflict, QueueEntry, RoomRecord, StoredEvent
 from server.store.redis import RedisStore
 
 
@@ -203,6 +203,24 @@ async def test_restart_with_persistence_keeps_games_and_reconnects(
         assert await store.claim_due(9_000, lease_ms=100) == ["room"]
     finally:
         await store.close()
+
+
+async def test_a_remembered_room_says_so_and_a_fresh_read_goes_to_redis(
+    two_instances: tuple[RedisStore, RedisStore],
+) -> None:
+    """An instance following a room answers loads from memory, marked as such, until
+    another instance's commit is announced; ``fresh`` always reads Redis."""
+    a, b = two_instances
+    await a.commit("room", 0, b"s1", [b"e1"])
+    async with b.subscribe_room("room", 0) as events:
+        assert await anext(events) == StoredEvent(1, b"e1")
+        await b.commit("room", 1, b"s2", [b"e2"])
+        assert await anext(events) == StoredEvent(2, b"e2")
+        assert await b.load_room("room") == RoomRecord(2, 2, b"s2", remembered=True)
+        assert await b.load_room("room", fresh=True) == RoomRecord(2, 2, b"s2")
+        await a.commit("room", 2, b"s3", [b"e3"])
+        assert await anext(events) == StoredEvent(3, b"e3")  # the bell came
+        assert await b.load_room("room") == RoomRecord(3, 3, b"s3")  # so: read again
 
 
 async def test_queue_entries_keep_name_and_wait_across_instances(

@@ -71,6 +71,9 @@ class RoomRecord(NamedTuple):
     version: int
     seq: int
     state: bytes
+    remembered: bool = False
+    """Answered from this instance's memory of the room, not read from the store: it
+    may be a moment behind a commit another instance just made (see ``load_room``)."""
 
 
 class CommitResult(NamedTuple):
@@ -136,8 +139,11 @@ class Store(Archive):
     # -- rooms -----------------------------------------------------------------
 
     @abc.abstractmethod
-    async def load_room(self, room_id: str) -> RoomRecord | None:
-        """The room's current record, or None if there is no such room."""
+    async def load_room(self, room_id: str, *, fresh: bool = False) -> RoomRecord | None:
+        """The room's current record, or None if there is no such room. A store shared
+        by several instances may answer from what this instance last wrote or read
+        (``remembered``), which a commit elsewhere can have outdated for a moment
+        (writing it then fails with :class:`Conflict`); ``fresh`` reads the store."""
 
     @abc.abstractmethod
     async def commit(

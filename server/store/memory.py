@@ -109,7 +109,7 @@ class MemoryStore(MemoryArchive, Store):
     def room_count(self) -> int:
         return len(self._rooms)
 
-    async def load_room(self, room_id: str) -> RoomRecord | None:
+    async def load_room(self, room_id: str, *, fresh: bool = False) -> RoomRecord | None:
         room = self._room(room_id)
         return None if room is None else RoomRecord(room.version, room.seq, room.state)
 

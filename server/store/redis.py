@@ -399,12 +399,12 @@ class RedisStore(Store, Archive):
 
     # -- rooms -----------------------------------------------------------------
 
-    async def load_room(self, room_id: str) -> RoomRecord | None:
+    async def load_room(self, room_id: str, *, fresh: bool = False) -> RoomRecord | None:
         feed = self._feeds.get(room_id)
-        if feed is not None:
+        if feed is not None and not fresh:
             known = feed.current_record()
             if known is not None:
-                return known
+                return known._replace(remembered=True)
         record = await self._load_room(room_id)
         if feed is not None and record is not None and self._feeds.get(room_id) is feed:
             feed.remember(record)
