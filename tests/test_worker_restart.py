@@ -70,6 +70,18 @@ async def seat_ai(client: TestClient, *, wait_s: float = 0.0) -> Person:
     return person
 
 
+async def play_on_after_restart(port: int, token: str, room: str) -> Person:
+    """Ann comes back with her token and plays the game to its end, which the AI, handed
+    over, wins with five."""
+    async with person_on(port, "ann", token=token) as client:
+        again = Person(client, room)
+        again.follow(await client.join(room))
+        await again.play()
+    assert again.over is not None
+    assert (again.over.winner, again.over.reason) == ("black", "five")
+    return again
+
+
 async def recorded_seats(redis_url: str) -> dict[str, bytes]:
     """The AI seats the store holds as in play (read through a store of our own)."""
     store = RedisStore(redis_url)
@@ -109,12 +121,7 @@ async def test_a_seat_whose_worker_died_during_a_restart_goes_to_another_worker(
     handovers = second.metrics.counters
     await eventually(lambda: handovers["gomoku_ai_handovers_total"] == 1, 3 * LEASE_S + 5)
     assert time.monotonic() - restarted < 2 * LEASE_S + 1.5  # one lease, then at once
-    async with person_on(port, "ann", token=token) as client:
-        again = Person(client, person.room)
-        again.follow(await client.join(person.room))
-        await again.play()
-    assert again.over is not None
-    assert (again.over.winner, again.over.reason) == ("black", "five")
+    again = await play_on_after_restart(port, token, person.room)
     assert heir.stats.moves >= 1
     assert heir.stats.refused == 0
     again.replay()
@@ -224,10 +231,5 @@ async def test_a_seat_of_a_killed_server_goes_to_another_worker(
     await start_worker(to=second)
     handovers = second.metrics.counters
     await eventually(lambda: handovers["gomoku_ai_handovers_total"] == 1, 3 * LEASE_S + 5)
-    async with person_on(port, "ann", token=token) as client:
-        again = Person(client, person.room)
-        again.follow(await client.join(person.room))
-        await again.play()
-    assert again.over is not None
-    assert (again.over.winner, again.over.reason) == ("black", "five")
+    again = await play_on_after_restart(port, token, person.room)
     again.replay()
