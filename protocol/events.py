@@ -41,6 +41,7 @@ __all__ = [
     "PlayerJoined",
     "PlayerLeft",
     "Presence",
+    "RatingChange",
     "Rematch",
     "RoomEvent",
     "SpectatorCount",
@@ -135,13 +136,25 @@ class Undone(_RoomEvent, frozen=True, tag="undone"):
     clocks: Clocks | None
 
 
+class RatingChange(msgspec.Struct, frozen=True, kw_only=True):
+    """What a rated game did to one player's rating under its rule (rounded Glicko-2)."""
+
+    player: PlayerId
+    before: int
+    after: int
+
+
 class GameOver(_RoomEvent, frozen=True, tag="game_over"):
     """The game ended. ``winner`` null is a draw; ``line`` is the winning row when won on
-    the board."""
+    the board. ``ratings`` (Black's first) is what a rated game that counted did to both
+    players' ratings; the update is in the store before this event is logged, so a
+    ``get_profile`` sent after it already shows the new rating. Null when the game was
+    not rated or did not count."""
 
     winner: ColorName | None
     reason: Reason
     line: MoveList | None = None
+    ratings: Annotated[list[RatingChange], msgspec.Meta(max_length=2)] | None = None
 
 
 class Presence(_RoomEvent, frozen=True, tag="presence"):

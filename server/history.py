@@ -27,9 +27,11 @@ from engine.record import (
     record_from_dict,
     record_to_dict,
 )
+from protocol.events import RatingChange
 from protocol.values import GameResult, GameSummary, RecordFormat, Standing
 from server.rating import DRAW, LOSS, WIN, PlayerRating
 from server.room import Room, Seat
+from server.store.archive import RatedGame
 
 GAME_KEY = "game"
 """The key of the server's own facts in a stored record."""
@@ -63,6 +65,18 @@ def black_score(room: Room) -> float | None:
         return None
     winner = room.result.winner
     return DRAW if winner is None else WIN if winner == "black" else LOSS
+
+
+def rating_changes(room: Room, rated: RatedGame) -> list[RatingChange]:
+    """What ``game_over`` says a rated game did: each player's rounded rating before and
+    after it, Black's first."""
+    black, white = colour_seats(room)
+    return [
+        RatingChange(
+            player=seat.id, before=round(old.rating.rating), after=round(new.rating.rating)
+        )
+        for seat, old, new in zip((black, white), rated.before, rated.after, strict=True)
+    ]
 
 
 def game_record(room: Room) -> GameRecord:

@@ -111,6 +111,9 @@ class Room(msgspec.Struct, kw_only=True):
     ended_ms: int | None = None
     archive_at_ms: int | None = None
     """Set while a finished game is not yet archived (record, ratings): when to retry."""
+    game_over_held: bool = False
+    """The game ended, and its ``game_over`` event waits for the archive: it is logged
+    with the rating changes once they are in the store (server.service)."""
     outage_seen_ms: int = 0
     """The end of the latest outage whose time the clocks were given back (server.outage)."""
     spectators_shown: int = 0

@@ -18,7 +18,15 @@ import msgspec
 
 from engine import Reason
 from protocol.codec import encode
-from protocol.events import GameOver, GameStarted, Moved, PlayerJoined, Rematch, RoomEvent
+from protocol.events import (
+    GameOver,
+    GameStarted,
+    Moved,
+    PlayerJoined,
+    RatingChange,
+    Rematch,
+    RoomEvent,
+)
 from server import game, history, outage
 from server.config import ServerConfig
 from server.metrics import Metrics
@@ -152,19 +160,24 @@ class RoomService:
                     else e
                     for e in outcome.events
                 ]
+            events = outcome.events
+            if room.state != "over" and outcome.room.state == "over":
+                # game_over waits for the archive, which logs it with the new ratings.
+                outcome.room.game_over_held = True
+                events = [e for e in events if not isinstance(e, GameOver)]
             try:
                 result = await self.store.commit(
                     room_id,
                     record.version,
                     encode_room(outcome.room),
-                    [encode(e) for e in outcome.events],
+                    [encode(e) for e in events],
                     deadline_ms=outcome.room.due_ms(),
                 )
             except Conflict:
                 if outcome.spawn is not None:
                     await self.store.expire_room(outcome.spawn.id, 0)
                 continue
-            await self._after_commit(room, outcome.room, outcome.events)
+            await self._after_commit(room, outcome.room, events)
             return outcome, result.last_seq
         raise RuntimeError(f"room {room_id}: too many conflicting writers")
 
@@ -182,10 +195,11 @@ class RoomService:
 
     async def archive(self, room: Room) -> None:
         """Keep a finished game's record and, if it was rated, update both ratings; then
-        mark the room archived. Both writes are idempotent (a record is overwritten with
-        the same bytes, a game is rated once), so an instance retrying after a failure or
-        racing another does no harm. A failure leaves the room's due time set: the clock
-        ticker of any instance tries again after ``archive_retry_ms``."""
+        log the held ``game_over`` (with the rating changes) and mark the room archived.
+        Both writes are idempotent (a record is overwritten with the same bytes, a game is
+        rated once and a retry answers what the first rating did), so an instance retrying
+        after a failure or racing another does no harm. A failure leaves the room's due
+        time set: the clock ticker of any instance tries again after ``archive_retry_ms``."""
         try:
             black, white = history.colour_seats(room)
             await self.store.put_names(
@@ -198,9 +212,13 @@ class RoomService:
                 room.ended_ms or now_ms(),
             )
             score = history.black_score(room)
+            ratings = None
             if score is not None:
-                await self.store.rate(history.pool(room.rule), room.id, black.id, white.id, score)
-            await self._mark_archived(room.id)
+                rated = await self.store.rate(
+                    history.pool(room.rule), room.id, black.id, white.id, score
+                )
+                ratings = None if rated is None else history.rating_changes(room, rated)
+            await self._mark_archived(room.id, ratings)
         except Exception as exc:  # retried through the due time; the game itself is safe
             self.metrics.inc("gomoku_archive_failures_total")
             log.warning(
@@ -209,24 +227,45 @@ class RoomService:
             return
         self.metrics.inc("gomoku_games_archived_total")
 
-    async def _mark_archived(self, room_id: str) -> None:
+    async def _mark_archived(self, room_id: str, ratings: list[RatingChange] | None) -> None:
+        """Log the game's ``game_over`` if it is held (once, whoever gets here first) and
+        clear the archive's retry time."""
         for _ in range(MAX_ATTEMPTS):
             loaded = await self.load(room_id)
-            if loaded is None or loaded[1].archive_at_ms is None:
+            if loaded is None:
                 return
             record, room = loaded
+            if room.archive_at_ms is None and not room.game_over_held:
+                return
+            events: list[RoomEvent] = []
+            if room.game_over_held and room.result is not None:
+                result = room.result
+                events.append(
+                    GameOver(
+                        winner=result.winner,
+                        reason=result.reason,
+                        line=result.line,
+                        ratings=ratings,
+                    )
+                )
             room.archive_at_ms = None
+            room.game_over_held = False
             try:
                 await self.store.commit(
-                    room_id, record.version, encode_room(room), (), deadline_ms=room.due_ms()
+                    room_id,
+                    record.version,
+                    encode_room(room),
+                    [encode(e) for e in events],
+                    deadline_ms=room.due_ms(),
                 )
             except Conflict:
                 continue
+            self._count(room, events)
             return
         raise RuntimeError(f"room {room_id}: too many conflicting writers")
 
-    async def _after_commit(self, before: Room | None, room: Room, events: list[RoomEvent]) -> None:
-        """Keep the lobby, seat index, expiry and counters in step with a commit."""
+    def _count(self, room: Room, events: list[RoomEvent]) -> None:
+        """Count what the events logged (moves, games started and finished)."""
         for event in events:
             if isinstance(event, Moved):
                 self.metrics.inc("gomoku_moves_total")
@@ -235,6 +274,10 @@ class RoomService:
             elif isinstance(event, GameOver):
                 self.metrics.inc("gomoku_games_finished_total")
                 log.info("room %s: game over (%s, %s)", room.id, event.winner, event.reason)
+
+    async def _after_commit(self, before: Room | None, room: Room, events: list[RoomEvent]) -> None:
+        """Keep the lobby, seat index, expiry and counters in step with a commit."""
+        self._count(room, events)
         old_ids = set() if before is None else {s.id for s in before.seats if s is not None}
         new_ids = {s.id for s in room.seats if s is not None}
         for player in new_ids - old_ids:
@@ -245,7 +288,7 @@ class RoomService:
         ended = room.state == "over"
         if ended and before is not None and before.state != "over":
             # Before the lobby hears of it: once a game is gone from the lobby, its record
-            # and the new ratings are there to be asked for.
+            # and the new ratings are there to be asked for (and game_over is logged).
             await self.archive(room)
         if ended or empty:
             if not room.private:

@@ -35,7 +35,8 @@ async def test_rated_game_updates_both_players_by_glicko2(archive: Archive) -> N
     """A win moves both ratings exactly as Glicko-2 says and counts the result."""
     rated = await archive.rate("renju", "g1", "ann", "bob", WIN)
     assert rated is not None
-    black, white = rated
+    assert rated.before == (PlayerRating(), PlayerRating())
+    black, white = rated.after
     expected_black, expected_white = rate_game(Rating(), Rating(), WIN)
     assert black == PlayerRating(expected_black, wins=1)
     assert white == PlayerRating(expected_white, losses=1)
@@ -45,11 +46,13 @@ async def test_rated_game_updates_both_players_by_glicko2(archive: Archive) -> N
 
 
 async def test_a_game_is_rated_only_once(archive: Archive) -> None:
-    """Rating the same game again (a retry) changes nothing and answers None."""
+    """Rating the same game again (a retry) changes nothing and answers what the first
+    rating did, even after the players' ratings moved on with another game."""
     first = await archive.rate("renju", "g1", "ann", "bob", DRAW)
     assert first is not None
-    assert await archive.rate("renju", "g1", "ann", "bob", DRAW) is None
-    assert (await archive.rating("renju", "ann")).games == 1
+    await archive.rate("renju", "g2", "ann", "bob", WIN)
+    assert await archive.rate("renju", "g1", "ann", "bob", DRAW) == first
+    assert (await archive.rating("renju", "ann")).games == 2
 
 
 async def test_concurrent_games_of_one_player_both_count(archive: Archive) -> None:

@@ -37,6 +37,7 @@ from protocol import (
     decode_server,
 )
 from protocol import values as v
+from protocol.events import RatingChange
 from server.app import GomokuServer
 
 DOC = Path(__file__).resolve().parent.parent / "protocol.md"
@@ -477,6 +478,7 @@ def test_each_message_has_a_reference_table_with_its_fields(cls: type[msgspec.St
         v.LeaderboardEntry,
         v.GamePlayer,
         v.GameSummary,
+        RatingChange,
     ],
     ids=lambda c: c.__name__,
 )

@@ -13,7 +13,8 @@ from server_fixtures import Connect, TestClient
 from engine import Color, Opening, Reason, Rule
 from engine.record import parse_json, parse_move_list, parse_psq
 from protocol import messages as m
-from protocol.events import GameOver, GameStarted, Moved, Offered, PlayerJoined
+from protocol.codec import decode_event
+from protocol.events import GameOver, GameStarted, Moved, Offered, PlayerJoined, RatingChange
 from protocol.values import Standing, TimeControl
 from server import game
 from server.app import GomokuServer
@@ -262,6 +263,11 @@ async def test_a_game_left_unarchived_is_archived_by_the_clock_ticker(
         room = game.apply(room, game.Move(("p-ann", "p-bob")[i % 2], point), now, RULES).room
     assert room.state == "over"
     room.ended_ms, room.archive_at_ms = now, now - 1  # due: the retry time has come
+    room.game_over_held = True  # and its game_over was never logged
+    # The dead instance got as far as rating the game: the ratings are not applied
+    # twice, and game_over tells what the first rating did.
+    first = await arena.store.rate("renju", room.id, "p-ann", "p-bob", WIN)
+    assert first is not None
     await arena.store.commit(room.id, 0, encode_room(room), [], deadline_ms=room.due_ms())
 
     # Archiving writes the record, then the ratings, then marks the room archived:
@@ -278,3 +284,47 @@ async def test_a_game_left_unarchived_is_archived_by_the_clock_ticker(
     ann = await arena.store.rating("renju", "p-ann")
     assert (ann.wins, ann.games) == (1, 1)
     assert await arena.store.player_games("p-bob") == [room.id]
+    logged = await arena.store.read_events(room.id, 0)
+    assert logged is not None
+    [over] = [decode_event(e.data) for e in logged]
+    assert isinstance(over, GameOver)
+    assert (over.winner, over.reason) == ("black", "five")
+    assert over.ratings == [
+        RatingChange(player="p-ann", before=1500, after=round(first.after[0].rating.rating)),
+        RatingChange(player="p-bob", before=1500, after=round(first.after[1].rating.rating)),
+    ]
+
+
+@pytest.mark.parametrize("layout", ["memory", "redis", "redis, two instances"])
+async def test_game_over_carries_the_ratings_that_a_profile_then_shows(
+    layout: str, make_server: MakeServer, connect: Connect, request: pytest.FixtureRequest
+) -> None:
+    """A rated game's game_over names both rating changes, and each player's profile asked
+    for the moment game_over arrives, on the player's own instance, already shows them (the
+    loser's instance is not the one that ended the game when there are two)."""
+    if layout == "memory":
+        here = there = await make_server()
+    else:
+        url = request.getfixturevalue("redis_url")
+        here = await make_server(store=RedisStore(url, poll_interval_s=0.2))
+        there = here
+        if layout.endswith("two instances"):
+            there = await make_server(store=RedisStore(url, poll_interval_s=0.2))
+    alice = await connect("alice", to=here)
+    bob = await connect("bob", to=there)
+    room = (await alice.create(seat="black", rated=True)).room.id
+    await bob.join(room)
+    await alice.event(PlayerJoined)
+    await alice.event(GameStarted)
+    await _play(alice, bob, room, ["h8", "a1", "h9", "a2", "h10", "a3", "h11", "a4"])
+    await alice.move(room, "h12")
+    won, lost = apply_game(PlayerRating(), PlayerRating(), WIN)
+    expected = [
+        RatingChange(player=alice.player, before=1500, after=round(won.rating.rating)),
+        RatingChange(player=bob.player, before=1500, after=round(lost.rating.rating)),
+    ]
+    for client, mine in ((bob, lost), (alice, won)):
+        over = await client.until_event(GameOver)
+        assert (over.winner, over.reason, over.ratings) == ("black", "five", expected)
+        shown = _freestyle(await _ask(client, m.GetProfile(id=1)))
+        assert (shown.rating, shown.games) == (round(mine.rating.rating), 1)

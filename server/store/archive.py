@@ -12,10 +12,19 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from server.rating import PlayerRating, rate_game
 
 LEADERBOARD_SIZE = 20
+
+
+class RatedGame(NamedTuple):
+    """What rating one game did: both players' standings before and after it, Black's
+    first in each pair."""
+
+    before: tuple[PlayerRating, PlayerRating]
+    after: tuple[PlayerRating, PlayerRating]
 
 
 class Archive(abc.ABC):
@@ -28,11 +37,14 @@ class Archive(abc.ABC):
     @abc.abstractmethod
     async def rate(
         self, pool: str, game_id: str, black: str, white: str, black_score: float
-    ) -> tuple[PlayerRating, PlayerRating] | None:
-        """Apply one rated game (``black_score`` 1, 0.5 or 0) to both players, atomically.
+    ) -> RatedGame | None:
+        """Apply one rated game (``black_score`` 1, 0.5 or 0) to both players, atomically,
+        and answer what it did.
 
-        Returns both new standings, or None if this game was already rated: a
-        retried call never counts a game twice.
+        A game is applied once: a retried call (the same ``game_id``) changes nothing and
+        answers what the first call did, so a server that died between rating a game and
+        announcing it can still announce the right figures. None only for a game rated by
+        an older server that kept no figures.
         """
 
     @abc.abstractmethod
@@ -89,7 +101,7 @@ class MemoryArchive(Archive):
 
     def __init__(self) -> None:
         self._ratings: dict[str, dict[str, PlayerRating]] = {}
-        self._rated: set[tuple[str, str]] = set()
+        self._rated: dict[tuple[str, str], RatedGame] = {}
         self._records: dict[str, bytes] = {}
         self._games: dict[str, dict[str, int]] = {}
         self._names: dict[str, str] = {}
@@ -99,16 +111,16 @@ class MemoryArchive(Archive):
 
     async def rate(
         self, pool: str, game_id: str, black: str, white: str, black_score: float
-    ) -> tuple[PlayerRating, PlayerRating] | None:
-        if (pool, game_id) in self._rated:
-            return None
+    ) -> RatedGame | None:
+        done = self._rated.get((pool, game_id))
+        if done is not None:
+            return done
         standings = self._ratings.setdefault(pool, {})
-        new = apply_game(
-            standings.get(black, PlayerRating()), standings.get(white, PlayerRating()), black_score
-        )
+        before = (standings.get(black, PlayerRating()), standings.get(white, PlayerRating()))
+        new = apply_game(*before, black_score)
         standings[black], standings[white] = new
-        self._rated.add((pool, game_id))
-        return new
+        done = self._rated[(pool, game_id)] = RatedGame(before, new)
+        return done
 
     async def leaderboard(
         self, pool: str, limit: int = LEADERBOARD_SIZE

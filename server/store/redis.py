@@ -75,7 +75,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server.keys import Keys
 from server.rating import PlayerRating, Rating
-from server.store.archive import LEADERBOARD_SIZE, Archive, apply_game, ranked
+from server.store.archive import LEADERBOARD_SIZE, Archive, RatedGame, apply_game, ranked
 from server.store.base import (
     KEEP_DEADLINE,
     CommitResult,
@@ -915,19 +915,19 @@ class RedisStore(Store, Archive):
     @_runs_to_completion
     async def rate(
         self, pool: str, game_id: str, black: str, white: str, black_score: float
-    ) -> tuple[PlayerRating, PlayerRating] | None:
+    ) -> RatedGame | None:
         ratings, board = self.keys.ratings(pool), self.keys.leaderboard(pool)
         marker = self.keys.rated_game(pool, game_id)
         async with self.redis.pipeline(transaction=True) as pipe:
             while True:
                 try:
                     await pipe.watch(ratings, marker)
-                    if await pipe.exists(marker):
-                        return None
-                    before: Any = await pipe.hmget(ratings, [black, white])
-                    new = apply_game(
-                        _decode_standing(before[0]), _decode_standing(before[1]), black_score
-                    )
+                    done: Any = await pipe.get(marker)
+                    if done is not None:
+                        return _decode_rated(done)
+                    stored: Any = await pipe.hmget(ratings, [black, white])
+                    before = (_decode_standing(stored[0]), _decode_standing(stored[1]))
+                    new = apply_game(*before, black_score)
                     pipe.multi()  # type: ignore[no-untyped-call]
                     for player_id, standing in zip((black, white), new, strict=True):
                         pipe.hset(ratings, player_id, _encode_standing(standing))
@@ -935,9 +935,10 @@ class RedisStore(Store, Archive):
                             pipe.zrem(board, player_id)
                         else:
                             pipe.zadd(board, {player_id: standing.rating.rating})
-                    pipe.set(marker, b"1", px=RATED_MARKER_TTL_MS)
+                    rated = RatedGame(before, new)
+                    pipe.set(marker, _encode_rated(rated), px=RATED_MARKER_TTL_MS)
                     await pipe.execute()
-                    return new
+                    return rated
                 except WatchError:
                     await asyncio.sleep(0)  # another game of these players landed first
 
@@ -1003,7 +1004,8 @@ class RedisStore(Store, Archive):
 
 
 RATED_MARKER_TTL_MS = 30 * DAY_MS
-"""How long a rated game is remembered to refuse rating it twice (retries come within seconds)."""
+"""How long a rated game is remembered to refuse rating it twice, with what it did to both
+ratings (retries come within seconds)."""
 
 
 def _encode_standing(standing: PlayerRating) -> bytes:
@@ -1011,6 +1013,20 @@ def _encode_standing(standing: PlayerRating) -> bytes:
     return msgspec.msgpack.encode(
         (r.rating, r.rd, r.volatility, standing.wins, standing.losses, standing.draws)
     )
+
+
+def _encode_rated(rated: RatedGame) -> bytes:
+    return msgspec.msgpack.encode([_encode_standing(s) for s in (*rated.before, *rated.after)])
+
+
+def _decode_rated(data: bytes) -> RatedGame | None:
+    """A rated-once marker's record of what the game did; None for a marker written
+    before markers kept the figures (it holds ``1``)."""
+    parts = msgspec.msgpack.decode(data)
+    if not isinstance(parts, list) or len(parts) != 4:
+        return None
+    black, white, new_black, new_white = (_decode_standing(p) for p in parts)
+    return RatedGame((black, white), (new_black, new_white))
 
 
 def _decode_standing(data: bytes | None) -> PlayerRating:
