@@ -9,12 +9,17 @@ for bytes that are not a message of the protocol (not MessagePack, not a map,
 unknown ``type``, a missing field, a field of the wrong type), and
 ``bad_value`` for a field of the right type whose value is out of range
 (a board size of 40, a 500-character chat line, an unknown rule name).
+
+MessagePack extension types are no part of the protocol: a client frame holding one
+anywhere, even in a field the receiver does not know and would otherwise skip, is
+``bad_message`` (:func:`decode_client`).
 """
 
 from __future__ import annotations
 
+import datetime
 import re
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import msgspec
 
@@ -42,6 +47,28 @@ class _Peek(msgspec.Struct):
 
 
 _peek_decoder = msgspec.msgpack.Decoder(_Peek)
+
+
+class _Extension(Exception):
+    """An extension type met while checking a frame (its type code)."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def _refuse_extension(code: int, data: memoryview) -> NoReturn:
+    raise _Extension(code)
+
+
+_plain_decoder = msgspec.msgpack.Decoder(ext_hook=_refuse_extension)
+"""Decodes a whole frame, unknown fields too, and stops at the first extension type (but
+for the timestamp type -1, which msgspec decodes into a datetime by itself)."""
+
+_has_extension_head = re.compile(rb"[\xc7-\xc9\xd4-\xd8]").search
+"""The bytes that start a MessagePack extension (ext 8/16/32, fixext 1/2/4/8/16). They
+also occur inside strings, binaries and numbers, so a frame holding one is decoded whole
+to be sure; most frames hold none and cost one scan."""
 
 
 class _EventFrame(msgspec.Struct, frozen=True, tag_field="type", tag="event"):
@@ -74,8 +101,13 @@ def event_frame(room: str, seq: int, event: bytes) -> bytes:
 
 
 def decode_client(data: object) -> ClientMessage:
-    """Decode one frame from a client; raise ``ProtocolError`` if it is not a valid message."""
+    """Decode one frame from a client; raise ``ProtocolError`` if it is not a valid message
+    or holds an extension type anywhere (``bad_message``)."""
     result: ClientMessage = _decode(_client_decoder, data, MAX_CLIENT_FRAME)
+    frame: bytes = data  # type: ignore[assignment]  # _decode refused anything but bytes
+    if _has_extension_head(frame) and (found := _extension_in(frame)) is not None:
+        tag = type(result).__struct_config__.tag
+        raise ProtocolError(ErrorCode.BAD_MESSAGE, f"{tag} message: {found}", re=result.id)
     return result
 
 
@@ -130,6 +162,35 @@ def _decode(decoder: msgspec.msgpack.Decoder[T], data: object, limit: int) -> T:
         raise ProtocolError(
             ErrorCode.BAD_MESSAGE, f"frame is not a valid MessagePack message: {detail}"
         ) from None
+
+
+def _extension_in(data: bytes) -> str | None:
+    """What is wrong with a frame that decoded as a message and holds a byte that may
+    start an extension (:data:`_has_extension_head`): an extension type in it
+    (anywhere: the typed decoder skips unknown fields unread), or, in an unknown field, a
+    map key that no MessagePack map of the protocol has (so the whole frame could not be
+    read to look). None if it holds neither."""
+    try:
+        value = _plain_decoder.decode(data)
+    except _Extension as found:
+        return _no_extensions(found.code)
+    except (msgspec.DecodeError, ValueError, TypeError, RecursionError, MemoryError) as exc:
+        return f"frame could not be read whole: {exc or type(exc).__name__}"
+    stack = [value]
+    while stack:  # not recursive: the frame may nest as deep as msgspec allows
+        item = stack.pop()
+        if isinstance(item, datetime.datetime):
+            return _no_extensions(-1)  # the timestamp type
+        if isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return None
+
+
+def _no_extensions(code: int) -> str:
+    return f"MessagePack extension types are not part of the protocol (found type {code})"
 
 
 def _from_validation(text: str, data: bytes | bytearray | memoryview) -> ProtocolError:

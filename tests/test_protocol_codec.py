@@ -205,6 +205,40 @@ def test_unknown_fields_are_ignored_for_forward_compatibility() -> None:
     assert decode_server(msgspec.msgpack.encode(welcome)).limits.max_frame == 4096  # type: ignore[union-attr]
 
 
+_EXT = msgspec.msgpack.Ext
+_TIMESTAMP = b"\xd6\xff\x00\x00\x00\x00"  # the timestamp extension (type -1), epoch 0
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        msgspec.msgpack.encode({"type": "move", "room": "r1", "point": "h8", "x": _EXT(5, b"a")}),
+        msgspec.msgpack.encode(
+            {"type": "move", "room": "r1", "point": "h8", "x": [1, {"deep": [_EXT(0, b"")]}]}
+        ),
+        msgspec.msgpack.encode({"type": "move", "room": "r1", "point": "h8", "x": _EXT(-3, b"")}),
+        b"\x84\xa4type\xa4move\xa4room\xa2r1\xa5point\xa2h8\xa1x" + _TIMESTAMP,
+        msgspec.msgpack.encode({"type": "move", "room": "r1", "point": _EXT(5, b"h8")}),
+    ],
+    ids=["unknown field", "nested in an unknown field", "negative type", "timestamp", "known"],
+)
+def test_extension_types_are_refused_anywhere_in_a_frame(frame: bytes) -> None:
+    """An extension type is bad_message wherever it is, even in a field the decoder
+    would otherwise skip unread (SECURITY.md, protocol.md "Encoding")."""
+    exc = _error(frame)
+    assert exc.code == ErrorCode.BAD_MESSAGE
+    assert "ext" in exc.message
+
+
+def test_bytes_that_start_extensions_elsewhere_are_no_extension() -> None:
+    """The bytes that open an extension also occur in text (U+01C7 is c7 87 in UTF-8),
+    binaries and numbers, and such frames still decode."""
+    chat = Chat(room="r1", text="\u01c7 \u05d0 \u01fd")
+    assert decode_client(encode(chat)) == chat
+    raw = {"type": "move", "room": "r1", "point": "h8", "id": 0xD4D5, "x": [b"\xc7\xd8", -40]}
+    assert decode_client(msgspec.msgpack.encode(raw)) == Move(room="r1", point="h8", id=0xD4D5)
+
+
 # --- bad input --------------------------------------------------------------------------
 
 

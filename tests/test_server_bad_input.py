@@ -67,6 +67,25 @@ async def test_malformed_unknown_and_mistyped_frames(connect: Connect) -> None:
     assert (await alice.expect(m.Event)).seq == 2
 
 
+async def test_extension_types_are_refused_even_where_they_would_be_ignored(
+    connect: Connect,
+) -> None:
+    """A frame with a MessagePack extension type anywhere, even in a field the server
+    does not know, is refused with bad_message and has no effect; the connection stays
+    usable (SECURITY.md, protocol.md "Encoding")."""
+    alice = await connect()
+    hidden = {"future": [1, {"x": msgspec.msgpack.Ext(1, b"")}]}
+    await alice.send_raw(msgspec.msgpack.encode({"type": "hello", "name": "a", "id": 1, **hidden}))
+    assert (await alice.expect_error("bad_message")).re == 1
+    await alice.hello("alice")  # the refused hello identified nobody
+    snap = await alice.create()
+    chat = {"type": "chat", "room": snap.room.id, "text": "hi", "id": 2, **hidden}
+    await alice.send_raw(msgspec.msgpack.encode(chat))
+    assert (await alice.expect_error("bad_message")).re == 2
+    await alice.send(m.Chat(room=snap.room.id, text="\u01c7 still here"))
+    assert (await alice.expect(m.Event)).seq == 2
+
+
 async def test_oversized_frame_closes_1009(connect: Connect) -> None:
     """A frame above the 4096-byte limit closes the connection with 1009."""
     alice = await connect("alice")
