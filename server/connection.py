@@ -39,6 +39,7 @@ from server.sessions import (
     SessionRecord,
     decode_session,
     encode_session,
+    invite_key,
     new_invite_code,
     new_player_id,
     new_room_id,
@@ -557,11 +558,7 @@ def _decode_summary(data: bytes) -> RoomSummary:
 async def on_create_room(conn: Connection, msg: m.CreateRoom) -> None:
     service = conn.server.service
     room_id = new_room_id()
-    code = None
-    if msg.private:  # reserve an unused invite code for the room first
-        code = new_invite_code()
-        while not await conn.server.store.put_invite(code, room_id):
-            code = new_invite_code()  # pragma: no cover - a 32^6 collision
+    code = await _reserve_invite(conn, room_id) if msg.private else None
     room = game.new_room(
         room_id,
         rule=msg.rule,
@@ -580,11 +577,19 @@ async def on_create_room(conn: Connection, msg: m.CreateRoom) -> None:
     await conn.sync_room(room.id, None, re=msg.id)
 
 
+async def _reserve_invite(conn: Connection, room_id: str) -> str:
+    """A new invite code for a private room about to be created, mapped to it."""
+    code = new_invite_code()
+    while not await conn.server.store.put_invite(invite_key(code), room_id):
+        code = new_invite_code()  # pragma: no cover - a 31^9 collision
+    return code
+
+
 async def _resolve_room(conn: Connection, room: str | None, code: str | None) -> str:
     if room is not None:
         return room
     assert code is not None
-    found = await conn.server.store.get_invite(code.upper())
+    found = await conn.server.store.get_invite(invite_key(code))
     if found is None:
         raise Refused(ErrorCode.NO_SUCH_ROOM, "no room has that invite code")
     return found
@@ -734,11 +739,7 @@ async def on_seat_ai(conn: Connection, msg: m.SeatAi) -> None:
 
 async def on_create_ai_game(conn: Connection, msg: m.CreateAiGame) -> None:
     room_id = new_room_id()
-    code = None
-    if msg.private:
-        code = new_invite_code()
-        while not await conn.server.store.put_invite(code, room_id):
-            code = new_invite_code()  # pragma: no cover - a 32^6 collision
+    code = await _reserve_invite(conn, room_id) if msg.private else None
     room = await conn.server.bots.ai_room(
         room_id=room_id,
         levels=[msg.black, msg.white],

@@ -8,7 +8,13 @@ import secrets
 
 import msgspec
 
-_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I
+INVITE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
+"""The 31 characters of invite codes: digits and capitals without the look-alikes
+0/O and 1/I/L, so a code read aloud or from a screen is typed right."""
+INVITE_GROUPS = 3
+INVITE_GROUP_SIZE = 3
+"""An invite code is 3 groups of 3 (``K7Q-XMP-4RW``): 31**9, about 2**44.6 codes."""
+_INVITE_SEPARATORS = str.maketrans("", "", " -_.")
 
 
 class SessionRecord(msgspec.Struct, kw_only=True):
@@ -58,4 +64,16 @@ def new_room_id() -> str:
 
 
 def new_invite_code() -> str:
-    return "".join(secrets.choice(_CODE_ALPHABET) for _ in range(6))
+    """A fresh invite code as people see it: ``K7Q-XMP-4RW``."""
+    groups = (
+        "".join(secrets.choice(INVITE_ALPHABET) for _ in range(INVITE_GROUP_SIZE))
+        for _ in range(INVITE_GROUPS)
+    )
+    return "-".join(groups)
+
+
+def invite_key(code: str) -> str:
+    """The form an invite code is stored and looked up in: upper case, without the
+    separators people type or leave out (``k7q xmp-4rw`` and ``K7QXMP4RW`` are the same
+    code). Codes of older servers (6 characters, no groups) keep working."""
+    return code.translate(_INVITE_SEPARATORS).upper()

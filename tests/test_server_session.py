@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
 
@@ -171,10 +172,11 @@ async def test_private_room_by_invite_code(connect: Connect) -> None:
     snap = await alice.create(private=True, seat="white")
     code = snap.room.code
     assert code is not None
+    assert code is not None
     bob = await connect("bob")
     await bob.send(m.Join(room=snap.room.id))
     await bob.expect_error("no_such_room")
-    await bob.send(m.Join(code="WRONG1"))
+    await bob.send(m.Join(code="WRO-NG2-345"))
     await bob.expect_error("no_such_room")
     await bob.send(m.Join(code=code.lower()))
     joined = await bob.expect(m.Snapshot)
@@ -186,6 +188,25 @@ async def test_private_room_by_invite_code(connect: Connect) -> None:
     await carol.send(m.Join(code=code, role="spectator"))
     watching = await carol.expect(m.Snapshot)
     assert watching.room.code is None
+
+
+async def test_invite_codes_are_easy_to_pass_on_and_hard_to_guess(connect: Connect) -> None:
+    """Codes are 3 groups of 3 from 31 characters without 0/O, 1/I/L (44 bits), all
+    different; joining ignores case, spaces and dashes."""
+    alice = await connect("alice")
+    codes = set()
+    for _ in range(4):
+        snap = await alice.create(private=True)
+        assert snap.room.code is not None
+        assert re.fullmatch(r"([2-9A-HJKMNP-Z]{3}-){2}[2-9A-HJKMNP-Z]{3}", snap.room.code)
+        codes.add(snap.room.code)
+    assert len(codes) == 4
+    code = snap.room.code
+    assert code is not None
+    for typed in (code.lower(), code.replace("-", ""), code.replace("-", " ").lower()):
+        bob = await connect("bob")
+        await bob.send(m.Join(code=f" {typed} ", role="spectator"))
+        assert (await bob.expect(m.Snapshot)).room.id == snap.room.id
 
 
 async def test_quick_match_pairs_two_waiting_players(connect: Connect) -> None:
