@@ -31,7 +31,7 @@ from server.connection import Connection, wire_limits
 from server.game import GameError
 from server.hub import Hub
 from server.metrics import Metrics
-from server.ratelimit import SlidingWindow
+from server.ratelimit import KeyedWindows, SlidingWindow
 from server.room import Seat
 from server.service import NoSuchRoom, Notice, RoomService, decode_notice, encode_notice, now_ms
 from server.sessions import new_room_id
@@ -65,6 +65,11 @@ class GomokuServer:
         """Open connections per client address (for ``max_conns_per_ip``)."""
         self.chat_windows: dict[str, SlidingWindow] = {}
         """Chat flood limit per player (shared by the player's connections here)."""
+        limits = self.config.limits
+        self.code_failures = KeyedWindows(
+            limits.code_failures_per_ip, limits.code_failure_window_ms
+        )
+        """Joins by a wrong invite code per client address (guessing)."""
         self.players: dict[str, set[Connection]] = {}
         self.queues: dict[str, tuple[Rule, TimeControl | None]] = {}
         self._server: Server | None = None
@@ -173,7 +178,7 @@ class GomokuServer:
             self.metrics.inc("gomoku_refused_per_ip_total")
             await ws.close(CloseCode.POLICY, "too many connections from your address")
             return
-        conn = Connection(self, ws)
+        conn = Connection(self, ws, address)
         self.connections.add(conn)
         self.per_address[address] += 1
         try:

@@ -144,6 +144,29 @@ def add_limit_options(parser: argparse.ArgumentParser) -> None:
         "are always let in)",
     )
     group.add_argument(
+        "--max-code-failures",
+        type=int,
+        default=d.code_failures,
+        metavar="N",
+        help="joins by an invite code that leads nowhere one connection may make per "
+        "--code-failure-window; then its joins by code get rate_limited "
+        f"({d.code_failures})",
+    )
+    group.add_argument(
+        "--max-code-failures-per-ip",
+        type=int,
+        default=d.code_failures_per_ip,
+        metavar="N",
+        help=f"... all connections from one address ({d.code_failures_per_ip})",
+    )
+    group.add_argument(
+        "--code-failure-window",
+        type=float,
+        default=d.code_failure_window_ms / 1000,
+        metavar="SECONDS",
+        help=f"... within this many seconds ({d.code_failure_window_ms / 1000:g})",
+    )
+    group.add_argument(
         "--rate-limit",
         type=float,
         default=d.rate_per_s,
@@ -175,6 +198,9 @@ def limits_from_args(args: argparse.Namespace) -> ConnectionLimits:
         rate_burst=args.rate_burst,
         flood_strikes=max(ConnectionLimits().flood_strikes, args.rate_burst),
         send_buffer=args.send_buffer * 1024,
+        code_failures=args.max_code_failures,
+        code_failures_per_ip=args.max_code_failures_per_ip,
+        code_failure_window_ms=round(args.code_failure_window * 1000),
     )
 
 

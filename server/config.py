@@ -37,6 +37,15 @@ class ConnectionLimits:
     max_conns_per_ip: int = 64
     """Open connections from one client address (0: no limit); beyond it the
     handshake is refused with HTTP 429."""
+    code_failures: int = 5
+    """Joins by an invite code that leads nowhere one connection may make within
+    ``code_failure_window_ms``; beyond, its joins by code (right or wrong) are refused
+    with ``rate_limited`` until the oldest failure leaves the window. Codes have about
+    2**44.6 values: this keeps guessing hopeless."""
+    code_failures_per_ip: int = 20
+    """The same, for all connections from one client address to this server instance
+    (so reconnecting does not reset it)."""
+    code_failure_window_ms: int = 60_000
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

@@ -32,7 +32,7 @@ from protocol.limits import PROTOCOL_VERSION
 from protocol.values import GameSummary, LeaderboardEntry, Limits, RoomSummary, TimeControl
 from server import game, history
 from server.game import GameError
-from server.ratelimit import TokenBucket
+from server.ratelimit import SlidingWindow, TokenBucket
 from server.room import Room, Seat
 from server.service import NoSuchRoom, Notice, encode_notice, now_ms
 from server.sessions import (
@@ -87,9 +87,11 @@ def queue_name(rule: str, time_control: TimeControl | None) -> str:
 class Connection:
     """The server side of one WebSocket."""
 
-    def __init__(self, server: GomokuServer, ws: ServerConnection) -> None:
+    def __init__(self, server: GomokuServer, ws: ServerConnection, address: str = "") -> None:
         self.server = server
         self.ws = ws
+        self.address = address
+        """The client's address (as the per-address limits count it)."""
         self.config = server.config
         self.session: SessionRecord | None = None
         self.rooms: dict[str, RoomSync] = {}
@@ -102,6 +104,8 @@ class Connection:
         and how many bytes it had taken then; None while nothing waits."""
         self.bucket = TokenBucket(limits.rate_per_s, limits.rate_burst, time.monotonic())
         self.strikes = 0
+        self.code_failures = SlidingWindow(limits.code_failures, limits.code_failure_window_ms)
+        """Joins by a wrong invite code (guessing)."""
         self.token_hash: str | None = None
         self.worker = False
         """True once this connection is a registered AI worker (``bot_ready``)."""
@@ -586,11 +590,23 @@ async def _reserve_invite(conn: Connection, room_id: str) -> str:
 
 
 async def _resolve_room(conn: Connection, room: str | None, code: str | None) -> str:
+    """The room a join names, by id or by invite code. Joins by code are refused unread
+    while the connection or its address has had too many codes that led nowhere."""
     if room is not None:
         return room
     assert code is not None
+    now = now_ms()
+    by_address = conn.server.code_failures
+    wait = max(conn.code_failures.wait_ms(now), by_address.wait_ms(conn.address, now))
+    if wait:
+        raise Refused(
+            ErrorCode.RATE_LIMITED,
+            f"too many invite codes that lead nowhere; try again in {-(-wait // 1000)} s",
+        )
     found = await conn.server.store.get_invite(invite_key(code))
     if found is None:
+        conn.code_failures.add(now)
+        by_address.add(conn.address, now)
         raise Refused(ErrorCode.NO_SUCH_ROOM, "no room has that invite code")
     return found
 

@@ -1,4 +1,5 @@
-"""Per-connection flood limits: a token bucket for messages, a sliding window for chat."""
+"""Flood limits: a token bucket for messages, sliding windows for chat lines and for
+failed joins by invite code (per connection, and per client address)."""
 
 from __future__ import annotations
 
@@ -32,10 +33,53 @@ class SlidingWindow:
         self.window_ms = window_ms
         self.stamps: collections.deque[int] = collections.deque()
 
-    def take(self, now_ms: int) -> bool:
+    def expire(self, now_ms: int) -> int:
+        """Forget the events that left the window; how many are left in it."""
         while self.stamps and self.stamps[0] <= now_ms - self.window_ms:
             self.stamps.popleft()
-        if len(self.stamps) >= self.limit:
-            return False
+        return len(self.stamps)
+
+    def wait_ms(self, now_ms: int) -> int:
+        """0 if one more event fits now, else how long until it does."""
+        if self.expire(now_ms) < self.limit:
+            return 0
+        return self.stamps[-self.limit] + self.window_ms - now_ms
+
+    def add(self, now_ms: int) -> None:
+        """Count an event (whether or not it fitted)."""
         self.stamps.append(now_ms)
+
+    def take(self, now_ms: int) -> bool:
+        """Count an event if it fits in the window; False (and not counted) if not."""
+        if self.wait_ms(now_ms):
+            return False
+        self.add(now_ms)
         return True
+
+
+class KeyedWindows:
+    """One :class:`SlidingWindow` per key (a client address). A key's window exists only
+    while it holds events of the last ``window_ms``, so the table stays as small as the
+    set of keys that were counted lately, however many come and go."""
+
+    def __init__(self, limit: int, window_ms: int) -> None:
+        self.limit = limit
+        self.window_ms = window_ms
+        self.windows: dict[str, SlidingWindow] = {}
+        self._swept_ms = 0
+
+    def wait_ms(self, key: str, now_ms: int) -> int:
+        """0 if one more event of ``key`` fits now, else how long until it does."""
+        window = self.windows.get(key)
+        return 0 if window is None else window.wait_ms(now_ms)
+
+    def add(self, key: str, now_ms: int) -> None:
+        """Count an event of ``key``; once a window, drop the keys whose events expired."""
+        if now_ms - self._swept_ms >= self.window_ms:
+            self._swept_ms = now_ms
+            for gone in [k for k, w in self.windows.items() if not w.expire(now_ms)]:
+                del self.windows[gone]
+        window = self.windows.get(key)
+        if window is None:
+            window = self.windows[key] = SlidingWindow(self.limit, self.window_ms)
+        window.add(now_ms)

@@ -38,6 +38,7 @@ from protocol.events import (
 )
 from server.app import GomokuServer
 from server.config import ConnectionLimits
+from server.ratelimit import KeyedWindows
 from server.sessions import token_hash
 from server.store.redis import RedisStore
 
@@ -176,6 +177,67 @@ async def test_only_allowed_web_origins_may_connect(make_server: MakeServer) -> 
     assert await refused_status(server.port) is None
     anywhere = await make_server()
     assert await refused_status(anywhere.port, **evil) is None
+
+
+# --- guessing invite codes ------------------------------------------------------------
+
+
+async def try_code(client: TestClient, code: str) -> str:
+    """Join by ``code`` as a spectator: "joined", or the error code of the refusal."""
+    await client.send(m.Join(code=code, role="spectator"))
+    reply = await client.recv()
+    if isinstance(reply, m.Snapshot):
+        return "joined"
+    assert isinstance(reply, m.Error), reply
+    return reply.code
+
+
+async def test_guessing_invite_codes_is_throttled_per_connection_and_address(
+    make_server: MakeServer, connect: Connect
+) -> None:
+    """After 3 codes that lead nowhere a connection's joins by code, even a right one,
+    get rate_limited; its address's other connections share a budget of 5. A player on
+    another address joins by code meanwhile, and once the window has passed the guesser
+    is heard again."""
+    window_ms = 3000
+    server = await make_server(
+        limits=limits(code_failures=3, code_failures_per_ip=5, code_failure_window_ms=window_ms)
+    )
+    alice = await connect("alice", to=server, local_addr=("127.0.0.2", 0))
+    code = (await alice.create(private=True)).room.code
+    assert code is not None
+    guesser = await connect("guesser", to=server)
+    started = asyncio.get_running_loop().time()
+    assert [await try_code(guesser, f"AAA-AAA-A{c}A") for c in "234"] == ["no_such_room"] * 3
+    await guesser.send(m.Join(code=code, role="spectator", id=9))
+    refusal = await guesser.expect_error("rate_limited")
+    assert refusal.re == 9
+    assert "try again in" in refusal.message
+    again = await connect("again", to=server)  # a new connection from the same address
+    assert [await try_code(again, f"BBB-BBB-B{c}B") for c in "234"] == [
+        "no_such_room",
+        "no_such_room",
+        "rate_limited",
+    ]
+    assert await try_code(again, code) == "rate_limited"
+    bob = await connect("bob", to=server, local_addr=("127.0.0.3", 0))
+    assert await try_code(bob, code.lower()) == "joined"
+    elapsed = asyncio.get_running_loop().time() - started
+    await asyncio.sleep(max(0.0, window_ms / 1000 - elapsed) + 0.1)
+    assert await try_code(guesser, code) == "joined"
+
+
+def test_failure_counts_per_address_keep_only_recent_addresses() -> None:
+    """Addresses whose failures have all left the window are dropped, so guesses from
+    ever new addresses cost memory only for the last window's."""
+    windows = KeyedWindows(limit=2, window_ms=1000)
+    for i in range(100):
+        windows.add(f"10.0.0.{i}", now_ms=i)
+    windows.add("10.0.0.1", now_ms=500)
+    assert windows.wait_ms("10.0.0.1", now_ms=600) == 401  # two failures: the first leaves at 1001
+    windows.add("192.0.2.1", now_ms=1200)
+    assert set(windows.windows) == {"10.0.0.1", "192.0.2.1"}
+    assert windows.wait_ms("10.0.0.1", now_ms=1200) == 0
 
 
 # --- floods -----------------------------------------------------------------------------
