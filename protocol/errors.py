@@ -46,6 +46,7 @@ class ErrorCode(enum.StrEnum):
     NOT_A_BOT = "not_a_bot"  # a worker message on a connection without a bot key
     NO_SUCH_GAME = "no_such_game"  # get_record of a game the archive does not hold
     NO_SUCH_PLAYER = "no_such_player"  # get_profile of a player who never finished a game
+    TOO_MANY_ROOMS = "too_many_rooms"  # create_room / create_ai_game beyond the open-room cap
     UNAVAILABLE = "unavailable"  # the store is unreachable right now; retry in a moment
     INTERNAL = "internal"
 

@@ -623,10 +623,12 @@ class BotRegistry:
         code: str | None,
         watcher: Seat | None = None,
         room_id: str | None = None,
+        owner: str | None = None,
     ) -> Room:
         """A new unrated room, already started, with an AI for each of ``levels`` and
         ``people`` in the other seats (colours drawn at random when a person plays),
-        and ``watcher`` as a spectator. Raises ``no_ai_available`` (nothing created)."""
+        and ``watcher`` as a spectator; ``owner`` is the player it counts against (see
+        ``Room.owner``). Raises ``no_ai_available`` (nothing created)."""
         claims: list[Claim] = []
         try:
             for level in levels:
@@ -649,6 +651,7 @@ class BotRegistry:
             code=code,
             now_ms=now_ms(),
         )
+        room.owner = owner
         events: list[RoomEvent] = []
         wanted: tuple[Literal["black", "white"], ...] = ("black", "white")
         for seat, colour in zip(seats, wanted, strict=True):

@@ -144,6 +144,14 @@ def add_limit_options(parser: argparse.ArgumentParser) -> None:
         "are always let in)",
     )
     group.add_argument(
+        "--max-rooms-per-player",
+        type=int,
+        default=d.max_rooms_per_player,
+        metavar="N",
+        help="open rooms one player may have created (an AI-vs-AI game they started "
+        f"counts); more are refused with too_many_rooms ({d.max_rooms_per_player})",
+    )
+    group.add_argument(
         "--max-code-failures",
         type=int,
         default=d.code_failures,
@@ -198,6 +206,7 @@ def limits_from_args(args: argparse.Namespace) -> ConnectionLimits:
         rate_burst=args.rate_burst,
         flood_strikes=max(ConnectionLimits().flood_strikes, args.rate_burst),
         send_buffer=args.send_buffer * 1024,
+        max_rooms_per_player=args.max_rooms_per_player,
         code_failures=args.max_code_failures,
         code_failures_per_ip=args.max_code_failures_per_ip,
         code_failure_window_ms=round(args.code_failure_window * 1000),

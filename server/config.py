@@ -37,6 +37,10 @@ class ConnectionLimits:
     max_conns_per_ip: int = 64
     """Open connections from one client address (0: no limit); beyond it the
     handshake is refused with HTTP 429."""
+    max_rooms_per_player: int = 5
+    """Open rooms one player may have asked for at once (``create_room``,
+    ``create_ai_game``); one more is refused with ``too_many_rooms``. Counted in the
+    store, so across every instance sharing it."""
     code_failures: int = 5
     """Joins by an invite code that leads nowhere one connection may make within
     ``code_failure_window_ms``; beyond, its joins by code (right or wrong) are refused

@@ -17,7 +17,7 @@ import dataclasses
 import functools
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -561,24 +561,66 @@ def _decode_summary(data: bytes) -> RoomSummary:
 
 async def on_create_room(conn: Connection, msg: m.CreateRoom) -> None:
     service = conn.server.service
-    room_id = new_room_id()
-    code = await _reserve_invite(conn, room_id) if msg.private else None
-    room = game.new_room(
-        room_id,
-        rule=msg.rule,
-        size=msg.size,
-        opening=msg.opening,
-        time=msg.time,
-        rated=msg.rated,
-        private=msg.private,
-        code=code,
-        now_ms=now_ms(),
-    )
-    seat = await conn.rated_seat(msg.rule)
-    outcome = game.apply(room, game.Join(seat, True, msg.seat), now_ms(), conn.config.game)
-    room = await service.create(outcome.room, outcome.events)
+    async with _owned_room(conn) as room_id:
+        code = await _reserve_invite(conn, room_id) if msg.private else None
+        room = game.new_room(
+            room_id,
+            rule=msg.rule,
+            size=msg.size,
+            opening=msg.opening,
+            time=msg.time,
+            rated=msg.rated,
+            private=msg.private,
+            code=code,
+            now_ms=now_ms(),
+        )
+        room.owner = conn.player
+        seat = await conn.rated_seat(msg.rule)
+        outcome = game.apply(room, game.Join(seat, True, msg.seat), now_ms(), conn.config.game)
+        room = await service.create(outcome.room, outcome.events)
     log.info("room %s created by %s (%s)", room.id, conn.player, room.rule)
     await conn.sync_room(room.id, None, re=msg.id)
+
+
+@contextlib.asynccontextmanager
+async def _owned_room(conn: Connection) -> AsyncIterator[str]:
+    """The id for a room the player asks for, counted against their cap of open rooms
+    (``too_many_rooms`` if it is full, in the store, so on every instance); counted no
+    more if the room is not created. The room's end or emptying releases it
+    (``RoomService._after_commit``)."""
+    room_id = new_room_id()
+    cap = conn.config.limits.max_rooms_per_player
+    store = conn.server.store
+    if not await store.add_owned_room(conn.player, room_id, cap, now_ms()) and not (
+        await _release_ended_rooms(conn)
+        and await store.add_owned_room(conn.player, room_id, cap, now_ms())
+    ):
+        raise Refused(
+            ErrorCode.TOO_MANY_ROOMS,
+            f"you already have {cap} open rooms, the most one player may have; finish one "
+            "first (a room counts until its game ends, or until everyone left it before "
+            "it began)",
+        )
+    try:
+        yield room_id
+    except Exception:
+        with contextlib.suppress(StoreUnavailable):  # else forgotten once it proves gone
+            await conn.server.store.remove_owned_room(conn.player, room_id)
+        raise
+
+
+async def _release_ended_rooms(conn: Connection) -> bool:
+    """Take the player's rooms whose game is over off their count; True if there were
+    any. A game's end releases its room just after the commit that ends it, so a player
+    quick to create the next room (or an instance that died in between) gets here."""
+    store = conn.server.store
+    released = False
+    for room_id in await store.owned_rooms(conn.player):
+        loaded = await conn.server.service.load(room_id, fresh=True)
+        if loaded is not None and loaded[1].state == "over":
+            await store.remove_owned_room(conn.player, room_id)
+            released = True
+    return released
 
 
 async def _reserve_invite(conn: Connection, room_id: str) -> str:
@@ -754,20 +796,21 @@ async def on_seat_ai(conn: Connection, msg: m.SeatAi) -> None:
 
 
 async def on_create_ai_game(conn: Connection, msg: m.CreateAiGame) -> None:
-    room_id = new_room_id()
-    code = await _reserve_invite(conn, room_id) if msg.private else None
-    room = await conn.server.bots.ai_room(
-        room_id=room_id,
-        levels=[msg.black, msg.white],
-        people=[],
-        rule=msg.rule,
-        size=msg.size,
-        opening=msg.opening,
-        time_control=msg.time,
-        private=msg.private,
-        code=code,
-        watcher=conn.seat(),
-    )
+    async with _owned_room(conn) as room_id:
+        code = await _reserve_invite(conn, room_id) if msg.private else None
+        room = await conn.server.bots.ai_room(
+            room_id=room_id,
+            levels=[msg.black, msg.white],
+            people=[],
+            rule=msg.rule,
+            size=msg.size,
+            opening=msg.opening,
+            time_control=msg.time,
+            private=msg.private,
+            code=code,
+            watcher=conn.seat(),
+            owner=conn.player,
+        )
     log.info("AI game in room %s created by %s", room.id, conn.player)
     await conn.sync_room(room.id, None, re=msg.id)
 

@@ -14,7 +14,9 @@ Layout (``gomoku:`` is the default prefix, so one Redis can hold other data too)
   ``gomoku:{queue:NAME}:since`` (hash, player -> ms) share a tag so a pairing
   transaction may cover both; ``gomoku:queues`` lists queue names ever used.
 - sessions and players: ``gomoku:session:HASH``, ``gomoku:player:ID:rooms``
-  (set), channel ``gomoku:player:ID``; invites: ``gomoku:invite:CODE``.
+  (set), ``gomoku:player:ID:owned`` (sorted set: the open rooms the player asked for,
+  by when each was counted, for the cap on open rooms), channel
+  ``gomoku:player:ID``; invites: ``gomoku:invite:CODE``.
 - AI seats in play: ``gomoku:ai:seats`` (hash, AI seat player -> its record), so a
   restarted server knows the seats it must hand over if their worker is gone.
 - ratings: ``gomoku:{rating:POOL}:players`` (hash, player -> standing),
@@ -121,6 +123,9 @@ class Keys:
 
     def player_rooms(self, player_id: str) -> str:
         return f"{self.prefix}:player:{_part(player_id, 'player id')}:rooms"
+
+    def owned_rooms(self, player_id: str) -> str:
+        return f"{self.prefix}:player:{_part(player_id, 'player id')}:owned"
 
     def player_channel(self, player_id: str) -> str:
         return f"{self.prefix}:player:{_part(player_id, 'player id')}"

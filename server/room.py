@@ -87,6 +87,10 @@ class Room(msgspec.Struct, kw_only=True):
     rated: bool = False
     private: bool = False
     created_ms: int = 0
+    owner: str | None = None
+    """The player who asked for the room (``create_room``, ``create_ai_game``): it counts
+    against their cap of open rooms until its game ends or it empties. None for rooms
+    the server makes (quick match, rematch, an AI after a wait)."""
     state: State = "waiting"
     seats: list[Seat | None] = msgspec.field(default_factory=lambda: [None, None])
     spectators: list[str] = msgspec.field(default_factory=list)

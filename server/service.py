@@ -296,6 +296,8 @@ class RoomService:
             if before is None or before.state != "over" or empty:
                 ttl = 0 if empty else self.config.timers.finished_room_ttl_ms
                 await self.store.expire_room(room.id, ttl)
+                if room.owner is not None:  # no longer open: off its owner's count
+                    await self.store.remove_owned_room(room.owner, room.id)
         elif not room.private and (before is None or _may_show_in_lobby(before, room)):
             summary = encode(room.summary())
             if before is None or encode(before.summary()) != summary:

@@ -24,12 +24,14 @@ from live_server import live_server
 from server_fixtures import Connect, TestClient, make_config, seated_pair
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
+from worker_fixtures import StartWorker, ai_config
 
 from protocol import messages as m
 from protocol.codec import encode
 from protocol.events import (
     ChatPosted,
     Chose,
+    GameOver,
     GameStarted,
     Moved,
     Offered,
@@ -177,6 +179,103 @@ async def test_only_allowed_web_origins_may_connect(make_server: MakeServer) -> 
     assert await refused_status(server.port) is None
     anywhere = await make_server()
     assert await refused_status(anywhere.port, **evil) is None
+
+
+# --- open rooms per player -------------------------------------------------------------
+
+
+async def create_or_refusal(client: TestClient, **room: Any) -> str:
+    """Create a room: its id, or the error code of the refusal."""
+    await client.send(m.CreateRoom(**room))
+    reply = await client.recv()
+    if isinstance(reply, m.Snapshot):
+        return reply.room.id
+    assert isinstance(reply, m.Error), reply
+    return reply.code
+
+
+@pytest.mark.parametrize("store", ["memory", "redis"])
+async def test_open_rooms_per_player_are_capped(
+    make_server: MakeServer, connect: Connect, request: pytest.FixtureRequest, store: str
+) -> None:
+    """A player with 3 open rooms is refused a fourth (too_many_rooms, nothing created)
+    while another player creates rooms as usual; a waiting room left empty and a game
+    that ended each give a slot back."""
+    backend = RedisStore(request.getfixturevalue("redis_url")) if store == "redis" else None
+    server = await make_server(limits=limits(max_rooms_per_player=3), store=backend)
+    abuser = await connect("abuser", to=server)
+    rooms = [await create_or_refusal(abuser, seat="black") for _ in range(2)]
+    rooms.append(await create_or_refusal(abuser, private=True))
+    await abuser.send(m.CreateRoom(id=4))
+    refusal = await abuser.expect_error("too_many_rooms")
+    assert refusal.re == 4
+    assert "3 open rooms" in refusal.message
+    assert sorted(await server.store.owned_rooms(abuser.player)) == sorted(rooms)
+    player = await connect("player", to=server)
+    assert [await create_or_refusal(player) for _ in range(3)] != ["too_many_rooms"] * 3
+    await abuser.send(m.Leave(room=rooms[2]))  # nobody else was in it: it empties
+    await abuser.expect(m.Left)
+    rooms[2] = await create_or_refusal(abuser, seat="black")
+    assert rooms[2].startswith("r-")
+    assert await create_or_refusal(abuser) == "too_many_rooms"
+    await player.join(rooms[0])
+    await abuser.until_event(GameStarted)
+    await abuser.send(m.Resign(room=rooms[0]))  # the game ends: the room is not open
+    await abuser.until_event(GameOver)
+    assert (await create_or_refusal(abuser)).startswith("r-")
+    assert await create_or_refusal(abuser) == "too_many_rooms"
+
+
+async def test_the_room_cap_holds_across_two_server_processes(redis_url: str) -> None:
+    """With two gomoku-server processes on one Redis, a player's open rooms are counted
+    once for both: 2 on one instance and 1 on the other reach a cap of 3, on either; so
+    do requests racing on both at once."""
+    flags = ["--redis", redis_url, "--max-rooms-per-player", "3"]
+    with live_server(flags) as first, live_server(flags) as second:
+        clients: list[TestClient] = []
+        try:
+            for live in (first, second, first, second):
+                clients.append(TestClient(await ws_connect(live.url, compression=None)))
+            one, two, racer_one, racer_two = clients
+            await one.hello("abuser")
+            await two.hello("abuser", token=one.token)
+            assert (await create_or_refusal(one)).startswith("r-")
+            assert (await create_or_refusal(one)).startswith("r-")
+            assert (await create_or_refusal(two)).startswith("r-")
+            assert await create_or_refusal(two) == "too_many_rooms"
+            assert await create_or_refusal(one) == "too_many_rooms"
+            await racer_one.hello("racer")
+            await racer_two.hello("racer", token=racer_one.token)
+            assert (await create_or_refusal(racer_two)).startswith("r-")
+            assert (await create_or_refusal(racer_two)).startswith("r-")
+            raced = await asyncio.gather(create_or_refusal(racer_one), create_or_refusal(racer_two))
+            assert raced.count("too_many_rooms") == 1
+        finally:
+            for client in clients:
+                await client.ws.close()
+
+
+async def test_an_ai_game_someone_started_counts_until_it_ends(
+    make_server: MakeServer, connect: Connect, start_worker: StartWorker
+) -> None:
+    """An AI-vs-AI game a player started counts against their cap (here 1) while it
+    runs, though they only watch it; when it ends they may create a room again."""
+    server = await make_server(ai_config(limits=limits(max_rooms_per_player=1)))
+    await start_worker(to=server, seats=2)
+    fan = await connect("fan", to=server)
+    await fan.send(m.CreateAiGame(black="beginner", white="beginner", size=7))
+    watched = (await fan.expect(m.Snapshot)).room.id
+    await fan.send(m.CreateAiGame(black="beginner", white="beginner", size=7))
+    await fan.until(lambda x: isinstance(x, m.Error) and x.code == "too_many_rooms")
+    other = await connect("other", to=server)
+    assert (await create_or_refusal(other)).startswith("r-")  # others are not held up
+    over = await fan.until(lambda x: isinstance(x, m.Event) and isinstance(x.event, GameOver))
+    assert isinstance(over, m.Event)
+    assert over.room == watched
+    await fan.send(m.CreateRoom(id=5))
+    created = await fan.until(lambda x: isinstance(x, m.Snapshot | m.Error))
+    assert isinstance(created, m.Snapshot), created
+    assert created.re == 5
 
 
 # --- guessing invite codes ------------------------------------------------------------

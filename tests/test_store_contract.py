@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from server.store import Conflict, MemoryStore, QueueEntry, Store, StoredEvent
-from server.store.base import KEEP_DEADLINE, Outage
+from server.store.base import KEEP_DEADLINE, OWNED_ROOM_PENDING_MS, Outage
 from server.store.redis import RedisStore
 
 BACKENDS = ["memory", "redis"]
@@ -192,6 +192,37 @@ async def test_sessions_seats_and_invites(store: Store) -> None:
     assert not await store.put_invite("CODE1", "r2")
     assert await store.get_invite("CODE1") == "r1"
     assert await store.get_invite("NOPE") is None
+
+
+async def test_open_rooms_are_counted_up_to_the_cap(store: Store) -> None:
+    """A player's rooms are counted up to the cap, each once; at the cap a new one is
+    refused until one is released; every player has a count of their own; of racing
+    requests at the cap exactly the free slots' worth succeed."""
+    assert await store.add_owned_room("p1", "r1", 2, 0)
+    assert await store.add_owned_room("p1", "r1", 2, 0)  # counted already: still fine
+    assert await store.add_owned_room("p1", "r2", 2, 0)
+    assert not await store.add_owned_room("p1", "r3", 2, 0)
+    assert await store.add_owned_room("p2", "r3", 2, 0)
+    assert await store.owned_rooms("p1") == ["r1", "r2"]
+    await store.remove_owned_room("p1", "r1")
+    await store.remove_owned_room("p1", "never-counted")
+    raced = await asyncio.gather(*(store.add_owned_room("p1", f"x{i}", 2, 0) for i in range(8)))
+    assert raced.count(True) == 1
+    assert len(await store.owned_rooms("p1")) == 2
+    await store.remove_owned_room("p2", "r3")
+    assert await store.owned_rooms("p2") == []
+
+
+async def test_counted_rooms_that_are_gone_free_their_slot_after_a_while(store: Store) -> None:
+    """A counted room that is not in the store (its end was never released) holds its
+    slot while it may still be being created, then no more; a room that exists keeps
+    its slot."""
+    await store.commit("alive", 0, b"s")
+    assert await store.add_owned_room("p1", "alive", 2, 1_000)
+    assert await store.add_owned_room("p1", "ghost", 2, 1_000)
+    assert not await store.add_owned_room("p1", "new", 2, 1_000 + OWNED_ROOM_PENDING_MS - 1)
+    assert await store.add_owned_room("p1", "new", 2, 1_000 + OWNED_ROOM_PENDING_MS)
+    assert await store.owned_rooms("p1") == ["alive", "new"]
 
 
 async def test_deleted_session_is_gone(store: Store) -> None:

@@ -118,6 +118,11 @@ class PlayerMessage(NamedTuple):
 KEEP_DEADLINE = -1
 """``commit(deadline_ms=KEEP_DEADLINE)`` leaves the room's clock deadline as it is."""
 
+OWNED_ROOM_PENDING_MS = 60_000
+"""A room counted against its owner's cap but not (or no longer) in the store is taken
+for one being created for this long after it was counted; after that it is forgotten
+(:meth:`Store.add_owned_room`)."""
+
 
 class Store(Archive):
     """Shared state of the server. Every method is a coroutine that is atomic
@@ -261,6 +266,25 @@ class Store(Archive):
     @abc.abstractmethod
     async def player_rooms(self, player_id: str) -> list[str]:
         """Rooms the player is seated in, sorted."""
+
+    @abc.abstractmethod
+    async def add_owned_room(self, player_id: str, room_id: str, limit: int, now_ms: int) -> bool:
+        """Count a room the player asked for against their cap of open rooms, in one atomic
+        step on every instance: True (counted) if they own fewer than ``limit`` (or it is
+        counted already), False (nothing written) if not.
+
+        Before refusing, rooms counted at least :data:`OWNED_ROOM_PENDING_MS` before
+        ``now_ms`` that are no longer in the store are forgotten: their end was never
+        released (an instance died, the store was down), and they must not hold a slot
+        for ever. A younger entry may be a room still being created."""
+
+    @abc.abstractmethod
+    async def remove_owned_room(self, player_id: str, room_id: str) -> None:
+        """Release a counted room (no-op if absent): its game ended or it emptied."""
+
+    @abc.abstractmethod
+    async def owned_rooms(self, player_id: str) -> list[str]:
+        """The rooms counted against the player's cap, sorted."""
 
     @abc.abstractmethod
     async def put_invite(self, code: str, room_id: str) -> bool:

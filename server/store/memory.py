@@ -16,6 +16,7 @@ from typing import TypeVar
 from server.store.archive import MemoryArchive
 from server.store.base import (
     KEEP_DEADLINE,
+    OWNED_ROOM_PENDING_MS,
     CommitResult,
     Conflict,
     LobbyChange,
@@ -67,6 +68,8 @@ class MemoryStore(MemoryArchive, Store):
         self._sessions: dict[str, bytes] = {}
         self._player_rooms: dict[str, set[str]] = {}
         self._invites: dict[str, str] = {}
+        self._owned: dict[str, dict[str, int]] = {}
+        """Player -> rooms counted against their cap -> when counted (epoch ms)."""
         self._ai_seats: dict[str, bytes] = {}
         self._inboxes: set[_MemoryInbox] = set()
         self._queues: dict[str, dict[str, QueueEntry]] = {}
@@ -289,6 +292,27 @@ class MemoryStore(MemoryArchive, Store):
 
     async def player_rooms(self, player_id: str) -> list[str]:
         return sorted(r for r in self._player_rooms.get(player_id, ()) if self._room(r))
+
+    async def add_owned_room(self, player_id: str, room_id: str, limit: int, now_ms: int) -> bool:
+        owned = self._owned.setdefault(player_id, {})
+        if room_id not in owned and len(owned) >= limit:
+            settled = now_ms - OWNED_ROOM_PENDING_MS
+            for gone in [r for r, at in owned.items() if at <= settled and not self._room(r)]:
+                del owned[gone]
+        if room_id not in owned and len(owned) >= limit:
+            return False
+        owned.setdefault(room_id, now_ms)
+        return True
+
+    async def remove_owned_room(self, player_id: str, room_id: str) -> None:
+        owned = self._owned.get(player_id)
+        if owned is not None:
+            owned.pop(room_id, None)
+            if not owned:
+                del self._owned[player_id]
+
+    async def owned_rooms(self, player_id: str) -> list[str]:
+        return sorted(self._owned.get(player_id, ()))
 
     async def put_invite(self, code: str, room_id: str) -> bool:
         if code in self._invites and self._room(self._invites[code]) is not None:

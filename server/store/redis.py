@@ -78,6 +78,7 @@ from server.rating import PlayerRating, Rating
 from server.store.archive import LEADERBOARD_SIZE, Archive, RatedGame, apply_game, ranked
 from server.store.base import (
     KEEP_DEADLINE,
+    OWNED_ROOM_PENDING_MS,
     CommitResult,
     Conflict,
     LobbyChange,
@@ -97,6 +98,8 @@ log = logging.getLogger("gomoku.store")
 _T = TypeVar("_T")
 _CLOSED = None
 DAY_MS = 86_400_000
+OWNED_ROOMS_TTL_MS = 7 * DAY_MS
+"""A player's count of open rooms is forgotten a week after the last room was counted."""
 
 # KEYS: state hash, event stream. ARGV: expected version, state, deadline mode
 # ("k"eep / "s"et / "c"lear), deadline, max events, bell channel, commit token, events...
@@ -226,6 +229,20 @@ redis.call('HDEL', KEYS[2], ARGV[1])
 return redis.call('ZREM', KEYS[1], ARGV[1])
 """
 
+# KEYS: a player's owned rooms. ARGV: room, now ms, limit, ttl ms. Counts the room if the
+# player owns fewer than `limit` (or it is counted already); the key outlives its last
+# room by `ttl` (a room whose end was never released cannot hold a slot for ever).
+_OWN_ROOM = """
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+  if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then
+    return 0
+  end
+  redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return 1
+"""
+
 # KEYS: invite. ARGV: room id it pointed at (gone), new room id.
 _INVITE_REPLACE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then
@@ -350,6 +367,7 @@ class RedisStore(Store, Archive):
         self._queue_add = self.redis.register_script(_QUEUE_ADD)
         self._queue_remove = self.redis.register_script(_QUEUE_REMOVE)
         self._invite_replace = self.redis.register_script(_INVITE_REPLACE)
+        self._own_room = self.redis.register_script(_OWN_ROOM)
         self._bus = _Bus(self)
         self._feeds: dict[str, _RoomFeed] = {}
         self._feeds_lock = asyncio.Lock()
@@ -754,6 +772,40 @@ class RedisStore(Store, Archive):
         if gone:
             await self.redis.srem(key, *gone)
         return [room_id for room_id, ok in zip(rooms, alive, strict=True) if ok]
+
+    @_runs_to_completion
+    async def add_owned_room(self, player_id: str, room_id: str, limit: int, now_ms: int) -> bool:
+        key = self.keys.owned_rooms(player_id)
+        args: list[str | int] = [room_id, now_ms, limit, OWNED_ROOMS_TTL_MS]
+        if await self._own_room([key], args):
+            return True
+        # At the cap: forget rooms counted long enough ago that are gone, then look again.
+        # (The rooms live in other cluster slots, so this cannot be part of the script;
+        # forgetting a gone room twice is harmless.)
+        counted: list[Any] = await self.redis.zrangebyscore(
+            key, "-inf", now_ms - OWNED_ROOM_PENDING_MS
+        )
+        settled = [_text(r) for r in counted]
+        if not settled:
+            return False
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for owned in settled:
+                pipe.exists(self.keys.room_state(owned))
+            alive = await pipe.execute()
+        gone = [r for r, ok in zip(settled, alive, strict=True) if not ok]
+        if not gone:
+            return False
+        await self.redis.zrem(key, *gone)
+        return bool(await self._own_room([key], args))
+
+    @_runs_to_completion
+    async def remove_owned_room(self, player_id: str, room_id: str) -> None:
+        await self.redis.zrem(self.keys.owned_rooms(player_id), room_id)
+
+    @_runs_to_completion
+    async def owned_rooms(self, player_id: str) -> list[str]:
+        owned: list[Any] = await self.redis.zrange(self.keys.owned_rooms(player_id), 0, -1)
+        return sorted(_text(r) for r in owned)
 
     @_runs_to_completion
     async def put_invite(self, code: str, room_id: str) -> bool:
