@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 import urllib.request
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 
@@ -44,18 +44,17 @@ class LiveServer:
         return self.log.read_text(errors="replace")
 
 
-def start(args: Sequence[str], log: Path) -> LiveServer:
+def start(args: Sequence[str], log: Path, env: Mapping[str, str] | None = None) -> LiveServer:
     """Start ``gomoku-server --host 127.0.0.1 --port 0 --bots 0 ARGS...`` (no AI worker
-    processes, and GOMOKU_REDIS_URL ignored: the store is what ``args`` say) and wait
-    for its banner."""
+    processes, and GOMOKU_REDIS_URL ignored: the store is what ``args`` say; ``env`` adds
+    variables) and wait for its banner."""
     script = shutil.which("gomoku-server", path=str(Path(sys.executable).parent))
     assert script is not None, "gomoku-server is not installed in this environment"
     command = [script, "--host", "127.0.0.1", "--port", "0", "--bots", "0", *args]
-    env = {k: v for k, v in os.environ.items() if k != "GOMOKU_REDIS_URL"}
+    inherited = {k: v for k, v in os.environ.items() if k != "GOMOKU_REDIS_URL"}
+    environment = {**inherited, **(env or {}), "PYTHONUNBUFFERED": "1"}
     with log.open("wb") as err:
-        process = subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=err, env={**env, "PYTHONUNBUFFERED": "1"}
-        )
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=err, env=environment)
     assert process.stdout is not None
     banner = ""
     found = None
@@ -81,10 +80,12 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 
 
 @contextlib.contextmanager
-def live_server(args: Sequence[str] = ()) -> Iterator[LiveServer]:
+def live_server(
+    args: Sequence[str] = (), env: Mapping[str, str] | None = None
+) -> Iterator[LiveServer]:
     """A started server (see :func:`start`), stopped and its log removed on exit."""
     with tempfile.TemporaryDirectory(prefix="gomoku-live-") as tmp:
-        server = start(args, Path(tmp) / "server.log")
+        server = start(args, Path(tmp) / "server.log", env)
         try:
             yield server
         finally:

@@ -97,15 +97,24 @@ async def test_connections_per_address_are_limited(
 
 
 @pytest.mark.parametrize(
-    ("flags", "limit"),
-    [([], 64), (["--max-conns-per-ip", "3"], 3), (["--max-conns-per-ip", "0"], None)],
-    ids=["default", "three", "unlimited"],
+    ("flags", "env", "limit"),
+    [
+        ([], {}, 64),
+        (["--max-conns-per-ip", "3"], {}, 3),
+        (["--max-conns-per-ip", "0"], {}, None),
+        ([], {"GOMOKU_MAX_CONNS_PER_IP": "3"}, 3),
+        (["--max-conns-per-ip", "3"], {"GOMOKU_MAX_CONNS_PER_IP": "not read"}, 3),
+    ],
+    ids=["default", "three", "unlimited", "from the environment", "the flag wins"],
 )
-async def test_the_operator_sets_the_per_address_limit(flags: list[str], limit: int | None) -> None:
+async def test_the_operator_sets_the_per_address_limit(
+    flags: list[str], env: dict[str, str], limit: int | None
+) -> None:
     """``gomoku-server`` holds one address to 64 open connections unless
-    ``--max-conns-per-ip`` says otherwise; 0 lifts the limit."""
+    ``--max-conns-per-ip`` (or, without it, ``GOMOKU_MAX_CONNS_PER_IP``) says otherwise;
+    0 lifts the limit."""
     opened = []
-    with live_server(flags) as live:
+    with live_server(flags, env) as live:
         try:
             for _ in range(limit if limit is not None else 80):  # 80: past the default
                 opened.append(await ws_connect(live.url, compression=None))

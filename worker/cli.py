@@ -7,14 +7,16 @@ import asyncio
 import contextlib
 import json
 import logging
-import os
 import re
+import shlex
+import shutil
 import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from engine.ai import LEVEL_NAMES
+from protocol.options import EnvOptions, count, display_name, key, seconds, websocket_url
 from protocol.values import LEVEL_PATTERN
 from worker import __version__
 from worker.config import WorkerConfig
@@ -41,13 +43,48 @@ def _level_name(text: str) -> str:
     return text
 
 
+USAGE = "gomoku-ai [options]   (gomoku-ai --help lists them)"
+
+
+def _brain_command(text: str) -> str:
+    """A Gomocup brain command whose program exists here."""
+    try:
+        words = shlex.split(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a command: {exc}") from None
+    if not words:
+        raise argparse.ArgumentTypeError("the brain command is empty")
+    if shutil.which(words[0]) is None:
+        raise argparse.ArgumentTypeError(f"no program {words[0]!r} found to run")
+    return text
+
+
+def _output_file(text: str) -> Path:
+    """A file that can be written: its directory exists, and it is not a directory."""
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a directory")
+    if not path.parent.is_dir():
+        raise argparse.ArgumentTypeError(f"no directory {str(path.parent)!r} to write it in")
+    return path
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line and environment, checked (the parser exits with status 2 on a
+    bad value, naming the option or variable)."""
     parser = argparse.ArgumentParser(
         prog="gomoku-ai",
+        usage=USAGE,
         description="Play AI seats on a Gomoku Arena server (an AI worker).",
     )
-    parser.add_argument("--server", default="ws://127.0.0.1:8765", help="ws://HOST:PORT")
-    parser.add_argument("--seats", type=int, default=4, help="games played at once (4)")
+    env = EnvOptions(parser)
+    parser.add_argument(
+        "--server",
+        type=websocket_url,
+        default="ws://127.0.0.1:8765",
+        help="the server's address, ws://HOST:PORT or wss://HOST:PORT (ws://127.0.0.1:8765)",
+    )
+    parser.add_argument("--seats", type=count(1), default=4, help="games played at once (4)")
     parser.add_argument(
         "--levels",
         type=_levels,
@@ -56,6 +93,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--brain",
+        type=_brain_command,
         metavar="CMD",
         help="play with this external Gomocup brain instead of the built-in engine",
     )
@@ -65,22 +103,28 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         metavar="NAME",
         help="the level name the brain is offered as (default: brain:<its file name>)",
     )
-    parser.add_argument(
+    env.add(
+        parser,
         "--bot-key",
+        "GOMOKU_BOT_KEY",
+        type=key,
         default=None,
-        help="the server's bot key (or GOMOKU_BOT_KEY)",
+        metavar="KEY",
+        help="the server's bot key (required)",
     )
-    parser.add_argument("--processes", type=int, default=None, help="search processes (CPUs)")
+    parser.add_argument(
+        "--processes", type=count(1, 1024), default=None, help="search processes (CPUs)"
+    )
     parser.add_argument(
         "--move-time",
-        type=float,
+        type=seconds(0.01, 3600),
         default=2.0,
         metavar="SECONDS",
         help="most time per move, and the time per move without a clock (2)",
     )
     parser.add_argument(
         "--pace",
-        type=int,
+        type=count(0, 3_600_000),
         default=500,
         metavar="MS",
         help="in games between two AIs, the least time a move takes, so people can watch "
@@ -89,14 +133,19 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--resign", action="store_true", help="resign games proven lost")
     parser.add_argument(
         "--linger",
-        type=float,
+        type=seconds(0, 3600),
         default=20.0,
         metavar="SECONDS",
         help="how long a seat waits for a rematch after its game (20)",
     )
-    parser.add_argument("--name", default="AI worker", help="the worker's display name")
     parser.add_argument(
-        "--stats", type=Path, metavar="FILE", help="write the worker's counters here as JSON"
+        "--name", type=display_name, default="AI worker", help="the worker's display name"
+    )
+    parser.add_argument(
+        "--stats",
+        type=_output_file,
+        metavar="FILE",
+        help="write the worker's counters here as JSON",
     )
     parser.add_argument(
         "--stop-on-eof",
@@ -108,14 +157,17 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"]
     )
     parser.add_argument("--version", action="version", version=f"gomoku-ai {__version__}")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    env.resolve(args)
+    if args.bot_key is None:
+        parser.error("give the server's bot key (--bot-key or GOMOKU_BOT_KEY)")
+    return args
 
 
 def config_from_args(args: argparse.Namespace) -> WorkerConfig:
-    key = args.bot_key or os.environ.get("GOMOKU_BOT_KEY", "")
     return WorkerConfig(
         server=args.server,
-        bot_key=key,
+        bot_key=args.bot_key,
         seats=args.seats,
         levels=tuple(args.levels),
         brain=args.brain,
@@ -176,12 +228,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     logging.getLogger("websockets").setLevel(logging.WARNING)
     config = config_from_args(args)
-    if not config.bot_key:
-        print("gomoku-ai: give the server's bot key (--bot-key or GOMOKU_BOT_KEY)", file=sys.stderr)
-        return 2
-    if config.seats < 1:
-        print("gomoku-ai: --seats must be at least 1", file=sys.stderr)
-        return 2
     worker = AiWorker(config, measure_loop=args.stats is not None)
     try:
         return asyncio.run(serve(worker, eof_stops=args.stop_on_eof))

@@ -1,0 +1,321 @@
+"""``gomoku-server``'s command line: every option, the environment variables that may set
+them, and the checks that refuse a bad one before anything starts (one line naming the
+option or variable, the usage line, exit status 2: :mod:`protocol.options`)."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import socket
+import urllib.parse
+from collections.abc import Sequence
+
+from protocol.options import EnvOptions, count, key, number, port, seconds
+from server import __version__
+from server.config import Bots, ConnectionLimits, ServerConfig
+from server.game import GameRules
+
+USAGE = "gomoku-server [options]   (gomoku-server --help lists them)"
+
+
+def listen_host(text: str) -> str:
+    """An address this machine can listen on: an IP address, or a name that resolves."""
+    try:
+        socket.getaddrinfo(text or None, None, flags=socket.AI_PASSIVE)
+    except (OSError, UnicodeError) as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an address here ({exc})") from None
+    return text
+
+
+def redis_url(text: str) -> str:
+    """A Redis URL: ``redis://[:password@]host[:port][/db]``, ``rediss://`` (TLS) the
+    same, or ``unix:///path/to/socket[?db=N]``."""
+    try:
+        parts = urllib.parse.urlsplit(text)
+        parts.port  # noqa: B018  (raises for a port out of range)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a valid URL: {exc}") from None
+    if parts.scheme == "unix":
+        if not parts.path:
+            raise argparse.ArgumentTypeError(f"{text!r} names no socket path")
+        return _redis_client_accepts(text)
+    if parts.scheme not in ("redis", "rediss"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a redis://, rediss:// or unix:// URL")
+    if not parts.hostname:
+        raise argparse.ArgumentTypeError(f"{text!r} names no host")
+    db = parts.path.lstrip("/")
+    if db and not db.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r}: the database {db!r} is not a number")
+    return _redis_client_accepts(text)
+
+
+def _redis_client_accepts(text: str) -> str:
+    """``text`` if the Redis client can use it (its query options, say); a missing client
+    (the ``redis`` extra) is a bad setting too."""
+    try:
+        from redis.connection import parse_url
+    except ImportError:
+        raise argparse.ArgumentTypeError(
+            "the Redis client is not installed (pip install 'gomoku-arena[redis]')"
+        ) from None
+    try:
+        parse_url(text)  # type: ignore[no-untyped-call]
+    except (ValueError, TypeError) as exc:
+        raise argparse.ArgumentTypeError(f"{text!r}: {exc}") from None
+    return text
+
+
+def proxy_address(text: str) -> str:
+    """A reverse proxy's IP address, written as the server sees peers (``::1``, not
+    ``0:0::1``)."""
+    try:
+        return str(ipaddress.ip_address(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an IP address") from None
+
+
+def web_origin(text: str) -> str:
+    """A web origin as browsers send it: ``https://host[:port]``, no path."""
+    try:
+        parts = urllib.parse.urlsplit(text)
+        parts.port  # noqa: B018
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a valid origin: {exc}") from None
+    if (
+        parts.scheme not in ("http", "https")
+        or not parts.hostname
+        or parts.path
+        or parts.query
+        or parts.fragment
+        or parts.username is not None
+    ):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a web origin (http:// or https://, a host, a port perhaps, "
+            "nothing after)"
+        )
+    return text
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line and environment, checked (the parser exits with status 2 on a
+    bad value)."""
+    parser = argparse.ArgumentParser(
+        prog="gomoku-server",
+        usage=USAGE,
+        description="Run a Gomoku Arena server (WebSocket + MessagePack).",
+    )
+    env = EnvOptions(parser)
+    parser.add_argument(
+        "--host", type=listen_host, default="0.0.0.0", help="address to listen on (default: all)"
+    )
+    parser.add_argument("--port", type=port, default=8765, help="port, 0: any free one (8765)")
+    parser.add_argument(
+        "--grace",
+        type=seconds(0),
+        default=60.0,
+        metavar="SECONDS",
+        help="how long a disconnected player's seat is kept before the opponent may claim (60)",
+    )
+    env.add_list(
+        parser,
+        "--bot-key",
+        "GOMOKU_BOT_KEYS",
+        type=key,
+        metavar="KEY",
+        help="a key that marks a connection as a bot (the AI worker); repeatable",
+    )
+    parser.add_argument(
+        "--bots",
+        type=count(0),
+        default=1,
+        metavar="N",
+        help="local AI worker processes to start (each plays --bot-seats games at once); "
+        "0 turns them off (1)",
+    )
+    parser.add_argument(
+        "--bot-seats",
+        type=count(1),
+        default=Bots().embedded_seats,
+        metavar="N",
+        help=f"games each local AI worker plays at once ({Bots().embedded_seats})",
+    )
+    env.add(
+        parser,
+        "--redis",
+        "GOMOKU_REDIS_URL",
+        type=redis_url,
+        default=None,
+        metavar="URL",
+        help="keep games in Redis (redis://host:port/db, rediss:// for TLS, "
+        "unix:///path), shared by every server started with the same URL (default: in "
+        "memory, this process only)",
+    )
+    parser.add_argument(
+        "--loop",
+        choices=["auto", "uvloop", "asyncio"],
+        default="auto",
+        help="event loop: uvloop (its C socket transports take 15-25%% less CPU per move "
+        "in bench/load.py) or asyncio's own; auto: uvloop where it is installed",
+    )
+    add_limit_options(parser, env)
+    parser.add_argument(
+        "--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"]
+    )
+    parser.add_argument("--version", action="version", version=f"gomoku-server {__version__}")
+    args = parser.parse_args(argv)
+    env.resolve(args)
+    if args.loop == "uvloop" and not _uvloop_installed():
+        parser.error("argument --loop: uvloop is not installed here")
+    return args
+
+
+def _uvloop_installed() -> bool:
+    try:
+        import uvloop  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def add_limit_options(parser: argparse.ArgumentParser, env: EnvOptions) -> None:
+    """Abuse limits an operator may tune (SECURITY.md explains each), each also from an
+    environment variable."""
+    d = ConnectionLimits()
+    group = parser.add_argument_group("limits (see SECURITY.md)")
+    env.add(
+        group,
+        "--max-connections",
+        "GOMOKU_MAX_CONNECTIONS",
+        type=count(1),
+        default=d.max_connections,
+        metavar="N",
+        help=f"open connections in this process; more are closed with 1008 ({d.max_connections})",
+    )
+    env.add(
+        group,
+        "--max-conns-per-ip",
+        "GOMOKU_MAX_CONNS_PER_IP",
+        type=count(0),
+        default=d.max_conns_per_ip,
+        metavar="N",
+        help="open connections from one client address; more are refused with HTTP 429 "
+        f"(0: no limit) ({d.max_conns_per_ip})",
+    )
+    env.add_list(
+        group,
+        "--trusted-proxy",
+        "GOMOKU_TRUSTED_PROXIES",
+        type=proxy_address,
+        metavar="ADDR",
+        help="a reverse proxy's IP address whose X-Forwarded-For names the client (for the "
+        "per-address limits); repeatable",
+    )
+    env.add_list(
+        group,
+        "--allow-origin",
+        "GOMOKU_ALLOW_ORIGINS",
+        type=web_origin,
+        metavar="ORIGIN",
+        help="a web origin (https://play.example.org) whose pages may connect; repeatable; "
+        "with none given any page may (clients that are not browsers send no origin and "
+        "are always let in)",
+    )
+    env.add(
+        group,
+        "--max-rooms-per-player",
+        "GOMOKU_MAX_ROOMS_PER_PLAYER",
+        type=count(1),
+        default=d.max_rooms_per_player,
+        metavar="N",
+        help="open rooms one player may have created (an AI-vs-AI game they started "
+        f"counts); more are refused with too_many_rooms ({d.max_rooms_per_player})",
+    )
+    env.add(
+        group,
+        "--max-code-failures",
+        "GOMOKU_MAX_CODE_FAILURES",
+        type=count(1),
+        default=d.code_failures,
+        metavar="N",
+        help="joins by an invite code that leads nowhere one connection may make per "
+        "--code-failure-window; then its joins by code get rate_limited "
+        f"({d.code_failures})",
+    )
+    env.add(
+        group,
+        "--max-code-failures-per-ip",
+        "GOMOKU_MAX_CODE_FAILURES_PER_IP",
+        type=count(1),
+        default=d.code_failures_per_ip,
+        metavar="N",
+        help=f"... all connections from one address ({d.code_failures_per_ip})",
+    )
+    env.add(
+        group,
+        "--code-failure-window",
+        "GOMOKU_CODE_FAILURE_WINDOW",
+        type=seconds(0.001),
+        default=d.code_failure_window_ms / 1000,
+        metavar="SECONDS",
+        help=f"... within this many seconds ({d.code_failure_window_ms / 1000:g})",
+    )
+    env.add(
+        group,
+        "--rate-limit",
+        "GOMOKU_RATE_LIMIT",
+        type=number(1),
+        default=float(d.rate_per_s),
+        metavar="PER_S",
+        help=f"messages per second one connection may send, sustained ({d.rate_per_s:g})",
+    )
+    env.add(
+        group,
+        "--rate-burst",
+        "GOMOKU_RATE_BURST",
+        type=count(1),
+        default=d.rate_burst,
+        metavar="N",
+        help=f"... in bursts of up to N messages ({d.rate_burst})",
+    )
+    env.add(
+        group,
+        "--send-buffer",
+        "GOMOKU_SEND_BUFFER",
+        type=count(1, 1 << 30),
+        default=d.send_buffer // 1024,
+        metavar="KIB",
+        help="KiB of frames a connection may leave unread before it is dropped "
+        f"({d.send_buffer // 1024})",
+    )
+
+
+def limits_from_args(args: argparse.Namespace) -> ConnectionLimits:
+    return ConnectionLimits(
+        max_connections=args.max_connections,
+        max_conns_per_ip=args.max_conns_per_ip,
+        rate_per_s=args.rate_limit,
+        rate_burst=args.rate_burst,
+        flood_strikes=max(ConnectionLimits().flood_strikes, args.rate_burst),
+        send_buffer=args.send_buffer * 1024,
+        max_rooms_per_player=args.max_rooms_per_player,
+        code_failures=args.max_code_failures,
+        code_failures_per_ip=args.max_code_failures_per_ip,
+        code_failure_window_ms=round(args.code_failure_window * 1000),
+    )
+
+
+def server_config(args: argparse.Namespace) -> ServerConfig:
+    """The settings ``args`` describe."""
+    return ServerConfig(
+        host=args.host,
+        port=args.port,
+        game=GameRules(grace_ms=round(args.grace * 1000)),
+        bot_keys=frozenset(args.bot_key),
+        limits=limits_from_args(args),
+        trusted_proxies=frozenset(args.trusted_proxy),
+        allowed_origins=frozenset(args.allow_origin),
+        bots=Bots(embedded=args.bots, embedded_seats=args.bot_seats),
+    )
+
+
+__all__ = ["USAGE", "parse_args", "server_config"]
