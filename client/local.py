@@ -5,10 +5,12 @@ with the same screens.
 This is the one place the client touches the server package, imported only
 when ``--local`` is asked for, so the client proper still talks to servers
 through the protocol alone. The embedded server uses the in-memory store and
-listens on 127.0.0.1 on a free port, so nothing outside this machine can reach
-it. For play against the AI the server starts one local AI worker of its own
-(``ServerConfig.bots.embedded``: a ``python -m worker`` process with a bot key
-only this server knows), which it stops when it stops. The worker needs a
+no data file (unlike ``gomoku-server`` it keeps nothing: a local session's players
+and games are gone when the client exits). It listens on 127.0.0.1 on a free
+port, so nothing outside this machine can reach it. For play against the AI the
+server starts one local AI worker of its own (``ServerConfig.bots.embedded``: a
+``python -m worker`` process with a bot key only this server knows), which it
+stops when it stops. The worker needs a
 moment to start; :meth:`LocalServer.wait_for_ai` lets the client wait for it
 before it asks for an AI seat.
 """

@@ -129,6 +129,8 @@ class EnvOptions:
         self.parser = parser
         self._options: list[tuple[str, str, Callable[[str], Any], Any]] = []
         self._lists: list[tuple[str, str, Callable[[str], Any]]] = []
+        self.from_env: dict[str, str] = {}
+        """Options set from the environment: dest -> the variable's name."""
 
     def add(
         self,
@@ -168,11 +170,20 @@ class EnvOptions:
             if getattr(args, dest) is not None:
                 continue
             raw = os.environ.get(env, "")
-            setattr(args, dest, default if raw == "" else self.convert(env, raw, convert))
+            if raw == "":
+                setattr(args, dest, default)
+            else:
+                setattr(args, dest, self.convert(env, raw, convert))
+                self.from_env[dest] = env
         for dest, env, convert in self._lists:
             items = [item.strip() for item in os.environ.get(env, "").split(",")]
             given = [self.convert(env, item, convert) for item in items if item]
             setattr(args, dest, getattr(args, dest) + given)
+
+    def source(self, dest: str, flag: str) -> str:
+        """How to name where an option's value came from in a message."""
+        env = self.from_env.get(dest)
+        return flag if env is None else f"{env} (the environment)"
 
     def convert(self, env: str, raw: str, convert: Callable[[str], T]) -> T:
         """``convert(raw)``, or the parser's error naming the variable."""

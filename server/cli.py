@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import logging
@@ -17,6 +18,7 @@ from server.app import GomokuServer
 from server.config import ServerConfig
 from server.options import parse_args, server_config
 from server.store import Store, StoreUnavailable
+from server.store.embedded import EmbeddedStore
 
 log = logging.getLogger("gomoku.server")
 
@@ -56,17 +58,22 @@ def redacted(url: str) -> str:
     return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
 
 
-def make_store(redis_url: str | None) -> tuple[Store | None, tuple[type[Exception], ...]]:
-    """The Redis store for ``--redis`` and the errors that mean Redis is unusable;
-    (None, ()) means the server's default store (in memory)."""
-    if redis_url is None:
+def make_store(args: argparse.Namespace) -> tuple[Store | None, tuple[type[Exception], ...]]:
+    """The store the options chose and the errors that mean it is unusable: Redis, or the
+    embedded store with the data file already opened (None: in memory only)."""
+    if args.data_file is not None:
+        print(f"store: in memory, with players, ratings and games kept in {args.data_file.path}")
+        return EmbeddedStore(args.data_file), ()
+    if args.redis is None:
+        print("store: in memory only (--ephemeral): nothing is kept when the server stops")
         return None, ()
+    print(f"store: redis at {redacted(args.redis)}")
     # Imported only here: the redis extra is needed only by servers that use it.
     from redis.exceptions import RedisError
 
     from server.store.redis import RedisStore
 
-    return RedisStore(redis_url), (RedisError, StoreUnavailable)
+    return RedisStore(args.redis), (RedisError, StoreUnavailable)
 
 
 async def serve(config: ServerConfig, store: Store | None = None) -> None:
@@ -77,7 +84,11 @@ async def serve(config: ServerConfig, store: Store | None = None) -> None:
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
     server = GomokuServer(config, store=store)
-    await server.start()
+    try:
+        await server.start()
+    except BaseException:
+        await server.stop()  # releases the store (the data file's lock) too
+        raise
     print(f"gomoku-server {__version__} listening on port {server.port}; players can join at:")
     for url in join_addresses(config.host, server.port):
         print(f"  {url}")
@@ -97,9 +108,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     logging.getLogger("websockets").setLevel(logging.WARNING)
     config = server_config(args)
-    if args.redis:
-        print(f"store: redis at {redacted(args.redis)}", flush=True)
-    store, store_errors = make_store(args.redis)
+    store, store_errors = make_store(args)
+    sys.stdout.flush()
     try:
         run_loop(serve(config, store), args.loop)
     except store_errors as exc:

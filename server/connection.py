@@ -54,6 +54,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("gomoku.server")
 
 
+ROOM_GONE = "the room is gone (it expired, or the server restarted): go back to the lobby"
+"""The answer to a ``resume`` of a room the server no longer has (protocol.md)."""
+
 REPAIR = -1
 """``sync_room(after=REPAIR)``: catch up from the last event already sent."""
 
@@ -677,8 +680,8 @@ async def on_leave(conn: Connection, msg: m.Leave) -> None:
 
 async def on_resume(conn: Connection, msg: m.Resume) -> None:
     loaded = await conn.server.service.load(msg.room)
-    if loaded is None:
-        raise NoSuchRoom(msg.room)
+    if loaded is None:  # expired, or lost when a server without Redis restarted
+        raise Refused(ErrorCode.NO_SUCH_ROOM, ROOM_GONE)
     record, room = loaded
     if conn.player not in room.members():
         if room.private:

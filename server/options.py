@@ -9,11 +9,13 @@ import ipaddress
 import socket
 import urllib.parse
 from collections.abc import Sequence
+from pathlib import Path
 
 from protocol.options import EnvOptions, count, key, number, port, seconds
 from server import __version__
 from server.config import Bots, ConnectionLimits, ServerConfig
 from server.game import GameRules
+from server.store import datafile
 
 USAGE = "gomoku-server [options]   (gomoku-server --help lists them)"
 
@@ -96,6 +98,16 @@ def web_origin(text: str) -> str:
     return text
 
 
+def data_path(text: str) -> Path:
+    """Where a data file can be: not a directory, in a directory that exists."""
+    path = Path(text).expanduser()
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a directory; name a file in it")
+    if not path.parent.is_dir():
+        raise argparse.ArgumentTypeError(f"there is no directory {str(path.parent)!r}")
+    return path
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     """The command line and environment, checked (the parser exits with status 2 on a
     bad value)."""
@@ -150,6 +162,22 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "unix:///path), shared by every server started with the same URL (default: in "
         "memory, this process only)",
     )
+    env.add(
+        parser,
+        "--data",
+        "GOMOKU_DATA",
+        type=data_path,
+        default=None,
+        metavar="PATH",
+        help="without Redis: the file that keeps players, ratings and finished games across "
+        f"restarts (default: {datafile.default_path()})",
+    )
+    parser.add_argument(
+        "--ephemeral",
+        action="store_true",
+        help="without Redis: keep nothing; players, ratings and games are gone when the "
+        "server stops",
+    )
     parser.add_argument(
         "--loop",
         choices=["auto", "uvloop", "asyncio"],
@@ -166,7 +194,34 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     env.resolve(args)
     if args.loop == "uvloop" and not _uvloop_installed():
         parser.error("argument --loop: uvloop is not installed here")
+    args.data_file = _open_data(parser, env, args)
     return args
+
+
+def _open_data(
+    parser: argparse.ArgumentParser, env: EnvOptions, args: argparse.Namespace
+) -> datafile.DataFile | None:
+    """The data file the embedded store keeps, opened (and locked) now, after every other
+    check passed: None with Redis or ``--ephemeral``."""
+    chosen = [
+        env.source(dest, flag)
+        for dest, flag in (("redis", "--redis"), ("data", "--data"), ("ephemeral", "--ephemeral"))
+        if getattr(args, dest)
+    ]
+    if len(chosen) > 1:
+        parser.error(f"{chosen[1]}: not allowed with {chosen[0]} (choose one store)")
+    if args.redis or args.ephemeral:
+        return None
+    path: Path = args.data or datafile.default_path()
+    where = env.source("data", "--data") if args.data else "the default data file"
+    try:
+        if args.data is None:
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        data = datafile.DataFile(path)
+        data.open()
+    except (OSError, datafile.DataFileError) as exc:
+        parser.error(f"{where}: {exc}")
+    return data
 
 
 def _uvloop_installed() -> bool:

@@ -44,14 +44,25 @@ class LiveServer:
         return self.log.read_text(errors="replace")
 
 
-def start(args: Sequence[str], log: Path, env: Mapping[str, str] | None = None) -> LiveServer:
+def start(
+    args: Sequence[str],
+    log: Path,
+    env: Mapping[str, str] | None = None,
+    *,
+    ephemeral: bool | None = None,
+) -> LiveServer:
     """Start ``gomoku-server --host 127.0.0.1 --port 0 --bots 0 ARGS...`` (no AI worker
-    processes, and GOMOKU_REDIS_URL ignored: the store is what ``args`` say; ``env`` adds
-    variables) and wait for its banner."""
+    processes, and GOMOKU_REDIS_URL ignored: the store is what ``args`` say, and with
+    none of ``--redis``, ``--data``, ``--ephemeral`` in them it is ``--ephemeral`` unless
+    ``ephemeral`` is False; ``env`` adds variables) and wait for its banner."""
     script = shutil.which("gomoku-server", path=str(Path(sys.executable).parent))
     assert script is not None, "gomoku-server is not installed in this environment"
     command = [script, "--host", "127.0.0.1", "--port", "0", "--bots", "0", *args]
-    inherited = {k: v for k, v in os.environ.items() if k != "GOMOKU_REDIS_URL"}
+    if ephemeral or (ephemeral is None and not {"--redis", "--data", "--ephemeral"} & set(args)):
+        command.append("--ephemeral")  # never the user's own data file
+    inherited = {
+        k: v for k, v in os.environ.items() if k not in ("GOMOKU_REDIS_URL", "GOMOKU_DATA")
+    }
     environment = {**inherited, **(env or {}), "PYTHONUNBUFFERED": "1"}
     with log.open("wb") as err:
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=err, env=environment)

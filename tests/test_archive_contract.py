@@ -9,16 +9,24 @@ import pytest
 
 from server.rating import DRAW, LOSS, WIN, PlayerRating, Rating, rate_game
 from server.store.archive import Archive, MemoryArchive
+from server.store.datafile import DataFile
+from server.store.embedded import EmbeddedStore
 from server.store.redis import RedisStore
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", "embedded", "redis"])
 async def archive(request: pytest.FixtureRequest) -> AsyncIterator[Archive]:
     """A fresh, empty archive of each backend."""
     if request.param == "memory":
         yield MemoryArchive()
         return
-    store = RedisStore(request.getfixturevalue("redis_url"))
+    store: EmbeddedStore | RedisStore
+    if request.param == "embedded":
+        data = DataFile(request.getfixturevalue("tmp_path") / "server.sqlite3")
+        data.open()
+        store = EmbeddedStore(data)
+    else:
+        store = RedisStore(request.getfixturevalue("redis_url"))
     await store.start()
     try:
         yield store

@@ -80,12 +80,15 @@ async def test_sigterm_closes_clients_with_1001() -> None:
         "0",
         "--bots",
         "0",
+        "--ephemeral",
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
     try:
         assert proc.stdout is not None
+        store = (await asyncio.wait_for(proc.stdout.readline(), 20)).decode()
+        assert store.startswith("store: in memory only")
         banner = (await asyncio.wait_for(proc.stdout.readline(), 20)).decode()
         port = int(re.search(r"port (\d+)", banner).group(1))  # type: ignore[union-attr]
         urls = (await proc.stdout.readline()).decode()

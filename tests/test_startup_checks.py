@@ -133,3 +133,26 @@ def test_the_worker_needs_a_bot_key_and_checks_the_variable() -> None:
     assert_refused("gomoku-ai", status, out, err, "--bot-key", "GOMOKU_BOT_KEY")
     status, out, err = run("gomoku-ai", [], {"GOMOKU_BOT_KEY": "k" * 200})
     assert_refused("gomoku-ai", status, out, err, "environment variable GOMOKU_BOT_KEY")
+
+
+def test_the_server_refuses_a_data_file_it_cannot_use(tmp_path: Path) -> None:
+    """--data must name a file (in a directory that exists) that is a data file or can
+    become one, and only one store may be chosen; a refusal writes nothing."""
+    junk = tmp_path / "notes.txt"
+    junk.write_text("not a database")
+    wanted = tmp_path / "server.sqlite3"
+    cases: list[tuple[list[str], dict[str, str], tuple[str, ...]]] = [
+        (["--data", str(tmp_path)], {}, ("argument --data", "is a directory")),
+        (["--data", str(tmp_path / "no" / "x.db")], {}, ("argument --data", "no directory")),
+        (["--data", str(junk)], {}, ("--data", "not a gomoku-server data file")),
+        ([], {"GOMOKU_DATA": str(tmp_path)}, ("environment variable GOMOKU_DATA", "directory")),
+        (["--data", str(wanted), "--redis", "redis://localhost/0"], {}, ("--redis", "--data")),
+        (["--data", str(wanted), "--ephemeral"], {}, ("--ephemeral", "not allowed with --data")),
+        (["--ephemeral"], {"GOMOKU_REDIS_URL": "redis://localhost/0"}, ("GOMOKU_REDIS_URL",)),
+        (["--data", str(wanted), "--port", "65536"], {}, ("--port",)),
+    ]
+    for args, env, named in cases:
+        status, out, err = run("gomoku-server", args, env)
+        assert_refused("gomoku-server", status, out, err, *named)
+    assert not wanted.exists()  # no refused start wrote a data file
+    assert junk.read_text() == "not a database"

@@ -10,9 +10,11 @@ import pytest
 
 from server.store import Conflict, MemoryStore, QueueEntry, Store, StoredEvent
 from server.store.base import KEEP_DEADLINE, OWNED_ROOM_PENDING_MS, Outage
+from server.store.datafile import DataFile
+from server.store.embedded import EmbeddedStore
 from server.store.redis import RedisStore
 
-BACKENDS = ["memory", "redis"]
+BACKENDS = ["memory", "embedded", "redis"]
 
 
 @pytest.fixture(params=BACKENDS)
@@ -21,6 +23,10 @@ async def store(request: pytest.FixtureRequest) -> AsyncIterator[Store]:
     backend: Store
     if request.param == "memory":
         backend = MemoryStore(max_events=50)
+    elif request.param == "embedded":  # memory, with a data file in the test's directory
+        data = DataFile(request.getfixturevalue("tmp_path") / "server.sqlite3")
+        data.open()
+        backend = EmbeddedStore(data, max_events=50)
     else:  # a real redis-server (tests/redis_fixtures.py), emptied for this test
         backend = RedisStore(request.getfixturevalue("redis_url"), max_events=50)
     await backend.start()

@@ -323,8 +323,8 @@ MAX_REDIS_CONNECTIONS = 256
 class RedisStore(Store, Archive):
     """The store on a Redis server (or cluster-compatible layout) at ``url``.
 
-    ``max_events`` caps each room's log; ``session_ttl_ms`` is how long an
-    unused resume token stays valid; ``poll_interval_s`` bounds how late a
+    ``max_events`` caps each room's log; ``session_ttl_ms`` is how long a resume
+    token stays valid after its last use; ``poll_interval_s`` bounds how late a
     watched room's reader notices events if a pub/sub wake-up was lost.
     """
 
@@ -743,7 +743,8 @@ class RedisStore(Store, Archive):
 
     @_runs_to_completion
     async def get_session(self, token_hash: str) -> bytes | None:
-        data: Any = await self.redis.get(self.keys.session(token_hash))
+        # A session in use lives on: each look at it starts its time to live again.
+        data: Any = await self.redis.getex(self.keys.session(token_hash), px=self.session_ttl_ms)
         return cast(bytes | None, data)
 
     @_runs_to_completion

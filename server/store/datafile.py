@@ -1,0 +1,388 @@
+"""The embedded server's data file: what a player expects to find after a restart
+(their identity, ratings, finished games) in one SQLite database.
+
+Why SQLite (the standard library's ``sqlite3``): every write is a transaction, so a
+crash or ``kill -9`` at any moment leaves the file as of the last finished write, never
+half of one; the file format is stable and documented, and the ``sqlite3`` shell reads
+it. In WAL mode with ``synchronous=NORMAL`` a commit is a ``write()`` to the log without
+an fsync: it survives the process being killed, and a power cut can lose the last
+moments, never the file's consistency.
+
+What is kept: sessions (under the SHA-256 of their resume token, as in every store;
+one unused for ``session_ttl_ms`` is refused, and deleted at the next opening),
+Glicko-2 standings per pool with the games already rated, finished games' records
+listed per player, and display names.
+Live rooms are not kept: a restart ends them.
+
+All SQLite work runs on one thread of its own, never on the event loop: a call costs
+the loop a hand-over to that thread and back, and an fsync at a checkpoint, a slow
+disk or a big page never stalls other players. One thread also serialises the calls,
+so each method is atomic as the store contract asks (``rate`` is one transaction).
+The file is locked while a server has it open (``locking_mode=EXCLUSIVE``): a second
+server on the same file is refused at start-up instead of splitting the players.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TypeVar
+
+import msgspec
+
+from server.rating import PROVISIONAL_RD, PlayerRating, Rating
+from server.store.archive import LEADERBOARD_SIZE, RatedGame, apply_game
+
+T = TypeVar("T")
+
+SCHEMA_VERSION = 1
+DAY_MS = 86_400_000
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS sessions (
+    token_hash TEXT PRIMARY KEY,
+    data BLOB NOT NULL,
+    used_ms INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_by_use ON sessions (used_ms);
+CREATE TABLE IF NOT EXISTS ratings (
+    pool TEXT NOT NULL,
+    player TEXT NOT NULL,
+    rating REAL NOT NULL,
+    rd REAL NOT NULL,
+    volatility REAL NOT NULL,
+    wins INTEGER NOT NULL,
+    losses INTEGER NOT NULL,
+    draws INTEGER NOT NULL,
+    PRIMARY KEY (pool, player)
+);
+CREATE INDEX IF NOT EXISTS ratings_board ON ratings (pool, rating);
+CREATE TABLE IF NOT EXISTS rated_games (
+    pool TEXT NOT NULL,
+    game TEXT NOT NULL,
+    standings BLOB NOT NULL,
+    PRIMARY KEY (pool, game)
+);
+CREATE TABLE IF NOT EXISTS records (
+    game TEXT PRIMARY KEY,
+    data BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS player_games (
+    player TEXT NOT NULL,
+    game TEXT NOT NULL,
+    ended_ms INTEGER NOT NULL,
+    PRIMARY KEY (player, game)
+);
+CREATE INDEX IF NOT EXISTS player_games_by_end ON player_games (player, ended_ms);
+CREATE TABLE IF NOT EXISTS names (
+    player TEXT PRIMARY KEY,
+    name TEXT NOT NULL
+);
+"""
+
+
+class DataFileError(Exception):
+    """The data file cannot be used (not a database, a newer version, in use, unwritable)."""
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class DataFile:
+    """One open data file and the thread that does all its work.
+
+    :meth:`open` (blocking, at start-up) creates or checks the file and raises
+    :class:`DataFileError` with a one-line reason; the coroutines then read and write
+    it; :meth:`close` finishes the queued work and releases the file.
+    """
+
+    def __init__(self, path: Path, *, session_ttl_ms: int = 30 * DAY_MS) -> None:
+        self.path = path
+        self.session_ttl_ms = session_ttl_ms
+        self._refresh_after_ms = max(1, session_ttl_ms // 30)
+        """A session read this long after its last recorded use is marked used again."""
+        self._thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="gomoku-data")
+        self._db: sqlite3.Connection | None = None
+
+    def __repr__(self) -> str:
+        return f"DataFile({str(self.path)!r})"
+
+    # -- lifecycle (on the data thread) ---------------------------------------------------
+
+    def open(self) -> None:
+        """Open (creating it if need be) and lock the file; blocking. On failure the
+        data thread is gone too: nothing is left running."""
+        try:
+            self._thread.submit(self._open).result()
+        except BaseException:
+            self._thread.shutdown(wait=True)
+            raise
+
+    def _open(self) -> None:
+        try:
+            # Only its owner may read it (private games' records are in it); SQLite gives
+            # its log files the database file's mode.
+            os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
+            db = sqlite3.connect(self.path, timeout=0, isolation_level=None)
+        except OSError as exc:
+            raise DataFileError(f"cannot open {self.path}: {exc.strerror or exc}") from None
+        except sqlite3.Error as exc:
+            raise DataFileError(f"cannot open {self.path}: {exc}") from None
+        try:
+            db.execute("PRAGMA locking_mode=EXCLUSIVE")
+            if db.execute("PRAGMA journal_mode=WAL").fetchone()[0] != "wal":
+                raise DataFileError(f"{self.path}: cannot use a write-ahead log there")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("BEGIN IMMEDIATE")  # takes the lock now, and keeps it
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise DataFileError(
+                    f"{self.path} was written by a newer gomoku-server (data version "
+                    f"{version}; this one reads {SCHEMA_VERSION})"
+                )
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            db.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            db.close()
+            if "locked" in str(exc):
+                raise DataFileError(f"{self.path} is in use by another gomoku-server") from None
+            raise DataFileError(f"cannot use {self.path}: {exc}") from None
+        except sqlite3.DatabaseError as exc:
+            db.close()
+            raise DataFileError(f"{self.path} is not a gomoku-server data file ({exc})") from None
+        except DataFileError:
+            db.close()
+            raise
+        self._db = db
+        self._expire_sessions()
+
+    async def close(self) -> None:
+        """Finish what is queued, then close and unlock the file."""
+        if self._db is not None:
+            await self._call(self._close)
+        self._thread.shutdown(wait=True)
+
+    def _close(self) -> None:
+        assert self._db is not None
+        self._db.close()
+        self._db = None
+
+    async def _call(self, work: Callable[[], T]) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._thread, work)
+
+    def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``work`` in one transaction."""
+        db = self._database()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            result = work(db)
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+        return result
+
+    def _database(self) -> sqlite3.Connection:
+        if self._db is None:
+            raise DataFileError(f"{self.path} is not open")
+        return self._db
+
+    # -- sessions ------------------------------------------------------------------
+
+    async def put_session(self, token_hash: str, data: bytes) -> None:
+        def put(db: sqlite3.Connection) -> None:
+            db.execute(
+                "INSERT INTO sessions VALUES (?, ?, ?) ON CONFLICT (token_hash) "
+                "DO UPDATE SET data = excluded.data, used_ms = excluded.used_ms",
+                (token_hash, data, _now_ms()),
+            )
+
+        await self._call(lambda: self._write(put))
+
+    async def get_session(self, token_hash: str) -> bytes | None:
+        return await self._call(lambda: self._get_session(token_hash))
+
+    def _get_session(self, token_hash: str) -> bytes | None:
+        now = _now_ms()
+        db = self._database()
+        row = db.execute(
+            "SELECT data, used_ms FROM sessions WHERE token_hash = ?", (token_hash,)
+        ).fetchone()
+        if row is None or row[1] <= now - self.session_ttl_ms:
+            return None
+        if row[1] <= now - self._refresh_after_ms:  # in use: keep it another TTL
+            self._write(
+                lambda db: db.execute(
+                    "UPDATE sessions SET used_ms = ? WHERE token_hash = ?", (now, token_hash)
+                )
+            )
+        data: bytes = row[0]
+        return data
+
+    async def delete_session(self, token_hash: str) -> None:
+        await self._call(
+            lambda: self._write(
+                lambda db: db.execute("DELETE FROM sessions WHERE token_hash = ?", (token_hash,))
+            )
+        )
+
+    async def expire_sessions(self) -> int:
+        """Drop sessions unused for ``session_ttl_ms``; how many."""
+        return await self._call(self._expire_sessions)
+
+    def _expire_sessions(self) -> int:
+        cutoff = _now_ms() - self.session_ttl_ms
+        return self._write(
+            lambda db: db.execute("DELETE FROM sessions WHERE used_ms <= ?", (cutoff,)).rowcount
+        )
+
+    # -- ratings ---------------------------------------------------------------------
+
+    async def rating(self, pool: str, player_id: str) -> PlayerRating:
+        return await self._call(lambda: _standing(self._database(), pool, player_id))
+
+    async def rate(
+        self, pool: str, game_id: str, black: str, white: str, black_score: float
+    ) -> RatedGame | None:
+        def rate(db: sqlite3.Connection) -> RatedGame:
+            done = db.execute(
+                "SELECT standings FROM rated_games WHERE pool = ? AND game = ?", (pool, game_id)
+            ).fetchone()
+            if done is not None:  # rated already: what it did then
+                rows = _rated_decoder.decode(done[0])
+                return RatedGame(
+                    (_from_row(rows[0]), _from_row(rows[1])),
+                    (_from_row(rows[2]), _from_row(rows[3])),
+                )
+            before = (_standing(db, pool, black), _standing(db, pool, white))
+            rated = RatedGame(before, apply_game(*before, black_score))
+            for player_id, standing in zip((black, white), rated.after, strict=True):
+                db.execute(
+                    "INSERT OR REPLACE INTO ratings VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (pool, player_id, *_row(standing)),
+                )
+            standings = msgspec.msgpack.encode([_row(s) for s in (*rated.before, *rated.after)])
+            db.execute("INSERT INTO rated_games VALUES (?, ?, ?)", (pool, game_id, standings))
+            return rated
+
+        return await self._call(lambda: self._write(rate))
+
+    async def leaderboard(
+        self, pool: str, limit: int = LEADERBOARD_SIZE
+    ) -> list[tuple[str, PlayerRating]]:
+        def board() -> list[tuple[str, PlayerRating]]:
+            rows = self._database().execute(
+                "SELECT player, rating, rd, volatility, wins, losses, draws FROM ratings "
+                "WHERE pool = ? AND rd <= ? ORDER BY rating DESC, player LIMIT ?",
+                (pool, PROVISIONAL_RD, limit),
+            )
+            return [(row[0], _from_row(row[1:])) for row in rows]
+
+        return await self._call(board)
+
+    # -- finished games and names ------------------------------------------------------
+
+    async def put_record(
+        self, game_id: str, record: bytes, player_ids: Sequence[str], ended_ms: int
+    ) -> None:
+        def put(db: sqlite3.Connection) -> None:
+            db.execute("INSERT OR REPLACE INTO records VALUES (?, ?)", (game_id, record))
+            db.executemany(
+                "INSERT OR REPLACE INTO player_games VALUES (?, ?, ?)",
+                [(player_id, game_id, ended_ms) for player_id in player_ids],
+            )
+
+        await self._call(lambda: self._write(put))
+
+    async def get_record(self, game_id: str) -> bytes | None:
+        def get() -> bytes | None:
+            row = (
+                self._database()
+                .execute("SELECT data FROM records WHERE game = ?", (game_id,))
+                .fetchone()
+            )
+            return None if row is None else bytes(row[0])
+
+        return await self._call(get)
+
+    async def player_games(
+        self, player_id: str, limit: int = 20, before_ms: int | None = None
+    ) -> list[str]:
+        def games() -> list[str]:
+            before = (1 << 62) if before_ms is None else before_ms
+            rows = self._database().execute(
+                "SELECT game FROM player_games WHERE player = ? AND ended_ms < ? "
+                "ORDER BY ended_ms DESC, game DESC LIMIT ?",
+                (player_id, before, limit),
+            )
+            return [row[0] for row in rows]
+
+        return await self._call(games)
+
+    async def put_names(self, names: Mapping[str, str]) -> None:
+        if not names:
+            return
+        rows = list(names.items())
+        await self._call(
+            lambda: self._write(
+                lambda db: db.executemany("INSERT OR REPLACE INTO names VALUES (?, ?)", rows)
+            )
+        )
+
+    async def names(self, player_ids: Sequence[str]) -> dict[str, str]:
+        def known() -> dict[str, str]:
+            db = self._database()
+            found: dict[str, str] = {}
+            for player_id in dict.fromkeys(player_ids):
+                row = db.execute("SELECT name FROM names WHERE player = ?", (player_id,))
+                name = row.fetchone()
+                if name is not None:
+                    found[player_id] = name[0]
+            return found
+
+        return await self._call(known)
+
+
+def _standing(db: sqlite3.Connection, pool: str, player_id: str) -> PlayerRating:
+    row = db.execute(
+        "SELECT rating, rd, volatility, wins, losses, draws FROM ratings "
+        "WHERE pool = ? AND player = ?",
+        (pool, player_id),
+    ).fetchone()
+    return PlayerRating() if row is None else _from_row(row)
+
+
+_Row = tuple[float, float, float, int, int, int]
+_rated_decoder = msgspec.msgpack.Decoder(tuple[_Row, _Row, _Row, _Row])
+"""What a rated game did: Black's and White's standings before it, then after it."""
+
+
+def _row(standing: PlayerRating) -> _Row:
+    r = standing.rating
+    return (r.rating, r.rd, r.volatility, standing.wins, standing.losses, standing.draws)
+
+
+def _from_row(row: Sequence[float]) -> PlayerRating:
+    rating, rd, volatility, wins, losses, draws = row
+    return PlayerRating(Rating(rating, rd, volatility), int(wins), int(losses), int(draws))
+
+
+def default_path() -> Path:
+    """Where the embedded server keeps its data file unless told otherwise: the user's
+    data directory (``~/.local/share/gomoku-arena/server.sqlite3`` on Linux, following
+    ``$XDG_DATA_HOME``; the platform's own place on macOS and Windows)."""
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("gomoku-arena", appauthor=False)) / "server.sqlite3"
+
+
+__all__ = ["DataFile", "DataFileError", "default_path"]
