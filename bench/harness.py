@@ -150,6 +150,8 @@ class ServerProcess:
         args = [script, "--host", "127.0.0.1", "--port", "0", "--log-level", "WARNING"]
         if "--bots" in help_text:
             args += ["--bots", "0"]  # no AI worker processes competing for the CPU
+        if "--max-rooms-per-player" in help_text:
+            args += ["--max-rooms-per-player", "1000000"]  # capacity, not policy
         if "--ephemeral" in help_text and "--redis" not in extra:
             args += ["--ephemeral"]  # the memory store, with no data file to write
         args += [*UNLIMITED, *extra]

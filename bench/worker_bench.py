@@ -60,7 +60,11 @@ async def run(games: int, move_ms: int, processes: int, level: str, limit_s: flo
         port=0,
         bot_keys=frozenset({BOT_KEY}),
         limits=ConnectionLimits(
-            ping_interval_s=None, ping_timeout_s=None, max_conns_per_ip=0, rate_per_s=1000
+            ping_interval_s=None,
+            ping_timeout_s=None,
+            max_conns_per_ip=0,
+            rate_per_s=1000,
+            max_rooms_per_player=1_000_000,  # one bench client starts every game
         ),
     )
     server = GomokuServer(config)

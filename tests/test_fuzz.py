@@ -76,8 +76,10 @@ REPLY_WAIT_S = 15.0
 # --- the server process ------------------------------------------------------------------
 
 UNLIMITED = ["--rate-limit", "100000", "--rate-burst", "100000", "--max-conns-per-ip", "0"]
-"""The rate limits lifted: the fuzzer is one very busy client per connection (test_abuse
-checks the limits)."""
+UNLIMITED += ["--max-rooms-per-player", "1000000", "--max-code-failures", "1000000"]
+UNLIMITED += ["--max-code-failures-per-ip", "1000000"]
+"""The rate limits lifted: the fuzzer is one very busy client per connection, and its few
+players open many rooms (test_abuse checks the limits)."""
 
 
 @dataclasses.dataclass
