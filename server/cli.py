@@ -9,14 +9,13 @@ import logging
 import signal
 import socket
 import sys
-import urllib.parse
 from collections.abc import Coroutine, Sequence
 from typing import Any
 
 from server import __version__
 from server.app import GomokuServer
 from server.config import ServerConfig
-from server.options import parse_args, server_config
+from server.options import parse_args, redacted, server_config
 from server.store import Store, StoreUnavailable
 from server.store.embedded import EmbeddedStore
 
@@ -47,15 +46,6 @@ def join_addresses(host: str, port: int) -> list[str]:
         if url not in seen:
             seen.append(url)
     return seen
-
-
-def redacted(url: str) -> str:
-    """The URL without its password, for logs."""
-    parts = urllib.parse.urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-    return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
 
 
 def make_store(args: argparse.Namespace) -> tuple[Store | None, tuple[type[Exception], ...]]:

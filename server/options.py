@@ -29,25 +29,39 @@ def listen_host(text: str) -> str:
     return text
 
 
+def redacted(url: str) -> str:
+    """The URL without its password, for logs and messages."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        password = parts.password
+    except ValueError:  # unparseable: show nothing after the scheme
+        return url.split("://", 1)[0] + "://..." if "://" in url else "..."
+    if password is None:
+        return url
+    netloc = parts.netloc.replace(f":{password}@", ":***@", 1)
+    return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
+
+
 def redis_url(text: str) -> str:
     """A Redis URL: ``redis://[:password@]host[:port][/db]``, ``rediss://`` (TLS) the
-    same, or ``unix:///path/to/socket[?db=N]``."""
+    same, or ``unix:///path/to/socket[?db=N]``. Messages never show the password."""
+    shown = repr(redacted(text))
     try:
         parts = urllib.parse.urlsplit(text)
         parts.port  # noqa: B018  (raises for a port out of range)
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a valid URL: {exc}") from None
+        raise argparse.ArgumentTypeError(f"{shown} is not a valid URL: {exc}") from None
     if parts.scheme == "unix":
         if not parts.path:
-            raise argparse.ArgumentTypeError(f"{text!r} names no socket path")
+            raise argparse.ArgumentTypeError(f"{shown} names no socket path")
         return _redis_client_accepts(text)
     if parts.scheme not in ("redis", "rediss"):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a redis://, rediss:// or unix:// URL")
+        raise argparse.ArgumentTypeError(f"{shown} is not a redis://, rediss:// or unix:// URL")
     if not parts.hostname:
-        raise argparse.ArgumentTypeError(f"{text!r} names no host")
+        raise argparse.ArgumentTypeError(f"{shown} names no host")
     db = parts.path.lstrip("/")
     if db and not db.isdigit():
-        raise argparse.ArgumentTypeError(f"{text!r}: the database {db!r} is not a number")
+        raise argparse.ArgumentTypeError(f"{shown}: the database {db!r} is not a number")
     return _redis_client_accepts(text)
 
 
@@ -63,7 +77,7 @@ def _redis_client_accepts(text: str) -> str:
     try:
         parse_url(text)  # type: ignore[no-untyped-call]
     except (ValueError, TypeError) as exc:
-        raise argparse.ArgumentTypeError(f"{text!r}: {exc}") from None
+        raise argparse.ArgumentTypeError(f"{redacted(text)!r}: {exc}") from None
     return text
 
 

@@ -156,3 +156,24 @@ def test_the_server_refuses_a_data_file_it_cannot_use(tmp_path: Path) -> None:
         assert_refused("gomoku-server", status, out, err, *named)
     assert not wanted.exists()  # no refused start wrote a data file
     assert junk.read_text() == "not a database"
+
+
+def test_a_redis_password_is_never_shown() -> None:
+    """A bad Redis URL is refused without its password in the message, from the command
+    line and from GOMOKU_REDIS_URL; so is one naming a Redis that does not answer (exit
+    1: the setting is fine, the server is not there)."""
+    bad = "redis://:s3cret-pw@localhost:6379/zero"
+    for args, env in (
+        (["--redis", bad], {}),
+        ([], {"GOMOKU_REDIS_URL": bad}),
+        (["--redis", "redis://:s3cret-pw@[::1/0"], {}),
+    ):
+        status, out, err = run("gomoku-server", args, env)
+        line = assert_refused("gomoku-server", status, out, err, "redis://")
+        assert "s3cret-pw" not in line
+    status, out, err = run(
+        "gomoku-server", ["--redis", "redis://:s3cret-pw@127.0.0.1:1/0", "--bots", "0"]
+    )
+    assert status == 1
+    assert "s3cret-pw" not in out + err
+    assert "cannot use redis at redis://:***@127.0.0.1:1/0" in err
