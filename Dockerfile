@@ -12,8 +12,13 @@ WORKDIR /app
 # Wheels exist for every dependency (msgspec, websockets, redis, hiredis), so the
 # slim image needs no compiler. .dockerignore keeps .venv, .git and caches out.
 COPY . .
+# Without Redis the server keeps players, ratings and games in its data file, in the
+# user's data directory: /app/.local/share/gomoku-arena (mount a volume there to keep
+# it beyond the container). With GOMOKU_REDIS_URL (as in docker-compose.yml) it is unused.
 RUN pip install ".[redis]" \
-    && useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin gomoku
+    && useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin gomoku \
+    && install -d -o gomoku -g gomoku -m 0700 /app/.local /app/.local/share \
+       /app/.local/share/gomoku-arena
 
 USER gomoku
 
