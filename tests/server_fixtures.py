@@ -1,8 +1,9 @@
 """A real server on 127.0.0.1 (a free port) and a small protocol client for tests.
 
 Fixtures: ``server`` (a running :class:`GomokuServer` with short timings),
-``make_server`` (start one with a custom :class:`ServerConfig`) and
-``connect`` (open a :class:`TestClient`; closed at teardown). Everything goes
+``make_server`` (start one with a custom :class:`ServerConfig`),
+``connect`` (open a :class:`TestClient`; closed at teardown) and ``clients`` (a list
+the test fills with clients it opens itself; closed at teardown). Everything goes
 through :mod:`protocol`: the client encodes and decodes real frames.
 """
 
@@ -182,6 +183,15 @@ async def connect(server: GomokuServer) -> AsyncIterator[Connect]:
 
     yield open_client
     for client in clients:
+        await client.ws.close()
+
+
+@pytest.fixture
+async def clients() -> AsyncIterator[list[TestClient]]:
+    """Clients a test opens itself (to server processes, say); closed at teardown."""
+    opened: list[TestClient] = []
+    yield opened
+    for client in opened:
         await client.ws.close()
 
 

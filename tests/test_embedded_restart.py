@@ -11,7 +11,7 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,15 +26,6 @@ from protocol import messages as m
 from protocol.events import GameOver, GameStarted, Moved
 
 WIN_FOR_BLACK = ["h8", "h9", "i8", "i9", "j8", "j9", "k8", "k9", "l8"]
-
-
-@pytest.fixture
-async def clients() -> AsyncIterator[list[TestClient]]:
-    """Clients opened by a test; closed at teardown."""
-    opened: list[TestClient] = []
-    yield opened
-    for client in opened:
-        await client.ws.close()
 
 
 async def connect(opened: list[TestClient], live: LiveServer) -> TestClient:

@@ -11,7 +11,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -92,15 +92,6 @@ def processes(redis_url: str, tmp_path: Path) -> Iterator[list[ServerProcess]]:
     finally:
         for process in started:
             process.stop()
-
-
-@pytest.fixture
-async def clients() -> AsyncIterator[list[TestClient]]:
-    """Clients opened by the test; closed at teardown."""
-    opened: list[TestClient] = []
-    yield opened
-    for client in opened:
-        await client.ws.close()
 
 
 async def _client(opened: list[TestClient], server: ServerProcess) -> TestClient:
