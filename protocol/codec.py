@@ -1,25 +1,43 @@
-"""MessagePack encoding and validating decoding of protocol messages.
+"""The protocol's two wire encodings, and validating decoding of messages.
+
+The same messages travel in either encoding; a WebSocket connection chooses one with
+its subprotocol (protocol.md, "Encodings"):
+
+* :data:`MSGPACK` (the default: no subprotocol, or ``gomoku.msgpack``): one
+  MessagePack map per **binary** frame;
+* :data:`JSON` (``gomoku.json``): one JSON object per **text** frame, for browsers
+  and scripting languages that have no MessagePack library at hand.
+
+The module-level functions (:func:`encode`, :func:`decode_client`, ...) are
+:data:`MSGPACK`'s, which is what the terminal client, the AI worker and the server's
+event log speak.
 
 Decoding never raises anything but :class:`ProtocolError` (or its subclass
-:class:`UnknownMessageType`): whatever bytes arrive from the network, the
-caller gets either a typed message or an error it can send back as an
-``error`` frame. Codes: ``bad_frame`` for a ``str`` (a WebSocket text frame)
-or anything else that is not bytes, ``too_large`` for an oversized frame, ``bad_message``
-for bytes that are not a message of the protocol (not MessagePack, not a map,
-unknown ``type``, a missing field, a field of the wrong type), and
-``bad_value`` for a field of the right type whose value is out of range
-(a board size of 40, a 500-character chat line, an unknown rule name).
+:class:`UnknownMessageType`): whatever arrives from the network, the caller gets
+either a typed message or an error it can send back as an ``error`` frame. Codes:
+``bad_frame`` for a frame of the other kind (a text frame where binary ones are
+expected, or the reverse) or anything that is neither ``bytes`` nor ``str``,
+``too_large`` for an oversized frame, ``bad_message`` for a frame that is not a
+message of the protocol (not MessagePack or JSON, not a map, unknown ``type``, a
+missing field, a field of the wrong type), and ``bad_value`` for a field of the right
+type whose value is out of range (a board size of 40, a 500-character chat line, an
+unknown rule name).
+
+No message carries a value only one encoding can hold: every map key is a string,
+there are no byte strings and no MessagePack extension types, and every integer
+fits in JavaScript's safe range (request ids are capped at 2^53-1 for that reason).
+So a message converts between the encodings without loss.
 
 MessagePack extension types are no part of the protocol: a client frame holding one
 anywhere, even in a field the receiver does not know and would otherwise skip, is
-``bad_message`` (:func:`decode_client`).
+``bad_message`` (:meth:`Codec.decode_client`).
 """
 
 from __future__ import annotations
 
 import datetime
 import re
-from typing import Any, NoReturn, TypeVar
+from typing import Any, NoReturn, TypeGuard
 
 import msgspec
 
@@ -29,14 +47,19 @@ from protocol.limits import MAX_CLIENT_FRAME, MAX_REQUEST_ID, MAX_SERVER_FRAME
 from protocol.messages import ClientMessage, Error, ServerMessage
 from protocol.values import LEVEL_PATTERN, POINT_PATTERN
 
-__all__ = ["decode_client", "decode_event", "decode_server", "encode", "error_reply"]
-
-_encoder = msgspec.msgpack.Encoder()
-_client_decoder = msgspec.msgpack.Decoder(ClientMessage)
-_server_decoder = msgspec.msgpack.Decoder(ServerMessage)
-_event_decoder = msgspec.msgpack.Decoder(RoomEvent)
-
-T = TypeVar("T")
+__all__ = [
+    "ENCODINGS",
+    "JSON",
+    "MSGPACK",
+    "Codec",
+    "decode_client",
+    "decode_event",
+    "decode_server",
+    "encode",
+    "error_reply",
+    "event_frame",
+    "request_id",
+]
 
 
 class _Peek(msgspec.Struct):
@@ -44,9 +67,6 @@ class _Peek(msgspec.Struct):
 
     type: Any = None
     id: Any = None
-
-
-_peek_decoder = msgspec.msgpack.Decoder(_Peek)
 
 
 class _Extension(Exception):
@@ -72,7 +92,7 @@ to be sure; most frames hold none and cost one scan."""
 
 
 class _EventFrame(msgspec.Struct, frozen=True, tag_field="type", tag="event"):
-    """An ``event`` message whose room event is already encoded (see :func:`event_frame`)."""
+    """An ``event`` message whose room event is already encoded (see :meth:`Codec.event_frame`)."""
 
     room: str
     seq: int
@@ -87,81 +107,131 @@ _PATTERNS = {
     LEVEL_PATTERN: "that is a level name like master (1 to 40 of a-z 0-9 _ . : + -)",
 }
 
-
-def encode(message: msgspec.Struct) -> bytes:
-    """Encode any message (or room event) as one MessagePack map."""
-    return _encoder.encode(message)
+_stored_event_decoder = msgspec.msgpack.Decoder()  # untyped: events we stored ourselves
 
 
-def event_frame(room: str, seq: int, event: bytes) -> bytes:
-    """The ``event`` message for a room event stored already encoded (by :func:`encode`),
-    without decoding and encoding the event again: the same bytes as
-    ``encode(Event(room=room, seq=seq, event=decode_event(event)))``."""
-    return _encoder.encode(_EventFrame(room=room, seq=seq, event=msgspec.Raw(event)))
+class Codec:
+    """One wire encoding: how messages become frames and frames become messages.
 
+    A WebSocket library hands over a binary frame as ``bytes`` and a text frame as
+    ``str``; each encoding accepts only its own kind. The encoders return ``bytes``
+    either way (JSON as UTF-8), which a WebSocket library can send as a text frame
+    without decoding it (``websockets``: ``send(data, text=True)``)."""
 
-def decode_client(data: object) -> ClientMessage:
-    """Decode one frame from a client; raise ``ProtocolError`` if it is not a valid message
-    or holds an extension type anywhere (``bad_message``)."""
-    result: ClientMessage = _decode(_client_decoder, data, MAX_CLIENT_FRAME)
-    frame: bytes = data  # type: ignore[assignment]  # _decode refused anything but bytes
-    if _has_extension_head(frame) and (found := _extension_in(frame)) is not None:
-        tag = type(result).__struct_config__.tag
-        raise ProtocolError(ErrorCode.BAD_MESSAGE, f"{tag} message: {found}", re=result.id)
-    return result
+    def __init__(
+        self,
+        *,
+        name: str,
+        subprotocol: str,
+        text: bool,
+        module: Any,
+        map_word: str,
+    ) -> None:
+        self.name = name
+        """For people: ``MessagePack`` or ``JSON``."""
+        self.subprotocol = subprotocol
+        """The WebSocket subprotocol that selects this encoding."""
+        self.text = text
+        """True if frames are text frames (JSON), False if binary (MessagePack)."""
+        self.map_word = map_word
+        """What this encoding calls a map (for error messages)."""
+        self._frame_types: tuple[type, ...] = (str,) if text else (bytes, bytearray, memoryview)
+        self._encoder = module.Encoder()
+        self._client = module.Decoder(ClientMessage)
+        self._server = module.Decoder(ServerMessage)
+        self._peek_decoder = module.Decoder(_Peek)
 
+    def __repr__(self) -> str:
+        return f"<Codec {self.subprotocol}>"
 
-def decode_server(data: object) -> ServerMessage:
-    """Decode one frame from the server; raise ``ProtocolError`` if it is not a valid
-    message, ``UnknownMessageType`` (a ``ProtocolError``) for a type this version does not
-    know, which a client should ignore."""
-    result: ServerMessage = _decode(_server_decoder, data, MAX_SERVER_FRAME)
-    return result
+    def encode(self, message: msgspec.Struct) -> bytes:
+        """Encode any message (or room event) as one map of this encoding."""
+        data: bytes = self._encoder.encode(message)
+        return data
 
-
-def decode_event(data: object) -> RoomEvent:
-    """Decode a room event stored on its own (e.g. in a room's event log)."""
-    result: RoomEvent = _decode(_event_decoder, data, MAX_SERVER_FRAME)
-    return result
-
-
-def request_id(data: object) -> int | None:
-    """The ``id`` of a client frame, read without validating the rest of it.
-
-    For answering a frame the server drops unread (a rate-limited one) with the request
-    it refers to, so the sender knows which of its messages to send again."""
-    if not isinstance(data, bytes | bytearray | memoryview) or len(data) > MAX_CLIENT_FRAME:
-        return None
-    return _peek(data)[1]
-
-
-def error_reply(exc: ProtocolError, *, room: str | None = None) -> Error:
-    """The ``error`` message that answers a frame that raised ``exc``."""
-    return Error(code=exc.code, message=exc.message, re=exc.re, room=room)
-
-
-def _decode(decoder: msgspec.msgpack.Decoder[T], data: object, limit: int) -> T:
-    if isinstance(data, str):
-        raise ProtocolError(ErrorCode.BAD_FRAME, "text frames are not accepted; send binary frames")
-    if not isinstance(data, bytes | bytearray | memoryview):
-        raise ProtocolError(
-            ErrorCode.BAD_FRAME, f"a frame must be bytes, not {type(data).__name__}"
+    def event_frame(self, room: str, seq: int, event: bytes) -> bytes:
+        """The ``event`` message for a room event stored already encoded in MessagePack
+        (by :func:`encode`), without decoding it into its type again: the same bytes as
+        ``self.encode(Event(room=room, seq=seq, event=decode_event(event)))``."""
+        if self is not MSGPACK:
+            event = self._encoder.encode(_stored_event_decoder.decode(event))
+        data: bytes = self._encoder.encode(
+            _EventFrame(room=room, seq=seq, event=msgspec.Raw(event))
         )
-    if len(data) > limit:
-        raise ProtocolError(
-            ErrorCode.TOO_LARGE, f"frame of {len(data)} bytes is over the {limit}-byte limit"
-        )
-    try:
-        return decoder.decode(data)
-    except msgspec.ValidationError as exc:
-        raise _from_validation(str(exc), data) from None
-    except (msgspec.DecodeError, ValueError, RecursionError, MemoryError, TypeError) as exc:
-        # ValueError covers UnicodeDecodeError from malformed strings; RecursionError a
-        # nesting bomb; TypeError unhashable keys and the like.
-        detail = str(exc) or type(exc).__name__
-        raise ProtocolError(
-            ErrorCode.BAD_MESSAGE, f"frame is not a valid MessagePack message: {detail}"
-        ) from None
+        return data
+
+    def decode_client(self, data: object) -> ClientMessage:
+        """Decode one frame from a client; raise ``ProtocolError`` if it is not a valid
+        message or (MessagePack) holds an extension type anywhere (``bad_message``)."""
+        result: ClientMessage = self._decode(self._client, data, MAX_CLIENT_FRAME)
+        if self.text:
+            return result
+        frame: bytes = data  # type: ignore[assignment]  # _decode refused anything but bytes
+        if _has_extension_head(frame) and (found := _extension_in(frame)) is not None:
+            tag = type(result).__struct_config__.tag
+            raise ProtocolError(ErrorCode.BAD_MESSAGE, f"{tag} message: {found}", re=result.id)
+        return result
+
+    def decode_server(self, data: object) -> ServerMessage:
+        """Decode one frame from the server; raise ``ProtocolError`` if it is not a valid
+        message, ``UnknownMessageType`` (a ``ProtocolError``) for a type this version does
+        not know, which a client should ignore."""
+        result: ServerMessage = self._decode(self._server, data, MAX_SERVER_FRAME)
+        return result
+
+    def request_id(self, data: object) -> int | None:
+        """The ``id`` of a client frame, read without validating the rest of it.
+
+        For answering a frame the server drops unread (a rate-limited one) with the
+        request it refers to, so the sender knows which of its messages to send again."""
+        if not self._accepts(data) or len(data) > MAX_CLIENT_FRAME:
+            return None
+        return self._peek(data)[1]
+
+    def _accepts(self, data: object) -> TypeGuard[str | bytes | bytearray | memoryview]:
+        """Whether ``data`` is a frame of this encoding's kind (text or binary)."""
+        return isinstance(data, self._frame_types)
+
+    def _decode(self, decoder: Any, data: object, limit: int) -> Any:
+        if not self._accepts(data):
+            if isinstance(data, str | bytes | bytearray | memoryview):
+                mine, other = ("text", "binary") if self.text else ("binary", "text")
+                raise ProtocolError(
+                    ErrorCode.BAD_FRAME,
+                    f"{other} frames are not accepted with {self.subprotocol}; send {mine} frames",
+                )
+            raise ProtocolError(
+                ErrorCode.BAD_FRAME, f"a frame must be bytes or str, not {type(data).__name__}"
+            )
+        # A str counts characters: never more than its UTF-8 bytes, so whatever is
+        # refused here is over the byte limit too (the WebSocket layer counts bytes).
+        if len(data) > limit:
+            raise ProtocolError(
+                ErrorCode.TOO_LARGE, f"frame of {len(data)} bytes is over the {limit}-byte limit"
+            )
+        try:
+            return decoder.decode(data)
+        except msgspec.ValidationError as exc:
+            raise _from_validation(self, str(exc), data) from None
+        except (msgspec.DecodeError, ValueError, RecursionError, MemoryError, TypeError) as exc:
+            # ValueError covers UnicodeDecodeError from malformed strings; RecursionError a
+            # nesting bomb; TypeError unhashable keys and the like.
+            detail = str(exc) or type(exc).__name__
+            raise ProtocolError(
+                ErrorCode.BAD_MESSAGE, f"frame is not a valid {self.name} message: {detail}"
+            ) from None
+
+    def _peek(self, data: Any) -> tuple[str | None, int | None]:
+        """The ``type`` and ``id`` of a frame that failed validation, if they can be read."""
+        try:
+            peek = self._peek_decoder.decode(data)
+        except Exception:
+            return None, None
+        msg_type = peek.type if isinstance(peek.type, str) and len(peek.type) <= 40 else None
+        request_id = peek.id if isinstance(peek.id, int) and not isinstance(peek.id, bool) else None
+        if request_id is not None and not 0 <= request_id <= MAX_REQUEST_ID:
+            request_id = None
+        return msg_type, request_id
 
 
 def _extension_in(data: bytes) -> str | None:
@@ -193,9 +263,9 @@ def _no_extensions(code: int) -> str:
     return f"MessagePack extension types are not part of the protocol (found type {code})"
 
 
-def _from_validation(text: str, data: bytes | bytearray | memoryview) -> ProtocolError:
+def _from_validation(codec: Codec, text: str, data: Any) -> ProtocolError:
     """Turn msgspec's validation message into a ProtocolError that names the field."""
-    msg_type, request_id = _peek(data)
+    msg_type, request_id = codec._peek(data)
     what = f"{msg_type} message" if msg_type else "message"
     key_match = _IN_KEY.search(text)
     if key_match is not None:
@@ -213,7 +283,8 @@ def _from_validation(text: str, data: bytes | bytearray | memoryview) -> Protoco
     if detail.startswith("Expected `object`"):
         return ProtocolError(
             ErrorCode.BAD_MESSAGE,
-            f"a message must be a MessagePack map with a `type` key, not {_got(detail)}"
+            f"a message must be a {codec.name} {codec.map_word} with a `type` key, "
+            f"not {_got(detail)}"
             if field is None
             else f"{what}: field `{field}` must be a map, not {_got(detail)}",
             field=field,
@@ -267,14 +338,57 @@ def _got(detail: str) -> str:
     return m.group(1) if m else "something else"
 
 
-def _peek(data: bytes | bytearray | memoryview) -> tuple[str | None, int | None]:
-    """The ``type`` and ``id`` of a frame that failed validation, if they can be read."""
-    try:
-        peek = _peek_decoder.decode(data)
-    except Exception:
-        return None, None
-    msg_type = peek.type if isinstance(peek.type, str) and len(peek.type) <= 40 else None
-    request_id = peek.id if isinstance(peek.id, int) and not isinstance(peek.id, bool) else None
-    if request_id is not None and not 0 <= request_id <= MAX_REQUEST_ID:
-        request_id = None
-    return msg_type, request_id
+MSGPACK = Codec(
+    name="MessagePack",
+    subprotocol="gomoku.msgpack",
+    text=False,
+    module=msgspec.msgpack,
+    map_word="map",
+)
+"""The default encoding: MessagePack maps in binary frames."""
+
+JSON = Codec(
+    name="JSON", subprotocol="gomoku.json", text=True, module=msgspec.json, map_word="object"
+)
+"""JSON objects in text frames (subprotocol ``gomoku.json``)."""
+
+ENCODINGS: dict[str, Codec] = {c.subprotocol: c for c in (MSGPACK, JSON)}
+"""Subprotocol -> encoding, in the server's order of preference."""
+
+_event_decoder = msgspec.msgpack.Decoder(RoomEvent)
+
+
+def encode(message: msgspec.Struct) -> bytes:
+    """Encode any message (or room event) as one MessagePack map."""
+    return MSGPACK.encode(message)
+
+
+def event_frame(room: str, seq: int, event: bytes) -> bytes:
+    """MessagePack's :meth:`Codec.event_frame`."""
+    return MSGPACK.event_frame(room, seq, event)
+
+
+def decode_client(data: object) -> ClientMessage:
+    """Decode one MessagePack frame from a client (see :meth:`Codec.decode_client`)."""
+    return MSGPACK.decode_client(data)
+
+
+def decode_server(data: object) -> ServerMessage:
+    """Decode one MessagePack frame from the server (see :meth:`Codec.decode_server`)."""
+    return MSGPACK.decode_server(data)
+
+
+def decode_event(data: object) -> RoomEvent:
+    """Decode a room event stored on its own (e.g. in a room's event log), MessagePack."""
+    result: RoomEvent = MSGPACK._decode(_event_decoder, data, MAX_SERVER_FRAME)
+    return result
+
+
+def request_id(data: object) -> int | None:
+    """The ``id`` of a MessagePack client frame (see :meth:`Codec.request_id`)."""
+    return MSGPACK.request_id(data)
+
+
+def error_reply(exc: ProtocolError, *, room: str | None = None) -> Error:
+    """The ``error`` message that answers a frame that raised ``exc``."""
+    return Error(code=exc.code, message=exc.message, re=exc.re, room=room)

@@ -1,5 +1,6 @@
 """The protocol codec: every message round-trips, and no bytes from the network can make
-decoding raise anything but ProtocolError.
+decoding raise anything but ProtocolError. Each test runs with both wire encodings
+(MessagePack in binary frames, JSON in text frames) unless it is about one of them.
 
 Messages are generated from the types' own msgspec metadata (lengths, ranges, patterns,
 enumerations), so a message type or field added later is covered without editing here.
@@ -48,7 +49,11 @@ from protocol import (
     point_to_wire,
     result_to_wire,
 )
-from protocol.codec import event_frame
+from protocol.codec import ENCODINGS, JSON, MSGPACK, Codec, event_frame
+
+CODECS = [MSGPACK, JSON]
+by_codec = pytest.mark.parametrize("codec", CODECS, ids=lambda c: c.subprotocol)
+"""Run a test once per wire encoding."""
 
 CLIENT_TYPES: tuple[type[msgspec.Struct], ...] = typing.get_args(ClientMessage)
 SERVER_TYPES: tuple[type[msgspec.Struct], ...] = typing.get_args(ServerMessage)
@@ -106,8 +111,22 @@ def messages(cls: type[msgspec.Struct]) -> st.SearchStrategy[Any]:
     return _struct_strategy(info)
 
 
-def _as_map(message: msgspec.Struct) -> dict[str, Any]:
-    decoded = msgspec.msgpack.decode(encode(message))
+def frame(codec: Codec, value: object) -> bytes | str:
+    """``value`` (a message or any plain data) as a frame of ``codec``'s kind: bytes for
+    a binary frame, str for a text frame."""
+    data = codec.encode(value)  # type: ignore[arg-type]  # msgspec encodes plain data too
+    return data.decode() if codec.text else data
+
+
+def plain(codec: Codec, data: bytes | str) -> Any:
+    """A frame decoded without a schema, as a client in another language sees it."""
+    if isinstance(data, str):
+        return msgspec.json.decode(data)
+    return msgspec.msgpack.decode(data)
+
+
+def _as_map(message: msgspec.Struct, codec: Codec = MSGPACK) -> dict[str, Any]:
+    decoded = plain(codec, frame(codec, message))
     assert isinstance(decoded, dict)
     return decoded
 
@@ -115,20 +134,30 @@ def _as_map(message: msgspec.Struct) -> dict[str, Any]:
 # --- round trips ------------------------------------------------------------------------
 
 
+# Each drawn message is tried in both encodings: drawing dominates the cost.
+
+
 @pytest.mark.parametrize("cls", CLIENT_TYPES, ids=lambda c: c.__name__)
 @given(data=st.data())
 def test_every_client_message_round_trips(cls: type[msgspec.Struct], data: st.DataObject) -> None:
-    """Any valid client message decodes back to an equal message."""
+    """Any valid client message decodes back to an equal message, in either encoding,
+    and is the same map in both."""
     message = data.draw(messages(cls))
-    assert decode_client(encode(message)) == message
+    for codec in CODECS:
+        assert codec.decode_client(frame(codec, message)) == message
+    assert _as_map(message, JSON) == _as_map(message, MSGPACK)
 
 
 @pytest.mark.parametrize("cls", SERVER_TYPES, ids=lambda c: c.__name__)
 @given(data=st.data())
 def test_every_server_message_round_trips(cls: type[msgspec.Struct], data: st.DataObject) -> None:
-    """Any valid server message decodes back to an equal message."""
+    """Any valid server message decodes back to an equal message, in either encoding,
+    and is the same map in both: nothing in the protocol needs a value only one of
+    them can hold, so converting loses nothing."""
     message = data.draw(messages(cls))
-    assert decode_server(encode(message)) == message
+    for codec in CODECS:
+        assert codec.decode_server(frame(codec, message)) == message
+    assert _as_map(message, JSON) == _as_map(message, MSGPACK)
 
 
 @pytest.mark.parametrize("cls", EVENT_TYPES, ids=lambda c: c.__name__)
@@ -136,13 +165,25 @@ def test_every_server_message_round_trips(cls: type[msgspec.Struct], data: st.Da
 def test_every_room_event_round_trips_in_its_envelope(
     cls: type[msgspec.Struct], data: st.DataObject
 ) -> None:
-    """Any room event survives the event envelope and the event log encoding."""
+    """Any room event survives the event envelope and the event log encoding, and the
+    hub's fast path (an event stored in MessagePack, put in its envelope without being
+    decoded into its type) gives the same frame as encoding the envelope, in either
+    encoding."""
     event = data.draw(messages(cls))
     seq = data.draw(st.integers(min_value=1, max_value=2**40))
     envelope = Event(room="r1", seq=seq, event=event)
-    assert decode_server(encode(envelope)) == envelope
     assert decode_event(encode(event)) == event
-    assert event_frame("r1", seq, encode(event)) == encode(envelope)  # the hub's fast path
+    for codec in CODECS:
+        assert codec.decode_server(frame(codec, envelope)) == envelope
+        assert codec.event_frame("r1", seq, encode(event)) == codec.encode(envelope)
+
+
+def test_encodings_are_chosen_by_subprotocol() -> None:
+    """The two subprotocols name the two encodings; JSON is the text one."""
+    assert ENCODINGS == {"gomoku.msgpack": MSGPACK, "gomoku.json": JSON}
+    assert (MSGPACK.text, JSON.text) == (False, True)
+    stored = encode(Moved(point="h8", color="black", move_no=1, clocks=None))
+    assert event_frame("r1", 2, stored) == MSGPACK.event_frame("r1", 2, stored)
 
 
 def test_catalogue_tags_are_unique_and_snake_case() -> None:
@@ -158,21 +199,22 @@ def test_catalogue_tags_are_unique_and_snake_case() -> None:
 # --- the bytes on the wire --------------------------------------------------------------
 
 
-def test_messages_are_plain_maps_with_a_type_key() -> None:
+@by_codec
+def test_messages_are_plain_maps_with_a_type_key(codec: Codec) -> None:
     """A client in another language sees a map with string keys and the documented names."""
-    assert _as_map(Move(id=7, room="r1", point="h8")) == {
+    assert _as_map(Move(id=7, room="r1", point="h8"), codec) == {
         "type": "move",
         "id": 7,
         "room": "r1",
         "point": "h8",
     }
-    assert _as_map(Join(room="r1", role="spectator"))["as"] == "spectator"
-    assert _as_map(CreateRoom(time=TimeControl(base_ms=300_000, inc_ms=3000)))["time"] == {
+    assert _as_map(Join(room="r1", role="spectator"), codec)["as"] == "spectator"
+    assert _as_map(CreateRoom(time=TimeControl(base_ms=300_000, inc_ms=3000)), codec)["time"] == {
         "base_ms": 300_000,
         "inc_ms": 3000,
     }
     moved = Event(room="r1", seq=5, event=Moved(point="h8", color="black", move_no=1, clocks=None))
-    assert _as_map(moved) == {
+    assert _as_map(moved, codec) == {
         "type": "event",
         "room": "r1",
         "seq": 5,
@@ -180,9 +222,10 @@ def test_messages_are_plain_maps_with_a_type_key() -> None:
     }
 
 
-def test_minimal_maps_decode_with_defaults() -> None:
+@by_codec
+def test_minimal_maps_decode_with_defaults(codec: Codec) -> None:
     """Optional fields may be left out; absent means the documented default."""
-    msg = decode_client(msgspec.msgpack.encode({"type": "create_room"}))
+    msg = codec.decode_client(frame(codec, {"type": "create_room"}))
     assert msg == CreateRoom()
     assert (msg.rule, msg.size, msg.opening, msg.time, msg.seat) == (
         "freestyle",
@@ -191,18 +234,17 @@ def test_minimal_maps_decode_with_defaults() -> None:
         None,
         "any",
     )
-    assert decode_client(msgspec.msgpack.encode({"type": "hello", "name": "ann"})) == Hello(
-        name="ann"
-    )
+    assert codec.decode_client(frame(codec, {"type": "hello", "name": "ann"})) == Hello(name="ann")
 
 
-def test_unknown_fields_are_ignored_for_forward_compatibility() -> None:
+@by_codec
+def test_unknown_fields_are_ignored_for_forward_compatibility(codec: Codec) -> None:
     """A newer peer's extra fields do not break an older decoder."""
     raw = {"type": "move", "room": "r1", "point": "h8", "premove": True, "x": [1, {"a": 2}]}
-    assert decode_client(msgspec.msgpack.encode(raw)) == Move(room="r1", point="h8")
-    welcome = {"type": "welcome", "player": "p1", "name": "ann", "token": "t", "resumed": False}
-    welcome["limits"] = {"max_frame": 4096, "future_limit": 3}
-    assert decode_server(msgspec.msgpack.encode(welcome)).limits.max_frame == 4096  # type: ignore[union-attr]
+    assert codec.decode_client(frame(codec, raw)) == Move(room="r1", point="h8")
+    welcome: dict[str, Any] = {"type": "welcome", "player": "p1", "name": "ann", "token": "t"}
+    welcome |= {"resumed": False, "limits": {"max_frame": 4096, "future_limit": 3}}
+    assert codec.decode_server(frame(codec, welcome)).limits.max_frame == 4096  # type: ignore[union-attr]
 
 
 _EXT = msgspec.msgpack.Ext
@@ -242,13 +284,13 @@ def test_bytes_that_start_extensions_elsewhere_are_no_extension() -> None:
 # --- bad input --------------------------------------------------------------------------
 
 
-def _error(data: object) -> ProtocolError:
+def _error(data: object, codec: Codec = MSGPACK) -> ProtocolError:
     with pytest.raises(ProtocolError) as info:
-        decode_client(data)
+        codec.decode_client(data)
     return info.value
 
 
-def _refusal(decode: Callable[[object], object], data: bytes) -> ProtocolError | None:
+def _refusal(decode: Callable[[object], object], data: bytes | str) -> ProtocolError | None:
     """The ProtocolError ``decode`` raises for ``data``, or None if it decodes."""
     try:
         decode(data)
@@ -261,6 +303,19 @@ def _refusal(decode: Callable[[object], object], data: bytes) -> ProtocolError |
 def test_arbitrary_bytes_raise_only_protocol_errors(data: bytes) -> None:
     """No byte string makes either decoder raise anything but ProtocolError."""
     for decode in (decode_client, decode_server):
+        exc = _refusal(decode, data)
+        if exc is not None:
+            assert exc.code in {ErrorCode.BAD_MESSAGE, ErrorCode.BAD_VALUE, ErrorCode.TOO_LARGE}
+            assert exc.message
+
+
+_json_ish = st.text(alphabet='{}[]":,0123456789.-+eE truefalsn\\u' + "typeidnam", max_size=200)
+
+
+@given(st.one_of(st.text(max_size=MAX_CLIENT_FRAME + 16), _json_ish))
+def test_arbitrary_text_raises_only_protocol_errors(data: str) -> None:
+    """No text frame makes either JSON decoder raise anything but ProtocolError."""
+    for decode in (JSON.decode_client, JSON.decode_server):
         exc = _refusal(decode, data)
         if exc is not None:
             assert exc.code in {ErrorCode.BAD_MESSAGE, ErrorCode.BAD_VALUE, ErrorCode.TOO_LARGE}
@@ -293,11 +348,13 @@ _maps = st.dictionaries(
 )
 
 
+@by_codec
 @given(st.one_of(_maps, st.builds(lambda m, t: {**m, "type": t}, _maps, st.sampled_from(_TAGS))))
-def test_arbitrary_msgpack_maps_raise_only_protocol_errors(raw: dict[str, Any]) -> None:
-    """Maps with real keys and tags but random values either decode or raise ProtocolError."""
-    data = msgspec.msgpack.encode(raw)
-    for decode in (decode_client, decode_server):
+def test_arbitrary_maps_raise_only_protocol_errors(codec: Codec, raw: dict[str, Any]) -> None:
+    """Maps with real keys and tags but random values either decode or raise ProtocolError.
+    (In JSON a byte string becomes a base64 string, as msgspec writes it.)"""
+    data = frame(codec, raw)
+    for decode in (codec.decode_client, codec.decode_server):
         exc = _refusal(decode, data)
         assert exc is None or exc.message
 
@@ -307,15 +364,17 @@ def test_arbitrary_msgpack_maps_raise_only_protocol_errors(raw: dict[str, Any]) 
 def test_one_corrupted_field_gives_a_protocol_error_naming_it(
     cls: type[msgspec.Struct], data: st.DataObject
 ) -> None:
-    """Replacing one field of a valid message with junk decodes or names that field."""
+    """Replacing one field of a valid message with junk decodes or names that field,
+    in either encoding (in JSON a byte string is written as a base64 string)."""
     raw = _as_map(data.draw(messages(cls)))
     key = data.draw(st.sampled_from(sorted(k for k in raw if k != "type")), label="key")
     raw[key] = data.draw(_values, label="junk")
-    exc = _refusal(decode_client, msgspec.msgpack.encode(raw))
-    if exc is not None:
-        assert exc.code in {ErrorCode.BAD_MESSAGE, ErrorCode.BAD_VALUE}
-        assert exc.field is None or re.split(r"[.\[]", exc.field)[0] == key
-        assert exc.field is not None or cls is Join  # only join has a cross-field check
+    for codec in CODECS:
+        exc = _refusal(codec.decode_client, frame(codec, raw))
+        if exc is not None:
+            assert exc.code in {ErrorCode.BAD_MESSAGE, ErrorCode.BAD_VALUE}
+            assert exc.field is None or re.split(r"[.\[]", exc.field)[0] == key
+            assert exc.field is not None or cls is Join  # only join has a cross-field check
 
 
 def _string_fields(cls: type[msgspec.Struct]) -> list[tuple[str, int]]:
@@ -346,24 +405,37 @@ def test_oversized_strings_are_rejected_naming_the_field(
     """A string one character over its limit is a bad_value that names the field."""
     raw = _as_map(data.draw(messages(cls)))
     raw[name] = "x" * data.draw(st.integers(min_value=limit + 1, max_value=limit + 200))
-    exc = _error(msgspec.msgpack.encode(raw))
-    assert exc.code == ErrorCode.BAD_VALUE
-    assert exc.field == name
-    assert f"`{name}`" in exc.message
-    assert f"<= {limit}" in exc.message
+    for codec in CODECS:
+        exc = _error(frame(codec, raw), codec)
+        assert exc.code == ErrorCode.BAD_VALUE
+        assert exc.field == name
+        assert f"`{name}`" in exc.message
+        assert f"<= {limit}" in exc.message
 
 
-def test_oversized_frame_is_too_large() -> None:
+@by_codec
+def test_oversized_frame_is_too_large(codec: Codec) -> None:
     """A frame over the client limit is refused before it is parsed."""
-    big = msgspec.msgpack.encode({"type": "chat", "room": "r", "text": "x" * MAX_CLIENT_FRAME})
-    assert _error(big).code == ErrorCode.TOO_LARGE
+    big = frame(codec, {"type": "chat", "room": "r", "text": "x" * MAX_CLIENT_FRAME})
+    assert _error(big, codec).code == ErrorCode.TOO_LARGE
 
 
 def test_text_frame_is_bad_frame() -> None:
-    """A WebSocket text frame (a str) is refused as bad_frame."""
+    """A WebSocket text frame (a str) is refused as bad_frame with MessagePack."""
     exc = _error('{"type": "hello", "name": "ann"}')
     assert exc.code == ErrorCode.BAD_FRAME
-    assert "binary" in exc.message
+    assert "send binary" in exc.message
+
+
+def test_binary_frame_is_bad_frame_with_json() -> None:
+    """With gomoku.json a binary frame (bytes) is refused as bad_frame, even one that holds
+    valid JSON: the frame kind says the encoding, and mixing them is a client's bug."""
+    for data in (b'{"type": "hello", "name": "ann"}', encode(Hello(name="ann"))):
+        exc = _error(data, JSON)
+        assert exc.code == ErrorCode.BAD_FRAME
+        assert "send text" in exc.message
+    assert JSON.request_id(b'{"type": "hello", "id": 3}') is None
+    assert JSON.request_id('{"type": "hello", "id": 3}') == 3
 
 
 @pytest.mark.parametrize(
@@ -400,9 +472,46 @@ def test_malformed_frames_are_bad_message(data: bytes, needle: str) -> None:
     assert needle in exc.message
 
 
-def test_unknown_type_is_its_own_error_and_echoes_the_id() -> None:
+@pytest.mark.parametrize(
+    ("data", "needle"),
+    [
+        ("", "JSON"),
+        ("{", "JSON"),
+        ('{"type": "hello", "name": "ann"} x', "JSON"),
+        ("[1, 2]", "JSON object"),
+        ('"hello"', "JSON object"),
+        ('{"name": "ann"}', "`type`"),
+        ('{"type": 3}', "`type`"),
+        ('{"type": "hello", "name": "\\ud800x"}', "JSON"),
+        ("[" * 2000 + "1" + "]" * 2000, "JSON object"),
+        ('{"type": "hello", "z": ' + "[" * 2000 + "]" * 2000 + "}", "JSON"),
+        ('{"type": "hello", "name": "ann", "id": 1.5}', "`id`"),
+    ],
+    ids=[
+        "empty",
+        "unclosed",
+        "trailing-junk",
+        "array",
+        "string",
+        "no-type",
+        "int-type",
+        "lone-surrogate",
+        "nested-arrays",
+        "nesting-bomb-in-unknown-field",
+        "float-id",
+    ],
+)
+def test_malformed_json_frames_are_bad_message(data: str, needle: str) -> None:
+    """Text frames that are not a JSON message are bad_message with a clear reason."""
+    exc = _error(data, JSON)
+    assert exc.code == ErrorCode.BAD_MESSAGE
+    assert needle in exc.message
+
+
+@by_codec
+def test_unknown_type_is_its_own_error_and_echoes_the_id(codec: Codec) -> None:
     """An unknown type is reported as such, with the request id for the reply's re."""
-    exc = _error(msgspec.msgpack.encode({"type": "teleport", "id": 12}))
+    exc = _error(frame(codec, {"type": "teleport", "id": 12}), codec)
     assert isinstance(exc, UnknownMessageType)
     assert exc.code == ErrorCode.BAD_MESSAGE
     assert "teleport" in exc.message
@@ -411,11 +520,12 @@ def test_unknown_type_is_its_own_error_and_echoes_the_id() -> None:
     assert reply == Error(code="bad_message", message=exc.message, re=12, room="r1")
 
 
-def test_unknown_event_type_from_a_newer_server_is_recognisable() -> None:
+@by_codec
+def test_unknown_event_type_from_a_newer_server_is_recognisable(codec: Codec) -> None:
     """A client can tell a future event type (to skip) from a broken frame."""
     raw = {"type": "event", "room": "r1", "seq": 3, "event": {"type": "hologram"}}
     with pytest.raises(UnknownMessageType) as info:
-        decode_server(msgspec.msgpack.encode(raw))
+        codec.decode_server(frame(codec, raw))
     assert info.value.field == "event.type"
 
 
@@ -443,9 +553,12 @@ def test_unknown_event_type_from_a_newer_server_is_recognisable() -> None:
         ({"type": "answer", "room": "r1", "kind": "draw"}, ErrorCode.BAD_MESSAGE, "accept"),
     ],
 )
-def test_bad_fields_name_the_field(raw: dict[str, Any], code: ErrorCode, field: str) -> None:
+@by_codec
+def test_bad_fields_name_the_field(
+    codec: Codec, raw: dict[str, Any], code: ErrorCode, field: str
+) -> None:
     """Wrong types are bad_message, right types with bad values bad_value; both name the field."""
-    exc = _error(msgspec.msgpack.encode({**raw, "id": raw.get("id", 9)}))
+    exc = _error(frame(codec, {**raw, "id": raw.get("id", 9)}), codec)
     assert exc.code == code
     assert exc.field == field
     assert f"`{field}`" in exc.message
@@ -454,22 +567,23 @@ def test_bad_fields_name_the_field(raw: dict[str, Any], code: ErrorCode, field: 
         assert exc.re == 9
 
 
-def test_join_needs_exactly_one_of_room_and_code() -> None:
+@by_codec
+def test_join_needs_exactly_one_of_room_and_code(codec: Codec) -> None:
     """A join names a room or an invite code, not both and not neither."""
     for raw in ({"type": "join"}, {"type": "join", "room": "r1", "code": "K7Q2"}):
-        exc = _error(msgspec.msgpack.encode(raw))
+        exc = _error(frame(codec, raw), codec)
         assert exc.code == ErrorCode.BAD_VALUE
         assert "`room`" in exc.message
         assert "`code`" in exc.message
-    assert decode_client(msgspec.msgpack.encode({"type": "join", "code": "K7Q2"})) == Join(
-        code="K7Q2"
-    )
+    assert codec.decode_client(frame(codec, {"type": "join", "code": "K7Q2"})) == Join(code="K7Q2")
 
 
-def test_chat_within_the_limit_is_accepted() -> None:
+@by_codec
+def test_chat_within_the_limit_is_accepted(codec: Codec) -> None:
     """A 300-character line with non-ASCII text is a valid chat."""
     text = "ü" * 299 + "!"
-    assert decode_client(encode(Chat(room="r1", text=text))) == Chat(room="r1", text=text)
+    chat = Chat(room="r1", text=text)
+    assert codec.decode_client(frame(codec, chat)) == chat
 
 
 # --- conversions and codes --------------------------------------------------------------
