@@ -1,5 +1,6 @@
-"""The server process: the WebSocket listener, HTTP health and metrics on the
-same port, and the background work (clock flags, matchmaking, housekeeping)."""
+"""The server process: the WebSocket listener, HTTP health, metrics and the browser
+client's page on the same port, and the background work (clock flags, matchmaking,
+housekeeping)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,6 @@ from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.http11 import Request, Response
-from websockets.typing import Origin
 
 from engine import Opening, Rule
 from protocol import messages as m
@@ -29,6 +29,8 @@ from server.bots import BotRegistry
 from server.config import ServerConfig
 from server.connection import Connection, wire_limits
 from server.game import GameError
+from server.handshake import OriginPolicy, select_encoding
+from server.http_files import StaticSite, wants_websocket, without_body
 from server.hub import Hub
 from server.metrics import Metrics
 from server.ratelimit import KeyedWindows, SlidingWindow
@@ -58,6 +60,9 @@ class GomokuServer:
         self.bots = BotRegistry(self.store, self.service, self.config, self.metrics)
         self.bot_keys: set[str] = set(self.config.bot_keys)
         """Accepted bot keys: the configured ones and the embedded workers' own."""
+        self.site = StaticSite.from_package()
+        """The browser client's files, served at ``http://host:port/``."""
+        self.origins = OriginPolicy(self.config.allowed_origins)
         self._embedded: list[asyncio.subprocess.Process] = []
         self._stopping = False
         self.connections: set[Connection] = set()
@@ -105,13 +110,13 @@ class GomokuServer:
             self.config.host,
             self.config.port,
             process_request=self._process_request,
+            select_subprotocol=select_encoding,
             max_size=limits.max_frame,
             compression=None,
             ping_interval=limits.ping_interval_s,
             ping_timeout=limits.ping_timeout_s,
             max_queue=16,
             write_limit=WRITE_LIMIT,
-            origins=self._origins(),
         )
         self._background(self._tick_clocks())
         self._background(self._matchmake())
@@ -123,13 +128,6 @@ class GomokuServer:
             self.bot_keys.add(key)
             for _ in range(self.config.bots.embedded):
                 self._background(self._run_embedded_worker(key))
-
-    def _origins(self) -> list[Origin | None] | None:
-        """The ``Origin`` headers a handshake may carry (None: clients that are not
-        browsers send none), or None to accept any."""
-        if not self.config.allowed_origins:
-            return None
-        return [None, *(Origin(o) for o in sorted(self.config.allowed_origins))]
 
     async def stop(self) -> None:
         """Close every connection with 1001 (going away) and stop background work.
@@ -205,8 +203,16 @@ class GomokuServer:
         return str(peer)
 
     async def _process_request(self, ws: ServerConnection, request: Request) -> Response | None:
-        """Plain HTTP on the WebSocket port: ``/healthz`` and ``/metrics``."""
+        """Plain HTTP on the WebSocket port (``HEAD`` gets the headers of a ``GET``)."""
+        response = await self._answer_http(ws, request)
+        return None if response is None else without_body(request, response)
+
+    async def _answer_http(self, ws: ServerConnection, request: Request) -> Response | None:
+        """``/healthz``, ``/metrics``, the browser client's files (:mod:`server.http_files`),
+        or None to go on with the WebSocket handshake."""
         path = request.path.split("?", 1)[0]
+        if path not in ("/healthz", "/metrics") and not wants_websocket(request):
+            return self.site.respond(request)
         per_ip = self.config.limits.max_conns_per_ip
         if (
             per_ip
@@ -225,6 +231,9 @@ class GomokuServer:
             response = ws.respond(http.HTTPStatus.OK, self.metrics.render())
             response.headers["Content-Type"] = "text/plain; version=0.0.4; charset=utf-8"
             return response
+        if not self.origins.allows(request.headers):
+            self.metrics.inc("gomoku_refused_origin_total")
+            return ws.respond(http.HTTPStatus.FORBIDDEN, "pages from your origin may not connect\n")
         return None
 
     async def attach(self, player_id: str, conn: Connection) -> None:

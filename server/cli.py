@@ -34,6 +34,11 @@ def lan_address() -> str | None:
     return None if address.startswith("0.") else address
 
 
+def page_address(ws_url: str) -> str:
+    """The browser client's page on the server a ``ws://`` address names."""
+    return "http://" + ws_url.removeprefix("ws://") + "/"
+
+
 def join_addresses(host: str, port: int) -> list[str]:
     """The ``ws://`` addresses to tell players, most useful first."""
     if host in ("0.0.0.0", "", "::"):
@@ -81,7 +86,7 @@ async def serve(config: ServerConfig, store: Store | None = None) -> None:
         raise
     print(f"gomoku-server {__version__} listening on port {server.port}; players can join at:")
     for url in join_addresses(config.host, server.port):
-        print(f"  {url}")
+        print(f"  {url}    in a browser: {page_address(url)}")
     print(f"health: http://127.0.0.1:{server.port}/healthz  metrics: /metrics", flush=True)
     try:
         await stop.wait()

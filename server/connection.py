@@ -26,12 +26,13 @@ from websockets.exceptions import ConnectionClosed
 
 from engine import Opening, Rule
 from protocol import messages as m
-from protocol.codec import decode_client, decode_event, encode, request_id
+from protocol.codec import decode_event
 from protocol.errors import CloseCode, ErrorCode, ProtocolError
 from protocol.limits import PROTOCOL_VERSION
 from protocol.values import GameSummary, LeaderboardEntry, Limits, RoomSummary, TimeControl
 from server import game, history
 from server.game import GameError
+from server.handshake import encoding_of
 from server.ratelimit import SlidingWindow, TokenBucket
 from server.room import Room, Seat
 from server.service import NoSuchRoom, Notice, encode_notice, now_ms
@@ -95,6 +96,9 @@ class Connection:
         self.ws = ws
         self.address = address
         """The client's address (as the per-address limits count it)."""
+        self.codec = encoding_of(ws)
+        """The wire encoding the client chose (MessagePack, or JSON for ``gomoku.json``);
+        every frame this connection sends or buffers is in it."""
         self.config = server.config
         self.session: SessionRecord | None = None
         self.rooms: dict[str, RoomSync] = {}
@@ -121,22 +125,23 @@ class Connection:
     # -- sending ---------------------------------------------------------------
 
     def send(self, message: msgspec.Struct) -> None:
-        self.send_bytes(encode(message))
+        self.send_bytes(self.codec.encode(message))
 
     def send_bytes(self, frame: bytes) -> None:
+        """Send a frame already in this connection's encoding."""
         if self.admit(frame):
-            broadcast((self.ws,), frame)  # a synchronous write: no task, no queue
+            broadcast((self.ws,), frame, text=self.codec.text)  # a synchronous write
 
     def send_together(self, messages: Sequence[msgspec.Struct]) -> None:
         """Send messages that make one reply (a long lobby in parts) as one frame would
         be: the send buffer limit is looked at before the first only, so a reader is not
         dropped for the parts that follow it into the buffer."""
-        frames = [encode(message) for message in messages]
+        frames = [self.codec.encode(message) for message in messages]
         if not frames or not self.admit(frames[0]):
             return
         self.bytes_sent += sum(len(frame) for frame in frames[1:])
         for frame in frames:
-            broadcast((self.ws,), frame)
+            broadcast((self.ws,), frame, text=self.codec.text)
 
     def admit(self, frame: bytes) -> bool:
         """Whether ``frame`` may be written now (counted as sent if so): not while
@@ -240,11 +245,15 @@ class Connection:
             if self.strikes > self.config.limits.flood_strikes:
                 self.close(CloseCode.POLICY, "message flood")
                 return
-            self.error(ErrorCode.RATE_LIMITED, "too many messages; slow down", re=request_id(frame))
+            self.error(
+                ErrorCode.RATE_LIMITED,
+                "too many messages; slow down",
+                re=self.codec.request_id(frame),
+            )
             return
         self.strikes = 0
         try:
-            message = decode_client(frame)
+            message = self.codec.decode_client(frame)
         except ProtocolError as exc:
             self.error(exc.code, exc.message, re=exc.re)
             if exc.code == ErrorCode.TOO_LARGE:

@@ -1,7 +1,7 @@
 """Fan-out inside one server instance: one store subscription per watched room,
 one for the lobby and one inbox for player notices, each delivered to the
-local connections that want it. Encoding happens once per event, not once
-per watcher."""
+local connections that want it. Encoding happens once per event and wire
+encoding (MessagePack, JSON), not once per watcher."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from typing import Protocol
 import msgspec
 from websockets.asyncio.server import ServerConnection, broadcast
 
-from protocol.codec import encode, event_frame
+from protocol.codec import Codec
 from protocol.messages import LobbyGone, LobbyRoom
 from protocol.values import RoomSummary
 from server.store import PlayerInbox, Store, StoredEvent
@@ -27,6 +27,9 @@ _summary_decoder = msgspec.msgpack.Decoder(RoomSummary)
 
 class Watcher(Protocol):
     """What the hub needs from a connection."""
+
+    codec: Codec
+    """The encoding of the frames the connection is given."""
 
     def room_event(self, room_id: str, seq: int, frame: bytes) -> ServerConnection | None:
         """Take a room's event: the socket to write ``frame`` to now, or None."""
@@ -104,17 +107,22 @@ class Hub:
             after = 0 if record is None else record.seq
 
             def deliver(stored: StoredEvent) -> None:
-                frame = event_frame(room_id, stored.seq, stored.data)  # stored by us: valid
-                sockets = []
+                frames: dict[Codec, bytes] = {}
+                sockets: dict[Codec, list[ServerConnection]] = {}
                 for watcher in list(feed.watchers):
+                    codec = watcher.codec
+                    frame = frames.get(codec)
+                    if frame is None:  # stored by us: valid
+                        frame = frames[codec] = codec.event_frame(room_id, stored.seq, stored.data)
                     try:
                         ws = watcher.room_event(room_id, stored.seq, frame)
                     except Exception:  # pragma: no cover - never let one break a commit
                         log.exception("room %s: delivering event %d failed", room_id, stored.seq)
                         continue
                     if ws is not None:
-                        sockets.append(ws)
-                broadcast(sockets, frame)  # synchronous writes, the frame encoded once
+                        sockets.setdefault(codec, []).append(ws)
+                for codec, group in sockets.items():  # synchronous writes, encoded once
+                    broadcast(group, frames[codec], text=codec.text)
 
             listener = self.store.listen_room(room_id, after, deliver)
             if listener is not None:  # handed over synchronously, no queue
@@ -137,11 +145,16 @@ class Hub:
         async with self.store.subscribe_lobby() as changes:
             ready.set()
             async for change in changes:
+                message: LobbyGone | LobbyRoom
                 if change.summary is None:
-                    frame = encode(LobbyGone(room=change.room_id))
+                    message = LobbyGone(room=change.room_id)
                 else:
-                    frame = encode(LobbyRoom(room=_summary_decoder.decode(change.summary)))
+                    message = LobbyRoom(room=_summary_decoder.decode(change.summary))
+                frames: dict[Codec, bytes] = {}
                 for watcher in list(self.lobby_watchers):
+                    frame = frames.get(watcher.codec)
+                    if frame is None:
+                        frame = frames[watcher.codec] = watcher.codec.encode(message)
                     watcher.send_bytes(frame)
 
     # -- player notices ------------------------------------------------------------

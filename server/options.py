@@ -91,7 +91,10 @@ def proxy_address(text: str) -> str:
 
 
 def web_origin(text: str) -> str:
-    """A web origin as browsers send it: ``https://host[:port]``, no path."""
+    """A web origin as browsers send it: ``https://host[:port]``, no path; or ``*``
+    (any origin)."""
+    if text == "*":
+        return text
     try:
         parts = urllib.parse.urlsplit(text)
         parts.port  # noqa: B018
@@ -128,7 +131,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="gomoku-server",
         usage=USAGE,
-        description="Run a Gomoku Arena server (WebSocket + MessagePack).",
+        description="Run a Gomoku Arena server: WebSocket (MessagePack or JSON) for the "
+        "terminal client and bots, and the browser client's page on the same port.",
     )
     env = EnvOptions(parser)
     parser.add_argument(
@@ -285,9 +289,9 @@ def add_limit_options(parser: argparse.ArgumentParser, env: EnvOptions) -> None:
         "GOMOKU_ALLOW_ORIGINS",
         type=web_origin,
         metavar="ORIGIN",
-        help="a web origin (https://play.example.org) whose pages may connect; repeatable; "
-        "with none given any page may (clients that are not browsers send no origin and "
-        "are always let in)",
+        help="a web origin (https://play.example.org) whose pages may connect besides the "
+        "server's own page; repeatable; '*' lets pages from anywhere connect (clients that "
+        "are not browsers send no origin and are always let in)",
     )
     env.add(
         group,

@@ -179,14 +179,15 @@ async def test_forwarded_for_is_trusted_only_from_a_trusted_proxy(
 
 async def test_only_allowed_web_origins_may_connect(make_server: MakeServer) -> None:
     """With allowed origins set, a page from another origin is refused (HTTP 403) while
-    pages from an allowed origin and clients that send no origin get in."""
+    pages from an allowed origin and clients that send no origin get in; ``*`` lets
+    every origin in. (The default, the page's own origin only: tests/test_web_http.py.)"""
     server = await make_server(allowed_origins=frozenset({"https://play.example.org"}))
     evil: Any = {"origin": "https://evil.example.com"}
     good: Any = {"origin": "https://play.example.org"}
     assert await refused_status(server.port, **evil) == 403
     assert await refused_status(server.port, **good) is None
     assert await refused_status(server.port) is None
-    anywhere = await make_server()
+    anywhere = await make_server(allowed_origins=frozenset({"*"}))
     assert await refused_status(anywhere.port, **evil) is None
 
 

@@ -37,6 +37,7 @@ from protocol import (
     decode_server,
 )
 from protocol import values as v
+from protocol.codec import ENCODINGS, JSON, MSGPACK, Codec
 from protocol.events import RatingChange
 from server.app import GomokuServer
 
@@ -57,11 +58,13 @@ RECV_TIMEOUT_S = 5.0
 @dataclasses.dataclass(frozen=True)
 class Step:
     """One line of the transcript: ``conn`` sends (``->``) or receives (``<-``) ``body``,
-    or its connection closes (``conn closes``, ``body`` empty)."""
+    its connection closes (``conn closes``, ``body`` empty), or it opens with a
+    subprotocol (``conn opens gomoku.json``, ``body`` ``{"subprotocol": ...}``); a
+    connection that is not opened so uses the replay's encoding."""
 
     lineno: int
     conn: str
-    action: typing.Literal["send", "recv", "close"]
+    action: typing.Literal["send", "recv", "close", "open"]
     body: dict[str, Any]
 
     @property
@@ -71,6 +74,8 @@ class Step:
     def __str__(self) -> str:
         if self.action == "close":
             return f"protocol.md:{self.lineno}: {self.conn} closes"
+        if self.action == "open":
+            return f"protocol.md:{self.lineno}: {self.conn} opens {self.body['subprotocol']}"
         arrow = "->" if self.sends else "<-"
         return f"protocol.md:{self.lineno}: {self.conn} {arrow} {json.dumps(self.body)}"
 
@@ -81,6 +86,7 @@ class TranscriptError(ValueError):
 
 _LINE = re.compile(r"^(?P<conn>[a-z]\w*) (?P<arrow>->|<-) (?P<body>\{.*\})$")
 _CLOSE = re.compile(r"^(?P<conn>[a-z]\w*) closes$")
+_OPEN = re.compile(r"^(?P<conn>[a-z]\w*) opens (?P<subprotocol>[a-z.]+)$")
 
 
 def _json_with_ellipses(text: str) -> str:
@@ -126,6 +132,13 @@ def parse_transcript(markdown: str) -> list[Step]:
         closing = _CLOSE.match(line.strip())
         if closing is not None:
             steps.append(Step(lineno, closing.group("conn"), "close", {}))
+            continue
+        opening = _OPEN.match(line.strip())
+        if opening is not None:
+            subprotocol = opening.group("subprotocol")
+            if subprotocol not in ENCODINGS:
+                raise TranscriptError(f"protocol.md:{lineno}: no encoding {subprotocol!r}")
+            steps.append(Step(lineno, opening.group("conn"), "open", {"subprotocol": subprotocol}))
             continue
         m = _LINE.match(line.strip())
         if m is None:
@@ -221,18 +234,29 @@ def stream(frame: dict[str, Any]) -> str:
 class Peer:
     """One transcript connection: every frame received, consumed in document order."""
 
-    def __init__(self, name: str, ws: ClientConnection) -> None:
+    def __init__(self, name: str, ws: ClientConnection, codec: Codec) -> None:
         self.name = name
         self.ws = ws
+        self.codec = codec
         self.inbox: list[dict[str, Any]] = []
         self.arrived = asyncio.Event()
         self.reader = asyncio.create_task(self._read())
 
+    async def send(self, body: dict[str, Any]) -> None:
+        data = self.codec.encode(body)  # type: ignore[arg-type]  # plain data encodes too
+        await self.ws.send(data, text=self.codec.text)
+
     async def _read(self) -> None:
         async for data in self.ws:
-            assert isinstance(data, bytes), f"{self.name} got a text frame"
-            decode_server(data)  # every frame is a valid message of the protocol
-            frame = msgspec.msgpack.decode(data)
+            kind = "text" if self.codec.text else "binary"
+            assert isinstance(data, str if self.codec.text else bytes), (
+                f"{self.name} ({self.codec.subprotocol}) got a frame that is not {kind}"
+            )
+            self.codec.decode_server(data)  # every frame is a valid message of the protocol
+            if isinstance(data, str):
+                frame = msgspec.json.decode(data)
+            else:
+                frame = msgspec.msgpack.decode(data)
             self.inbox.append(frame)
             self.arrived.set()
 
@@ -276,12 +300,32 @@ class Peer:
             await self.reader
 
 
-async def replay(steps: list[Step], port: int) -> dict[str, Any]:
-    """Run the transcript over real connections; return the variables it bound."""
+async def open_peer(name: str, port: int, codec: Codec, *, ask: bool) -> Peer:
+    """A connection speaking ``codec``: asked for by subprotocol when ``ask`` (the
+    server must agree), else with no subprotocol at all (MessagePack)."""
+    subprotocols = [typing.cast(Any, codec.subprotocol)] if ask else None
+    ws = await ws_connect(
+        f"ws://127.0.0.1:{port}/",
+        compression=None,
+        max_size=MAX_SERVER_FRAME,
+        subprotocols=subprotocols,
+    )
+    assert ws.subprotocol == (codec.subprotocol if ask else None)
+    return Peer(name, ws, codec)
+
+
+async def replay(steps: list[Step], port: int, codec: Codec = MSGPACK) -> dict[str, Any]:
+    """Run the transcript over real connections, each in ``codec`` unless the transcript
+    opens it with another subprotocol; return the variables it bound."""
     peers: dict[str, Peer] = {}
     bound: dict[str, Any] = {}
     try:
         for step in steps:
+            if step.action == "open":
+                assert step.conn not in peers, f"{step}: already open"
+                chosen = ENCODINGS[step.body["subprotocol"]]
+                peers[step.conn] = await open_peer(step.conn, port, chosen, ask=True)
+                continue
             if step.action == "close":
                 peer = peers.pop(step.conn)
                 await asyncio.sleep(0.05)
@@ -289,16 +333,14 @@ async def replay(steps: list[Step], port: int) -> dict[str, Any]:
                 await peer.close()
                 continue
             if step.conn not in peers:
-                ws = await ws_connect(
-                    f"ws://127.0.0.1:{port}/", compression=None, max_size=MAX_SERVER_FRAME
-                )
-                peers[step.conn] = Peer(step.conn, ws)
+                ask = codec is not MSGPACK  # MessagePack is what a client gets by asking nothing
+                peers[step.conn] = await open_peer(step.conn, port, codec, ask=ask)
             peer = peers[step.conn]
             if step.sends:
                 # Quick match gives Black to whoever queued first, by the server's
                 # millisecond clock; a pause keeps two sends out of one millisecond.
                 await asyncio.sleep(0.003)
-                await peer.ws.send(msgspec.msgpack.encode(substitute(step.body, bound)))
+                await peer.send(substitute(step.body, bound))
             else:
                 await peer.expect(step, bound)
         await asyncio.sleep(0.2)
@@ -315,16 +357,38 @@ async def replay(steps: list[Step], port: int) -> dict[str, Any]:
 # --- the live test -----------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("codec", [MSGPACK, JSON], ids=lambda c: c.subprotocol)
 async def test_transcript_replays_against_a_live_server(
-    make_server: Callable[..., Awaitable[GomokuServer]],
+    make_server: Callable[..., Awaitable[GomokuServer]], codec: Codec
 ) -> None:
-    """Every frame of protocol.md's transcript is what a real server sends, in order."""
+    """Every frame of protocol.md's transcripts is what a real server sends, in order,
+    whichever encoding the connections speak (those the transcript opens with a
+    subprotocol speak that one, so both encodings meet in one room)."""
     steps = parse_transcript(DOC.read_text())
     # A fresh server (the transcript starts with an empty lobby) that accepts the AI
     # worker's bot key shown in the transcript.
     server = await make_server(bot_keys=frozenset({"s3cret-bot-key"}))
-    bound = await replay(steps, server.port)
+    bound = await replay(steps, server.port, codec)
     assert {"$ann", "$bob", "$room", "$room2", "$room3", "$code", "$room4", "$ai"} <= set(bound)
+    assert {"$gil", "$room5"} <= set(bound)
+
+
+async def test_a_client_offering_no_known_subprotocol_gets_messagepack(
+    server: GomokuServer,
+) -> None:
+    """A client that offers only subprotocols the server does not know is served anyway,
+    with no subprotocol in the answer: MessagePack, the default."""
+    ws = await ws_connect(
+        f"ws://127.0.0.1:{server.port}/",
+        compression=None,
+        subprotocols=[typing.cast(Any, "chat.v2"), typing.cast(Any, "gomoku.yaml")],
+    )
+    assert ws.subprotocol is None
+    await ws.send(msgspec.msgpack.encode({"type": "hello", "id": 1, "name": "kim"}))
+    reply = await ws.recv()
+    assert isinstance(reply, bytes)
+    assert msgspec.msgpack.decode(reply)["type"] == "welcome"
+    await ws.close()
 
 
 # --- the document against the types ------------------------------------------------------
@@ -351,7 +415,7 @@ def _has_open(body: Any) -> bool:
 
 def test_transcript_parses_and_covers_a_whole_session() -> None:
     """The transcript exists and shows hello, lobby, quick match, moves, the end and a rematch."""
-    steps = [s for s in parse_transcript(DOC.read_text()) if s.action != "close"]
+    steps = [s for s in parse_transcript(DOC.read_text()) if s.action in ("send", "recv")]
     types = {s.body["type"] for s in steps} | {
         s.body["event"]["type"] for s in steps if s.body["type"] == "event"
     }
