@@ -1,0 +1,234 @@
+// The board, drawn in SVG: grid, coordinates, star points, stones, the last move, the
+// winning five, Black's forbidden points (renju), a hint, and a preview of the next
+// stone. Every point is a focusable element with an accessible label; arrow keys move
+// between points and Enter or Space plays. With a mouse a click plays (hovering shows
+// where); with a finger the first tap previews and a second tap on the same point (or
+// the Confirm button the room shows) plays.
+
+import { columnLetter, pointName, starPoints } from "./notation.js";
+
+const SVG = "http://www.w3.org/2000/svg";
+
+function el(name, attrs = {}, parent = null) {
+  const node = document.createElementNS(SVG, name);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value));
+  if (parent) parent.append(node);
+  return node;
+}
+
+export class BoardView {
+  /**
+   * @param {HTMLElement} host where the board goes
+   * @param {{onPlay: (point: string) => void, onSelect: (point: string|null) => void}} hooks
+   */
+  constructor(host, hooks) {
+    this.host = host;
+    this.hooks = hooks;
+    this.size = 0;
+    this.cursor = null; // [x, y] of the focused point
+    this.selected = null; // a point previewed by a tap, waiting for confirmation
+    this.hover = null;
+    this.state = null;
+  }
+
+  build(size) {
+    this.size = size;
+    this.host.replaceChildren();
+    const svg = el("svg", {
+      viewBox: `0 0 ${size + 1} ${size + 1}`,
+      class: "board",
+      role: "grid",
+      "aria-label": `Board, ${size} by ${size}. Arrow keys move, Enter or Space plays.`,
+    });
+    this.svg = svg;
+    el("rect", { x: 0, y: 0, width: size + 1, height: size + 1, class: "wood" }, svg);
+    const grid = el("g", { class: "grid" }, svg);
+    for (let i = 1; i <= size; i += 1) {
+      el("line", { x1: 1, y1: i, x2: size, y2: i }, grid);
+      el("line", { x1: i, y1: 1, x2: i, y2: size }, grid);
+    }
+    for (const [x, y] of starPoints(size)) el("circle", { cx: x + 1, cy: y + 1, r: 0.1, class: "star" }, svg);
+    const labels = el("g", { class: "coords", "aria-hidden": "true" }, svg);
+    for (let i = 0; i < size; i += 1) {
+      const col = el("text", { x: i + 1, y: size + 0.78 }, labels);
+      col.textContent = columnLetter(i);
+      const row = el("text", { x: 0.42, y: i + 1.13 }, labels);
+      row.textContent = String(size - i);
+    }
+    this.marks = el("g", { class: "marks" }, svg);
+    const targets = el("g", { class: "targets" }, svg);
+    this.targets = [];
+    for (let y = 0; y < size; y += 1) {
+      const row = el("g", { role: "row" }, targets);
+      for (let x = 0; x < size; x += 1) {
+        const name = pointName(x, y, size);
+        const target = el("rect", {
+          x: x + 0.5, y: y + 0.5, width: 1, height: 1, class: "point",
+          "data-point": name, role: "gridcell", tabindex: -1,
+        }, row);
+        this.targets.push(target);
+      }
+    }
+    svg.addEventListener("pointermove", (e) => this.onHover(e));
+    svg.addEventListener("pointerleave", () => { this.hover = null; this.draw(); });
+    svg.addEventListener("click", (e) => this.onClick(e));
+    svg.addEventListener("keydown", (e) => this.onKey(e));
+    svg.addEventListener("focusin", (e) => {
+      const name = e.target.getAttribute?.("data-point");
+      if (name) this.cursor = this.xyOf(e.target);
+      this.draw();
+    });
+    this.host.append(svg);
+    this.setCursor(Math.floor(size / 2), Math.floor(size / 2), false);
+  }
+
+  xyOf(target) {
+    const index = this.targets.indexOf(target);
+    return [index % this.size, Math.floor(index / this.size)];
+  }
+
+  setCursor(x, y, focus) {
+    const size = this.size;
+    x = Math.max(0, Math.min(size - 1, x));
+    y = Math.max(0, Math.min(size - 1, y));
+    if (this.cursor) this.targets[this.cursor[1] * size + this.cursor[0]].setAttribute("tabindex", "-1");
+    this.cursor = [x, y];
+    const target = this.targets[y * size + x];
+    target.setAttribute("tabindex", "0");
+    if (focus) target.focus();
+  }
+
+  /**
+   * Draw a position.
+   * @param {{size: number, cells: number[], last: string|null, line: string[]|null,
+   *          forbidden: Map<string, string>, hint: string|null, interactive: boolean,
+   *          nextColor: string|null}} state
+   */
+  render(state) {
+    if (state.size !== this.size) this.build(state.size);
+    if (!state.interactive) this.selected = null;
+    this.state = state;
+    this.draw();
+  }
+
+  draw() {
+    const state = this.state;
+    if (!state) return;
+    const { size, cells } = state;
+    const marks = this.marks;
+    marks.replaceChildren();
+    const winning = new Set(state.line ?? []);
+    for (let y = 0; y < size; y += 1) {
+      for (let x = 0; x < size; x += 1) {
+        const name = pointName(x, y, size);
+        const stone = cells[y * size + x];
+        const target = this.targets[y * size + x];
+        const foul = state.forbidden.get(`${x},${y}`);
+        let label = `${name}, empty`;
+        if (stone) {
+          const colour = stone === 1 ? "black" : "white";
+          label = `${name}, ${colour} stone${name === state.last ? ", last move" : ""}${winning.has(name) ? ", winning five" : ""}`;
+          el("circle", {
+            cx: x + 1, cy: y + 1, r: 0.46,
+            class: `stone ${colour}${winning.has(name) ? " win" : ""}`,
+          }, marks);
+          if (name === state.last) {
+            el("circle", { cx: x + 1, cy: y + 1, r: 0.13, class: `last on-${colour}` }, marks);
+          }
+        } else if (foul) {
+          label = `${name}, forbidden for Black (${foul})`;
+          const g = el("g", { class: "forbidden" }, marks);
+          el("line", { x1: x + 0.75, y1: y + 0.75, x2: x + 1.25, y2: y + 1.25 }, g);
+          el("line", { x1: x + 1.25, y1: y + 0.75, x2: x + 0.75, y2: y + 1.25 }, g);
+        }
+        if (!stone && name === state.hint) {
+          label = `${name}, empty, suggested by the hint`;
+          el("rect", {
+            x: x + 0.72, y: y + 0.72, width: 0.56, height: 0.56, class: "hint",
+            transform: `rotate(45 ${x + 1} ${y + 1})`,
+          }, marks);
+        }
+        target.setAttribute("aria-label", label);
+        target.classList.toggle("playable", state.interactive && !stone);
+      }
+    }
+    if (state.line && state.line.length > 1) {
+      const ends = [state.line[0], state.line[state.line.length - 1]].map((n) => this.xyOfName(n));
+      if (ends[0] && ends[1]) {
+        el("line", {
+          x1: ends[0][0] + 1, y1: ends[0][1] + 1, x2: ends[1][0] + 1, y2: ends[1][1] + 1, class: "winline",
+        }, marks);
+      }
+    }
+    const ghost = this.selected ?? this.hover;
+    if (state.interactive && ghost && state.nextColor) {
+      const [x, y] = ghost;
+      if (!cells[y * size + x]) {
+        el("circle", {
+          cx: x + 1, cy: y + 1, r: 0.42,
+          class: `preview ${state.nextColor}${this.selected ? " selected" : ""}`,
+        }, marks);
+      }
+    }
+  }
+
+  xyOfName(name) {
+    const index = this.targets.findIndex((t) => t.getAttribute("data-point") === name);
+    return index < 0 ? null : [index % this.size, Math.floor(index / this.size)];
+  }
+
+  onHover(event) {
+    if (event.pointerType !== "mouse") return;
+    const name = event.target.getAttribute?.("data-point");
+    const xy = name ? this.xyOf(event.target) : null;
+    if (String(xy) !== String(this.hover)) {
+      this.hover = xy;
+      this.draw();
+    }
+  }
+
+  onClick(event) {
+    const name = event.target.getAttribute?.("data-point");
+    if (!name || !this.state || !this.state.interactive) return;
+    const xy = this.xyOf(event.target);
+    this.setCursor(xy[0], xy[1], false);
+    // A finger gets a preview first; pointerType is "" for synthetic clicks (keyboard).
+    const touch = event.pointerType === "touch" || event.pointerType === "pen";
+    if (touch && String(this.selected) !== String(xy)) {
+      this.select(xy);
+      return;
+    }
+    this.select(null);
+    this.hooks.onPlay(name);
+  }
+
+  select(xy) {
+    this.selected = xy;
+    this.hooks.onSelect(xy ? pointName(xy[0], xy[1], this.size) : null);
+    this.draw();
+  }
+
+  /** Play the point a tap selected (the Confirm button). */
+  confirm() {
+    if (!this.selected) return;
+    const name = pointName(this.selected[0], this.selected[1], this.size);
+    this.select(null);
+    this.hooks.onPlay(name);
+  }
+
+  onKey(event) {
+    if (!this.cursor) return;
+    const [x, y] = this.cursor;
+    const moves = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+    if (moves[event.key]) {
+      event.preventDefault();
+      const [dx, dy] = moves[event.key];
+      this.setCursor(x + dx, y + dy, true);
+      this.hover = this.cursor;
+      this.draw();
+    } else if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      if (this.state && this.state.interactive) this.hooks.onPlay(pointName(x, y, this.size));
+    }
+  }
+}

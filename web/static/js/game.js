@@ -1,0 +1,334 @@
+// A room's page: the board, both players and clocks, whose turn it is, the controls a
+// player has at that moment (swap2 choices, offers and answers, resign, hint, AI seat,
+// claim, rematch), the result with rating changes, the move list, and the chat.
+
+import { BoardView } from "./board.js";
+import { parsePoint } from "./notation.js";
+import { clockText, resultText, timeControlText } from "./room.js";
+import { download, errorText, h, option, toast } from "./ui.js";
+
+const LEVELS = ["beginner", "novice", "intermediate", "advanced", "master"];
+const CHOICE_WORDS = { black: "Take Black", white: "Take White", place2: "Place two more stones" };
+
+export class GameView {
+  constructor(app, root) {
+    this.app = app;
+    this.root = root;
+    this.roomId = null;
+    this.movesShown = -1;
+    this.logShown = -1;
+    this.build();
+  }
+
+  build() {
+    this.title = h("h1", { class: "room-title" });
+    this.share = h("div", { class: "share" });
+    this.status = h("p", { id: "status", class: "status", role: "status", "aria-live": "polite" });
+    this.boardHost = h("div", { class: "board-host" });
+    this.board = new BoardView(this.boardHost, {
+      onPlay: (point) => this.play(point),
+      onSelect: (point) => this.selected(point),
+    });
+    this.confirmBar = h("div", { class: "confirm-bar", hidden: true },
+      h("button", { type: "button", id: "confirm-move", onclick: () => this.board.confirm() }, "Place"),
+      h("button", { type: "button", class: "secondary", onclick: () => this.board.select(null) }, "Cancel"));
+    this.seats = {
+      black: this.seatRow("black"),
+      white: this.seatRow("white"),
+    };
+    this.controls = h("div", { class: "controls" });
+    this.offerBox = h("div", { class: "offer", role: "alert" });
+    this.resultBox = h("div", { class: "result", id: "result" });
+    this.moves = h("ol", { class: "moves", id: "moves", "aria-label": "Moves" });
+    this.log = h("ul", { class: "log", id: "chat-log", "aria-live": "polite" });
+    this.chatInput = h("input", { id: "chat-input", maxlength: 300, autocomplete: "off", "aria-label": "Chat message", placeholder: "Say something" });
+    const chatForm = h("form", { class: "chat-form", onsubmit: (e) => this.chat(e) },
+      this.chatInput, h("button", { type: "submit" }, "Send"));
+    const side = h("aside", { class: "side" },
+      this.seats.black.row, this.seats.white.row, this.offerBox, this.resultBox, this.controls,
+      h("h2", {}, "Moves"), this.moves, h("h2", {}, "Room"), this.log, chatForm);
+    const head = h("div", { class: "room-head" }, this.title, this.share,
+      h("button", { type: "button", id: "leave", class: "secondary", onclick: () => this.leave() }, "Leave"));
+    this.root.replaceChildren(head,
+      h("div", { class: "room-body" },
+        h("div", { class: "board-col" }, this.boardHost, this.confirmBar, this.status),
+        side));
+  }
+
+  seatRow(colour) {
+    const name = h("span", { class: "name", id: `name-${colour}` });
+    const clock = h("span", { class: "clock", id: `clock-${colour}` });
+    const presence = h("span", { class: "presence" });
+    const row = h("div", { class: `seat ${colour}` },
+      h("span", { class: `dot ${colour}`, "aria-hidden": "true" }), h("span", { class: "sr-only" }, `${colour}: `),
+      name, presence, clock);
+    return { row, name, clock, presence };
+  }
+
+  waiting(key) {
+    this.roomId = null;
+    this.title.textContent = `Room ${key}`;
+    this.status.textContent = "Joining…";
+  }
+
+  failed(key, why) {
+    this.status.textContent = `Could not enter ${key}: ${why}`;
+  }
+
+  get me() {
+    return this.app.me ? this.app.me.player : null;
+  }
+
+  /** Show a room afresh (a snapshot). */
+  show(room) {
+    if (this.roomId !== room.id) {
+      this.roomId = room.id;
+      this.chatInput.value = "";
+      this.board.select(null);
+    }
+    this.movesShown = -1;
+    this.logShown = -1;
+    this.update(room, null);
+  }
+
+  /** Bring the page up to date after an event. */
+  update(room, event) {
+    if (this.roomId !== room.id) return;
+    const mySeat = room.seatOf(this.me);
+    const bits = [room.rule, `${room.size}×${room.size}`, room.opening === "swap2" ? "swap2" : null,
+      timeControlText(room.time), room.rated ? "rated" : "casual", room.private ? "private" : null];
+    this.title.textContent = bits.filter(Boolean).join(" · ");
+    this.renderShare(room, mySeat);
+    this.renderSeats(room);
+    this.renderBoard(room, mySeat);
+    this.renderControls(room, mySeat);
+    this.renderMoves(room);
+    this.renderLog(room);
+    if (event && event.type === "moved" && this.refusal) this.refusal = null;
+    this.status.textContent = this.refusal ?? this.statusText(room, mySeat);
+    this.status.classList.toggle("refusal", Boolean(this.refusal));
+  }
+
+  renderShare(room, mySeat) {
+    const link = room.code ? `${location.origin}/#/room/${room.code}` : `${location.origin}/#/room/${room.id}`;
+    const watchers = `${room.spectators} watching`;
+    const parts = [h("span", { class: "watchers" }, watchers)];
+    if (mySeat && room.state === "waiting") {
+      parts.push(" · Invite: ", h("input", { class: "link", id: "share-link", readonly: true, value: link, "aria-label": "Link to this room", onfocus: (e) => e.target.select() }));
+      if (room.code) parts.push(" code ", h("strong", { id: "invite-code" }, room.code));
+    }
+    this.share.replaceChildren(...parts);
+  }
+
+  renderSeats(room) {
+    const running = room.runningClock;
+    for (const colour of ["black", "white"]) {
+      const seat = this.seats[colour];
+      const p = room.players[colour];
+      const you = p && p.id === this.me ? " (you)" : "";
+      seat.name.textContent = p ? `${p.name}${p.rating ? ` ${p.rating}` : ""}${p.bot ? " · AI" : ""}${you}` : "empty seat";
+      seat.row.classList.toggle("to-act", running === colour || (room.actor && p && room.actor === p.id));
+      seat.clock.textContent = room.clocks ? clockText(room.clockMs(colour)) : "";
+      seat.clock.classList.toggle("running", running === colour);
+      seat.presence.textContent = p && !p.online ? ` offline${this.deadlineText(room, p)}` : "";
+    }
+  }
+
+  deadlineText(room, p) {
+    if (p.deadline_ms === null || p.deadline_ms === undefined) return "";
+    const left = p.deadline_ms - (performance.now() - room.presenceAt);
+    return left > 0 ? ` (claimable in ${clockText(left)})` : " (claimable now)";
+  }
+
+  interactive(room) {
+    return this.app.conn.identified && room.toMove !== null && room.actor === this.me;
+  }
+
+  renderBoard(room, mySeat) {
+    const last = room.moves.length ? room.moves[room.moves.length - 1] : null;
+    this.board.render({
+      size: room.size,
+      cells: room.cells(),
+      last,
+      line: room.result ? room.result.line : null,
+      forbidden: room.forbidden(),
+      hint: room.hint ? room.hint.point : null,
+      interactive: this.interactive(room),
+      nextColor: room.toMove,
+    });
+    this.confirmBar.hidden = !this.board.selected;
+  }
+
+  statusText(room, mySeat) {
+    if (room.state === "over") return resultText(room.result);
+    if (room.state === "waiting") return mySeat ? "Waiting for an opponent: share the link, or seat an AI." : "Waiting for players.";
+    if (room.swap2 && room.swap2.phase === "choose") {
+      return room.swap2.to_act === this.me ? "Swap2: choose." : `Swap2: ${room.nameOf(room.swap2.to_act)} chooses.`;
+    }
+    const colour = room.toMove;
+    const actor = room.actor;
+    const stone = colour === "black" ? "Black" : "White";
+    if (actor === this.me) {
+      const opening = room.swap2 ? ` (swap2: ${room.swap2.phase === "place3" ? "three stones" : "two stones"})` : "";
+      return `Your move: ${stone}${opening}.`;
+    }
+    return `${room.nameOf(actor)} to move (${stone}).`;
+  }
+
+  renderControls(room, mySeat) {
+    const app = this.app;
+    const parts = [];
+    const act = (message) => app.conn.act({ ...message, room: room.id }, (e) => this.refuse(errorText(e)));
+    if (room.swap2 && room.swap2.phase === "choose" && room.swap2.to_act === this.me) {
+      parts.push(h("div", { class: "choices" }, room.swap2.choices.map((choice) =>
+        h("button", { type: "button", dataset: { choice }, onclick: () => act({ type: "choose", choice }) }, CHOICE_WORDS[choice] ?? choice))));
+    }
+    const playing = room.state === "playing" || room.state === "opening";
+    if (mySeat && room.state === "waiting" && !room.rated) {
+      const level = h("select", { "aria-label": "AI level", id: "ai-level" }, LEVELS.map((l) => option(l, l, l === "intermediate")));
+      parts.push(h("div", { class: "row" }, level,
+        h("button", { type: "button", id: "seat-ai", onclick: () => act({ type: "seat_ai", level: level.value }) }, "Seat an AI")));
+    }
+    if (mySeat && playing) {
+      const pendingMine = room.pending && room.pending.by === this.me;
+      parts.push(h("div", { class: "row" },
+        h("button", { type: "button", id: "offer-draw", disabled: Boolean(room.pending), onclick: () => act({ type: "offer", kind: "draw" }) }, "Offer a draw"),
+        h("button", { type: "button", id: "offer-takeback", disabled: Boolean(room.pending) || room.moves.length === 0, onclick: () => act({ type: "offer", kind: "takeback" }) }, "Take back"),
+        h("button", { type: "button", id: "resign", class: "danger", onclick: () => { if (window.confirm("Resign this game?")) act({ type: "resign" }); } }, "Resign")));
+      if (pendingMine) parts.push(h("p", { class: "hint-text" }, `Your ${room.pending.kind} offer is waiting for an answer.`));
+      const other = room.players[mySeat === "black" ? "white" : "black"];
+      if (other && !other.online && other.deadline_ms !== null && other.deadline_ms - (performance.now() - room.presenceAt) <= 0) {
+        parts.push(h("button", { type: "button", id: "claim", onclick: () => act({ type: "claim" }) }, "Claim the win"));
+      }
+    }
+    if (playing && !room.rated && room.toMove) {
+      parts.push(h("button", { type: "button", id: "hint", onclick: () => this.hint(room) }, "Hint"));
+    } else if (playing && room.rated && mySeat) {
+      parts.push(h("p", { class: "hint-text" }, "No hints in a rated game."));
+    }
+    if (room.state === "over") {
+      if (mySeat && !room.pending && !room.rematchRoom) {
+        parts.push(h("button", { type: "button", id: "offer-rematch", onclick: () => act({ type: "offer", kind: "rematch" }) }, "Rematch"));
+      }
+      if (room.rematchRoom && !mySeat) parts.push(h("a", { class: "button", href: `#/watch/${room.rematchRoom}` }, "Watch the rematch"));
+      parts.push(h("div", { class: "row" },
+        h("a", { class: "button", id: "review", href: `#/review/${room.id}` }, "Review"),
+        h("button", { type: "button", id: "download-json", onclick: () => this.record(room, "json") }, "Download JSON"),
+        h("button", { type: "button", id: "download-psq", onclick: () => this.record(room, "psq") }, "Download PSQ")));
+    }
+    this.controls.replaceChildren(...parts);
+    // An offer from the opponent waits for an answer here.
+    const offer = room.pending && room.pending.by !== this.me && mySeat ? room.pending : null;
+    this.offerBox.hidden = !offer;
+    this.offerBox.replaceChildren();
+    if (offer) {
+      const words = { draw: "offers a draw", takeback: "asks to take back a move", rematch: "proposes a rematch" };
+      this.offerBox.append(h("span", {}, `${room.nameOf(offer.by)} ${words[offer.kind] ?? offer.kind}. `),
+        h("button", { type: "button", id: "accept", onclick: () => act({ type: "answer", kind: offer.kind, accept: true }) }, "Accept"),
+        h("button", { type: "button", id: "decline", class: "secondary", onclick: () => act({ type: "answer", kind: offer.kind, accept: false }) }, "Decline"));
+    }
+    this.resultBox.hidden = room.state !== "over";
+    if (room.state === "over") {
+      const lines = [h("strong", {}, resultText(room.result))];
+      for (const r of room.ratings ?? []) {
+        const diff = r.after - r.before;
+        lines.push(h("div", { class: "rating-change" }, `${room.nameOf(r.player)}: ${r.before} → ${r.after} (${diff >= 0 ? "+" : ""}${diff})`));
+      }
+      this.resultBox.replaceChildren(...lines);
+    }
+  }
+
+  renderMoves(room) {
+    if (this.movesShown === room.moves.length && this.moves.childElementCount === room.moves.length) return;
+    this.moves.replaceChildren(...room.moves.map((point, i) =>
+      h("li", { class: i % 2 ? "white" : "black" }, point)));
+    this.movesShown = room.moves.length;
+    this.moves.scrollTop = this.moves.scrollHeight;
+  }
+
+  renderLog(room) {
+    if (this.logShown === room.log.length) return;
+    this.log.replaceChildren(...room.log.slice(-200).map((entry) => entry.name
+      ? h("li", { class: "chat" }, h("b", {}, `${entry.name}: `), entry.text)
+      : h("li", { class: "event" }, entry.text)));
+    this.logShown = room.log.length;
+    this.log.scrollTop = this.log.scrollHeight;
+  }
+
+  tick(room) {
+    if (this.roomId !== room.id) return;
+    this.renderSeats(room);
+    // A countdown to a claim may have run out: the Claim button appears.
+    const away = ["black", "white"].some((c) => room.players[c] && !room.players[c].online);
+    if (away && room.state !== "over") this.renderControls(room, room.seatOf(this.me));
+  }
+
+  refuse(text) {
+    this.refusal = text;
+    this.status.textContent = text;
+    this.status.classList.add("refusal");
+    toast(text);
+  }
+
+  selected(point) {
+    this.confirmBar.hidden = !point;
+    if (point) this.confirmBar.querySelector("button").textContent = `Place at ${point}`;
+  }
+
+  play(point) {
+    const room = this.app.rooms.get(this.roomId);
+    if (!room || !this.interactive(room)) return;
+    const p = parsePoint(point, room.size);
+    if (!p || room.cells()[p.y * room.size + p.x]) return;
+    const foul = room.forbidden().get(`${p.x},${p.y}`);
+    if (foul) {
+      this.refuse(`${point} is forbidden for Black in renju (${foul}).`);
+      return;
+    }
+    this.refusal = null;
+    this.app.conn.act({ type: "move", room: room.id, point }, (error) => {
+      this.refuse(error.code === "forbidden" ? `${point} is forbidden for Black in renju (${error.foul}).` : errorText(error));
+    });
+  }
+
+  async hint(room) {
+    try {
+      const s = await this.app.conn.request({ type: "hint", room: room.id });
+      room.hint = { point: s.point, reason: s.reason };
+      this.update(room, null);
+      this.status.textContent = `Hint: ${s.point} (${s.reason}).`;
+    } catch (error) {
+      this.refuse(errorText(error));
+    }
+  }
+
+  chat(event) {
+    event.preventDefault();
+    const text = this.chatInput.value.trim();
+    if (!text || !this.roomId) return;
+    this.app.conn.act({ type: "chat", room: this.roomId, text }, (error) => toast(errorText(error)));
+    this.chatInput.value = "";
+  }
+
+  async record(room, format) {
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      try {
+        const record = await this.app.conn.request({ type: "get_record", game: room.id, format });
+        download(`${room.id}.${format}`, record.text, format === "json" ? "application/json" : "text/plain");
+        return;
+      } catch (error) {
+        // The record is archived just after the game ends: try again a moment later.
+        if (error.code !== "no_such_game" || attempt === 4) {
+          toast(errorText(error));
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+  }
+
+  leave() {
+    if (this.roomId) this.app.leave(this.roomId);
+    else window.location.hash = "#/";
+  }
+}

@@ -1,0 +1,197 @@
+// The lobby: quick match (with a visible wait and cancel), a new room with every option
+// the protocol has, a game against the AI, an AI-vs-AI game, joining by invite code, and
+// the live list of rooms to join or watch.
+
+import { clockText, timeControlText } from "./room.js";
+import { errorText, h, option, toast } from "./ui.js";
+
+const RULES = [["freestyle", "Freestyle"], ["standard", "Standard"], ["renju", "Renju"]];
+const LEVELS = ["beginner", "novice", "intermediate", "advanced", "master"];
+const CLOCKS = [["", "No clock"], ["60000+0", "1+0"], ["180000+2000", "3+2"], ["300000+3000", "5+3"],
+  ["600000+5000", "10+5"], ["900000+10000", "15+10"], ["1800000+0", "30+0"]];
+
+function timeFrom(value) {
+  if (!value) return null;
+  const [base, inc] = value.split("+").map(Number);
+  return { base_ms: base, inc_ms: inc };
+}
+
+function select(name, label, options, value) {
+  return h("label", {}, label, " ",
+    h("select", { name }, options.map(([v, l]) => option(v, l, v === value))));
+}
+
+export class LobbyView {
+  constructor(app, root) {
+    this.app = app;
+    this.root = root;
+    this.build();
+  }
+
+  build() {
+    const app = this.app;
+    this.queueBox = h("div", { class: "queue-status", role: "status", "aria-live": "polite" });
+    const quick = h("form", { class: "card", id: "quick-form", onsubmit: (e) => this.quickMatch(e) },
+      h("h2", {}, "Quick match"),
+      h("p", { class: "hint-text" }, "Rated, 15×15, colours drawn at random."),
+      select("rule", "Rule", RULES, "freestyle"),
+      select("time", "Clock", CLOCKS, "300000+3000"),
+      h("label", {}, h("input", { type: "checkbox", name: "ai" }), " Play the AI if nobody comes within ",
+        h("input", { type: "number", name: "ai_after", min: 5, max: 3600, value: 30, class: "short" }), " s"),
+      select("ai_level", "AI level", LEVELS.map((l) => [l, l]), "intermediate"),
+      h("button", { type: "submit", id: "quick-button" }, "Find an opponent"),
+      this.queueBox);
+    const create = h("form", { class: "card", id: "create-form", onsubmit: (e) => this.create(e) },
+      h("h2", {}, "New room"),
+      select("rule", "Rule", RULES, "freestyle"),
+      h("label", {}, "Board ", h("input", { type: "number", name: "size", min: 5, max: 26, value: 15, class: "short" })),
+      select("opening", "Opening", [["free", "Free"], ["swap2", "Swap2"]], "free"),
+      select("time", "Clock", CLOCKS, ""),
+      select("seat", "Your seat", [["any", "Any"], ["black", "Black"], ["white", "White"]], "any"),
+      h("label", {}, h("input", { type: "checkbox", name: "rated" }), " Rated"),
+      h("label", {}, h("input", { type: "checkbox", name: "private" }), " Private (join by invite code)"),
+      h("div", { class: "buttons" },
+        h("button", { type: "submit", name: "people", id: "create-button" }, "Create room"),
+        h("span", {}, " or against the AI: "),
+        h("select", { name: "level", "aria-label": "AI level" }, LEVELS.map((l) => option(l, l, l === "intermediate"))),
+        h("button", { type: "submit", name: "ai", id: "play-ai-button" }, "Play the AI")));
+    const aivai = h("form", { class: "card", id: "aivai-form", onsubmit: (e) => this.aiGame(e) },
+      h("h2", {}, "AI vs AI"),
+      h("label", {}, "Black ", h("select", { name: "black" }, LEVELS.map((l) => option(l, l, l === "novice")))),
+      h("label", {}, "White ", h("select", { name: "white" }, LEVELS.map((l) => option(l, l, l === "intermediate")))),
+      select("rule", "Rule", RULES, "freestyle"),
+      h("button", { type: "submit" }, "Start and watch"));
+    const code = h("form", { class: "card", id: "code-form", onsubmit: (e) => this.joinCode(e) },
+      h("h2", {}, "Join by invite code"),
+      h("label", {}, "Code ", h("input", { name: "code", maxlength: 32, autocomplete: "off", class: "code", required: true })),
+      h("button", { type: "submit" }, "Join"));
+    this.resumeBox = h("div", { class: "card resume", hidden: true });
+    this.table = h("tbody");
+    this.empty = h("p", { class: "hint-text" }, "No open rooms yet: create one, or use quick match.");
+    const list = h("section", { class: "card rooms" },
+      h("h2", {}, "Rooms"),
+      h("table", { class: "room-list" },
+        h("thead", {}, h("tr", {}, ["Rule", "Size", "Clock", "Black", "White", "Watching", "State", ""].map((t) => h("th", { scope: "col" }, t)))),
+        this.table),
+      this.empty);
+    const sound = h("label", { class: "sound" },
+      h("input", { type: "checkbox", id: "sound-toggle", checked: app.sound, onchange: (e) => { app.sound = e.target.checked; } }),
+      " Sound on moves");
+    this.root.replaceChildren(this.resumeBox, h("div", { class: "lobby-grid" }, quick, create, aivai, code), list, sound);
+  }
+
+  update() {
+    const app = this.app;
+    const rows = [...app.lobby.values()].sort((a, b) => a.id.localeCompare(b.id));
+    this.table.replaceChildren(...rows.map((room) => this.row(room)));
+    this.empty.hidden = rows.length > 0;
+    const mine = app.me ? app.me.rooms.filter((id) => !app.rooms.has(id) || app.rooms.get(id).state !== "over") : [];
+    this.resumeBox.hidden = mine.length === 0;
+    this.resumeBox.replaceChildren(h("h2", {}, "Your games"),
+      ...mine.map((id) => h("a", { href: `#/room/${id}`, class: "button" }, `Return to ${id}`)));
+    this.tick();
+  }
+
+  row(room) {
+    const player = (p) => (p ? `${p.name}${p.rating ? ` (${p.rating})` : ""}${p.bot ? " 🤖" : ""}` : "—");
+    const free = room.state === "waiting";
+    return h("tr", { dataset: { room: room.id } },
+      h("td", {}, room.rule, room.opening === "swap2" ? " (swap2)" : "", room.rated ? " · rated" : ""),
+      h("td", {}, `${room.size}×${room.size}`),
+      h("td", {}, timeControlText(room.time)),
+      h("td", {}, player(room.players.black)),
+      h("td", {}, player(room.players.white)),
+      h("td", {}, String(room.spectators)),
+      h("td", {}, room.state),
+      h("td", { class: "actions" },
+        free ? h("a", { href: `#/room/${room.id}`, class: "button join" }, "Join") : null,
+        h("a", { href: `#/watch/${room.id}`, class: "button watch" }, "Watch")));
+  }
+
+  tick() {
+    const q = this.app.queued;
+    const button = this.root.querySelector("#quick-button");
+    button.disabled = Boolean(q);
+    if (!q) {
+      this.queueBox.replaceChildren();
+      return;
+    }
+    const waited = performance.now() - q.since;
+    const ai = q.ai_after_ms ? ` (the AI comes after ${clockText(q.ai_after_ms)})` : "";
+    const text = `Waiting for an opponent: ${clockText(waited)}${ai}`;
+    if (this.queueBox.firstChild?.textContent !== text) {
+      this.queueBox.replaceChildren(h("span", {}, text), " ",
+        h("button", { type: "button", id: "cancel-queue", onclick: () => this.cancel() }, "Cancel"));
+    }
+  }
+
+  async quickMatch(event) {
+    event.preventDefault();
+    const f = event.target.elements;
+    const message = { type: "queue", rule: f.rule.value, time: timeFrom(f.time.value) };
+    if (f.ai.checked) {
+      message.ai_after_ms = Math.round(Number(f.ai_after.value) * 1000);
+      message.ai_level = f.ai_level.value;
+    }
+    try {
+      await this.app.conn.request(message);
+    } catch (error) {
+      toast(errorText(error));
+    }
+  }
+
+  async cancel() {
+    try {
+      await this.app.conn.request({ type: "unqueue" });
+    } catch (error) {
+      if (error.code !== "not_queued") toast(errorText(error));
+    }
+    this.app.queued = null;
+    this.update();
+  }
+
+  async create(event) {
+    event.preventDefault();
+    const f = event.target.elements;
+    const withAi = event.submitter?.name === "ai";
+    const message = {
+      type: "create_room",
+      rule: f.rule.value,
+      size: Number(f.size.value),
+      opening: f.opening.value,
+      time: timeFrom(f.time.value),
+      seat: f.seat.value,
+      rated: withAi ? false : f.rated.checked,
+      private: f.private.checked,
+    };
+    try {
+      const snap = await this.app.conn.request(message);
+      if (withAi) {
+        this.app.conn.act({ type: "seat_ai", room: snap.room.id, level: f.level.value },
+          (error) => toast(errorText(error)));
+      }
+      this.app.open(this.app.rooms.get(snap.room.id));
+    } catch (error) {
+      toast(errorText(error));
+    }
+  }
+
+  async aiGame(event) {
+    event.preventDefault();
+    const f = event.target.elements;
+    try {
+      const snap = await this.app.conn.request({
+        type: "create_ai_game", rule: f.rule.value, black: f.black.value, white: f.white.value,
+      });
+      this.app.open(this.app.rooms.get(snap.room.id));
+    } catch (error) {
+      toast(errorText(error));
+    }
+  }
+
+  joinCode(event) {
+    event.preventDefault();
+    const code = event.target.elements.code.value.trim().toUpperCase();
+    if (code) window.location.hash = `#/room/${encodeURIComponent(code)}`;
+  }
+}

@@ -1,0 +1,291 @@
+// The browser client: state shared by the views, the connection's messages, and the
+// routes (#/ lobby, #/room/ID-or-CODE play, #/watch/ID watch, #/leaderboard,
+// #/profile[/PLAYER], #/review/GAME).
+
+import { Connection, serverUrl } from "./net.js";
+import { RoomState } from "./room.js";
+import { LobbyView } from "./lobby.js";
+import { GameView } from "./game.js";
+import { LeaderboardView, ProfileView, ReviewView } from "./records.js";
+import { clickSound, errorText, toast } from "./ui.js";
+
+const STORE = {
+  name: "gomoku.name",
+  token: "gomoku.token",
+  sound: "gomoku.sound",
+};
+
+export class App {
+  constructor() {
+    this.me = null; // the welcome
+    this.rooms = new Map(); // room id -> RoomState
+    this.lobby = new Map(); // room id -> RoomSummary
+    this.queued = null; // {rule, time, since: ms, ai_after_ms}
+    this.current = null; // the room id shown
+    this.route = null;
+    this.pendingRematch = new Set();
+    this.conn = new Connection(serverUrl(window.location), {
+      name: () => this.name,
+      token: () => localStorage.getItem(STORE.token),
+      onMessage: (m) => this.onMessage(m),
+      onState: (state, detail) => this.onState(state, detail),
+      onWelcome: (w) => this.onWelcome(w),
+    });
+    this.views = {
+      name: document.getElementById("name-view"),
+      lobby: new LobbyView(this, document.getElementById("lobby-view")),
+      game: new GameView(this, document.getElementById("room-view")),
+      leaderboard: new LeaderboardView(this, document.getElementById("leaderboard-view")),
+      profile: new ProfileView(this, document.getElementById("profile-view")),
+      review: new ReviewView(this, document.getElementById("review-view")),
+    };
+  }
+
+  get name() {
+    return localStorage.getItem(STORE.name) ?? "";
+  }
+
+  get sound() {
+    return localStorage.getItem(STORE.sound) === "on";
+  }
+
+  set sound(on) {
+    localStorage.setItem(STORE.sound, on ? "on" : "off");
+  }
+
+  start() {
+    const form = document.getElementById("name-form");
+    const input = document.getElementById("name-input");
+    input.value = this.name;
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const name = input.value.trim();
+      if (!name) return;
+      const changed = name !== this.name;
+      localStorage.setItem(STORE.name, name);
+      document.getElementById("me").textContent = name;
+      if (this.conn.state === "offline" && !this.me) this.conn.start();
+      else if (changed || !this.me) this.conn.restart();
+      this.navigate();
+    });
+    document.getElementById("rename").addEventListener("click", () => {
+      this.showView("name");
+      input.focus();
+    });
+    window.addEventListener("hashchange", () => this.navigate());
+    setInterval(() => this.tick(), 250);
+    document.getElementById("me").textContent = this.name;
+    if (this.name) this.conn.start();
+    this.navigate();
+  }
+
+  // -- the connection -------------------------------------------------------------
+
+  onState(state, detail) {
+    const badge = document.getElementById("conn");
+    badge.dataset.state = state;
+    if (state === "online") badge.textContent = "Online";
+    else if (state === "connecting") badge.textContent = "Connecting…";
+    else if (state === "offline") {
+      const secs = Math.max(1, Math.round((detail.retryAt - Date.now()) / 1000));
+      badge.textContent = `Offline: reconnecting in ${secs} s`;
+    } else if (state === "forgotten") {
+      localStorage.removeItem(STORE.token);
+      toast("The server did not know you any more: you start afresh.");
+    } else if (state === "refused") {
+      badge.textContent = "Refused";
+      toast(detail.message);
+    }
+  }
+
+  onWelcome(welcome) {
+    const first = this.me === null;
+    this.me = welcome;
+    localStorage.setItem(STORE.token, welcome.token);
+    document.getElementById("me").textContent = welcome.name;
+    this.conn.request({ type: "lobby_watch", on: true }).catch((error) => toast(errorText(error)));
+    // Rooms open in this page come back where they were (the events missed while away,
+    // or a fresh snapshot); after a reload the route joins its room again.
+    for (const room of this.rooms.values()) {
+      this.conn.request({ type: "resume", room: room.id, after: room.seq }).catch((error) => {
+        if (error.code === "no_such_room" || error.code === "not_in_room") {
+          this.rooms.delete(room.id);
+          toast("That room is gone: back to the lobby.");
+          if (this.current === room.id) window.location.hash = "#/";
+        }
+      });
+    }
+    this.queued = null;
+    this.views.lobby.update();
+    if (first) this.navigate();
+  }
+
+  onMessage(m) {
+    switch (m.type) {
+      case "lobby":
+        if (m.part === 0) this.lobby.clear();
+        for (const room of m.rooms) this.lobby.set(room.id, room);
+        this.views.lobby.update();
+        break;
+      case "lobby_room":
+        this.lobby.set(m.room.id, m.room);
+        this.views.lobby.update();
+        break;
+      case "lobby_gone":
+        this.lobby.delete(m.room);
+        this.views.lobby.update();
+        break;
+      case "queued":
+        this.queued = { rule: m.rule, time: m.time, since: performance.now() - (m.since_ms ?? 0), ai_after_ms: m.ai_after_ms };
+        this.views.lobby.update();
+        break;
+      case "unqueued":
+        this.queued = null;
+        this.views.lobby.update();
+        break;
+      case "snapshot":
+        this.onSnapshot(m);
+        break;
+      case "event":
+        this.onEvent(m);
+        break;
+      case "error":
+        toast(errorText(m));
+        break;
+      default:
+        break; // a message type from a newer server
+    }
+  }
+
+  onSnapshot(m) {
+    const previous = this.rooms.get(m.room.id);
+    const room = new RoomState(m.room);
+    if (previous) room.log = previous.log;
+    this.rooms.set(room.id, room);
+    // An unrequested snapshot of a new room is a match or a rematch: go there.
+    const arrived = m.re === null && !previous;
+    if (arrived || this.pendingRematch.has(room.id)) {
+      this.pendingRematch.delete(room.id);
+      this.open(room);
+      return;
+    }
+    if (this.current === room.id) this.views.game.show(room);
+  }
+
+  onEvent(m) {
+    const room = this.rooms.get(m.room);
+    if (!room || m.seq <= room.seq) return;
+    if (m.seq > room.seq + 1) {
+      // A gap (never expected): ask for what is missing.
+      this.conn.request({ type: "resume", room: room.id, after: room.seq }).catch(() => {});
+      return;
+    }
+    room.seq = m.seq;
+    const line = room.apply(m.event);
+    if (m.event.type === "chat") room.log.push({ name: m.event.name, text: m.event.text });
+    else if (line) room.log.push({ text: line });
+    if (m.event.type === "moved" && this.sound) clickSound();
+    if (m.event.type === "rematch") this.pendingRematch.add(m.event.room);
+    if (this.current === room.id) this.views.game.update(room, m.event);
+  }
+
+  /** Show a room that has arrived: its link in the address bar, its page. */
+  open(room) {
+    const mine = this.me && room.seatOf(this.me.player);
+    const target = room.code && mine ? `#/room/${room.code}` : mine ? `#/room/${room.id}` : `#/watch/${room.id}`;
+    this.current = room.id;
+    if (window.location.hash !== target) window.location.hash = target;
+    else this.navigate();
+  }
+
+  // -- routes -----------------------------------------------------------------------
+
+  navigate() {
+    if (!this.name) {
+      this.showView("name");
+      document.getElementById("name-input").focus();
+      return;
+    }
+    const parts = window.location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+    const [page, arg] = parts;
+    this.route = parts;
+    if (page === "room" || page === "watch") {
+      this.showView("game");
+      this.enterRoom(arg, page === "watch");
+    } else if (page === "leaderboard") {
+      this.showView("leaderboard");
+      this.views.leaderboard.load(arg || "freestyle");
+    } else if (page === "profile") {
+      this.showView("profile");
+      this.views.profile.load(arg || null);
+    } else if (page === "review") {
+      this.showView("review");
+      this.views.review.load(arg);
+    } else {
+      this.current = null;
+      this.showView("lobby");
+      this.views.lobby.update();
+    }
+  }
+
+  showView(name) {
+    for (const [key, view] of Object.entries(this.views)) {
+      const root = view instanceof HTMLElement ? view : view.root;
+      root.hidden = key !== name;
+    }
+  }
+
+  /** The room a link names (an id or an invite code): sit down if there is a seat,
+   * else watch. A room already open here is just shown. */
+  async enterRoom(key, watch) {
+    if (!key) return;
+    const known = [...this.rooms.values()].find((r) => r.id === key || (r.code && r.code === key.toUpperCase()));
+    if (known) {
+      this.current = known.id;
+      this.views.game.show(known);
+      return;
+    }
+    this.views.game.waiting(key);
+    if (!this.me) return; // onWelcome navigates again
+    const target = key.startsWith("r-") ? { room: key } : { code: key };
+    try {
+      let snap;
+      try {
+        snap = await this.conn.request({ type: "join", ...target, as: watch ? "spectator" : "player" });
+      } catch (error) {
+        if (error.code !== "room_full" || watch) throw error;
+        snap = await this.conn.request({ type: "join", ...target, as: "spectator" });
+      }
+      this.current = snap.room.id;
+      const room = this.rooms.get(snap.room.id);
+      if (room) this.views.game.show(room);
+    } catch (error) {
+      toast(errorText(error));
+      this.views.game.failed(key, errorText(error));
+    }
+  }
+
+  /** Leave the shown room (stop watching it) and go to the lobby. */
+  async leave(roomId) {
+    this.rooms.delete(roomId);
+    this.current = null;
+    window.location.hash = "#/";
+    await this.conn.request({ type: "leave", room: roomId }).catch(() => {});
+  }
+
+  tick() {
+    if (this.current && this.rooms.has(this.current)) this.views.game.tick(this.rooms.get(this.current));
+    if (this.queued) this.views.lobby.tick();
+    if (this.conn.state === "offline") this.onState("offline", { retryAt: this.retryAt() });
+  }
+
+  retryAt() {
+    return this.conn.retryDeadline ?? Date.now();
+  }
+}
+
+window.addEventListener("DOMContentLoaded", () => {
+  const app = new App();
+  window.gomoku = app; // for people poking at it in the console, and the tests
+  app.start();
+});

@@ -1,0 +1,181 @@
+// The connection to the game server: one WebSocket speaking the JSON encoding of the
+// protocol (subprotocol "gomoku.json"), said hello to with the stored name and resume
+// token, reconnected with backoff when it drops. Replies are matched to requests by
+// `id` / `re`; everything else is handed to the listener as it arrives.
+
+const SUBPROTOCOL = "gomoku.json";
+const BACKOFF_MS = [500, 1000, 2000, 4000, 8000, 10000];
+
+export class RequestError extends Error {
+  constructor(frame) {
+    super(frame.message);
+    this.code = frame.code;
+    this.foul = frame.foul;
+    this.room = frame.room;
+  }
+}
+
+export class Connection {
+  /**
+   * @param {string} url the ws:// or wss:// address of this page's own server
+   * @param {{name: () => string, token: () => string|null, onMessage: (m: object) => void,
+   *          onState: (state: string, detail: object) => void,
+   *          onWelcome: (w: object) => void}} hooks
+   */
+  constructor(url, hooks) {
+    this.url = url;
+    this.hooks = hooks;
+    this.ws = null;
+    this.nextId = 1;
+    this.pending = new Map(); // request id -> {resolve, reject}: requests with a reply
+    this.actions = new Map(); // request id -> onError: actions answered by room events
+    this.attempt = 0;
+    this.retryTimer = null;
+    this.identified = false;
+    this.state = "offline";
+  }
+
+  start() {
+    clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    this.setState("connecting", {});
+    const ws = new WebSocket(this.url, SUBPROTOCOL);
+    this.ws = ws;
+    ws.onopen = () => this.hello();
+    ws.onmessage = (event) => this.receive(event.data);
+    ws.onclose = (event) => this.closed(ws, event);
+  }
+
+  /** Close for good (a new name is said with a new connection: see restart). */
+  stop() {
+    clearTimeout(this.retryTimer);
+    if (this.ws) {
+      const ws = this.ws;
+      this.ws = null;
+      ws.onclose = null;
+      ws.close(1000);
+    }
+    this.failPending("the connection was closed");
+    this.identified = false;
+  }
+
+  restart() {
+    this.stop();
+    this.attempt = 0;
+    this.start();
+  }
+
+  async hello() {
+    const hello = { type: "hello", name: this.hooks.name(), version: 1 };
+    const token = this.hooks.token();
+    if (token) hello.token = token;
+    let welcome;
+    try {
+      welcome = await this.request(hello, { beforeHello: true });
+    } catch (error) {
+      if (error.code === "bad_token") {
+        // The server does not know us (a new server, or the token expired): start afresh.
+        this.hooks.onState("forgotten", { message: error.message });
+        try {
+          welcome = await this.request({ type: "hello", name: this.hooks.name(), version: 1 },
+            { beforeHello: true });
+        } catch (again) {
+          this.setState("refused", { message: again.message });
+          return;
+        }
+      } else {
+        this.setState("refused", { message: error.message });
+        return;
+      }
+    }
+    this.identified = true;
+    this.attempt = 0;
+    this.setState("online", {});
+    this.hooks.onWelcome(welcome);
+  }
+
+  /** Send a message and wait for its direct reply (or its error, as a RequestError). */
+  request(message, { beforeHello = false } = {}) {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN || (!beforeHello && !this.identified)) {
+      return Promise.reject(new RequestError({ code: "offline",
+        message: "not connected to the server right now" }));
+    }
+    const id = this.nextId++;
+    this.ws.send(JSON.stringify({ ...message, id }));
+    return new Promise((resolve, reject) => this.pending.set(id, { resolve, reject }));
+  }
+
+  /**
+   * Send an action whose effect is a room event (a move, a chat line, an AI seat...):
+   * there is no reply, the event is the answer. If the server refuses it, its error
+   * (which carries the action's `id` as `re`) goes to `onError`.
+   */
+  act(message, onError) {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN || !this.identified) {
+      onError(new RequestError({ code: "offline", message: "not connected to the server right now" }));
+      return;
+    }
+    const id = this.nextId++;
+    this.actions.set(id, onError);
+    if (this.actions.size > 200) this.actions.delete(this.actions.keys().next().value);
+    this.ws.send(JSON.stringify({ ...message, id }));
+  }
+
+  receive(text) {
+    let frame;
+    try {
+      frame = JSON.parse(text);
+    } catch {
+      return;
+    }
+    const re = frame.re;
+    if (frame.type === "error" && this.actions.has(re)) {
+      const onError = this.actions.get(re);
+      this.actions.delete(re);
+      onError(new RequestError(frame));
+      return;
+    }
+    if (re !== undefined && re !== null && this.pending.has(re)) {
+      const waiter = this.pending.get(re);
+      this.pending.delete(re);
+      if (frame.type === "error") {
+        waiter.reject(new RequestError(frame));
+        return;
+      }
+      waiter.resolve(frame);
+      // A reply is also news for the app (a snapshot is the room's state, a lobby the
+      // list): it takes it in like any other frame.
+    }
+    this.hooks.onMessage(frame);
+  }
+
+  closed(ws, event) {
+    if (ws !== this.ws) return;
+    this.ws = null;
+    this.identified = false;
+    this.failPending("the connection dropped");
+    const wait = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
+    this.attempt += 1;
+    this.retryDeadline = Date.now() + wait;
+    this.setState("offline", { code: event.code, retryAt: this.retryDeadline });
+    this.retryTimer = setTimeout(() => this.start(), wait);
+  }
+
+  failPending(why) {
+    for (const waiter of this.pending.values()) {
+      waiter.reject(new RequestError({ code: "offline", message: why }));
+    }
+    this.pending.clear();
+  }
+
+  setState(state, detail) {
+    this.state = state;
+    this.hooks.onState(state, detail);
+  }
+}
+
+/** The WebSocket address of the server that served this page. */
+export function serverUrl(location) {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  return `${scheme}//${location.host}/`;
+}

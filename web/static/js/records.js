@@ -1,0 +1,156 @@
+// Ratings and finished games: the leaderboard of each rule, a player's profile (ratings
+// and games), and a finished game's review, move by move, with its record to download.
+
+import { BoardView } from "./board.js";
+import { parsePoint } from "./notation.js";
+import { resultText } from "./room.js";
+import { download, errorText, h } from "./ui.js";
+
+const RULES = ["freestyle", "standard", "renju"];
+
+export class LeaderboardView {
+  constructor(app, root) {
+    this.app = app;
+    this.root = root;
+  }
+
+  async load(rule) {
+    const tabs = h("nav", { class: "tabs", "aria-label": "Rating lists" }, RULES.map((r) =>
+      h("a", { href: `#/leaderboard/${r}`, class: r === rule ? "button current" : "button", "aria-current": r === rule ? "page" : null }, r)));
+    const body = h("tbody");
+    this.root.replaceChildren(h("h1", {}, "Leaderboard"), tabs,
+      h("table", { class: "leaderboard" },
+        h("thead", {}, h("tr", {}, ["#", "Player", "Rating", "RD", "Games"].map((t) => h("th", { scope: "col" }, t)))), body),
+      h("p", { class: "hint-text" }, "Players show up here after their rating settles (RD 110 or less)."));
+    if (!this.app.me) return;
+    try {
+      const board = await this.app.conn.request({ type: "get_leaderboard", rule, limit: 50 });
+      body.replaceChildren(...board.entries.map((e) => h("tr", {},
+        h("td", {}, String(e.rank)), h("td", {}, h("a", { href: `#/profile/${e.player}` }, e.name)),
+        h("td", {}, String(e.rating)), h("td", {}, String(e.rd)), h("td", {}, String(e.games)))));
+      if (!board.entries.length) body.append(h("tr", {}, h("td", { colspan: 5 }, "Nobody yet.")));
+    } catch (error) {
+      body.replaceChildren(h("tr", {}, h("td", { colspan: 5 }, errorText(error))));
+    }
+  }
+}
+
+export class ProfileView {
+  constructor(app, root) {
+    this.app = app;
+    this.root = root;
+  }
+
+  async load(player) {
+    this.root.replaceChildren(h("h1", {}, "Profile"), h("p", {}, "Loading…"));
+    if (!this.app.me) return;
+    try {
+      const message = player ? { type: "get_profile", player } : { type: "get_profile" };
+      const profile = await this.app.conn.request(message);
+      const games = await this.app.conn.request(player ? { type: "list_games", player } : { type: "list_games" });
+      const standings = h("table", { class: "standings" },
+        h("thead", {}, h("tr", {}, ["Rule", "Rating", "RD", "Won", "Lost", "Drawn"].map((t) => h("th", { scope: "col" }, t)))),
+        h("tbody", {}, profile.ratings.map((s) => h("tr", {},
+          h("td", {}, s.rule), h("td", {}, `${s.rating}${s.provisional ? "?" : ""}`), h("td", {}, String(s.rd)),
+          h("td", {}, String(s.wins)), h("td", {}, String(s.losses)), h("td", {}, String(s.draws))))));
+      const list = h("ul", { class: "games" }, games.items.map((g) => h("li", {},
+        h("a", { href: `#/review/${g.id}` }, `${g.black.name} – ${g.white.name}`),
+        ` · ${g.rule} ${g.size}×${g.size} · ${resultText(g.result)} · ${g.moves} moves${g.rated ? " · rated" : ""} · ${new Date(g.ended_ms).toLocaleString()}`)));
+      this.root.replaceChildren(h("h1", {}, profile.name), standings, h("h2", {}, "Finished games"),
+        games.items.length ? list : h("p", { class: "hint-text" }, "No finished games yet."));
+    } catch (error) {
+      this.root.replaceChildren(h("h1", {}, "Profile"), h("p", {}, errorText(error)));
+    }
+  }
+}
+
+export class ReviewView {
+  constructor(app, root) {
+    this.app = app;
+    this.root = root;
+    this.record = null;
+    this.step = 0;
+    document.addEventListener("keydown", (e) => {
+      if (this.root.hidden || !this.record || e.target.closest?.("input, select, textarea")) return;
+      const keys = { ArrowLeft: this.step - 1, ArrowRight: this.step + 1, Home: 0, End: this.record.moves.length };
+      if (e.key in keys) {
+        e.preventDefault();
+        this.go(keys[e.key]);
+      }
+    });
+  }
+
+  async load(gameId) {
+    this.game = gameId;
+    this.record = null;
+    this.root.replaceChildren(h("h1", {}, "Review"), h("p", {}, "Loading…"));
+    if (!this.app.me || !gameId) return;
+    let text;
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        text = (await this.app.conn.request({ type: "get_record", game: gameId, format: "json" })).text;
+        break;
+      } catch (error) {
+        if (error.code !== "no_such_game" || attempt >= 4) {
+          this.root.replaceChildren(h("h1", {}, "Review"), h("p", {}, errorText(error)));
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 500)); // archived just after the end
+      }
+    }
+    this.record = JSON.parse(text);
+    this.build();
+    this.go(this.record.moves.length);
+  }
+
+  build() {
+    const r = this.record;
+    this.boardHost = h("div", { class: "board-host" });
+    this.board = new BoardView(this.boardHost, { onPlay: () => {}, onSelect: () => {} });
+    this.position = h("p", { class: "status", id: "review-step", "aria-live": "polite" });
+    this.list = h("ol", { class: "moves review-moves" }, r.moves.map((m, i) =>
+      h("li", { class: i % 2 ? "white" : "black" }, h("button", { type: "button", class: "link", onclick: () => this.go(i + 1) }, m.move))));
+    const nav = h("div", { class: "row review-nav" },
+      h("button", { type: "button", "aria-label": "First position", onclick: () => this.go(0) }, "⏮"),
+      h("button", { type: "button", id: "review-back", "aria-label": "Back one move", onclick: () => this.go(this.step - 1) }, "◀"),
+      h("button", { type: "button", id: "review-forward", "aria-label": "Forward one move", onclick: () => this.go(this.step + 1) }, "▶"),
+      h("button", { type: "button", "aria-label": "Last position", onclick: () => this.go(r.moves.length) }, "⏭"));
+    const players = r.players ?? {};
+    this.root.replaceChildren(
+      h("h1", {}, `${players.black ?? "Black"} – ${players.white ?? "White"}`),
+      h("p", {}, `${r.rule} · ${r.size}×${r.size} · ${r.opening ?? "free"} · ${resultText(r.result)}`),
+      h("div", { class: "room-body" },
+        h("div", { class: "board-col" }, this.boardHost, nav, this.position),
+        h("aside", { class: "side" }, h("h2", {}, "Moves"), this.list,
+          h("div", { class: "row" },
+            h("button", { type: "button", onclick: () => this.download("json") }, "Download JSON"),
+            h("button", { type: "button", onclick: () => this.download("psq") }, "Download PSQ")))));
+  }
+
+  go(step) {
+    const r = this.record;
+    this.step = Math.max(0, Math.min(r.moves.length, step));
+    const cells = new Array(r.size * r.size).fill(0);
+    r.moves.slice(0, this.step).forEach((m, i) => {
+      const p = parsePoint(m.move, r.size);
+      if (p) cells[p.y * r.size + p.x] = i % 2 === 0 ? 1 : 2;
+    });
+    const end = this.step === r.moves.length;
+    this.board.render({
+      size: r.size, cells, last: this.step ? r.moves[this.step - 1].move : null,
+      line: end && r.result ? r.result.line ?? null : null, forbidden: new Map(), hint: null,
+      interactive: false, nextColor: null,
+    });
+    [...this.list.children].forEach((li, i) => li.classList.toggle("current", i === this.step - 1));
+    this.position.textContent = `Move ${this.step} of ${r.moves.length}${this.step ? `: ${r.moves[this.step - 1].move}` : ""}`;
+  }
+
+  async download(format) {
+    try {
+      const record = await this.app.conn.request({ type: "get_record", game: this.game, format });
+      download(`${this.game}.${format}`, record.text, format === "json" ? "application/json" : "text/plain");
+    } catch (error) {
+      this.position.textContent = errorText(error);
+    }
+  }
+}

@@ -1,0 +1,210 @@
+// One room as the client knows it: the snapshot the server sent, brought up to date
+// by the room's events in order (seq). Pure state: no DOM here.
+
+import { parsePoint } from "./notation.js";
+import { forbiddenPoints } from "./renju.js";
+
+export class RoomState {
+  /** @param {object} view a RoomView from a snapshot */
+  constructor(view) {
+    Object.assign(this, structuredClone(view));
+    this.log = []; // {text} for what happened, {name, text} for chat lines
+    this.ratings = null;
+    this.clocksAt = performance.now();
+    this.presenceAt = performance.now();
+    this.hint = null;
+    this.cache = null;
+  }
+
+  /** Apply one room event; returns a line for the room's log, or null. */
+  apply(event) {
+    this.cache = null;
+    switch (event.type) {
+      case "player_joined":
+        this.players[event.seat] = {
+          id: event.player, name: event.name, rating: event.rating, bot: event.bot,
+          online: true, deadline_ms: null,
+        };
+        return `${event.name} sat down as ${event.seat}`;
+      case "player_left":
+        this.players[event.seat] = null;
+        this.state = "waiting";
+        return `${this.nameOf(event.player)} left the ${event.seat} seat`;
+      case "spectator_count":
+        this.spectators = event.count;
+        return null;
+      case "game_started":
+        this.state = this.opening === "swap2" ? "opening" : "playing";
+        this.clocks = event.time ? { black_ms: event.time.base_ms, white_ms: event.time.base_ms } : null;
+        this.clocksAt = performance.now();
+        if (this.opening === "swap2" && !this.swap2) {
+          this.swap2 = { phase: "place3", to_act: event.black, choices: [] };
+        }
+        return "The game has started";
+      case "moved":
+        this.moves.push(event.point);
+        this.clocks = event.clocks;
+        this.clocksAt = performance.now();
+        this.hint = null;
+        return null;
+      case "opening":
+        this.state = "opening";
+        this.swap2 = { phase: event.phase, to_act: event.to_act, choices: event.choices };
+        return event.phase === "choose"
+          ? `${this.nameOf(event.to_act)} chooses: ${event.choices.join(", ")}`
+          : `${this.nameOf(event.to_act)} places ${event.phase === "place3" ? "three" : "two"} stones`;
+      case "chose": {
+        const line = `${this.nameOf(event.player)} chose ${event.choice === "place2" ? "to place two more stones" : event.choice}`;
+        if (event.black && event.white) {
+          const byId = {};
+          for (const seat of ["black", "white"]) if (this.players[seat]) byId[this.players[seat].id] = this.players[seat];
+          this.players = { black: byId[event.black] ?? this.players.black, white: byId[event.white] ?? this.players.white };
+          this.swap2 = null;
+          this.state = "playing";
+        }
+        return line;
+      }
+      case "offered":
+        this.pending = { kind: event.kind, by: event.by };
+        return `${this.nameOf(event.by)} ${OFFER_WORDS[event.kind] ?? `offers ${event.kind}`}`;
+      case "answered":
+        this.pending = null;
+        return `${this.nameOf(event.by)} ${event.accept ? "accepted" : "declined"} the ${event.kind}`;
+      case "undone":
+        for (const _ of event.points) this.moves.pop();
+        this.clocks = event.clocks;
+        this.clocksAt = performance.now();
+        return `Taken back: ${event.points.join(", ")}`;
+      case "game_over":
+        this.state = "over";
+        this.result = { winner: event.winner, reason: event.reason, line: event.line };
+        this.ratings = event.ratings ?? null;
+        this.pending = null;
+        this.swap2 = null;
+        return resultText(this.result);
+      case "presence":
+        for (const seat of ["black", "white"]) {
+          const p = this.players[seat];
+          if (p && p.id === event.player) {
+            p.online = event.online;
+            p.deadline_ms = event.deadline_ms;
+          }
+        }
+        this.presenceAt = performance.now();
+        return `${this.nameOf(event.player)} ${event.online ? "is back" : "lost the connection"}`;
+      case "chat":
+        return null; // the log keeps chat lines with their author
+      case "rematch":
+        this.rematchRoom = event.room;
+        return "A rematch was agreed";
+      default:
+        return null; // an event type from a newer server: ignored, as protocol.md says
+    }
+  }
+
+  nameOf(playerId) {
+    for (const seat of ["black", "white"]) {
+      if (this.players[seat] && this.players[seat].id === playerId) return this.players[seat].name;
+    }
+    return "a spectator";
+  }
+
+  seatOf(playerId) {
+    for (const seat of ["black", "white"]) {
+      if (this.players[seat] && this.players[seat].id === playerId) return seat;
+    }
+    return null;
+  }
+
+  /** The colour of the next stone, or null when no stone is expected. */
+  get toMove() {
+    if (this.state !== "playing" && this.state !== "opening") return null;
+    if (this.swap2 && this.swap2.phase === "choose") return null;
+    return this.moves.length % 2 === 0 ? "black" : "white";
+  }
+
+  /** The player id who must act now (place a stone or choose), or null. */
+  get actor() {
+    if (this.state !== "playing" && this.state !== "opening") return null;
+    if (this.swap2) return this.swap2.to_act;
+    const seat = this.players[this.toMove];
+    return seat ? seat.id : null;
+  }
+
+  /** The seat whose clock runs: the actor's, from the first stone on. */
+  get runningClock() {
+    if (!this.clocks || this.moves.length === 0 || this.actor === null) return null;
+    return this.seatOf(this.actor);
+  }
+
+  /** Remaining ms of a seat's clock now (counting down locally from the last value). */
+  clockMs(seat) {
+    if (!this.clocks) return null;
+    const base = this.clocks[`${seat}_ms`];
+    if (this.runningClock !== seat) return base;
+    return Math.max(0, base - (performance.now() - this.clocksAt));
+  }
+
+  /** The stones: a size*size array (0 empty, 1 black, 2 white), moves alternating from Black. */
+  cells(upTo = this.moves.length) {
+    const cells = new Array(this.size * this.size).fill(0);
+    this.moves.slice(0, upTo).forEach((point, index) => {
+      const p = parsePoint(point, this.size);
+      if (p) cells[p.y * this.size + p.x] = index % 2 === 0 ? 1 : 2;
+    });
+    return cells;
+  }
+
+  /** Black's forbidden points now (renju, Black to move), as {point name: foul}. */
+  forbidden() {
+    if (this.rule !== "renju" || this.toMove !== "black") return new Map();
+    if (this.cache) return this.cache;
+    const found = new Map();
+    for (const f of forbiddenPoints(this.cells(), this.size)) {
+      found.set(`${f.x},${f.y}`, f.foul);
+    }
+    this.cache = found;
+    return found;
+  }
+}
+
+const OFFER_WORDS = {
+  draw: "offers a draw",
+  takeback: "asks to take back a move",
+  rematch: "proposes a rematch",
+};
+
+const REASONS = {
+  five: "five in a row",
+  overline: "an overline",
+  "board-full": "the board is full",
+  resign: "resignation",
+  timeout: "time",
+  agreement: "agreement",
+  abandon: "abandonment",
+};
+
+export function resultText(result) {
+  if (!result) return "";
+  const why = REASONS[result.reason] ?? result.reason;
+  if (result.winner === null) return `Draw (${why})`;
+  const colour = result.winner === "black" ? "Black" : "White";
+  return `${colour} wins by ${why}`;
+}
+
+export function clockText(ms) {
+  if (ms === null || ms === undefined) return "–";
+  const total = Math.ceil(ms / 1000);
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  const mm = h ? String(m).padStart(2, "0") : String(m);
+  return `${h ? `${h}:` : ""}${mm}:${String(s).padStart(2, "0")}`;
+}
+
+export function timeControlText(time) {
+  if (!time) return "no clock";
+  const base = time.base_ms / 60000;
+  const inc = (time.inc_ms ?? 0) / 1000;
+  return `${Number.isInteger(base) ? base : base.toFixed(1)}+${inc}`;
+}
