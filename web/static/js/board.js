@@ -50,9 +50,9 @@ export class BoardView {
     for (const [x, y] of starPoints(size)) el("circle", { cx: x + 1, cy: y + 1, r: 0.1, class: "star" }, svg);
     const labels = el("g", { class: "coords", "aria-hidden": "true" }, svg);
     for (let i = 0; i < size; i += 1) {
-      const col = el("text", { x: i + 1, y: size + 0.78 }, labels);
+      const col = el("text", { x: i + 1, y: size + 0.84 }, labels);
       col.textContent = columnLetter(i);
-      const row = el("text", { x: 0.42, y: i + 1.13 }, labels);
+      const row = el("text", { x: 0.27, y: i + 1.13 }, labels);
       row.textContent = String(size - i);
     }
     this.marks = el("g", { class: "marks" }, svg);
@@ -118,6 +118,14 @@ export class BoardView {
     const marks = this.marks;
     marks.replaceChildren();
     const winning = new Set(state.line ?? []);
+    if (state.line && state.line.length > 1) {
+      const ends = [state.line[0], state.line[state.line.length - 1]].map((n) => this.xyOfName(n));
+      if (ends[0] && ends[1]) {
+        el("line", {
+          x1: ends[0][0] + 1, y1: ends[0][1] + 1, x2: ends[1][0] + 1, y2: ends[1][1] + 1, class: "winline",
+        }, marks);
+      }
+    }
     for (let y = 0; y < size; y += 1) {
       for (let x = 0; x < size; x += 1) {
         const name = pointName(x, y, size);
@@ -150,14 +158,6 @@ export class BoardView {
         }
         target.setAttribute("aria-label", label);
         target.classList.toggle("playable", state.interactive && !stone);
-      }
-    }
-    if (state.line && state.line.length > 1) {
-      const ends = [state.line[0], state.line[state.line.length - 1]].map((n) => this.xyOfName(n));
-      if (ends[0] && ends[1]) {
-        el("line", {
-          x1: ends[0][0] + 1, y1: ends[0][1] + 1, x2: ends[1][0] + 1, y2: ends[1][1] + 1, class: "winline",
-        }, marks);
       }
     }
     const ghost = this.selected ?? this.hover;

@@ -77,7 +77,7 @@ export class LobbyView {
     const sound = h("label", { class: "sound" },
       h("input", { type: "checkbox", id: "sound-toggle", checked: app.sound, onchange: (e) => { app.sound = e.target.checked; } }),
       " Sound on moves");
-    this.root.replaceChildren(this.resumeBox, h("div", { class: "lobby-grid" }, quick, create, aivai, code), list, sound);
+    this.root.replaceChildren(this.resumeBox, list, h("div", { class: "lobby-grid" }, quick, create, aivai, code), sound);
   }
 
   update() {

@@ -1,0 +1,380 @@
+"""The browser client in a real headless Chromium (Debian's, driven by Playwright),
+against a real server started by each test on a free 127.0.0.1 port.
+
+People play by clicking, tapping and typing, as a person would: two browsers play a
+game to the end while a third watches it; a browser plays the terminal protocol client
+(MessagePack) in one room; a reload and a dropped connection in the middle of a game
+are caught up; a renju game shows Black's forbidden point and refuses a click on it;
+a phone-size viewport plays by tap. Screenshots of the lobby, a game in progress and a
+finished game at 1280x800 and 360x740 go to ``screenshots/`` (see the README).
+
+Run them alone with ``pytest -m browser``. One browser serves the whole module.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from playwright.async_api import Browser, BrowserContext, Page, async_playwright, expect
+from server_fixtures import TestClient, make_config
+from websockets.asyncio.client import connect as ws_connect
+
+from engine import Board, Rule
+from engine.types import Color, Point
+from protocol import messages as m
+from protocol.events import GameOver, GameStarted, Moved, PlayerJoined, Presence
+from server.app import GomokuServer
+
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
+
+CHROMIUM = Path("/usr/bin/chromium")
+HAVE_CHROMIUM = CHROMIUM.exists()
+SHOTS = Path(__file__).resolve().parent.parent / "screenshots"
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 360, "height": 740}
+QUIET = [  # no background traffic to anywhere: the tests talk to 127.0.0.1 only
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-default-apps",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+]
+WAIT_MS = 10_000
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def browser() -> AsyncIterator[Browser]:
+    """One headless Chromium for the module (scripts/test installs Debian's package)."""
+    assert HAVE_CHROMIUM, "no /usr/bin/chromium: scripts/test installs it (apt-get)"
+    async with async_playwright() as playwright:
+        launched = await playwright.chromium.launch(
+            executable_path=str(CHROMIUM), chromium_sandbox=False, args=QUIET
+        )
+        yield launched
+        await launched.close()
+
+
+@asynccontextmanager
+async def game_server(**overrides: Any) -> AsyncIterator[GomokuServer]:
+    server = GomokuServer(make_config(**overrides))
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.stop()
+
+
+class People:
+    """The browser pages (each its own context: its own localStorage) and protocol
+    clients of one test, all closed at the end; page errors fail the test."""
+
+    def __init__(self, browser: Browser, server: GomokuServer) -> None:
+        self.browser = browser
+        self.server = server
+        self.contexts: list[BrowserContext] = []
+        self.clients: list[TestClient] = []
+        self.errors: list[str] = []
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.port}/"
+
+    async def page(self, name: str, *, phone: bool = False, hash: str = "") -> Page:
+        """A browser at the server's page, named ``name``, connected."""
+        options: dict[str, Any] = {"viewport": PHONE if phone else DESKTOP}
+        if phone:
+            options |= {"has_touch": True, "is_mobile": True, "device_scale_factor": 1}
+        context = await self.browser.new_context(**options)
+        self.contexts.append(context)
+        page = await context.new_page()
+        page.set_default_timeout(WAIT_MS)
+        page.on("pageerror", lambda error: self.errors.append(f"{name}: {error}"))
+        await page.goto(self.url + hash)
+        await page.fill("#name-input", name)
+        await page.press("#name-input", "Enter")
+        await expect(page.locator("#conn")).to_have_attribute("data-state", "online")
+        return page
+
+    async def client(self, name: str) -> TestClient:
+        """A terminal-style protocol client (MessagePack, no subprotocol)."""
+        ws = await ws_connect(f"ws://127.0.0.1:{self.server.port}/", compression=None)
+        client = TestClient(ws)
+        self.clients.append(client)
+        await client.hello(name)
+        return client
+
+    async def close(self) -> None:
+        for client in self.clients:
+            await client.ws.close()
+        for context in self.contexts:
+            await context.close()
+        assert not self.errors, self.errors
+
+
+@asynccontextmanager
+async def people(browser: Browser, **overrides: Any) -> AsyncIterator[People]:
+    async with game_server(**overrides) as server:
+        crowd = People(browser, server)
+        try:
+            yield crowd
+        finally:
+            await crowd.close()
+
+
+async def shot(page: Page, name: str) -> None:
+    SHOTS.mkdir(exist_ok=True)
+    await page.screenshot(path=str(SHOTS / f"{name}.png"))
+
+
+async def moves_shown(page: Page, count: int) -> None:
+    await expect(page.locator("#moves li")).to_have_count(count)
+
+
+def point(page: Page, name: str) -> Any:
+    return page.locator(f'[data-point="{name}"]')
+
+
+async def tap_move(page: Page, name: str) -> None:
+    """A move on a phone: the first tap previews the stone, Place confirms it."""
+    await point(page, name).tap()
+    await expect(page.locator("#confirm-move")).to_have_text(f"Place at {name}")
+    await page.locator("#confirm-move").tap()
+
+
+async def room_of(page: Page) -> str:
+    await expect(page).to_have_url(re.compile(r"#/(room|watch)/"))
+    return page.url.rsplit("/", 1)[-1]
+
+
+# --- the tests --------------------------------------------------------------------------
+
+
+async def test_two_browsers_play_to_the_end_while_a_third_watches(browser: Browser) -> None:
+    """ann (desktop) creates a room with a clock; bob (a phone) joins it from the lobby
+    and plays by tap; cy watches. Every move reaches all three, the clocks tick, and
+    the end shows the winner and the winning five to everyone."""
+    async with people(browser) as crowd:
+        ann = await crowd.page("ann")
+        bob = await crowd.page("bob", phone=True)
+        cy = await crowd.page("cy")
+        await ann.select_option("#create-form select[name=time]", "300000+3000")
+        await ann.select_option("#create-form select[name=seat]", "black")
+        await ann.click("#create-button")
+        room = await room_of(ann)
+        await expect(ann.locator("#status")).to_contain_text("Waiting for an opponent")
+        row = f'tr[data-room="{room}"]'
+        await expect(bob.locator(row)).to_be_visible()
+        await expect(cy.locator(row)).to_contain_text("ann (1500)")
+        await shot(bob, "lobby-360x740")
+        await shot(cy, "lobby-1280x800")
+        await bob.locator(f"{row} a.join").tap()
+        await expect(bob.locator("#name-white")).to_contain_text("bob")
+        await cy.click(f"{row} a.watch")
+        await expect(cy.locator("#status")).to_contain_text("ann to move")
+        await expect(ann.locator("#status")).to_have_text("Your move: Black.")
+
+        black, white = ["h8", "h9", "h10", "h11", "h12"], ["a1", "a2", "a3", "a4"]
+        for n in range(9):
+            if n % 2 == 0:
+                await point(ann, black[n // 2]).click()
+            else:
+                await tap_move(bob, white[n // 2])
+            for page in (ann, bob, cy):
+                await moves_shown(page, n + 1)
+            if n == 0:  # White's clock runs now, on every page
+                before = await cy.locator("#clock-white").inner_text()
+                await expect(cy.locator("#clock-white")).not_to_have_text(before)
+                await expect(cy.locator("#clock-white")).to_have_class(re.compile("running"))
+            if n == 5:
+                await shot(ann, "game-1280x800")
+                await shot(bob, "game-360x740")
+        played = [p for pair in zip(black, [*white, ""], strict=True) for p in pair if p]
+        assert await cy.locator("#moves li").all_inner_texts() == played
+        for page in (ann, bob, cy):
+            await expect(page.locator("#result")).to_contain_text("Black wins by five in a row")
+            await expect(point(page, "h12")).to_have_attribute(
+                "aria-label", "h12, black stone, last move, winning five"
+            )
+        await expect(bob.locator("#offer-rematch")).to_be_visible()
+        await shot(ann, "finished-1280x800")
+        await shot(bob, "finished-360x740")
+
+
+async def test_a_browser_plays_the_terminal_protocol_client(browser: Browser) -> None:
+    """hal speaks MessagePack like the terminal client, ann's browser JSON: hal creates
+    the room, ann opens its link and plays Black with the mouse and the keyboard; each
+    side sees the other's moves, and both see the end."""
+    async with people(browser) as crowd:
+        hal = await crowd.client("hal")
+        room = (await hal.create(seat="white")).room.id
+        ann = await crowd.page("ann", hash=f"#/room/{room}")
+        await expect(ann.locator("#name-black")).to_contain_text(re.compile(r"ann .*\(you\)"))
+        assert (await hal.event(PlayerJoined, room)).name == "ann"
+        await hal.event(GameStarted, room)
+        # The keyboard: the cursor starts on the centre; Enter plays, arrows move it.
+        await point(ann, "h8").focus()
+        await ann.keyboard.press("Enter")
+        assert (await hal.event(Moved, room)).point == "h8"
+        await hal.move(room, "a1")
+        await hal.event(Moved, room)
+        await moves_shown(ann, 2)
+        await ann.keyboard.press("ArrowUp")
+        await ann.keyboard.press("Enter")
+        assert (await hal.event(Moved, room)).point == "h9"
+        for mine, theirs in (("h10", "a2"), ("h11", "a3")):
+            await hal.move(room, theirs)
+            await hal.event(Moved, room)
+            await expect(ann.locator("#status")).to_have_text("Your move: Black.")
+            await point(ann, mine).click()
+            assert (await hal.event(Moved, room)).point == mine
+        await hal.move(room, "a4")
+        await hal.event(Moved, room)
+        await expect(ann.locator("#status")).to_have_text("Your move: Black.")
+        await point(ann, "h12").click()
+        assert (await hal.event(Moved, room)).point == "h12"
+        over = await hal.event(GameOver, room)
+        assert (over.winner, over.reason) == ("black", "five")
+        await expect(ann.locator("#result")).to_contain_text("Black wins")
+
+
+async def test_a_reload_and_a_dropped_connection_resume_the_game(browser: Browser) -> None:
+    """ann creates a private room; hal joins it by its invite code. ann reloads the page
+    mid-game: her name, her seat and the position come back and she plays on. Then her
+    connection drops and hal moves meanwhile: the page reconnects by itself, catches up
+    the missed move, and she plays on."""
+    async with people(browser) as crowd:
+        ann = await crowd.page("ann")
+        await ann.check("#create-form input[name=private]")
+        await ann.select_option("#create-form select[name=seat]", "black")
+        await ann.click("#create-button")
+        code = await ann.locator("#invite-code").inner_text()
+        assert ann.url.endswith(f"#/room/{code}")
+        assert code in await ann.locator("#share-link").input_value()
+        hal = await crowd.client("hal")
+        await hal.send(m.Join(code=code))
+        room = (await hal.expect(m.Snapshot)).room.id
+        await expect(ann.locator("#status")).to_have_text("Your move: Black.")
+        await point(ann, "h8").click()
+        await hal.event(Moved, room)
+        await hal.move(room, "a1")
+        await hal.event(Moved, room)
+        await moves_shown(ann, 2)
+
+        await ann.reload()
+        await expect(ann.locator("#conn")).to_have_attribute("data-state", "online")
+        await expect(ann.locator("header #me")).to_have_text("ann")
+        await moves_shown(ann, 2)
+        await expect(ann.locator("#name-black")).to_contain_text(re.compile(r"ann .*\(you\)"))
+        await expect(ann.locator("#status")).to_have_text("Your move: Black.")
+        await point(ann, "h9").click()
+        assert (await hal.until_event(Moved)).point == "h9"  # after ann's presence events
+
+        (ann_conn,) = [c for c in crowd.server.connections if c.session and c.session.name == "ann"]
+        ann_conn.ws.transport.abort()  # the network drops
+        await expect(ann.locator("#conn")).to_have_attribute("data-state", "offline")
+        assert not (await hal.until_event(Presence)).online  # hal is told; he plays on
+        await hal.move(room, "a2")  # within the page's first reconnect wait (0.5 s)
+        assert (await hal.until_event(Moved)).point == "a2"
+        await expect(ann.locator("#conn")).to_have_attribute("data-state", "online")
+        await moves_shown(ann, 4)
+        assert await ann.locator("#moves li").all_inner_texts() == ["h8", "a1", "h9", "a2"]
+        await point(ann, "h10").click()
+        assert (await hal.until_event(Moved)).point == "h10"
+
+
+async def test_renju_shows_a_forbidden_point_and_refuses_a_click_on_it(browser: Browser) -> None:
+    """In renju, Black's double-three point is marked on the board with its reason, and a
+    click on it is refused on the page with a visible reason; nothing reaches the game.
+    ann joins hal's private room by typing its invite code in the lobby."""
+    async with people(browser) as crowd:
+        hal = await crowd.client("hal")
+        snap = await hal.create(rule="renju", private=True, seat="white")
+        room, code = snap.room.id, snap.room.code
+        assert code is not None
+        ann = await crowd.page("ann")
+        await ann.fill("#code-form input[name=code]", code.lower())
+        await ann.press("#code-form input[name=code]", "Enter")
+        await expect(ann.locator("#name-black")).to_contain_text(re.compile(r"ann .*\(you\)"))
+        await hal.event(PlayerJoined, room)
+        await hal.event(GameStarted, room)
+        for mine, theirs in (("h8", "a1"), ("i8", "a3"), ("j9", "a5"), ("j10", "a7")):
+            await expect(ann.locator("#status")).to_have_text("Your move: Black.")
+            await point(ann, mine).click()
+            await hal.event(Moved, room)
+            await hal.move(room, theirs)
+            await hal.event(Moved, room)
+        await moves_shown(ann, 8)
+        await expect(point(ann, "j8")).to_have_attribute(
+            "aria-label", "j8, forbidden for Black (double-three)"
+        )
+        assert await ann.locator(".marks .forbidden").count() >= 1
+        await point(ann, "j8").click()
+        status = ann.locator("#status")
+        await expect(status).to_have_text("j8 is forbidden for Black in renju (double-three).")
+        await expect(status).to_have_class(re.compile("refusal"))
+        await hal.silent(0.3)
+        await moves_shown(ann, 8)
+        await point(ann, "k7").click()
+        assert (await hal.event(Moved, room)).point == "k7"
+
+
+def _renju_positions(count: int, seed: int) -> list[dict[str, Any]]:
+    """Renju positions with Black to move and many black stones near each other (where
+    fouls live), with the engine's verdict for every empty point."""
+    rng = random.Random(seed)
+    positions: list[dict[str, Any]] = []
+    while len(positions) < count:
+        board = Board(15, Rule.RENJU)
+        board.play(Point(7, 7))
+        for _ in range(rng.randrange(6, 40)):
+            if board.is_over():
+                break
+            mine = board.stones(board.turn) or board.stones(Color.BLACK)
+            near = [
+                Point(p.x + dx, p.y + dy)
+                for p in mine
+                for dx in (-2, -1, 0, 1, 2)
+                for dy in (-2, -1, 0, 1, 2)
+            ]
+            legal = [p for p in near if 0 <= p.x < 15 and 0 <= p.y < 15 and board.is_legal(p)]
+            if board.turn is Color.WHITE and rng.random() < 0.5:
+                legal = board.legal_moves()
+            if not legal:
+                break
+            board.play(rng.choice(legal))
+        if board.is_over() or board.turn is not Color.BLACK:
+            continue
+        cells = [0] * 225
+        for colour, value in ((Color.BLACK, 1), (Color.WHITE, 2)):
+            for p in board.stones(colour):
+                cells[p.y * 15 + p.x] = value
+        fouls = sorted([p.x, p.y, str(board.foul(p))] for p in board.forbidden_points())
+        positions.append({"cells": cells, "fouls": fouls})
+    return positions
+
+
+async def test_the_pages_renju_fouls_agree_with_the_engine(browser: Browser) -> None:
+    """The page's foul check (web/static/js/renju.js) marks exactly the points the
+    engine refuses, with the same reason, on random renju positions."""
+    positions = _renju_positions(300, seed=17)
+    assert sum(1 for p in positions if p["fouls"]) >= 30  # the sample has fouls to find
+    async with people(browser) as crowd:
+        page = await crowd.page("ann")
+        found = await page.evaluate(
+            """async (positions) => {
+                const renju = await import("/js/renju.js");
+                return positions.map((p) => renju.forbiddenPoints(p.cells.slice(), 15)
+                    .map((f) => [f.x, f.y, f.foul]).sort());
+            }""",
+            positions,
+        )
+    for position, seen in zip(positions, found, strict=True):
+        assert sorted(seen) == position["fouls"]
