@@ -158,15 +158,16 @@ async def room_of(page: Page) -> str:
 
 
 async def test_two_browsers_play_to_the_end_while_a_third_watches(browser: Browser) -> None:
-    """ann (desktop) creates a room with a clock; bob (a phone) joins it from the lobby
-    and plays by tap; cy watches. Every move reaches all three, the clocks tick, and
-    the end shows the winner and the winning five to everyone."""
+    """ann (desktop) creates a rated room with a clock; bob (a phone) joins it from the
+    lobby and plays by tap; cy watches. Every move reaches all three, the clocks tick,
+    and the end shows the winner, the winning five and both rating changes to everyone."""
     async with people(browser) as crowd:
         ann = await crowd.page("ann")
         bob = await crowd.page("bob", phone=True)
         cy = await crowd.page("cy")
         await ann.select_option("#create-form select[name=time]", "300000+3000")
         await ann.select_option("#create-form select[name=seat]", "black")
+        await ann.check("#create-form input[name=rated]")
         await ann.click("#create-button")
         room = await room_of(ann)
         await expect(ann.locator("#status")).to_contain_text("Waiting for an opponent")
@@ -203,6 +204,9 @@ async def test_two_browsers_play_to_the_end_while_a_third_watches(browser: Brows
             await expect(point(page, "h12")).to_have_attribute(
                 "aria-label", "h12, black stone, last move, winning five"
             )
+            changes = page.locator("#result .rating-change")
+            await expect(changes.nth(0)).to_have_text(re.compile(r"^ann: 1500 → 1\d{3} \(\+\d+\)$"))
+            await expect(changes.nth(1)).to_have_text(re.compile(r"^bob: 1500 → 1\d{3} \(-\d+\)$"))
         await expect(bob.locator("#offer-rematch")).to_be_visible()
         await shot(ann, "finished-1280x800")
         await shot(bob, "finished-360x740")
