@@ -13,6 +13,7 @@ Run them alone with ``pytest -m browser``. One browser serves the whole module.
 
 from __future__ import annotations
 
+import asyncio
 import random
 import re
 from collections.abc import AsyncIterator
@@ -139,7 +140,8 @@ async def moves_shown(page: Page, count: int) -> None:
 
 
 def point(page: Page, name: str) -> Any:
-    return page.locator(f'[data-point="{name}"]')
+    """A point of the board on show (the room's, or the review's)."""
+    return page.locator(f'[data-point="{name}"] >> visible=true')
 
 
 async def tap_move(page: Page, name: str) -> None:
@@ -158,13 +160,22 @@ async def room_of(page: Page) -> str:
 
 
 async def test_two_browsers_play_to_the_end_while_a_third_watches(browser: Browser) -> None:
-    """ann (desktop) creates a rated room with a clock; bob (a phone) joins it from the
-    lobby and plays by tap; cy watches. Every move reaches all three, the clocks tick,
-    and the end shows the winner, the winning five and both rating changes to everyone."""
+    """ann (desktop) creates a rated room with a clock; bob (a phone), after trying and
+    cancelling a quick match, joins it from the lobby and plays by tap; cy watches.
+    Every move reaches all three, the clocks tick, and the end shows the winner, the
+    winning five and both rating changes to everyone."""
     async with people(browser) as crowd:
         ann = await crowd.page("ann")
         bob = await crowd.page("bob", phone=True)
         cy = await crowd.page("cy")
+        # bob tries quick match first: the wait shows and counts; he cancels it.
+        await bob.locator("#quick-button").tap()
+        waiting = bob.locator(".queue-status")
+        await expect(waiting).to_contain_text("Waiting for an opponent: 0:0")
+        await expect(bob.locator("#quick-button")).to_be_disabled()
+        await bob.locator("#cancel-queue").tap()
+        await expect(waiting).to_be_empty()
+        await expect(bob.locator("#quick-button")).to_be_enabled()
         await ann.select_option("#create-form select[name=time]", "300000+3000")
         await ann.select_option("#create-form select[name=seat]", "black")
         await ann.check("#create-form input[name=rated]")
@@ -247,6 +258,31 @@ async def test_a_browser_plays_the_terminal_protocol_client(browser: Browser) ->
         over = await hal.event(GameOver, room)
         assert (over.winner, over.reason) == ("black", "five")
         await expect(ann.locator("#result")).to_contain_text("Black wins")
+
+        # The finished game: its record downloads as the server exports it, and the
+        # review steps through it; the profile lists it.
+        async with ann.expect_download() as info:
+            await ann.click("#download-psq")
+        download = await info.value
+        assert download.suggested_filename == f"{room}.psq"
+        await hal.send(m.GetRecord(game=room, format="psq"))
+        exported = (await hal.expect(m.Record)).text
+        saved = Path(await download.path())
+        assert await asyncio.to_thread(saved.read_text) == exported
+        await ann.click("#review")
+        step = ann.locator("#review-step")
+        await expect(step).to_have_text("Move 9 of 9: h12")
+        await ann.keyboard.press("ArrowLeft")
+        await expect(step).to_have_text("Move 8 of 9: a4")
+        await expect(point(ann, "a4")).to_have_attribute("aria-label", "a4, white stone, last move")
+        await expect(point(ann, "h12")).to_have_attribute("aria-label", "h12, empty")
+        await ann.click("#review-back")
+        await expect(step).to_have_text("Move 7 of 9: h11")
+        await ann.click("header nav >> text=Profile")
+        await expect(ann.locator("#profile-view h1")).to_have_text("ann")
+        await expect(ann.locator("#profile-view .games li")).to_contain_text("ann \u2013 hal")
+        await ann.click("header nav >> text=Leaderboard")
+        await expect(ann.locator("#leaderboard-view tbody")).to_contain_text("Nobody yet.")
 
 
 async def test_a_reload_and_a_dropped_connection_resume_the_game(browser: Browser) -> None:

@@ -5,7 +5,8 @@
 import { BoardView } from "./board.js";
 import { parsePoint } from "./notation.js";
 import { clockText, resultText, timeControlText } from "./room.js";
-import { download, errorText, h, option, toast } from "./ui.js";
+import { downloadRecord } from "./records.js";
+import { errorText, h, option, toast } from "./ui.js";
 
 const LEVELS = ["beginner", "novice", "intermediate", "advanced", "master"];
 const CHOICE_WORDS = { black: "Take Black", white: "Take White", place2: "Place two more stones" };
@@ -311,19 +312,10 @@ export class GameView {
   }
 
   async record(room, format) {
-    for (let attempt = 0; attempt < 5; attempt += 1) {
-      try {
-        const record = await this.app.conn.request({ type: "get_record", game: room.id, format });
-        download(`${room.id}.${format}`, record.text, format === "json" ? "application/json" : "text/plain");
-        return;
-      } catch (error) {
-        // The record is archived just after the game ends: try again a moment later.
-        if (error.code !== "no_such_game" || attempt === 4) {
-          toast(errorText(error));
-          return;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 500));
-      }
+    try {
+      await downloadRecord(this.app.conn, room.id, format);
+    } catch (error) {
+      toast(errorText(error));
     }
   }
 

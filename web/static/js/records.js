@@ -8,6 +8,27 @@ import { download, errorText, h } from "./ui.js";
 
 const RULES = ["freestyle", "standard", "renju"];
 
+/**
+ * A finished game's record (`get_record`) as text. The server archives a game just
+ * after its end, so a game that ended a moment ago may need a second look.
+ */
+export async function fetchRecord(conn, game, format) {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return (await conn.request({ type: "get_record", game, format })).text;
+    } catch (error) {
+      if (error.code !== "no_such_game" || attempt >= 4) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}
+
+/** Offer a game's record as a file (JSON or PSQ). */
+export async function downloadRecord(conn, game, format) {
+  const text = await fetchRecord(conn, game, format);
+  download(`${game}.${format}`, text, format === "json" ? "application/json" : "text/plain");
+}
+
 export class LeaderboardView {
   constructor(app, root) {
     this.app = app;
@@ -85,20 +106,12 @@ export class ReviewView {
     this.record = null;
     this.root.replaceChildren(h("h1", {}, "Review"), h("p", {}, "Loading…"));
     if (!this.app.me || !gameId) return;
-    let text;
-    for (let attempt = 0; ; attempt += 1) {
-      try {
-        text = (await this.app.conn.request({ type: "get_record", game: gameId, format: "json" })).text;
-        break;
-      } catch (error) {
-        if (error.code !== "no_such_game" || attempt >= 4) {
-          this.root.replaceChildren(h("h1", {}, "Review"), h("p", {}, errorText(error)));
-          return;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 500)); // archived just after the end
-      }
+    try {
+      this.record = JSON.parse(await fetchRecord(this.app.conn, gameId, "json"));
+    } catch (error) {
+      this.root.replaceChildren(h("h1", {}, "Review"), h("p", {}, errorText(error)));
+      return;
     }
-    this.record = JSON.parse(text);
     this.build();
     this.go(this.record.moves.length);
   }
@@ -147,8 +160,7 @@ export class ReviewView {
 
   async download(format) {
     try {
-      const record = await this.app.conn.request({ type: "get_record", game: this.game, format });
-      download(`${this.game}.${format}`, record.text, format === "json" ? "application/json" : "text/plain");
+      await downloadRecord(this.app.conn, this.game, format);
     } catch (error) {
       this.position.textContent = errorText(error);
     }
