@@ -26,12 +26,26 @@ import pytest_asyncio
 from playwright.async_api import Browser, BrowserContext, Page, async_playwright, expect
 from server_fixtures import TestClient, make_config
 from websockets.asyncio.client import connect as ws_connect
+from worker_fixtures import ai_config, worker_config
 
 from engine import Board, Rule
 from engine.types import Color, Point
 from protocol import messages as m
-from protocol.events import GameOver, GameStarted, Moved, PlayerJoined, Presence
+from protocol.events import (
+    Answered,
+    ChatPosted,
+    Chose,
+    GameOver,
+    GameStarted,
+    Moved,
+    Offered,
+    PlayerJoined,
+    Presence,
+    Undone,
+)
 from server.app import GomokuServer
+from worker.control import AiWorker
+from worker.thinker import Thinker
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
@@ -61,6 +75,12 @@ async def browser() -> AsyncIterator[Browser]:
         )
         yield launched
         await launched.close()
+
+
+def ai_overrides() -> dict[str, Any]:
+    """The settings of a server that accepts the test AI workers' bot key."""
+    config = ai_config()
+    return {"bot_keys": config.bot_keys, "bots": config.bots}
 
 
 @asynccontextmanager
@@ -418,3 +438,92 @@ async def test_the_pages_renju_fouls_agree_with_the_engine(browser: Browser) -> 
         )
     for position, seen in zip(positions, found, strict=True):
         assert sorted(seen) == position["fouls"]
+
+
+async def test_swap2_choices_offers_chat_takeback_and_resign(browser: Browser) -> None:
+    """hal opens a swap2 game; ann chooses her colour with the page's buttons, declines
+    hal's draw offer, chats with him, has a move taken back with his consent, and
+    resigns (confirming the question)."""
+    async with people(browser) as crowd:
+        hal = await crowd.client("hal")
+        room = (await hal.create(opening="swap2", seat="black")).room.id
+        ann = await crowd.page("ann", hash=f"#/room/{room}")
+        await hal.until_event(GameStarted)
+        for stone in ("h8", "h9", "i8"):  # the opener's three stones
+            await hal.move(room, stone)
+            await hal.until_event(Moved)
+        await expect(ann.locator("#status")).to_have_text("Swap2: choose.")
+        await expect(ann.locator("[data-choice]")).to_have_count(3)
+        await ann.click('[data-choice="white"]')
+        chose = await hal.until_event(Chose)
+        assert chose.choice == "white"
+        assert (chose.black, chose.white) == (hal.player, chose.white)
+        assert chose.white != hal.player
+        await expect(ann.locator("#name-white")).to_contain_text("(you)")
+        await expect(ann.locator("#status")).to_have_text("Your move: White.")
+        await point(ann, "j8").click()
+        assert (await hal.until_event(Moved)).point == "j8"
+
+        await hal.send(m.Offer(room=room, kind="draw"))
+        await expect(ann.locator(".offer")).to_contain_text("hal offers a draw.")
+        await ann.click("#decline")
+        answered = await hal.until_event(Answered)
+        assert (answered.kind, answered.accept) == ("draw", False)
+        await expect(ann.locator(".offer")).to_be_hidden()
+
+        await ann.fill("#chat-input", "nice opening")
+        await ann.press("#chat-input", "Enter")
+        assert (await hal.until_event(ChatPosted)).text == "nice opening"
+        await hal.send(m.Chat(room=room, text="thanks!"))
+        await expect(ann.locator("#chat-log")).to_contain_text("hal: thanks!")
+
+        await hal.move(room, "a1")
+        await hal.until_event(Moved)
+        await moves_shown(ann, 5)
+        await ann.click("#offer-takeback")
+        assert (await hal.until_event(Offered)).kind == "takeback"
+        await hal.send(m.Answer(room=room, kind="takeback", accept=True))
+        assert (await hal.until_event(Undone)).points == ["a1", "j8"]
+        await moves_shown(ann, 3)
+        await expect(ann.locator("#status")).to_have_text("Your move: White.")
+
+        ann.once("dialog", lambda dialog: dialog.accept())
+        await ann.click("#resign")
+        over = await hal.until_event(GameOver)
+        assert (over.winner, over.reason) == ("black", "resign")
+        await expect(ann.locator("#result")).to_contain_text("Black wins by resignation")
+
+
+async def test_the_ai_from_the_page(browser: Browser, thinker: Thinker) -> None:
+    """With an AI worker connected: ann plays the AI of a level she picks in the lobby,
+    asks for a hint (marked on the board), then starts an AI-vs-AI game and watches it."""
+    async with game_server(**ai_overrides()) as server:
+        worker = AiWorker(worker_config(server, seats=4), thinker=thinker)
+        running = asyncio.create_task(worker.run())
+        await asyncio.wait_for(worker.ready.wait(), 10)
+        crowd = People(browser, server)
+        try:
+            ann = await crowd.page("ann")
+            await ann.select_option("#create-form select[name=seat]", "black")
+            await ann.select_option("#create-form select[name=level]", "beginner")
+            await ann.click("#play-ai-button")
+            await expect(ann.locator("#name-white")).to_contain_text("AI beginner")
+            await expect(ann.locator("#status")).to_have_text("Your move: Black.")
+            await point(ann, "h8").click()
+            await moves_shown(ann, 2)  # the AI answered
+            await expect(ann.locator("#status")).to_have_text("Your move: Black.")
+            await ann.click("#hint")
+            await expect(ann.locator("#status")).to_have_text(re.compile(r"^Hint: [a-o]\d+ \("))
+            await expect(ann.locator(".marks .hint")).to_have_count(1)
+
+            await ann.click("#leave")
+            await ann.select_option("#aivai-form select[name=black]", "beginner")
+            await ann.select_option("#aivai-form select[name=white]", "beginner")
+            await ann.click("#aivai-form button")
+            await expect(ann).to_have_url(re.compile(r"#/watch/r-"))
+            await expect(ann.locator("#name-black")).to_contain_text("AI beginner")
+            await expect(ann.locator("#moves li").nth(3)).to_be_visible()  # they play on
+        finally:
+            await crowd.close()
+            await worker.stop()
+            await asyncio.wait_for(running, 10)
