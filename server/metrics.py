@@ -34,6 +34,10 @@ _HELP = {
         "counter",
         "Connections refused because their address had too many open.",
     ),
+    "gomoku_refused_origin_total": (
+        "counter",
+        "WebSocket handshakes refused because a page from another web origin made them.",
+    ),
     "gomoku_ai_workers": ("gauge", "AI workers connected here."),
     "gomoku_ai_seats": ("gauge", "Games the connected AI workers offer to play at once."),
     "gomoku_ai_seats_busy": ("gauge", "AI seats in play (or waiting for a worker)."),

@@ -183,7 +183,7 @@ async def test_two_browsers_play_to_the_end_while_a_third_watches(browser: Brows
     """ann (desktop) creates a rated room with a clock; bob (a phone), after trying and
     cancelling a quick match, joins it from the lobby and plays by tap; cy watches.
     Every move reaches all three, the clocks tick, and the end shows the winner, the
-    winning five and both rating changes to everyone."""
+    winning five and both rating changes to everyone; then a rematch is agreed."""
     async with people(browser) as crowd:
         ann = await crowd.page("ann")
         bob = await crowd.page("bob", phone=True)
@@ -241,6 +241,17 @@ async def test_two_browsers_play_to_the_end_while_a_third_watches(browser: Brows
         await expect(bob.locator("#offer-rematch")).to_be_visible()
         await shot(ann, "finished-1280x800")
         await shot(bob, "finished-360x740")
+
+        # A rematch: bob proposes, ann accepts; both go to the new room, colours swapped,
+        # and the watcher is offered it.
+        await bob.locator("#offer-rematch").tap()
+        await expect(ann.locator(".offer")).to_contain_text("bob proposes a rematch.")
+        await ann.click("#accept")
+        for page in (ann, bob):
+            await expect(page).not_to_have_url(re.compile(room))
+            await expect(page.locator("#name-black")).to_contain_text("bob")
+        await expect(bob.locator("#status")).to_have_text("Your move: Black.")
+        await expect(cy.locator("a", has_text="Watch the rematch")).to_be_visible()
 
 
 async def test_a_browser_plays_the_terminal_protocol_client(browser: Browser) -> None:

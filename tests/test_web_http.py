@@ -238,6 +238,7 @@ async def test_the_servers_own_page_may_connect_and_other_origins_may_not(
         f"file://127.0.0.1:{server.port}",
     ):
         assert await refused_status(server.port, origin=other) == 403, other
+    assert "gomoku_refused_origin_total 5" in server.metrics.render()
     listed = await make_server(allowed_origins=frozenset({"https://play.example.org/"}))
     assert await refused_status(listed.port, origin="https://play.example.org") is None
     assert await refused_status(listed.port, origin=f"http://127.0.0.1:{listed.port}") is None

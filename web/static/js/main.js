@@ -23,7 +23,6 @@ export class App {
     this.queued = null; // {rule, time, since: ms, ai_after_ms}
     this.current = null; // the room id shown
     this.route = null;
-    this.pendingRematch = new Set();
     this.conn = new Connection(serverUrl(window.location), {
       name: () => this.name,
       token: () => localStorage.getItem(STORE.token),
@@ -163,9 +162,7 @@ export class App {
     if (previous) room.log = previous.log;
     this.rooms.set(room.id, room);
     // An unrequested snapshot of a new room is a match or a rematch: go there.
-    const arrived = m.re === null && !previous;
-    if (arrived || this.pendingRematch.has(room.id)) {
-      this.pendingRematch.delete(room.id);
+    if (m.re === null && !previous) {
       this.open(room);
       return;
     }
@@ -185,7 +182,6 @@ export class App {
     if (m.event.type === "chat") room.log.push({ name: m.event.name, text: m.event.text });
     else if (line) room.log.push({ text: line });
     if (m.event.type === "moved" && this.sound) clickSound();
-    if (m.event.type === "rematch") this.pendingRematch.add(m.event.room);
     if (this.current === room.id) this.views.game.update(room, m.event);
   }
 
