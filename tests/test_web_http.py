@@ -25,7 +25,9 @@ from protocol.codec import JSON
 from server.app import GomokuServer
 from server.cli import page_address
 from server.config import ConnectionLimits
+from server.handshake import OriginPolicy
 from server.http_files import CONTENT_TYPES
+from server.options import web_origin
 
 MakeServer = Callable[..., Awaitable[GomokuServer]]
 STATIC = resources.files("web") / "static"
@@ -243,6 +245,12 @@ async def test_the_servers_own_page_may_connect_and_other_origins_may_not(
     assert await refused_status(listed.port, origin="https://play.example.org") is None
     assert await refused_status(listed.port, origin=f"http://127.0.0.1:{listed.port}") is None
     assert await refused_status(listed.port, origin="https://evil.example.com") == 403
+
+
+def test_allow_origin_takes_a_star_for_any_origin() -> None:
+    """``--allow-origin '*'`` (or GOMOKU_ALLOW_ORIGINS=*) is a valid option value."""
+    assert web_origin("*") == "*"
+    assert OriginPolicy(["*"]).any
 
 
 def test_the_banner_names_the_page_beside_the_websocket() -> None:
