@@ -11,9 +11,18 @@ How a move is judged, in this order:
    the move in the middle group); ``.XXXX.`` is a single (straight) four.
 4. Two or more *threes* made by the move are a *double-three*. A three is
    three stones (with the move) that one more stone turns into a straight
-   four ``.XXXX.`` whose both ends make exactly five, where that stone is not
-   itself forbidden with the move on the board. The last condition is checked
-   recursively; it is what clears the "fake" double-threes.
+   four ``.XXXX.`` whose both ends make exactly five, where that stone, with
+   the move on the board, neither makes a five (in another line) nor is
+   itself forbidden. RIF: a three is "a row with three stones to which you,
+   without at the same time a five in a row is made, can add one more stone
+   to attain a straight four": a stone that makes five wins, it does not
+   make a straight four. Both conditions are checked recursively (the stone
+   is judged as a move of its own); they clear the "fake" double-threes.
+
+A four needs no such check: it is four stones that one more stone turns into
+exactly five (a stone that would make six is no five, so ``XXXX.X`` with the
+gap filled is no four), and a stone that makes five is never forbidden, so no
+four is fake because of its five point.
 
 Every line through the point is read as an 11-cell window (the point and five
 cells either side). Everything a line can tell on its own (five, overline,
@@ -26,7 +35,7 @@ so a window is one C-level slice and the memo key is that slice.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final, Literal
 
 from engine.types import Foul
 
@@ -150,8 +159,15 @@ def _snapshot(board: Board) -> tuple[bytes, int]:
     return b"".join((walls, board.cells, walls)), len(walls)
 
 
-def _foul(cells: bytes, i: int, stride: int) -> Foul | None:
-    """The foul of a black stone on the empty cell ``i`` of a padded snapshot."""
+_WINS: Final = "five"
+"""The verdict on a black stone that makes exactly five: legal, and a win."""
+
+_Verdict = Foul | Literal["five"] | None
+
+
+def _verdict(cells: bytes, i: int, stride: int) -> _Verdict:
+    """The foul of a black stone on the empty cell ``i`` of a padded snapshot,
+    ``_WINS`` if it makes five, None if it is a plain legal move."""
     table = _TABLE
     d1, d2, d3 = stride, stride + 1, stride - 1
     v0, t0 = table[cells[i - 5 : i + 6]]
@@ -159,7 +175,9 @@ def _foul(cells: bytes, i: int, stride: int) -> Foul | None:
     v2, t2 = table[cells[i - 5 * d2 : i + 6 * d2 : d2]]
     v3, t3 = table[cells[i - 5 * d3 : i + 6 * d3 : d3]]
     total = v0 + v1 + v2 + v3
-    if total < 2 * _THREE or total >= _FIVE:
+    if total >= _FIVE:
+        return _WINS
+    if total < 2 * _THREE:
         return None
     if total >= _OVERLINE:
         return Foul.OVERLINE
@@ -168,12 +186,13 @@ def _foul(cells: bytes, i: int, stride: int) -> Foul | None:
     if total % _FOUR < 2:
         return None
     # Two or more candidate threes: each is real only if some stone that makes
-    # it a straight four is not itself forbidden with this stone placed.
+    # it a straight four, with this stone placed, is a plain legal move: not
+    # forbidden, and not a five (a five wins; it makes no straight four).
     placed = cells[:i] + b"\x01" + cells[i + 1 :]
     lines = [(t, d) for t, d in ((t0, 1), (t1, d1), (t2, d2), (t3, d3)) if t]
     real = 0
     for n, (completions, d) in enumerate(lines, 1):
-        if any(_foul(placed, i + off * d, stride) is None for off in completions):
+        if any(_verdict(placed, i + off * d, stride) is None for off in completions):
             real += 1
             if real == 2:
                 return Foul.DOUBLE_THREE
@@ -189,7 +208,8 @@ def foul_at(board: Board, index: int) -> Foul | None:
     stones. Cheap when no foul is possible: four slices and four table lookups.
     """
     cells, pad = _snapshot(board)
-    return _foul(cells, index + pad, board.stride)
+    verdict = _verdict(cells, index + pad, board.stride)
+    return verdict if isinstance(verdict, Foul) else None
 
 
 def forbidden_indices(board: Board) -> list[int]:
@@ -200,6 +220,6 @@ def forbidden_indices(board: Board) -> list[int]:
     for y in range(size):
         row = (y + 1) * stride
         for i in range(row, row + size):
-            if not cells[i + pad] and _foul(cells, i + pad, stride) is not None:
+            if not cells[i + pad] and isinstance(_verdict(cells, i + pad, stride), Foul):
                 found.append(i)
     return found

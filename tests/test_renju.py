@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import pytest
 
+from engine import renju
 from engine.board import Board
 from engine.errors import ForbiddenMoveError
+from engine.notation import parse_moves, parse_point
 from engine.types import Color, Foul, Point, Reason, Result, Rule
 
 
@@ -382,11 +384,11 @@ O O O O . . . . . . .
 """
 
 # The row three's only straight-four point, (8, 5), is also the five point of
-# a black four already on the board (the diagonal from (4, 1)). A five is never
-# forbidden, so by the letter of the rules the row three is real and the
-# marked point (with the anti-diagonal three) is a double-three. (Piskvork's
-# judge, used as the oracle in test_renju_oracle.py, counts such a three as
-# fake; see there.)
+# a black four already on the board (the diagonal from (4, 1)). A stone there
+# makes five, not a straight four (RIF: a three is "a row with three stones to
+# which you, without at the same time a five in a row is made, can add one more
+# stone to attain a straight four"), so the row holds no three and the marked
+# point (with the one anti-diagonal three) is legal.
 THREE_COMPLETED_BY_A_FIVE = """
 . . . . . . . . . . .
 . . . . X . . . . . .
@@ -401,6 +403,44 @@ THREE_COMPLETED_BY_A_FIVE = """
 O O O O . O O O . . .
 """
 
+
+# Fours in a double-four get no recursive check, and need none. RIF: a FOUR is
+# "a row with four stones to which you can add one more stone to attain five
+# in a row", and five in a row is "an unbroken row with five stones" (six or
+# more is an overline). Here the row O X X X * . X has no four: its only
+# completion makes six. With the column's straight four the marked point makes
+# one four, and is legal.
+FOUR_COMPLETED_ONLY_BY_AN_OVERLINE = """
+. . . . . . . . . . .
+. . . . . . . . . . .
+. . . . . X . . . . .
+. . . . . X . . . . .
+. . . . . X . . . . .
+. O X X X * . X . . .
+. . . . . . . . . . .
+. . . . . . . . . . .
+. . . . . . . . . . .
+. . . . . . . . . . .
+O O O O . O O . . . .
+"""
+
+# The row four O X X X * has one five point, (6, 5), and a stone there would
+# also make six down column 6. A five wins whatever else the stone makes, so
+# the point is a five point all the same, the row is a four, and with the
+# column's straight four the marked point is a double-four (the oracle agrees).
+FOUR_WHOSE_FIVE_POINT_ALSO_OVERLINES = """
+. . . . . . . . . . .
+. . . . . . . . . . .
+. . . . . X X . . . .
+. . . . . X X . . . .
+. . . . . X X . . . .
+. O X X X * . . . . .
+. . . . . . X . . . .
+. . . . . . X . . . .
+. . . . . . . . . . .
+O . . . . . . . . . .
+O O O O . O O O O . O
+"""
 
 # Left edge: the row and both diagonals from the marked point run into the edge
 # (| * X X), so none is a three; stones at the end of the row above sit next to
@@ -457,7 +497,11 @@ CASES = [
     pytest.param(THREE_BLOCKED_BY_WHITE, None, id="three-blocked-by-white"),
     pytest.param(THREE_WITHOUT_ROOM, None, id="three-without-room"),
     pytest.param(FOUR_THREE, None, id="four-three"),
-    pytest.param(THREE_COMPLETED_BY_A_FIVE, Foul.DOUBLE_THREE, id="completion-is-a-five"),
+    pytest.param(THREE_COMPLETED_BY_A_FIVE, None, id="completion-is-a-five"),
+    pytest.param(FOUR_COMPLETED_ONLY_BY_AN_OVERLINE, None, id="four-completed-only-by-six"),
+    pytest.param(
+        FOUR_WHOSE_FIVE_POINT_ALSO_OVERLINES, Foul.DOUBLE_FOUR, id="four-whose-five-point-overlines"
+    ),
     pytest.param(THREES_AGAINST_LEFT_EDGE, None, id="threes-against-left-edge"),
     pytest.param(THREES_AGAINST_RIGHT_EDGE, None, id="threes-against-right-edge"),
 ]
@@ -602,3 +646,110 @@ def test_no_forbidden_points_under_other_rules(rule: Rule) -> None:
         assert board.foul(point) is None
         board.play(point)
         assert board[point] is Color.BLACK
+
+
+# -- a straight-four point that makes five makes no three (issue 20) ----------
+#
+# RIF, terms and definitions: THREE "A row with three stones to which you,
+# without at the same time a five in a row is made, can add one more stone to
+# attain a straight four." The positions are the issue's, given by Black's
+# stones; White's sit in a far corner and only keep the count.
+
+RIF_THREE = (
+    "A row with three stones to which you, without at the same time a five in a row "
+    "is made, can add one more stone to attain a straight four."
+)
+WHITES_BOTTOM_LEFT = "a1 b1 c1 d1 a2 b2 c2"
+WHITES_BOTTOM_RIGHT = "o1 n1 m1 l1 o2 n2 m2"
+
+
+def black_to_move(blacks: str, whites: str, size: int = 15) -> Board:
+    """The renju position after Black's and White's stones, played alternately."""
+    board = Board(size, Rule.RENJU)
+    black, white = parse_moves(blacks, size), parse_moves(whites, size)
+    assert len(black) == len(white)
+    for b, w in zip(black, white, strict=True):
+        assert board.play(b) is None
+        assert board.play(w) is None
+    return board
+
+
+@pytest.mark.parametrize(
+    ("blacks", "whites", "move", "five", "foul"),
+    [
+        # Row 10's only straight-four point i10 completes g12-h11-i10-j9-k8: no three there.
+        pytest.param(
+            "g12 h10 h11 j10 j9 k7 k8", WHITES_BOTTOM_LEFT, "k10", "i10", None, id="k10-legal"
+        ),
+        # Without g12 and h11 (moved to a15, c15) i10 makes a plain straight four: two threes.
+        pytest.param(
+            "a15 h10 c15 j10 j9 k7 k8",
+            WHITES_BOTTOM_LEFT,
+            "k10",
+            None,
+            Foul.DOUBLE_THREE,
+            id="k10-control",
+        ),
+        # b9-c8-d7's only straight-four point e6 completes e6-f7-g8-h9-i10: no three there.
+        pytest.param("b9 c8 f7 g7 g8 h9 i10", WHITES_BOTTOM_RIGHT, "d7", "e6", None, id="d7-legal"),
+        # Without h9 and i10 (moved to a15, c15) e6 makes a plain straight four: two threes.
+        pytest.param(
+            "b9 c8 f7 g7 g8 a15 c15",
+            WHITES_BOTTOM_RIGHT,
+            "d7",
+            None,
+            Foul.DOUBLE_THREE,
+            id="d7-control",
+        ),
+    ],
+)
+def test_a_straight_four_point_that_makes_five_makes_no_three(
+    blacks: str, whites: str, move: str, five: str | None, foul: Foul | None
+) -> None:
+    """Issue 20's examples: the move's verdict, and the straight-four point that
+    makes five (when there is one) wins on the spot."""
+    board = black_to_move(blacks, whites)
+    point = parse_point(move)
+    assert board.foul(point) is foul, RIF_THREE
+    assert (point in board.forbidden_points()) is (foul is not None)
+    if five is not None:
+        won = board.copy()
+        result = won.play(parse_point(five))
+        assert result is not None
+        assert (result.winner, result.reason) == (Color.BLACK, Reason.FIVE)
+        assert board.play(point) is None  # the move is played and the game goes on
+        assert board[point] is Color.BLACK
+
+
+# The same rule one level down, in a position from a random game (19x19) that
+# the engine used to let Black play. j10 makes a four (row 10, h10-k10) and
+# threes down column j (straight-four point j8) and up the anti-diagonal
+# (straight-four point k11). With j10 placed, j8 makes a four (column j) and a
+# "three" on the diagonal whose only straight-four point, i9, completes the
+# five f9-g9-h9-i9-j9: no three, so j8 is a legal four-three, the column three
+# is real and j10 is a four-three-three, a double-three. (Before the fix i9
+# counted as a legal completion, j8 was a double-three, the column three was
+# fake and j10 was allowed; the oracle in test_renju_oracle.py says foul.)
+FOUR_THREE_THREE_ONE_LEVEL_DOWN = (
+    "i12 g14 i10 i13 j9 f13 g11 h15 h10 k14 j7 d15 h12 d14 g12 f17 g9 e18 e11 j15 g13 "
+    "i17 h6 b12 h9 b13 j4 b14 f7 j16 k13 f15 g5 a13 i8 h16 e4 c15 l12 g15 g2 d13 l2 k16 "
+    "d19 f18 m13 e14 k10 f16 f9 d18"
+)
+
+
+def test_a_five_point_one_level_down_makes_a_double_three() -> None:
+    """j10 is a four-three-three: j8, its column three's straight-four point, is a
+    legal four-three because i9 makes five rather than a straight four."""
+    board = Board.from_moves(FOUR_THREE_THREE_ONE_LEVEL_DOWN, size=19, rule=Rule.RENJU)
+    j10, j8, i9 = (parse_point(p, 19) for p in ("j10", "j8", "i9"))
+    assert board.foul(j10) is Foul.DOUBLE_THREE, RIF_THREE
+    assert j10 in board.forbidden_points()
+    # The position one level down, with j10 placed: renju.foul_at reads only the
+    # stones, so a freestyle board (where j10 may be played) can hold it.
+    deeper = Board.from_moves(board.moves, size=19, rule=Rule.FREESTYLE)
+    deeper.play_all([j10, parse_point("a1", 19)])
+    assert renju.foul_at(deeper, deeper.index(j8)) is None
+    won = deeper.copy()
+    assert won.play_all([j8, parse_point("b1", 19), i9]) == Result(
+        Color.BLACK, Reason.FIVE, tuple(parse_moves("f9 g9 h9 i9 j9", 19))
+    )

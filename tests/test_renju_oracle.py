@@ -1,49 +1,43 @@
-"""Our renju fouls against an independent referee on random dense positions.
+"""Our renju fouls against an independent referee, on random dense positions and
+on positions from random and AI-played renju games.
 
 The oracle is the PyPI package ``renju`` (module ``renju``; a Python port of
 the Piskvork/Gomocup judge's forbidden-move check), asked point by point with
-its ``ForbidChecker``. For every empty point of every position, with Black to
-move, our foul must equal the oracle's, kind included.
+its ``ForbidChecker`` (see tests/renju_diff.py). For every empty point of every
+position, with Black to move, our foul must equal the oracle's, kind included;
+there is no exception. In its recursion the oracle counts a straight-four point
+that makes five as no completion of a three, as RIF does (a three is "a row
+with three stones to which you, without at the same time a five in a row is
+made, can add one more stone to attain a straight four"; issue 20). The test on
+game positions also shows that its sample holds positions where that rule
+decides a verdict.
 
-One narrow case is judged by the letter of the rules rather than by the
-oracle. Inside its recursion the oracle counts a point that makes a five as
-forbidden, so a three whose straight-four point is also a five point (of a
-black four elsewhere) is, to the oracle, no three. A five is never forbidden,
-so by RIF (and our brief) that three is real. Where we disagree with the
-oracle, the test therefore asks it again with that one value changed (a five
-is legal in the recursion too) and accepts our answer only if the oracle's
-verdict at that point changed with it and now equals ours.
-``test_renju.py::...[completion-is-a-five]`` pins the case.
+The game positions are ``GOMOKU_RENJU_DIFF_POSITIONS`` (600 by default, about
+15 s); the big run is tests/renju_diff.py as a script.
 """
 
 from __future__ import annotations
 
+import os
 import random
 from collections import Counter
 
 from renju.check_forbid import ForbidChecker
+from renju_diff import (
+    disagreements,
+    five_decides,
+    game_positions,
+    oracle_fouls,
+    oracle_grid,
+)
 
 from engine.board import Board
 from engine.types import Color, Foul, Point, Rule
 
 POSITIONS = 1000
 SEED = 20240611
-
-_FIVE = 9  # what the oracle returns, asked with five=_FIVE, for a point that makes five
-_CODES: dict[int, Foul | None] = {
-    0: None,
-    _FIVE: None,
-    1: Foul.DOUBLE_THREE,
-    2: Foul.DOUBLE_FOUR,
-    3: Foul.OVERLINE,
-}
-
-
-class _FiveIsLegalChecker(ForbidChecker):  # type: ignore[misc]
-    """The oracle, except that in its recursion a five is legal (see the module doc)."""
-
-    def foulr(self, x: int, y: int, five: int) -> int:
-        return int(super().foulr(x, y, 0 if five == 1 else five))
+GAME_POSITIONS = int(os.environ.get("GOMOKU_RENJU_DIFF_POSITIONS", "600"))
+GAME_SEED = 20
 
 
 class _ThreesUncheckedChecker(ForbidChecker):  # type: ignore[misc]
@@ -119,71 +113,54 @@ def grow_position(rng: random.Random) -> Board:
     return board
 
 
-def oracle_grid(board: Board) -> list[list[int]]:
-    """The oracle's board: ``grid[x][y]``, 1 black, 2 white, 0 empty."""
-    grid = [[0] * board.size for _ in range(board.size)]
-    for k, (x, y) in enumerate(board.moves):
-        grid[x][y] = 1 if k % 2 == 0 else 2
-    return grid
-
-
-def oracle_fouls(board: Board) -> dict[Point, int]:
-    """The oracle's code at every empty point: 0 legal, 1 double-three,
-    2 double-four, 3 overline, ``_FIVE`` a five."""
-    grid = oracle_grid(board)
-    # One checker serves every point: foulr places, judges and takes back its stone.
-    checker = ForbidChecker(grid, 0, 0)
-    return {
-        Point(x, y): int(checker.foulr(x, y, _FIVE))
-        for y in range(board.size)
-        for x in range(board.size)
-        if not grid[x][y]
-    }
-
-
-def five_is_legal_code(board: Board, point: Point) -> int:
-    return int(_FiveIsLegalChecker(oracle_grid(board), 0, 0).foulr(point.x, point.y, _FIVE))
-
-
-def fake_double_threes(board: Board, codes: dict[Point, int]) -> int:
+def fake_double_threes(board: Board, oracle: dict[Point, Foul | None]) -> int:
     """Legal points that would be double-threes if every three counted."""
     checker = _ThreesUncheckedChecker(oracle_grid(board), 0, 0)
-    return sum(
-        1 for p, code in codes.items() if _CODES[code] is None and checker.foulr(p.x, p.y, 0) == 1
-    )
+    return sum(1 for p, foul in oracle.items() if foul is None and checker.foulr(p.x, p.y, 0) == 1)
 
 
 def test_fouls_match_the_oracle_on_random_dense_positions() -> None:
     """On 1,000 random dense positions every point's foul (or none) equals the oracle's."""
     rng = random.Random(SEED)
     kinds: Counter[Foul] = Counter()
-    with_fouls = fakes = by_the_letter = 0
+    with_fouls = fakes = 0
     for n in range(POSITIONS):
         board = grow_position(rng)
-        codes = oracle_fouls(board)
-        forbidden = set(board.forbidden_points())
-        wrong: dict[Point, tuple[Foul | None, Foul | None]] = {}
-        for point, code in codes.items():
-            ours = board.foul(point)
-            assert (ours is not None) is (point in forbidden)
-            if ours is _CODES[code]:
-                continue
-            letter = five_is_legal_code(board, point)
-            if _CODES[letter] is not _CODES[code] and ours is _CODES[letter]:
-                by_the_letter += 1  # the oracle's five-in-the-recursion case; see the module doc
-                continue
-            wrong[point] = (ours, _CODES[code])
+        oracle = oracle_fouls(board)
+        wrong = disagreements(board, oracle)
         assert not wrong, (
             f"position {n}: {board!r}\n{board.diagram(marks=wrong)}\n"
-            f"(ours, oracle) at the marked points: {wrong}"
+            f"(ours, oracle's) at the marked points: {wrong}"
         )
-        fouls = [foul for point in forbidden if (foul := board.foul(point)) is not None]
+        fouls = [foul for foul in oracle.values() if foul is not None]
         kinds.update(fouls)
         with_fouls += bool(fouls)
         if n % 4 == 0:  # a quarter of the sample is enough to show the recursion at work
-            fakes += fake_double_threes(board, codes)
+            fakes += fake_double_threes(board, oracle)
     # The sample must be one where getting the rules wrong shows.
     assert with_fouls >= POSITIONS // 2, with_fouls
     assert min(kinds[foul] for foul in Foul) >= 100, kinds
     assert fakes >= 20, fakes
-    assert by_the_letter < POSITIONS // 10, by_the_letter
+
+
+def test_fouls_match_the_oracle_on_positions_from_games() -> None:
+    """Every Black-to-move position of random and AI-played renju games (from the
+    eighth stone on): every point's foul (or none) equals the oracle's."""
+    kinds: Counter[Foul] = Counter()
+    sources: Counter[str] = Counter()
+    decided_by_five = 0
+    for source, board in game_positions(GAME_POSITIONS, GAME_SEED):
+        oracle = oracle_fouls(board)
+        wrong = disagreements(board, oracle)
+        assert not wrong, (
+            f"{source} game position: {board!r}\n{board.diagram(marks=wrong)}\n"
+            f"(ours, oracle's) at the marked points: {wrong}"
+        )
+        sources[source] += 1
+        kinds.update(foul for foul in oracle.values() if foul is not None)
+        decided_by_five += bool(five_decides(board, oracle))
+    assert sources.keys() == {"random", "ai"}, sources
+    assert sum(sources.values()) == GAME_POSITIONS
+    # Enough fouls of every kind, and of the positions issue 20 is about, to fail on.
+    assert min(kinds[foul] for foul in Foul) >= GAME_POSITIONS // 30, kinds
+    assert decided_by_five >= GAME_POSITIONS // 100, decided_by_five
