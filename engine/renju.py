@@ -35,7 +35,8 @@ so a window is one C-level slice and the memo key is that slice.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final, Literal
+import enum
+from typing import TYPE_CHECKING, Final
 
 from engine.types import Foul
 
@@ -159,15 +160,19 @@ def _snapshot(board: Board) -> tuple[bytes, int]:
     return b"".join((walls, board.cells, walls)), len(walls)
 
 
-_WINS: Final = "five"
-"""The verdict on a black stone that makes exactly five: legal, and a win."""
+class _Five(enum.Enum):
+    """The verdict on a black stone that makes exactly five: legal, and a win."""
 
-_Verdict = Foul | Literal["five"] | None
+    WINS = "five"
+
+
+_Verdict = Foul | _Five | None
+_LEGAL: Final = (None, _Five.WINS)  # the verdicts that let Black play the stone
 
 
 def _verdict(cells: bytes, i: int, stride: int) -> _Verdict:
     """The foul of a black stone on the empty cell ``i`` of a padded snapshot,
-    ``_WINS`` if it makes five, None if it is a plain legal move."""
+    ``_Five.WINS`` if it makes five, None if it is a plain legal move."""
     table = _TABLE
     d1, d2, d3 = stride, stride + 1, stride - 1
     v0, t0 = table[cells[i - 5 : i + 6]]
@@ -175,10 +180,10 @@ def _verdict(cells: bytes, i: int, stride: int) -> _Verdict:
     v2, t2 = table[cells[i - 5 * d2 : i + 6 * d2 : d2]]
     v3, t3 = table[cells[i - 5 * d3 : i + 6 * d3 : d3]]
     total = v0 + v1 + v2 + v3
-    if total >= _FIVE:
-        return _WINS
     if total < 2 * _THREE:
         return None
+    if total >= _FIVE:
+        return _Five.WINS
     if total >= _OVERLINE:
         return Foul.OVERLINE
     if total >= 2 * _FOUR:
@@ -209,7 +214,7 @@ def foul_at(board: Board, index: int) -> Foul | None:
     """
     cells, pad = _snapshot(board)
     verdict = _verdict(cells, index + pad, board.stride)
-    return verdict if isinstance(verdict, Foul) else None
+    return None if verdict is _Five.WINS else verdict
 
 
 def forbidden_indices(board: Board) -> list[int]:
@@ -220,6 +225,6 @@ def forbidden_indices(board: Board) -> list[int]:
     for y in range(size):
         row = (y + 1) * stride
         for i in range(row, row + size):
-            if not cells[i + pad] and isinstance(_verdict(cells, i + pad, stride), Foul):
+            if not cells[i + pad] and _verdict(cells, i + pad, stride) not in _LEGAL:
                 found.append(i)
     return found
