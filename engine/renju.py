@@ -20,9 +20,9 @@ How a move is judged, in this order:
    is judged as a move of its own); they clear the "fake" double-threes.
 
 A four needs no such check: it is four stones that one more stone turns into
-exactly five (a stone that would make six is no five, so ``XXXX.X`` with the
-gap filled is no four), and a stone that makes five is never forbidden, so no
-four is fake because of its five point.
+exactly five (six is no five, so ``XXXX.X`` is no four: filling its gap makes
+six), and a stone that makes five is never forbidden, whatever else it makes,
+so no four is fake because of its five point.
 
 Every line through the point is read as an 11-cell window (the point and five
 cells either side). Everything a line can tell on its own (five, overline,
