@@ -9,8 +9,11 @@ to move; the stones on the bottom one or two rows only balance that count.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from client.cli import main as cli_main
 from engine import renju
 from engine.board import Board
 from engine.errors import ForbiddenMoveError
@@ -753,3 +756,15 @@ def test_a_five_point_one_level_down_makes_a_double_three() -> None:
     assert won.play_all([j8, parse_point("b1", 19), i9]) == Result(
         Color.BLACK, Reason.FIVE, tuple(parse_moves("f9 g9 h9 i9 j9", 19))
     )
+
+
+def test_gomoku_analyze_replays_the_freed_move(capsys: pytest.CaptureFixture[str]) -> None:
+    """`gomoku analyze` replays a record with Black's k10 from the first example
+    (it used to stop: "k10 is forbidden for Black (double-three)")."""
+    moves = "g12 a1 h10 b1 h11 c1 j10 d1 j9 a2 k7 b2 k8 c2"
+    assert cli_main(["analyze", "--rule", "renju", "--json", "--moves", moves]) == 0
+    before = json.loads(capsys.readouterr().out)
+    assert "k10" not in before["forbidden"]
+    assert cli_main(["analyze", "--rule", "renju", "--json", "--moves", moves + " k10"]) == 0
+    after = json.loads(capsys.readouterr().out)
+    assert (after["moves"], after["last_move"], after["to_move"]) == (15, "k10", "white")
