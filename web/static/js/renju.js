@@ -8,7 +8,8 @@
 // each side). What one line tells on its own (five, overline, fours, the stones that
 // turn a three into a straight four) depends only on that window and is memoized.
 // Only a point with two or more candidate threes needs the recursive check: a three
-// counts only if some stone that makes it a straight four is not itself forbidden.
+// counts only if some stone that makes it a straight four neither makes a five (RIF:
+// a five wins, it makes no straight four) nor is itself forbidden.
 
 const EMPTY = 0;
 const BLACK = 1;
@@ -99,6 +100,12 @@ function lineInfo(cells, size, x, y, dx, dy) {
  * 0 empty, 1 black, 2 white. It is changed during the call and restored.
  */
 export function foulAt(cells, size, x, y) {
+  const found = verdict(cells, size, x, y);
+  return found === "five" ? null : found;
+}
+
+// As foulAt, but "five" for a stone that makes five (legal, and not a straight four).
+function verdict(cells, size, x, y) {
   let total = 0;
   const lines = [];
   for (const [dx, dy] of DIRECTIONS) {
@@ -106,7 +113,8 @@ export function foulAt(cells, size, x, y) {
     total += info.value;
     if (info.completions.length) lines.push([info.completions, dx, dy]);
   }
-  if (total < 2 * THREE || total >= FIVE) return null;
+  if (total < 2 * THREE) return null;
+  if (total >= FIVE) return "five";
   if (total >= OVERLINE) return "overline";
   if (total >= 2 * FOUR) return "double-four";
   if (total % FOUR < 2) return null;
@@ -116,7 +124,7 @@ export function foulAt(cells, size, x, y) {
     let real = 0;
     for (let n = 0; n < lines.length; n += 1) {
       const [completions, dx, dy] = lines[n];
-      if (completions.some((off) => foulAt(cells, size, x + off * dx, y + off * dy) === null)) {
+      if (completions.some((off) => verdict(cells, size, x + off * dx, y + off * dy) === null)) {
         real += 1;
         if (real === 2) return "double-three";
       } else if (real + lines.length - (n + 1) < 2) {
