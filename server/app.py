@@ -82,12 +82,9 @@ class GomokuServer:
         self._match_wakeup = asyncio.Event()
         self.metrics.gauges["gomoku_connections"] = lambda: len(self.connections)
         self.metrics.gauges["gomoku_players_online"] = lambda: len(self.players)
-        self.metrics.gauges["gomoku_rooms"] = self._room_gauge
-
-    def _room_gauge(self) -> int:
-        if isinstance(self.store, MemoryStore):
-            return self.store.room_count()
-        return self.hub.rooms_followed()
+        self.metrics.gauges["gomoku_rooms_followed"] = self.hub.rooms_followed
+        self.metrics.cluster_gauges["gomoku_rooms"] = self.store.count_rooms
+        self.metrics.cluster_gauges["gomoku_lobby_rooms"] = self.store.count_lobby
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -228,7 +225,7 @@ class GomokuServer:
                 return ws.respond(http.HTTPStatus.OK, "ok\n")
             return ws.respond(http.HTTPStatus.SERVICE_UNAVAILABLE, "store unavailable\n")
         if path == "/metrics":
-            response = ws.respond(http.HTTPStatus.OK, self.metrics.render())
+            response = ws.respond(http.HTTPStatus.OK, await self.metrics.collect())
             response.headers["Content-Type"] = "text/plain; version=0.0.4; charset=utf-8"
             return response
         if not self.origins.allows(request.headers):
@@ -462,8 +459,10 @@ class GomokuServer:
     async def _housekeeping(self) -> None:
         while True:
             await asyncio.sleep(self.config.timers.purge_interval_s)
-            if isinstance(self.store, MemoryStore):
-                self.store.purge_expired()
+            try:
+                await self.store.purge()
+            except StoreUnavailable as exc:
+                log.info("housekeeping waits for the store: %s", exc)
 
     async def _drop_stalled_readers(self) -> None:
         """Drop connections whose current frame has waited ``send_timeout_s`` for the

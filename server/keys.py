@@ -7,6 +7,8 @@ Layout (``gomoku:`` is the default prefix, so one Redis can hold other data too)
   doorbell channel ``gomoku:{room:ID}:bell``. The ``{room:ID}`` hash tag puts all
   of them in one Redis Cluster slot, so the commit script may touch them together
   and rooms spread over the cluster's nodes.
+- every room: ``gomoku:rooms`` (sorted set, room -> when its keys expire, epoch ms;
+  ``+inf`` while they do not), so the cluster's rooms can be counted without a scan.
 - clock deadlines: ``gomoku:{clocks}:due`` (sorted set, room -> due epoch ms), and
   the instances' heartbeat ``gomoku:{clocks}:beat`` (hash: last beat, latest outage).
 - lobby: ``gomoku:{lobby}:rooms`` (hash, room -> summary), channel ``gomoku:lobby``.
@@ -79,6 +81,11 @@ class Keys:
     def room_bell(self, room_id: str) -> str:
         """Pub/sub channel rung after each commit that appended events."""
         return f"{self._room(room_id)}:bell"
+
+    @property
+    def rooms(self) -> str:
+        """Sorted set: every room -> when its keys expire (``+inf``: not yet)."""
+        return f"{self.prefix}:rooms"
 
     # -- clocks ------------------------------------------------------------------
 

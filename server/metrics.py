@@ -1,58 +1,111 @@
 """Counters and gauges, written out in the Prometheus text format by hand
-(a handful of numbers does not need a client library)."""
+(a handful of numbers does not need a client library).
+
+Every figure says what it covers. Counters and most gauges are this instance's own
+(Prometheus adds instances up with ``sum``); a few gauges are cluster-wide: they
+read the store, so every instance sharing a Redis reports the same value (take one,
+never the sum).
+"""
 
 from __future__ import annotations
 
 import collections
-from collections.abc import Callable
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Literal
 
-_HELP = {
-    "gomoku_connections": ("gauge", "Open WebSocket connections."),
-    "gomoku_players_online": ("gauge", "Players with at least one open connection here."),
-    "gomoku_rooms": ("gauge", "Rooms in the store (memory store) or followed here."),
-    "gomoku_rooms_created_total": ("counter", "Rooms created."),
-    "gomoku_games_started_total": ("counter", "Games started."),
-    "gomoku_games_finished_total": ("counter", "Games finished."),
-    "gomoku_moves_total": ("counter", "Moves accepted."),
-    "gomoku_games_archived_total": ("counter", "Finished games archived (record, ratings)."),
+log = logging.getLogger("gomoku.server")
+
+Scope = Literal["instance", "cluster"]
+
+_SCOPE_TEXT: dict[Scope, str] = {
+    "instance": "This instance only.",
+    "cluster": "Cluster-wide: every instance on the store, read from the store.",
+}
+
+_HELP: dict[str, tuple[str, Scope, str]] = {
+    "gomoku_connections": ("gauge", "instance", "Open WebSocket connections."),
+    "gomoku_players_online": (
+        "gauge",
+        "instance",
+        "Players with at least one open connection.",
+    ),
+    "gomoku_rooms": ("gauge", "cluster", "Rooms in the store (waiting, playing or finished)."),
+    "gomoku_lobby_rooms": ("gauge", "cluster", "Public rooms listed in the lobby."),
+    "gomoku_rooms_followed": (
+        "gauge",
+        "instance",
+        "Rooms whose events this instance relays to its connections.",
+    ),
+    "gomoku_rooms_created_total": ("counter", "instance", "Rooms created."),
+    "gomoku_games_started_total": ("counter", "instance", "Games started."),
+    "gomoku_games_finished_total": ("counter", "instance", "Games finished (game_over logged)."),
+    "gomoku_moves_total": ("counter", "instance", "Moves accepted."),
+    "gomoku_games_archived_total": (
+        "counter",
+        "instance",
+        "Finished games archived (record, ratings).",
+    ),
     "gomoku_archive_failures_total": (
         "counter",
+        "instance",
         "Attempts to archive a finished game that failed (retried later).",
     ),
-    "gomoku_outages_total": ("counter", "Outages found by this instance (no server beat)."),
-    "gomoku_messages_total": ("counter", "Client messages received."),
-    "gomoku_errors_total": ("counter", "Error frames sent, by code."),
+    "gomoku_outages_total": ("counter", "instance", "Outages found (no server beat)."),
+    "gomoku_messages_total": ("counter", "instance", "Client messages received."),
+    "gomoku_errors_total": ("counter", "instance", "Error frames sent, by code."),
     "gomoku_errors_internal_total": (
         "counter",
+        "instance",
         "Unexpected exceptions in message handlers and background work.",
     ),
     "gomoku_slow_readers_dropped_total": (
         "counter",
+        "instance",
         "Connections dropped because they did not read their frames.",
     ),
     "gomoku_refused_per_ip_total": (
         "counter",
+        "instance",
         "Connections refused because their address had too many open.",
     ),
     "gomoku_refused_origin_total": (
         "counter",
+        "instance",
         "WebSocket handshakes refused because a page from another web origin made them.",
     ),
-    "gomoku_ai_workers": ("gauge", "AI workers connected here."),
-    "gomoku_ai_seats": ("gauge", "Games the connected AI workers offer to play at once."),
-    "gomoku_ai_seats_busy": ("gauge", "AI seats in play (or waiting for a worker)."),
-    "gomoku_ai_handovers_total": ("counter", "AI seats handed to another worker."),
-    "gomoku_hints_total": ("counter", "Hints answered."),
+    "gomoku_ai_workers": ("gauge", "instance", "AI workers connected."),
+    "gomoku_ai_seats": (
+        "gauge",
+        "instance",
+        "Games the connected AI workers offer to play at once.",
+    ),
+    "gomoku_ai_seats_busy": (
+        "gauge",
+        "instance",
+        "AI seats in play (or waiting for a worker) that this instance looks after.",
+    ),
+    "gomoku_ai_handovers_total": ("counter", "instance", "AI seats handed to another worker."),
+    "gomoku_hints_total": ("counter", "instance", "Hints answered."),
 }
 
 
+def help_text(name: str) -> str:
+    """The ``# HELP`` text of a metric: what it counts, and whether it is this instance's
+    own figure or the cluster's."""
+    _, scope, text = _HELP[name]
+    return f"{text} {_SCOPE_TEXT[scope]}"
+
+
 class Metrics:
-    """Counters the server bumps, and gauges read when ``/metrics`` is scraped."""
+    """Counters the server bumps, gauges of this instance read when ``/metrics`` is
+    scraped, and cluster-wide gauges read from the store then (:meth:`collect`)."""
 
     def __init__(self) -> None:
         self.counters: collections.Counter[str] = collections.Counter()
         self.errors: collections.Counter[str] = collections.Counter()
         self.gauges: dict[str, Callable[[], int]] = {}
+        self.cluster_gauges: dict[str, Callable[[], Awaitable[int]]] = {}
 
     def inc(self, name: str, amount: int = 1) -> None:
         self.counters[name] += amount
@@ -60,16 +113,32 @@ class Metrics:
     def error(self, code: str) -> None:
         self.errors[code] += 1
 
-    def render(self) -> str:
+    async def collect(self) -> str:
+        """The whole page: cluster-wide gauges are read from the store first; one the store
+        cannot answer right now is left without a sample (its HELP and TYPE stay)."""
+        read: dict[str, int] = {}
+        for name, gauge in self.cluster_gauges.items():
+            try:
+                read[name] = await gauge()
+            except Exception as exc:  # the store is down: the page still answers
+                log.info("metric %s not read: %s", name, exc)
+        return self.render(read)
+
+    def render(self, cluster: Mapping[str, int] | None = None) -> str:
+        """The page from what this instance knows, with ``cluster`` gauges as read."""
+        cluster = cluster or {}
         lines: list[str] = []
-        for name, (kind, text) in _HELP.items():
-            lines.append(f"# HELP {name} {text}")
+        for name, (kind, scope, _) in _HELP.items():
+            lines.append(f"# HELP {name} {help_text(name)}")
             lines.append(f"# TYPE {name} {kind}")
             if name == "gomoku_errors_total":
                 for code, count in sorted(self.errors.items()):
                     lines.append(f'{name}{{code="{code}"}} {count}')
                 if not self.errors:
                     lines.append(f'{name}{{code="none"}} 0')
+            elif scope == "cluster":
+                if name in cluster:
+                    lines.append(f"{name} {cluster[name]}")
             elif name in self.gauges:
                 lines.append(f"{name} {self.gauges[name]()}")
             else:

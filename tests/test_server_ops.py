@@ -8,6 +8,7 @@ import re
 import shutil
 import signal
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,9 @@ from protocol.codec import decode_server, encode
 from protocol.events import Moved
 from server.app import GomokuServer
 from server.cli import join_addresses, lan_address
+from server.store.redis import RedisStore
+
+MakeServer = Callable[..., Awaitable[GomokuServer]]
 
 
 async def http_get(port: int, path: str) -> tuple[int, str, str]:
@@ -55,6 +59,33 @@ async def test_healthz_and_metrics(server: GomokuServer, connect: Connect) -> No
     assert values['gomoku_errors_total{code="occupied"}'] == "1"
     assert values["gomoku_errors_internal_total"] == "0"
     assert "# TYPE gomoku_moves_total counter" in text
+
+
+async def test_metrics_say_what_they_cover_and_cluster_figures_read_the_store(
+    make_server: MakeServer, connect: Connect, redis_url: str
+) -> None:
+    """Two instances on one Redis: each help text says whether its figure is the
+    instance's own or the cluster's; the cluster-wide room count is the same on both and
+    counts the rooms of both, while the per-instance figures differ."""
+    a = await make_server(store=RedisStore(redis_url, poll_interval_s=0.2))
+    b = await make_server(store=RedisStore(redis_url, poll_interval_s=0.2))
+    ann = await connect("ann", to=a)
+    await ann.create()
+    bob = await connect("bob", to=b)
+    await bob.create()
+    await bob.create(private=True)
+    pages = [(await http_get(server.port, "/metrics"))[2] for server in (a, b)]
+    for text in pages:
+        helps = re.findall(r"^# HELP (\w+) (.*)$", text, re.MULTILINE)
+        assert helps
+        for name, words in helps:
+            assert words.endswith(("This instance only.", "read from the store.")), name
+        assert "gomoku_rooms Rooms in the store" in text
+    seen = [dict(re.findall(r"^(gomoku_\w+) (\d+)$", text, re.MULTILINE)) for text in pages]
+    assert [page["gomoku_rooms"] for page in seen] == ["3", "3"]
+    assert [page["gomoku_lobby_rooms"] for page in seen] == ["2", "2"]
+    assert [page["gomoku_rooms_followed"] for page in seen] == ["1", "2"]
+    assert [page["gomoku_connections"] for page in seen] == ["1", "1"]
 
 
 def test_join_addresses_include_lan_and_loopback() -> None:

@@ -358,6 +358,20 @@ async def test_racing_beats_after_an_outage_agree_on_it(store: Store) -> None:
     assert set(seen) == {Outage(1_000, 9_000)}
 
 
+async def test_rooms_and_the_lobby_are_counted_until_they_expire(store: Store) -> None:
+    """count_rooms counts the rooms there are, not those expired; count_lobby the lobby."""
+    assert (await store.count_rooms(), await store.count_lobby()) == (0, 0)
+    for room in ("r1", "r2", "r3"):
+        await store.commit(room, 0, b"s")
+    await store.lobby_put("r1", b"summary")
+    await store.expire_room("r2", 0)
+    await store.expire_room("r3", 60_000)
+    await asyncio.sleep(0.01)
+    assert (await store.count_rooms(), await store.count_lobby()) == (2, 1)
+    await store.purge()
+    assert await store.count_rooms() == 2
+
+
 async def test_memory_listener_gets_each_event_inside_its_commit() -> None:
     """The memory store hands a listener each event (backlog first) before commit returns,
     and ends it when the room is dropped."""

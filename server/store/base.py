@@ -141,6 +141,18 @@ class Store(Archive):
         """Whether the backend answers right now (for ``/healthz``)."""
         return True
 
+    async def purge(self) -> None:  # an optional hook
+        """Drop what has expired and nothing else drops (the server calls this now and
+        then): the memory store's rooms, the Redis store's index of rooms."""
+
+    @abc.abstractmethod
+    async def count_rooms(self) -> int:
+        """Rooms in the store (every instance's), expired ones not counted."""
+
+    @abc.abstractmethod
+    async def count_lobby(self) -> int:
+        """Rooms listed in the lobby."""
+
     # -- rooms -----------------------------------------------------------------
 
     @abc.abstractmethod

@@ -109,8 +109,15 @@ class MemoryStore(MemoryArchive, Store):
             self._drop_room(room_id)
         return len(gone)
 
-    def room_count(self) -> int:
+    async def purge(self) -> None:
+        self.purge_expired()
+
+    async def count_rooms(self) -> int:
+        self.purge_expired()
         return len(self._rooms)
+
+    async def count_lobby(self) -> int:
+        return len(self._lobby)
 
     async def load_room(self, room_id: str, *, fresh: bool = False) -> RoomRecord | None:
         room = self._room(room_id)

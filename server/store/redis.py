@@ -149,10 +149,11 @@ end
 return 0
 """
 
-# KEYS: state hash, event stream. ARGV: ttl ms.
+# KEYS: state hash, event stream. ARGV: ttl ms. Returns 1 if the room exists.
 _EXPIRE_ROOM = """
 if redis.call('PEXPIRE', KEYS[1], ARGV[1]) == 1 then
   redis.call('PEXPIRE', KEYS[2], ARGV[1])
+  return 1
 end
 return 0
 """
@@ -490,13 +491,18 @@ class RedisStore(Store, Archive):
             os.urandom(8).hex(),
             *events,
         ]
-        if mode == "s":
+        if mode == "s" or expected_version == 0:
             # File the deadline in the index first (only ever earlier: LT), so no crash
-            # between the two steps can leave a running clock that nobody will flag.
+            # between the two steps can leave a running clock that nobody will flag; and
+            # a new room in the index of rooms (NX: a create that conflicts names a room
+            # that is there anyway, and must not lose its expiry time).
             async with self.redis.pipeline(transaction=False) as pipe:
-                pipe.zadd(self.keys.deadlines, {room_id: deadline}, lt=True)
+                if mode == "s":
+                    pipe.zadd(self.keys.deadlines, {room_id: deadline}, lt=True)
+                if expected_version == 0:
+                    pipe.zadd(self.keys.rooms, {room_id: "+inf"}, nx=True)
                 await self._commit(keys, args, client=pipe)
-                reply = (await pipe.execute())[1]
+                reply = (await pipe.execute())[-1]
         else:
             reply = await self._commit(keys, args)
         if reply[0] == -1:
@@ -613,7 +619,25 @@ class RedisStore(Store, Archive):
         if feed is not None:
             feed.forget()  # the record must not outlive the room
         keys = [self.keys.room_state(room_id), self.keys.room_events(room_id)]
-        await self._expire(keys, [max(1, ttl_ms)])
+        ttl_ms = max(1, ttl_ms)
+        if await self._expire(keys, [ttl_ms]):
+            await self.redis.zadd(self.keys.rooms, {room_id: int(time.time() * 1000) + ttl_ms})
+
+    @_runs_to_completion
+    async def purge(self) -> None:
+        await self.redis.zremrangebyscore(self.keys.rooms, "-inf", int(time.time() * 1000))
+
+    @_runs_to_completion
+    async def count_rooms(self) -> int:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zremrangebyscore(self.keys.rooms, "-inf", int(time.time() * 1000))
+            pipe.zcard(self.keys.rooms)
+            _, count = await pipe.execute()
+        return int(count)
+
+    @_runs_to_completion
+    async def count_lobby(self) -> int:
+        return int(await self.redis.hlen(self.keys.lobby))
 
     # -- clock deadlines -------------------------------------------------------
 
