@@ -11,7 +11,7 @@ from redis.asyncio import Redis
 from redis.crc import key_slot
 from redis_fixtures import RedisServer
 
-from server.store import Conflict, QueueEntry, RoomRecord, StoredEvent
+from server.store import Conflict, QueueEntry, RoomRecord, StoredEvent, StoreUnavailable
 from server.store.redis import RedisStore
 
 
@@ -282,3 +282,28 @@ async def test_cancelling_a_store_call_ends_the_task_at_once(redis_url: str) -> 
             await asyncio.wait_for(read_forever(), timeout=0.01)
     finally:
         await store.close()
+
+
+async def test_close_lets_a_call_whose_caller_was_cancelled_finish_first(redis_url: str) -> None:
+    """A caller cancelled mid-call (a connection's task when its socket closes) leaves the
+    call running to completion; closing the store waits for it, so the write lands and
+    no connection is left open behind the closed pool (the unclosed-socket warning a
+    later test used to trip over). A call after close is refused, not reconnected."""
+    store = RedisStore(redis_url)
+    await store.start()
+    calls = [asyncio.create_task(store.put_session(f"h{i}", b"x")) for i in range(20)]
+    await asyncio.sleep(0)  # every call is under way in its own task
+    for call in calls:
+        call.cancel()
+    await store.close()
+    pool = store.redis.connection_pool
+    connections = [*pool._available_connections, *pool._in_use_connections]
+    assert connections
+    assert not any(c.is_connected for c in connections)
+    with pytest.raises(StoreUnavailable):
+        await store.get_session("h0")
+    reader = Redis.from_url(redis_url)
+    try:
+        assert await reader.exists(*[f"gomoku:session:h{i}" for i in range(20)]) == 20
+    finally:
+        await reader.aclose()

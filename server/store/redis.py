@@ -279,6 +279,12 @@ def _runs_to_completion(
     caller gets CancelledError at once, and the Redis command still completes (so a
     commit is never cut in half between sending it and reading its reply).
 
+    The store keeps each such task until it ends, and :meth:`RedisStore.close` waits for
+    them before it closes the connection pool: a call whose caller was cancelled goes on
+    in its task, and closing the pool under it would leave redis-py to reconnect a
+    connection that nobody closes afterwards (an unclosed socket). A call made after
+    ``close`` is refused with :class:`StoreUnavailable`.
+
     A Redis that cannot be reached (after redis-py's own retries) is reported as
     :class:`StoreUnavailable`, the store-neutral error the server turns into the
     ``unavailable`` error code.
@@ -286,8 +292,15 @@ def _runs_to_completion(
 
     @functools.wraps(method)
     async def shielded(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        store = args[0]
+        assert isinstance(store, RedisStore)
+        if store._closed:
+            raise StoreUnavailable("the redis store is closed")
+        task = asyncio.ensure_future(method(*args, **kwargs))
+        store._inflight.add(task)
+        task.add_done_callback(store._inflight.discard)
         try:
-            return await asyncio.shield(method(*args, **kwargs))
+            return await asyncio.shield(task)
         except StoreUnavailable:
             raise
         except (RedisConnectionError, RedisTimeoutError, ConnectionError) as exc:
@@ -376,6 +389,8 @@ class RedisStore(Store, Archive):
         self._lobby_mirror: dict[str, bytes] | None = None
         self._inboxes: set[_RedisInbox] = set()
         self._player_refs: dict[str, int] = {}
+        self._inflight: set[asyncio.Future[Any]] = set()
+        """Store calls under way in their own tasks (see ``_runs_to_completion``)."""
         self._closed = False
 
     def __repr__(self) -> str:
@@ -405,6 +420,8 @@ class RedisStore(Store, Archive):
             lobby_queue.put_nowait(_CLOSED)
         for inbox in self._inboxes:
             inbox.queue.put_nowait(_CLOSED)
+        if self._inflight:  # calls whose callers were cancelled: let them return their connection
+            await asyncio.wait(set(self._inflight), timeout=10.0)
         await self.redis.aclose(close_connection_pool=True)  # the pool is ours
 
     async def healthy(self) -> bool:
@@ -1339,6 +1356,8 @@ class _Bus:
         self._closing = True
         if self._task is not None:
             await _stop_task(self._task)
+        for task in list(self._background):
+            await _stop_task(task)
         await self._drop_connection()
 
     async def _connect(self) -> None:
