@@ -8,6 +8,7 @@ import asyncio
 import collections
 import contextlib
 import http
+import itertools
 import logging
 import os
 import secrets
@@ -76,6 +77,13 @@ class GomokuServer:
         )
         """Joins by a wrong invite code per client address (guessing)."""
         self.players: dict[str, set[Connection]] = {}
+        self.instance_id = secrets.token_hex(6)
+        """This instance in the store: its connections' attachments carry it, and its
+        lease (renewed by :meth:`_keep_lease`) says it is alive."""
+        self._conn_ids = itertools.count(1)
+        self._detach_retry: set[tuple[str, str]] = set()
+        """(room, connection) attachments a closed connection could not drop (the store
+        was unreachable): tried again until they are gone."""
         self.queues: dict[str, tuple[Rule, TimeControl | None]] = {}
         self._server: Server | None = None
         self._tasks: list[asyncio.Task[None]] = []
@@ -99,6 +107,7 @@ class GomokuServer:
         # Beat before serving: a restart finds the outage it ends before anyone acts.
         timers = self.config.timers
         self.service.outage = await self.store.beat(now_ms(), timers.outage_after_ms)
+        await self.store.instance_beat(self.instance_id, now_ms() + timers.instance_lease_ms)
         self.hub.on_notice = self._deliver_notice
         await self.hub.start()
         limits = self.config.limits
@@ -116,6 +125,7 @@ class GomokuServer:
             write_limit=WRITE_LIMIT,
         )
         self._background(self._tick_clocks())
+        self._background(self._keep_lease())
         self._background(self._matchmake())
         self._background(self._housekeeping())
         self._background(self._drop_stalled_readers())
@@ -141,6 +151,7 @@ class GomokuServer:
                 for conn in list(self.connections):
                     conn.ws.transport.abort()
                 await self._server.wait_closed()
+        await self._leave_store()
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -252,6 +263,54 @@ class GomokuServer:
         asyncio.get_running_loop().create_task(self.hub.remove_player(player_id))
         return False
 
+    def new_conn_id(self) -> str:
+        """A connection id unique over every instance: this instance's id, ``/``, a number."""
+        return f"{self.instance_id}/{next(self._conn_ids)}"
+
+    def detach_later(self, room_id: str, conn_id: str) -> None:
+        """A closed connection's attachment that could not be dropped now: try again."""
+        self._detach_retry.add((room_id, conn_id))
+
+    async def _keep_lease(self) -> None:
+        """Renew this instance's lease; reap instances whose lease ran out (their
+        attachments would keep players present forever); drop attachments that closed
+        connections left behind while the store was unreachable."""
+        lease = self.config.timers.instance_lease_ms
+        while True:
+            await asyncio.sleep(lease / 5000)
+            try:
+                now = now_ms()
+                await self.store.instance_beat(self.instance_id, now + lease)
+                for room_id, conn_id in sorted(self._detach_retry):
+                    if await self.store.detach(room_id, conn_id, now) == 0:
+                        await self.service.presence_changed(room_id)
+                    self._detach_retry.discard((room_id, conn_id))
+                for instance in await self.store.expired_instances(now, lease):
+                    gone = await self.store.reap_instance(instance, now)
+                    log.warning(
+                        "server instance %s stopped renewing its lease: its connections "
+                        "left %d rooms",
+                        instance,
+                        len(gone),
+                    )
+                    for room_id in gone:
+                        with contextlib.suppress(GameError, NoSuchRoom):
+                            await self.service.presence_changed(room_id)
+            except StoreUnavailable as exc:
+                log.info("the instance lease waits for the store: %s", exc)
+            except Exception:
+                self.metrics.inc("gomoku_errors_internal_total")
+                log.exception("instance lease upkeep failed")
+
+    async def _leave_store(self) -> None:
+        """Stopping: every connection detached as it closed; drop whatever attachment of
+        this instance is left and its lease, so a stopped instance keeps nobody present."""
+        with contextlib.suppress(StoreUnavailable):
+            gone = await self.store.reap_instance(self.instance_id, now_ms())
+            for room_id in gone:
+                with contextlib.suppress(GameError, NoSuchRoom):
+                    await self.service.presence_changed(room_id)
+
     def chat_window(self, player_id: str) -> SlidingWindow:
         """The player's chat flood limit: one window for all their connections here."""
         window = self.chat_windows.get(player_id)
@@ -293,6 +352,7 @@ class GomokuServer:
                 for room_id in due:
                     with contextlib.suppress(GameError, NoSuchRoom):
                         await self.service.act(room_id, game.Tick())
+                        await self.service.announce_spectators(room_id, due=True)
                 if store_down:
                     log.info("the store answers again")
                 store_down = False

@@ -621,14 +621,13 @@ class BotRegistry:
         time_control: TimeControl | None,
         private: bool,
         code: str | None,
-        watcher: Seat | None = None,
         room_id: str | None = None,
         owner: str | None = None,
     ) -> Room:
         """A new unrated room, already started, with an AI for each of ``levels`` and
-        ``people`` in the other seats (colours drawn at random when a person plays),
-        and ``watcher`` as a spectator; ``owner`` is the player it counts against (see
-        ``Room.owner``). Raises ``no_ai_available`` (nothing created)."""
+        ``people`` in the other seats (colours drawn at random when a person plays);
+        ``owner`` is the player it counts against (see ``Room.owner``). Raises
+        ``no_ai_available`` (nothing created)."""
         claims: list[Claim] = []
         try:
             for level in levels:
@@ -655,10 +654,7 @@ class BotRegistry:
         events: list[RoomEvent] = []
         wanted: tuple[Literal["black", "white"], ...] = ("black", "white")
         for seat, colour in zip(seats, wanted, strict=True):
-            outcome = game.apply(room, game.Join(seat, True, colour), now_ms(), self.config.game)
-            room, events = outcome.room, events + outcome.events
-        if watcher is not None:
-            outcome = game.apply(room, game.Join(watcher, False), now_ms(), self.config.game)
+            outcome = game.apply(room, game.Join(seat, colour), now_ms(), self.config.game)
             room, events = outcome.room, events + outcome.events
         try:
             room = await self.service.create(room, events)

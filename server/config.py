@@ -72,7 +72,18 @@ class Timers:
     purge_interval_s: float = 30.0
     """How often expired rooms are dropped from the memory store."""
     finished_room_ttl_ms: int = 3_600_000
-    """How long a finished or emptied room stays loadable (results, rematch, resume)."""
+    """How long a finished room stays loadable (results, rematch, resume); then every
+    key of it is gone but its archived record."""
+    waiting_room_ttl_ms: int = 1_800_000
+    """How long a room waits for its players: if its game has not begun by then, its
+    seats are given up and it is gone."""
+    session_ttl_ms: int = 30 * 86_400_000
+    """How long a resume token stays valid without being used (each hello with it starts
+    this again); the player's ratings and games stay."""
+    instance_lease_ms: int = 10_000
+    """A server instance renews a lease in the store every fifth of this; when one stops
+    renewing it (killed, or cut off from the store), another instance detaches its
+    connections after this long, so they keep no player online."""
     archive_retry_ms: int = 10_000
     """A finished game whose record or rating update did not get written (the store
     was down, the instance died) is tried again by any instance after this long."""

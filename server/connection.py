@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import functools
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -28,13 +27,14 @@ from engine import Opening, Rule
 from protocol import messages as m
 from protocol.codec import decode_event
 from protocol.errors import CloseCode, ErrorCode, ProtocolError
+from protocol.events import ChatPosted
 from protocol.limits import PROTOCOL_VERSION
 from protocol.values import GameSummary, LeaderboardEntry, Limits, RoomSummary, TimeControl
 from server import game, history
 from server.game import GameError
 from server.handshake import encoding_of
 from server.ratelimit import SlidingWindow, TokenBucket
-from server.room import Room, Seat
+from server.room import Seat
 from server.service import NoSuchRoom, Notice, encode_notice, now_ms
 from server.sessions import (
     SessionRecord,
@@ -119,6 +119,11 @@ class Connection:
         self.hint_pending = False
         self.queue_ticket = 0
         """Counts ``queue`` requests, so a stale AI-fallback timer does nothing."""
+        self.conn_id = server.new_conn_id()
+        """This connection's id in the store's attachments (unique over every instance)."""
+        self.attached: set[str] = set()
+        """Rooms this connection is attached to: its player is present there (a seat
+        online, or a spectator) while any connection of theirs is, on any instance."""
         self._tasks: set[asyncio.Task[None]] = set()
         self._closing = False
 
@@ -287,7 +292,8 @@ class Connection:
             self.error(ErrorCode.INTERNAL, "internal server error", re=message.id, room=room)
 
     async def _cleanup(self) -> None:
-        """The connection is gone: stop watching, leave queues, mark presence."""
+        """The connection is gone: stop watching, leave queues, detach from its rooms
+        (which changes its player's presence only where it was their last connection)."""
         for room_id in list(self.rooms):
             self.server.hub.unwatch(room_id, self)
         self.server.hub.lobby_watchers.discard(self)
@@ -299,22 +305,55 @@ class Connection:
         if self.queue is not None:
             with contextlib.suppress(StoreUnavailable):  # a queue entry of the gone is harmless
                 await self.server.store.queue_remove(self.queue, session.player)
-        if self.server.detach(session.player, self):
-            return  # another connection of the player is still here
-        leave = functools.partial(_leave_spectator_or_none, player=session.player)
-        # With the store down, presence cannot be written; the player's clock runs on and
-        # the outage's time is given back (server.outage) if every instance lost the store.
-        for room_id in list(self.rooms):
+        others_here = self.server.detach(session.player, self)
+        for room_id in sorted(self.attached):
+            await self.detach(room_id)
+        if session.worker is not None and not others_here:
+            self.server.bots.seat_offline(session.player)  # after its presence: rooms agree
+
+    # -- attachments (presence) --------------------------------------------------
+
+    async def attach(self, room_id: str) -> None:
+        """Attach this connection to a room (a resume, a join, an action of a seated
+        player): its player is present there from now on. Raises NoSuchRoom."""
+        if room_id in self.attached:
+            return
+        self.attached.add(room_id)
+        try:
+            count = await self.server.store.attach(room_id, self.player, self.conn_id)
+        except BaseException:
+            self.attached.discard(room_id)
+            raise
+        if count is None:
+            self.attached.discard(room_id)
+            raise NoSuchRoom(room_id)
+        if count == 1:  # the player's first connection here: they arrived
+            await self.server.service.presence_changed(room_id)
+
+    async def attach_seated(self, room_id: str) -> None:
+        """Attach this connection to a room its player sits in (an action there shows
+        they are present); nothing for a room they do not sit in."""
+        if room_id in self.attached:
+            return
+        loaded = await self.server.service.load(room_id)
+        if loaded is not None and loaded[1].seat_of(self.player) is not None:
+            await self.attach(room_id)
+
+    async def detach(self, room_id: str) -> None:
+        """Detach this connection from a room (``leave``, or the socket closed). With the
+        store unreachable the server tries again later (:meth:`GomokuServer.detach_later`):
+        an attachment left behind would keep the player present."""
+        if room_id not in self.attached:
+            return
+        self.attached.discard(room_id)
+        try:
+            count = await self.server.store.detach(room_id, self.conn_id, now_ms())
+        except StoreUnavailable:
+            self.server.detach_later(room_id, self.conn_id)
+            return
+        if count == 0:  # their last connection here: they left
             with contextlib.suppress(GameError, NoSuchRoom, StoreUnavailable):
-                await self.server.service.act(room_id, leave)
-        seated: list[str] = []
-        with contextlib.suppress(StoreUnavailable):
-            seated = await self.server.store.player_rooms(session.player)
-        for room_id in seated:
-            with contextlib.suppress(GameError, NoSuchRoom, StoreUnavailable):
-                await self.server.service.act(room_id, game.SetPresence(session.player, False))
-        if session.worker is not None:  # an AI seat: after its presence, so rooms agree
-            self.server.bots.seat_offline(session.player)
+                await self.server.service.presence_changed(room_id)
 
     # -- room sync -------------------------------------------------------------
 
@@ -357,13 +396,16 @@ class Connection:
         while True:
             events = None if after is None else await store.read_events(room_id, after)
             if events is None:
-                loaded = await self.server.service.load(room_id)
+                service = self.server.service
+                loaded = await service.load(room_id, fresh=True)
                 if loaded is None:
                     self.unwatch(room_id)
                     raise NoSuchRoom(room_id)
                 record, room = loaded
                 viewer = None if self.session is None else self.session.player
-                view = room.view(record.seq, now_ms(), self.config.game.grace_ms, viewer=viewer)
+                watching, _ = await service.spectators(room)
+                grace = self.config.game.grace_ms
+                view = room.view(record.seq, now_ms(), grace, viewer=viewer, spectators=watching)
                 self.send(m.Snapshot(room=view, re=re))
                 sync.last = record.seq
             else:
@@ -422,7 +464,9 @@ class Connection:
         return Seat(id=s.player, name=s.name, rating=s.rating, bot=s.bot)
 
     async def act(self, room_id: str, action: game.GameAction) -> None:
-        """Apply an action to a room, then report a late refusal (a fallen flag)."""
+        """Apply a seated player's action to a room (attaching this connection there
+        first), then report a late refusal (a fallen flag)."""
+        await self.attach_seated(room_id)
         outcome, _ = await self.server.service.act(room_id, action)
         if outcome.error is not None:
             raise outcome.error
@@ -438,14 +482,11 @@ class Connection:
             self.send(m.Unqueued())
         room_id = notice.room
         if room_id not in self.rooms or self.rooms[room_id].last < 0:
+            try:
+                await self.attach(room_id)
+            except NoSuchRoom:
+                return  # gone already (a rematch nobody took up, an expired room)
             await self.sync_room(room_id, None)
-
-
-def _leave_spectator_or_none(room: Room, player: str) -> game.GameAction:
-    """Spectators leave when their last connection closes; players only go offline."""
-    if player in room.spectators:
-        return game.Leave(player)
-    return game.SetPresence(player, False)
 
 
 # --- message handlers --------------------------------------------------------------------
@@ -458,8 +499,9 @@ async def on_hello(conn: Connection, msg: m.Hello) -> None:
     ``welcome`` is sent, and only then. A hello that fails part-way (the store
     unreachable, say) is taken back by :func:`_undo_hello` before its error goes out,
     so the client may say hello again, and nothing else is handled until one succeeds.
-    The player's seats are marked online before ``welcome``, so that a welcomed player
-    is never left showing offline (and claimable) by a failure after it.
+    A hello attaches the connection to no room: its player is present in a room once a
+    connection of theirs resumes or joins it (or acts there), so ``welcome`` lists the
+    rooms to resume.
     """
     if conn.session is not None:
         raise Refused(ErrorCode.WRONG_PHASE, "already said hello on this connection")
@@ -500,18 +542,13 @@ async def on_hello(conn: Connection, msg: m.Hello) -> None:
         await store.put_session(token_hash(token), encode_session(session))
     conn.session = session
     conn.token_hash = token_hash(token)
-    marked: list[str] = []  # rooms whose seat this hello may have marked online
     try:
         await conn.server.attach(session.player, conn)
         if session.worker is not None:
             conn.server.bots.seat_online(session, conn.token_hash)
         rooms = await store.player_rooms(session.player)
-        for room_id in rooms:
-            marked.append(room_id)
-            with contextlib.suppress(GameError, NoSuchRoom):
-                await conn.server.service.act(room_id, game.SetPresence(session.player, True))
     except Exception:
-        await _undo_hello(conn, session, marked)
+        await _undo_hello(conn, session)
         raise
     log.info("%s %s (%s)", "resumed" if resumed else "hello", session.player, session.name)
     conn.send(
@@ -528,25 +565,21 @@ async def on_hello(conn: Connection, msg: m.Hello) -> None:
     )
 
 
-async def _undo_hello(conn: Connection, session: SessionRecord, marked: list[str]) -> None:
+async def _undo_hello(conn: Connection, session: SessionRecord) -> None:
     """Put a connection whose hello failed part-way back as it was before: not
-    identified, not attached to the player, not watching any room (a notice may have
-    started one). Unless another connection of the player is still here, the seats the
-    hello marked online go offline again and an AI seat counts as away, as when a
-    connection closes (:meth:`Connection._cleanup`). With the store still down that may
-    fail, and a seat may show online until the player's next connection comes and goes:
-    the same as a connection that closes during an outage. A session record already
-    written stays: a new player's is never used (its token was not sent), and a
-    returning player's only holds the name they asked for."""
-    conn.session = None
-    conn.token_hash = None
+    identified, not known as the player's, not watching or attached to any room (a notice
+    may have started one); an AI seat counts as away again unless another connection of
+    it is here, as when a connection closes (:meth:`Connection._cleanup`). A session
+    record already written stays: a new player's is never used (its token was not sent),
+    and a returning player's only holds the name they asked for."""
     for room_id in list(conn.rooms):
         conn.unwatch(room_id)
+    for room_id in sorted(conn.attached):
+        await conn.detach(room_id)
+    conn.session = None
+    conn.token_hash = None
     if conn.server.detach(session.player, conn):
         return
-    for room_id in marked:
-        with contextlib.suppress(GameError, NoSuchRoom, StoreUnavailable):
-            await conn.server.service.act(room_id, game.SetPresence(session.player, False))
     if session.worker is not None:
         conn.server.bots.seat_offline(session.player)
 
@@ -588,9 +621,10 @@ async def on_create_room(conn: Connection, msg: m.CreateRoom) -> None:
         )
         room.owner = conn.player
         seat = await conn.rated_seat(msg.rule)
-        outcome = game.apply(room, game.Join(seat, True, msg.seat), now_ms(), conn.config.game)
+        outcome = game.apply(room, game.Join(seat, msg.seat), now_ms(), conn.config.game)
         room = await service.create(outcome.room, outcome.events)
     log.info("room %s created by %s (%s)", room.id, conn.player, room.rule)
+    await conn.attach(room.id)
     await conn.sync_room(room.id, None, re=msg.id)
 
 
@@ -673,31 +707,42 @@ async def on_join(conn: Connection, msg: m.Join) -> None:
     _, room = loaded
     if room.private and msg.code is None and room.seat_of(conn.player) is None:
         raise Refused(ErrorCode.NO_SUCH_ROOM, "that room is private: join it by its invite code")
-    seat = await conn.rated_seat(room.rule) if msg.role == "player" else conn.seat()
-    await conn.act(room_id, game.Join(seat, msg.role == "player"))
+    service = conn.server.service
+    if msg.role == "player":
+        await conn.act(room_id, game.Join(await conn.rated_seat(room.rule)))
+    await conn.attach(room_id)
+    if msg.role == "player":  # a spectator who sat down is no longer one
+        await service.announce_spectators(room_id)
     await conn.sync_room(room_id, None, re=msg.id)
 
 
 async def on_leave(conn: Connection, msg: m.Leave) -> None:
-    if msg.room not in conn.rooms:
+    if msg.room not in conn.rooms and msg.room not in conn.attached:
         raise Refused(ErrorCode.NOT_IN_ROOM, "you are not watching that room")
     conn.unwatch(msg.room)
-    with contextlib.suppress(GameError, NoSuchRoom):
-        await conn.act(msg.room, game.Leave(conn.player))
+    service = conn.server.service
+    loaded = await service.load(msg.room)
+    seated = loaded is not None and loaded[1].seat_of(conn.player) is not None
+    if seated and loaded is not None and loaded[1].state == "waiting":
+        with contextlib.suppress(GameError, NoSuchRoom):  # before the game: give up the seat
+            await service.act(msg.room, game.Leave(conn.player))
+    with contextlib.suppress(NoSuchRoom):
+        await conn.detach(msg.room)
     conn.send(m.Left(room=msg.room, re=msg.id))
 
 
 async def on_resume(conn: Connection, msg: m.Resume) -> None:
-    loaded = await conn.server.service.load(msg.room)
+    loaded = await conn.server.service.load(msg.room, fresh=True)
     if loaded is None:  # expired, or lost when a server without Redis restarted
         raise Refused(ErrorCode.NO_SUCH_ROOM, ROOM_GONE)
     record, room = loaded
-    if conn.player not in room.members():
-        if room.private:
+    if room.private and room.seat_of(conn.player) is None and msg.room not in conn.attached:
+        attendance = await conn.server.store.attendance(msg.room, [conn.player])
+        if not attendance.attached(conn.player):
             raise Refused(ErrorCode.NOT_IN_ROOM, "you are not in that private room")
-        await conn.act(msg.room, game.Join(conn.seat(), False))
     if msg.after > record.seq:
         raise Refused(ErrorCode.BAD_VALUE, f"the room's log ends at seq {record.seq}")
+    await conn.attach(msg.room)
     await conn.sync_room(msg.room, msg.after, re=msg.id)
 
 
@@ -799,8 +844,13 @@ async def on_chat(conn: Connection, msg: m.Chat) -> None:
     if not conn.server.chat_window(conn.player).take(now_ms()):
         raise Refused(ErrorCode.CHAT_RATE_LIMITED, "too many chat messages; wait a little")
     assert conn.session is not None
-    name = conn.session.name
-    await conn.act(msg.room, game.Chat(conn.player, name, msg.text))
+    await conn.attach_seated(msg.room)
+    if msg.room not in conn.attached:
+        if await conn.server.service.load(msg.room) is None:
+            raise NoSuchRoom(msg.room)
+        raise Refused(ErrorCode.NOT_IN_ROOM, "join the room before chatting in it")
+    line = ChatPosted(player=conn.player, name=conn.session.name, text=msg.text)
+    await conn.server.service.chat(msg.room, line)
 
 
 async def on_seat_ai(conn: Connection, msg: m.SeatAi) -> None:
@@ -820,10 +870,10 @@ async def on_create_ai_game(conn: Connection, msg: m.CreateAiGame) -> None:
             time_control=msg.time,
             private=msg.private,
             code=code,
-            watcher=conn.seat(),
             owner=conn.player,
         )
     log.info("AI game in room %s created by %s", room.id, conn.player)
+    await conn.attach(room.id)  # as a spectator
     await conn.sync_room(room.id, None, re=msg.id)
 
 
@@ -832,7 +882,7 @@ async def on_hint(conn: Connection, msg: m.Hint) -> None:
     if loaded is None:
         raise NoSuchRoom(msg.room)
     record, room = loaded
-    if conn.player not in room.members():
+    if room.seat_of(conn.player) is None and msg.room not in conn.attached:
         raise Refused(ErrorCode.NOT_IN_ROOM, "join the room before asking for a hint")
     if room.rated:
         raise Refused(ErrorCode.HINT_NOT_ALLOWED, "no hints in a rated game")

@@ -2,7 +2,11 @@
 :class:`GameError` with a stable error code.
 
 Nothing here awaits or reads a clock: the caller passes ``now_ms``, loads the
-room from the store and commits the outcome with a version check. Dispatch is
+room from the store and commits the outcome with a version check. Only game
+actions come here: chat, spectators and connections coming and going are kept
+apart from the versioned room (server.service), and reach it only as the
+``attendance`` a :class:`Tick` or :class:`Claim` carries, which a seat's presence
+follows. Dispatch is
 a table, :data:`HANDLERS`, from (room state, action key) to a handler; a pair
 that is not in the table is refused with ``wrong_phase`` (or ``game_over`` once
 the game has ended), so what each state accepts is readable in one place.
@@ -30,7 +34,6 @@ from engine.opening import Action, OpeningError, OpeningState
 from protocol.errors import ErrorCode
 from protocol.events import (
     Answered,
-    ChatPosted,
     Chose,
     GameOver,
     GameStarted,
@@ -42,7 +45,6 @@ from protocol.events import (
     Presence,
     Rematch,
     RoomEvent,
-    SpectatorCount,
     Undone,
 )
 from protocol.values import GameResult, Pending, SwapChoice, TimeControl
@@ -56,6 +58,7 @@ from server.room import (
     encode_room,
     wire_phase,
 )
+from server.store.base import Attendance
 
 OfferKind = Literal["draw", "takeback", "rematch"]
 
@@ -83,6 +86,10 @@ class GameRules:
     """``spectator_count`` goes out at most this often: the first change at once, the
     changes after it together at the end of the interval (a crowd arriving at a popular
     game would otherwise cost one event to every watcher per arrival)."""
+    attach_wait_ms: int = 10_000
+    """How long a seat taken for a player shows online without a connection of theirs
+    attached to the room (a quick match or rematch of a player whose connections are
+    gone, a seated AI whose worker never comes): after it they count as gone."""
 
 
 # --- actions ---------------------------------------------------------------------------
@@ -90,8 +97,9 @@ class GameRules:
 
 @dataclasses.dataclass(frozen=True)
 class Join:
+    """Take a seat (watching a room is no action: spectators are attached connections)."""
+
     player: Seat
-    as_player: bool = True
     seat: Literal["black", "white", "any"] = "any"
     key = "join"
 
@@ -147,35 +155,29 @@ class Answer:
 
 @dataclasses.dataclass(frozen=True)
 class Claim:
+    """Claim the win: the opponent has had no connection attached for the grace period.
+    ``attendance`` is read from the store after the room (the service fills it in)."""
+
     player: str
+    attendance: Attendance | None = None
     key = "claim"
 
 
 @dataclasses.dataclass(frozen=True)
-class Chat:
-    player: str
-    name: str
-    text: str
-    key = "chat"
-
-
-@dataclasses.dataclass(frozen=True)
-class SetPresence:
-    player: str
-    online: bool
-    key = "presence"
-
-
-@dataclasses.dataclass(frozen=True)
 class Tick:
-    """Check the clock: the deadline ticker sends this when a deadline fell due."""
+    """Look at the room now: a clock that ran out, a waiting room nobody came to, the
+    seats' presence as ``attendance`` shows it (read from the store after the room: the
+    service fills it in), and a game both players left. The deadline ticker sends it
+    when the room fell due, and the service when a player's connections came or went."""
 
+    attendance: Attendance | None = None
+    due: bool = True
+    """Sent because the room fell due (its deadline must be filed again), not because
+    connections came or went."""
     key = "tick"
 
 
-GameAction = (
-    Join | Leave | Move | Choose | Resign | Offer | Answer | Claim | Chat | SetPresence | Tick
-)
+GameAction = Join | Leave | Move | Choose | Resign | Offer | Answer | Claim | Tick
 
 
 @dataclasses.dataclass
@@ -241,7 +243,7 @@ def _finish(room: Room, winner: Color | None, reason: Reason, line: list[str] | 
     room.result = GameResult(winner=winner_name, reason=reason, line=line)
     for seat in room.seats:
         if seat is not None:
-            seat.offline_since_ms = None
+            seat.offline_since_ms = seat.attach_by_ms = None
     return GameOver(winner=winner_name, reason=reason, line=line)
 
 
@@ -287,17 +289,19 @@ def _flag(room: Room, now_ms: int) -> GameOver | None:
 # --- handlers --------------------------------------------------------------------------
 
 
+def _seat(player: Seat, now_ms: int, rules: GameRules) -> Seat:
+    """``player`` as a new seat: online, with ``attach_wait_ms`` for a connection to come."""
+    return msgspec.structs.replace(
+        player, online=True, offline_since_ms=None, attach_by_ms=now_ms + rules.attach_wait_ms
+    )
+
+
 def _join(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outcome:
     assert isinstance(action, Join)
     player = action.player
     out = Outcome(room)
     if room.seat_of(player.id) is not None:
         return out  # already seated: joining again only re-sends the snapshot
-    if not action.as_player:
-        if player.id not in room.spectators:
-            room.spectators.append(player.id)
-            _count_spectators(room, out, now_ms, rules)
-        return out
     if room.state != "waiting":
         raise GameError(ErrorCode.ROOM_FULL, "the game has started; join as a spectator")
     wanted = {"black": [room.seat_at(Color.BLACK)], "white": [room.seat_at(Color.WHITE)]}.get(
@@ -307,10 +311,7 @@ def _join(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outc
     if not free:
         raise GameError(ErrorCode.ROOM_FULL, f"no free {action.seat} seat in this room")
     seat = free[0]
-    room.seats[seat] = msgspec.structs.replace(player, online=True, offline_since_ms=None)
-    if player.id in room.spectators:
-        room.spectators.remove(player.id)
-        _count_spectators(room, out, now_ms, rules)
+    room.seats[seat] = _seat(player, now_ms, rules)
     out.events.append(
         PlayerJoined(
             seat=_color_name(room.color_of(seat)),
@@ -326,22 +327,25 @@ def _join(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outc
 
 
 def _leave(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outcome:
+    """Give up a seat before the game starts. Once it has started, leaving is only the
+    connection going (its presence follows the attached connections); a finished game
+    keeps its players on record."""
     assert isinstance(action, Leave)
     out = Outcome(room)
-    if action.player in room.spectators:
-        room.spectators.remove(action.player)
-        _count_spectators(room, out, now_ms, rules)
-        return out
     seat = room.seat_of(action.player)
     if seat is None:
         raise GameError(ErrorCode.NOT_IN_ROOM, "you are not in this room")
     if room.state == "waiting":
-        color = room.color_of(seat)
-        room.seats[seat] = None
-        out.events.append(PlayerLeft(seat=_color_name(color), player=action.player))
-    elif room.state in LIVE_STATES:
-        return _presence(room, SetPresence(action.player, False), now_ms, rules)
-    return out  # a finished game keeps its players on record
+        _free_seat(room, seat, out)
+    return out
+
+
+def _free_seat(room: Room, seat: int, out: Outcome) -> None:
+    player = room.seats[seat]
+    assert player is not None
+    color = room.color_of(seat)
+    room.seats[seat] = None
+    out.events.append(PlayerLeft(seat=_color_name(color), player=player.id))
 
 
 def _move(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outcome:
@@ -498,13 +502,15 @@ def _answer(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Ou
     else:
         if not action.rematch_id:
             raise GameError(ErrorCode.INTERNAL, "no id for the rematch room")
-        out.spawn, out.spawn_events = _rematch_room(room, action.rematch_id, now_ms)
+        out.spawn, out.spawn_events = _rematch_room(room, action.rematch_id, now_ms, rules)
         room.rematch_room = out.spawn.id
         out.events.append(Rematch(room=out.spawn.id))
     return out
 
 
-def _rematch_room(room: Room, room_id: str, now_ms: int) -> tuple[Room, list[RoomEvent]]:
+def _rematch_room(
+    room: Room, room_id: str, now_ms: int, rules: GameRules
+) -> tuple[Room, list[RoomEvent]]:
     """The next game, already started: same settings, seats swapped (the other
     player is Black, or opens the swap2), and the events that begin its log."""
     new = new_room(
@@ -523,7 +529,7 @@ def _rematch_room(room: Room, room_id: str, now_ms: int) -> tuple[Room, list[Roo
         (room.seats[room.seat_at(Color.WHITE)], room.seats[room.seat_at(Color.BLACK)])
     ):
         assert old is not None
-        seat = msgspec.structs.replace(old, offline_since_ms=None)
+        seat = _seat(old, now_ms, rules)
         new.seats[index] = seat
         events.append(
             PlayerJoined(
@@ -543,71 +549,94 @@ def _claim(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Out
     seat = _seated(room, action.player)
     other = room.seats[1 - seat]
     assert other is not None
+    out = Outcome(room)
+    if action.attendance is not None:
+        out.events += _sync_presence(room, action.attendance, now_ms, rules)
     if other.online or other.offline_since_ms is None:
         raise GameError(ErrorCode.NOT_CLAIMABLE, "your opponent is connected")
     left = other.offline_since_ms + rules.grace_ms - now_ms
     if left > 0:
         raise GameError(ErrorCode.NOT_CLAIMABLE, f"your opponent has {left} ms left to return")
     _charge_clock(room, now_ms)
-    return Outcome(room, [_finish(room, room.color_of(seat), Reason.ABANDON, None)])
-
-
-def _chat(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outcome:
-    assert isinstance(action, Chat)
-    if action.player not in room.members():
-        raise GameError(ErrorCode.NOT_IN_ROOM, "join the room before chatting in it")
-    return Outcome(room, [ChatPosted(player=action.player, name=action.name, text=action.text)])
-
-
-def _presence(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outcome:
-    assert isinstance(action, SetPresence)
-    seat_no = room.seat_of(action.player)
-    out = Outcome(room)
-    if seat_no is None:
-        return out
-    seat = room.seats[seat_no]
-    assert seat is not None
-    if seat.online == action.online:
-        return out
-    if room.state == "waiting" and not action.online:
-        # Nobody waits for a player who is gone before the game: free the seat.
-        return _leave(room, Leave(action.player), now_ms, rules)
-    seat.online = action.online
-    seat.offline_since_ms = None if action.online or room.state not in LIVE_STATES else now_ms
-    deadline = rules.grace_ms if seat.offline_since_ms is not None else None
-    out.events.append(Presence(player=action.player, online=action.online, deadline_ms=deadline))
+    out.events.append(_finish(room, room.color_of(seat), Reason.ABANDON, None))
     return out
 
 
 def _tick(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outcome:
+    assert isinstance(action, Tick)
     out = Outcome(room)  # the flag check in apply() does the clocks' work
-    due = room.spectators_due_ms
-    if due is not None and now_ms >= due:
-        room.spectators_due_ms = None
-        out.quiet_change = True
-        if room.spectators_shown != len(room.spectators):
-            _announce_spectators(room, out, now_ms)
+    if room.state == "waiting" and room.close_at_ms is not None and now_ms >= room.close_at_ms:
+        for seat, player in enumerate(room.seats):  # nobody came: the room closes
+            if player is not None:
+                _free_seat(room, seat, out)
+        return out
+    if action.attendance is not None:
+        waits = [s.attach_by_ms for s in room.seats if s is not None]
+        out.events += _sync_presence(room, action.attendance, now_ms, rules)
+        if waits != [s.attach_by_ms for s in room.seats if s is not None]:
+            out.quiet_change = True  # a seat's player was seen attached: keep that
+    abandoned = room.abandoned_at_ms(rules.grace_ms)
+    if abandoned is not None and now_ms >= abandoned:
+        out.events.append(_abandon(room, now_ms, rules))
     return out
 
 
-def _count_spectators(room: Room, out: Outcome, now_ms: int, rules: GameRules) -> None:
-    """The spectator list changed: announce the count now, or, if one went out less
-    than ``spectator_count_every_ms`` ago, at the end of that interval (a clock tick
-    does it, see :meth:`Room.due_ms`), with every change until then in one event."""
-    out.quiet_change = True
-    if room.spectators_due_ms is not None:
-        return  # already held back: that announcement will carry this change too
-    wait_until = room.spectators_shown_ms + rules.spectator_count_every_ms
-    if room.spectators_shown_ms and now_ms < wait_until:
-        room.spectators_due_ms = wait_until
-        return
-    _announce_spectators(room, out, now_ms)
+def _sync_presence(
+    room: Room, attendance: Attendance, now_ms: int, rules: GameRules
+) -> list[RoomEvent]:
+    """Bring the seats' presence in line with the connections attached to the room:
+    ``presence`` events for the changes (once each), a seat given up in a room still
+    waiting for its players, and a player's return and departure both announced when
+    they came and went between two looks (the claim countdown starts again)."""
+    events: list[RoomEvent] = []
+    live = room.state in LIVE_STATES
+    for index, seat in enumerate(room.seats):
+        if seat is None:
+            continue
+        found = attendance.seated.get(seat.id)
+        if found is not None and found.conns > 0:
+            seat.attach_by_ms = None
+            if not seat.online:
+                seat.online, seat.offline_since_ms = True, None
+                events.append(Presence(player=seat.id, online=True))
+            continue
+        if seat.attach_by_ms is not None:
+            if now_ms < seat.attach_by_ms:
+                continue  # a new seat: its player's connection has a moment to attach
+            seat.attach_by_ms = None
+        left = now_ms if found is None or found.left_ms is None else min(found.left_ms, now_ms)
+        if room.state == "waiting":
+            out = Outcome(room)  # nobody waits for a player who is gone before the game
+            _free_seat(room, index, out)
+            events += out.events
+            continue
+        if seat.online:
+            seat.online = False
+            seat.offline_since_ms = left if live else None
+        elif live and seat.offline_since_ms is not None and left > seat.offline_since_ms:
+            events.append(Presence(player=seat.id, online=True))  # came and went meanwhile
+            seat.offline_since_ms = left
+        else:
+            continue
+        deadline = None
+        if seat.offline_since_ms is not None:
+            deadline = max(0, seat.offline_since_ms + rules.grace_ms - now_ms)
+        events.append(Presence(player=seat.id, online=False, deadline_ms=deadline))
+    return events
 
 
-def _announce_spectators(room: Room, out: Outcome, now_ms: int) -> None:
-    room.spectators_shown = len(room.spectators)
-    room.spectators_shown_ms = now_ms
-    out.events.append(SpectatorCount(count=room.spectators_shown))
+def _abandon(room: Room, now_ms: int, rules: GameRules) -> GameOver:
+    """Both players are gone (:meth:`Room.abandoned_at_ms` has come): if the first to go
+    was past the grace period while the other was still there, the first loses, as a
+    claim would have had it; if they left within the grace period of each other, the game
+    is drawn by ``abandon`` (not rated if it had fewer than four stones: aborted, see
+    server.history)."""
+    gone = sorted((s.offline_since_ms or 0, i) for i, s in enumerate(room.seats) if s is not None)
+    (first_since, _), (second_since, second) = gone
+    _charge_clock(room, now_ms)
+    if first_since + rules.grace_ms <= second_since:
+        return _finish(room, room.color_of(second), Reason.ABANDON, None)
+    return _finish(room, None, Reason.ABANDON, None)
 
 
 _ALL = ("waiting", "opening", "playing", "over")
@@ -616,8 +645,6 @@ _LIVE = ("opening", "playing")
 HANDLERS: dict[tuple[str, str], Handler] = {
     **{(state, "join"): _join for state in _ALL},
     **{(state, "leave"): _leave for state in _ALL},
-    **{(state, "chat"): _chat for state in _ALL},
-    **{(state, "presence"): _presence for state in _ALL},
     **{(state, "tick"): _tick for state in _ALL},
     **{(state, "move"): _move for state in _LIVE},
     ("opening", "choose"): _choose,
@@ -653,7 +680,7 @@ def apply_to_copy(room: Room, action: GameAction, now_ms: int, rules: GameRules)
         if not isinstance(action, Tick):
             error = GameError(ErrorCode.GAME_OVER, "the game ended: a clock ran out")
         out = Outcome(room, [flagged], error=error)
-        if isinstance(action, (SetPresence, Chat, Leave, Join)):  # these suit a game over too
+        if isinstance(action, (Tick, Leave, Join)):  # these suit a game over too
             try:
                 out.events.extend(_dispatch(room, action, now_ms, rules).events)
                 out.error = None

@@ -17,7 +17,7 @@ from typing import Any
 
 import msgspec
 
-from engine import Color, Result, Rule, parse_point
+from engine import Color, Reason, Result, Rule, parse_point
 from engine.record import (
     GameRecord,
     Players,
@@ -55,11 +55,29 @@ def colour_seats(room: Room) -> tuple[Seat, Seat]:
     return black, white
 
 
+ABORTED_BELOW_STONES = 4
+"""A game both players left (a draw by ``abandon``) with fewer stones than this (fewer
+than two moves each) was aborted: it does not count."""
+
+
+def aborted(room: Room) -> bool:
+    """Whether the room's game was aborted: both players left it (within the grace period
+    of each other) before each had made two moves."""
+    result = room.result
+    return (
+        result is not None
+        and result.reason is Reason.ABANDON
+        and result.winner is None
+        and len(room.moves) < ABORTED_BELOW_STONES
+    )
+
+
 def black_score(room: Room) -> float | None:
     """What a finished game counts for Black in the ratings (1, 0.5 or 0), or None when
-    it does not count: an unrated room, an AI in a seat, or a game that ended before its
-    second stone (a player who never showed up, as lichess aborts such games)."""
-    if not room.rated or room.result is None or len(room.moves) < 2:
+    it does not count: an unrated room, an AI in a seat, a game that ended before its
+    second stone (a player who never showed up, as lichess aborts such games), or an
+    aborted one (:func:`aborted`). A game both players left later is a draw."""
+    if not room.rated or room.result is None or len(room.moves) < 2 or aborted(room):
         return None
     if any(seat is None or seat.bot for seat in room.seats):
         return None

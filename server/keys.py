@@ -2,11 +2,17 @@
 
 Layout (``gomoku:`` is the default prefix, so one Redis can hold other data too):
 
-- one room: ``gomoku:{room:ID}:state`` (hash: version, seq, state, deadline,
-  expire_at), ``gomoku:{room:ID}:events`` (stream; entry id ``<seq>-0``) and the
+- one room: ``gomoku:{room:ID}:state`` (hash: version, seq, state, deadline, the
+  spectator count announced and when, a held announcement's due time),
+  ``gomoku:{room:ID}:events`` (stream; entry id ``<seq>-0``), the attachments
+  ``gomoku:{room:ID}:conns`` (hash: connection -> player) and
+  ``gomoku:{room:ID}:people`` (hash: ``players`` attached, per player ``n:ID`` connections
+  and ``left:ID`` when the last left, per instance ``i:ID`` connections), and the
   doorbell channel ``gomoku:{room:ID}:bell``. The ``{room:ID}`` hash tag puts all
-  of them in one Redis Cluster slot, so the commit script may touch them together
+  of them in one Redis Cluster slot, so one script may touch them together
   and rooms spread over the cluster's nodes.
+- server instances: ``gomoku:{instances}:leases`` (sorted set, instance -> lease end) and
+  ``gomoku:instance:ID:rooms`` (set: rooms where the instance has connections attached).
 - every room: ``gomoku:rooms`` (sorted set, room -> when its keys expire, epoch ms;
   ``+inf`` while they do not), so the cluster's rooms can be counted without a scan.
 - clock deadlines: ``gomoku:{clocks}:due`` (sorted set, room -> due epoch ms), and
@@ -78,6 +84,23 @@ class Keys:
     def room_events(self, room_id: str) -> str:
         return f"{self._room(room_id)}:events"
 
+    def room_conns(self, room_id: str) -> str:
+        """Hash: attached connection -> its player."""
+        return f"{self._room(room_id)}:conns"
+
+    def room_people(self, room_id: str) -> str:
+        """Hash: attachment counts (``players``, ``n:PLAYER``, ``left:PLAYER``, ``i:INSTANCE``)."""
+        return f"{self._room(room_id)}:people"
+
+    def room_keys(self, room_id: str) -> list[str]:
+        """Every key of one room (its bell is a channel, not a key)."""
+        return [
+            self.room_state(room_id),
+            self.room_events(room_id),
+            self.room_conns(room_id),
+            self.room_people(room_id),
+        ]
+
     def room_bell(self, room_id: str) -> str:
         """Pub/sub channel rung after each commit that appended events."""
         return f"{self._room(room_id)}:bell"
@@ -86,6 +109,17 @@ class Keys:
     def rooms(self) -> str:
         """Sorted set: every room -> when its keys expire (``+inf``: not yet)."""
         return f"{self.prefix}:rooms"
+
+    # -- server instances ----------------------------------------------------------
+
+    @property
+    def instance_leases(self) -> str:
+        """Sorted set: instance -> when its lease ends (epoch ms)."""
+        return f"{self.prefix}:{{instances}}:leases"
+
+    def instance_rooms(self, instance_id: str) -> str:
+        """Set: rooms where the instance has (or had) connections attached."""
+        return f"{self.prefix}:instance:{_part(instance_id, 'instance id')}:rooms"
 
     # -- clocks ------------------------------------------------------------------
 

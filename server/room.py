@@ -65,7 +65,8 @@ state; holding it keeps its id from being reused."""
 
 
 class Seat(msgspec.Struct, kw_only=True):
-    """A player in a seat, with their connection status for presence."""
+    """A player in a seat, with their presence: online while any connection of theirs is
+    attached to the room (on any instance), as the room service last saw it."""
 
     id: str
     name: str
@@ -73,6 +74,10 @@ class Seat(msgspec.Struct, kw_only=True):
     bot: bool = False
     online: bool = True
     offline_since_ms: int | None = None
+    attach_by_ms: int | None = None
+    """A seat taken for a player with no connection in the room yet (a quick match, a
+    rematch, an AI seat, or the joining connection about to attach) shows online until
+    this time even without one; set while no connection of theirs was seen attached."""
 
 
 class Room(msgspec.Struct, kw_only=True):
@@ -93,7 +98,6 @@ class Room(msgspec.Struct, kw_only=True):
     the server makes (quick match, rematch, an AI after a wait)."""
     state: State = "waiting"
     seats: list[Seat | None] = msgspec.field(default_factory=lambda: [None, None])
-    spectators: list[str] = msgspec.field(default_factory=list)
     opening_state: dict[str, object] = msgspec.field(default_factory=dict)
     moves: list[str] = msgspec.field(default_factory=list)
     opening_stones: int = 0
@@ -120,12 +124,8 @@ class Room(msgspec.Struct, kw_only=True):
     with the rating changes once they are in the store (server.service)."""
     outage_seen_ms: int = 0
     """The end of the latest outage whose time the clocks were given back (server.outage)."""
-    spectators_shown: int = 0
-    """The spectator count the room's last ``spectator_count`` event announced."""
-    spectators_shown_ms: int = 0
-    """When it was announced (epoch ms)."""
-    spectators_due_ms: int | None = None
-    """When a changed count that was held back must be announced (server.game)."""
+    close_at_ms: int | None = None
+    """When a room still waiting for its players closes (nobody came)."""
 
     # -- derived ---------------------------------------------------------------
 
@@ -207,14 +207,34 @@ class Room(msgspec.Struct, kw_only=True):
         assert self.clock_since_ms is not None
         return self.clock_since_ms + max(0, self.clocks_ms[actor])
 
-    def due_ms(self) -> int | None:
-        """When the server must look at this room even if nobody acts: the clock's
-        deadline, the time to retry archiving a finished game, or the time to announce
-        a spectator count held back, whichever comes first."""
-        due = self.archive_at_ms if self.archive_at_ms is not None else self.deadline_ms()
-        if self.spectators_due_ms is not None and (due is None or self.spectators_due_ms < due):
-            return self.spectators_due_ms
-        return due
+    def due_ms(self, grace_ms: int) -> int | None:
+        """When the server must look at this room even if nobody acts, whichever comes
+        first: the clock's deadline, the time to retry archiving a finished game, the time
+        a waiting room closes, a seat's time to attach, or when both players have been
+        gone long enough for the game to end (:meth:`abandoned_at_ms`)."""
+        times = [self.archive_at_ms if self.archive_at_ms is not None else self.deadline_ms()]
+        if self.state == "waiting":
+            times.append(self.close_at_ms)
+        times += [s.attach_by_ms for s in self.seats if s is not None]
+        times.append(self.abandoned_at_ms(grace_ms))
+        known = [t for t in times if t is not None]
+        return min(known) if known else None
+
+    def abandoned_at_ms(self, grace_ms: int) -> int | None:
+        """When a running game whose players are both gone ends (server.game): when the
+        second left, if the first was past the grace period by then; else once the
+        second's grace period is over too. None while a player is there."""
+        if self.state not in LIVE_STATES:
+            return None
+        gone = sorted(
+            s.offline_since_ms
+            for s in self.seats
+            if s is not None and not s.online and s.offline_since_ms is not None
+        )
+        if len(gone) < 2:
+            return None
+        first, second = gone
+        return second if first + grace_ms <= second else second + grace_ms
 
     def clocks(self, now_ms: int) -> Clocks | None:
         if self.time is None:
@@ -225,10 +245,9 @@ class Room(msgspec.Struct, kw_only=True):
             white_ms=max(0, self.remaining_ms(1 - black, now_ms)),
         )
 
-    def members(self) -> set[str]:
-        """Everyone in the room: seated players and spectators."""
-        ids = {seat.id for seat in self.seats if seat is not None}
-        return ids | set(self.spectators)
+    def seated(self) -> list[str]:
+        """The ids of the seated players."""
+        return [seat.id for seat in self.seats if seat is not None]
 
     # -- wire views ------------------------------------------------------------
 
@@ -251,8 +270,9 @@ class Room(msgspec.Struct, kw_only=True):
             white=self.player_ref(1 - black, now_ms, grace_ms),
         )
 
-    def summary(self) -> RoomSummary:
-        """The lobby line (no countdowns: it is sent only when it changes)."""
+    def summary(self, spectators: int) -> RoomSummary:
+        """The lobby line with the announced spectator count (no countdowns: it is sent
+        only when it changes)."""
         return RoomSummary(
             id=self.id,
             rule=self.rule,
@@ -262,7 +282,7 @@ class Room(msgspec.Struct, kw_only=True):
             rated=self.rated,
             private=self.private,
             players=self.seats_view(None, 0),
-            spectators=self.spectators_shown,  # the lobby follows the announced count
+            spectators=spectators,
             state=self.state,
         )
 
@@ -275,7 +295,9 @@ class Room(msgspec.Struct, kw_only=True):
             return None
         return Swap2State(phase=wire_phase(model.phase), to_act=seat.id, choices=choices(model))
 
-    def view(self, seq: int, now_ms: int, grace_ms: int, *, viewer: str | None) -> RoomView:
+    def view(
+        self, seq: int, now_ms: int, grace_ms: int, *, viewer: str | None, spectators: int = 0
+    ) -> RoomView:
         """The snapshot ``viewer`` gets; the invite code only for seated players."""
         to_move: Literal["black", "white"] | None = None
         model = self.opening_model()
@@ -291,7 +313,7 @@ class Room(msgspec.Struct, kw_only=True):
             rated=self.rated,
             private=self.private,
             players=self.seats_view(now_ms, grace_ms),
-            spectators=len(self.spectators),
+            spectators=spectators,
             state=self.state,
             moves=list(self.moves),
             to_move=to_move,

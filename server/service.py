@@ -2,6 +2,14 @@
 with a version check (retrying on conflict), then keep the indexes (lobby,
 players' seats, expiry) in step. No WebSocket code here.
 
+Only game actions (moves, offers, clocks, seats, presence changes) compete for a
+room's versioned record. Chat and the spectator count are appended to the room's
+log without a version (:meth:`Store.append`, :meth:`Store.announce_count`), and
+connections attach to a room apart from it (:meth:`Store.attach`): a player's
+presence follows their attached connections, written into the record only when it
+changes (:meth:`RoomService.presence_changed`). So a crowd chatting, arriving and
+leaving never makes a move conflict with it, whatever the number of instances.
+
 The service also keeps each game's history (when it began, when each stone
 was placed, when it ended), archives a finished game (its record, and the
 ratings of a rated one: both idempotent, and retried by any instance through
@@ -10,6 +18,7 @@ an outage (:mod:`server.outage`) before applying anything."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections.abc import Callable
@@ -19,6 +28,7 @@ import msgspec
 from engine import Reason
 from protocol.codec import encode
 from protocol.events import (
+    ChatPosted,
     GameOver,
     GameStarted,
     Moved,
@@ -26,12 +36,13 @@ from protocol.events import (
     RatingChange,
     Rematch,
     RoomEvent,
+    SpectatorCount,
 )
 from server import game, history, outage
 from server.config import ServerConfig
 from server.metrics import Metrics
 from server.room import Room, decode_room, encode_room
-from server.sessions import new_room_id
+from server.sessions import invite_key, new_room_id
 from server.store import Conflict, Outage, RoomRecord, Store
 
 log = logging.getLogger("gomoku.server")
@@ -84,9 +95,12 @@ class RoomService:
         return record, decode_room(record.state)
 
     async def create(self, room: Room, events: list[RoomEvent]) -> Room:
-        """Store a new room (picking a fresh id on the rare collision)."""
+        """Store a new room (picking a fresh id on the rare collision). A room waiting for
+        its players closes if nobody comes within ``waiting_room_ttl_ms``."""
         if room.started_ms is None and room.state != "waiting":
             room.started_ms = now_ms()
+        if room.state == "waiting" and room.close_at_ms is None:
+            room.close_at_ms = now_ms() + self.config.timers.waiting_room_ttl_ms
         while True:
             try:
                 await self.store.commit(
@@ -94,7 +108,7 @@ class RoomService:
                     0,
                     encode_room(room),
                     [encode(e) for e in events],
-                    deadline_ms=room.due_ms(),
+                    deadline_ms=room.due_ms(self.config.game.grace_ms),
                 )
             except Conflict:
                 room.id = new_room_id()
@@ -114,16 +128,23 @@ class RoomService:
         action given as a function of the room is rebuilt from the fresh room.
         """
         timers = self.config.timers
+        grace = self.config.game.grace_ms
         checked_outage = False
-        # A tick may rewrite the room's deadline without a commit, so it reads the room
-        # as stored, never as this instance remembers it (see Store.load_room).
-        fresh = isinstance(action, game.Tick)
+        # A tick may rewrite the room's deadline without a commit, and a tick or a claim
+        # judges presence by the connections attached after the room was read: both read
+        # the room as stored, never as this instance remembers it (see Store.load_room).
+        fresh = isinstance(action, (game.Tick, game.Claim))
         for _ in range(MAX_ATTEMPTS):
             loaded = await self.load(room_id, fresh=fresh)
             if loaded is None:
                 raise NoSuchRoom(room_id)
             record, room = loaded
             this = action(room) if callable(action) else action
+            if isinstance(this, (game.Tick, game.Claim)) and this.attendance is None:
+                # Read after the room: a change of presence that this misses commits
+                # after it, so one of the two writes sees the other (version check).
+                attendance = await self.store.attendance(room_id, room.seated())
+                this = dataclasses.replace(this, attendance=attendance)
             if isinstance(this, game.Tick) and room.archive_at_ms is not None:
                 await self.archive(room)  # a finished game's archiving fell due
                 return game.Outcome(room), record.seq
@@ -147,8 +168,8 @@ class RoomService:
                     continue
             _keep_history(room, outcome.room, now, timers.archive_retry_ms)
             if not outcome.changed and not gave_back:
-                if isinstance(this, game.Tick):
-                    await self.store.set_deadline(room_id, room.due_ms())
+                if isinstance(this, game.Tick) and this.due:
+                    await self.store.set_deadline(room_id, room.due_ms(grace))
                 return outcome, record.seq
             if outcome.spawn is not None:
                 await self._rate_seats(outcome.spawn, outcome.spawn_events)
@@ -171,7 +192,7 @@ class RoomService:
                     record.version,
                     encode_room(outcome.room),
                     [encode(e) for e in events],
-                    deadline_ms=outcome.room.due_ms(),
+                    deadline_ms=outcome.room.due_ms(grace),
                 )
             except Conflict:
                 if outcome.spawn is not None:
@@ -180,6 +201,44 @@ class RoomService:
             await self._after_commit(room, outcome.room, events)
             return outcome, result.last_seq
         raise RuntimeError(f"room {room_id}: too many conflicting writers")
+
+    async def presence_changed(self, room_id: str) -> None:
+        """A player's first connection attached to the room, or their last one left: bring
+        the seats' presence (and whatever follows from it: a game both players left
+        ends) and the spectator count in line with the attached connections."""
+        try:
+            await self.act(room_id, game.Tick(due=False))
+        except NoSuchRoom:
+            return
+        await self.announce_spectators(room_id)
+
+    async def spectators(self, room: Room) -> tuple[int, int]:
+        """The room's spectators now (attached players without a seat), and the count it
+        last announced."""
+        seated = room.seated()
+        attendance = await self.store.attendance(room.id, seated)
+        here = sum(1 for player in seated if attendance.attached(player))
+        return attendance.players - here, attendance.shown
+
+    async def announce_spectators(self, room_id: str, *, due: bool = False) -> None:
+        """Tell the room its spectator count if it changed, at most once per
+        ``spectator_count_every_ms`` (a count held back is announced when the room falls
+        due: ``due``); the lobby line follows the announced count."""
+        loaded = await self.load(room_id)
+        if loaded is None:
+            return
+        _, room = loaded
+        count, _ = await self.spectators(room)
+        every = self.config.game.spectator_count_every_ms
+        event = encode(SpectatorCount(count=count))
+        done = await self.store.announce_count(room_id, count, event, now_ms(), every, due=due)
+        if done.seq and not room.private and room.state != "over" and room.seated():
+            await self.store.lobby_put(room_id, encode(room.summary(count)))
+
+    async def chat(self, room_id: str, line: ChatPosted) -> None:
+        """Log a chat line: appended, never competing with the room's game actions."""
+        if await self.store.append(room_id, [encode(line)]) is None:
+            raise NoSuchRoom(room_id)
 
     async def _rate_seats(self, room: Room, events: list[RoomEvent]) -> None:
         """Show each person's current rating (for the room's rule) in a new room's seats
@@ -256,7 +315,7 @@ class RoomService:
                     record.version,
                     encode_room(room),
                     [encode(e) for e in events],
-                    deadline_ms=room.due_ms(),
+                    deadline_ms=room.due_ms(self.config.game.grace_ms),
                 )
             except Conflict:
                 continue
@@ -295,12 +354,14 @@ class RoomService:
                 await self.store.lobby_remove(room.id)
             if before is None or before.state != "over" or empty:
                 ttl = 0 if empty else self.config.timers.finished_room_ttl_ms
-                await self.store.expire_room(room.id, ttl)
+                invite = None if room.code is None else invite_key(room.code)
+                await self.store.expire_room(room.id, ttl, invite=invite)
                 if room.owner is not None:  # no longer open: off its owner's count
                     await self.store.remove_owned_room(room.owner, room.id)
         elif not room.private and (before is None or _may_show_in_lobby(before, room)):
-            summary = encode(room.summary())
-            if before is None or encode(before.summary()) != summary:
+            shown = 0 if before is None else (await self.spectators(room))[1]
+            summary = encode(room.summary(shown))
+            if before is None or encode(before.summary(shown)) != summary:
                 await self.store.lobby_put(room.id, summary)
 
 
@@ -309,12 +370,12 @@ class NoSuchRoom(LookupError):
 
 
 def _may_show_in_lobby(before: Room, after: Room) -> bool:
-    """Whether the change can show in the room's lobby line (its state, seats, colours,
-    spectator count): most moves cannot, and then the line is not built twice."""
+    """Whether the change can show in the room's lobby line (its state, seats, colours;
+    the spectator count is announced apart): most moves cannot, and then the line is not
+    built twice."""
     return (
         before.state != after.state
         or before.seats != after.seats
-        or before.spectators_shown != after.spectators_shown
         or before.opening_state != after.opening_state
     )
 

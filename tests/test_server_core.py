@@ -5,13 +5,16 @@ from __future__ import annotations
 import pytest
 
 from engine import Opening, Rule
-from protocol.events import Answered, GameOver, Moved, PlayerLeft, Undone
+from protocol.events import Answered, GameOver, Moved, PlayerLeft, Presence, Undone
 from protocol.values import TimeControl
 from server import game
 from server.game import GameError, GameRules, apply
 from server.room import Room, Seat, decode_room, encode_room
+from server.store import Attachment, Attendance
 
-RULES = GameRules(grace_ms=1000, takeback_cooldown_ms=1000, max_takeback_declines=2)
+RULES = GameRules(
+    grace_ms=1000, takeback_cooldown_ms=1000, max_takeback_declines=2, attach_wait_ms=50
+)
 A, B = "p-a", "p-b"
 
 
@@ -93,18 +96,15 @@ def test_late_action_after_the_flag_fell_reports_game_over() -> None:
     assert not tick.changed
 
 
-def test_a_spectator_arriving_as_the_flag_falls_watches_the_ended_game() -> None:
-    """Joining to watch a game whose clock just ran out: the flag falls and the join holds."""
+def test_a_seat_asked_for_as_the_flag_falls_is_refused_and_the_flag_falls() -> None:
+    """Asking for a seat in a game whose clock just ran out: the flag falls, the seat is
+    refused."""
     room = play(started(time=TimeControl(base_ms=1000, inc_ms=0)), "h8", now=0)
-    outcome = apply(room, game.Join(Seat(id="p-c", name="c"), as_player=False), 1500, RULES)
-    assert outcome.error is None
-    assert isinstance(outcome.events[0], GameOver)
-    assert outcome.room.state == "over"
-    assert outcome.room.spectators == ["p-c"]
     seat = apply(room, game.Join(Seat(id="p-d", name="d")), 1500, RULES)
-    assert seat.error is not None  # a seat in it is still refused, after the flag fell
+    assert seat.error is not None
     assert seat.error.code == "room_full"
     assert isinstance(seat.events[0], GameOver)
+    assert seat.room.state == "over"
 
 
 def test_takeback_never_reaches_into_the_swap2_opening() -> None:
@@ -140,8 +140,15 @@ def test_declined_takebacks_are_throttled_then_refused() -> None:
     assert refused.value.code == "throttled"
 
 
-def test_disconnect_before_the_game_frees_the_seat() -> None:
-    """A waiting room does not hold a seat for someone who left; a running game does."""
+def _attending(**players: tuple[int, int | None]) -> Attendance:
+    """An attendance: player -> (connections attached, when the last one left)."""
+    seated = {p: Attachment(conns, left) for p, (conns, left) in players.items()}
+    return Attendance(sum(1 for conns, _ in players.values() if conns), seated)
+
+
+def test_a_seat_waits_for_its_first_connection_then_follows_the_attached_ones() -> None:
+    """A new seat shows online without a connection for attach_wait_ms; after that a
+    waiting room gives it up, and a running game marks its player gone, once."""
     waiting = game.new_room(
         "r-1",
         rule=Rule.FREESTYLE,
@@ -154,15 +161,68 @@ def test_disconnect_before_the_game_frees_the_seat() -> None:
         now_ms=0,
     )
     waiting = apply(waiting, game.Join(Seat(id=A, name="a")), 0, RULES).room
-    outcome = apply(waiting, game.SetPresence(A, False), 0, RULES)
-    assert isinstance(outcome.events[0], PlayerLeft)
-    assert outcome.room.seats == [None, None]
-    running = apply(started(), game.SetPresence(B, False), 100, RULES).room
-    assert running.seats[1] is not None
-    with pytest.raises(GameError):
-        apply(running, game.Claim(A), 1099, RULES)
-    claimed = apply(running, game.Claim(A), 1100, RULES)
+    nobody = _attending()
+    assert not apply(waiting, game.Tick(nobody), RULES.attach_wait_ms - 1, RULES).changed
+    gone = apply(waiting, game.Tick(nobody), RULES.attach_wait_ms, RULES)
+    assert isinstance(gone.events[0], PlayerLeft)
+    assert gone.room.seats == [None, None]
+
+    running = started()
+    both = _attending(**{A: (1, None), B: (2, None)})
+    seen = apply(running, game.Tick(both), 5, RULES)
+    assert seen.events == []
+    assert seen.changed  # seen attached: no longer waited for
+    running = seen.room
+    b_left = apply(running, game.Tick(_attending(**{A: (1, None), B: (0, 40)})), 100, RULES)
+    assert b_left.events == [Presence(player=B, online=False, deadline_ms=940)]
+    running = b_left.room
+    assert not apply(
+        running, game.Tick(_attending(**{A: (1, None), B: (0, 40)})), 200, RULES
+    ).changed
+    with pytest.raises(GameError) as refused:
+        apply(running, game.Claim(A, _attending(**{A: (1, None), B: (0, 40)})), 1039, RULES)
+    assert refused.value.code == "not_claimable"
+    with pytest.raises(GameError) as refused:  # B is back: the claim finds them attached
+        apply(running, game.Claim(A, _attending(**{A: (1, None), B: (1, 40)})), 1040, RULES)
+    assert refused.value.code == "not_claimable"
+    claimed = apply(running, game.Claim(A, _attending(**{A: (1, None), B: (0, 40)})), 1040, RULES)
     assert isinstance(claimed.events[-1], GameOver)
+    # B came back and left again between two looks: both are told, the countdown restarts.
+    blip = apply(running, game.Tick(_attending(**{A: (1, None), B: (0, 700)})), 800, RULES)
+    assert blip.events == [
+        Presence(player=B, online=True),
+        Presence(player=B, online=False, deadline_ms=900),
+    ]
+    with pytest.raises(GameError):
+        apply(blip.room, game.Claim(A, _attending(**{A: (1, None), B: (0, 700)})), 1040, RULES)
+
+
+@pytest.mark.parametrize(
+    ("b_left", "a_left", "decided_at", "winner"),
+    [
+        (100, 2_000, 2_000, "black"),  # B was past the grace while A was there: B loses
+        (100, 600, 1_600, None),  # both gone within the grace: drawn by abandonment
+    ],
+)
+def test_a_game_both_players_left_ends(
+    b_left: int, a_left: int, decided_at: int, winner: str | None
+) -> None:
+    """Both players gone: the first loses if the other was still there past the first's
+    grace period; else, once the second's grace is over too, the game is drawn."""
+    room = apply(started(), game.Tick(_attending(**{A: (1, None), B: (1, None)})), 5, RULES).room
+    room = play(room, "h8 a1 h9 a2", now=10)
+    gone = _attending(**{A: (0, a_left), B: (0, b_left)})
+    room = apply(room, game.Tick(_attending(**{A: (1, None), B: (0, b_left)})), b_left, RULES).room
+    room = apply(room, game.Tick(gone), a_left, RULES).room
+    if decided_at > a_left:  # else decided at once, as the second player left
+        assert room.abandoned_at_ms(RULES.grace_ms) == decided_at
+        assert room.due_ms(RULES.grace_ms) == decided_at
+        assert room.state == "playing"
+        assert apply(room, game.Tick(gone), decided_at - 1, RULES).room.state == "playing"
+        room = apply(room, game.Tick(gone), decided_at, RULES).room
+    assert room.state == "over"
+    assert room.result is not None
+    assert (room.result.winner, room.result.reason) == (winner, "abandon")
 
 
 def test_a_move_declines_the_opponents_pending_offer() -> None:

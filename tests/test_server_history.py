@@ -268,7 +268,9 @@ async def test_a_game_left_unarchived_is_archived_by_the_clock_ticker(
     # twice, and game_over tells what the first rating did.
     first = await arena.store.rate("renju", room.id, "p-ann", "p-bob", WIN)
     assert first is not None
-    await arena.store.commit(room.id, 0, encode_room(room), [], deadline_ms=room.due_ms())
+    await arena.store.commit(
+        room.id, 0, encode_room(room), [], deadline_ms=room.due_ms(RULES.grace_ms)
+    )
 
     # Archiving writes the record, then the ratings, then marks the room archived:
     # wait for that last step before looking at what came before it.

@@ -23,7 +23,7 @@ from server.app import GomokuServer
 from server.game import GameRules, apply
 from server.outage import give_back
 from server.room import Room, Seat
-from server.store import Outage
+from server.store import Attachment, Attendance, Outage
 from server.store.redis import RedisStore
 
 MakeServer = Callable[..., Awaitable[GomokuServer]]
@@ -69,7 +69,10 @@ def test_outage_time_is_given_back_once_and_bounded() -> None:
     assert later.deadline_ms() == 17_000
 
     away = _timed_room(0)
-    away = apply(away, game.SetPresence("p-b", False), 500, RULES).room
+    here = {p: Attachment(1) for p in ("p-a", "p-b")}
+    away = apply(away, game.Tick(Attendance(2, here)), 100, RULES).room
+    gone = {"p-a": Attachment(1), "p-b": Attachment(0, 500)}
+    away = apply(away, game.Tick(Attendance(1, gone)), 500, RULES).room
     assert give_back(away, Outage(1_000, 6_000), cap_ms=60_000)
     seat = away.seats[1]
     assert seat is not None

@@ -8,7 +8,15 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from server.store import Conflict, MemoryStore, QueueEntry, Store, StoredEvent
+from server.store import (
+    Announced,
+    Attachment,
+    Conflict,
+    MemoryStore,
+    QueueEntry,
+    Store,
+    StoredEvent,
+)
 from server.store.base import KEEP_DEADLINE, OWNED_ROOM_PENDING_MS, Outage
 from server.store.datafile import DataFile
 from server.store.embedded import EmbeddedStore
@@ -389,3 +397,89 @@ async def test_memory_listener_gets_each_event_inside_its_commit() -> None:
         assert ended.done()
     await store.commit("r2", 0, b"s", [b"x"])
     assert [e.seq for e in got] == [2, 3]
+
+
+async def test_append_logs_events_without_touching_the_version(store: Store) -> None:
+    """append (chat) gives events the next seqs but leaves state and version: a commit
+    prepared before it still lands, so a crowd chatting never makes a move conflict."""
+    await store.commit("r1", 0, b"s1", [b"a"])
+    appended = await store.append("r1", [b"chat-1", b"chat-2"])
+    assert appended is not None
+    assert (appended.first_seq, appended.last_seq) == (2, 3)
+    result = await store.commit("r1", 1, b"s2", [b"move"])
+    assert (result.version, result.first_seq) == (2, 4)
+    record = await store.load_room("r1", fresh=True)
+    assert record is not None
+    assert (record.version, record.seq, record.state) == (2, 4, b"s2")
+    events = await store.read_events("r1", 0)
+    assert [e.data for e in events or []] == [b"a", b"chat-1", b"chat-2", b"move"]
+    assert await store.append("nope", [b"x"]) is None
+
+
+async def test_counts_are_announced_at_most_once_per_interval(store: Store) -> None:
+    """The first change goes out at once; a change within the interval is held and the
+    room falls due at its end; the same count again is never announced."""
+    await store.commit("r1", 0, b"s")
+    first = await store.announce_count("r1", 1, b"one", 10_000, 500, due=False)
+    assert first.seq == 1
+    assert await store.announce_count("r1", 1, b"one", 20_000, 500, due=False) == Announced()
+    held = await store.announce_count("r1", 2, b"two", 10_100, 500, due=False)
+    assert (held.seq, held.due_ms) == (0, 10_500)
+    again = await store.announce_count("r1", 3, b"three", 10_200, 500, due=False)
+    assert again == Announced()  # already held: the due call will carry it
+    assert await store.claim_due(10_499, 1_000) == []
+    assert await store.claim_due(10_500, 1_000) == ["r1"]
+    done = await store.announce_count("r1", 3, b"three", 10_510, 500, due=True)
+    assert done.seq == 2
+    assert [e.data for e in await store.read_events("r1", 0) or []] == [b"one", b"three"]
+    gone = await store.announce_count("nope", 1, b"x", 1, 500, due=False)
+    assert gone.room_gone
+
+
+async def test_attachments_count_connections_per_player(store: Store) -> None:
+    """A player is attached while any of their connections is, on any instance; the time
+    the last one left is kept; attaching twice counts once; unknown rooms say None."""
+    await store.commit("r1", 0, b"s")
+    assert await store.attach("r1", "ann", "i1/1") == 1
+    assert await store.attach("r1", "ann", "i2/7") == 2
+    assert await store.attach("r1", "ann", "i2/7") == 2
+    assert await store.attach("r1", "cy", "i1/2") == 1
+    assert await store.attach("nope", "ann", "i1/1") is None
+    seen = await store.attendance("r1", ["ann", "bob"])
+    assert (seen.players, seen.seated) == (2, {"ann": Attachment(2, None)})
+    assert await store.detach("r1", "i1/1", 5_000) == 1
+    assert await store.detach("r1", "i1/1", 5_000) is None
+    assert await store.detach("r1", "i2/7", 6_000) == 0
+    seen = await store.attendance("r1", ["ann"])
+    assert (seen.players, seen.seated, seen.attached("ann")) == (
+        1,
+        {"ann": Attachment(0, 6_000)},
+        0,
+    )
+    assert await store.attach("r1", "ann", "i1/3") == 1
+    assert (await store.attendance("r1", ["ann"])).seated == {"ann": Attachment(1, 6_000)}
+
+
+async def test_a_dead_instance_is_reaped_once(store: Store) -> None:
+    """An instance whose lease ran out is handed to one reaper, which detaches all its
+    connections (and only its) and names the players who are gone with them."""
+    for room in ("r1", "r2"):
+        await store.commit(room, 0, b"s")
+    await store.attach("r1", "ann", "dead/1")
+    await store.attach("r1", "bob", "dead/2")
+    await store.attach("r1", "bob", "live/1")
+    await store.attach("r2", "cy", "dead/3")
+    await store.instance_beat("dead", 1_000)
+    await store.instance_beat("live", 9_000)
+    assert await store.expired_instances(999, 5_000) == []
+    assert await store.expired_instances(2_000, 5_000) == ["dead"]
+    assert await store.expired_instances(2_001, 5_000) == []  # leased to the first caller
+    gone = await store.reap_instance("dead", 2_100)
+    assert {room: sorted(players) for room, players in gone.items()} == {
+        "r1": ["ann"],
+        "r2": ["cy"],
+    }
+    r1 = await store.attendance("r1", ["ann", "bob"])
+    assert (r1.players, r1.attached("ann"), r1.attached("bob")) == (1, 0, 1)
+    assert r1.seated["ann"].left_ms == 2_100
+    assert await store.expired_instances(99_000, 5_000) == ["live"]  # "dead" is forgotten

@@ -1,6 +1,9 @@
 """Where the server keeps shared state: one interface, several backends."""
 
 from server.store.base import (
+    Announced,
+    Attachment,
+    Attendance,
     CommitResult,
     Conflict,
     LobbyChange,
@@ -16,6 +19,9 @@ from server.store.base import (
 from server.store.memory import MemoryStore
 
 __all__ = [
+    "Announced",
+    "Attachment",
+    "Attendance",
     "CommitResult",
     "Conflict",
     "LobbyChange",

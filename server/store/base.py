@@ -21,6 +21,15 @@ shape follows what Redis does natively, so the Redis backend is a thin layer:
   lease, so a dead instance's clocks are still flagged by another;
 * a heartbeat every instance writes tells when no server was running (or none
   could reach the store), so clocks can give that time back (:meth:`Store.beat`);
+* besides the versioned game record, a room keeps what changes without a game action:
+  which connections (of any instance) are attached to it, per player
+  (:meth:`Store.attach`), and events that are appended without a version check
+  (:meth:`Store.append`: chat; :meth:`Store.announce_count`: the spectator count, at most
+  once per interval). These never touch the record's version, so a crowd chatting and
+  coming and going never makes a game action conflict;
+* every instance holds a lease it renews (:meth:`Store.instance_beat`); the attachments
+  of an instance whose lease ran out (it was killed) are dropped by a survivor
+  (:meth:`Store.reap_instance`), so they cannot keep a player online forever;
 * ratings and finished games (:class:`~server.store.archive.Archive`) are part of
   every store, so the server needs one object for all it keeps.
 
@@ -97,6 +106,39 @@ class LobbyChange(NamedTuple):
 
     room_id: str
     summary: bytes | None
+
+
+class Attachment(NamedTuple):
+    """A player's connections attached to a room, over every instance."""
+
+    conns: int
+    """Connections attached now (0: none)."""
+    left_ms: int | None = None
+    """When the count last fell to 0 (epoch ms), if it ever did."""
+
+
+class Attendance(NamedTuple):
+    """Who is attached to a room: how many players in all, the asked-for players' own
+    attachments (the seated ones), and the spectator count the room last announced."""
+
+    players: int
+    seated: dict[str, Attachment]
+    shown: int = 0
+
+    def attached(self, player_id: str) -> int:
+        """How many connections ``player_id`` (one of those asked for) has attached."""
+        found = self.seated.get(player_id)
+        return 0 if found is None else found.conns
+
+
+class Announced(NamedTuple):
+    """What :meth:`Store.announce_count` did: appended the event as ``seq``; or held it,
+    to be announced at ``due_ms``; or nothing (the count is the one last announced, or an
+    announcement is already held). ``room_gone`` when there is no such room."""
+
+    seq: int = 0
+    due_ms: int | None = None
+    room_gone: bool = False
 
 
 class QueueEntry(NamedTuple):
@@ -206,9 +248,63 @@ class Store(Archive):
         return None
 
     @abc.abstractmethod
-    async def expire_room(self, room_id: str, ttl_ms: int) -> None:
-        """Forget the room (state, log, deadline) after ``ttl_ms``; a later
-        commit does not cancel this. Used for finished and abandoned rooms."""
+    async def expire_room(self, room_id: str, ttl_ms: int, *, invite: str | None = None) -> None:
+        """Forget the room (state, log, attachments, deadline; and the ``invite`` code
+        that leads to it) after ``ttl_ms``; a later commit, append or attach does not
+        cancel this. Used for finished and abandoned rooms."""
+
+    @abc.abstractmethod
+    async def append(self, room_id: str, events: Sequence[bytes]) -> CommitResult | None:
+        """Append ``events`` to the room's log with the next sequence numbers, without a
+        version check and without changing the room's state or version (chat). None if
+        there is no such room."""
+
+    @abc.abstractmethod
+    async def announce_count(
+        self, room_id: str, count: int, event: bytes, now_ms: int, every_ms: int, *, due: bool
+    ) -> Announced:
+        """Append ``event``, which announces ``count`` (the spectator count), throttled.
+
+        Nothing happens if ``count`` is the count last announced, or an announcement is
+        already held. Within ``every_ms`` of the last announcement the event is held
+        instead: the room falls due (:meth:`claim_due`) at the end of the interval, and the
+        caller then announces the count of that time, with ``due``: that clears the held
+        state first, whatever it finds. Atomic, like :meth:`append`."""
+
+    # -- attachments (presence) --------------------------------------------------
+
+    @abc.abstractmethod
+    async def attach(self, room_id: str, player_id: str, conn_id: str) -> int | None:
+        """Note that connection ``conn_id`` of ``player_id`` is attached to the room; the
+        player's number of attached connections afterwards (attaching twice counts once),
+        or None if there is no such room. ``conn_id`` is unique over every instance and
+        starts with its instance's id and ``/``, so :meth:`reap_instance` finds it."""
+
+    @abc.abstractmethod
+    async def detach(self, room_id: str, conn_id: str, now_ms: int) -> int | None:
+        """Detach a connection; its player's number of attached connections afterwards
+        (reaching 0 notes ``now_ms`` as when they left), or None if it was not attached."""
+
+    @abc.abstractmethod
+    async def attendance(self, room_id: str, players: Sequence[str]) -> Attendance:
+        """How many players have connections attached to the room, the attachments of
+        ``players``, and the spectator count last announced (all zero for no room)."""
+
+    @abc.abstractmethod
+    async def instance_beat(self, instance_id: str, until_ms: int) -> None:
+        """The instance is alive and holds its lease until ``until_ms``."""
+
+    @abc.abstractmethod
+    async def expired_instances(self, now_ms: int, lease_ms: int) -> list[str]:
+        """Instances whose lease ran out before ``now_ms`` (killed, or cut off from the
+        store). Each is handed to one caller: its lease moves to ``now_ms + lease_ms`` in
+        the same step, so a caller that dies before reaping it leaves it to another."""
+
+    @abc.abstractmethod
+    async def reap_instance(self, instance_id: str, now_ms: int) -> dict[str, list[str]]:
+        """Detach every connection of a dead instance and forget the instance: room ->
+        the players whose last connection there went with it (their presence and the
+        rooms' spectator counts change)."""
 
     # -- clock deadlines -------------------------------------------------------
 
@@ -218,9 +314,10 @@ class Store(Archive):
 
     @abc.abstractmethod
     async def claim_due(self, now_ms: int, lease_ms: int, limit: int = 100) -> list[str]:
-        """Rooms whose deadline is ``<= now_ms``. Each claimed deadline moves to
-        ``now_ms + lease_ms`` in the same step, so a claimer that dies before
-        committing leaves it for another instance to claim again."""
+        """Rooms whose deadline, or held count announcement (:meth:`announce_count`), is
+        ``<= now_ms``. Each claimed deadline moves to ``now_ms + lease_ms`` in the same
+        step, so a claimer that dies before committing leaves it for another instance
+        to claim again."""
 
     @abc.abstractmethod
     async def beat(self, now_ms: int, gap_ms: int) -> Outage | None:

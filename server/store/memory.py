@@ -17,6 +17,9 @@ from server.store.archive import MemoryArchive
 from server.store.base import (
     KEEP_DEADLINE,
     OWNED_ROOM_PENDING_MS,
+    Announced,
+    Attachment,
+    Attendance,
     CommitResult,
     Conflict,
     LobbyChange,
@@ -46,6 +49,18 @@ class _Room:
     )
     """Synchronous followers (:meth:`MemoryStore.listen_room`) and their end futures."""
     expires_at: float | None = None
+    invite: str | None = None
+    """The invite code that leads here, forgotten with the room."""
+    conns: dict[str, str] = field(default_factory=dict)
+    """Attached connections -> their players."""
+    counts: dict[str, int] = field(default_factory=dict)
+    """Players -> their attached connections (players with none are left out)."""
+    left: dict[str, int] = field(default_factory=dict)
+    """Players -> when their last connection left (epoch ms)."""
+    shown: int = 0
+    shown_at: int = 0
+    count_due: int | None = None
+    """The spectator count last announced, when, and when a held one falls due."""
 
 
 def _now_ms() -> float:
@@ -73,6 +88,9 @@ class MemoryStore(MemoryArchive, Store):
         self._ai_seats: dict[str, bytes] = {}
         self._inboxes: set[_MemoryInbox] = set()
         self._queues: dict[str, dict[str, QueueEntry]] = {}
+        self._instances: dict[str, int] = {}
+        """Instance -> when its lease ends (epoch ms)."""
+        self._instance_rooms: dict[str, set[str]] = {}
 
     async def close(self) -> None:
         for room in self._rooms.values():
@@ -97,6 +115,8 @@ class MemoryStore(MemoryArchive, Store):
         room = self._rooms.pop(room_id, None)
         self._deadlines.pop(room_id, None)
         if room is not None:
+            if room.invite is not None and self._invites.get(room.invite) == room_id:
+                del self._invites[room.invite]
             for q in room.followers:
                 q.put_nowait(_CLOSED)
             _end_listeners(room)
@@ -142,6 +162,15 @@ class MemoryStore(MemoryArchive, Store):
             raise Conflict(f"room {room_id}: expected version {expected_version}, found {found}")
         room.version += 1
         room.state = state
+        first = self._log(room, events)
+        if deadline_ms is None:
+            self._deadlines.pop(room_id, None)
+        elif deadline_ms != KEEP_DEADLINE:
+            self._deadlines[room_id] = deadline_ms
+        return CommitResult(room.version, first, room.seq)
+
+    def _log(self, room: _Room, events: Sequence[bytes]) -> int:
+        """Append events to the room's log and hand them to its followers; the first seq."""
         first = room.seq + 1
         for data in events:
             room.seq += 1
@@ -153,11 +182,30 @@ class MemoryStore(MemoryArchive, Store):
                 deliver(entry)
         while len(room.log) > self.max_events:
             room.log.popleft()
-        if deadline_ms is None:
-            self._deadlines.pop(room_id, None)
-        elif deadline_ms != KEEP_DEADLINE:
-            self._deadlines[room_id] = deadline_ms
+        return first
+
+    async def append(self, room_id: str, events: Sequence[bytes]) -> CommitResult | None:
+        room = self._room(room_id)
+        if room is None:
+            return None
+        first = self._log(room, events)
         return CommitResult(room.version, first, room.seq)
+
+    async def announce_count(
+        self, room_id: str, count: int, event: bytes, now_ms: int, every_ms: int, *, due: bool
+    ) -> Announced:
+        room = self._room(room_id)
+        if room is None:
+            return Announced(room_gone=True)
+        if due:
+            room.count_due = None
+        if count == room.shown or room.count_due is not None:
+            return Announced()
+        if room.shown_at and now_ms < room.shown_at + every_ms:
+            room.count_due = room.shown_at + every_ms
+            return Announced(due_ms=room.count_due)
+        room.shown, room.shown_at = count, now_ms
+        return Announced(seq=self._log(room, [event]))
 
     async def read_events(self, room_id: str, after_seq: int) -> list[StoredEvent] | None:
         room = self._room(room_id)
@@ -218,10 +266,63 @@ class MemoryStore(MemoryArchive, Store):
     ) -> AbstractAsyncContextManager[asyncio.Future[None]]:
         return self._listen_room(room_id, after_seq, deliver)
 
-    async def expire_room(self, room_id: str, ttl_ms: int) -> None:
+    async def expire_room(self, room_id: str, ttl_ms: int, *, invite: str | None = None) -> None:
         room = self._rooms.get(room_id)
         if room is not None:
             room.expires_at = _now_ms() + ttl_ms
+            room.invite = invite
+
+    # -- attachments (presence) --------------------------------------------------
+
+    async def attach(self, room_id: str, player_id: str, conn_id: str) -> int | None:
+        room = self._room(room_id)
+        if room is None:
+            return None
+        if conn_id not in room.conns:
+            room.conns[conn_id] = player_id
+            room.counts[player_id] = room.counts.get(player_id, 0) + 1
+            self._instance_rooms.setdefault(_instance_of(conn_id), set()).add(room_id)
+        return room.counts[player_id]
+
+    async def detach(self, room_id: str, conn_id: str, now_ms: int) -> int | None:
+        room = self._room(room_id)
+        if room is None or conn_id not in room.conns:
+            return None
+        return _drop_conn(room, conn_id, now_ms)
+
+    async def attendance(self, room_id: str, players: Sequence[str]) -> Attendance:
+        room = self._room(room_id)
+        if room is None:
+            return Attendance(0, {})
+        seated = {
+            p: Attachment(room.counts.get(p, 0), room.left.get(p))
+            for p in players
+            if p in room.counts or p in room.left
+        }
+        return Attendance(len(room.counts), seated, room.shown)
+
+    async def instance_beat(self, instance_id: str, until_ms: int) -> None:
+        self._instances[instance_id] = until_ms
+
+    async def expired_instances(self, now_ms: int, lease_ms: int) -> list[str]:
+        dead = sorted(i for i, until in self._instances.items() if until <= now_ms)
+        for instance_id in dead:
+            self._instances[instance_id] = now_ms + lease_ms
+        return dead
+
+    async def reap_instance(self, instance_id: str, now_ms: int) -> dict[str, list[str]]:
+        self._instances.pop(instance_id, None)
+        gone: dict[str, list[str]] = {}
+        prefix = instance_id + "/"
+        for room_id in sorted(self._instance_rooms.pop(instance_id, ())):
+            room = self._room(room_id)
+            if room is None:
+                continue
+            for conn_id in [c for c in room.conns if c.startswith(prefix)]:
+                player = room.conns[conn_id]
+                if _drop_conn(room, conn_id, now_ms) == 0:
+                    gone.setdefault(room_id, []).append(player)
+        return gone
 
     # -- clock deadlines -------------------------------------------------------
 
@@ -232,10 +333,18 @@ class MemoryStore(MemoryArchive, Store):
             self._deadlines[room_id] = deadline_ms
 
     async def claim_due(self, now_ms: int, lease_ms: int, limit: int = 100) -> list[str]:
-        due = sorted((d, r) for r, d in self._deadlines.items() if d <= now_ms)[:limit]
-        for _, room_id in due:
-            self._deadlines[room_id] = now_ms + lease_ms
-        return [room_id for _, room_id in due]
+        due = {r: d for r, d in self._deadlines.items() if d <= now_ms}
+        for room_id, room in self._rooms.items():
+            if room.count_due is not None and room.count_due <= now_ms:
+                due[room_id] = min(room.count_due, due.get(room_id, room.count_due))
+        claimed = sorted((d, r) for r, d in due.items())[:limit]
+        for _, room_id in claimed:
+            if room_id in self._deadlines and self._deadlines[room_id] <= now_ms:
+                self._deadlines[room_id] = now_ms + lease_ms
+            held = self._rooms.get(room_id)
+            if held is not None and held.count_due is not None and held.count_due <= now_ms:
+                held.count_due = now_ms + lease_ms
+        return [room_id for _, room_id in claimed]
 
     async def beat(self, now_ms: int, gap_ms: int) -> Outage | None:
         previous = self._beat
@@ -421,6 +530,22 @@ class _MemoryInbox(PlayerInbox):
 
     def __aiter__(self) -> AsyncIterator[PlayerMessage]:
         return _drain(self.queue)
+
+
+def _instance_of(conn_id: str) -> str:
+    return conn_id.partition("/")[0]
+
+
+def _drop_conn(room: _Room, conn_id: str, now_ms: int) -> int:
+    """Detach a connection; its player's attached connections left."""
+    player = room.conns.pop(conn_id)
+    count = room.counts[player] - 1
+    if count > 0:
+        room.counts[player] = count
+    else:
+        del room.counts[player]
+        room.left[player] = now_ms
+    return count
 
 
 def _end_listeners(room: _Room) -> None:

@@ -79,6 +79,9 @@ from server.store.archive import LEADERBOARD_SIZE, Archive, RatedGame, apply_gam
 from server.store.base import (
     KEEP_DEADLINE,
     OWNED_ROOM_PENDING_MS,
+    Announced,
+    Attachment,
+    Attendance,
     CommitResult,
     Conflict,
     LobbyChange,
@@ -149,14 +152,162 @@ end
 return 0
 """
 
-# KEYS: state hash, event stream. ARGV: ttl ms. Returns 1 if the room exists.
+# KEYS: state hash, event stream, conns, people. ARGV: ttl ms. Returns 1 if the room exists.
 _EXPIRE_ROOM = """
 if redis.call('PEXPIRE', KEYS[1], ARGV[1]) == 1 then
-  redis.call('PEXPIRE', KEYS[2], ARGV[1])
+  for i = 2, #KEYS do
+    redis.call('PEXPIRE', KEYS[i], ARGV[1])
+  end
   return 1
 end
 return 0
 """
+
+# Appends events without a version check (chat, spectator counts): shared by the scripts
+# below. KEYS[1] state hash, KEYS[2] event stream; `events` a list; returns first, last.
+_APPEND_EVENTS = """
+local function append_events(events, maxlen, bell)
+  local seq = tonumber(redis.call('HGET', KEYS[1], 'seq') or '0')
+  local first = seq + 1
+  for i = 1, #events do
+    seq = seq + 1
+    redis.call('XADD', KEYS[2], 'MAXLEN', '=', maxlen, seq .. '-0', 'd', events[i])
+  end
+  redis.call('HSET', KEYS[1], 'seq', seq)
+  local ttl = redis.call('PTTL', KEYS[1])
+  if ttl > 0 then
+    redis.call('PEXPIRE', KEYS[2], ttl)
+  end
+  redis.call('PUBLISH', bell, seq .. ':' .. (redis.call('HGET', KEYS[1], 'version') or '0'))
+  return {first, seq}
+end
+"""
+
+# KEYS: state hash, event stream. ARGV: max events, bell channel, events...
+_APPEND = (
+    _APPEND_EVENTS
+    + """
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  return {-1, 0}
+end
+local events = {}
+for i = 3, #ARGV do
+  events[#events + 1] = ARGV[i]
+end
+return append_events(events, ARGV[1], ARGV[2])
+"""
+)
+
+# KEYS: state hash, event stream. ARGV: count, now, every ms, event, max events, bell,
+# due ("1": the room fell due). Returns {kind, value}: kind 1 appended (value: seq), 2 held
+# (value: when it falls due), 0 nothing, -1 no such room.
+_ANNOUNCE = (
+    _APPEND_EVENTS
+    + """
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  return {-1, 0}
+end
+if ARGV[7] == '1' then
+  redis.call('HDEL', KEYS[1], 'count_due')
+end
+local count = tonumber(ARGV[1])
+local now = tonumber(ARGV[2])
+local shown = tonumber(redis.call('HGET', KEYS[1], 'shown') or '0')
+if count == shown or redis.call('HEXISTS', KEYS[1], 'count_due') == 1 then
+  return {0, 0}
+end
+local at = tonumber(redis.call('HGET', KEYS[1], 'shown_at') or '0')
+if at > 0 and now < at + tonumber(ARGV[3]) then
+  local due = at + tonumber(ARGV[3])
+  redis.call('HSET', KEYS[1], 'count_due', due)
+  return {2, due}
+end
+redis.call('HSET', KEYS[1], 'shown', count, 'shown_at', now)
+local done = append_events({ARGV[4]}, ARGV[5], ARGV[6])
+return {1, done[2]}
+"""
+)
+
+# KEYS: state hash, conns, people. ARGV: connection, player, instance.
+# Returns the player's attached connections, or -1 when there is no such room.
+_ATTACH = """
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  return -1
+end
+if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then
+  return tonumber(redis.call('HGET', KEYS[3], 'n:' .. ARGV[2]) or '0')
+end
+local n = redis.call('HINCRBY', KEYS[3], 'n:' .. ARGV[2], 1)
+if n == 1 then
+  redis.call('HINCRBY', KEYS[3], 'players', 1)
+end
+redis.call('HINCRBY', KEYS[3], 'i:' .. ARGV[3], 1)
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl > 0 then
+  redis.call('PEXPIRE', KEYS[2], ttl)
+  redis.call('PEXPIRE', KEYS[3], ttl)
+end
+return n
+"""
+
+# Detaches one connection; shared by the scripts below. KEYS[1] conns, KEYS[2] people.
+# Returns the player, their connections left, and the instance's connections left here.
+_DROP_CONN = """
+local function drop_conn(conn, now)
+  local player = redis.call('HGET', KEYS[1], conn)
+  if not player then
+    return nil
+  end
+  redis.call('HDEL', KEYS[1], conn)
+  local n = redis.call('HINCRBY', KEYS[2], 'n:' .. player, -1)
+  if n <= 0 then
+    redis.call('HDEL', KEYS[2], 'n:' .. player)
+    redis.call('HINCRBY', KEYS[2], 'players', -1)
+    redis.call('HSET', KEYS[2], 'left:' .. player, now)
+    n = 0
+  end
+  local instance = 'i:' .. string.match(conn, '^[^/]*')
+  local mine = redis.call('HINCRBY', KEYS[2], instance, -1)
+  if mine <= 0 then
+    redis.call('HDEL', KEYS[2], instance)
+    mine = 0
+  end
+  return {player, n, mine}
+end
+"""
+
+# KEYS: conns, people. ARGV: connection, now. Returns {player's connections left, the
+# instance's connections left here}, or {-1, -1} when the connection was not attached.
+_DETACH = (
+    _DROP_CONN
+    + """
+local done = drop_conn(ARGV[1], ARGV[2])
+if not done then
+  return {-1, -1}
+end
+return {done[2], done[3]}
+"""
+)
+
+# KEYS: conns, people. ARGV: instance id, now. Detaches every connection of the instance;
+# returns the players whose last connection it was.
+_REAP = (
+    _DROP_CONN
+    + """
+local prefix = ARGV[1] .. '/'
+local conns = redis.call('HKEYS', KEYS[1])
+local gone = {}
+for i = 1, #conns do
+  if string.sub(conns[i], 1, #prefix) == prefix then
+    local done = drop_conn(conns[i], ARGV[2])
+    if done[2] == 0 then
+      gone[#gone + 1] = done[1]
+    end
+  end
+end
+return gone
+"""
+)
 
 # KEYS: deadline index. ARGV: room, score seen, action, new score.
 # "claim": lease it if still due. "move": re-file it if nobody touched it since we
@@ -298,7 +449,7 @@ def _runs_to_completion(
             raise StoreUnavailable("the redis store is closed")
         task = asyncio.ensure_future(method(*args, **kwargs))
         store._inflight.add(task)
-        task.add_done_callback(store._inflight.discard)
+        task.add_done_callback(store._call_done)
         try:
             return await asyncio.shield(task)
         except StoreUnavailable:
@@ -374,6 +525,11 @@ class RedisStore(Store, Archive):
         self._commit = self.redis.register_script(_COMMIT)
         self._set_deadline = self.redis.register_script(_SET_DEADLINE)
         self._expire = self.redis.register_script(_EXPIRE_ROOM)
+        self._append = self.redis.register_script(_APPEND)
+        self._announce = self.redis.register_script(_ANNOUNCE)
+        self._attach = self.redis.register_script(_ATTACH)
+        self._detach = self.redis.register_script(_DETACH)
+        self._reap = self.redis.register_script(_REAP)
         self._claim = self.redis.register_script(_CLAIM)
         self._beat = self.redis.register_script(_BEAT)
         self._lobby_put = self.redis.register_script(_LOBBY_PUT)
@@ -392,6 +548,13 @@ class RedisStore(Store, Archive):
         self._inflight: set[asyncio.Future[Any]] = set()
         """Store calls under way in their own tasks (see ``_runs_to_completion``)."""
         self._closed = False
+
+    def _call_done(self, task: asyncio.Future[Any]) -> None:
+        """A store call's task ended. Its outcome went to its caller, unless the caller was
+        cancelled meanwhile: then nobody wants it (an error is not worth a log line)."""
+        self._inflight.discard(task)
+        if not task.cancelled():
+            task.exception()
 
     def __repr__(self) -> str:
         parts = urllib.parse.urlsplit(self.url)
@@ -631,14 +794,159 @@ class RedisStore(Store, Archive):
             return feed
 
     @_runs_to_completion
-    async def expire_room(self, room_id: str, ttl_ms: int) -> None:
+    async def expire_room(self, room_id: str, ttl_ms: int, *, invite: str | None = None) -> None:
         feed = self._feeds.get(room_id)
         if feed is not None:
             feed.forget()  # the record must not outlive the room
-        keys = [self.keys.room_state(room_id), self.keys.room_events(room_id)]
         ttl_ms = max(1, ttl_ms)
-        if await self._expire(keys, [ttl_ms]):
-            await self.redis.zadd(self.keys.rooms, {room_id: int(time.time() * 1000) + ttl_ms})
+        if await self._expire(self.keys.room_keys(room_id), [ttl_ms]):
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.zadd(self.keys.rooms, {room_id: int(time.time() * 1000) + ttl_ms})
+                if invite is not None:
+                    pipe.pexpire(self.keys.invite(invite), ttl_ms)
+                await pipe.execute()
+
+    async def append(self, room_id: str, events: Sequence[bytes]) -> CommitResult | None:
+        feed = self._feeds.get(room_id)
+        if feed is None:
+            return await self._append_events(room_id, events)
+        feed.local_commits += 1  # its own bell need not wake the reader
+        try:
+            result = await self._append_events(room_id, events)
+            if result is not None:
+                feed.appended(result.last_seq)
+                if result.last_seq - result.first_seq + 1 == len(events):
+                    feed.committed(result.first_seq, events)
+            return result
+        finally:
+            feed.local_commits -= 1
+            feed.settle()
+
+    @_runs_to_completion
+    async def _append_events(self, room_id: str, events: Sequence[bytes]) -> CommitResult | None:
+        keys = [self.keys.room_state(room_id), self.keys.room_events(room_id)]
+        args: list[bytes | str | int] = [self.max_events, self.keys.room_bell(room_id), *events]
+        first, last = await self._append(keys, args)
+        if first == -1:
+            return None
+        return CommitResult(0, int(first), int(last))
+
+    async def announce_count(
+        self, room_id: str, count: int, event: bytes, now_ms: int, every_ms: int, *, due: bool
+    ) -> Announced:
+        feed = self._feeds.get(room_id)
+        if feed is None:
+            return await self._announce_count(room_id, count, event, now_ms, every_ms, due)
+        feed.local_commits += 1
+        try:
+            done = await self._announce_count(room_id, count, event, now_ms, every_ms, due)
+            if done.seq:
+                feed.appended(done.seq)
+                feed.committed(done.seq, [event])
+            return done
+        finally:
+            feed.local_commits -= 1
+            feed.settle()
+
+    @_runs_to_completion
+    async def _announce_count(
+        self, room_id: str, count: int, event: bytes, now_ms: int, every_ms: int, due: bool
+    ) -> Announced:
+        keys = [self.keys.room_state(room_id), self.keys.room_events(room_id)]
+        args: list[bytes | str | int] = [count, now_ms, every_ms, event, self.max_events]
+        args += [self.keys.room_bell(room_id), "1" if due else "0"]
+        kind, value = await self._announce(keys, args)
+        if kind == -1:
+            return Announced(room_gone=True)
+        if kind == 1:
+            return Announced(seq=int(value))
+        if kind == 2:
+            # File the held announcement's due time (only ever earlier: LT).
+            await self.redis.zadd(self.keys.deadlines, {room_id: int(value)}, lt=True)
+            return Announced(due_ms=int(value))
+        return Announced()
+
+    # -- attachments (presence) --------------------------------------------------
+
+    @_runs_to_completion
+    async def attach(self, room_id: str, player_id: str, conn_id: str) -> int | None:
+        instance = conn_id.partition("/")[0]
+        keys = [
+            self.keys.room_state(room_id),
+            self.keys.room_conns(room_id),
+            self.keys.room_people(room_id),
+        ]
+        # The instance's index first: a crash in between leaves an index entry for a room
+        # where it has nothing attached, which its reaping skips.
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.sadd(self.keys.instance_rooms(instance), room_id)
+            await self._attach(keys, [conn_id, player_id, instance], client=pipe)
+            count = (await pipe.execute())[-1]
+        return None if count == -1 else int(count)
+
+    @_runs_to_completion
+    async def detach(self, room_id: str, conn_id: str, now_ms: int) -> int | None:
+        keys = [self.keys.room_conns(room_id), self.keys.room_people(room_id)]
+        count, mine = await self._detach(keys, [conn_id, now_ms])
+        if count == -1:
+            return None
+        if mine == 0:  # this instance has nothing attached there any more
+            await self.redis.srem(self.keys.instance_rooms(conn_id.partition("/")[0]), room_id)
+        return int(count)
+
+    @_runs_to_completion
+    async def attendance(self, room_id: str, players: Sequence[str]) -> Attendance:
+        fields = ["players"]
+        for player in players:
+            fields += [f"n:{player}", f"left:{player}"]
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hmget(self.keys.room_people(room_id), fields)
+            pipe.hget(self.keys.room_state(room_id), "shown")
+            found, shown = await pipe.execute()
+        seated: dict[str, Attachment] = {}
+        for i, player in enumerate(players):
+            conns, left = found[1 + 2 * i], found[2 + 2 * i]
+            if conns is not None or left is not None:
+                seated[player] = Attachment(int(conns or 0), None if left is None else int(left))
+        return Attendance(int(found[0] or 0), seated, int(shown or 0))
+
+    @_runs_to_completion
+    async def instance_beat(self, instance_id: str, until_ms: int) -> None:
+        await self.redis.zadd(self.keys.instance_leases, {instance_id: until_ms})
+
+    @_runs_to_completion
+    async def expired_instances(self, now_ms: int, lease_ms: int) -> list[str]:
+        leases = self.keys.instance_leases
+        seen: list[Any] = await self.redis.zrangebyscore(
+            leases, "-inf", now_ms, start=0, num=20, withscores=True
+        )
+        if not seen:
+            return []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for member, _score in seen:
+                await self._claim(
+                    [leases], [member, now_ms, "claim", now_ms + lease_ms], client=pipe
+                )
+            won = await pipe.execute()
+        return [_text(member) for (member, _), ok in zip(seen, won, strict=True) if ok == 1]
+
+    @_runs_to_completion
+    async def reap_instance(self, instance_id: str, now_ms: int) -> dict[str, list[str]]:
+        index = self.keys.instance_rooms(instance_id)
+        rooms = sorted(_text(r) for r in await self.redis.smembers(index))
+        gone: dict[str, list[str]] = {}
+        for room_id in rooms:
+            keys = [self.keys.room_conns(room_id), self.keys.room_people(room_id)]
+            players = await self._reap(keys, [instance_id, now_ms])
+            if players:
+                gone[room_id] = [_text(p) for p in players]
+        # Forgotten only once every room is done: a reaper that dies half-way leaves the
+        # rest to the next one (the lease of the dead instance is still in the index).
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.delete(index)
+            pipe.zrem(self.keys.instance_leases, instance_id)
+            await pipe.execute()
+        return gone
 
     @_runs_to_completion
     async def purge(self) -> None:
@@ -684,11 +992,12 @@ class RedisStore(Store, Archive):
             rooms = [(_text(member), int(score)) for member, score in seen]
             async with self.redis.pipeline(transaction=False) as pipe:
                 for room_id, _score in rooms:
-                    pipe.hmget(self.keys.room_state(room_id), ["version", "deadline"])
+                    pipe.hmget(self.keys.room_state(room_id), ["version", "deadline", "count_due"])
                 facts = await pipe.execute()
             actions: list[tuple[str, int, str, int, int | None]] = []
-            for (room_id, score), (version, deadline) in zip(rooms, facts, strict=True):
-                real = None if deadline is None else int(deadline)
+            for (room_id, score), (version, *dues) in zip(rooms, facts, strict=True):
+                known = [int(d) for d in dues if d is not None]
+                real = min(known) if known else None
                 if version is None:
                     actions.append((room_id, score, "drop", 0, None))
                 elif real is None:
@@ -1172,6 +1481,8 @@ class _RoomFeed:
         delivered by the commit, so their bell wakes nobody."""
         seq, version = _bell(data)
         self.heard_version = max(self.heard_version, version)
+        if self._record is not None and self._record.version == version:
+            self.appended(seq)  # an append elsewhere: same state, a longer log
         if seq <= self.cursor:
             return
         if self.local_commits:
@@ -1197,6 +1508,13 @@ class _RoomFeed:
         ):
             return None
         return record
+
+    def appended(self, last_seq: int) -> None:
+        """Events were appended without a version change (chat, a count): the remembered
+        record, still current, now ends at ``last_seq``."""
+        record = self._record
+        if record is not None and record.seq < last_seq:
+            self._record = record._replace(seq=last_seq)
 
     def remember(self, record: RoomRecord) -> None:
         if record.version >= self.heard_version:

@@ -1,0 +1,234 @@
+"""Presence follows the live connections: a seated player is online in a room exactly while
+at least one of their connections is attached to it, on any server instance.
+
+`resume`, `join` and a move attach a connection; `leave` and a closed socket detach only
+that one. Every pair of those, done by one connection, by two connections of the player,
+and by two connections on two instances sharing one Redis, must give `presence` events on
+the transitions, once each, and nothing else; and a claim must follow the same truth.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import itertools
+from collections.abc import Awaitable, Callable
+
+import pytest
+from server_fixtures import Connect, TestClient, make_config
+
+from protocol import messages as m
+from protocol.events import ChatPosted, GameOver, GameStarted, PlayerJoined, Presence
+from server.app import GomokuServer
+from server.config import ConnectionLimits
+from server.game import GameRules
+from server.store.redis import RedisStore
+
+MakeServer = Callable[..., Awaitable[GomokuServer]]
+OPS = ("leave", "close", "resume", "join", "move")
+LAYOUTS = ("one connection", "two connections", "two instances")
+BOB_MOVES = [f"{column}1" for column in "abcdefg"]
+ALICE_MOVES = [f"{column}15" for column in "abcdefg"]
+
+
+def _config(**game: int) -> object:
+    """Test timings, with chat unthrottled (Alice's marks are chat lines)."""
+    limits = ConnectionLimits(ping_interval_s=None, ping_timeout_s=None, chat_per_window=10_000)
+    return make_config(limits=limits, game=GameRules(**game))
+
+
+@dataclasses.dataclass
+class Table:
+    """Alice (Black, watching for presence events) and Bob (White) with his connections."""
+
+    servers: list[GomokuServer]
+    connect: Connect
+    room: str
+    alice: TestClient
+    bob: list[TestClient | None]
+    """Bob's connections by slot; None while the slot's connection is closed."""
+    attached: list[bool]
+    player: str = ""
+    token: str = ""
+    marks: itertools.count[int] = dataclasses.field(default_factory=itertools.count)
+    requests: itertools.count[int] = dataclasses.field(default_factory=lambda: itertools.count(100))
+    bob_moves: list[str] = dataclasses.field(default_factory=lambda: list(BOB_MOVES))
+    alice_moves: list[str] = dataclasses.field(default_factory=lambda: list(ALICE_MOVES))
+
+    @property
+    def online(self) -> bool:
+        return any(self.attached)
+
+    def server_of(self, slot: int) -> GomokuServer:
+        return self.servers[slot % len(self.servers)]
+
+    async def reopen(self, slot: int) -> TestClient:
+        """Bob's connection in ``slot``, opened again (a new socket, hello with his token)."""
+        client = self.bob[slot]
+        if client is None:
+            client = await self.connect(to=self.server_of(slot))
+            await client.hello("bob", token=self.token)
+            self.bob[slot] = client
+        return client
+
+    async def settled(self, client: TestClient) -> None:
+        """Every message Bob sent on ``client`` has been handled (replies are in order)."""
+        ask = next(self.requests)
+        await client.send(m.GetProfile(id=ask))
+        await client.until(lambda x: isinstance(x, m.Profile) and x.re == ask)
+
+    async def apply(self, op: str, slot: int) -> None:
+        """Do ``op`` on Bob's connection in ``slot`` and wait until the server is done."""
+        if op == "close":
+            client = self.bob[slot]
+            if client is None:
+                return
+            await client.ws.close()
+            self.bob[slot] = None
+            self.attached[slot] = False
+            await self.closed()
+            return
+        client = await self.reopen(slot)
+        if op == "leave":
+            await client.send(m.Leave(room=self.room))
+            self.attached[slot] = False
+        elif op == "resume":
+            await client.send(m.Resume(room=self.room, after=0))
+            self.attached[slot] = True
+        elif op == "join":
+            await client.send(m.Join(room=self.room))
+            self.attached[slot] = True
+        else:
+            await client.move(self.room, self.bob_moves.pop(0))
+            self.attached[slot] = True
+        await self.settled(client)
+        if op == "move":  # Alice answers (before her mark), so Bob's next move is his turn
+            await self.alice.move(self.room, self.alice_moves.pop(0))
+
+    async def closed(self) -> None:
+        """Wait until the server has detached a closed connection (and, if it was Bob's
+        last one, marked him offline)."""
+        server = self.servers[0]
+        for _ in range(500):
+            seen = await server.store.attendance(self.room, [self.player])
+            loaded = await server.service.load(self.room, fresh=True)
+            assert loaded is not None
+            seat = loaded[1].seats[1]
+            assert seat is not None
+            if seen.attached(self.player) == sum(self.attached) and seat.online == self.online:
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError("the server never detached the closed connection")
+
+    async def presence_since_last_mark(self) -> list[bool]:
+        """Bob's presence events Alice received since the last mark (a chat line she sends
+        now: it is logged after everything Bob's finished actions logged)."""
+        text = f"mark {next(self.marks)}"
+        await self.alice.send(m.Chat(room=self.room, text=text))
+        seen: list[bool] = []
+        while True:
+            message = await self.alice.recv()
+            if not isinstance(message, m.Event):
+                continue
+            event = message.event
+            if isinstance(event, ChatPosted) and event.text == text:
+                return seen
+            if isinstance(event, Presence) and event.player == self.player:
+                seen.append(event.online)
+
+
+async def _table(
+    layout: str, make_server: MakeServer, connect: Connect, request: pytest.FixtureRequest
+) -> Table:
+    if layout == "two instances":
+        url = request.getfixturevalue("redis_url")
+        servers = [
+            await make_server(_config(), store=RedisStore(url, poll_interval_s=0.2))
+            for _ in range(2)
+        ]
+    else:
+        servers = [await make_server(_config())]
+    alice = await connect("alice", to=servers[0])
+    room = (await alice.create(seat="black")).room.id
+    slots = 1 if layout == "one connection" else 2
+    table = Table(servers, connect, room, alice, [None] * slots, [False] * slots)
+    first = await connect(to=table.server_of(0))
+    welcome = await first.hello("bob")
+    table.player, table.token, table.bob[0] = welcome.player, welcome.token, first
+    await first.join(room)
+    table.attached[0] = True
+    await alice.event(PlayerJoined, room)
+    await alice.event(GameStarted, room)
+    for slot in range(1, slots):
+        await table.apply("join", slot)
+    await alice.move(room, table.alice_moves.pop(0))
+    assert await table.presence_since_last_mark() == []
+    return table
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize(("first", "second"), list(itertools.product(OPS, OPS)))
+async def test_presence_follows_the_attached_connections(
+    layout: str,
+    first: str,
+    second: str,
+    make_server: MakeServer,
+    connect: Connect,
+    request: pytest.FixtureRequest,
+) -> None:
+    """Bob does ``first`` then ``second`` (on his one connection; or on his first, then
+    his second connection, on one instance or two): after each, Alice has seen a presence
+    event exactly when Bob went from no attached connection to one or back, and the
+    room's seat says what the connections say."""
+    table = await _table(layout, make_server, connect, request)
+    for slot, op in ((0, first), (0 if layout == "one connection" else 1, second)):
+        before = table.online
+        await table.apply(op, slot)
+        expected = [table.online] if table.online != before else []
+        assert await table.presence_since_last_mark() == expected, (op, slot, table.attached)
+        loaded = await table.servers[-1].service.load(table.room, fresh=True)
+        assert loaded is not None
+        seat = loaded[1].seats[1]
+        assert seat is not None
+        assert seat.online == table.online
+
+
+@pytest.mark.parametrize("layout", ["memory", "two instances"])
+async def test_a_claim_needs_the_whole_grace_period_without_a_connection(
+    layout: str, make_server: MakeServer, connect: Connect, request: pytest.FixtureRequest
+) -> None:
+    """Bob leaves; a claim inside the grace period is refused; his move (through another
+    instance) brings him back, so a claim once the first grace would have ended is refused
+    too; after he leaves again and a whole grace period passes, the claim wins."""
+    grace = 300
+    if layout == "memory":
+        servers = [await make_server(_config(grace_ms=grace))]
+    else:
+        url = request.getfixturevalue("redis_url")
+        servers = [
+            await make_server(_config(grace_ms=grace), store=RedisStore(url, poll_interval_s=0.2))
+            for _ in range(2)
+        ]
+    alice = await connect("alice", to=servers[0])
+    bob = await connect("bob", to=servers[-1])
+    room = (await alice.create(seat="black")).room.id
+    await bob.join(room)
+    await alice.move(room, "h8")
+    await bob.send(m.Leave(room=room))
+    assert not (await alice.until_event(Presence)).online
+    await alice.send(m.Claim(room=room, id=1))
+    await alice.until(lambda x: isinstance(x, m.Error) and x.code == "not_claimable")
+    await asyncio.sleep(grace / 2000)
+    await bob.move(room, "a1")  # a move attaches his connection again
+    assert (await alice.until_event(Presence)).online
+    await asyncio.sleep(grace / 2000 + 0.05)
+    await alice.send(m.Claim(room=room, id=2))
+    await alice.until(lambda x: isinstance(x, m.Error) and x.code == "not_claimable")
+    await bob.ws.close()
+    offline = await alice.until_event(Presence)
+    assert not offline.online
+    assert offline.deadline_ms is not None
+    await asyncio.sleep(grace / 1000 + 0.05)
+    await alice.send(m.Claim(room=room, id=3))
+    over = await alice.until_event(GameOver)
+    assert (over.winner, over.reason) == ("black", "abandon")
