@@ -54,7 +54,9 @@ class GomokuServer:
 
     def __init__(self, config: ServerConfig | None = None, *, store: Store | None = None) -> None:
         self.config = config or ServerConfig()
-        self.store: Store = store if store is not None else MemoryStore()
+        if store is None:
+            store = MemoryStore(session_ttl_ms=self.config.timers.session_ttl_ms)
+        self.store: Store = store
         self.metrics = Metrics()
         self.hub = Hub(self.store)
         self.service = RoomService(self.store, self.config, self.metrics)

@@ -15,7 +15,7 @@ from typing import Any
 from server import __version__
 from server.app import GomokuServer
 from server.config import ServerConfig
-from server.options import parse_args, redacted, server_config
+from server.options import DAY_MS, parse_args, redacted, server_config
 from server.store import Store, StoreUnavailable
 from server.store.embedded import EmbeddedStore
 
@@ -68,7 +68,8 @@ def make_store(args: argparse.Namespace) -> tuple[Store | None, tuple[type[Excep
 
     from server.store.redis import RedisStore
 
-    return RedisStore(args.redis), (RedisError, StoreUnavailable)
+    session_ttl_ms = round(args.session_ttl * DAY_MS)
+    return RedisStore(args.redis, session_ttl_ms=session_ttl_ms), (RedisError, StoreUnavailable)
 
 
 async def serve(config: ServerConfig, store: Store | None = None) -> None:

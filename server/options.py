@@ -13,11 +13,12 @@ from pathlib import Path
 
 from protocol.options import EnvOptions, count, key, number, port, seconds
 from server import __version__
-from server.config import Bots, ConnectionLimits, ServerConfig
+from server.config import Bots, ConnectionLimits, ServerConfig, Timers
 from server.game import GameRules
 from server.store import datafile
 
 USAGE = "gomoku-server [options]   (gomoku-server --help lists them)"
+DAY_MS = 86_400_000
 
 
 def listen_host(text: str) -> str:
@@ -204,6 +205,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "in bench/load.py) or asyncio's own; auto: uvloop where it is installed",
     )
     add_limit_options(parser, env)
+    add_lifetime_options(parser, env)
     parser.add_argument(
         "--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"]
     )
@@ -235,7 +237,7 @@ def _open_data(
     try:
         if args.data is None:
             path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        data = datafile.DataFile(path)
+        data = datafile.DataFile(path, session_ttl_ms=round(args.session_ttl * DAY_MS))
         data.open()
     except (OSError, datafile.DataFileError) as exc:
         parser.error(f"{where}: {exc}")
@@ -362,6 +364,61 @@ def add_limit_options(parser: argparse.ArgumentParser, env: EnvOptions) -> None:
     )
 
 
+def add_lifetime_options(parser: argparse.ArgumentParser, env: EnvOptions) -> None:
+    """How long what the server keeps lives (README: nothing lives forever), each also
+    from an environment variable."""
+    d = Timers()
+    group = parser.add_argument_group("lifetimes")
+    env.add(
+        group,
+        "--waiting-room-ttl",
+        "GOMOKU_WAITING_ROOM_TTL",
+        type=seconds(1),
+        default=d.waiting_room_ttl_ms / 1000,
+        metavar="SECONDS",
+        help=f"a room whose game has not begun by then closes ({d.waiting_room_ttl_ms // 1000})",
+    )
+    env.add(
+        group,
+        "--finished-room-ttl",
+        "GOMOKU_FINISHED_ROOM_TTL",
+        type=seconds(1),
+        default=d.finished_room_ttl_ms / 1000,
+        metavar="SECONDS",
+        help="a finished game's room stays this long (results, rematch), then only its "
+        f"archived record is kept ({d.finished_room_ttl_ms // 1000})",
+    )
+    env.add(
+        group,
+        "--session-ttl",
+        "GOMOKU_SESSION_TTL",
+        type=number(0.001, 3650, unit="days"),
+        default=d.session_ttl_ms / DAY_MS,
+        metavar="DAYS",
+        help="a resume token unused for this long stops working (ratings and games stay) "
+        f"({d.session_ttl_ms // DAY_MS})",
+    )
+    env.add(
+        group,
+        "--instance-lease",
+        "GOMOKU_INSTANCE_LEASE",
+        type=seconds(0.5, 3600),
+        default=d.instance_lease_ms / 1000,
+        metavar="SECONDS",
+        help="with --redis: when a server instance dies, its connections stop keeping "
+        f"players present in their rooms after this long ({d.instance_lease_ms // 1000})",
+    )
+
+
+def timers_from_args(args: argparse.Namespace) -> Timers:
+    return Timers(
+        waiting_room_ttl_ms=round(args.waiting_room_ttl * 1000),
+        finished_room_ttl_ms=round(args.finished_room_ttl * 1000),
+        session_ttl_ms=round(args.session_ttl * DAY_MS),
+        instance_lease_ms=round(args.instance_lease * 1000),
+    )
+
+
 def limits_from_args(args: argparse.Namespace) -> ConnectionLimits:
     return ConnectionLimits(
         max_connections=args.max_connections,
@@ -388,6 +445,7 @@ def server_config(args: argparse.Namespace) -> ServerConfig:
         trusted_proxies=frozenset(args.trusted_proxy),
         allowed_origins=frozenset(args.allow_origin),
         bots=Bots(embedded=args.bots, embedded_seats=args.bot_seats),
+        timers=timers_from_args(args),
     )
 
 

@@ -353,11 +353,13 @@ class Store(Archive):
 
     @abc.abstractmethod
     async def put_session(self, token_hash: str, data: bytes) -> None:
-        """Store a session under the hash of its resume token (never the token)."""
+        """Store a session under the hash of its resume token (never the token). A session
+        not used for the store's session time to live is forgotten."""
 
     @abc.abstractmethod
     async def get_session(self, token_hash: str) -> bytes | None:
-        """The session stored under ``token_hash``, or None."""
+        """The session stored under ``token_hash``, or None; reading it is using it, so
+        its time to live starts again."""
 
     @abc.abstractmethod
     async def delete_session(self, token_hash: str) -> None:

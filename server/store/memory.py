@@ -67,13 +67,20 @@ def _now_ms() -> float:
     return time.time() * 1000
 
 
+SESSION_TTL_MS = 30 * 86_400_000
+
+
 class MemoryStore(MemoryArchive, Store):
     """Everything in dicts. ``max_events`` caps each room's log (older events
-    are trimmed, and readers of them get a snapshot instead)."""
+    are trimmed, and readers of them get a snapshot instead); a session unused for
+    ``session_ttl_ms`` is forgotten."""
 
-    def __init__(self, *, max_events: int = 2000) -> None:
+    def __init__(self, *, max_events: int = 2000, session_ttl_ms: int = SESSION_TTL_MS) -> None:
         MemoryArchive.__init__(self)
         self.max_events = max_events
+        self.session_ttl_ms = session_ttl_ms
+        self._session_until: dict[str, float] = {}
+        """Session -> when it is forgotten unless used (epoch ms)."""
         self._beat: int | None = None
         self._outage: Outage | None = None
         self._rooms: dict[str, _Room] = {}
@@ -122,11 +129,15 @@ class MemoryStore(MemoryArchive, Store):
             _end_listeners(room)
 
     def purge_expired(self) -> int:
-        """Drop expired rooms now (the server calls this now and then); how many."""
+        """Drop expired rooms (and sessions) now (the server calls this now and then); how
+        many rooms."""
         now = _now_ms()
         gone = [r for r, room in self._rooms.items() if room.expires_at and room.expires_at <= now]
         for room_id in gone:
             self._drop_room(room_id)
+        for token_hash in [t for t, until in self._session_until.items() if until <= now]:
+            self._sessions.pop(token_hash, None)
+            del self._session_until[token_hash]
         return len(gone)
 
     async def purge(self) -> None:
@@ -391,12 +402,18 @@ class MemoryStore(MemoryArchive, Store):
 
     async def put_session(self, token_hash: str, data: bytes) -> None:
         self._sessions[token_hash] = data
+        self._session_until[token_hash] = _now_ms() + self.session_ttl_ms
 
     async def get_session(self, token_hash: str) -> bytes | None:
+        if self._session_until.get(token_hash, 0) <= _now_ms():
+            await self.delete_session(token_hash)
+            return None
+        self._session_until[token_hash] = _now_ms() + self.session_ttl_ms
         return self._sessions.get(token_hash)
 
     async def delete_session(self, token_hash: str) -> None:
         self._sessions.pop(token_hash, None)
+        self._session_until.pop(token_hash, None)
 
     async def add_player_room(self, player_id: str, room_id: str) -> None:
         self._player_rooms.setdefault(player_id, set()).add(room_id)

@@ -1103,7 +1103,13 @@ class RedisStore(Store, Archive):
 
     @_runs_to_completion
     async def add_player_room(self, player_id: str, room_id: str) -> None:
-        await self.redis.sadd(self.keys.player_rooms(player_id), room_id)
+        # The seat list lives as long as the player's session may (rooms that are gone are
+        # dropped from it as it is read).
+        key = self.keys.player_rooms(player_id)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.sadd(key, room_id)
+            pipe.pexpire(key, self.session_ttl_ms)
+            await pipe.execute()
 
     @_runs_to_completion
     async def remove_player_room(self, player_id: str, room_id: str) -> None:
