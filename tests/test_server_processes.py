@@ -11,7 +11,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -20,7 +20,7 @@ from server_fixtures import TestClient
 from websockets.asyncio.client import connect as ws_connect
 
 from protocol import messages as m
-from protocol.events import GameOver, GameStarted, Moved, PlayerJoined
+from protocol.events import ChatPosted, GameOver, GameStarted, Moved, PlayerJoined, Presence
 
 ROOT = Path(__file__).resolve().parent.parent
 START_TIMEOUT_S = 20.0
@@ -31,11 +31,18 @@ class ServerProcess:
     ``via_env``) by GOMOKU_REDIS_URL; started and stopped by the test."""
 
     def __init__(
-        self, redis_url: str, log: Path, *, via_env: bool = False, loop: str = "auto"
+        self,
+        redis_url: str,
+        log: Path,
+        *,
+        via_env: bool = False,
+        loop: str = "auto",
+        extra: Sequence[str] = (),
     ) -> None:
         self.redis_url = redis_url
         self.via_env = via_env
         self.loop = loop
+        self.extra = list(extra)
         self.port = free_port()
         self.log = log
         self.process: subprocess.Popen[bytes] | None = None
@@ -43,7 +50,7 @@ class ServerProcess:
     def start(self) -> None:
         command = [sys.executable, "-m", "server", "--host", "127.0.0.1"]
         command += ["--port", str(self.port), "--log-level", "WARNING", "--bots", "0"]
-        command += ["--loop", self.loop]
+        command += ["--loop", self.loop, *self.extra]
         env = {k: v for k, v in os.environ.items() if k != "GOMOKU_REDIS_URL"}
         if self.via_env:
             env["GOMOKU_REDIS_URL"] = self.redis_url
@@ -189,3 +196,36 @@ async def test_sigkill_mid_game_loses_no_acknowledged_move(
         await watcher.hello("auditor")
         snap = await watcher.join(room, "spectator")
         assert snap.room.moves == ["h8", "a1", "h9", "a2", "h10", "a3", "h11", "a4", "h12"]
+
+
+async def test_a_killed_instance_keeps_nobody_online(
+    redis_url: str, tmp_path: Path, clients: list[TestClient]
+) -> None:
+    """Process A is killed with SIGKILL: its connections never detach, but its lease runs
+    out (1 s here) and B reaps it. Bob, whose only connection was on A, goes offline in
+    Alice's room (on B); Eve, who also has a connection on B, stays online in Dan's."""
+    lease = ["--instance-lease", "1"]
+    a = ServerProcess(redis_url, tmp_path / "a.log", extra=lease)
+    b = ServerProcess(redis_url, tmp_path / "b.log", via_env=True, extra=lease)
+    for process in (a, b):
+        process.start()
+    try:
+        alice, bob, _ = await _seat_pair(clients, b, a, 1)
+        dan, eve, other = await _seat_pair(clients, b, a, 2)
+        eve_on_b = await _client(clients, b)
+        await eve_on_b.hello("white2", token=eve.token)
+        await eve_on_b.send(m.Resume(room=other, after=0))
+        a.stop(signal.SIGKILL)
+
+        offline = await alice.until_event(Presence)
+        assert (offline.player, offline.online) == (bob.player, False)
+        await dan.send(m.Chat(room=other, text="still there?"))
+        message = await dan.until(
+            lambda x: isinstance(x, m.Event) and isinstance(x.event, (ChatPosted, Presence))
+        )
+        assert isinstance(message, m.Event)
+        assert isinstance(message.event, ChatPosted), message  # no presence change for Eve
+        await dan.silent(0.3)
+    finally:
+        for process in (a, b):
+            process.stop()
