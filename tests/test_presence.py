@@ -3,8 +3,9 @@ at least one of their connections is attached to it, on any server instance.
 
 `resume`, `join` and a move attach a connection; `leave` and a closed socket detach only
 that one. Every pair of those, done by one connection, by two connections of the player,
-and by two connections on two instances sharing one Redis, must give `presence` events on
-the transitions, once each, and nothing else; and a claim must follow the same truth.
+and by two connections on two `gomoku-server` processes sharing one Redis, must give
+`presence` events on the transitions, once each, and nothing else; and a claim must
+follow the same truth.
 """
 
 from __future__ import annotations
@@ -12,37 +13,68 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import itertools
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 
 import pytest
+from redis_fixtures import RedisServer
 from server_fixtures import Connect, TestClient, make_config
+from test_server_processes import ServerProcess
+from websockets.asyncio.client import connect as ws_connect
 
 from protocol import messages as m
 from protocol.events import ChatPosted, GameOver, GameStarted, PlayerJoined, Presence
 from server.app import GomokuServer
-from server.config import ConnectionLimits
+from server.config import ConnectionLimits, ServerConfig
 from server.game import GameRules
+from server.room import decode_room
+from server.store import Store
 from server.store.redis import RedisStore
 
 MakeServer = Callable[..., Awaitable[GomokuServer]]
 OPS = ("leave", "close", "resume", "join", "move")
-LAYOUTS = ("one connection", "two connections", "two instances")
+LAYOUTS = ("one connection", "two connections", "two processes")
 BOB_MOVES = [f"{column}1" for column in "abcdefg"]
 ALICE_MOVES = [f"{column}15" for column in "abcdefg"]
 
 
-def _config(**game: int) -> object:
+def _config(**game: int) -> ServerConfig:
     """Test timings, with chat unthrottled (Alice's marks are chat lines)."""
     limits = ConnectionLimits(ping_interval_s=None, ping_timeout_s=None, chat_per_window=10_000)
     return make_config(limits=limits, game=GameRules(**game))
+
+
+@pytest.fixture(scope="module")
+def two_processes(
+    redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[list[ServerProcess]]:
+    """Two gomoku-server processes on the session's Redis, shared by this module's tests
+    (each plays in rooms of its own). Alice chats at most three lines a test, inside the
+    default chat limit."""
+    if not redis_server.running:
+        redis_server.start()
+    logs = tmp_path_factory.mktemp("presence")
+    started = [
+        ServerProcess(redis_server.url, logs / "a.log"),
+        ServerProcess(redis_server.url, logs / "b.log", via_env=True),
+    ]
+    try:
+        for process in started:
+            process.start()
+        yield started
+    finally:
+        for process in started:
+            process.stop()
 
 
 @dataclasses.dataclass
 class Table:
     """Alice (Black, watching for presence events) and Bob (White) with his connections."""
 
-    servers: list[GomokuServer]
-    connect: Connect
+    urls: list[str]
+    """Where Bob's connection of each slot goes (Alice uses the first)."""
+    store: Store
+    """The store the servers share, to see when they are done with a closed socket."""
+    opened: list[TestClient]
     room: str
     alice: TestClient
     bob: list[TestClient | None]
@@ -59,14 +91,11 @@ class Table:
     def online(self) -> bool:
         return any(self.attached)
 
-    def server_of(self, slot: int) -> GomokuServer:
-        return self.servers[slot % len(self.servers)]
-
     async def reopen(self, slot: int) -> TestClient:
         """Bob's connection in ``slot``, opened again (a new socket, hello with his token)."""
         client = self.bob[slot]
         if client is None:
-            client = await self.connect(to=self.server_of(slot))
+            client = await _open(self.opened, self.urls[slot % len(self.urls)])
             await client.hello("bob", token=self.token)
             self.bob[slot] = client
         return client
@@ -108,17 +137,23 @@ class Table:
     async def closed(self) -> None:
         """Wait until the server has detached a closed connection (and, if it was Bob's
         last one, marked him offline)."""
-        server = self.servers[0]
         for _ in range(500):
-            seen = await server.store.attendance(self.room, [self.player])
-            loaded = await server.service.load(self.room, fresh=True)
-            assert loaded is not None
-            seat = loaded[1].seats[1]
-            assert seat is not None
-            if seen.attached(self.player) == sum(self.attached) and seat.online == self.online:
+            seen = await self.store.attendance(self.room, [self.player])
+            if (
+                seen.attached(self.player) == sum(self.attached)
+                and await self.seat_online() == self.online
+            ):
                 return
             await asyncio.sleep(0.01)
         raise AssertionError("the server never detached the closed connection")
+
+    async def seat_online(self) -> bool:
+        """What the room as stored says of Bob's seat."""
+        record = await self.store.load_room(self.room, fresh=True)
+        assert record is not None
+        seat = decode_room(record.state).seats[1]
+        assert seat is not None
+        return seat.online
 
     async def presence_since_last_mark(self) -> list[bool]:
         """Bob's presence events Alice received since the last mark (a chat line she sends
@@ -137,22 +172,52 @@ class Table:
                 seen.append(event.online)
 
 
+async def _open(opened: list[TestClient], url: str) -> TestClient:
+    client = TestClient(await ws_connect(url, compression=None, max_size=1 << 20))
+    opened.append(client)
+    return client
+
+
+@pytest.fixture
+async def opened() -> AsyncIterator[list[TestClient]]:
+    """Clients a test opens itself; closed at teardown."""
+    clients: list[TestClient] = []
+    yield clients
+    for client in clients:
+        await client.ws.close()
+
+
+@pytest.fixture
+async def own_stores() -> AsyncIterator[list[Store]]:
+    """Stores a test opens itself (to see what server processes wrote); closed at teardown."""
+    stores: list[Store] = []
+    yield stores
+    for store in stores:
+        await store.close()
+
+
 async def _table(
-    layout: str, make_server: MakeServer, connect: Connect, request: pytest.FixtureRequest
+    layout: str,
+    make_server: MakeServer,
+    opened: list[TestClient],
+    own_stores: list[Store],
+    request: pytest.FixtureRequest,
 ) -> Table:
-    if layout == "two instances":
-        url = request.getfixturevalue("redis_url")
-        servers = [
-            await make_server(_config(), store=RedisStore(url, poll_interval_s=0.2))
-            for _ in range(2)
-        ]
+    if layout == "two processes":
+        processes = request.getfixturevalue("two_processes")
+        urls = [f"ws://127.0.0.1:{p.port}/" for p in processes]
+        store: Store = RedisStore(processes[0].redis_url)
+        await store.start()
+        own_stores.append(store)
     else:
-        servers = [await make_server(_config())]
-    alice = await connect("alice", to=servers[0])
+        server = await make_server(_config())
+        urls, store = [f"ws://127.0.0.1:{server.port}/"], server.store
+    alice = await _open(opened, urls[0])
+    await alice.hello("alice")
     room = (await alice.create(seat="black")).room.id
     slots = 1 if layout == "one connection" else 2
-    table = Table(servers, connect, room, alice, [None] * slots, [False] * slots)
-    first = await connect(to=table.server_of(0))
+    table = Table(urls, store, opened, room, alice, [None] * slots, [False] * slots)
+    first = await _open(opened, urls[0])
     welcome = await first.hello("bob")
     table.player, table.token, table.bob[0] = welcome.player, welcome.token, first
     await first.join(room)
@@ -173,24 +238,21 @@ async def test_presence_follows_the_attached_connections(
     first: str,
     second: str,
     make_server: MakeServer,
-    connect: Connect,
+    opened: list[TestClient],
+    own_stores: list[Store],
     request: pytest.FixtureRequest,
 ) -> None:
     """Bob does ``first`` then ``second`` (on his one connection; or on his first, then
-    his second connection, on one instance or two): after each, Alice has seen a presence
-    event exactly when Bob went from no attached connection to one or back, and the
-    room's seat says what the connections say."""
-    table = await _table(layout, make_server, connect, request)
+    his second connection, on one server or on two processes): after each, Alice has seen
+    a presence event exactly when Bob went from no attached connection to one or back,
+    and the room's seat says what the connections say."""
+    table = await _table(layout, make_server, opened, own_stores, request)
     for slot, op in ((0, first), (0 if layout == "one connection" else 1, second)):
         before = table.online
         await table.apply(op, slot)
         expected = [table.online] if table.online != before else []
         assert await table.presence_since_last_mark() == expected, (op, slot, table.attached)
-        loaded = await table.servers[-1].service.load(table.room, fresh=True)
-        assert loaded is not None
-        seat = loaded[1].seats[1]
-        assert seat is not None
-        assert seat.online == table.online
+        assert await table.seat_online() == table.online
 
 
 @pytest.mark.parametrize("layout", ["memory", "two instances"])
