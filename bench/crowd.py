@@ -32,7 +32,7 @@ from collections.abc import Iterator
 
 from harness import ServerProcess, environment, percentile, raise_open_files, record, redis_server
 from load import quiet_sequence
-from websockets.asyncio.client import ClientConnection, connect
+from spectators import hello
 
 from protocol import events as ev
 from protocol import messages as m
@@ -75,14 +75,6 @@ class Outcome:
 
 def _codes(counts: collections.Counter[str]) -> str:
     return ", ".join(f"{code} {n}" for code, n in sorted(counts.items())) or "none"
-
-
-async def hello(url: str, name: str) -> ClientConnection:
-    ws = await connect(url, compression=None, max_size=1 << 22, ping_interval=None)
-    await ws.send(encode(m.Hello(name=name)))
-    while not isinstance(decode_server(await ws.recv()), m.Welcome):
-        pass
-    return ws
 
 
 async def spectate(url: str, room: str, name: str, done: asyncio.Event, out: Outcome) -> None:

@@ -5,15 +5,16 @@ stops working. On both stores: for Redis, every key under the room's prefix is l
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Awaitable, Callable
 
 import pytest
 from redis.asyncio import Redis
-from server_fixtures import Connect, make_config
+from server_fixtures import Connect, make_config, seated_pair
 
 from engine import Rule
 from protocol import messages as m
-from protocol.events import GameOver, GameStarted, Moved, PlayerJoined, PlayerLeft
+from protocol.events import GameOver, Moved, PlayerLeft
 from server.app import GomokuServer
 from server.config import Timers
 from server.game import GameRules
@@ -156,12 +157,7 @@ async def test_a_game_in_play_outlives_the_lifetimes(
     """A game that started and goes on slowly is not closed with the waiting rooms, and a
     resume token in use keeps working while one left unused stops."""
     server = await _server(store_kind, make_server, request)
-    alice = await connect("alice", to=server)
-    bob = await connect("bob", to=server)
-    room = (await alice.create(seat="black")).room.id
-    await bob.join(room)
-    await alice.event(PlayerJoined, room)
-    await alice.event(GameStarted, room)
+    alice, bob, room = await seated_pair(functools.partial(connect, to=server))
     idle = await connect("idle", to=server)
     for point in ("h8", "a1", "h9", "a2"):
         await asyncio.sleep(TTL_MS / 3000)

@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 import pytest
 from redis_fixtures import RedisServer
 from server_fixtures import Connect, TestClient, make_config
-from test_server_processes import ServerProcess
+from test_server_processes import ServerProcess, running
 from websockets.asyncio.client import connect as ws_connect
 
 from protocol import messages as m
@@ -53,17 +53,11 @@ def two_processes(
     if not redis_server.running:
         redis_server.start()
     logs = tmp_path_factory.mktemp("presence")
-    started = [
+    with running(
         ServerProcess(redis_server.url, logs / "a.log"),
         ServerProcess(redis_server.url, logs / "b.log", via_env=True),
-    ]
-    try:
-        for process in started:
-            process.start()
+    ) as started:
         yield started
-    finally:
-        for process in started:
-            process.stop()
 
 
 @dataclasses.dataclass

@@ -4,6 +4,7 @@ game, and a process killed with SIGKILL mid-game loses no acknowledged move."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import subprocess
@@ -84,21 +85,27 @@ class ServerProcess:
                 process.wait()
 
 
+@contextlib.contextmanager
+def running(*processes: ServerProcess) -> Iterator[list[ServerProcess]]:
+    """Start the processes; stop every one of them on the way out, whatever happened."""
+    try:
+        for process in processes:
+            process.start()
+        yield list(processes)
+    finally:
+        for process in processes:
+            process.stop()
+
+
 @pytest.fixture
 def processes(redis_url: str, tmp_path: Path) -> Iterator[list[ServerProcess]]:
     """Two server processes sharing the test's Redis (one told by --redis and running on
     uvloop, one by GOMOKU_REDIS_URL on asyncio's own loop); both stopped at teardown."""
-    started = [
+    with running(
         ServerProcess(redis_url, tmp_path / "server-0.log", loop="uvloop"),
         ServerProcess(redis_url, tmp_path / "server-1.log", via_env=True, loop="asyncio"),
-    ]
-    try:
-        for process in started:
-            process.start()
+    ) as started:
         yield started
-    finally:
-        for process in started:
-            process.stop()
 
 
 async def _client(opened: list[TestClient], server: ServerProcess) -> TestClient:
@@ -205,11 +212,10 @@ async def test_a_killed_instance_keeps_nobody_online(
     out (1 s here) and B reaps it. Bob, whose only connection was on A, goes offline in
     Alice's room (on B); Eve, who also has a connection on B, stays online in Dan's."""
     lease = ["--instance-lease", "1"]
-    a = ServerProcess(redis_url, tmp_path / "a.log", extra=lease)
-    b = ServerProcess(redis_url, tmp_path / "b.log", via_env=True, extra=lease)
-    for process in (a, b):
-        process.start()
-    try:
+    with running(
+        ServerProcess(redis_url, tmp_path / "a.log", extra=lease),
+        ServerProcess(redis_url, tmp_path / "b.log", via_env=True, extra=lease),
+    ) as (a, b):
         alice, bob, _ = await _seat_pair(clients, b, a, 1)
         dan, eve, other = await _seat_pair(clients, b, a, 2)
         eve_on_b = await _client(clients, b)
@@ -226,6 +232,3 @@ async def test_a_killed_instance_keeps_nobody_online(
         assert isinstance(message, m.Event)
         assert isinstance(message.event, ChatPosted), message  # no presence change for Eve
         await dan.silent(0.3)
-    finally:
-        for process in (a, b):
-            process.stop()
