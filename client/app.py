@@ -20,6 +20,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
+from client.address import ServerAddress
 from client.config import Identity, load_identity, save_identity
 from client.connection import Backoff, Connection
 from client.options import PlayOptions
@@ -27,7 +28,18 @@ from client.options import PlayOptions
 if TYPE_CHECKING:
     from client.local import EmbeddedServer
 from client.history import HistoryAction, HistoryFailed
-from client.state import Action, Note, RoomClosed, ViewModel, describe_error, reduce
+from client.state import (
+    IDENTITY_LOST,
+    Action,
+    IdentityLost,
+    Note,
+    RoomClosed,
+    RoomGone,
+    ViewModel,
+    describe_error,
+    reduce,
+    room_gone_text,
+)
 from protocol import messages as msg
 from protocol.errors import ErrorCode
 
@@ -38,14 +50,21 @@ Screen { layout: vertical; }
 #status-game { height: 1; background: $boost; color: $text-muted; padding: 0 1; }
 #game-body { height: 1fr; }
 #board { margin: 0 1 0 0; }
-#side {
-    width: 1fr; min-width: 20;
-    border-left: tall $primary-background; padding: 0 1; scrollbar-size-vertical: 1;
+#side { width: 1fr; layout: horizontal; }
+#side.-stacked { layout: vertical; }
+#moves { border-left: tall $primary-background; }
+#side.-stacked #moves { width: 1fr; height: 6; }
+#log-pane {
+    width: 1fr; height: 1fr; border-left: tall $primary-background; padding: 0 1;
+    scrollbar-size-vertical: 1;
 }
+#log-pane:focus { background: $boost; }
 #log { height: auto; }
-#offer { height: 1; background: $warning 30%; padding: 0 1; }
-#command { height: 1; border: none; padding: 0 1; background: $panel; }
-#command:focus { border: none; background: $panel-lighten-1; }
+#banner { height: auto; background: $error 40%; padding: 0 1; }
+#notice { height: auto; background: $boost; padding: 0 1; }
+Board:focus > .board--label { background: $accent; color: $text; }
+.-ascii #moves, .-ascii #log-pane, .-ascii #review-moves { border-left: ascii $primary; }
+.-ascii .dialog, .-ascii #help-box { border: ascii $primary; }
 #lobby-title { height: 1; background: $boost; text-style: bold; padding: 0 1; }
 #queue { height: 1; background: $warning 30%; padding: 0 1; }
 #rooms { height: 1fr; }
@@ -58,7 +77,7 @@ ModalScreen { align: center middle; }
 ConnectScreen { align: center middle; }
 .form { grid-size: 2; grid-columns: 16 1fr; grid-rows: auto; height: auto; grid-gutter: 0 1; }
 .buttons { height: auto; align-horizontal: right; margin-top: 1; }
-.dialog > Label { margin-bottom: 1; }
+.dialog > Label { margin-bottom: 1; width: 1fr; }
 .buttons > Button { margin-left: 1; }
 .error { color: $error; height: auto; }
 #help-box {
@@ -120,7 +139,7 @@ class GomokuApp(App[None]):
         self.connection: Connection | None = None
         self.partner: Connection | None = None  # the second player in hot seat
         self.identity: Identity = (
-            load_identity(options.config_dir) if options.remember else Identity()
+            load_identity(options.config_dir, options.profile) if options.remember else Identity()
         )
         self.local_server: EmbeddedServer | None = None  # --local: the server in this process
         self.ai_after_create: AiRequest | None = None  # seat an AI in the room being created
@@ -135,6 +154,7 @@ class GomokuApp(App[None]):
     async def on_mount(self) -> None:
         from client.screens.connect import ConnectScreen
 
+        self.set_class(self.options.glyphs.name == "ascii", "-ascii")
         if not self.autostart:
             return
         name = self.default_name
@@ -142,29 +162,50 @@ class GomokuApp(App[None]):
             from client.local import start_embedded_server
 
             self.local_server = await start_embedded_server()
-            self.start("127.0.0.1", self.local_server.port, name or "Player 1")
+            local = ServerAddress("127.0.0.1", self.local_server.port)
+            self.start(local, name or "Player 1")
         elif name and self.options.name:
-            self.start(self.options.host, self.options.port, name)
+            self.start(self.options.server, name)
         else:
             self.push_screen(ConnectScreen())
 
-    def start(self, host: str, port: int, name: str) -> None:
-        """Connect as ``name`` and show the lobby."""
+    def start(self, address: ServerAddress, name: str) -> None:
+        """Connect to ``address`` as ``name`` and show the lobby."""
         from client.screens.lobby import LobbyScreen
 
-        address = f"{host}:{port}"
+        key = address.key
         self.connection = Connection(
-            host,
-            port,
+            address,
             name,
-            token=self.identity.token_for(address) if name == self.identity.name else None,
+            token=self.identity.token_for(key) if name == self.identity.name else None,
             dispatch=self.dispatch,
-            on_welcome=lambda n, t: self._remember(address, n, t),
+            on_welcome=lambda n, t: self._remember(key, n, t),
             backoff=self.backoff,
             clock=self.clock,
         )
         self.run_worker(self.connection.run(), name="connection", group="net")
         self.switch_or_push(LobbyScreen())
+
+    def stop_trying(self) -> None:
+        """The player gave up on this server while the link was down: stop the
+        connection and go back to the connect screen, which says why and offers the
+        address again (Enter tries once more)."""
+        from client.screens.connect import ConnectScreen
+
+        conn = self.connection
+        if conn is None or self.model.link.online:
+            return
+        conn.stop()
+        why = self.model.link.detail or "not connected"
+        self.connection = None
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        self.model = dataclasses.replace(self.model, room=None, queue=None)
+        self.push_screen(ConnectScreen(address=conn.server, name=conn.name, error=why))
+
+    def get_key_display(self, binding: Binding) -> str:
+        """Keys as the glyph set names them: ``^D``, ``⏎`` (``Enter`` in ascii)."""
+        return self.options.glyphs.key_name(binding.key)
 
     def switch_or_push(self, screen: Screen[None]) -> None:
         if len(self.screen_stack) > 1:
@@ -176,7 +217,7 @@ class GomokuApp(App[None]):
         self.identity = self.identity.with_token(address, name, token)
         if self.options.remember:
             with contextlib.suppress(OSError):
-                save_identity(self.identity, self.options.config_dir)
+                save_identity(self.identity, self.options.config_dir, self.options.profile)
 
     # -- state ------------------------------------------------------------------
 
@@ -195,6 +236,22 @@ class GomokuApp(App[None]):
         for screen in self.screen_stack:
             if isinstance(screen, ModelView):
                 screen.show_model(self.model)
+        self._tell(before, action)
+
+    def _tell(self, before: ViewModel, action: Action) -> None:
+        """A dialog for what the player must not miss: the server forgot them, or the
+        game on screen is gone."""
+        from client.screens.dialogs import NoticeDialog
+
+        if isinstance(action, IdentityLost):
+            self.push_screen(NoticeDialog("The server forgot you", IDENTITY_LOST))
+        elif (
+            isinstance(action, RoomGone)
+            and before.room is not None
+            and before.room.id == action.room
+        ):
+            text = room_gone_text(action.room) + " You are back in the lobby."
+            self.push_screen(NoticeDialog("The game is gone", text))
 
     def note(self, text: str) -> None:
         self.dispatch(Note(text))
@@ -215,12 +272,26 @@ class GomokuApp(App[None]):
                 self.ai_after_create = None
                 room = after.room.id
                 self.run_worker(self.send(msg.SeatAi(room=room, level=wanted.level)), group="send")
+        self._follow_rematch(before, after)
         if after.room is not None and not on_game:
             self.push_screen(GameScreen())
         elif after.room is None and on_game:
             while not isinstance(self.screen, GameScreen):
                 self.pop_screen()
             self.pop_screen()
+
+    def _follow_rematch(self, before: ViewModel, after: ViewModel) -> None:
+        """A spectator follows the players into their rematch (the players are moved
+        there by the server; a spectator joins it)."""
+        room = after.room
+        if room is None or room.rematch_room is None or before.room is None:
+            return
+        if before.room.id != room.id or before.room.rematch_room == room.rematch_room:
+            return
+        if any(room.color_of(p) is not None for p in self.local_players):
+            return
+        message = msg.Join(room=room.rematch_room, role="spectator")
+        self.run_worker(self.send(message), group="send")
 
     @property
     def local_players(self) -> frozenset[str]:
@@ -310,8 +381,7 @@ class GomokuApp(App[None]):
             return
         if self.partner is None:
             self.partner = Connection(
-                main.host,
-                main.port,
+                main.server,
                 partner_name(main.name),
                 dispatch=self._partner_dispatch,
                 backoff=self.backoff,

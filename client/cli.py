@@ -5,6 +5,12 @@ Each subcommand is one ``_add_<name>`` function that adds its parser and sets
 new subcommand is a function and one line. A ``run`` function returns the exit
 code: 0 for success, 2 for input the user can fix (with a message on stderr).
 
+Options are checked as the command line is read (argparse types, most from
+:mod:`client.usage`): a bad one gets the usage line and one line naming it,
+exit status 2, before anything starts. A check ``run`` makes itself (a move
+list against the board size) raises :class:`~client.usage.OptionError`, which
+:func:`main` reports the same way.
+
 This module stays free of the terminal UI (textual) so that it loads fast and
 works on a lean install.
 """
@@ -18,11 +24,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from client.play_cli import add_play_parser, add_review_parser
+from client.usage import OptionError, int_range, seconds
 from engine.ai import analysis as ai_analysis
 from engine.analysis import analyze, sorted_points
 from engine.board import Board
 from engine.errors import NotationError, RecordError
-from engine.notation import check_size, format_point
+from engine.notation import MAX_SIZE, MIN_SIZE, format_point
 from engine.record import parse_move_list
 from engine.types import Rule
 from gomocup.match import add_match_parser
@@ -49,7 +56,12 @@ def _add_analyze(subparsers: Subparsers) -> None:
         default=Rule.FREESTYLE.value,
         help="the rule (default: freestyle)",
     )
-    parser.add_argument("--size", type=int, default=15, help="board size, 5..26 (default: 15)")
+    parser.add_argument(
+        "--size",
+        type=int_range(MIN_SIZE, MAX_SIZE),
+        default=15,
+        help=f"board size, {MIN_SIZE}..{MAX_SIZE} (default: 15)",
+    )
     parser.add_argument(
         "--moves",
         default="",
@@ -58,7 +70,7 @@ def _add_analyze(subparsers: Subparsers) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
         "--time",
-        type=float,
+        type=seconds,
         metavar="SECONDS",
         help="with --json: let the AI think this long and add its best move, score, "
         "principal variation (pv) and win_in (plies to a forced win, or null)",
@@ -68,14 +80,10 @@ def _add_analyze(subparsers: Subparsers) -> None:
 
 def _run_analyze(args: argparse.Namespace) -> int:
     try:
-        record = parse_move_list(args.moves, size=check_size(args.size), rule=Rule(args.rule))
+        record = parse_move_list(args.moves, size=args.size, rule=Rule(args.rule))
         board = record.board()
     except (RecordError, NotationError) as exc:
-        print(f"gomoku analyze: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    if args.time is not None and args.time < 0:
-        print("gomoku analyze: --time must not be negative", file=sys.stderr)
-        return EXIT_USAGE
+        raise OptionError("--moves", str(exc)) from None
     if args.json:
         data = analyze(board)
         if args.time is not None:
@@ -125,6 +133,9 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
     for add in SUBCOMMANDS:
         add(subparsers)
+    for name, subparser in subparsers.choices.items():
+        subparser.set_defaults(parser=subparser)  # main reports an OptionError with it
+        subparser.prog = f"gomoku {name}"
     return parser
 
 
@@ -132,14 +143,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # said by the subcommand, with its usage line
+            owner: argparse.ArgumentParser = getattr(args, "parser", parser)
+            owner.error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exc:  # argparse exits on --help and on bad arguments
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     run: Callable[[argparse.Namespace], int] | None = getattr(args, "run", None)
     if run is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
-    return run(args)
+    try:
+        return run(args)
+    except OptionError as exc:
+        subparser: argparse.ArgumentParser = args.parser
+        subparser.print_usage(sys.stderr)
+        print(f"{subparser.prog}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
 
 
 if __name__ == "__main__":

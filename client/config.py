@@ -3,10 +3,12 @@ token that gets your seats back after a drop or a restart.
 
 The file is ``identity.json`` in the user's config directory (platformdirs:
 ``~/.config/gomoku-arena`` on Linux), or in ``$GOMOKU_CONFIG_DIR`` when that is
-set (tests and several identities on one machine). Tokens are secrets: the
-file is written with mode 0600, atomically (write then rename), so a crash
-never leaves half a file. A missing or unreadable file is an empty identity,
-never an error: the worst case is a fresh player.
+set (tests). Several people on one OS account each use a *profile*
+(``gomoku play --profile bob``): profile ``bob`` lives in ``profile-bob.json``
+beside it, with its own name and tokens. Tokens are secrets: the file is
+written with mode 0600, atomically (write then rename), so a crash never
+leaves half a file. A missing or unreadable file is an empty identity, never
+an error: the worst case is a fresh player.
 """
 
 from __future__ import annotations
@@ -14,15 +16,35 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
 
-import platformdirs
-
 ENV_DIR = "GOMOKU_CONFIG_DIR"
 APP_NAME = "gomoku-arena"
 FILE_NAME = "identity.json"
+PROFILE_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
+
+
+class ProfileError(ValueError):
+    """A profile name that cannot be a file name part."""
+
+
+def check_profile(name: str) -> str:
+    """``name`` if it is a profile name (letters, digits, ``-`` and ``_``, up to 32,
+    starting with a letter or digit); else :class:`ProfileError` saying so."""
+    if not PROFILE_PATTERN.fullmatch(name):
+        raise ProfileError(
+            f"{name!r} is not a profile name (1 to 32 letters, digits, - or _, "
+            "starting with a letter or digit)"
+        )
+    return name
+
+
+def identity_file(profile: str | None = None) -> str:
+    """The file name of ``profile``'s identity (None: the default profile)."""
+    return FILE_NAME if profile is None else f"profile-{check_profile(profile)}.json"
 
 
 def config_dir() -> Path:
@@ -30,6 +52,8 @@ def config_dir() -> Path:
     override = os.environ.get(ENV_DIR)
     if override:
         return Path(override)
+    import platformdirs  # the client extra; imported here so option checks need none
+
     return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
 
 
@@ -47,8 +71,8 @@ class Identity:
         return Identity(name=name, tokens={**self.tokens, server: token})
 
 
-def load_identity(directory: Path | None = None) -> Identity:
-    path = (directory or config_dir()) / FILE_NAME
+def load_identity(directory: Path | None = None, profile: str | None = None) -> Identity:
+    path = (directory or config_dir()) / identity_file(profile)
     try:
         data: Any = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -65,12 +89,14 @@ def load_identity(directory: Path | None = None) -> Identity:
     return Identity(name=name if isinstance(name, str) else None, tokens=clean)
 
 
-def save_identity(identity: Identity, directory: Path | None = None) -> Path:
-    """Write ``identity``; returns the file's path. Raises OSError if the directory
-    cannot be written (the caller may carry on without remembering)."""
+def save_identity(
+    identity: Identity, directory: Path | None = None, profile: str | None = None
+) -> Path:
+    """Write ``identity`` (of ``profile``); returns the file's path. Raises OSError if
+    the directory cannot be written (the caller may carry on without remembering)."""
     folder = directory or config_dir()
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / FILE_NAME
+    path = folder / identity_file(profile)
     payload = json.dumps({"name": identity.name, "tokens": identity.tokens}, indent=2)
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".identity-", suffix=".tmp")
     try:

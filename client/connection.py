@@ -12,6 +12,12 @@ A resume is done when the server's direct reply to it arrives (a snapshot or
 an error echoing the request id) or, when the server answers with the missed
 events alone, once those stop arriving for :data:`CATCH_UP_QUIET` seconds.
 
+A server that forgets the player (``bad_token`` after its restart) is told
+about with :class:`~client.state.IdentityLost` before the hello is repeated
+without the token; a room it no longer has (``no_such_room`` to ``resume``) with
+:class:`~client.state.RoomGone`. Why a connection attempt failed is classified
+by :mod:`client.failures`.
+
 Nothing here knows about the terminal: the app passes ``dispatch``.
 """
 
@@ -20,60 +26,34 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import ipaddress
 import itertools
 import random
 import time
 from collections.abc import Callable
 
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+from websockets.exceptions import ConnectionClosed
+from websockets.typing import Data
 
-from client.state import Action, ConnectionChanged, ResumeDone, ResumeStarted
+from client.address import ServerAddress
+from client.failures import LinkFailure, failure_of
+from client.state import (
+    Action,
+    ConnectionChanged,
+    IdentityLost,
+    ResumeDone,
+    ResumeStarted,
+    RoomGone,
+    RoomSeen,
+)
 from protocol import messages as msg
 from protocol.codec import decode_server, encode
-from protocol.errors import ErrorCode, ProtocolError, UnknownMessageType
-from protocol.limits import MAX_SERVER_FRAME
+from protocol.errors import ErrorCode, ProtocolError
+from protocol.limits import MAX_SERVER_FRAME, PROTOCOL_VERSION
 
 CATCH_UP_QUIET = 0.3  # seconds without a room event that end a resume's catch-up
-DEFAULT_PORT = 8765
-
-
-class AddressError(ValueError):
-    """A server address that is not ``HOST``, ``HOST:PORT`` or ``[IPv6]:PORT``."""
-
-
-def parse_address(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, int]:
-    """``"192.168.1.20:8765"`` -> ``("192.168.1.20", 8765)``; the port is optional."""
-    text = text.strip()
-    if not text:
-        raise AddressError("empty server address")
-    if text.startswith("["):  # [::1]:8765
-        host, sep, rest = text[1:].partition("]")
-        port_text = rest[1:] if rest.startswith(":") else ""
-        if not sep or (rest and not rest.startswith(":")):
-            raise AddressError(f"{text!r} is not an address like [::1]:8765")
-    elif text.count(":") == 1:
-        host, port_text = text.split(":")
-    else:
-        host, port_text = text, ""
-        if ":" in host:
-            try:
-                ipaddress.IPv6Address(host)  # a bare IPv6 address such as ::1
-            except ValueError:
-                raise AddressError(f"{text!r} is not an address like host:8765") from None
-    if not host:
-        raise AddressError(f"{text!r} has no host name")
-    if not port_text:
-        return host, default_port
-    if not port_text.isdigit() or not 0 < int(port_text) < 65536:
-        raise AddressError(f"{port_text!r} is not a port number (1..65535)")
-    return host, int(port_text)
-
-
-class HelloRefused(Exception):
-    """The server answered ``hello`` with an error (not a forgotten token): the link is
-    dropped and tried again after the backoff."""
+OPEN_TIMEOUT_S = 5.0  # the TCP, TLS and WebSocket handshakes together
+HELLO_TIMEOUT_S = 10.0  # from hello to welcome: a server that never answers is not ours
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -95,9 +75,13 @@ class Backoff:
 
 @dataclasses.dataclass(slots=True)
 class _Resume:
+    """A ``resume`` waiting for its reply. A ``background`` one is for a room the
+    player sits in but was not looking at: its snapshot is not put on screen."""
+
     room: str
     request: int
     last_activity: float
+    background: bool = False
 
 
 class Connection:
@@ -105,13 +89,13 @@ class Connection:
 
     ``dispatch`` receives every server message and link action, in order, on
     the event loop that runs :meth:`run`. ``on_welcome`` is told the name and
-    token the server issued, to remember them.
+    token the server issued, to remember them. ``open_timeout`` bounds the
+    handshakes, ``hello_timeout`` the wait for ``welcome``.
     """
 
     def __init__(
         self,
-        host: str,
-        port: int,
+        address: ServerAddress,
         name: str,
         *,
         token: str | None = None,
@@ -119,33 +103,34 @@ class Connection:
         on_welcome: Callable[[str, str], None] | None = None,
         backoff: Backoff = Backoff(),
         clock: Callable[[], float] = time.monotonic,
+        open_timeout: float = OPEN_TIMEOUT_S,
+        hello_timeout: float = HELLO_TIMEOUT_S,
     ) -> None:
-        self.host = host
-        self.port = port
+        self.server = address
         self.name = name
         self.token = token
         self.dispatch = dispatch
         self.on_welcome = on_welcome
         self.backoff = backoff
         self.clock = clock
+        self.open_timeout = open_timeout
+        self.hello_timeout = hello_timeout
         self.player: str | None = None
         self._ws: ClientConnection | None = None
         self._ids = itertools.count(1)
         self._seqs: dict[str, int] = {}  # room -> last event seq seen
+        self._shown: str | None = None  # the room on screen: resumed in the foreground
         self._resumes: dict[int, _Resume] = {}
         self._closing = False
+        self._stopped = asyncio.Event()  # set by stop() / close(): no more attempts
         self._welcomed = asyncio.Event()
         self._hello_id = 0
-
-    @property
-    def uri(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"ws://{host}:{self.port}/"
+        self._tasks: set[asyncio.Task[None]] = set()  # this session's resume watchers
 
     @property
     def address(self) -> str:
-        """``host:port``, the key the resume token is remembered under."""
-        return f"{self.host}:{self.port}"
+        """How the screens name the server (``host:port``, or the URL)."""
+        return self.server.display
 
     @property
     def online(self) -> bool:
@@ -169,69 +154,103 @@ class Connection:
             return False
         return True
 
+    def stop(self) -> None:
+        """Stop trying to connect (the player gave up on this server); :meth:`run`
+        ends at once if it is waiting for the next try, after the attempt in
+        progress otherwise."""
+        self._closing = True
+        self._stopped.set()
+
     async def close(self) -> None:
         """Close the link for good (no reconnect)."""
-        self._closing = True
+        self.stop()
         ws = self._ws
         if ws is not None:
             await ws.close()
 
     async def run(self) -> None:
-        """Connect and keep reconnecting until :meth:`close`. Never raises for
-        network trouble: it is reported through ``dispatch``."""
+        """Connect and keep reconnecting until :meth:`close` or :meth:`stop`. Never
+        raises for network trouble: it is reported through ``dispatch``
+        (:class:`ConnectionChanged` with the problem and the time of the next try)."""
         attempt = 0
+        failure = LinkFailure("lost")
         while not self._closing:
             if attempt == 0:
                 self.dispatch(ConnectionChanged("connecting"))
             try:
                 async with connect(
-                    self.uri,
+                    self.server.url,
                     compression=None,
                     max_size=MAX_SERVER_FRAME,
-                    open_timeout=5,
+                    open_timeout=self.open_timeout,
                     ping_interval=20,
                     ping_timeout=20,
                 ) as ws:
                     self._ws = ws
                     await self._session(ws)
-            except (OSError, InvalidHandshake, InvalidURI, TimeoutError, HelloRefused) as exc:
-                detail = str(exc) or type(exc).__name__
-            except ConnectionClosed as exc:
-                detail = exc.reason or f"closed ({exc.code})" if exc.rcvd else "connection lost"
-            else:
-                detail = "connection closed"
+                failure = LinkFailure("lost", "closed by the server")
+            except Exception as exc:  # every way a network attempt fails is reported
+                failure = failure_of(exc, self.server)
             finally:
-                if self._welcomed.is_set():
-                    attempt = 0  # the backoff grows only while no attempt gets welcomed
+                was_welcomed = self._welcomed.is_set()
                 self._ws = None
                 self._welcomed.clear()
                 self._resumes.clear()
+            if was_welcomed:
+                attempt = 0  # the backoff grows only while no attempt gets welcomed
             if self._closing:
                 break
             attempt += 1
             delay = self.backoff.delay(attempt)
-            self.dispatch(ConnectionChanged("reconnecting", attempt, self.clock() + delay, detail))
-            await asyncio.sleep(delay)
-        self.dispatch(ConnectionChanged("offline", detail="closed"))
+            self.dispatch(
+                ConnectionChanged(
+                    "reconnecting",
+                    attempt,
+                    self.clock() + delay,
+                    detail=str(failure),
+                    problem=failure.problem,
+                    was_online=was_welcomed,
+                )
+            )
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopped.wait(), delay)
+        self.dispatch(ConnectionChanged("offline", detail=str(failure), problem=failure.problem))
 
     async def _session(self, ws: ClientConnection) -> None:
-        await self._hello(ws, self.token)
-        watcher = asyncio.create_task(self._watch_resumes())
+        tasks = self._tasks = set()
         try:
+            await self._hello(ws, self.token)
+            try:
+                async with asyncio.timeout(self.hello_timeout):
+                    while not self._welcomed.is_set():
+                        await self._frame(ws, await ws.recv())
+            except TimeoutError:
+                raise LinkFailure("not_gomoku", "no answer to hello") from None
             async for frame in ws:
-                if isinstance(frame, str):
-                    continue  # the protocol is binary; a text frame is not for us
-                try:
-                    message = decode_server(frame)
-                except UnknownMessageType:
-                    continue  # a newer server's message: ignore (forward compatibility)
-                except ProtocolError:
-                    continue
-                await self._receive(ws, message)
+                await self._frame(ws, frame)
         finally:
-            watcher.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await watcher
+            for task in tasks:
+                task.cancel()
+            for task in tasks:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+    async def _frame(self, ws: ClientConnection, frame: Data) -> None:
+        """Decode and handle one frame. Before ``welcome`` anything that is not our
+        protocol means the server is not a Gomoku server; after it, a frame this
+        client cannot read is skipped (a newer server's message)."""
+        welcomed = self._welcomed.is_set()
+        if isinstance(frame, str):
+            if not welcomed:
+                raise LinkFailure("not_gomoku", "it sent text, not the Gomoku protocol")
+            return
+        try:
+            message = decode_server(frame)
+        except ProtocolError:
+            if not welcomed:
+                raise LinkFailure("not_gomoku", "its replies are not the Gomoku protocol") from None
+            return  # UnknownMessageType included: forward compatibility
+        await self._receive(ws, message)
 
     async def _hello(self, ws: ClientConnection, token: str | None) -> None:
         self._hello_id = self.next_id()
@@ -246,52 +265,85 @@ class Connection:
                 if self.on_welcome is not None:
                     self.on_welcome(name, token)
                 for room in sorted(set(self._seqs) | set(rooms)):
-                    await self._resume(ws, room)
+                    await self._resume(ws, room, background=room != self._shown)
                 return
-            case msg.Error(code=code, re=re) if (
-                re == self._hello_id and code == ErrorCode.BAD_TOKEN
-            ):
-                self.token = None  # the server forgot us: start as a new player
+            case msg.Error(code=ErrorCode.BAD_TOKEN, re=re) if re == self._hello_id:
+                # The server forgot us (restarted without keeping players): say so, then
+                # start afresh as a new player; the old rooms are not ours any more.
+                self.token = None
+                self._seqs.clear()
+                self.dispatch(IdentityLost())
                 await self._hello(ws, None)
                 return
+            case msg.Error(code=ErrorCode.UNSUPPORTED_VERSION, message=text, re=re) if (
+                re == self._hello_id
+            ):
+                raise LinkFailure("version", f"this client speaks {PROTOCOL_VERSION}; {text}")
             case msg.Error(code=code, message=text, re=re) if (
                 re == self._hello_id and not self._welcomed.is_set()
             ):
                 # Refused for another reason (the server's store is down, say): show it,
                 # and try again on a new connection after the backoff, token kept.
                 self.dispatch(message)
-                raise HelloRefused(f"the server refused hello: {code}: {text}")
+                raise LinkFailure("refused_hello", f"{code}: {text}")
+            case msg.Error(code=code, re=re) if re in self._resumes and code in (
+                ErrorCode.NO_SUCH_ROOM,
+                ErrorCode.NOT_IN_ROOM,
+            ):
+                room = self._resumes.pop(re).room
+                self.forget_room(room)
+                self.dispatch(RoomGone(room))
+                return
+            case msg.Snapshot(room=view, re=re) if (
+                re in self._resumes and self._resumes[re].background
+            ):
+                del self._resumes[re]
+                self._seqs[view.id] = view.seq
+                self.dispatch(RoomSeen(view))
+                return
             case msg.Snapshot(room=view):
                 self._seqs[view.id] = view.seq
+                self._shown = view.id
             case msg.Event(room=room, seq=seq):
                 self._seqs[room] = max(seq, self._seqs.get(room, 0))
                 for pending in self._resumes.values():
                     if pending.room == room:
                         pending.last_activity = self.clock()
             case msg.Left(room=room):
-                self._seqs.pop(room, None)
+                self.forget_room(room)
         self.dispatch(message)
         re = getattr(message, "re", None)
         if re is not None and re in self._resumes:
-            self.dispatch(ResumeDone(self._resumes.pop(re).room))
+            pending = self._resumes.pop(re)
+            if not pending.background:
+                self.dispatch(ResumeDone(pending.room))
 
-    async def _resume(self, ws: ClientConnection, room: str) -> None:
+    async def _resume(self, ws: ClientConnection, room: str, *, background: bool) -> None:
         request = self.next_id()
-        self._resumes[request] = _Resume(room, request, self.clock())
-        self.dispatch(ResumeStarted(room))
+        self._resumes[request] = _Resume(room, request, self.clock(), background)
+        if not background:
+            self.dispatch(ResumeStarted(room))
         after = self._seqs.get(room, 0)
         await ws.send(encode(msg.Resume(id=request, room=room, after=after)))
+        task = asyncio.create_task(self._end_quiet_resume(request))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
-    async def _watch_resumes(self) -> None:
-        """End a resume that the server answered with events only, once they stop."""
-        while True:
-            await asyncio.sleep(CATCH_UP_QUIET / 3)
-            now = self.clock()
-            for request, pending in list(self._resumes.items()):
-                if now - pending.last_activity >= CATCH_UP_QUIET:
-                    del self._resumes[request]
+    async def _end_quiet_resume(self, request: int) -> None:
+        """End a resume that the server answers with events only, once they stop:
+        sleeps until :data:`CATCH_UP_QUIET` after the room's last event, and no longer
+        (no timer runs once the catch-up is over)."""
+        while (pending := self._resumes.get(request)) is not None:
+            wait = pending.last_activity + CATCH_UP_QUIET - self.clock()
+            if wait <= 0:
+                del self._resumes[request]
+                if not pending.background:
                     self.dispatch(ResumeDone(pending.room))
+                return
+            await asyncio.sleep(wait)
 
     def forget_room(self, room: str) -> None:
         """Stop resuming ``room`` after a reconnect (the player left it)."""
         self._seqs.pop(room, None)
+        if self._shown == room:
+            self._shown = None

@@ -3,8 +3,10 @@
 Two sets: ``unicode`` (round stones) for terminals that draw ``●`` one cell
 wide, and ``ascii`` (``X`` / ``O``) for those that draw it two cells wide or
 not at all (some SSH clients, Windows consoles, fonts without the symbol).
-Every glyph must be exactly one terminal cell wide: the board's layout and
-mouse hit-testing count on it.
+Every board glyph must be exactly one terminal cell wide: the board's layout
+and mouse hit-testing count on it. The set also holds the few marks the rest of
+the screen uses (separators, arrows, the key names of the footer), so with
+``ascii`` nothing the client draws is outside ASCII.
 """
 
 from __future__ import annotations
@@ -16,8 +18,11 @@ from engine.types import Color
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Glyphs:
-    """One glyph set; each field is a single one-cell character. ``hint`` marks an AI's
-    suggested point; ``up`` / ``down`` say a tall board has rows out of view."""
+    """One glyph set. The board's glyphs are single one-cell characters: ``hint`` marks
+    an AI's suggested point; ``up`` / ``down`` say a tall board has rows out of view.
+    The text marks may be longer: ``sep`` between parts of a status line, ``arrow``
+    in ``1500 → 1516``, ``marker`` before a question, ``bullet`` before an event in
+    the log; ``keys`` names the keys the footer and the help show with symbols."""
 
     name: str
     black: str
@@ -28,10 +33,46 @@ class Glyphs:
     hint: str
     up: str
     down: str
+    sep: str = "·"
+    arrow: str = "→"
+    marker: str = "▶"
+    bullet: str = "•"
+    keys: tuple[tuple[str, str], ...] = (
+        ("enter", "⏎"),
+        ("up", "↑"),
+        ("down", "↓"),
+        ("left", "←"),
+        ("right", "→"),
+    )
+
+    def key_name(self, key: str) -> str:
+        """How a key is written for the player: ``⏎`` (``Enter``), ``^D``, ``?``."""
+        names = dict(self.keys)
+        if key in names:
+            return names[key]
+        if key.startswith("ctrl+"):
+            return "^" + key[5:].upper()
+        return KEY_WORDS.get(key, key)
 
     def stone(self, color: Color) -> str:
         return self.black if color is Color.BLACK else self.white
 
+
+KEY_WORDS = {
+    "question_mark": "?",
+    "slash": "/",
+    "colon": ":",
+    "period": ".",
+    "escape": "Esc",
+    "space": "Space",
+    "tab": "Tab",
+    "home": "Home",
+    "end": "End",
+    "pageup": "PgUp",
+    "pagedown": "PgDn",
+    "f1": "F1",
+    "enter": "Enter",
+}
 
 UNICODE = Glyphs(
     name="unicode",
@@ -54,6 +95,11 @@ ASCII = Glyphs(
     hint="*",
     up="^",
     down="v",
+    sep="|",
+    arrow="->",
+    marker=">",
+    bullet="*",
+    keys=(("enter", "Enter"), ("up", "Up"), ("down", "Down"), ("left", "Left"), ("right", "Right")),
 )
 
 GLYPH_SETS: dict[str, Glyphs] = {g.name: g for g in (UNICODE, ASCII)}

@@ -87,7 +87,7 @@ def partner_name(name: str) -> str:
 def run_local(options: PlayOptions) -> int:
     from client.app import GomokuApp
 
-    app = GomokuApp(dataclasses.replace(options, host="127.0.0.1", local=True))
+    app = GomokuApp(dataclasses.replace(options, local=True))
     app.run()
     return 0
 

@@ -5,20 +5,23 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from client.connection import DEFAULT_PORT
+from client.address import ServerAddress
 from client.glyphs import UNICODE, Glyphs
+
+LOCALHOST = ServerAddress("localhost")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class PlayOptions:
-    """``host``/``port`` of the server; ``name`` (None: ask, or use the remembered
-    one); the glyph set; ``one_click`` mouse play; ``local``: run an embedded
-    server and offer hot seat; ``config_dir`` overrides where the identity lives;
-    ``remember`` False keeps the identity out of the config directory entirely."""
+    """``server`` to connect to; ``name`` (None: ask, or use the remembered one);
+    ``profile`` whose name and tokens to use (None: the default one); the glyph set;
+    ``one_click`` mouse play; ``local``: run an embedded server and offer hot seat;
+    ``config_dir`` overrides where the identity lives; ``remember`` False keeps the
+    identity out of the config directory entirely."""
 
-    host: str = "localhost"
-    port: int = DEFAULT_PORT
+    server: ServerAddress = LOCALHOST
     name: str | None = None
+    profile: str | None = None
     glyphs: Glyphs = UNICODE
     one_click: bool = False
     local: bool = False
@@ -27,4 +30,4 @@ class PlayOptions:
 
     @property
     def address(self) -> str:
-        return f"{self.host}:{self.port}"
+        return self.server.display

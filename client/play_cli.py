@@ -1,47 +1,95 @@
 """``gomoku play`` and ``gomoku review``: the argument parsing of the terminal UI.
 
-Kept free of Textual at import time (``gomoku analyze`` must not pay for it):
-the apps are imported inside the ``run`` functions.
+Kept free of Textual at import time (``gomoku analyze`` must not pay for it, and
+a lean install without the ``client`` extra must still say what is missing in
+one line): the apps are imported inside the ``run`` functions.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
-from client.connection import DEFAULT_PORT, AddressError, parse_address
+from client.address import DEFAULT_PORT, AddressError, ServerAddress
+from client.config import ENV_DIR, check_profile
 from client.glyphs import GLYPH_SETS, glyphs_named
+from client.usage import EXIT_USAGE, OptionError, checked, int_range, missing_ui
 from engine.errors import RecordError
+from engine.notation import MAX_SIZE, MIN_SIZE
 from engine.types import Rule
+from protocol.limits import NAME_MAX
+from protocol.values import check_name
 
 EXIT_OK = 0
-EXIT_USAGE = 2
+
+
+def _server_address(text: str) -> ServerAddress:
+    try:
+        return ServerAddress.parse(text)
+    except AddressError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+_server_address.__name__ = "address"
+
+
+def _check_name(name: str) -> None:
+    try:
+        check_name(name)
+    except ValueError:
+        raise ValueError(f"{name!r} is not a name (1 to {NAME_MAX} printable characters)") from None
+
+
+PLAY_DESCRIPTION = """\
+Connect to a Gomoku Arena server and play, watch and chat.
+
+SERVER is the address the server printed, in any of these forms: host,
+host:port, [::1]:8765, ws://host:port, wss://host:port/path, http://host:port/
+(http means ws, https means wss). Without a port: 8765 (80 or 443 with a scheme).
+
+On the game screen type a point (h8) and Enter to play it, or anything else to
+chat; ? lists every key.
+
+Two people on one computer: give each a profile, which keeps its own name and
+resume token (gomoku play --profile ann, gomoku play --profile bob)."""
 
 
 def add_play_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "play",
         help="play or watch on a server from the terminal",
-        description=(
-            "Connect to a Gomoku Arena server and play, watch and chat. "
-            "Keys: ? shows every key on every screen."
-        ),
+        description=PLAY_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "server",
         nargs="?",
-        default=f"localhost:{DEFAULT_PORT}",
-        metavar="HOST[:PORT]",
-        help=f"the server (default: localhost:{DEFAULT_PORT})",
+        type=_server_address,
+        default=ServerAddress("localhost", DEFAULT_PORT),
+        metavar="SERVER",
+        help=f"the server's address (default: localhost:{DEFAULT_PORT})",
     )
-    parser.add_argument("--name", help="your display name (default: the remembered one)")
+    parser.add_argument(
+        "--name",
+        type=checked(_check_name),
+        help="your display name (default: the remembered one; asked for if none)",
+    )
+    parser.add_argument(
+        "--profile",
+        type=checked(check_profile),
+        metavar="NAME",
+        help="keep a separate name and resume token under NAME, so several people "
+        "can play from one OS account (default: the default profile)",
+    )
     parser.add_argument(
         "--glyphs",
         choices=sorted(GLYPH_SETS),
         default="unicode",
-        help="stones as ●/○ (unicode) or X/O (ascii, for terminals that draw ● two cells wide)",
+        help="stones as ●/○ (unicode) or X/O and plain ASCII everywhere (ascii, for "
+        "terminals that draw ● two cells wide)",
     )
     parser.add_argument(
         "--one-click", action="store_true", help="a mouse click plays at once (default: two)"
@@ -54,18 +102,38 @@ def add_play_parser(subparsers: Any) -> None:
     parser.set_defaults(run=run_play)
 
 
+def _config_dir_problem() -> str | None:
+    """What is wrong with $GOMOKU_CONFIG_DIR, if it is set to something unusable."""
+    value = os.environ.get(ENV_DIR)
+    if not value:
+        return None
+    path = Path(value)
+    if path.exists() and not path.is_dir():
+        return f"{ENV_DIR}={value} is not a directory"
+    return None
+
+
 def run_play(args: argparse.Namespace) -> int:
-    try:
-        host, port = parse_address(args.server)
-    except AddressError as exc:
-        print(f"gomoku play: {exc}", file=sys.stderr)
+    problem = _config_dir_problem()
+    if problem is not None:
+        print(f"gomoku play: {problem}", file=sys.stderr)
         return EXIT_USAGE
-    from client.options import PlayOptions
+    try:
+        import platformdirs  # noqa: F401  (the client extra: said here, not mid-start)
+
+        from client.app import GomokuApp
+        from client.options import PlayOptions
+    except ModuleNotFoundError as exc:
+        line = missing_ui(exc, "gomoku play")
+        if line is None:
+            raise
+        print(line, file=sys.stderr)
+        return EXIT_USAGE
 
     options = PlayOptions(
-        host=host,
-        port=port,
+        server=args.server,
         name=args.name,
+        profile=args.profile,
         glyphs=glyphs_named(args.glyphs),
         one_click=args.one_click,
         local=args.local,
@@ -74,8 +142,6 @@ def run_play(args: argparse.Namespace) -> int:
         from client.local import run_local
 
         return run_local(options)
-    from client.app import GomokuApp
-
     GomokuApp(options).run()
     return EXIT_OK
 
@@ -97,7 +163,10 @@ def add_review_parser(subparsers: Any) -> None:
         help="the rule, for formats that do not record it (psq, move list)",
     )
     parser.add_argument(
-        "--size", type=int, default=15, help="board size for a move list (default 15)"
+        "--size",
+        type=int_range(MIN_SIZE, MAX_SIZE),
+        default=15,
+        help=f"board size for a move list, {MIN_SIZE}..{MAX_SIZE} (default 15)",
     )
     parser.add_argument("--glyphs", choices=sorted(GLYPH_SETS), default="unicode")
     parser.set_defaults(run=run_review)
@@ -106,15 +175,24 @@ def add_review_parser(subparsers: Any) -> None:
 def run_review(args: argparse.Namespace) -> int:
     from client.review import load_record
 
+    if args.file.is_dir():
+        raise OptionError("FILE", f"{args.file} is a directory, not a record file")
     try:
         record = load_record(args.file, rule=Rule(args.rule), size=args.size)
     except OSError as exc:
-        print(f"gomoku review: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
-        return EXIT_USAGE
+        raise OptionError("FILE", f"cannot read {args.file}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise OptionError("FILE", f"{args.file} is not a text file") from None
     except (RecordError, ValueError) as exc:
-        print(f"gomoku review: {args.file}: {exc}", file=sys.stderr)
+        raise OptionError("FILE", f"{args.file}: {exc}") from None
+    try:
+        from client.screens.review import ReviewApp
+    except ModuleNotFoundError as exc:
+        line = missing_ui(exc, "gomoku review")
+        if line is None:
+            raise
+        print(line, file=sys.stderr)
         return EXIT_USAGE
-    from client.screens.review import ReviewApp
 
     ReviewApp(record, source=args.file, glyphs=glyphs_named(args.glyphs)).run()
     return EXIT_OK

@@ -5,9 +5,11 @@ tested without a terminal and every screen says things the same way."""
 from __future__ import annotations
 
 import datetime
+import math
 
+from client.glyphs import UNICODE, Glyphs
 from client.state import GameView, Link, QueueView, Seat, ViewModel, describe_time
-from engine.types import Color
+from engine.types import Color, Reason
 from protocol.limits import MAX_BASE_MS, MAX_INC_MS
 from protocol.values import (
     GameSummary,
@@ -33,7 +35,8 @@ def format_clock(ms: int) -> str:
 
 
 def seat_label(seat: Seat | None, color: Color, glyph: str, now: float) -> str:
-    """``● alice (1500)``, with ``[bot]``, and ``offline 42s`` when disconnected."""
+    """``● alice (1500)``, with ``[bot]``, and ``[offline]`` when disconnected (the
+    line under the board says what the countdown is)."""
     if seat is None:
         return f"{glyph} (empty)"
     text = f"{glyph} {seat.name}"
@@ -42,10 +45,7 @@ def seat_label(seat: Seat | None, color: Color, glyph: str, now: float) -> str:
     if seat.bot:
         text += " [bot]"
     if not seat.online:
-        if seat.claim_at is not None and seat.claim_at > now:
-            text += f" offline {seat.claim_at - now:.0f}s"
-        else:
-            text += " offline"
+        text += " [offline]"
     return text
 
 
@@ -63,9 +63,10 @@ def turn_label(game: GameView, me: frozenset[str]) -> str:
         outcome = game.outcome
         if outcome is None:
             return "game over"
+        why = RESULT_WORDS.get(outcome.reason, str(outcome.reason))
         if outcome.winner is None:
-            return f"draw ({outcome.reason})"
-        return f"{outcome.winner} wins ({outcome.reason})"
+            return f"draw ({why})"
+        return f"{outcome.winner} wins ({why})"
     if game.state == "opening" and game.swap2 is not None:
         actor = game.swap2.to_act
         who = "you" if actor in me else game.name_of(actor)
@@ -80,16 +81,28 @@ def turn_label(game: GameView, me: frozenset[str]) -> str:
     return f"{name} to move ({game.to_move})"
 
 
+RESULT_WORDS = {
+    Reason.FIVE: "five in a row",
+    Reason.OVERLINE: "overline",
+    Reason.BOARD_FULL: "board full",
+    Reason.RESIGN: "resignation",
+    Reason.TIMEOUT: "time",
+    Reason.AGREEMENT: "agreed",
+    Reason.ABANDON: "opponent gone",
+}
+"""The reason a game ended, as the status line says it after ``black wins``."""
+
+
 def status_lines(
-    model: ViewModel, me: frozenset[str], glyphs: tuple[str, str], now: float
+    model: ViewModel, me: frozenset[str], glyphs: Glyphs, now: float
 ) -> tuple[str, str]:
     """The two status lines of the game screen: players with clocks; then move
-    number, turn, rule and connection."""
+    number, turn, rule, watchers and connection."""
     game = model.room
     if game is None:
         return ("", link_label(model.link, now))
-    black = seat_label(game.black, Color.BLACK, glyphs[0], now)
-    white = seat_label(game.white, Color.WHITE, glyphs[1], now)
+    black = seat_label(game.black, Color.BLACK, glyphs.black, now)
+    white = seat_label(game.white, Color.WHITE, glyphs.white, now)
     first = (
         f"{black} {clock_label(game, Color.BLACK, now)}  vs  "
         f"{white} {clock_label(game, Color.WHITE, now)}"
@@ -102,22 +115,34 @@ def status_lines(
     ]
     if game.spectators:
         parts.append(f"{game.spectators} watching")
+    if not any(game.color_of(p) is not None for p in me):
+        parts.append("you are watching")
     parts.append(model.link.status if not model.link.online else "online")
-    return first, " · ".join(p for p in parts if p)
+    return first, f" {glyphs.sep} ".join(p for p in parts if p)
 
 
 def link_label(link: Link, now: float) -> str:
     return link.describe(now)
 
 
-def link_banner(link: Link, now: float) -> str:
-    """The notice shown over the command line while the link is down; empty when up."""
+def link_banner(link: Link, server: str, now: float, glyphs: Glyphs = UNICODE) -> str:
+    """What the screens say while the link to ``server`` is down ('' while it is up):
+    why the last attempt failed, when the next one is, and the key to stop trying."""
     if link.online:
         return ""
-    text = link.describe(now).capitalize()
-    if link.status in ("reconnecting", "connecting"):
-        text += ": moves disabled"
-    return text + "."
+    if link.status == "connecting":
+        return f"Connecting to {server}..."
+    if link.status == "offline":
+        return f"Not connected to {server}: {link.detail or 'closed'}."
+    lead = "Connection lost" if link.was_online else f"Cannot connect to {server}"
+    when = "trying now"
+    if link.next_try_at is not None and link.next_try_at > now:
+        when = f"next try in {math.ceil(link.next_try_at - now)}s"
+    detail = f": {link.detail}" if link.detail else ""
+    return (
+        f"{lead}{detail}. {when.capitalize()} (attempt {link.attempt}) "
+        f"{glyphs.sep} Esc: stop trying"
+    )
 
 
 def queue_label(queue: QueueView | None, now: float) -> str:

@@ -31,6 +31,7 @@ from protocol.values import (
     Opening,
     Pending,
     PlayerRef,
+    RatingChange,
     RoomState,
     RoomSummary,
     RoomView,
@@ -50,12 +51,17 @@ LogKind = Literal["chat", "event", "error", "system"]
 @dataclasses.dataclass(frozen=True, slots=True)
 class ConnectionChanged:
     """The connection went up or down. ``attempt`` counts reconnect tries (1 = the
-    first retry), ``next_try_at`` is the monotonic time of the next one."""
+    first retry), ``next_try_at`` is the monotonic time of the next one; ``problem``
+    (a :data:`client.failures.Problem`) and ``detail`` say why the last attempt
+    failed; ``was_online`` that it had been welcomed (a lost link, not a failed
+    connect)."""
 
     status: ConnectionStatus
     attempt: int = 0
     next_try_at: float | None = None
     detail: str = ""
+    problem: str = ""
+    was_online: bool = False
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -88,7 +94,39 @@ class RoomClosed:
     room: str
 
 
-LocalAction = ConnectionChanged | ResumeStarted | ResumeDone | Note | RoomClosed
+@dataclasses.dataclass(frozen=True, slots=True)
+class IdentityLost:
+    """The server no longer knows this player (``bad_token``: it restarted without
+    keeping its players): the client carries on as a new player, without the old
+    rooms."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class RoomGone:
+    """The server no longer has ``room`` (``no_such_room`` to ``resume``: lost in a
+    restart, or expired)."""
+
+    room: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class RoomSeen:
+    """A snapshot of a room the player sits in but is not looking at (resumed in the
+    background after a reconnect): it only keeps the lobby's "game in progress" true."""
+
+    view: RoomView
+
+
+LocalAction = (
+    ConnectionChanged
+    | ResumeStarted
+    | ResumeDone
+    | Note
+    | RoomClosed
+    | IdentityLost
+    | RoomGone
+    | RoomSeen
+)
 Action = msg.ServerMessage | LocalAction | HistoryAction
 
 
@@ -97,12 +135,15 @@ Action = msg.ServerMessage | LocalAction | HistoryAction
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Link:
-    """The connection as the player sees it."""
+    """The connection as the player sees it: its status, and while it is down, why
+    the last attempt failed and when the next one is."""
 
     status: ConnectionStatus = "connecting"
     attempt: int = 0
     next_try_at: float | None = None
     detail: str = ""
+    problem: str = ""
+    was_online: bool = False
 
     @property
     def online(self) -> bool:
@@ -153,11 +194,13 @@ class Seat:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Outcome:
-    """How the game ended, in board terms."""
+    """How the game ended, in board terms, and each player's rating change (rated
+    games whose ``game_over`` reports them)."""
 
     winner: Color | None
     reason: Reason
     line: tuple[Point, ...] = ()
+    ratings: tuple[RatingChange, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -380,12 +423,53 @@ def _set_clocks(game: GameView, clocks: Clocks | None, now: float) -> GameView:
     return dataclasses.replace(game, clocks=dataclasses.replace(view, running=_running(game)))
 
 
-def _describe_result(outcome: Outcome, game: GameView) -> str:
-    if outcome.winner is None:
-        return f"Game drawn ({outcome.reason})."
-    seat = game.seat(outcome.winner)
-    who = f"{seat.name} ({outcome.winner})" if seat is not None else str(outcome.winner)
-    return f"{who} wins by {outcome.reason}."
+def _player_words(game: GameView, color: Color) -> str:
+    """``alice (black)``, or just ``black`` for an empty seat."""
+    seat = game.seat(color)
+    return f"{seat.name} ({color})" if seat is not None else str(color)
+
+
+def describe_result(outcome: Outcome, game: GameView) -> str:
+    """How the game ended, as a sentence that says why: ``bob (white) resigned: alice
+    (black) wins.``"""
+    winner = outcome.winner
+    if winner is None:
+        return {
+            Reason.BOARD_FULL: "Draw: the board is full.",
+            Reason.AGREEMENT: "Draw agreed.",
+            Reason.ABANDON: "Game aborted: both players left.",
+            Reason.TIMEOUT: "Draw: a flag fell, but the other side could not win.",
+        }.get(outcome.reason, f"Draw ({outcome.reason}).")
+    won, lost = _player_words(game, winner), _player_words(game, winner.other)
+    return {
+        Reason.FIVE: f"{won} wins with five in a row.",
+        Reason.OVERLINE: f"{won} wins with six or more in a row.",
+        Reason.RESIGN: f"{lost} resigned: {won} wins.",
+        Reason.TIMEOUT: f"{lost} ran out of time: {won} wins.",
+        Reason.ABANDON: f"{lost} left and did not come back: {won} wins.",
+    }.get(outcome.reason, f"{won} wins ({outcome.reason}).")
+
+
+def describe_rating_change(change: RatingChange, arrow: str = "→") -> str:
+    """``1500 → 1516 (+16)``."""
+    delta = change.after - change.before
+    return f"{change.before} {arrow} {change.after} ({delta:+d})"
+
+
+def _ratings_line(game: GameView, ratings: tuple[RatingChange, ...]) -> str:
+    """``Ratings: alice 1500 → 1516 (+16), bob 1500 → 1484 (-16).``"""
+    parts = [f"{game.name_of(c.player)} {describe_rating_change(c)}" for c in ratings]
+    return "Ratings: " + ", ".join(parts) + "."
+
+
+def _with_ratings(game: GameView, ratings: tuple[RatingChange, ...]) -> GameView:
+    """The seats showing each player's rating after the game."""
+    for change in ratings:
+        for color in (Color.BLACK, Color.WHITE):
+            seat = game.seat(color)
+            if seat is not None and seat.id == change.player:
+                game = _with_seat(game, color, dataclasses.replace(seat, rating=change.after))
+    return game
 
 
 def describe_time(time: TimeControl | None) -> str:
@@ -425,14 +509,19 @@ def _apply_event(
             game = _with_picture(_set_clocks(game, clocks, now))
             names = ", ".join(game.point_name(p) for p in removed)
             say(f"Takeback: {names} taken back.")
-        case ev.GameOver(winner=winner, reason=reason, line=line):
-            outcome = Outcome(color_named(winner), reason, _points(line or [], game.size))
+        case ev.GameOver(winner=winner, reason=reason, line=line, ratings=ratings):
+            changes = tuple(ratings or ())
+            outcome = Outcome(color_named(winner), reason, _points(line or [], game.size), changes)
             game = dataclasses.replace(game, state="over", outcome=outcome, pending=None, hint=None)
             game = _with_picture(_set_clocks(game, None, now))
-            say(_describe_result(outcome, game))
+            say(describe_result(outcome, game))
+            if changes:
+                say(_ratings_line(game, changes))
+                game = _with_ratings(game, changes)
         case ev.PlayerJoined(seat=seat, player=player, name=name, rating=rating, bot=bot):
+            # Not logged: "Game started" names both players, and a player who joins
+            # later sees the same line (the log is the same for everyone in the room).
             game = _with_seat(game, seat, Seat(player, name, rating, bot))
-            say(f"{name} sits down as {seat}.")
         case ev.PlayerLeft(seat=seat, player=player):
             say(f"{game.name_of(player)} left the {seat} seat.")
             game = _with_seat(game, seat, None)
@@ -453,9 +542,7 @@ def _apply_event(
                     game, clocks=ClockView(time.base_ms, time.base_ms, now, None)
                 )
             game = _with_picture(game)
-            b = game.black.name if game.black else "?"
-            w = game.white.name if game.white else "?"
-            say(f"Game started: {b} (black) vs {w} (white), {describe_time(time)}.")
+            say(_started_line(game))
         case ev.OpeningPhase(phase=phase, to_act=to_act, choices=choices):
             game = dataclasses.replace(
                 game,
@@ -505,6 +592,13 @@ def _apply_event(
             game = dataclasses.replace(game, rematch_room=room)
             say("Rematch agreed: a new game with colours swapped.")
     return game, lines
+
+
+def _started_line(game: GameView) -> str:
+    """``Game started: alice (black) vs bob (white), 5+3.``"""
+    b = game.black.name if game.black else "?"
+    w = game.white.name if game.white else "?"
+    return f"Game started: {b} (black) vs {w} (white), {describe_time(game.time)}."
 
 
 def _with_seat(game: GameView, side: Color | ColorName, seat: Seat | None) -> GameView:
@@ -567,19 +661,36 @@ def reduce(model: ViewModel, action: Action, now: float) -> ViewModel:
             return dataclasses.replace(model, queue=None)
         case msg.Left(room=room_id):
             if model.room is not None and model.room.id == room_id:
+                if model.room.state not in ("playing", "opening"):
+                    model = _without_seat(model, room_id)
                 return dataclasses.replace(model, room=None)
             return model
         case msg.Snapshot(room=view):
             return _on_snapshot(model, view, now)
         case msg.Event(room=room_id, seq=seq, event=event):
             return _on_event(model, room_id, seq, event, now)
-        case ConnectionChanged(status=status, attempt=attempt, next_try_at=at, detail=detail):
-            link = Link(status, attempt, at, detail)
-            was_online = model.link.online
+        case ConnectionChanged(status, attempt, at, detail, problem, was_online):
+            link = Link(status, attempt, at, detail, problem, was_online)
+            lost = model.link.online and not link.online
             model = dataclasses.replace(model, link=link)
-            if was_online and not link.online:
-                model = _log(model, "system", "Connection lost; reconnecting.")
+            if lost:
+                why = f" ({detail})" if detail else ""
+                model = _log(model, "system", f"Connection lost{why}; reconnecting.")
             return model
+        case IdentityLost():
+            model = dataclasses.replace(
+                model, room=None, seated_rooms=(), catch_up=None, queue=None
+            )
+            return _log(model, "system", IDENTITY_LOST)
+        case RoomSeen(view=view):
+            return _with_seated(model, _game_from_view(view, now))
+        case RoomGone(room=room_id):
+            model = _without_seat(model, room_id)
+            if model.room is not None and model.room.id == room_id:
+                model = dataclasses.replace(model, room=None)
+            if model.catch_up is not None and model.catch_up.room == room_id:
+                model = dataclasses.replace(model, catch_up=None)
+            return _log(model, "system", room_gone_text(room_id))
         case ResumeStarted(room=room_id):
             moves = len(model.room.moves) if model.room and model.room.id == room_id else 0
             return dataclasses.replace(model, catch_up=CatchUp(room_id, moves))
@@ -596,8 +707,39 @@ def reduce(model: ViewModel, action: Action, now: float) -> ViewModel:
             return _log(model, kind, text)
         case RoomClosed(room=room_id):
             if model.room is not None and model.room.id == room_id:
+                if model.room.state not in ("playing", "opening"):
+                    model = _without_seat(model, room_id)
                 return dataclasses.replace(model, room=None)
             return model
+    return model
+
+
+IDENTITY_LOST = (
+    "The server no longer knows you (it restarted without keeping its players): "
+    "you are a new player there now."
+)
+
+
+def room_gone_text(room: str) -> str:
+    return f"Room {room} is gone: the server no longer has it (it restarted, or the room expired)."
+
+
+def _without_seat(model: ViewModel, room: str) -> ViewModel:
+    """The model with ``room`` no longer among the rooms the player sits in."""
+    if room not in model.seated_rooms:
+        return model
+    rooms = tuple(r for r in model.seated_rooms if r != room)
+    return dataclasses.replace(model, seated_rooms=rooms)
+
+
+def _with_seated(model: ViewModel, game: GameView) -> ViewModel:
+    """Keep :attr:`ViewModel.seated_rooms` true for ``game``: listed while the player
+    sits in it and its game is not over (the lobby offers to return to it)."""
+    seated = game.color_of(model.me) is not None and game.state != "over"
+    if seated and game.id not in model.seated_rooms:
+        return dataclasses.replace(model, seated_rooms=(*model.seated_rooms, game.id))
+    if not seated:
+        return _without_seat(model, game.id)
     return model
 
 
@@ -607,17 +749,33 @@ def _on_snapshot(model: ViewModel, view: RoomView, now: float) -> ViewModel:
     hint = model.room.hint if model.room is not None and not fresh else None
     if hint is not None and hint.move_no == len(game.moves):  # a resume keeps a fresh hint
         game = _with_picture(dataclasses.replace(game, hint=hint))
-    model = dataclasses.replace(model, room=game)
+    model = _with_seated(dataclasses.replace(model, room=game), game)
     if fresh:
-        text = f"Room {view.id}: {view.rule}, {view.size}x{view.size}, {describe_time(view.time)}"
-        if view.code:
-            text += f", invite code {view.code}"
-        if view.rated:
-            text += f". {RATED_NOTE}"
-        model = _log(model, "system", text + ".")
+        # Each room starts a fresh log, told as it would have been from the start.
+        model = dataclasses.replace(model, log=())
+        for line in _opening_lines(game):
+            model = _log(model, line.kind, line.text)
         if model.queue is not None:
             model = dataclasses.replace(model, queue=None)
     return model
+
+
+def _opening_lines(game: GameView) -> list[LogLine]:
+    """What a player who had been in ``game`` from the start would have read of its
+    state so far: the room, the start, and the result."""
+    text = f"Room {game.id}: {game.rule}, {game.size}x{game.size}, {describe_time(game.time)}"
+    if game.code:
+        text += f", invite code {game.code}"
+    if game.rated:
+        text += f". {RATED_NOTE}"
+    lines = [LogLine("system", text + ".")]
+    if game.state != "waiting":
+        lines.append(LogLine("event", _started_line(game)))
+    if game.moves and game.state != "over":
+        lines.append(LogLine("event", f"{len(game.moves)} moves played so far."))
+    if game.outcome is not None:
+        lines.append(LogLine("event", describe_result(game.outcome, game)))
+    return lines
 
 
 HINT_REASONS = {
@@ -672,12 +830,14 @@ def _on_event(
 ) -> ViewModel:
     game = model.room
     if game is None or game.id != room_id:
+        if isinstance(event, ev.GameOver):
+            model = _without_seat(model, room_id)  # a game of ours ended while away
         return model  # a room not on screen (the client shows one room at a time)
     if seq <= game.seq:
         return model  # already applied (a resume may repeat what the snapshot had)
     game, lines = _apply_event(model, game, event, now)
     game = dataclasses.replace(game, seq=seq)
-    model = dataclasses.replace(model, room=game)
+    model = _with_seated(dataclasses.replace(model, room=game), game)
     for line in lines:
         model = _log(model, line.kind, line.text)
     return model

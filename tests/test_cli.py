@@ -110,17 +110,21 @@ def test_analyze_diagram_of_a_win(capsys: pytest.CaptureFixture[str]) -> None:
             ["--rule", "renju", "--moves", "h8 a1 i8 a3 g9 a5 g10 a7 g8"],
             "move 9 (g8): g8 is forbidden for Black (double-three)",
         ),
-        (["--size", "30"], "board size 30 is not between 5 and 26"),
+        (["--size", "30"], "30 is out of range (5 to 26)"),
     ],
 )
 def test_analyze_bad_input_exits_2(
     capsys: pytest.CaptureFixture[str], args: list[str], message: str
 ) -> None:
-    """Bad moves exit with code 2 and a message naming the move on stderr."""
+    """Bad moves exit with code 2: the usage line, then one line naming the option and
+    the move on stderr."""
     assert main(["analyze", *args]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err == f"gomoku analyze: {message}\n"
+    usage, error = captured.err.split("\ngomoku analyze: error: ")
+    assert usage.startswith("usage: gomoku analyze")
+    option = "--size" if args[0] == "--size" else "--moves"
+    assert error == f"argument {option}: {message}\n"
 
 
 def test_bad_rule_and_missing_command(capsys: pytest.CaptureFixture[str]) -> None:

@@ -49,9 +49,9 @@ async def test_seat_an_ai_from_the_game_screen(
     async with running(ai_server, tmp_path) as (app, pilot):
         await app.send(m.CreateRoom(seat="black"))
         await until(pilot, lambda: isinstance(app.screen, GameScreen))
-        await until(pilot, lambda: "a seats an AI instead" in screen_text(app))
-        await until(pilot, lambda: "a AI opponent" in screen_text(app), "the footer's AI key")
-        await pilot.press("a")
+        await until(pilot, lambda: "^O seats an AI instead" in screen_text(app))
+        await until(pilot, lambda: "^O AI opponent" in screen_text(app), "the footer's AI key")
+        await pilot.press("ctrl+o")
         await until(pilot, lambda: isinstance(app.screen, SeatAiDialog))
         app.screen.query_one("#level", Select).value = "beginner"
         await pilot.click("#ok")
@@ -143,7 +143,7 @@ async def test_quick_match_plays_an_ai_after_the_wait(
 async def test_hint_marks_the_point_and_says_why(
     ai_server: GomokuServer, start_worker: StartWorker, connect: Connect, tmp_path: Path
 ) -> None:
-    """H in an unrated game asks an AI: the suggested point is marked on the board and
+    """^G in an unrated game asks an AI: the suggested point is marked on the board and
     the reason logged; the mark goes once a stone is played."""
     await start_worker()
     async with running(ai_server, tmp_path) as (app, pilot):
@@ -153,7 +153,7 @@ async def test_hint_marks_the_point_and_says_why(
         await bob_plays(bob, room, "h9")
         await until(pilot, lambda: stones(app) == 2)
         assert app.screen.check_action("hint", ()) is True
-        await pilot.press("H")
+        await pilot.press("ctrl+g")
         await until(pilot, lambda: "Hint for black:" in log_text(app), "the suggestion")
         game = app.model.room
         assert game is not None
@@ -172,16 +172,16 @@ async def test_hint_marks_the_point_and_says_why(
 async def test_hint_and_ai_seat_are_refused_in_a_rated_room(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:
-    """A rated room: the AI key is dimmed while waiting and the hint key once playing
-    (pressing them does nothing); /ai and /hint say why; the server's own refusals show
-    with a heading."""
+    """A rated room: the AI key is not offered while waiting nor the hint key once
+    playing (pressing them does nothing); /ai and /hint say why; the server's own
+    refusals show with a heading."""
     async with running(server, tmp_path) as (app, pilot):
         await app.send(m.CreateRoom(seat="black", rated=True))
         await until(pilot, lambda: isinstance(app.screen, GameScreen))
         assert "Rated: no hints or AI seats." in log_text(app)
         screen = app.screen
-        assert screen.check_action("seat_ai", ()) is None
-        await pilot.press("a")
+        assert screen.check_action("seat_ai", ()) is False
+        await pilot.press("ctrl+o")
         await pilot.pause(0.1)
         assert not isinstance(app.screen, SeatAiDialog)
         await pilot.press(*"/ai", "enter")
@@ -194,11 +194,11 @@ async def test_hint_and_ai_seat_are_refused_in_a_rated_room(
         bob = await connect("bob")
         await bob.join(app.model.room.id)
         await until(pilot, lambda: playing(app))
-        assert screen.check_action("hint", ()) is None
-        await pilot.press("H")
+        assert screen.check_action("hint", ()) is False
+        await pilot.press("ctrl+g")
         await pilot.pause(0.1)
         assert "Asking an AI" not in log_text(app)
-        await pilot.press("i", *"/hint", "enter")
+        await pilot.press(*"/hint", "enter")
         await until(pilot, lambda: app.model.log[-1].text == NO_HINT_RATED)
         await app.send(m.Hint(room=app.model.room.id))
         await until(pilot, lambda: "Hint refused: no hints in a rated game" in log_text(app))
@@ -210,7 +210,7 @@ async def test_no_ai_available_is_shown(server: GomokuServer, tmp_path: Path) ->
     async with running(server, tmp_path) as (app, pilot):
         await app.send(m.CreateRoom(seat="white"))
         await until(pilot, lambda: isinstance(app.screen, GameScreen))
-        await pilot.press("a")
+        await pilot.press("ctrl+o")
         await until(pilot, lambda: isinstance(app.screen, SeatAiDialog))
         await pilot.click("#ok")
         wanted = "No AI available: no AI worker is connected to this server"

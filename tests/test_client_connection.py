@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 
 from redis_fixtures import RedisServer
 
+from client.address import ServerAddress
 from client.connection import Backoff, Connection
 from client.state import Action, ConnectionChanged
 from protocol import messages as m
@@ -35,7 +36,8 @@ async def test_a_hello_refused_during_an_outage_is_tried_again(
                 pass
 
     backoff = Backoff(0.05, 0.4)
-    link = Connection("127.0.0.1", server.port, "ann", dispatch=dispatch, backoff=backoff)
+    address = ServerAddress("127.0.0.1", server.port)
+    link = Connection(address, "ann", dispatch=dispatch, backoff=backoff)
     task = asyncio.create_task(link.run())
     try:
         await asyncio.wait_for(retried.wait(), 30)

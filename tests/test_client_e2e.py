@@ -56,7 +56,7 @@ async def test_two_clients_play_to_the_end_and_a_spectator_sees_it(
             await until(white_pilot, has_stones(white_app, 2 * number + 1))
             if number == len(BLACK_KEYS) - 1:
                 break
-            await white_pilot.press("i", *f"a{number + 1}", "enter", "escape")
+            await white_pilot.press(*f"a{number + 1}", "enter", "escape")
             await until(black_pilot, has_stones(black_app, 2 * number + 2))
 
         for app, pilot in ((alice, a_pilot), (bob, b_pilot), (carol, c_pilot)):
@@ -72,8 +72,8 @@ async def test_two_clients_play_to_the_end_and_a_spectator_sees_it(
             assert room.outcome.reason is Reason.FIVE
             assert room.picture.line == frozenset(Point(x, 7) for x in range(7, 12))
         assert carol.model.my_color is None
-        assert "black wins (five)" in screen_text(carol)
-        assert "wins by five." in screen_text(carol)
+        assert "black wins (five in a row)" in screen_text(carol)
+        assert "wins with five in a row." in screen_text(carol)
 
 
 def has_stones(app: GomokuApp, count: int) -> Callable[[], bool]:

@@ -94,7 +94,6 @@ async def test_archive_game_opens_in_review_and_exports(
     keeps it, PSQ); q goes back to the list."""
     async with running(server, tmp_path) as (app, pilot):
         bob, room = await in_game_with_bob(app, pilot, connect)
-        await pilot.press("i")  # type the points
         for number, (mine, his) in enumerate(zip("hijk", "1234", strict=True), 1):
             await pilot.press(mine, "8", "enter")
             await bob_sees_move(bob, f"{mine}8")
@@ -103,7 +102,7 @@ async def test_archive_game_opens_in_review_and_exports(
         await pilot.press(*"l8", "enter")
         await bob.until_event(ev.GameOver)
         await until(pilot, lambda: app.model.room is not None and app.model.room.state == "over")
-        await pilot.press("escape", "q")
+        await pilot.press("escape", "ctrl+l")
         await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
 
         await pilot.press("p")

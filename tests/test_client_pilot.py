@@ -12,6 +12,7 @@ from server_fixtures import Connect, TestClient
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input
 
+from client.address import ServerAddress
 from client.app import GomokuApp
 from client.connection import Backoff
 from client.glyphs import ASCII
@@ -22,6 +23,7 @@ from client.screens.help import HelpScreen
 from client.screens.lobby import LobbyScreen
 from client.screenshot import screen_text
 from client.widgets.board import Board
+from client.widgets.entry import PROMPT_GUARD_S
 from engine.types import Point
 from protocol import events as ev
 from protocol import messages as m
@@ -47,8 +49,7 @@ async def running(
 ) -> AsyncIterator[tuple[GomokuApp, Pilot[None]]]:
     """The client app connected to ``server`` as ``name``, in the lobby, at 80x24."""
     opts = PlayOptions(
-        host="127.0.0.1",
-        port=server.port,
+        server=ServerAddress("127.0.0.1", server.port),
         name=name,
         config_dir=tmp_path / name,
         **options,  # type: ignore[arg-type]
@@ -88,6 +89,12 @@ async def bob_plays(bob: TestClient, room: str, point: str) -> None:
     await bob_sees_move(bob, point)
 
 
+async def answer(pilot: Pilot[None], key: str) -> None:
+    """Answer the prompt on screen: after its guard time, as a person reading it would."""
+    await pilot.pause(PROMPT_GUARD_S)
+    await pilot.press(key)
+
+
 def stones(app: GomokuApp) -> int:
     return len(app.model.room.moves) if app.model.room is not None else -1
 
@@ -95,7 +102,7 @@ def stones(app: GomokuApp) -> int:
 async def test_keys_move_the_cursor_and_enter_or_space_plays(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:
-    """Arrows + Enter and hjkl + Space place stones where the cursor is."""
+    """Arrows + Enter and arrows + Space place stones where the cursor is."""
     async with running(server, tmp_path) as (app, pilot):
         bob, room = await in_game_with_bob(app, pilot, connect)
         await pilot.press("enter")  # the cursor starts at the centre
@@ -106,7 +113,7 @@ async def test_keys_move_the_cursor_and_enter_or_space_plays(
         await bob_sees_move(bob, "i9")
         await bob_plays(bob, room, "a2")
         await until(pilot, lambda: stones(app) == 4)
-        await pilot.press("k", "l", "j", "j", "h", "space")
+        await pilot.press("up", "right", "down", "down", "left", "space")
         await bob_sees_move(bob, "i8")
         await until(pilot, lambda: stones(app) == 5)
         assert "Not your turn." not in [line.text for line in app.model.log]
@@ -115,12 +122,13 @@ async def test_keys_move_the_cursor_and_enter_or_space_plays(
 async def test_typed_point_plays_and_text_chats(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:
-    """Typing h8 in the command line plays it; other text goes to the room's chat."""
+    """Typing j10 on the board plays it; other text goes to the room's chat; Esc goes
+    back to the board."""
     async with running(server, tmp_path) as (app, pilot):
         bob, _ = await in_game_with_bob(app, pilot, connect)
-        await pilot.press("i")
-        assert isinstance(app.focused, Input)
+        assert isinstance(app.focused, Board)
         await pilot.press(*"j10", "enter")
+        assert isinstance(app.focused, Input)
         await bob_sees_move(bob, "j10")
         await pilot.press(*"good luck", "enter")
         chat = await bob.until_event(ev.ChatPosted)
@@ -175,23 +183,24 @@ async def test_moving_out_of_turn_is_refused_locally(
 async def test_resign_asks_first_then_rematch(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:
-    """R asks for confirmation (n keeps playing, y resigns); m then offers a rematch that
-    moves both players to a new room."""
+    """^R asks for confirmation (n keeps playing, y resigns); ^N then offers a rematch
+    that moves both players to a new room."""
     async with running(server, tmp_path) as (app, pilot):
         bob, room = await in_game_with_bob(app, pilot, connect)
-        await pilot.press("R")
+        await pilot.press("ctrl+r")
         await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         await pilot.press("n")
         await until(pilot, lambda: isinstance(app.screen, GameScreen))
-        await pilot.press("R")
+        await pilot.press("ctrl+r")
         await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         await pilot.press("y")
         over = await bob.until_event(ev.GameOver)
         assert over.reason == "resign"
         assert over.winner == "white"
         await until(pilot, lambda: app.model.room is not None and app.model.room.state == "over")
-        assert "white wins (resign)" in screen_text(app)
-        await pilot.press("m")
+        assert "white wins (resignation)" in screen_text(app)
+        assert "alice (black) resigned: bob (white) wins." in screen_text(app)
+        await pilot.press("ctrl+n")
         offered = await bob.until_event(ev.Offered)
         assert offered.kind == "rematch"
         await bob.send(m.Answer(room=room, kind="rematch", accept=True))
@@ -206,21 +215,23 @@ async def test_resign_asks_first_then_rematch(
 async def test_draw_offer_and_the_opponents_offers(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:
-    """d offers a draw; Bob's takeback request shows with y/n, y accepts, n declines."""
+    """^D offers a draw; Bob's takeback request shows as a prompt with y/n, y accepts,
+    n declines."""
     async with running(server, tmp_path) as (app, pilot):
         bob, room = await in_game_with_bob(app, pilot, connect)
         await pilot.press("enter")
         await bob_sees_move(bob, "h8")
         await bob_plays(bob, room, "a1")
         await until(pilot, lambda: stones(app) == 2)
-        await pilot.press("d")
+        await pilot.press("ctrl+d")
         offered = await bob.until_event(ev.Offered)
         assert offered.kind == "draw"
         await bob.send(m.Answer(room=room, kind="draw", accept=False))
         await until(pilot, lambda: app.model.room is not None and app.model.room.pending is None)
         await bob.send(m.Offer(room=room, kind="takeback"))
-        await until(pilot, lambda: "offers a takeback: y accept, n decline" in screen_text(app))
-        await pilot.press("y")
+        asks = "bob asks to take back their last move: y accept · n decline"
+        await until(pilot, lambda: asks in screen_text(app))
+        await answer(pilot, "y")
         undone = await bob.until_event(ev.Undone)
         assert undone.points == ["a1"]
         await until(pilot, lambda: stones(app) == 1)
@@ -229,19 +240,19 @@ async def test_draw_offer_and_the_opponents_offers(
         await bob_plays(bob, room, "a2")
         await until(pilot, lambda: stones(app) == 2)
         await bob.send(m.Offer(room=room, kind="draw"))
-        await until(pilot, lambda: "offers a draw" in screen_text(app))
-        await pilot.press("n")
+        await until(pilot, lambda: "bob offers a draw: y accept · n decline" in screen_text(app))
+        await answer(pilot, "n")
         answered = await bob.until_event(ev.Answered)
         assert answered.accept is False
 
 
 async def test_takeback_request(server: GomokuServer, connect: Connect, tmp_path: Path) -> None:
-    """u asks the opponent for a takeback."""
+    """^T asks the opponent for a takeback."""
     async with running(server, tmp_path) as (app, pilot):
         bob, _ = await in_game_with_bob(app, pilot, connect)
         await pilot.press("enter")
         await bob_sees_move(bob, "h8")
-        await pilot.press("u")
+        await pilot.press("ctrl+t")
         offered = await bob.until_event(ev.Offered)
         assert offered.kind == "takeback"
 
@@ -266,7 +277,8 @@ async def test_slash_commands(server: GomokuServer, connect: Connect, tmp_path: 
 async def test_claim_after_the_opponent_is_gone(
     make_server: Callable[..., Awaitable[GomokuServer]], connect: Connect, tmp_path: Path
 ) -> None:
-    """c claims the win once the disconnected opponent's grace period is over."""
+    """Once the disconnected opponent's grace period is over, a prompt says so and y
+    claims the win."""
     from server.game import GameRules
 
     srv = await make_server(game=GameRules(grace_ms=300))
@@ -281,8 +293,8 @@ async def test_claim_after_the_opponent_is_gone(
         await bob.until_event(ev.Moved)
         await bob.ws.close()
         await until(pilot, lambda: app.model.room is not None and not _white_online(app))
-        await asyncio.sleep(0.4)
-        await pilot.press("c")
+        await until(pilot, lambda: "you may claim the win: y claim" in screen_text(app))
+        await answer(pilot, "y")
         await until(pilot, lambda: app.model.room is not None and app.model.room.state == "over")
         assert app.model.room is not None
         assert app.model.room.outcome is not None
@@ -311,9 +323,9 @@ async def test_help_lists_every_key(server: GomokuServer, tmp_path: Path) -> Non
         help_screen = app.screen
         assert isinstance(help_screen, HelpScreen)
         listed = "\n".join(f"{k} {w}" for _, rows in help_screen.sections for k, w in rows)
-        for what in ("Resign", "Draw", "Takeback", "Rematch", "Accept", "Decline", "Claim win"):
+        for what in ("Resign", "Offer a draw", "take your move back", "rematch", "accept", "claim"):
             assert what in listed
-        for key in ("↑/k", "Enter/Space", "R", "q"):
+        for key in ("↑", "⏎/Space", "^R", "^D", "^L", "y / n", "/draw"):
             assert key in listed
         await pilot.press("q")
         await until(pilot, lambda: isinstance(app.screen, GameScreen))
@@ -322,10 +334,10 @@ async def test_help_lists_every_key(server: GomokuServer, tmp_path: Path) -> Non
 async def test_leave_returns_to_the_lobby(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:
-    """q in a running game asks first; after y the lobby is back."""
+    """^L in a running game asks first; after y the lobby is back."""
     async with running(server, tmp_path) as (app, pilot):
         await in_game_with_bob(app, pilot, connect)
-        await pilot.press("q")
+        await pilot.press("ctrl+l")
         await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         await pilot.press("y")
         await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
@@ -365,7 +377,7 @@ async def test_lobby_lists_rooms_live_and_joins_or_watches(
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, GameScreen))
         assert app.model.my_color is not None
-        await pilot.press("q")
+        await pilot.press("ctrl+l")
         await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         await pilot.press("y")
         await until(pilot, lambda: isinstance(app.screen, LobbyScreen))

@@ -1,10 +1,10 @@
-"""How the client words things: clocks, time controls, addresses, the lobby row."""
+"""How the client words things: clocks, time controls, the lobby row."""
 
 from __future__ import annotations
 
 import pytest
 
-from client.connection import AddressError, Backoff, parse_address
+from client.connection import Backoff
 from client.present import TimeControlError, format_clock, lobby_row, parse_time_control
 from engine.types import Opening, Rule
 from protocol.values import PlayerRef, RoomSummary, Seats, TimeControl
@@ -37,17 +37,6 @@ def test_parse_time_control() -> None:
         parse_time_control("five")
     with pytest.raises(TimeControlError):
         parse_time_control("0+3")
-
-
-def test_parse_address() -> None:
-    """HOST, HOST:PORT and [IPv6]:PORT; the port defaults to 8765."""
-    assert parse_address("192.168.1.20:9000") == ("192.168.1.20", 9000)
-    assert parse_address("example.org") == ("example.org", 8765)
-    assert parse_address("[::1]:8766") == ("::1", 8766)
-    assert parse_address("::1") == ("::1", 8765)
-    for bad in ("", "host:0", "host:http", ":8765", "[::1", "bad:port:x"):
-        with pytest.raises(AddressError):
-            parse_address(bad)
 
 
 def test_backoff_doubles_up_to_the_maximum() -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from textual.screen import Screen
 
 from client.app import GomokuApp
+from client.failures import LinkFailure
 from client.glyphs import ASCII, UNICODE, Glyphs
 from client.options import PlayOptions
 from client.screens.game import GameScreen
@@ -184,7 +185,14 @@ async def test_reconnecting_snapshot() -> None:
     actions: list[Action] = [
         welcome(),
         m.Snapshot(room=game_view(RENJU_GAME[:4])),
-        ConnectionChanged("reconnecting", attempt=3, next_try_at=NOW + 4, detail="refused"),
+        ConnectionChanged(
+            "reconnecting",
+            attempt=3,
+            next_try_at=NOW + 4,
+            detail=str(LinkFailure("refused", "nothing listens on port 8765")),
+            problem="refused",
+            was_online=True,
+        ),
     ]
     text = await screen_after(actions)
     check_snapshot("reconnecting", text)

@@ -154,7 +154,7 @@ def test_game_over_highlights_the_line_and_names_the_winner() -> None:
     assert game.state == "over"
     assert game.outcome.winner is Color.BLACK
     assert game.picture.line == frozenset(Point(x, 7) for x in range(7, 12))
-    assert model.log[-1].text == "alice (black) wins by five."
+    assert model.log[-1].text == "alice (black) wins with five in a row."
     assert can_move(model) == "The game is over."
 
 
@@ -459,7 +459,7 @@ def test_ai_seat_only_when_waiting_unrated_and_seated() -> None:
 
 def test_rated_room_says_why_hints_and_ai_are_off() -> None:
     """Entering a rated room logs that it has no hints or AI seats."""
-    assert in_room(rated=True).log[-1].text.endswith("Rated: no hints or AI seats.")
+    assert in_room(rated=True).log[0].text.endswith("Rated: no hints or AI seats.")
     assert "Rated" not in in_room().log[-1].text
 
 

@@ -1,8 +1,10 @@
 """The connect screen: the server's address and your name.
 
-Shown when ``gomoku play`` was not given a name (the remembered one is
-filled in); the address comes from the command line (``localhost:8765`` by
-default) and can be changed here.
+Shown when ``gomoku play`` was not given a name (the remembered one is filled
+in), and again when the player stops trying to reach a server (with the reason,
+so the address can be corrected). The address field takes every form
+:class:`client.address.ServerAddress` reads (``host``, ``host:port``,
+``ws://...``, ``http://...``).
 """
 
 from __future__ import annotations
@@ -16,8 +18,8 @@ from textual.containers import Grid, Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Static
 
+from client.address import AddressError, ServerAddress
 from client.app import GomokuApp
-from client.connection import AddressError, parse_address
 from protocol.limits import NAME_MAX
 from protocol.values import check_name
 
@@ -29,33 +31,49 @@ class ConnectScreen(Screen[None]):
         Binding("ctrl+q", "app.quit", "Quit"),
     ]
 
+    def __init__(
+        self,
+        *,
+        address: ServerAddress | None = None,
+        name: str | None = None,
+        error: str | None = None,
+    ) -> None:
+        """``address`` and ``name`` prefill the form (default: the command line's and
+        the remembered one); ``error`` says why the last attempt was given up."""
+        super().__init__()
+        self.address = address
+        self.prefill_name = name
+        self.error = error
+
     def compose(self) -> ComposeResult:
         app = self.app
         assert isinstance(app, GomokuApp)
+        address = (self.address or app.options.server).display
+        name = self.prefill_name or app.default_name or ""
         with Vertical(classes="dialog", id="connect-box"):
             yield Static("[b]Gomoku Arena[/b]: five in a row, over the network.")
             with Grid(classes="form"):
                 yield Label("Server")
-                yield Input(app.options.address, id="address", placeholder="host:port")
+                yield Input(address, id="address", placeholder="host:port or ws://host:port")
                 yield Label("Your name")
-                yield Input(app.default_name or "", id="name", max_length=NAME_MAX)
-            yield Label("", id="form-error", classes="error")
+                yield Input(name, id="name", max_length=NAME_MAX)
+            error = f"Stopped trying: {self.error}" if self.error else ""
+            yield Label(error, id="form-error", classes="error")
             with Horizontal(classes="buttons"):
                 yield Button("Connect", id="connect", variant="primary")
         yield Footer()
 
     def on_mount(self) -> None:
-        name = self.query_one("#name", Input)
-        name.focus()
+        self.query_one("#name", Input).focus()
 
     @on(Input.Submitted)
     @on(Button.Pressed, "#connect")
     def connect(self) -> None:
-        address = self.query_one("#address", Input).value
+        text = self.query_one("#address", Input).value
         name = self.query_one("#name", Input).value.strip()
         error = self.query_one("#form-error", Label)
         try:
-            host, port = parse_address(address)
+            address = ServerAddress.parse(text)
         except AddressError as exc:
             error.update(str(exc))
             return
@@ -66,4 +84,4 @@ class ConnectScreen(Screen[None]):
             return
         app = self.app
         assert isinstance(app, GomokuApp)
-        app.start(host, port, name)
+        app.start(address, name)

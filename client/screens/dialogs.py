@@ -1,5 +1,5 @@
-"""Small modal dialogs: confirm, create a room, quick match, invite code, and the
-AI ones (play an AI, seat an AI, AI vs AI).
+"""Small modal dialogs: confirm, a notice, create a room, quick match, invite code,
+and the AI ones (play an AI, seat an AI, AI vs AI).
 
 Each returns a protocol message (or a plain value) through ``dismiss`` and
 None when cancelled; the caller sends it. Every option the protocol's
@@ -23,6 +23,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, Vertical
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select
 
@@ -41,6 +42,18 @@ DEFAULT_LEVEL = "intermediate"
 LEVELS = [(level.capitalize(), level) for level in AI_LEVELS]
 
 R = TypeVar("R")
+
+
+class TickBox(Checkbox):
+    """A checkbox that reads right without colour: ``[X]`` when ticked, ``[ ]`` when
+    not (Textual's own draws the X either way and tells them apart by colour)."""
+
+    BUTTON_LEFT = "["
+    BUTTON_RIGHT = "]"
+
+    def render(self) -> Content:
+        self.BUTTON_INNER = "X" if self.value else " "
+        return super().render()
 
 
 class ConfirmDialog(ModalScreen[bool]):
@@ -71,6 +84,37 @@ class ConfirmDialog(ModalScreen[bool]):
     @on(Button.Pressed)
     def pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "yes")
+
+
+class NoticeDialog(ModalScreen[None]):
+    """Something the player must read (the server forgot them, their game is gone):
+    a heading and a sentence; Enter, Esc or the button closes it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter,escape,space", "close", "OK"),
+    ]
+
+    def __init__(self, heading: str, text: str) -> None:
+        super().__init__()
+        self.heading = heading
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(f"[b]{self.heading}[/b]")
+            yield Label(self.text)
+            with Horizontal(classes="buttons"):
+                yield Button("OK (Enter)", id="ok", variant="primary", compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#ok", Button).focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    @on(Button.Pressed)
+    def pressed(self) -> None:
+        self.dismiss(None)
 
 
 class _FormDialog(ModalScreen[R | None], Generic[R]):
@@ -165,9 +209,9 @@ class CreateRoomDialog(_FormDialog[msg.ClientMessage]):
             with Grid(classes="form"):
                 yield from _game_fields(seat=True)
                 yield Label("Private")
-                yield Checkbox("reached by invite code", id="private", compact=True)
+                yield TickBox("reached by invite code", id="private", compact=True)
                 yield Label("Rated")
-                yield Checkbox("counts for ratings", id="rated", compact=True)
+                yield TickBox("counts for ratings", id="rated", compact=True)
             yield Label("", id="form-error", classes="error")
             with Horizontal(classes="buttons"):
                 yield Button("Create", id="ok", variant="primary", compact=True)
@@ -333,7 +377,7 @@ class AiGameDialog(_FormDialog[msg.ClientMessage]):
                 yield from _level_fields("Black AI", "black", "black-other")
                 yield from _level_fields("White AI", "white", "white-other")
                 yield Label("Private")
-                yield Checkbox("not listed in the lobby", id="private", compact=True)
+                yield TickBox("not listed in the lobby", id="private", compact=True)
             yield Label("", id="form-error", classes="error")
             with Horizontal(classes="buttons"):
                 yield Button("Start", id="ok", variant="primary", compact=True)
@@ -368,7 +412,7 @@ class CodeDialog(_FormDialog[msg.ClientMessage]):
         with Vertical(classes="dialog"):
             yield Label("[b]Join a private room[/b]")
             yield Input(placeholder="invite code", id="code", max_length=32, compact=True)
-            yield Checkbox("Watch only", id="watch", compact=True)
+            yield TickBox("Watch only", id="watch", compact=True)
             yield Label("", id="form-error", classes="error")
             with Horizontal(classes="buttons"):
                 yield Button("Join", id="ok", variant="primary", compact=True)

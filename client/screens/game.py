@@ -1,21 +1,34 @@
-"""The game screen: the board, the status lines, offers, the events/chat pane
-and the command line.
+"""The game screen: the board, the move list, the events and chat, a prompt bar
+for questions, and the text line.
 
-Three ways to move, all ending in :meth:`GameScreen.play`: the board's cursor
-(arrows / hjkl, Enter or Space), the mouse (select then confirm, or one
-click with ``--one-click``), and typing a point like ``h8`` in the command
-line. The command line also takes ``/commands`` and chat.
+The key model, as a player meets it:
 
-The keys are declared once, in :attr:`GameScreen.BINDINGS` (and the board's
-own), and the help screen lists them from there. The footer shows the keys that
-do something in the room's current state (resign and draw while the game runs,
-rematch after it, an AI seat while waiting); the hint and AI-seat keys show
-dimmed in a rated game, where they are refused, and the room's first log line
-says why.
+- **Typing is text.** A letter or digit pressed anywhere on this screen goes
+  into the text line (the board and the prompt bar hand it on), so ``h8``
+  Enter plays h8 (``H8`` and ``h 8`` too), ``/draw`` runs a command and
+  anything else is said in the room's chat. Nothing typed is ever taken as a
+  command key.
+- **The board** moves its cursor with the arrow keys and plays the cursor's
+  point with Enter or Space (or the mouse: select, then confirm).
+- **Game actions are Ctrl keys** (nano-style, shown in the footer as ``^D``),
+  declared once in :attr:`GameScreen.BINDINGS`; they act while the board, the
+  move list or the log has focus, never while text is being typed.
+- **Questions** (the opponent's draw, takeback or rematch offer, the swap2
+  choice, a claim once the opponent is gone past the grace period) show in the
+  prompt bar, which takes focus unless a line is half typed: ``y`` / ``n`` (or
+  Enter / Esc) answer it, another letter goes on to the text line.
+- **Focus is always visible** (the board's cursor and highlighted labels, the
+  text line's and the prompt's colours), **Esc returns to the board**, ``?``
+  (F1 while typing) lists every key, Tab moves on.
+
+The footer shows the keys that work now: the game's actions follow the room's
+state (resign and draw while it runs, rematch after it, an AI seat while
+waiting) and the player's role (a spectator has no Play, Resign or Draw).
 """
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar
 
 from rich.text import Text
@@ -24,15 +37,15 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
 
 from client.app import GomokuApp
 from client.present import link_banner, status_lines
+from client.prompts import Prompt, next_change, notice_for, prompt_for
 from client.screens.dialogs import ConfirmDialog, SeatAiDialog
 from client.screens.help import HelpScreen, describe_bindings
 from client.state import (
-    NO_AI_RATED,
-    NO_HINT_RATED,
     LogLine,
     ViewModel,
     can_hint,
@@ -40,6 +53,8 @@ from client.state import (
     can_seat_ai,
 )
 from client.widgets.board import Board
+from client.widgets.entry import EntryLine, PromptBar, ToBoard
+from client.widgets.moves import MoveList
 from engine.errors import NotationError
 from engine.types import Point
 from protocol import messages as msg
@@ -47,46 +62,53 @@ from protocol.convert import point_from_wire, point_to_wire
 from protocol.values import OfferKind, SwapChoice
 
 COMMANDS: dict[str, str] = {
-    "/resign": "resign the game",
+    "h8, H8, h 8": "play that point",
+    "anything else": "say it in the room's chat",
     "/draw": "offer a draw",
     "/takeback": "ask to take your last move back",
+    "/resign": "resign the game",
     "/rematch": "offer a rematch (after the game)",
-    "/accept": "accept the opponent's offer",
-    "/decline": "decline the opponent's offer",
+    "/accept, /decline": "answer the opponent's offer",
     "/claim": "claim the win when the opponent is gone past the grace period",
+    "/black, /white, /place2": "swap2: take a colour, or place two more stones",
     "/hint": "ask an AI for a move (unrated games)",
     "/ai [level]": "seat an AI in the empty seat (beginner ... master)",
-    "/black, /white, /place2": "swap2: take a colour, or place two more stones",
     "/leave": "back to the lobby",
     "/help": "this help",
-    "h8": "(any point) play there",
-    "anything else": "say it in the room's chat",
 }
 
 LOG_STYLES = {"chat": "", "event": "italic", "error": "bold red", "system": "dim"}
+POINT_TYPED = re.compile(r"([A-Za-z])\s*(\d{1,2})")
+NARROW_LOG = 24  # below this many columns for the log, the move list goes above it
+MOVES_WIDTH = 17
+
+#: Actions that act on the game: not while text is being typed.
+GAME_ACTIONS = frozenset({"seat_ai", "hint", "resign", "offer", "leave"})
+
+ARROW_STEPS = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
 
 
 class GameScreen(Screen[None]):
     """One room: play or watch."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("question_mark", "help", "Help"),
-        Binding("i,colon", "command", "Type"),
-        Binding("slash", "command('/')", "Command", show=False),
-        Binding("escape", "board", "Back to board", show=False),
-        Binding("a", "seat_ai", "AI opponent", tooltip="Seat an AI in the empty seat"),
-        Binding("H", "hint", "Hint", tooltip="Ask an AI for a move (unrated games only)"),
-        Binding("R", "resign", "Resign"),
-        Binding("d", "offer('draw')", "Draw"),
-        Binding("u", "offer('takeback')", "Takeback"),
-        Binding("m", "offer('rematch')", "Rematch"),
-        Binding("y", "answer(True)", "Accept", show=False),
-        Binding("n", "answer(False)", "Decline", show=False),
-        Binding("c", "claim", "Claim win", show=False),
-        Binding("B", "choose('black')", "Swap2: take black", show=False),
-        Binding("W", "choose('white')", "Swap2: take white", show=False),
-        Binding("P", "choose('place2')", "Swap2: place two more", show=False),
-        Binding("q", "leave", "Leave"),
+        Binding("question_mark", "help('key')", "Help", tooltip="Every key of this screen"),
+        Binding("f1", "help('f1')", "Help", tooltip="The same, also while typing"),
+        Binding("slash", "command('/')", "Command", show=False, tooltip="Type a /command"),
+        Binding("escape", "board", "Board", tooltip="Back to the board (from the text line)"),
+        Binding(
+            "escape",
+            "stop_trying",
+            "Stop trying",
+            tooltip="While the connection is down: stop trying, back to the connect screen",
+        ),
+        Binding("ctrl+d", "offer('draw')", "Draw", tooltip="Offer a draw"),
+        Binding("ctrl+t", "offer('takeback')", "Takeback", tooltip="Ask to take your move back"),
+        Binding("ctrl+r", "resign", "Resign", tooltip="Resign the game (asks first)"),
+        Binding("ctrl+n", "offer('rematch')", "Rematch", tooltip="Offer a rematch (colours swap)"),
+        Binding("ctrl+g", "hint", "Hint", tooltip="Ask an AI for a move (unrated games only)"),
+        Binding("ctrl+o", "seat_ai", "AI opponent", tooltip="Seat an AI in the empty seat"),
+        Binding("ctrl+l", "leave", "Leave", tooltip="Back to the lobby (asks first in a game)"),
     ]
 
     def compose(self) -> ComposeResult:
@@ -95,24 +117,27 @@ class GameScreen(Screen[None]):
         yield Static("", id="status-game")
         with Horizontal(id="game-body"):
             yield Board(id="board", glyphs=options.glyphs, one_click=options.one_click)
-            with VerticalScroll(id="side"):
-                yield Static("", id="log")
-        yield Static("", id="offer")
-        yield Input(
-            placeholder="h8 to play · text to chat · /help · Esc: board",
-            id="command",
-            select_on_focus=False,
-        )
+            with Horizontal(id="side"):
+                yield MoveList(id="moves")
+                with VerticalScroll(id="log-pane"):
+                    yield Static("", id="log")
+        yield Static("", id="banner")
+        yield Static("", id="notice")
+        yield PromptBar(self.gomoku.clock, id="prompt")
+        yield EntryLine(placeholder="type h8 to play · text to chat · /help", id="command")
         yield Footer()
 
     def on_mount(self) -> None:
         self._shown_log: tuple[LogLine, ...] | None = None
         self._last_room: str | None = None
+        self._timer: Timer | None = None
+        self._dismissed: set[tuple[object, ...]] = set()  # claims answered "not now"
         boards = self.query(Board)
         if not boards:  # the app closed while this screen was still being composed
             return
-        boards.first().focus()
-        self.set_interval(0.2, self.tick)
+        board = boards.first()
+        board.sink = self.prompt_bar.sink = self.entry
+        board.focus()
         self._draw(self.model)
 
     @property
@@ -129,6 +154,18 @@ class GameScreen(Screen[None]):
         assert isinstance(app, GomokuApp)
         return app
 
+    @property
+    def board(self) -> Board:
+        return self.query_one(Board)
+
+    @property
+    def entry(self) -> EntryLine:
+        return self.query_one(EntryLine)
+
+    @property
+    def prompt_bar(self) -> PromptBar:
+        return self.query_one(PromptBar)
+
     # -- drawing --------------------------------------------------------------
 
     def show_model(self, model: ViewModel) -> None:
@@ -137,94 +174,157 @@ class GameScreen(Screen[None]):
 
     def _draw(self, model: ViewModel) -> None:
         game = model.room
-        board = self.query_one(Board)
+        board = self.board
         if game is not None:
             if game.id != self._last_room:
                 self._last_room = game.id
+                self._dismissed.clear()
                 board.picture = game.picture
                 board.cursor = game.picture.last or Point(game.size // 2, game.size // 2)
             board.picture = game.picture
+            running = game.state in ("playing", "opening")
+            seated = self._my_seat_player() is not None
+            board.can_play = running and seated and model.link.online
+            self.query_one(MoveList).show(game.moves, game.size, len(game.moves))
         board.set_class(not model.link.online, "-disabled")
-        self._show_offer(model)
         self._show_log(model)
         self.refresh_bindings()
         self.tick()
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Which keys the footer offers now: True shown, None shown dimmed (refused
-        in this room: the hint and AI keys of a rated game), False hidden."""
-        game = self.model.room
-        if game is None:
-            return True
-        seated = self._my_seat_player() is not None
-        running = game.state in ("playing", "opening")
-        if action == "seat_ai":
-            why = can_seat_ai(self.model, self.me)
-            return True if why is None else None if why == NO_AI_RATED else False
-        if action == "hint":
-            return False if not running else None if can_hint(self.model) == NO_HINT_RATED else True
-        if action == "resign":
-            return running and seated
-        if action == "offer":
-            if parameters and parameters[0] == "rematch":
-                return game.state == "over" and seated
-            return running and seated
-        return True
-
     def tick(self) -> None:
-        """Redraw the status lines (the clocks run between server updates)."""
+        """Redraw what depends on the time (clocks, countdowns, a claim becoming
+        possible), then sleep until the next time it changes: no timer runs while
+        nothing on the screen depends on the time."""
+        model = self.model
         glyphs = self.gomoku.options.glyphs
         now = self.gomoku.clock()
-        first, second = status_lines(self.model, self.me, (glyphs.black, glyphs.white), now)
+        first, second = status_lines(model, self.me, glyphs, now)
         self.query_one("#status-players", Static).update(Text(first))
         self.query_one("#status-game", Static).update(Text(second))
-        if not self.model.link.online:
-            self._show_offer(self.model)
+        conn = self.gomoku.connection
+        server = conn.address if conn is not None else self.gomoku.options.address
+        self._show_line("#banner", link_banner(model.link, server, now, glyphs))
+        notice = notice_for(
+            model, self.me, now, arrow=glyphs.arrow, ai_key=self._key_for("seat_ai")
+        )
+        self._show_line("#notice", notice)
+        self._show_prompt(prompt_for(model, self.me, now))
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        delay = next_change(model, self.me, now)
+        if delay is not None:
+            self._timer = self.set_timer(delay, self.tick)
 
-    def _show_offer(self, model: ViewModel) -> None:
-        offer = self.query_one("#offer", Static)
-        game = model.room
-        text = link_banner(model.link, self.gomoku.clock())
-        if text:
-            pass
-        elif game is not None and game.pending is not None:
-            kind = game.pending.kind
-            if game.pending.by in self.me and len(self.me) == 1:
-                text = f"Your {kind} offer is waiting for an answer."
-            else:
-                who = game.name_of(game.pending.by)
-                text = f"{who} offers a {kind}: y accept, n decline"
-        elif game is not None and game.swap2 is not None and game.swap2.to_act in self.me:
-            if game.swap2.phase == "choose":
-                choices = ", ".join(
-                    {"black": "B take black", "white": "W take white", "place2": "P place two"}[c]
-                    for c in game.swap2.choices
-                )
-                text = f"Swap2: choose: {choices}"
-        elif game is not None and game.rematch_room is not None:
-            text = "Rematch agreed."
-        elif game is not None and game.state == "waiting" and self._my_seat_player():
-            text = "Waiting for an opponent"
-            if game.code:
-                text += f" (invite code {game.code})"
-            why = can_seat_ai(model, self.me)
-            text += ": a seats an AI instead." if why is None else "."
-        offer.update(text)
-        offer.display = bool(text)
+    def _key_for(self, action: str) -> str:
+        """The key of ``action`` as the footer names it (declared once, in BINDINGS)."""
+        for binding in self.BINDINGS:
+            if isinstance(binding, Binding) and binding.action == action:
+                return self.gomoku.get_key_display(binding)
+        return action
+
+    def _show_line(self, selector: str, text: str) -> None:
+        line = self.query_one(selector, Static)
+        line.update(Text(text))
+        line.display = bool(text)
+
+    def _show_prompt(self, prompt: Prompt | None) -> None:
+        """Show the question; a new one takes focus unless a line is half typed."""
+        if prompt is not None and prompt.ident in self._dismissed:
+            prompt = None
+        bar = self.prompt_bar
+        focused = self.focused
+        if bar.ask(prompt, self.gomoku.options.glyphs.marker):
+            typing = bool(self.entry.value)  # a line half typed keeps the focus
+            if not typing and not isinstance(focused, MoveList):
+                bar.focus()
+        elif prompt is None and focused is bar:
+            self.board.focus()
 
     def _show_log(self, model: ViewModel) -> None:
         """The chat/events pane: the model's log (bounded), newest at the bottom.
-        Rendered whole so it wraps to the pane's current width."""
+        Chat lines are ``name: text``; the room's events start with a bullet and are
+        set in italics, so the two never mix. Rendered whole so it wraps to the
+        pane's width."""
         if model.log is self._shown_log:
             return
         self._shown_log = model.log
+        bullet = self.gomoku.options.glyphs.bullet
         text = Text()
         for index, line in enumerate(model.log):
             if index:
                 text.append("\n")
-            text.append(line.text, style=LOG_STYLES.get(line.kind, ""))
+            style = LOG_STYLES.get(line.kind, "")
+            if line.kind == "chat":
+                name, colon, said = line.text.partition(": ")
+                text.append(name + colon, style="bold")
+                text.append(said)
+            else:
+                text.append(f"{bullet} {line.text}", style=style)
         self.query_one("#log", Static).update(text)
-        self.query_one("#side", VerticalScroll).scroll_end(animate=False)
+        self.query_one("#log-pane", VerticalScroll).scroll_end(animate=False)
+
+    def on_resize(self) -> None:
+        """Narrow room for the log (a big board at 80 columns): the move list goes
+        above the log instead of beside it."""
+        board_width = self.board.outer_size.width or 34
+        room = self.size.width - board_width - MOVES_WIDTH
+        self.query_one("#side").set_class(room < NARROW_LOG, "-stacked")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Which keys work now (the footer shows only those): nothing of the game
+        while text is typed; the game's actions as the room's state and the
+        player's seat allow."""
+        typing = isinstance(self.focused, Input)
+        if action in GAME_ACTIONS and typing:
+            return False
+        if action in GAME_ACTIONS - {"leave"} and not self.model.link.online:
+            return False  # the server is needed for all of them
+        if action == "board":
+            return self.focused is not self.board
+        if action == "stop_trying":
+            return self.focused is self.board and not self.model.link.online
+        if action == "help":
+            return typing == (parameters == ("f1",))
+        game = self.model.room
+        if game is None:
+            return action == "help"
+        seated = self._my_seat_player() is not None
+        running = game.state in ("playing", "opening")
+        if action == "seat_ai":
+            return can_seat_ai(self.model, self.me) is None
+        if action == "hint":
+            return running and can_hint(self.model) is None
+        if action == "resign":
+            return running and seated
+        if action == "offer":
+            if parameters and parameters[0] == "rematch":
+                return game.state == "over" and seated and game.rematch_room is None
+            return running and seated
+        return True
+
+    # -- keys handed on ----------------------------------------------------------
+
+    @on(ToBoard)
+    def to_board(self, event: ToBoard) -> None:
+        board = self.board
+        board.focus()
+        board.action_cursor(*ARROW_STEPS[event.key])
+
+    @on(PromptBar.Answered)
+    async def answered(self, event: PromptBar.Answered) -> None:
+        prompt, key = event.prompt, event.key
+        self.board.focus()
+        if prompt.kind == "offer":
+            await self.action_answer(key == "y")
+        elif prompt.kind == "swap2":
+            choice: SwapChoice = "black" if key == "b" else "white" if key == "w" else "place2"
+            await self.action_choose(choice)
+        elif key == "y":
+            await self.action_claim()
+        else:
+            self._dismissed.add(prompt.ident)
+            self.tick()
 
     # -- moving ----------------------------------------------------------------
 
@@ -251,29 +351,37 @@ class GameScreen(Screen[None]):
             actor, msg.Move(room=game.id, point=point_to_wire(point, game.size))
         )
 
-    # -- the command line ------------------------------------------------------
+    # -- the text line -----------------------------------------------------------
 
     @on(Input.Submitted, "#command")
     async def command_entered(self, event: Input.Submitted) -> None:
         text = event.value.strip()
         event.input.value = ""
         if not text:
-            self.query_one(Board).focus()
+            self.board.focus()
             return
         await self.run_command(text)
 
     async def run_command(self, text: str) -> None:
+        """A point is played (exactly that point, or refused with the reason), a
+        /command run, anything else said in the chat."""
         game = self.model.room
         if text.startswith("/"):
             await self._slash(text[1:].strip().lower())
             return
-        if game is not None and self._looks_like_point(text):
+        typed = POINT_TYPED.fullmatch(text)
+        if game is not None and typed is not None:
+            name = f"{typed[1].lower()}{int(typed[2])}"
             try:
-                point = point_from_wire(text.lower(), game.size)
-            except NotationError as exc:
-                self.gomoku.note(str(exc))
+                point = point_from_wire(name, game.size)
+            except NotationError:
+                last = chr(ord("a") + game.size - 1)
+                self.gomoku.note(
+                    f"{name} is not on this {game.size}x{game.size} board "
+                    f"(columns a-{last}, rows 1-{game.size})."
+                )
                 return
-            self.query_one(Board).cursor = point
+            self.board.cursor = point
             await self.play(point)
             return
         if game is not None:
@@ -284,11 +392,6 @@ class GameScreen(Screen[None]):
         if game is None:
             return None
         return game.to_act() or self.model.me
-
-    @staticmethod
-    def _looks_like_point(text: str) -> bool:
-        t = text.strip().lower()
-        return 2 <= len(t) <= 3 and t[0].isalpha() and t[1:].isdigit()
 
     async def _slash(self, command: str) -> None:
         actions = {
@@ -320,30 +423,46 @@ class GameScreen(Screen[None]):
     # -- actions -----------------------------------------------------------------
 
     def action_command(self, prefix: str = "") -> None:
-        box = self.query_one("#command", Input)
+        box = self.entry
         box.focus()
         if prefix and not box.value:
             box.value = prefix
             box.cursor_position = len(prefix)
 
     def action_board(self) -> None:
-        self.query_one(Board).focus()
+        """Esc: from the text line to the question if one waits, else to the board."""
+        bar = self.prompt_bar
+        if self.focused is self.entry and bar.prompt is not None:
+            bar.focus()
+        else:
+            self.board.focus()
 
-    async def action_help(self) -> None:
+    def action_stop_trying(self) -> None:
+        self.gomoku.stop_trying()
+
+    async def action_help(self, via: str = "") -> None:
+        glyphs = self.gomoku.options.glyphs
         sections = [
-            ("Board", describe_bindings(Board.BINDINGS)),
-            ("Mouse", [("click", "select a point; click it again to play (--one-click: at once)")]),
+            ("Typing (anywhere on this screen)", list(COMMANDS.items())),
+            ("Board", describe_bindings(Board.BINDINGS, glyphs)),
+            ("Game (while the board has focus)", describe_bindings(self.BINDINGS, glyphs)),
             (
-                "Big boards",
+                "Questions (the prompt bar)",
                 [
-                    ("", "a board taller than the screen (e.g. 26x26 at 80x24) scrolls:"),
-                    ("", "the view follows the cursor and jumps to each new move;"),
-                    ("", "↑ / ↓ left of the letters: more rows above / below"),
+                    ("y / n", "accept / decline an offer; claim the win / not now"),
+                    ("b / w / p", "swap2: take black / take white / place two more"),
+                    ("Enter / Esc", "the first / the last answer"),
                 ],
             ),
-            ("Game", describe_bindings(self.BINDINGS)),
-            ("Command line", list(COMMANDS.items())),
-            ("Anywhere", [("Ctrl+Q", "quit")]),
+            (
+                "Mouse and focus",
+                [
+                    ("click", "select a point; click it again to play (--one-click: at once)"),
+                    ("Tab", "board, question, text line, move list, log in turn"),
+                    ("", "a board taller than the screen scrolls with the cursor"),
+                ],
+            ),
+            ("Anywhere", [("^Q", "quit")]),
         ]
         await self.app.push_screen(HelpScreen("Game keys", sections))
 
@@ -460,7 +579,10 @@ class GameScreen(Screen[None]):
                 await self.gomoku.leave_room()
 
         if running:
-            question = "Leave the running game? (It counts as a disconnect; R resigns.)"
+            question = (
+                "Leave the running game? It counts as a disconnect: your opponent may "
+                "claim the win after the grace period. (^R resigns instead.)"
+            )
             await self.app.push_screen(ConfirmDialog(question), decided)
         else:
             await self.gomoku.leave_room()

@@ -6,35 +6,25 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import ClassVar
 
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import Footer, Static
+
+from client.glyphs import UNICODE, Glyphs
 
 
-def _key_name(key: str) -> str:
-    names = {
-        "question_mark": "?",
-        "slash": "/",
-        "colon": ":",
-        "escape": "Esc",
-        "enter": "Enter",
-        "space": "Space",
-        "up": "↑",
-        "down": "↓",
-        "left": "←",
-        "right": "→",
-        "tab": "Tab",
-        "period": ".",
-    }
-    return names.get(key, key.replace("ctrl+", "Ctrl+"))
-
-
-def describe_bindings(bindings: Iterable[BindingType]) -> list[tuple[str, str]]:
-    """``(keys, what)`` for each binding with a description, keys joined by ``/``.
-    A binding's tooltip, when it has one, is the longer wording the help shows (the
-    footer has room for a word or two only)."""
+def describe_bindings(
+    bindings: Iterable[BindingType], glyphs: Glyphs = UNICODE
+) -> list[tuple[str, str]]:
+    """``(keys, what)`` for each binding with a description, keys joined by ``/`` and
+    named as ``glyphs`` names them (``^D``, ``⏎`` or ``Enter``). A binding's tooltip,
+    when it has one, is the longer wording the help shows (the footer has room for a
+    word or two only)."""
     rows: list[tuple[str, str]] = []
     for item in bindings:
         if isinstance(item, Binding):
@@ -43,12 +33,13 @@ def describe_bindings(bindings: Iterable[BindingType]) -> list[tuple[str, str]]:
             keys, what = item[0], item[2] if len(item) > 2 else item[1]
         if not what:
             continue
-        rows.append(("/".join(_key_name(k.strip()) for k in keys.split(",")), what))
+        rows.append(("/".join(glyphs.key_name(k.strip()) for k in keys.split(",")), what))
     return rows
 
 
 class HelpScreen(ModalScreen[None]):
-    """A list of keys; any of Esc, q or ? closes it."""
+    """A list of keys in two columns (the descriptions wrap beside their keys); any of
+    Esc, q or ? closes it, ↑/↓ scroll a long one."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,question_mark", "dismiss", "Close help"),
@@ -60,15 +51,22 @@ class HelpScreen(ModalScreen[None]):
         self.sections = sections
 
     def compose(self) -> ComposeResult:
-        lines = [f"[b]{self.title_text}[/b]", ""]
+        parts: list[RenderableType] = [Text(self.title_text, style="bold"), Text("")]
         for heading, rows in self.sections:
-            lines.append(f"[b]{heading}[/b]")
-            width = max((len(k) for k, _ in rows), default=0)
-            lines.extend(f"  {k.ljust(width)}  {what}" for k, what in rows)
-            lines.append("")
-        lines.append("Esc, q or ? closes this help.")
+            parts.append(Text(heading, style="bold"))
+            table = Table.grid(padding=(0, 2))
+            table.add_column(no_wrap=True)
+            table.add_column(overflow="fold")
+            for keys, what in rows:
+                table.add_row(Text("  " + keys), Text(what))
+            parts.extend([table, Text("")])
+        parts.append(Text("Esc, q or ? closes this help."))
         with VerticalScroll(id="help-box"):
-            yield Static("\n".join(lines), id="help-text", markup=True)
+            yield Static(Group(*parts), id="help-text")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#help-box").focus()
 
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(result)

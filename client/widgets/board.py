@@ -26,7 +26,11 @@ and the row numbers say which rows are shown. Columns always fit: 26 columns
 take 55 cells.
 
 The widget decides nothing about the game: it posts :class:`Board.PointChosen`
-and the screen decides whether that is a move, an error or nothing.
+and the screen decides whether that is a move, an error or nothing. It has no
+letter keys: a column letter is the start of a typed point, so a letter or
+digit pressed on the board is handed on to the text line
+(:class:`client.widgets.entry.TextSink`), and so is the rest of that line
+until the board has focus again: ``h8`` Enter plays h8 whatever had focus.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ from textual.widget import Widget
 
 from client.glyphs import UNICODE, Glyphs
 from client.picture import BoardPicture, star_points
+from client.widgets.entry import TextSink, starts_text
 from engine.types import Color, Point
 
 LABEL_WIDTH = 2  # row numbers up to 26
@@ -59,11 +64,11 @@ class Board(Widget, can_focus=True):
     """A Gomoku board with a keyboard cursor and mouse selection."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up,k", "cursor(0,-1)", "Up", show=False),
-        Binding("down,j", "cursor(0,1)", "Down", show=False),
-        Binding("left,h", "cursor(-1,0)", "Left", show=False),
-        Binding("right,l", "cursor(1,0)", "Right", show=False),
-        Binding("enter,space", "choose", "Play", show=True),
+        Binding("up", "cursor(0,-1)", "Cursor up", show=False),
+        Binding("down", "cursor(0,1)", "Cursor down", show=False),
+        Binding("left", "cursor(-1,0)", "Cursor left", show=False),
+        Binding("right", "cursor(1,0)", "Cursor right", show=False),
+        Binding("enter,space", "choose", "Play", tooltip="Play the point under the cursor"),
         Binding("period", "to_last", "Cursor to the last move", show=False),
     ]
 
@@ -134,6 +139,9 @@ class Board(Widget, can_focus=True):
         self.one_click = one_click
         self.interactive = interactive
         self.can_focus = interactive
+        self.can_play = interactive  # False for a spectator: Enter plays nothing
+        self.sink: TextSink | None = None  # where typed text goes (the text line)
+        self._handing_on = False  # keys typed are going to the sink until focus returns
         self.window_top = 0  # the board row (0 = the top row) at the top of the window
 
     # -- geometry -----------------------------------------------------------
@@ -296,7 +304,24 @@ class Board(Widget, can_focus=True):
         self.window_top = max(0, min(self.window_top, self.size_n - self.rows_shown))
         self._follow_row(self.cursor.y)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Play (Enter) only for a player: a spectator's board just moves its cursor."""
+        return self.can_play if action == "choose" else True
+
+    async def on_key(self, event: events.Key) -> None:
+        """A letter or digit starts a typed point (or chat) in the text line; the keys
+        after it follow it there, even those that reach the board before the text
+        line has taken focus."""
+        sink = self.sink
+        if sink is None or not (self._handing_on or starts_text(event)):
+            return
+        if await sink.take_key(event, typing=self._handing_on):
+            self._handing_on = True
+            event.stop()
+            event.prevent_default()
+
     def on_focus(self) -> None:
+        self._handing_on = False
         self.refresh()
 
     def on_blur(self) -> None:

@@ -1,0 +1,116 @@
+"""Why a connection to a server failed, in words a player can act on.
+
+The network reports trouble as a zoo of exceptions (``ConnectionRefusedError``,
+``socket.gaierror``, ``ssl.SSLError``, websockets' ``InvalidStatus``...). The
+player needs one of a few answers: nothing listens there, the name does not
+exist, nobody answers, TLS went wrong, it is not a Gomoku server, it speaks
+another version of the protocol. :func:`failure_of` makes that translation in
+one place; the session raises :class:`LinkFailure` itself for what it learns
+after the handshake (a server that does not speak our protocol, a version
+mismatch, a refused hello).
+"""
+
+from __future__ import annotations
+
+import socket
+import ssl
+from typing import Literal
+
+from websockets.exceptions import (
+    ConnectionClosed,
+    InvalidHandshake,
+    InvalidMessage,
+    InvalidStatus,
+    InvalidURI,
+)
+
+from client.address import ServerAddress
+
+Problem = Literal[
+    "refused",  # nothing listens on that port
+    "not_found",  # the host name does not resolve
+    "timeout",  # no answer within the handshake's time
+    "tls",  # the TLS handshake failed (wss:// to a plain server, a bad certificate)
+    "not_gomoku",  # something answered, but not a Gomoku Arena server
+    "version",  # a Gomoku server that speaks another protocol version
+    "refused_hello",  # the server said no to hello (its store is down, say)
+    "network",  # another network error (unreachable network, reset...)
+    "lost",  # an established connection went away
+]
+
+PROBLEM_NAMES: dict[str, str] = {
+    "refused": "connection refused",
+    "not_found": "name not found",
+    "timeout": "timed out",
+    "tls": "TLS failure",
+    "not_gomoku": "not a Gomoku server",
+    "version": "protocol version mismatch",
+    "refused_hello": "hello refused",
+    "network": "network error",
+    "lost": "connection lost",
+}
+"""The short name of each problem, as the banner starts its sentence."""
+
+
+class LinkFailure(Exception):
+    """A connection attempt failed: ``problem`` says which way, ``detail`` the
+    particulars (``str()`` is both, as the banner shows them)."""
+
+    def __init__(self, problem: Problem, detail: str = "") -> None:
+        super().__init__(problem, detail)
+        self.problem: Problem = problem
+        self.detail = detail
+
+    def __str__(self) -> str:
+        name = PROBLEM_NAMES[self.problem]
+        return f"{name} ({self.detail})" if self.detail else name
+
+
+def failure_of(exc: BaseException, address: ServerAddress) -> LinkFailure:
+    """The :class:`LinkFailure` a connection attempt to ``address`` that raised ``exc``
+    amounts to."""
+    if isinstance(exc, LinkFailure):
+        return exc
+    tls = _tls_error(exc)
+    if tls is not None:
+        reason = tls.reason or str(tls)
+        hint = ""
+        if reason in ("WRONG_VERSION_NUMBER", "RECORD_LAYER_FAILURE", "PACKET_LENGTH_TOO_LONG"):
+            hint = " (is it a plain ws:// server?)"
+        if isinstance(tls, ssl.SSLCertVerificationError):
+            reason = tls.verify_message or reason
+        return LinkFailure("tls", f"{reason.lower().replace('_', ' ')}{hint}")
+    if isinstance(exc, socket.gaierror):
+        return LinkFailure("not_found", f"no host is called {address.host}")
+    if isinstance(exc, ConnectionRefusedError):
+        return LinkFailure("refused", f"nothing listens on port {address.port}")
+    if isinstance(exc, TimeoutError):
+        return LinkFailure("timeout", "no answer")
+    if isinstance(exc, InvalidStatus):
+        status = exc.response.status_code
+        return LinkFailure("not_gomoku", f"it answered HTTP {status}, not a WebSocket")
+    if isinstance(exc, InvalidMessage):
+        return LinkFailure("not_gomoku", "its answer is not a WebSocket handshake")
+    if isinstance(exc, InvalidURI):
+        return LinkFailure("not_found", str(exc))
+    if isinstance(exc, InvalidHandshake):
+        return LinkFailure("not_gomoku", str(exc))
+    if isinstance(exc, ConnectionClosed):
+        if exc.rcvd is not None and exc.rcvd.reason:
+            return LinkFailure("lost", f"the server closed it: {exc.rcvd.reason}")
+        return LinkFailure("lost")
+    if isinstance(exc, OSError):
+        return LinkFailure("network", exc.strerror or str(exc) or type(exc).__name__)
+    return LinkFailure("network", str(exc) or type(exc).__name__)
+
+
+def _tls_error(exc: BaseException) -> ssl.SSLError | None:
+    """The TLS error behind ``exc`` (websockets may wrap it), if there is one."""
+    seen: BaseException | None = exc
+    for _ in range(4):
+        if seen is None:
+            return None
+        if isinstance(seen, ssl.SSLError):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None

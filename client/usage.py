@@ -1,0 +1,86 @@
+"""Checks of the ``gomoku`` commands' options, done while the command line is read.
+
+Each function here is an argparse ``type``: it returns the value or raises
+``argparse.ArgumentTypeError`` with what is wrong, so a bad option gets the
+usage line and one line naming it (``gomoku play: error: argument --profile:
+'a b' is not a profile name ...``), exit status 2, before anything starts.
+:class:`OptionError` is the same for a check that needs more than one option
+(a move list and the board size it is played on): ``run`` raises it and
+:func:`client.cli.main` reports it in the same form.
+
+A missing optional dependency (the terminal UI's ``textual``) is reported by
+:func:`missing_ui` as one line with the install command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Callable
+
+EXIT_USAGE = 2
+INSTALL_CLIENT = "pip install 'gomoku-arena[client]' (in a checkout: pip install -e '.[client]')"
+UI_MODULES = frozenset({"textual", "rich", "platformdirs"})
+"""What the terminal UI needs beyond the base install (the ``client`` extra)."""
+
+
+class OptionError(ValueError):
+    """``option`` is wrong in a way only ``run`` can tell; the message says how."""
+
+    def __init__(self, option: str, message: str) -> None:
+        super().__init__(message)
+        self.option = option
+
+    def __str__(self) -> str:
+        return f"argument {self.option}: {self.args[0]}"
+
+
+def int_range(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An integer from ``low`` to ``high`` (no upper bound when None)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < low or (high is not None and value > high):
+            bounds = f"{low} to {high}" if high is not None else f"at least {low}"
+            raise argparse.ArgumentTypeError(f"{value} is out of range ({bounds})")
+        return value
+
+    parse.__name__ = "number"  # argparse names the type in some messages
+    return parse
+
+
+def seconds(text: str) -> float:
+    """A finite, non-negative number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds (0 or more)")
+    return value
+
+
+def checked(check: Callable[[str], object]) -> Callable[[str], str]:
+    """An argparse type from a check that raises ValueError with a reason."""
+
+    def parse(text: str) -> str:
+        try:
+            check(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        return text
+
+    parse.__name__ = getattr(check, "__name__", "value")
+    return parse
+
+
+def missing_ui(exc: ModuleNotFoundError, prog: str) -> str | None:
+    """The one line to print when the terminal UI cannot be imported because the
+    ``client`` extra is not installed; None when ``exc`` is about something else."""
+    root = (exc.name or "").split(".")[0]
+    if root not in UI_MODULES:
+        return None
+    return f"{prog}: the terminal UI needs {root}, which is not installed: {INSTALL_CLIENT}"

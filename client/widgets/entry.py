@@ -1,0 +1,170 @@
+"""The game screen's text line and its prompt bar.
+
+Typing is never a command on the game screen: a letter or digit pressed while
+the board or the prompt has focus starts the text line with that character
+(:meth:`EntryLine.take_key`), so ``h8`` Enter plays h8 whatever had focus, and
+chat is typed the same way. Game actions are on Ctrl keys, which no text uses.
+
+Keys reach a widget through its own queue, so the keys typed right after the
+first one may already be on their way to the board when the text line takes
+focus. The board therefore keeps handing keys on (the rest of the point, Enter,
+Backspace) until it has focus again: ``h``, ``8``, Enter typed in one burst
+plays h8, never the cursor's point.
+
+The prompt bar shows a question (:class:`client.prompts.Prompt`) and takes its
+answer keys (``y`` / ``n``, ``b`` / ``w`` / ``p``; Enter is the first answer,
+Esc the last) while it has focus. Any other letter goes on to the text line,
+and an arrow key back to the board. Answer keys pressed within
+:data:`PROMPT_GUARD_S` of the question appearing are ignored: they were meant
+for what was on screen before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar, Protocol
+
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.widgets import Input, Static
+
+from client.prompts import Prompt
+
+PROMPT_GUARD_S = 0.4
+ARROWS = frozenset({"up", "down", "left", "right"})
+
+
+class TextSink(Protocol):
+    """Where keys typed on the board or the prompt bar go: the text line."""
+
+    async def take_key(self, event: events.Key, *, typing: bool) -> bool:
+        """Take ``event`` if it belongs to the text: a letter or digit always, the
+        rest of a line (any printable key, Enter, Backspace) while ``typing``. True
+        when taken (the caller stops the key)."""
+        ...
+
+
+def starts_text(event: events.Key) -> bool:
+    """A key that begins typed text (a point, a chat line): a letter or a digit."""
+    character = event.character
+    return character is not None and event.is_printable and character.isalnum()
+
+
+class ToBoard(Message):
+    """An arrow key on the prompt bar: back to the board, moving its cursor."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__()
+        self.key = key
+
+
+class EntryLine(Input):
+    """The text line: a point to play (``h8``), a ``/command``, or chat."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "submit", "Send", tooltip="Play the point typed, run a /command, chat"),
+    ]
+
+    DEFAULT_CSS = """
+    EntryLine { height: 1; border: none; padding: 0 1; background: $panel; }
+    EntryLine:focus { border: none; background: $primary 40%; }
+    """
+
+    def __init__(self, *, placeholder: str, id: str | None = None) -> None:
+        super().__init__(placeholder=placeholder, id=id, select_on_focus=False)
+        self.cursor_blink = False  # a blinking cursor would redraw an idle screen twice a second
+
+    async def take_key(self, event: events.Key, *, typing: bool) -> bool:
+        """A key pressed on another widget that belongs here (see :class:`TextSink`):
+        applied in order, and the focus moves here at once."""
+        if starts_text(event) or (typing and event.is_printable and event.character):
+            assert event.character is not None
+            self.insert_text_at_cursor(event.character)
+        elif typing and event.key == "enter":
+            await self.action_submit()
+        elif typing and event.key == "backspace":
+            self.action_delete_left()
+        else:
+            return False
+        if self.screen.focused is not self:
+            self.screen.set_focus(self)
+        return True
+
+
+class PromptBar(Static, can_focus=True):
+    """A question with its answer keys; :class:`Answered` carries the answer."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer('y')", "Yes"),
+        Binding("n", "answer('n')", "No"),
+        Binding("b", "answer('b')", "Black"),
+        Binding("w", "answer('w')", "White"),
+        Binding("p", "answer('p')", "Place two"),
+        Binding("enter", "answer('enter')", "First answer", show=False),
+        Binding("escape", "answer('escape')", "Last answer", show=False),
+    ]
+
+    DEFAULT_CSS = """
+    PromptBar { height: auto; max-height: 3; background: $warning 30%; padding: 0 1; }
+    PromptBar:focus { background: $warning 70%; text-style: bold; }
+    """
+
+    class Answered(Message):
+        """The player answered ``prompt`` with ``key`` (one of its answer keys)."""
+
+        def __init__(self, prompt: Prompt, key: str) -> None:
+            super().__init__()
+            self.prompt = prompt
+            self.key = key
+
+    def __init__(self, clock: Callable[[], float], *, id: str | None = None) -> None:
+        super().__init__("", id=id)
+        self.clock = clock
+        self.prompt: Prompt | None = None
+        self.shown_at = 0.0
+        self.sink: TextSink | None = None  # where other letters go (the text line)
+
+    def ask(self, prompt: Prompt | None, marker: str = "▶") -> bool:
+        """Show ``prompt`` (None: none); True when it is a new question."""
+        new = prompt is not None and (self.prompt is None or self.prompt.ident != prompt.ident)
+        if new:
+            self.shown_at = self.clock()
+        self.prompt = prompt
+        self.update(f"{marker} {prompt.line()}" if prompt is not None else "")
+        self.display = prompt is not None
+        self.refresh_bindings()
+        return new
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action != "answer" or not parameters:
+            return True
+        key = parameters[0]
+        if self.prompt is None:
+            return False
+        return key in ("enter", "escape") or key in self.prompt.keys
+
+    async def on_key(self, event: events.Key) -> None:
+        """An arrow goes back to the board; a letter that answers nothing starts the
+        text line; the answer keys are left to the bindings."""
+        prompt = self.prompt
+        if event.key in ARROWS:
+            event.stop()
+            self.post_message(ToBoard(event.key))
+            return
+        answer = prompt is not None and event.character in prompt.keys
+        if self.sink is not None and not answer and starts_text(event):
+            await self.sink.take_key(event, typing=False)
+            event.stop()
+            event.prevent_default()
+
+    def action_answer(self, key: str) -> None:
+        prompt = self.prompt
+        if prompt is None or self.clock() - self.shown_at < PROMPT_GUARD_S:
+            return
+        if key == "enter":
+            key = prompt.answers[0][0]
+        elif key == "escape":
+            key = prompt.answers[-1][0]
+        if key in prompt.keys:
+            self.post_message(self.Answered(prompt, key))

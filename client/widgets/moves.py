@@ -1,0 +1,72 @@
+"""The move list beside the board: numbered, scrollable, one marked move.
+
+Moves are listed two to a line, Black's then White's, numbered by line as game
+records are (``  3. j10  k11``). The marked move (the last one in play, the
+current one in review) is drawn in parentheses, as the board marks the last
+stone, and in reverse video; the list scrolls to keep it in view. It can take
+focus, so ↑/↓/PgUp/PgDn scroll a long game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from engine.types import Point
+from protocol.convert import point_to_wire
+
+CELL = 6  # "(j10)" and a space
+
+
+def move_list_text(points: Sequence[Point], size: int, marked: int | None) -> Text:
+    """The list as text: ``marked`` is the 1-based number of the stone to mark
+    (None or 0: none)."""
+    text = Text(no_wrap=True, overflow="crop")
+    if not points:
+        text.append("no moves yet", style="dim")
+        return text
+    for index, point in enumerate(points):
+        number = index + 1
+        if index % 2 == 0:
+            if index:
+                text.append("\n")
+            text.append(f"{index // 2 + 1:>3}. ")
+        name = point_to_wire(point, size)
+        if number == marked:
+            text.append(f"({name})".ljust(CELL), style="reverse")
+        else:
+            text.append(f" {name} ".ljust(CELL))
+    return text
+
+
+class MoveList(VerticalScroll, can_focus=True):
+    """A scrollable move list; :meth:`show` replaces what it lists."""
+
+    DEFAULT_CSS = """
+    MoveList { width: 17; height: 1fr; padding: 0 0 0 1; scrollbar-size-vertical: 1; }
+    MoveList > Static { width: auto; }
+    MoveList:focus { background: $boost; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._shown: tuple[tuple[Point, ...], int, int | None] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("", classes="move-lines")
+
+    def show(self, points: Sequence[Point], size: int, marked: int | None) -> None:
+        """List ``points`` (on a ``size`` board) with stone number ``marked`` marked."""
+        key = (tuple(points), size, marked)
+        if key == self._shown:
+            return
+        self._shown = key
+        self.query_one(".move-lines", Static).update(move_list_text(points, size, marked))
+        if marked:
+            line = (marked - 1) // 2
+            top = max(0, line - self.size.height // 2)
+            self.call_after_refresh(self.scroll_to, y=top, animate=False)

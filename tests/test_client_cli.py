@@ -1,0 +1,134 @@
+"""The client commands refuse bad options before anything starts: the real ``gomoku``
+script is run, and a bad option gets the usage line and one line naming it, exit
+status 2, no traceback. A missing terminal-UI library is one line with the
+install command."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+GOMOKU = Path(sys.executable).with_name("gomoku")
+
+
+def gomoku(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(GOMOKU), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, **(env or {})},
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def refused(proc: subprocess.CompletedProcess[str], command: str) -> str:
+    """The one error line of a refused command (after checking the whole shape)."""
+    assert proc.returncode == 2, proc
+    assert proc.stdout == ""
+    assert "Traceback" not in proc.stderr
+    usage, _, error = proc.stderr.partition(f"\n{command}: error: ")
+    assert usage.startswith(f"usage: {command} "), proc.stderr
+    assert error.count("\n") == 1, proc.stderr
+    return error.strip()
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["play", "ftp://host"], "argument SERVER: 'ftp://host': ftp:// is not a server address"),
+        (["play", "host:70000"], "'70000' is not a port number (1 to 65535)"),
+        (["play", "my host"], "has a space in it"),
+        (["play", "--profile", "../bob"], "argument --profile: '../bob' is not a profile name"),
+        (["play", "--name", ""], "argument --name: '' is not a name"),
+        (["play", "--glyphs", "emoji"], "argument --glyphs: invalid choice: 'emoji'"),
+        (["play", "--colour"], "unrecognized arguments: --colour"),
+        (["analyze", "--size", "40"], "argument --size: 40 is out of range (5 to 26)"),
+        (["analyze", "--time", "-1", "--json"], "argument --time: '-1' is not a number"),
+        (["analyze", "--time", "inf", "--json"], "argument --time: 'inf' is not a number"),
+        (["analyze", "--moves", "h8 h8"], "argument --moves: move 2 (h8): h8 is occupied"),
+        (["review", "--size", "99", "x.txt"], "argument --size: 99 is out of range"),
+        (["review", "/nonexistent/game.json"], "argument FILE: cannot read /nonexistent"),
+        (["match", "--engine-a", "a", "--engine-b", "b", "--games", "0"], "argument --games: 0"),
+        (["match", "--engine-a", "", "--engine-b", "b"], "argument --engine-a: an empty command"),
+        (["match", "--engine-a", "a", "--engine-b", "b", "--size", "3"], "argument --size"),
+        (["match", "--engine-a", "a", "--engine-b", "b", "--turn-ms", "x"], "not a whole number"),
+    ],
+)
+def test_a_bad_option_is_one_line_with_the_usage(args: list[str], says: str) -> None:
+    """Each bad option: exit 2, the usage line, one line naming the option."""
+    command = f"gomoku {args[0]}"
+    assert says in refused(gomoku(*args), command)
+
+
+def test_review_of_a_directory_or_a_binary_file(tmp_path: Path) -> None:
+    """A directory or a file that is not text is refused in one line, not a traceback."""
+    assert "is a directory" in refused(gomoku("review", str(tmp_path)), "gomoku review")
+    binary = tmp_path / "game.psq"
+    binary.write_bytes(b"\xff\xfe\x00garbage")
+    assert "is not a text file" in refused(gomoku("review", str(binary)), "gomoku review")
+
+
+def test_a_config_dir_that_is_a_file_is_refused(tmp_path: Path) -> None:
+    """GOMOKU_CONFIG_DIR naming a file: one line naming the variable, exit 2."""
+    not_a_dir = tmp_path / "file"
+    not_a_dir.write_text("x")
+    proc = gomoku("play", "--name", "ann", env={"GOMOKU_CONFIG_DIR": str(not_a_dir)})
+    assert proc.returncode == 2
+    assert proc.stderr == f"gomoku play: GOMOKU_CONFIG_DIR={not_a_dir} is not a directory\n"
+
+
+def test_play_help_tells_the_address_forms_and_profiles() -> None:
+    """--help lists the address forms a player pastes and how two people share a machine."""
+    proc = gomoku("play", "--help")
+    assert proc.returncode == 0
+    for text in ("ws://host:port", "wss://host:port/path", "[::1]:8765", "http://host:port/"):
+        assert text in proc.stdout
+    assert "--profile" in proc.stdout
+    assert "Two people on one computer" in proc.stdout
+
+
+def shadow(tmp_path: Path, module: str) -> dict[str, str]:
+    """An environment in which ``module`` cannot be imported, as on an install
+    without the client extra: a package of that name that raises the same error."""
+    package = tmp_path / "shadow" / module
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(
+        f"raise ModuleNotFoundError(\"No module named '{module}'\", name={module!r})\n"
+    )
+    return {"PYTHONPATH": str(tmp_path / "shadow")}
+
+
+@pytest.mark.parametrize("module", ["textual", "platformdirs"])
+def test_a_missing_ui_library_is_one_line_naming_the_install(tmp_path: Path, module: str) -> None:
+    """Without the client extra, play says what is missing and how to install it:
+    one line, exit status 2, no traceback."""
+    proc = gomoku("play", "--name", "ann", "127.0.0.1:9", env=shadow(tmp_path, module))
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.count("\n") == 1
+    assert proc.stderr.startswith(f"gomoku play: the terminal UI needs {module}")
+    assert "pip install 'gomoku-arena[client]'" in proc.stderr
+
+
+def test_review_without_textual_is_one_line(tmp_path: Path) -> None:
+    """gomoku review reads the record first, then says the UI library is missing."""
+    record = tmp_path / "game.txt"
+    record.write_text("h8 i9 j10\n")
+    proc = gomoku("review", str(record), env=shadow(tmp_path, "textual"))
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1
+    assert proc.stderr.startswith("gomoku review: the terminal UI needs textual")
+
+
+def test_analyze_works_without_the_ui_libraries(tmp_path: Path) -> None:
+    """The engine commands need nothing of the client extra."""
+    env = shadow(tmp_path, "textual")
+    proc = gomoku("analyze", "--moves", "h8 i9", env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "Black to move." in proc.stdout
