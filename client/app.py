@@ -67,6 +67,7 @@ Board:focus > .board--label { background: $accent; color: $text; }
 .-ascii .dialog, .-ascii #help-box { border: ascii $primary; }
 #lobby-title { height: 1; background: $boost; text-style: bold; padding: 0 1; }
 #queue { height: 1; background: $warning 30%; padding: 0 1; }
+LobbyScreen #banner { height: auto; background: $error 40%; padding: 0 1; }
 #rooms { height: 1fr; }
 #lobby-hint { height: 1; color: $text-muted; padding: 0 1; }
 .dialog {

@@ -12,6 +12,7 @@ mismatch, a refused hello).
 
 from __future__ import annotations
 
+import re
 import socket
 import ssl
 from typing import Literal
@@ -52,6 +53,9 @@ PROBLEM_NAMES: dict[str, str] = {
 """The short name of each problem, as the banner starts its sentence."""
 
 
+_HTTP_STATUS = re.compile(r"HTTP/\d(?:\.\d)? \d{3}")
+
+
 class LinkFailure(Exception):
     """A connection attempt failed: ``problem`` says which way, ``detail`` the
     particulars (``str()`` is both, as the banner shows them)."""
@@ -76,10 +80,15 @@ def failure_of(exc: BaseException, address: ServerAddress) -> LinkFailure:
         reason = tls.reason or str(tls)
         hint = ""
         if reason in ("WRONG_VERSION_NUMBER", "RECORD_LAYER_FAILURE", "PACKET_LENGTH_TOO_LONG"):
-            hint = " (is it a plain ws:// server?)"
+            hint = "; is it a plain ws:// server?"
         if isinstance(tls, ssl.SSLCertVerificationError):
             reason = tls.verify_message or reason
         return LinkFailure("tls", f"{reason.lower().replace('_', ' ')}{hint}")
+    if address.scheme == "wss" and isinstance(
+        exc, ConnectionResetError | ConnectionAbortedError | EOFError
+    ):
+        # Broken off before any HTTP: a plain server reading TLS as garbage does this.
+        return LinkFailure("tls", "the server broke off the handshake; is it a plain ws:// one?")
     if isinstance(exc, socket.gaierror):
         return LinkFailure("not_found", f"no host is called {address.host}")
     if isinstance(exc, ConnectionRefusedError):
@@ -90,6 +99,9 @@ def failure_of(exc: BaseException, address: ServerAddress) -> LinkFailure:
         status = exc.response.status_code
         return LinkFailure("not_gomoku", f"it answered HTTP {status}, not a WebSocket")
     if isinstance(exc, InvalidMessage):
+        answered = _HTTP_STATUS.search(str(exc.__cause__ or ""))
+        if answered is not None:
+            return LinkFailure("not_gomoku", f"it answered {answered[0]}, not a WebSocket")
         return LinkFailure("not_gomoku", "its answer is not a WebSocket handshake")
     if isinstance(exc, InvalidURI):
         return LinkFailure("not_found", str(exc))

@@ -160,6 +160,13 @@ def queue_label(queue: QueueView | None, now: float) -> str:
     return text + " - Esc to cancel"
 
 
+def queue_change(queue: QueueView | None, now: float) -> float | None:
+    """Seconds until the queue's waiting time shows another second (None: no queue)."""
+    if queue is None:
+        return None
+    return 1.0 - (now - queue.since) % 1.0 + 0.01
+
+
 def _player(ref: PlayerRef | None) -> str:
     if ref is None:
         return "-"

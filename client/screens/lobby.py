@@ -19,10 +19,19 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Static
 
 from client.app import GomokuApp
-from client.present import LOBBY_COLUMNS, link_label, lobby_row, queue_label
+from client.present import (
+    LOBBY_COLUMNS,
+    link_banner,
+    link_label,
+    lobby_row,
+    queue_change,
+    queue_label,
+)
+from client.prompts import link_change
 from client.screens.dialogs import (
     AiGameDialog,
     CodeDialog,
@@ -43,7 +52,13 @@ class LobbyScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help"),
         Binding("n", "create", "New", tooltip="New room (every option: rule, size, clock...)"),
-        Binding("enter", "join", "Join", show=False, tooltip="Join the selected room"),
+        Binding(
+            "enter",
+            "join",
+            "Join",
+            show=False,
+            tooltip="Join the selected room (watch it if both seats are taken)",
+        ),
         Binding("w", "watch", "Watch", show=False, tooltip="Watch the selected room"),
         Binding(
             "m",
@@ -51,19 +66,26 @@ class LobbyScreen(Screen[None]):
             "Match",
             tooltip="Quick match, optionally vs an AI after a wait",
         ),
-        Binding("escape", "cancel_match", "Cancel match", show=False),
+        Binding("escape", "cancel_match", "Cancel match", tooltip="Stop waiting for a match"),
+        Binding(
+            "escape",
+            "stop_trying",
+            "Stop trying",
+            tooltip="While the connection is down: stop trying, back to the connect screen",
+        ),
         Binding("c", "code", "Code", show=False, tooltip="Join a private room by its code"),
         Binding("a", "play_ai", "vs AI", tooltip="Play an AI of the level you choose"),
         Binding("v", "ai_game", "AI vs AI", tooltip="Start an AI-vs-AI game and watch it"),
         Binding("t", "hot_seat", "Hot seat", tooltip="Two players on this terminal (--local)"),
         Binding("l", "leaderboard", "Leaders", tooltip="Leaderboard of each rule"),
         Binding("p", "profile", "Profile", tooltip="Your ratings and finished games (review)"),
-        Binding("g", "back_to_game", "My game", show=False, tooltip="Back to your game"),
+        Binding("g", "back_to_game", "My game", tooltip="Back to your game in progress"),
         Binding("q", "quit", "Quit"),
     ]
 
     def compose(self) -> ComposeResult:
         yield Static("", id="lobby-title")
+        yield Static("", id="banner")
         yield Static("", id="queue")
         table: DataTable[str] = DataTable(id="rooms", cursor_type="row", zebra_stripes=True)
         yield table
@@ -82,7 +104,7 @@ class LobbyScreen(Screen[None]):
             table.add_column(column, key=column)
         table.focus()
         self._watching = False
-        self.set_interval(0.5, self.tick)
+        self._timer: Timer | None = None
         self._draw(self.gomoku.model)
 
     def on_screen_resume(self) -> None:
@@ -101,6 +123,7 @@ class LobbyScreen(Screen[None]):
         if not model.link.online:
             self._watching = False
         self._fill_table(model)
+        self.refresh_bindings()
         self.tick()
 
     def _fill_table(self, model: ViewModel) -> None:
@@ -118,16 +141,28 @@ class LobbyScreen(Screen[None]):
                 table.add_row(*row, key=room_id)
 
     def tick(self) -> None:
+        """Redraw what depends on the time (the queue's wait, the reconnect countdown),
+        then sleep until it next changes: no timer runs while nothing shown does."""
         model = self.gomoku.model
         now = self.gomoku.clock()
+        glyphs = self.gomoku.options.glyphs
         conn = self.gomoku.connection
         where = conn.address if conn is not None else self.gomoku.options.address
-        who = f"{model.name} @ {where}" if model.name else "connecting"
-        title = f"Gomoku Arena · {who} · {link_label(model.link, now)}"
+        who = f"{model.name} @ {where}" if model.name else f"connecting to {where}"
+        title = f" {glyphs.sep} ".join(("Gomoku Arena", who, link_label(model.link, now)))
         self.query_one("#lobby-title", Static).update(Text(title))
+        banner = self.query_one("#banner", Static)
+        banner.update(Text(link_banner(model.link, where, now, glyphs)))
+        banner.display = not model.link.online
         queue = self.query_one("#queue", Static)
         queue.update(Text(queue_label(model.queue, now)))
         queue.display = model.queue is not None
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        waits = [w for w in (queue_change(model.queue, now), link_change(model, now)) if w]
+        if waits:
+            self._timer = self.set_timer(min(waits), self.tick)
         hint = "No open rooms yet: n creates one, m finds an opponent, a plays the AI."
         if self.gomoku.options.local:
             hint = "Local server: t two players on this terminal, a plays the AI."
@@ -149,10 +184,11 @@ class LobbyScreen(Screen[None]):
     # -- actions -----------------------------------------------------------------
 
     async def action_help(self) -> None:
+        glyphs = self.gomoku.options.glyphs
         sections = [
-            ("Lobby", describe_bindings(b for b in self.BINDINGS if self._offered(b))),
-            ("Table", [("↑/↓", "choose a room"), ("Enter", "join it as a player")]),
-            ("Anywhere", [("Ctrl+Q", "quit")]),
+            ("Lobby", describe_bindings((b for b in self.BINDINGS if self._offered(b)), glyphs)),
+            ("Table", [(f"{glyphs.key_name('up')}/{glyphs.key_name('down')}", "choose a room")]),
+            ("Anywhere", [("^Q", "quit")]),
         ]
         await self.app.push_screen(HelpScreen("Lobby keys", sections))
 
@@ -172,6 +208,9 @@ class LobbyScreen(Screen[None]):
     async def action_cancel_match(self) -> None:
         if self.gomoku.model.queue is not None:
             await self.gomoku.send(msg.Unqueue())
+
+    def action_stop_trying(self) -> None:
+        self.gomoku.stop_trying()
 
     async def action_play_ai(self) -> None:
         async def chosen(choice: PlayAi | None) -> None:
@@ -197,9 +236,17 @@ class LobbyScreen(Screen[None]):
         await self.app.push_screen(CodeDialog(), self._send_dialog_result)
 
     async def action_join(self) -> None:
+        """Sit down in the selected room, or watch it when nobody can sit down any
+        more (both seats taken, or the game under way)."""
         room = self._selected_room()
-        if room is not None:
-            await self.gomoku.send(msg.Join(room=room, role="player"))
+        if room is None:
+            return
+        summary = self.gomoku.model.lobby.get(room)
+        full = summary is not None and (
+            summary.state != "waiting"
+            or (summary.players.black is not None and summary.players.white is not None)
+        )
+        await self.gomoku.send(msg.Join(room=room, role="spectator" if full else "player"))
 
     @on(DataTable.RowSelected)
     async def row_selected(self, event: DataTable.RowSelected) -> None:
@@ -216,16 +263,27 @@ class LobbyScreen(Screen[None]):
             await self.gomoku.send(msg.Join(room=rooms[0], role="player"))
 
     def _offered(self, binding: BindingType) -> bool:
+        """Whether the key exists in this mode (hot seat with --local, quick match
+        without); the help lists those whether or not they work right now."""
         action = binding.action if isinstance(binding, Binding) else binding[1]
-        return self.check_action(action, ()) is not False
+        if action in ("hot_seat", "quick_match"):
+            return self.check_action(action, ()) is not False
+        return True
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hot seat exists only with --local (an embedded server), quick match only
         without (nobody else plays on a local server)."""
+        model = self.gomoku.model
         if action == "hot_seat":
             return self.gomoku.options.local
         if action == "quick_match":
             return not self.gomoku.options.local
+        if action == "cancel_match":
+            return model.queue is not None and model.link.online
+        if action == "stop_trying":
+            return not model.link.online and self.gomoku.connection is not None
+        if action == "back_to_game":
+            return bool(model.seated_rooms)
         return True
 
     async def action_hot_seat(self) -> None:

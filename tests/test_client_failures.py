@@ -1,0 +1,247 @@
+"""Unreachable or wrong servers, each against a real socket: the connection names
+what went wrong (refused, name not found, timed out, TLS, not a Gomoku server,
+protocol version mismatch), keeps trying with the next try's time, and stops when
+the player says so."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import http.server
+import socket
+import threading
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from test_client_pilot import FAST, until
+from websockets.asyncio.server import ServerConnection, serve
+
+from client.address import ServerAddress
+from client.app import GomokuApp
+from client.connection import Backoff, Connection
+from client.options import PlayOptions
+from client.present import link_banner
+from client.screens.connect import ConnectScreen
+from client.screens.lobby import LobbyScreen
+from client.screenshot import screen_text
+from client.state import Action, ConnectionChanged, Link
+from protocol import messages as m
+from protocol.codec import decode_client, encode
+from server.app import GomokuServer
+
+NEVER = Backoff(initial=60, maximum=60, jitter=0)  # one attempt is enough to judge
+
+
+async def first_failure(
+    address: ServerAddress, *, open_timeout: float = 5.0, hello_timeout: float = 10.0
+) -> ConnectionChanged:
+    """Connect once to ``address``; the reconnecting report that follows."""
+    seen: asyncio.Queue[ConnectionChanged] = asyncio.Queue()
+
+    def dispatch(action: Action) -> None:
+        if isinstance(action, ConnectionChanged) and action.status == "reconnecting":
+            seen.put_nowait(action)
+
+    link = Connection(
+        address,
+        "ann",
+        dispatch=dispatch,
+        backoff=NEVER,
+        open_timeout=open_timeout,
+        hello_timeout=hello_timeout,
+    )
+    task = asyncio.create_task(link.run())
+    try:
+        return await asyncio.wait_for(seen.get(), 30)
+    finally:
+        await link.close()
+        await asyncio.wait_for(task, 5)
+
+
+def closed_port() -> int:
+    """A port nothing listens on (bound for a moment, then closed)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+async def test_a_closed_port_is_refused() -> None:
+    changed = await first_failure(ServerAddress("127.0.0.1", closed_port()))
+    assert changed.problem == "refused"
+    assert changed.detail.startswith("connection refused (nothing listens on port ")
+    assert changed.attempt == 1
+    assert changed.next_try_at is not None
+
+
+async def test_an_unknown_name_is_not_found() -> None:
+    changed = await first_failure(ServerAddress("nosuchhost.invalid", 8765))
+    assert changed.problem == "not_found"
+    assert changed.detail == "name not found (no host is called nosuchhost.invalid)"
+
+
+@contextlib.asynccontextmanager
+async def silent_tcp_server() -> AsyncIterator[int]:
+    """A TCP server that accepts and never says a word."""
+    held: list[asyncio.StreamWriter] = []
+
+    async def accept(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        held.append(writer)
+
+    server = await asyncio.start_server(accept, "127.0.0.1", 0)
+    try:
+        yield server.sockets[0].getsockname()[1]
+    finally:
+        for writer in held:
+            writer.close()
+        server.close()
+        await server.wait_closed()
+
+
+async def test_a_server_that_never_answers_times_out() -> None:
+    async with silent_tcp_server() as port:
+        changed = await first_failure(ServerAddress("127.0.0.1", port), open_timeout=0.5)
+    assert changed.problem == "timeout"
+    assert changed.detail == "timed out (no answer)"
+
+
+@contextlib.contextmanager
+def plain_http_server(directory: Path) -> Iterator[int]:
+    """Python's own HTTP file server, which knows nothing of WebSocket."""
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            super().__init__(*args, directory=str(directory), **kwargs)  # type: ignore[arg-type]
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield httpd.server_address[1]
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(5)
+
+
+async def test_a_plain_http_server_is_not_a_gomoku_server(tmp_path: Path) -> None:
+    with plain_http_server(tmp_path) as port:
+        changed = await first_failure(ServerAddress.parse(f"http://127.0.0.1:{port}/"))
+    assert changed.problem == "not_gomoku"
+    assert changed.detail == "not a Gomoku server (it answered HTTP/1.0 200, not a WebSocket)"
+
+
+@contextlib.asynccontextmanager
+async def websocket_server(handler: object) -> AsyncIterator[int]:
+    async with serve(handler, "127.0.0.1", 0, compression=None) as server:  # type: ignore[arg-type]
+        yield next(iter(server.sockets)).getsockname()[1]
+
+
+async def test_a_websocket_server_of_another_protocol_is_not_a_gomoku_server() -> None:
+    """An echo server answers hello with hello: not our protocol."""
+
+    async def echo(ws: ServerConnection) -> None:
+        async for frame in ws:
+            await ws.send(frame)
+
+    async with websocket_server(echo) as port:
+        changed = await first_failure(ServerAddress("127.0.0.1", port))
+    assert changed.problem == "not_gomoku"
+    assert "its replies are not the Gomoku protocol" in changed.detail
+
+
+async def test_a_websocket_server_that_never_welcomes_is_not_a_gomoku_server() -> None:
+    async def mute(ws: ServerConnection) -> None:
+        await ws.wait_closed()
+
+    async with websocket_server(mute) as port:
+        changed = await first_failure(ServerAddress("127.0.0.1", port), hello_timeout=0.5)
+    assert changed.problem == "not_gomoku"
+    assert "no answer to hello" in changed.detail
+
+
+async def test_a_newer_protocol_version_is_a_version_mismatch() -> None:
+    """A server that speaks only version 2 refuses hello with unsupported_version."""
+
+    async def newer(ws: ServerConnection) -> None:
+        hello = decode_client(await ws.recv())
+        assert isinstance(hello, m.Hello)
+        refusal = m.Error(
+            code="unsupported_version", message="this server speaks version 2", re=hello.id
+        )
+        await ws.send(encode(refusal))
+        await ws.wait_closed()
+
+    async with websocket_server(newer) as port:
+        changed = await first_failure(ServerAddress("127.0.0.1", port))
+    assert changed.problem == "version"
+    assert changed.detail == (
+        "protocol version mismatch (this client speaks 1; this server speaks version 2)"
+    )
+
+
+async def test_wss_to_a_plain_server_is_a_tls_failure(server: GomokuServer) -> None:
+    changed = await first_failure(ServerAddress("127.0.0.1", server.port, "wss"))
+    assert changed.problem == "tls"
+    assert changed.detail == (
+        "TLS failure (the server broke off the handshake; is it a plain ws:// one?)"
+    )
+
+
+def test_the_banner_names_the_problem_the_next_try_and_the_key() -> None:
+    """What the screens say while the link is down."""
+    link = Link(
+        "reconnecting",
+        attempt=3,
+        next_try_at=104.2,
+        detail="connection refused (nothing listens on port 9)",
+        problem="refused",
+    )
+    assert link_banner(link, "host:9", 100.0) == (
+        "Cannot connect to host:9: connection refused (nothing listens on port 9). "
+        "Next try in 5s (attempt 3) · Esc: stop trying"
+    )
+    lost = Link("reconnecting", 1, 100.0, "connection lost", "lost", was_online=True)
+    assert link_banner(lost, "host:9", 100.0).startswith("Connection lost: connection lost.")
+    assert "Trying now" in link_banner(lost, "host:9", 100.0)
+
+
+async def test_esc_stops_trying_and_the_connect_screen_says_why(tmp_path: Path) -> None:
+    """Started against a closed port, the lobby shows why and when the next try is;
+    Esc stops trying and the connect screen offers the address again."""
+    port = closed_port()
+    options = PlayOptions(server=ServerAddress("127.0.0.1", port), name="ann", config_dir=tmp_path)
+    app = GomokuApp(options, backoff=Backoff(initial=5, maximum=5, jitter=0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        wanted = f"Cannot connect to 127.0.0.1:{port}: connection refused"
+        await until(pilot, lambda: wanted in screen_text(app).replace("\n", " "))
+        assert "Esc: stop trying" in screen_text(app)
+        assert "Esc Stop trying" in screen_text(app)  # the footer has it too
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, ConnectScreen))
+        text = screen_text(app)
+        assert "Stopped trying: connection refused" in text
+        assert f"127.0.0.1:{port}" in text
+        assert app.connection is None
+
+
+@pytest.mark.parametrize("address", ["ws://127.0.0.1:{port}", "http://127.0.0.1:{port}/"])
+async def test_the_address_the_server_prints_connects(
+    server: GomokuServer, tmp_path: Path, address: str
+) -> None:
+    """ws://host:port (as gomoku-server prints it) and http://host:port/ both reach
+    the server."""
+    options = PlayOptions(
+        server=ServerAddress.parse(address.format(port=server.port)),
+        name="ann",
+        config_dir=tmp_path,
+    )
+    app = GomokuApp(options, backoff=FAST)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.model.link.online)
+        assert f"ann @ 127.0.0.1:{server.port}" in screen_text(app)

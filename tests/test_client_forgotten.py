@@ -1,0 +1,89 @@
+"""The server forgot us: after a restart it no longer knows the player (bad_token) or
+the room on screen (no_such_room to resume). The client says so in words, shows the
+lobby with a working identity, and leaves no screen showing a dead game."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import redis.asyncio as aioredis
+from server_fixtures import Connect
+from test_client_pilot import in_game_with_bob, running, stones, until
+
+from client.screens.dialogs import NoticeDialog
+from client.screens.game import GameScreen
+from client.screens.lobby import LobbyScreen
+from client.screenshot import screen_text
+from protocol import messages as m
+from server.app import GomokuServer
+from server.keys import Keys
+from server.store.redis import RedisStore
+
+MakeServer = Callable[..., Awaitable[GomokuServer]]
+
+
+async def test_a_restarted_server_that_forgot_the_player(
+    make_server: MakeServer, connect: Connect, tmp_path: Path
+) -> None:
+    """A memory-store server restarts mid-game: the client is told the server forgot
+    it, is back in the lobby as a new player, and can start a game at once."""
+    first = await make_server()
+    async with running(first, tmp_path) as (app, pilot):
+        bob, _ = await in_game_with_bob(app, pilot, connect, to=first)
+        await pilot.press("enter")
+        await until(pilot, lambda: stones(app) == 1)
+        old_player = app.model.me
+        port = first.port
+        await bob.ws.close()
+        await first.stop()
+        await make_server(port=port)
+
+        await until(pilot, lambda: isinstance(app.screen, NoticeDialog), "the notice")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "The server forgot you" in text
+        assert "you are a new player there now" in text.replace("\n", " ")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        assert app.model.room is None
+        assert app.model.seated_rooms == ()
+        await until(pilot, lambda: app.model.link.online)
+        assert app.model.me not in (None, old_player)
+        assert "game in progress" not in screen_text(app)
+        await app.send(m.CreateRoom(seat="black"))
+        await until(pilot, lambda: isinstance(app.screen, GameScreen), "a new game")
+
+
+async def test_a_room_the_server_no_longer_has(
+    make_server: MakeServer, connect: Connect, tmp_path: Path, redis_url: str
+) -> None:
+    """On Redis the player outlives a restart but the room does not (it expired): the
+    resume is refused with no_such_room, the client says the game is gone and shows
+    the lobby, still the same player."""
+    first = await make_server(store=RedisStore(redis_url, poll_interval_s=0.2))
+    async with running(first, tmp_path) as (app, pilot):
+        bob, room = await in_game_with_bob(app, pilot, connect, to=first)
+        me = app.model.me
+        port = first.port
+        await bob.ws.close()
+        await first.stop()
+        redis = aioredis.Redis.from_url(redis_url)
+        try:
+            keys = Keys()
+            await redis.delete(keys.room_state(room), keys.room_events(room))
+        finally:
+            await redis.aclose()
+        await make_server(port=port, store=RedisStore(redis_url, poll_interval_s=0.2))
+
+        await until(pilot, lambda: isinstance(app.screen, NoticeDialog), "the notice")
+        await pilot.pause()
+        text = screen_text(app).replace("\n", " ")
+        assert "The game is gone" in text
+        assert f"Room {room} is gone" in text
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        assert app.model.room is None
+        assert room not in app.model.seated_rooms
+        assert app.model.me == me
+        assert app.model.link.online

@@ -1,0 +1,267 @@
+"""What the game screen asks and tells the player, and when it needs to redraw: the
+questions (offers, swap2, a claim), the notices, the result and rating change, the
+state the server's forgetting leaves; and the prompt bar's keys, with a fixed clock."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from test_client_state import ALICE, T0, event, in_room, moved, view, welcomed
+from textual.app import App, ComposeResult
+from textual.widgets import Input
+
+from client.prompts import next_change, notice_for, prompt_for
+from client.state import (
+    ConnectionChanged,
+    IdentityLost,
+    Outcome,
+    RoomClosed,
+    RoomGone,
+    RoomSeen,
+    ViewModel,
+    describe_result,
+    reduce,
+)
+from client.widgets.entry import PROMPT_GUARD_S, EntryLine, PromptBar
+from engine.types import Color, Reason
+from protocol import events as ev
+from protocol import messages as msg
+from protocol.values import Clocks, Pending, RatingChange, Seats, Swap2State
+
+ME = frozenset({"p-alice"})
+
+
+def test_an_opponents_offer_is_a_question_with_y_and_n() -> None:
+    """Bob's draw, takeback and rematch offers ask Alice; her own offer is a notice."""
+    for kind, words in (
+        ("draw", "bob offers a draw"),
+        ("takeback", "bob asks to take back their last move"),
+        ("rematch", "bob offers a rematch (colours swapped)"),
+    ):
+        model = in_room(pending=Pending(kind=kind, by="p-bob"))  # type: ignore[arg-type]
+        prompt = prompt_for(model, ME, T0)
+        assert prompt is not None
+        assert prompt.line() == f"{words}: y accept · n decline"
+    mine = in_room(pending=Pending(kind="draw", by="p-alice"))
+    assert prompt_for(mine, ME, T0) is None
+    assert notice_for(mine, ME, T0) == "Your draw offer is waiting for an answer."
+
+
+def test_spectators_and_the_offline_are_asked_nothing() -> None:
+    model = in_room(pending=Pending(kind="draw", by="p-bob"))
+    assert prompt_for(model, frozenset({"p-carol"}), T0) is None
+    offline = reduce(model, ConnectionChanged("reconnecting", attempt=1), T0)
+    assert prompt_for(offline, ME, T0) is None
+
+
+def test_the_swap2_choice_names_its_keys() -> None:
+    swap2 = Swap2State(phase="choose", to_act="p-alice", choices=["black", "white", "place2"])
+    model = in_room(state="opening", opening="swap2", swap2=swap2, moves=["h8", "h9", "i9"])
+    prompt = prompt_for(model, ME, T0)
+    assert prompt is not None
+    assert prompt.line() == "Swap2: b take black · w take white · p place two more"
+    assert prompt_for(model, frozenset({"p-bob"}), T0) is None
+
+
+def away(model: ViewModel, deadline_ms: int) -> ViewModel:
+    presence = ev.Presence(player="p-bob", online=False, deadline_ms=deadline_ms)
+    return reduce(model, event(4, presence), T0)
+
+
+def test_the_claim_countdown_says_what_it_counts_then_asks() -> None:
+    """Bob drops: a notice counts down to the claim, then a question offers it."""
+    model = away(in_room(), 23_000)
+    assert prompt_for(model, ME, T0) is None
+    assert notice_for(model, ME, T0) == (
+        "bob is offline: you may claim the win if they are not back in 0:23."
+    )
+    assert notice_for(model, ME, T0 + 22.5) == (
+        "bob is offline: you may claim the win if they are not back in 0:01."
+    )
+    prompt = prompt_for(model, ME, T0 + 23)
+    assert prompt is not None
+    assert prompt.line() == (
+        "bob disconnected and did not come back: you may claim the win: y claim the win · n not now"
+    )
+    back = reduce(model, event(5, ev.Presence(player="p-bob", online=True)), T0 + 30)
+    assert prompt_for(back, ME, T0 + 30) is None
+    assert notice_for(back, ME, T0 + 30) == ""
+
+
+def test_the_result_says_why_and_the_rating_change() -> None:
+    """A rated game's end: the sentence says why, the notice adds my rating change, the
+    log says both players' and the seats show the new ratings."""
+    model = in_room(moves=["h8"], to_move="white", seq=3, rated=True)
+    changes = [
+        RatingChange(player="p-alice", before=1500, after=1516),
+        RatingChange(player="p-bob", before=1480, after=1464),
+    ]
+    over = ev.GameOver(winner="black", reason=Reason.RESIGN, ratings=changes)
+    model = reduce(model, event(4, over), T0)
+    game = model.room
+    assert game is not None
+    assert notice_for(model, ME, T0) == (
+        "bob (white) resigned: alice (black) wins. Your rating: 1500 → 1516 (+16)."
+    )
+    assert notice_for(model, ME, T0, arrow="->").endswith("1500 -> 1516 (+16).")
+    assert [line.text for line in model.log[-2:]] == [
+        "bob (white) resigned: alice (black) wins.",
+        "Ratings: alice 1500 → 1516 (+16), bob 1480 → 1464 (-16).",
+    ]
+    assert game.black is not None
+    assert game.black.rating == 1516
+    assert game.white is not None
+    assert game.white.rating == 1464
+    assert notice_for(model, frozenset({"p-carol"}), T0) == (
+        "bob (white) resigned: alice (black) wins."
+    )
+
+
+def test_every_reason_is_a_sentence() -> None:
+    game = in_room().room
+    assert game is not None
+    said = {
+        (Color.BLACK, Reason.FIVE): "alice (black) wins with five in a row.",
+        (Color.WHITE, Reason.OVERLINE): "bob (white) wins with six or more in a row.",
+        (Color.WHITE, Reason.TIMEOUT): "alice (black) ran out of time: bob (white) wins.",
+        (Color.BLACK, Reason.ABANDON): "bob (white) left and did not come back: alice "
+        "(black) wins.",
+        (None, Reason.BOARD_FULL): "Draw: the board is full.",
+        (None, Reason.AGREEMENT): "Draw agreed.",
+        (None, Reason.ABANDON): "Game aborted: both players left.",
+    }
+    for (winner, reason), text in said.items():
+        assert describe_result(Outcome(winner, reason), game) == text
+
+
+def test_a_finished_game_no_longer_shows_as_in_progress() -> None:
+    """The lobby's 'game in progress' follows the game: listed by the welcome, gone
+    once it ends (even seen in the background), gone when the room is gone."""
+    model = reduce(
+        ViewModel(),
+        msg.Welcome(player="p-alice", name="alice", token="t", resumed=True, rooms=["r1", "r2"]),
+        T0,
+    )
+    assert model.seated_rooms == ("r1", "r2")
+    model = reduce(model, event(9, ev.GameOver(winner=None, reason=Reason.AGREEMENT)), T0)
+    assert model.seated_rooms == ("r2",)
+    model = reduce(model, RoomSeen(view(id="r2", state="over", moves=["h8"])), T0)
+    assert model.seated_rooms == ()
+    assert model.room is None  # seen in the background: not put on screen
+
+    played = in_room()
+    assert played.seated_rooms == ("r1",)
+    ended = reduce(played, event(4, ev.GameOver(winner="black", reason=Reason.RESIGN)), T0)
+    assert ended.seated_rooms == ()
+    left = reduce(ended, RoomClosed("r1"), T0)
+    assert left.room is None
+    assert left.seated_rooms == ()
+
+
+def test_the_server_forgetting_leaves_a_working_lobby() -> None:
+    """bad_token: no room, no seats, a line saying why. no_such_room: the room on
+    screen closes, the player stays who they are."""
+    model = in_room()
+    forgot = reduce(model, IdentityLost(), T0)
+    assert forgot.room is None
+    assert forgot.seated_rooms == ()
+    assert "no longer knows you" in forgot.log[-1].text
+    gone = reduce(model, RoomGone("r1"), T0)
+    assert gone.room is None
+    assert gone.seated_rooms == ()
+    assert gone.me == "p-alice"
+    assert gone.log[-1].text.startswith("Room r1 is gone: the server no longer has it")
+
+
+def test_the_log_starts_fresh_for_each_room_and_reads_the_same_for_both() -> None:
+    """A new room replaces the log; a player who joins a started game reads what the
+    one who waited for them read."""
+    waiting = view(state="waiting", players=Seats(black=ALICE), seq=1, clocks=None)
+    creator = reduce(welcomed(), msg.Snapshot(room=waiting), T0)
+    joined = ev.PlayerJoined(seat="white", player="p-bob", name="bob", rating=1480)
+    creator = reduce(creator, event(2, joined), T0)
+    started = ev.GameStarted(black="p-alice", white="p-bob", time=view().time)
+    creator = reduce(creator, event(3, started), T0)
+    joiner = reduce(welcomed("p-bob"), msg.Snapshot(room=view(seq=3)), T0)
+    assert [line.text for line in creator.log] == [line.text for line in joiner.log]
+    again = reduce(creator, msg.Snapshot(room=view(id="r2")), T0)
+    assert next(line.text for line in again.log).startswith("Room r2:")
+    assert all("r1" not in line.text for line in again.log)
+
+
+def test_a_timer_runs_only_while_something_on_screen_counts() -> None:
+    """No clock, nobody away, online: nothing to redraw. A running clock: at its next
+    second (5 times a second in the last ten). The claim countdown: at its next
+    second. The reconnect countdown: likewise."""
+    still = in_room(time=None, clocks=None, moves=["h8"], to_move="white")
+    assert next_change(still, ME, T0) is None
+    assert next_change(welcomed(), ME, T0) is None
+    ticking = reduce(
+        in_room(), moved(4, "h8", "black", Clocks(black_ms=300_000, white_ms=61_300)), T0
+    )
+    delay = next_change(ticking, ME, T0)
+    assert delay is not None
+    assert 0.3 <= delay <= 0.32
+    last_seconds = reduce(
+        in_room(), moved(4, "h8", "black", Clocks(black_ms=300_000, white_ms=9_000)), T0
+    )
+    assert next_change(last_seconds, ME, T0) == 0.2
+    waiting = away(still, 23_400)
+    delay = next_change(waiting, ME, T0)
+    assert delay is not None
+    assert 0.4 <= delay <= 0.42
+    down = reduce(still, ConnectionChanged("reconnecting", 2, T0 + 3.5), T0)
+    delay = next_change(down, ME, T0)
+    assert delay is not None
+    assert 0.5 <= delay <= 0.52
+
+
+class PromptApp(App[None]):
+    """A prompt bar and a text line, with a clock the test moves."""
+
+    CSS: ClassVar[str] = "PromptBar { height: 1; }"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.now = 0.0
+        self.answers: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield PromptBar(lambda: self.now)
+        yield EntryLine(placeholder="")
+
+    def on_mount(self) -> None:
+        bar = self.query_one(PromptBar)
+        bar.sink = self.query_one(EntryLine)
+        model = in_room(pending=Pending(kind="draw", by="p-bob"))
+        prompt = prompt_for(model, ME, T0)
+        assert bar.ask(prompt)
+        assert not bar.ask(prompt)  # the same question again is not new
+        bar.focus()
+
+    def on_prompt_bar_answered(self, event: PromptBar.Answered) -> None:
+        self.answers.append(event.key)
+
+
+async def test_the_prompt_bar_ignores_keys_just_after_it_appears() -> None:
+    """y or Enter within the guard time are not answers (they were typed for what was
+    on screen before); after it, Enter is the first answer and Esc the last."""
+    app = PromptApp()
+    async with app.run_test() as pilot:
+        await pilot.press("y", "enter", "n")
+        assert app.answers == []
+        app.now = PROMPT_GUARD_S
+        await pilot.press("enter", "escape", "y", "n")
+        assert app.answers == ["y", "n", "y", "n"]
+
+
+async def test_other_letters_on_the_prompt_bar_go_to_the_text_line() -> None:
+    app = PromptApp()
+    async with app.run_test() as pilot:
+        app.now = 10.0
+        await pilot.press("j", "9")
+        await pilot.pause()
+        entry = app.query_one(EntryLine)
+        assert entry.value == "j9"
+        assert isinstance(app.focused, Input)
+        assert app.answers == []

@@ -1,0 +1,211 @@
+"""Typing on the game screen as a person types, against a real server: every column
+letter a-o and every row 1-15 typed into the move entry plays exactly the point typed;
+d, m, y, n and r typed into chat or a command change nothing in the game; a question
+never eats a line being typed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from server_fixtures import Connect, TestClient
+from test_client_pilot import answer, bob_sees_move, in_game_with_bob, running, stones, until
+from textual.widgets import Input
+
+from client.app import GomokuApp
+from client.screens.dialogs import CreateRoomDialog
+from client.screens.game import GameScreen
+from client.screens.lobby import LobbyScreen
+from client.state import GameView
+from client.widgets.board import Board
+from client.widgets.entry import PromptBar
+from engine.notation import parse_point
+from engine.types import Point
+from protocol import events as ev
+from protocol import messages as m
+from server.app import GomokuServer
+
+# Black's points: every column a-o once and every row 1-15 once, a knight's step
+# apart (never two on one line of five), typed in the three ways a person types.
+BLACK = ["a1", "b3", "c5", "d7", "e9", "f11", "g13", "h15", "i2", "j4", "k6", "l8", "m10"]
+BLACK += ["n12", "o14"]
+WHITE = ["a2", "b4", "c6", "d8", "e10", "f12", "g14", "h14", "i3", "j5", "k7", "l9", "m11"]
+WHITE += ["n13", "o13"]
+
+
+def typed_forms(point: str, index: int) -> str:
+    """``h8``, ``H8`` or ``h 8``, in turn."""
+    return [point, point.upper(), f"{point[0]} {point[1:]}"][index % 3]
+
+
+def game(app: GomokuApp) -> GameView:
+    room = app.model.room
+    assert room is not None
+    return room
+
+
+def unchanged_since(app: GomokuApp, before: GameView) -> None:
+    """The game is as it was: same moves, no offer, same state, nobody resigned."""
+    now = game(app)
+    assert now.moves == before.moves
+    assert now.pending is None
+    assert now.state == before.state
+    assert now.outcome == before.outcome
+    assert isinstance(app.screen, GameScreen)  # no dialog opened
+
+
+async def test_every_column_letter_and_row_number_plays_the_point_typed(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """Fifteen moves typed (h8, H8 and h 8 forms) cover the letters a-o and the numbers
+    1-15; each plays exactly the point typed and nothing else, whatever had focus."""
+    assert sorted(p[0] for p in BLACK) == list("abcdefghijklmno")
+    assert sorted(int(p[1:]) for p in BLACK) == list(range(1, 16))
+    assert not set(BLACK) & set(WHITE)
+    async with running(server, tmp_path) as (app, pilot):
+        bob, room = await in_game_with_bob(app, pilot, connect)
+        for index, (mine, his) in enumerate(zip(BLACK, WHITE, strict=True)):
+            if index % 2:  # half the time from the board, half from the text line
+                await pilot.press("escape")
+                await until(pilot, lambda: isinstance(app.focused, Board))
+            before = len(game(app).moves)
+            await pilot.press(*typed_forms(mine, index), "enter")
+            await bob_sees_move(bob, mine)
+            await until(pilot, lambda: stones(app) == before + 1)  # noqa: B023
+            assert game(app).moves[-1] == parse_point(mine)
+            await bob.move(room, his)
+            await bob_sees_move(bob, his)
+            await until(pilot, lambda: stones(app) == before + 2)  # noqa: B023
+            assert game(app).pending is None
+            assert game(app).state == "playing"
+        expected = [parse_point(p) for pair in zip(BLACK, WHITE, strict=True) for p in pair]
+        assert list(game(app).moves) == expected
+
+
+async def test_a_burst_of_h_8_enter_plays_h8_not_the_cursor(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """The reported trap: the cursor elsewhere (f8), h 8 Enter pressed in one go on the
+    board plays h8, not f8 or g8."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, _ = await in_game_with_bob(app, pilot, connect)
+        await pilot.press("left", "left")
+        assert app.screen.query_one(Board).cursor == Point(5, 7)  # f8
+        await pilot.press("h", "8", "enter")
+        await bob_sees_move(bob, "h8")
+        await until(pilot, lambda: stones(app) == 1)
+        assert game(app).moves == (Point(7, 7),)
+
+
+async def test_a_point_off_the_board_is_refused_not_chatted(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """p5 and a16 are not on a 15x15 board: refused with the reason, not played, not
+    said in the chat."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, _ = await in_game_with_bob(app, pilot, connect)
+        before = game(app)
+        for text in ("p5", "a16"):
+            await pilot.press(*text, "enter")
+            wanted = f"{text} is not on this 15x15 board (columns a-o, rows 1-15)."
+            await until(pilot, lambda: app.model.log[-1].text == wanted)  # noqa: B023
+        unchanged_since(app, before)
+        await bob.silent(0.2)
+
+
+async def chat_seen(bob: TestClient, text: str) -> None:
+    said = await bob.until_event(ev.ChatPosted)
+    assert said.text == text
+
+
+async def test_d_m_y_n_r_in_chat_and_commands_change_nothing(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """The old action letters typed as text: from the board (chat), in the text line,
+    after a slash (an unknown command) and in a dialog's field. The chat carries them;
+    the game does not change."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, room = await in_game_with_bob(app, pilot, connect)
+        await pilot.press("enter")  # h8
+        await bob_sees_move(bob, "h8")
+        await bob.move(room, "a1")
+        await until(pilot, lambda: stones(app) == 2)
+        before = game(app)
+
+        for letter in "dmynr":  # each alone, on the board, was once an action
+            await pilot.press("escape")
+            await until(pilot, lambda: isinstance(app.focused, Board))
+            await pilot.press(letter)
+            entry = app.screen.query_one("#command", Input)
+            assert entry.value == letter
+            assert app.focused is entry
+            await pilot.press("backspace")
+            unchanged_since(app, before)
+        await pilot.press("escape")
+        await pilot.press(*"dmynr", "enter")  # at most 5 chat lines in 10 s: two will do
+        await chat_seen(bob, "dmynr")
+        await pilot.press(*"draw me a map, resign? yes no", "enter")
+        await chat_seen(bob, "draw me a map, resign? yes no")
+        await pilot.press("slash", *"dmynr", "enter")
+        await until(pilot, lambda: "Unknown command /dmynr" in app.model.log[-1].text)
+        unchanged_since(app, before)
+
+        await pilot.press("escape", "ctrl+l")  # leave asks first: n keeps the game
+        await until(pilot, lambda: not isinstance(app.screen, GameScreen))
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen))
+        unchanged_since(app, before)
+
+
+async def test_a_question_never_eats_a_line_being_typed(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """Bob offers a draw while Alice is typing 'no way': her y and n go into the line,
+    the offer stays open; Esc takes her to the question, which n declines."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, room = await in_game_with_bob(app, pilot, connect)
+        await pilot.press(*"no")
+        assert isinstance(app.focused, Input)
+        await bob.send(m.Offer(room=room, kind="draw"))
+        await until(pilot, lambda: game(app).pending is not None)
+        await pilot.press(*" way, you", "enter")
+        await chat_seen(bob, "no way, you")
+        assert game(app).pending is not None
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.focused, PromptBar))
+        await answer(pilot, "n")
+        answered = await bob.until_event(ev.Answered)
+        assert answered.accept is False
+
+
+async def test_a_question_takes_focus_and_other_letters_go_to_the_line(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """With nothing typed, Bob's offer takes the focus; a letter that answers nothing
+    (j) starts the text line instead, so j9 Enter still plays j9 (the game goes on)."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, room = await in_game_with_bob(app, pilot, connect)
+        await bob.send(m.Offer(room=room, kind="draw"))
+        await until(pilot, lambda: isinstance(app.focused, PromptBar), "the question's focus")
+        await pilot.press("j", "9", "enter")
+        await bob_sees_move(bob, "j9")
+        await until(pilot, lambda: stones(app) == 1)
+        assert game(app).moves == (parse_point("j9"),)
+        assert game(app).state == "playing"
+
+
+async def test_letters_typed_in_a_dialog_stay_in_the_dialog(
+    server: GomokuServer, tmp_path: Path
+) -> None:
+    """In the new-room dialog, d m y n r typed into a field are text; Esc cancels."""
+    async with running(server, tmp_path) as (app, pilot):
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, CreateRoomDialog))
+        field = app.screen.query_one("#time", Input)
+        field.focus()
+        field.value = ""
+        await pilot.press(*"dmynr")
+        assert field.value == "dmynr"
+        assert isinstance(app.screen, CreateRoomDialog)
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        assert app.model.room is None
