@@ -45,6 +45,13 @@ class Glyphs:
         ("right", "→"),
     )
 
+    def plain(self, text: str) -> str:
+        """``text`` the client wrote (a log line) with its marks in this set's
+        spelling: ``→`` becomes ``->`` in ascii. What players typed is left alone."""
+        if self.arrow == "→" and self.sep == "·":
+            return text
+        return text.replace("→", self.arrow).replace(" · ", f" {self.sep} ")
+
     def key_name(self, key: str) -> str:
         """How a key is written for the player: ``⏎`` (``Enter``), ``^D``, ``?``."""
         names = dict(self.keys)

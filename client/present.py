@@ -113,11 +113,14 @@ def status_lines(
         f"{game.rule}" + ("" if game.size == 15 else f" {game.size}x{game.size}"),
         describe_time(game.time),
     ]
-    if game.spectators:
+    watching = not any(game.color_of(p) is not None for p in me)
+    if watching:
+        others = game.spectators - 1
+        parts.append(f"you and {others} more watching" if others > 0 else "you are watching")
+    elif game.spectators:
         parts.append(f"{game.spectators} watching")
-    if not any(game.color_of(p) is not None for p in me):
-        parts.append("you are watching")
-    parts.append(model.link.status if not model.link.online else "online")
+    if not model.link.online:
+        parts.append(model.link.status)
     return first, f" {glyphs.sep} ".join(p for p in parts if p)
 
 

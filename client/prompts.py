@@ -47,9 +47,9 @@ class Prompt:
     def keys(self) -> frozenset[str]:
         return frozenset(key for key, _ in self.answers)
 
-    def line(self) -> str:
+    def line(self, sep: str = "·") -> str:
         """``bob offers a draw: y accept · n decline``."""
-        answers = " · ".join(f"{key} {meaning}" for key, meaning in self.answers)
+        answers = f" {sep} ".join(f"{key} {meaning}" for key, meaning in self.answers)
         return f"{self.text}: {answers}"
 
 
@@ -90,8 +90,8 @@ def prompt_for(model: ViewModel, me: frozenset[str], now: float) -> Prompt | Non
         return Prompt(
             "claim",
             ("claim", game.id, gone.id, gone.claim_at),
-            f"{gone.name} disconnected and did not come back: you may claim the win",
-            (("y", "claim the win"), ("n", "not now")),
+            f"{gone.name} disconnected, you may claim the win",
+            (("y", "claim"), ("n", "not now")),
         )
     return None
 

@@ -582,8 +582,10 @@ def _apply_event(
             name = game.name_of(player)
             if online:
                 say(f"{name} is back.")
-            elif deadline_ms is not None:
+            elif deadline_ms:
                 say(f"{name} disconnected; the win may be claimed in {deadline_ms // 1000}s.")
+            elif deadline_ms is not None:
+                say(f"{name} disconnected; the win may be claimed now.")
             else:
                 say(f"{name} disconnected.")
         case ev.ChatPosted(name=name, text=text):
@@ -670,7 +672,11 @@ def reduce(model: ViewModel, action: Action, now: float) -> ViewModel:
         case msg.Event(room=room_id, seq=seq, event=event):
             return _on_event(model, room_id, seq, event, now)
         case ConnectionChanged(status, attempt, at, detail, problem, was_online):
-            link = Link(status, attempt, at, detail, problem, was_online)
+            # "Connection lost" for as long as the client tries to get back a link it had.
+            had_link = model.link.online or (
+                model.link.status == "reconnecting" and model.link.was_online
+            )
+            link = Link(status, attempt, at, detail, problem, was_online or had_link)
             lost = model.link.online and not link.online
             model = dataclasses.replace(model, link=link)
             if lost:

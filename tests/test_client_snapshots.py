@@ -11,20 +11,24 @@ and review the diff.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+import pytest
 from textual.screen import Screen
 
+from client.address import ServerAddress
 from client.app import GomokuApp
 from client.failures import LinkFailure
 from client.glyphs import ASCII, UNICODE, Glyphs
 from client.options import PlayOptions
+from client.screens.connect import ConnectScreen
 from client.screens.game import GameScreen
 from client.screens.lobby import LobbyScreen
 from client.screens.ratings import LeaderboardScreen
 from client.screenshot import screen_text
-from client.state import Action, ConnectionChanged
+from client.state import Action, ConnectionChanged, IdentityLost, RoomGone
+from client.widgets.entry import PromptBar
 from engine.types import Reason, Rule
 from protocol import events as ev
 from protocol import messages as m
@@ -33,9 +37,11 @@ from protocol.values import (
     LeaderboardEntry,
     Opening,
     PlayerRef,
+    RatingChange,
     RoomSummary,
     RoomView,
     Seats,
+    Swap2State,
     TimeControl,
 )
 
@@ -43,6 +49,8 @@ SNAPSHOTS = Path(__file__).parent / "snapshots" / "client"
 NOW = 1000.0
 ALICE = PlayerRef(id="p-alice", name="alice", rating=1512)
 BOB = PlayerRef(id="p-bob", name="bob", rating=1487)
+ALICE_1500 = PlayerRef(id="p-alice", name="alice", rating=1500)
+BOB_1500 = PlayerRef(id="p-bob", name="bob", rating=1500)
 FIVE_PLUS_THREE = TimeControl(base_ms=300_000, inc_ms=3_000)
 
 
@@ -104,11 +112,14 @@ async def screen_after(
     lobby: bool = False,
     glyphs: Glyphs = UNICODE,
     screen: Callable[[], Screen[None]] | None = None,
+    then: Callable[[GomokuApp], Awaitable[object]] | None = None,
+    now: float = NOW,
 ) -> str:
-    """The screen at 80x24 after ``actions``: the game screen, or the lobby, or
-    ``screen()`` pushed first."""
+    """The screen at 80x24 after ``actions`` at local time ``now``: the game screen (the
+    board focused, unless a question took the focus), or the lobby, or ``screen()``
+    pushed first; ``then`` runs last (a key's action, say)."""
     options = PlayOptions(name="alice", glyphs=glyphs, remember=False)
-    app = GomokuApp(options, clock=lambda: NOW, autostart=False)
+    app = GomokuApp(options, clock=lambda: now, autostart=False)
     async with app.run_test(size=(80, 24)) as pilot:
         if lobby:
             await app.push_screen(LobbyScreen())
@@ -118,10 +129,14 @@ async def screen_after(
         for action in actions:
             app.dispatch(action)
         await pilot.pause()
-        if not lobby and screen is None:
-            assert isinstance(app.screen, GameScreen)
+        on_game = not lobby and screen is None and isinstance(app.screen, GameScreen)
+        if on_game and not isinstance(app.focused, PromptBar):
             app.screen.query_one("#board").focus()
         await pilot.pause()
+        if then is not None:
+            await then(app)
+            await pilot.pause()
+            await pilot.pause()
         return screen_text(app)
 
 
@@ -199,12 +214,28 @@ async def test_reconnecting_snapshot() -> None:
 
 
 async def test_ascii_glyphs_snapshot() -> None:
-    """--glyphs ascii: X and O stones, '.' points, '!' forbidden, nothing non-ASCII on the board."""
+    """--glyphs ascii: X and O stones, '.' points, '!' forbidden, and nothing outside
+    ASCII anywhere on the screen (separators, borders, the footer's key names)."""
     actions: list[Action] = [welcome(), m.Snapshot(room=game_view(RENJU_GAME))]
     text = await screen_after(actions, glyphs=ASCII)
     check_snapshot("ascii_glyphs", text)
-    board_lines = text.splitlines()[2:18]
-    assert all(line.split("▊")[0].isascii() for line in board_lines)
+    assert text.isascii()
+
+
+async def test_ascii_questions_and_results_are_ascii() -> None:
+    """A question, the result and the rating change are plain ASCII too."""
+    changes = [RatingChange(player="p-alice", before=1500, after=1516)]
+    over = ev.GameOver(winner="black", reason=Reason.RESIGN, ratings=changes)
+    actions: list[Action] = [
+        welcome(),
+        m.Snapshot(room=game_view(OPENING)),
+        m.Event(room="r-7f3a", seq=21, event=over),
+        offered("rematch", 22),
+    ]
+    text = await screen_after(actions, glyphs=ASCII)
+    assert text.isascii(), text
+    assert "Your rating: 1500 -> 1516 (+16)." in text
+    assert "> bob offers a rematch (colours swapped): y accept | n decline" in text
 
 
 async def test_leaderboard_snapshot() -> None:
@@ -232,3 +263,185 @@ async def test_big_board_with_a_hint_snapshot() -> None:
     text = await screen_after(actions)
     check_snapshot("big_board_hint", text)
     assert "◇" in text
+
+
+# --- questions and notices (issue 15, point 2) ------------------------------------------
+
+
+def offered(kind: str, seq: int = 21) -> m.Event:
+    return m.Event(room="r-7f3a", seq=seq, event=ev.Offered(kind=kind, by="p-bob"))  # type: ignore[arg-type]
+
+
+OPENING = ["h8", "g9", "i9", "g7"]
+
+
+@pytest.mark.parametrize("kind", ["draw", "takeback"])
+async def test_an_offer_is_a_question_snapshot(kind: str) -> None:
+    """Bob's draw offer or takeback request: a focused question naming y and n, the
+    footer naming them too."""
+    actions: list[Action] = [welcome(), m.Snapshot(room=game_view(OPENING)), offered(kind)]
+    text = await screen_after(actions)
+    check_snapshot(f"prompt_{kind}", text)
+    assert ": y accept · n decline" in text
+
+
+async def test_a_rematch_offer_after_the_game_snapshot() -> None:
+    over = ev.GameOver(winner="white", reason=Reason.RESIGN)
+    actions: list[Action] = [
+        welcome(),
+        m.Snapshot(room=game_view(OPENING)),
+        m.Event(room="r-7f3a", seq=21, event=over),
+        offered("rematch", 22),
+    ]
+    text = await screen_after(actions)
+    check_snapshot("prompt_rematch", text)
+    assert "bob offers a rematch (colours swapped): y accept · n decline" in text
+
+
+async def test_the_swap2_choice_snapshot() -> None:
+    swap2 = Swap2State(phase="choose", to_act="p-alice", choices=["black", "white", "place2"])
+    view = game_view(["h8", "h9", "i9"], opening=Opening.SWAP2, state="opening", swap2=swap2)
+    text = await screen_after([welcome(), m.Snapshot(room=view)])
+    check_snapshot("prompt_swap2", text)
+    assert "Swap2: b take black · w take white · p place two more" in text
+
+
+def bob_away(deadline_ms: int) -> m.Event:
+    presence = ev.Presence(player="p-bob", online=False, deadline_ms=deadline_ms)
+    return m.Event(room="r-7f3a", seq=21, event=presence)
+
+
+async def test_the_opponent_offline_countdown_snapshot() -> None:
+    """While Bob is away: a notice says what the countdown counts."""
+    actions: list[Action] = [welcome(), m.Snapshot(room=game_view(OPENING)), bob_away(23_000)]
+    text = await screen_after(actions)
+    check_snapshot("notice_offline", text)
+    assert "bob is offline: you may claim the win if they are not back in 0:23." in text
+
+
+async def test_the_claim_question_snapshot() -> None:
+    """Past the grace period: a question offers the claim, y claims."""
+    actions: list[Action] = [welcome(), m.Snapshot(room=game_view(OPENING)), bob_away(0)]
+    text = await screen_after(actions)
+    check_snapshot("prompt_claim", text)
+    assert "bob disconnected, you may claim the win: y claim · n not now" in text
+
+
+# --- unreachable or wrong servers (point 4) ------------------------------------------------
+
+
+FAILURES = {
+    "refused": LinkFailure("refused", "nothing listens on port 8765"),
+    "not_found": LinkFailure("not_found", "no host is called nosuchhost.invalid"),
+    "timeout": LinkFailure("timeout", "no answer"),
+    "tls": LinkFailure("tls", "wrong version number; is it a plain ws:// server?"),
+    "not_gomoku": LinkFailure("not_gomoku", "it answered HTTP/1.1 404, not a WebSocket"),
+    "version": LinkFailure("version", "this client speaks 1; this server speaks version 2"),
+}
+
+
+@pytest.mark.parametrize("problem", list(FAILURES))
+async def test_the_lobby_names_why_the_server_is_unreachable_snapshot(problem: str) -> None:
+    """Each failure in the lobby's banner, with the next try and the key to stop."""
+    failure = FAILURES[problem]
+    changed = ConnectionChanged(
+        "reconnecting",
+        attempt=2,
+        next_try_at=NOW + 2,
+        detail=str(failure),
+        problem=failure.problem,
+    )
+    text = await screen_after([changed], lobby=True)
+    check_snapshot(f"unreachable_{problem}", text)
+    assert "Next try in 2s (attempt 2) · Esc: stop trying" in text.replace("\n ", " ")
+
+
+async def test_the_connect_screen_after_stopping_snapshot() -> None:
+    """Esc stopped trying: the connect screen says why, the address ready to fix."""
+    why = str(FAILURES["not_found"])
+    address = ServerAddress("nosuchhost.invalid")
+    text = await screen_after(
+        [], screen=lambda: ConnectScreen(address=address, name="alice", error=why)
+    )
+    check_snapshot("connect_stopped", text)
+    assert "Stopped trying: name not found" in text
+
+
+# --- after the game (point 7) -------------------------------------------------------------
+
+
+async def test_a_rated_game_ends_with_the_rating_change_snapshot() -> None:
+    changes = [
+        RatingChange(player="p-alice", before=1500, after=1516),
+        RatingChange(player="p-bob", before=1500, after=1484),
+    ]
+    view = game_view(OPENING, players=Seats(black=ALICE_1500, white=BOB_1500))
+    over = ev.GameOver(winner="black", reason=Reason.TIMEOUT, ratings=changes)
+    actions: list[Action] = [
+        welcome(),
+        m.Snapshot(room=view),
+        m.Event(room="r-7f3a", seq=21, event=over),
+    ]
+    text = await screen_after(actions)
+    check_snapshot("rated_game_over", text)
+    assert "bob (white) ran out of time: alice (black) wins. Your rating: 1500 → 1516 (+16)." in (
+        text.replace("\n ", " ")
+    )
+    assert "alice (1516)" in text
+
+
+async def test_the_lobby_after_a_game_is_fresh_snapshot() -> None:
+    """Back in the lobby after the game ended: no 'game in progress'."""
+    welcome_back = m.Welcome(
+        player="p-alice", name="alice", token="secret", resumed=True, rooms=["r-7f3a"]
+    )
+    over = ev.GameOver(winner="black", reason=Reason.FIVE, line=["h8", "i8", "j8", "k8", "l8"])
+    actions: list[Action] = [
+        welcome_back,
+        m.Event(room="r-7f3a", seq=21, event=over),
+        m.Lobby(rooms=[summary("r-0a1b")]),
+    ]
+    text = await screen_after(actions, lobby=True)
+    check_snapshot("lobby_after_game", text)
+    assert "game in progress" not in text
+
+
+# --- the server forgot us (point 11), and the dialogs of point 10 --------------------------
+
+
+async def test_the_server_forgot_you_snapshot() -> None:
+    actions: list[Action] = [welcome(), m.Snapshot(room=game_view(OPENING)), IdentityLost()]
+    text = await screen_after(actions)
+    check_snapshot("forgot_you", text)
+    assert "The server forgot you" in text
+
+
+async def test_the_game_is_gone_snapshot() -> None:
+    actions: list[Action] = [welcome(), m.Snapshot(room=game_view(OPENING)), RoomGone("r-7f3a")]
+    text = await screen_after(actions)
+    check_snapshot("game_gone", text)
+    assert "The game is gone" in text
+
+
+async def test_the_leave_question_fits_snapshot() -> None:
+    """The leave dialog (once cut off at 80x24) shows all of its question."""
+
+    async def leave(app: GomokuApp) -> None:
+        screen = app.screen
+        assert isinstance(screen, GameScreen)
+        await screen.action_leave()
+
+    text = await screen_after([welcome(), m.Snapshot(room=game_view(OPENING))], then=leave)
+    check_snapshot("leave_dialog", text)
+    assert "resigns instead.)" in text
+
+
+async def test_the_help_fits_snapshot() -> None:
+    async def help_screen(app: GomokuApp) -> None:
+        screen = app.screen
+        assert isinstance(screen, GameScreen)
+        await screen.action_help()
+
+    text = await screen_after([welcome(), m.Snapshot(room=game_view(OPENING))], then=help_screen)
+    check_snapshot("game_help", text)
+    assert "Esc Close help" in text

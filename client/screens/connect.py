@@ -61,7 +61,7 @@ class ConnectScreen(Screen[None]):
             yield Label(error, id="form-error", classes="error")
             with Horizontal(classes="buttons"):
                 yield Button("Connect", id="connect", variant="primary")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#name", Input).focus()

@@ -77,6 +77,8 @@ COMMANDS: dict[str, str] = {
     "/help": "this help",
 }
 
+PLACEHOLDER_PLAYER = ("type h8 to play", "text to chat", "/help")
+PLACEHOLDER_WATCHER = ("type to chat", "/help", "arrows look around the board")
 LOG_STYLES = {"chat": "", "event": "italic", "error": "bold red", "system": "dim"}
 POINT_TYPED = re.compile(r"([A-Za-z])\s*(\d{1,2})")
 NARROW_LOG = 24  # below this many columns for the log, the move list goes above it
@@ -107,6 +109,12 @@ class GameScreen(Screen[None]):
         Binding("ctrl+r", "resign", "Resign", tooltip="Resign the game (asks first)"),
         Binding("ctrl+n", "offer('rematch')", "Rematch", tooltip="Offer a rematch (colours swap)"),
         Binding("ctrl+g", "hint", "Hint", tooltip="Ask an AI for a move (unrated games only)"),
+        Binding(
+            "ctrl+g",
+            "hint('watching')",
+            "Hint (watching)",
+            tooltip="As a spectator: ask an AI for the move of the side to move",
+        ),
         Binding("ctrl+o", "seat_ai", "AI opponent", tooltip="Seat an AI in the empty seat"),
         Binding("ctrl+l", "leave", "Leave", tooltip="Back to the lobby (asks first in a game)"),
     ]
@@ -124,8 +132,9 @@ class GameScreen(Screen[None]):
         yield Static("", id="banner")
         yield Static("", id="notice")
         yield PromptBar(self.gomoku.clock, id="prompt")
-        yield EntryLine(placeholder="type h8 to play · text to chat · /help", id="command")
-        yield Footer()
+        sep = f" {options.glyphs.sep} "
+        yield EntryLine(placeholder=sep.join(PLACEHOLDER_PLAYER), id="command")
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self._shown_log: tuple[LogLine, ...] | None = None
@@ -137,7 +146,7 @@ class GameScreen(Screen[None]):
             return
         board = boards.first()
         board.sink = self.prompt_bar.sink = self.entry
-        board.focus()
+        self.set_focus(board)  # now, so a question drawn next may take it over
         self._draw(self.model)
 
     @property
@@ -185,6 +194,8 @@ class GameScreen(Screen[None]):
             running = game.state in ("playing", "opening")
             seated = self._my_seat_player() is not None
             board.can_play = running and seated and model.link.online
+            sep = f" {self.gomoku.options.glyphs.sep} "
+            self.entry.placeholder = sep.join(PLACEHOLDER_PLAYER if seated else PLACEHOLDER_WATCHER)
             self.query_one(MoveList).show(game.moves, game.size, len(game.moves))
         board.set_class(not model.link.online, "-disabled")
         self._show_log(model)
@@ -234,12 +245,13 @@ class GameScreen(Screen[None]):
             prompt = None
         bar = self.prompt_bar
         focused = self.focused
-        if bar.ask(prompt, self.gomoku.options.glyphs.marker):
+        glyphs = self.gomoku.options.glyphs
+        if bar.ask(prompt, glyphs.marker, glyphs.sep):
             typing = bool(self.entry.value)  # a line half typed keeps the focus
             if not typing and not isinstance(focused, MoveList):
-                bar.focus()
+                self.set_focus(bar)
         elif prompt is None and focused is bar:
-            self.board.focus()
+            self.set_focus(self.board)
 
     def _show_log(self, model: ViewModel) -> None:
         """The chat/events pane: the model's log (bounded), newest at the bottom.
@@ -249,7 +261,8 @@ class GameScreen(Screen[None]):
         if model.log is self._shown_log:
             return
         self._shown_log = model.log
-        bullet = self.gomoku.options.glyphs.bullet
+        glyphs = self.gomoku.options.glyphs
+        bullet = glyphs.bullet
         text = Text()
         for index, line in enumerate(model.log):
             if index:
@@ -260,14 +273,17 @@ class GameScreen(Screen[None]):
                 text.append(name + colon, style="bold")
                 text.append(said)
             else:
-                text.append(f"{bullet} {line.text}", style=style)
+                text.append(f"{bullet} {glyphs.plain(line.text)}", style=style)
         self.query_one("#log", Static).update(text)
         self.query_one("#log-pane", VerticalScroll).scroll_end(animate=False)
 
     def on_resize(self) -> None:
         """Narrow room for the log (a big board at 80 columns): the move list goes
         above the log instead of beside it."""
-        board_width = self.board.outer_size.width or 34
+        boards = self.query(Board)
+        if not boards:  # closed before it was composed (the room went at once)
+            return
+        board_width = boards.first().outer_size.width or 34
         room = self.size.width - board_width - MOVES_WIDTH
         self.query_one("#side").set_class(room < NARROW_LOG, "-stacked")
 
@@ -294,7 +310,7 @@ class GameScreen(Screen[None]):
         if action == "seat_ai":
             return can_seat_ai(self.model, self.me) is None
         if action == "hint":
-            return running and can_hint(self.model) is None
+            return running and can_hint(self.model) is None and seated == (parameters == ())
         if action == "resign":
             return running and seated
         if action == "offer":
@@ -308,13 +324,13 @@ class GameScreen(Screen[None]):
     @on(ToBoard)
     def to_board(self, event: ToBoard) -> None:
         board = self.board
-        board.focus()
+        self.set_focus(board)
         board.action_cursor(*ARROW_STEPS[event.key])
 
     @on(PromptBar.Answered)
     async def answered(self, event: PromptBar.Answered) -> None:
         prompt, key = event.prompt, event.key
-        self.board.focus()
+        self.set_focus(self.board)
         if prompt.kind == "offer":
             await self.action_answer(key == "y")
         elif prompt.kind == "swap2":
@@ -358,7 +374,7 @@ class GameScreen(Screen[None]):
         text = event.value.strip()
         event.input.value = ""
         if not text:
-            self.board.focus()
+            self.set_focus(self.board)
             return
         await self.run_command(text)
 
@@ -424,18 +440,20 @@ class GameScreen(Screen[None]):
 
     def action_command(self, prefix: str = "") -> None:
         box = self.entry
-        box.focus()
+        self.set_focus(box)
         if prefix and not box.value:
             box.value = prefix
             box.cursor_position = len(prefix)
 
     def action_board(self) -> None:
-        """Esc: from the text line to the question if one waits, else to the board."""
+        """Esc: from the text line to the question if one waits, else to the board.
+        (Focus moves at once, not after the keys already queued: Esc then ^R typed
+        together resigns from the board.)"""
         bar = self.prompt_bar
         if self.focused is self.entry and bar.prompt is not None:
-            bar.focus()
+            self.set_focus(bar)
         else:
-            self.board.focus()
+            self.set_focus(self.board)
 
     def action_stop_trying(self) -> None:
         self.gomoku.stop_trying()
@@ -520,14 +538,16 @@ class GameScreen(Screen[None]):
             answerer, msg.Answer(room=game.id, kind=game.pending.kind, accept=accept)
         )
 
-    async def action_hint(self) -> None:
-        """Ask an AI for the side to move's best move (unrated games only)."""
+    async def action_hint(self, watching: str = "") -> None:
+        """Ask an AI for the side to move's best move (unrated games only; spectators
+        may ask too, and are told it is a spectator's hint)."""
         game = self.model.room
         why = can_hint(self.model)
         if game is None or why is not None:
             self.gomoku.note(why or "You are not in a game.")
             return
-        self.gomoku.note("Asking an AI for a hint...")
+        spectator = self._my_seat_player() is None
+        self.gomoku.note(f"Asking an AI for a hint{' (as a spectator)' if spectator else ''}...")
         await self.gomoku.send(msg.Hint(room=game.id))
 
     async def action_seat_ai(self) -> None:

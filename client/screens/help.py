@@ -63,7 +63,7 @@ class HelpScreen(ModalScreen[None]):
         parts.append(Text("Esc, q or ? closes this help."))
         with VerticalScroll(id="help-box"):
             yield Static(Group(*parts), id="help-text")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#help-box").focus()

@@ -46,6 +46,24 @@ from client.state import ViewModel
 from protocol import messages as msg
 
 
+NEEDS_SERVER = frozenset(
+    {
+        "create",
+        "join",
+        "watch",
+        "quick_match",
+        "code",
+        "play_ai",
+        "ai_game",
+        "hot_seat",
+        "leaderboard",
+        "profile",
+        "back_to_game",
+    }
+)
+"""The lobby's actions that ask the server: not offered while the link is down."""
+
+
 class LobbyScreen(Screen[None]):
     """Rooms on the server; the player's way into games."""
 
@@ -90,7 +108,7 @@ class LobbyScreen(Screen[None]):
         table: DataTable[str] = DataTable(id="rooms", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", id="lobby-hint")
-        yield Footer()
+        yield Footer(compact=True)
 
     @property
     def gomoku(self) -> GomokuApp:
@@ -149,13 +167,14 @@ class LobbyScreen(Screen[None]):
         conn = self.gomoku.connection
         where = conn.address if conn is not None else self.gomoku.options.address
         who = f"{model.name} @ {where}" if model.name else f"connecting to {where}"
-        title = f" {glyphs.sep} ".join(("Gomoku Arena", who, link_label(model.link, now)))
+        state = link_label(model.link, now) if model.link.online else model.link.status
+        title = f" {glyphs.sep} ".join(("Gomoku Arena", who, state))
         self.query_one("#lobby-title", Static).update(Text(title))
         banner = self.query_one("#banner", Static)
         banner.update(Text(link_banner(model.link, where, now, glyphs)))
         banner.display = not model.link.online
         queue = self.query_one("#queue", Static)
-        queue.update(Text(queue_label(model.queue, now)))
+        queue.update(Text(glyphs.plain(queue_label(model.queue, now))))
         queue.display = model.queue is not None
         if self._timer is not None:
             self._timer.stop()
@@ -274,6 +293,8 @@ class LobbyScreen(Screen[None]):
         """Hot seat exists only with --local (an embedded server), quick match only
         without (nobody else plays on a local server)."""
         model = self.gomoku.model
+        if action in NEEDS_SERVER and not model.link.online:
+            return False  # the footer shows what works: Esc, help and quit
         if action == "hot_seat":
             return self.gomoku.options.local
         if action == "quick_match":

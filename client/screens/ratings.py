@@ -128,7 +128,7 @@ class LeaderboardScreen(_HistoryScreen):
         table: DataTable[str] = DataTable(id="leaders", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", id="history-status")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         table = self.query_one("#leaders", DataTable)
@@ -220,7 +220,7 @@ class ProfileScreen(_HistoryScreen):
         games: DataTable[str] = DataTable(id="games", cursor_type="row", zebra_stripes=True)
         yield games
         yield Static("", id="history-status")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         standings = self.query_one("#standings", DataTable)

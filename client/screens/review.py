@@ -106,7 +106,7 @@ class ReviewScreen(Screen[None]):
         with Horizontal(id="game-body"):
             yield Board(id="board", glyphs=self.glyphs, interactive=False)
             yield Static("", id="review-moves")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.index = len(self.record.moves)

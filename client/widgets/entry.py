@@ -125,13 +125,13 @@ class PromptBar(Static, can_focus=True):
         self.shown_at = 0.0
         self.sink: TextSink | None = None  # where other letters go (the text line)
 
-    def ask(self, prompt: Prompt | None, marker: str = "▶") -> bool:
+    def ask(self, prompt: Prompt | None, marker: str = "▶", sep: str = "·") -> bool:
         """Show ``prompt`` (None: none); True when it is a new question."""
         new = prompt is not None and (self.prompt is None or self.prompt.ident != prompt.ident)
         if new:
             self.shown_at = self.clock()
         self.prompt = prompt
-        self.update(f"{marker} {prompt.line()}" if prompt is not None else "")
+        self.update(f"{marker} {prompt.line(sep)}" if prompt is not None else "")
         self.display = prompt is not None
         self.refresh_bindings()
         return new
