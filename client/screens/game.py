@@ -7,7 +7,7 @@ The key model, as a player meets it:
   into the text line (the board and the prompt bar hand it on), so ``h8``
   Enter plays h8 (``H8`` and ``h 8`` too), ``/draw`` runs a command and
   anything else is said in the room's chat. Nothing typed is ever taken as a
-  command key.
+  command key. Enter sends the line and gives the keys back to the board.
 - **The board** moves its cursor with the arrow keys and plays the cursor's
   point with Enter or Space (or the mouse: select, then confirm).
 - **Game actions are Ctrl keys** (nano-style, shown in the footer as ``^D``),
@@ -371,12 +371,14 @@ class GameScreen(Screen[None]):
 
     @on(Input.Submitted, "#command")
     async def command_entered(self, event: Input.Submitted) -> None:
+        """A line is done: run it, and give the keys back to the board (the next
+        letter starts a new line; the Ctrl keys act at once)."""
         text = event.value.strip()
         event.input.value = ""
-        if not text:
+        if self.focused is self.entry:
             self.set_focus(self.board)
-            return
-        await self.run_command(text)
+        if text:
+            await self.run_command(text)
 
     async def run_command(self, text: str) -> None:
         """A point is played (exactly that point, or refused with the reason), a

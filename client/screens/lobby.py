@@ -45,7 +45,6 @@ from client.screens.ratings import LeaderboardScreen, ProfileScreen
 from client.state import ViewModel
 from protocol import messages as msg
 
-
 NEEDS_SERVER = frozenset(
     {
         "create",

@@ -1,7 +1,8 @@
 """Review a finished game move by move, and export it.
 
 The board shows the position after move ``index`` (0 = empty board); the
-side pane lists the moves with the current one marked. At the last move of a
+move list beside it (the game screen's :class:`~client.widgets.moves.MoveList`)
+marks the current one. At the last move of a
 game won on the board the winning line is highlighted, as in play.
 
 The same screen serves ``gomoku review FILE`` (standalone: q quits) and a game
@@ -28,9 +29,9 @@ from client.picture import BoardPicture
 from client.review import export_record
 from client.screens.help import HelpScreen, describe_bindings
 from client.widgets.board import Board
+from client.widgets.moves import MoveList
 from engine.record import GameRecord
 from engine.types import Point
-from protocol.convert import point_to_wire
 
 
 class ExportDialog(ModalScreen[Path | None]):
@@ -105,7 +106,7 @@ class ReviewScreen(Screen[None]):
         yield Static("", id="status-game")
         with Horizontal(id="game-body"):
             yield Board(id="board", glyphs=self.glyphs, interactive=False)
-            yield Static("", id="review-moves")
+            yield MoveList(id="review-moves")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -146,17 +147,7 @@ class ReviewScreen(Screen[None]):
             else:
                 status += f" · {result.winner} wins ({result.reason})"
         self.query_one("#status-game", Static).update(Text(status))
-        self.query_one("#review-moves", Static).update(self._move_list())
-
-    def _move_list(self) -> Text:
-        text = Text()
-        size = self.record.size
-        for number, point in enumerate(self._points(), 1):
-            label = f"{number:>3}. {point_to_wire(point, size)}"
-            style = "reverse" if number == self.index else ""
-            text.append(label, style=style)
-            text.append("\n" if number % 2 == 0 else "  ")
-        return text
+        self.query_one(MoveList).show(self._points(), record.size, self.index)
 
     def action_step(self, delta: int) -> None:
         self.index += delta

@@ -1,0 +1,65 @@
+"""A spectator's screen, against a real server: no controls of the players, a hint
+shown as a spectator's, and the players' rematch followed into its new room."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from server_fixtures import Connect, seated_pair
+from test_client_pilot import running, until
+from textual.widgets import Input
+
+from client.screens.game import GameScreen
+from client.screenshot import screen_text
+from client.widgets.board import Board
+from protocol import events as ev
+from protocol import messages as m
+from server.app import GomokuServer
+
+
+async def test_a_spectator_sees_a_spectators_screen_and_follows_the_rematch(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    alice, bob, room = await seated_pair(connect)
+    async with running(server, tmp_path, "carol") as (app, pilot):
+        await app.send(m.Join(room=room, role="spectator"))
+        await until(pilot, lambda: isinstance(app.screen, GameScreen))
+        await alice.move(room, "h8")
+        await until(pilot, lambda: app.model.room is not None and len(app.model.room.moves) == 1)
+        await until(pilot, lambda: "? Help" in screen_text(app), "the footer")
+        screen = app.screen
+        assert isinstance(screen, GameScreen)
+        text = screen_text(app)
+        footer = next(line for line in text.splitlines() if "? Help" in line)
+        for absent in ("Play", "Resign", "Draw", "Takeback", "Rematch"):
+            assert absent not in footer, footer
+        assert "^G Hint (watching)" in footer
+        assert "you are watching" in text
+        assert "type to chat" in text
+        assert screen.query_one("#command", Input).placeholder.startswith("type to chat")
+        await pilot.press("enter")  # Enter on a spectator's board plays nothing
+        await pilot.press("ctrl+r", "ctrl+d")
+        await pilot.pause(0.1)
+        assert isinstance(app.screen, GameScreen)
+        assert isinstance(app.focused, Board)
+        assert app.model.room is not None
+        assert len(app.model.room.moves) == 1
+
+        await alice.send(m.Resign(room=room))
+        await until(pilot, lambda: app.model.room is not None and app.model.room.state == "over")
+        await bob.send(m.Offer(room=room, kind="rematch"))
+        await alice.until_event(ev.Offered)
+        await alice.send(m.Answer(room=room, kind="rematch", accept=True))
+        await until(
+            pilot,
+            lambda: app.model.room is not None and app.model.room.id != room,
+            "the rematch room",
+        )
+        new = app.model.room
+        assert new is not None
+        assert new.color_of(app.model.me) is None  # still watching
+        black = new.black
+        assert black is not None
+        assert black.name == "bob"  # colours swapped
+        started = "Game started: bob (black) vs alice (white), no clock."
+        assert started in [line.text for line in app.model.log]

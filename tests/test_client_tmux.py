@@ -1,0 +1,216 @@
+"""Two people at two real terminals: ``gomoku play`` under tmux, typed at with
+``send-keys`` and read with ``capture-pane``, against a ``gomoku-server`` process.
+
+The clients connect to the address the server printed, each with its own
+``--profile`` in one config directory (two people, one OS account). They play a
+game to five in a row with typed points, a draw offer is declined with ``n``, a
+chat line with ``d`` and ``m`` in it is sent, then a rematch is resigned. Every
+check reads the screens a person would read. Run it alone with
+``pytest -m tmux``; it runs with the rest of the suite too (scripts/test installs
+tmux).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from live_server import LiveServer, live_server
+
+pytestmark = pytest.mark.tmux
+
+WAIT_S = 20.0
+KEY_GAP_S = 0.08  # a fast typist: keys arrive apart, as from a keyboard
+ESC_GAP_S = 0.3
+
+
+class Tmux:
+    """A tmux server of this test's own (its own socket), one session per player."""
+
+    def __init__(self, workdir: Path) -> None:
+        binary = shutil.which("tmux")
+        assert binary is not None, "tmux is not installed (scripts/test installs it)"
+        self.binary = binary
+        self.socket = f"gomoku-test-{uuid.uuid4().hex[:8]}"
+        self.workdir = workdir
+
+    def run(self, *args: str) -> str:
+        done = subprocess.run(
+            [self.binary, "-L", self.socket, *args],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        )
+        return done.stdout
+
+    def start(self, name: str, command: str, width: int = 80, height: int = 24) -> None:
+        """A detached session ``name`` of ``width`` x ``height`` running ``command``;
+        the pane stays after the command exits, so a crash can be read."""
+        self.run("new-session", "-d", "-s", name, "-x", str(width), "-y", str(height), command)
+        self.run("set-option", "-t", name, "remain-on-exit", "on")
+
+    def keys(self, name: str, *keys: str) -> None:
+        """Press named keys (``Enter``, ``Escape``, ``C-d``) one at a time. After Esc a
+        terminal waits (ESCDELAY, 100 ms) to tell it from the start of Alt+key; a
+        person's next key comes later than that, and so does this one's."""
+        for key in keys:
+            self.run("send-keys", "-t", name, key)
+            time.sleep(ESC_GAP_S if key == "Escape" else KEY_GAP_S)
+
+    def type(self, name: str, text: str) -> None:
+        """Type ``text`` character by character."""
+        for character in text:
+            self.run("send-keys", "-t", name, "-l", character)
+            time.sleep(KEY_GAP_S)
+
+    def screen(self, name: str) -> str:
+        return self.run("capture-pane", "-p", "-t", name)
+
+    def wait_for(self, name: str, *texts: str, wait_s: float = WAIT_S) -> str:
+        """The screen once it shows every one of ``texts``, on one line or wrapped
+        (over whole lines, or down the log column right of the board); fails with the
+        screen after ``wait_s``."""
+        deadline = time.monotonic() + wait_s
+        while True:
+            screen = self.screen(name)
+            lines = screen.splitlines()
+            joined = " ".join(line.strip() for line in lines)
+            log = " ".join(line.rsplit("▊", 1)[1].strip() for line in lines if "▊" in line)
+            if all(text in joined or text in log for text in texts):
+                return screen
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{name}'s screen never showed {texts}:\n{screen}")
+            time.sleep(0.1)
+
+    def wait_stone(self, name: str, point: str, stone: str, wait_s: float = WAIT_S) -> str:
+        """The screen once the board on it shows ``stone`` on ``point``."""
+        deadline = time.monotonic() + wait_s
+        while True:
+            screen = self.screen(name)
+            if point_on(screen, point) == stone:
+                return screen
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{name}'s board never showed {stone} on {point}:\n{screen}")
+            time.sleep(0.1)
+
+    def close(self) -> None:
+        with contextlib.suppress(subprocess.CalledProcessError, subprocess.TimeoutExpired):
+            self.run("kill-server")
+
+
+@pytest.fixture
+def tmux(tmp_path: Path) -> Iterator[Tmux]:
+    session = Tmux(tmp_path)
+    try:
+        yield session
+    finally:
+        session.close()
+
+
+@pytest.fixture
+def printed_server() -> Iterator[tuple[LiveServer, str]]:
+    """A gomoku-server process and the first address it printed for players."""
+    with live_server() as server:
+        assert server.process.stdout is not None
+        printed = server.process.stdout.readline().decode().strip()
+        assert printed.startswith("ws://"), printed
+        yield server, printed
+
+
+def client_command(address: str, profile: str, config: Path) -> str:
+    env = f"GOMOKU_CONFIG_DIR={config} TERM=xterm-256color"
+    play = f"{sys.executable} -m client.cli play {address} --profile {profile}"
+    return f"env {env} {play} --name {profile}"
+
+
+def point_on(screen: str, point: str) -> str:
+    """The glyph on ``point`` (like ``h8``) of the board drawn on ``screen``."""
+    column, row = ord(point[0]) - ord("a"), int(point[1:])
+    line = next(line for line in screen.splitlines() if line[:3].rstrip("([ ") == f"{row:>2}")
+    return line[3 + 2 * column]
+
+
+def test_two_players_at_two_terminals(
+    tmux: Tmux, printed_server: tuple[LiveServer, str], tmp_path: Path
+) -> None:
+    server, address = printed_server
+    config = tmp_path / "config"  # one OS account: both profiles live here
+    for profile in ("alice", "bob"):
+        tmux.start(profile, client_command(address, profile, config))
+    tmux.wait_for("alice", "Gomoku Arena · alice @", "online")
+    tmux.wait_for("bob", "Gomoku Arena · bob @", "online")
+
+    tmux.keys("alice", "n")
+    tmux.wait_for("alice", "New room", "Create")
+    tmux.keys("alice", "Enter")
+    tmux.wait_for("alice", "Waiting for an opponent")
+    tmux.wait_for("bob", "alice 1500", "waiting")
+    tmux.keys("bob", "Enter")
+    screens = {p: tmux.wait_for(p, "Game started:") for p in ("alice", "bob")}
+    black = next(p for p, s in screens.items() if "your move (black)" in s)
+    white = "bob" if black == "alice" else "alice"
+
+    # A game to the end with typed points: h8..l8 for Black, a1.. for White; the
+    # H8 and "h 8" forms too.
+    black_moves = ["h8", "I8", "j 8", "k8", "l8"]
+    white_moves = ["a1", "A3", "a 5", "a7"]
+    for number, typed in enumerate(black_moves):
+        tmux.type(black, typed)
+        tmux.keys(black, "Enter")
+        point = typed.replace(" ", "").lower()
+        tmux.wait_for(white, f"({point})")  # the move list marks it as the last move
+        tmux.wait_stone(white, point, "●")
+        if number == len(black_moves) - 1:
+            break
+        if number == 1:  # White offers a draw; Black declines it with n
+            tmux.keys(white, "Escape", "C-d")
+            tmux.wait_for(black, f"{white} offers a draw: y accept · n decline")
+            time.sleep(0.6)  # a person reads the question before answering
+            tmux.keys(black, "n")
+            tmux.wait_for(white, f"{black} declined a draw.")
+            tmux.wait_for(black, "You declined a draw.")
+            tmux.type(black, "good move, dm me")  # chat with d and m: not a draw, not a rematch
+            tmux.keys(black, "Enter")
+            for player in ("alice", "bob"):
+                tmux.wait_for(player, f"{black}: good move, dm me")
+        tmux.type(white, white_moves[number])
+        tmux.keys(white, "Enter")
+        point = white_moves[number].replace(" ", "").lower()
+        tmux.wait_for(black, f"({point})")
+        tmux.wait_stone(black, point, "○")
+
+    for player in ("alice", "bob"):
+        screen = tmux.wait_for(player, f"{black} (black) wins with five in a row.")
+        assert "black wins (five in a row)" in screen
+        assert "offers a draw" not in screen.split("declined")[-1]  # nothing pending
+    final = tmux.screen(white)
+    for point in ("h8", "i8", "j8", "k8", "l8"):
+        assert point_on(final, point) == "●"
+
+    # A rematch (colours swapped), then a resignation.
+    tmux.keys(white, "C-n")
+    tmux.wait_for(black, f"{white} offers a rematch")
+    time.sleep(0.6)
+    tmux.keys(black, "y")
+    screen = tmux.wait_for(white, f"Game started: {white} (black)", "your move (black)")
+    tmux.type(white, "h8")
+    tmux.keys(white, "Enter")
+    tmux.wait_for(black, "(h8)")
+    tmux.keys(black, "Escape", "C-r")
+    tmux.wait_for(black, "Resign this game?")
+    tmux.keys(black, "y")
+    for player in ("alice", "bob"):
+        tmux.wait_for(player, f"{black} (white) resigned: {white} (black) wins.")
+
+    # Each profile remembered its own name and token in the one config directory.
+    assert (config / "profile-alice.json").exists()
+    assert (config / "profile-bob.json").exists()
+    assert server.process.poll() is None
