@@ -75,6 +75,9 @@ async def in_game_with_bob(
     bob = await connect("bob", to=to)
     await bob.join(room_id)
     await until(pilot, lambda: app.model.room is not None and app.model.room.state == "playing")
+    board = app.screen.query_one(Board)
+    await until(pilot, lambda: board.size.height > board.size_n, "the board laid out")
+    await pilot.pause()
     return bob, room_id
 
 
@@ -122,19 +125,22 @@ async def test_keys_move_the_cursor_and_enter_or_space_plays(
 async def test_typed_point_plays_and_text_chats(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:
-    """Typing j10 on the board plays it; other text goes to the room's chat; Esc goes
-    back to the board."""
+    """Typing j10 on the board plays it; other text goes to the room's chat; each
+    Enter gives the keys back to the board; Esc leaves a half-typed line."""
     async with running(server, tmp_path) as (app, pilot):
         bob, _ = await in_game_with_bob(app, pilot, connect)
         assert isinstance(app.focused, Board)
-        await pilot.press(*"j10", "enter")
+        await pilot.press(*"j1")
         assert isinstance(app.focused, Input)
+        await pilot.press("0", "enter")
         await bob_sees_move(bob, "j10")
+        assert isinstance(app.focused, Board)
         await pilot.press(*"good luck", "enter")
         chat = await bob.until_event(ev.ChatPosted)
         assert chat.text == "good luck"
-        await pilot.press("escape")
+        await pilot.press(*"half a line", "escape")
         assert isinstance(app.focused, Board)
+        assert app.screen.query_one("#command", Input).value == "half a line"
 
 
 async def test_mouse_two_clicks_play(
@@ -396,7 +402,7 @@ async def test_lobby_lists_rooms_live_and_joins_or_watches(
         assert app.model.room is not None
         assert app.model.room.id == other.room.id
         assert app.model.my_color is None
-        await until(pilot, lambda: "1 watching" in screen_text(app))
+        await until(pilot, lambda: "you are watching" in screen_text(app))
 
 
 async def test_quick_match_waits_visibly_and_cancels(server: GomokuServer, tmp_path: Path) -> None:

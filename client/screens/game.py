@@ -97,7 +97,12 @@ class GameScreen(Screen[None]):
         Binding("question_mark", "help('key')", "Help", tooltip="Every key of this screen"),
         Binding("f1", "help('f1')", "Help", tooltip="The same, also while typing"),
         Binding("slash", "command('/')", "Command", show=False, tooltip="Type a /command"),
-        Binding("escape", "board", "Board", tooltip="Back to the board (from the text line)"),
+        Binding(
+            "escape",
+            "board",
+            "Board",
+            tooltip="To the question waiting, else back to the board (from the text line)",
+        ),
         Binding(
             "escape",
             "stop_trying",
@@ -297,7 +302,8 @@ class GameScreen(Screen[None]):
         if action in GAME_ACTIONS - {"leave"} and not self.model.link.online:
             return False  # the server is needed for all of them
         if action == "board":
-            return self.focused is not self.board
+            waiting = self.prompt_bar.prompt is not None and self.focused is not self.prompt_bar
+            return self.focused is not self.board or waiting
         if action == "stop_trying":
             return self.focused is self.board and not self.model.link.online
         if action == "help":
@@ -376,7 +382,7 @@ class GameScreen(Screen[None]):
         text = event.value.strip()
         event.input.value = ""
         if self.focused is self.entry:
-            self.set_focus(self.board)
+            self.action_board()  # the question waiting, if there is one, else the board
         if text:
             await self.run_command(text)
 
@@ -448,11 +454,11 @@ class GameScreen(Screen[None]):
             box.cursor_position = len(prefix)
 
     def action_board(self) -> None:
-        """Esc: from the text line to the question if one waits, else to the board.
-        (Focus moves at once, not after the keys already queued: Esc then ^R typed
-        together resigns from the board.)"""
+        """Esc: to the question if one waits elsewhere, else to the board. (Focus
+        moves at once, not after the keys already queued: Esc then ^R typed together
+        resigns from the board.)"""
         bar = self.prompt_bar
-        if self.focused is self.entry and bar.prompt is not None:
+        if bar.prompt is not None and self.focused is not bar:
             self.set_focus(bar)
         else:
             self.set_focus(self.board)

@@ -55,9 +55,10 @@ class MoveList(VerticalScroll, can_focus=True):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._shown: tuple[tuple[Point, ...], int, int | None] | None = None
+        self._lines = Static("", classes="move-lines")  # updated even before it is mounted
 
     def compose(self) -> ComposeResult:
-        yield Static("", classes="move-lines")
+        yield self._lines
 
     def show(self, points: Sequence[Point], size: int, marked: int | None) -> None:
         """List ``points`` (on a ``size`` board) with stone number ``marked`` marked."""
@@ -65,7 +66,7 @@ class MoveList(VerticalScroll, can_focus=True):
         if key == self._shown:
             return
         self._shown = key
-        self.query_one(".move-lines", Static).update(move_list_text(points, size, marked))
+        self._lines.update(move_list_text(points, size, marked))
         if marked:
             line = (marked - 1) // 2
             top = max(0, line - self.size.height // 2)
