@@ -93,9 +93,15 @@ ConnectScreen { align: center middle; }
 """
 
 
-# Refusals worth a pop-up as well as a line in the log: they answer a request for an AI.
+# Refusals worth a pop-up as well as a line in the log: they answer a request for an AI
+# or a new room, made from a dialog the player has just closed.
 NOTIFIED_ERRORS = frozenset(
-    {ErrorCode.NO_AI_AVAILABLE, ErrorCode.AI_NOT_ALLOWED, ErrorCode.HINT_NOT_ALLOWED}
+    {
+        ErrorCode.NO_AI_AVAILABLE,
+        ErrorCode.AI_NOT_ALLOWED,
+        ErrorCode.HINT_NOT_ALLOWED,
+        ErrorCode.TOO_MANY_ROOMS,
+    }
 )
 
 

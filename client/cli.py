@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from client.play_cli import add_play_parser, add_review_parser
-from client.usage import OptionError, int_range, seconds
+from client.usage import OptionError
 from engine.ai import analysis as ai_analysis
 from engine.analysis import analyze, sorted_points
 from engine.board import Board
@@ -33,6 +33,7 @@ from engine.notation import MAX_SIZE, MIN_SIZE, format_point
 from engine.record import parse_move_list
 from engine.types import Rule
 from gomocup.match import add_match_parser
+from protocol.options import count, seconds
 
 EXIT_OK = 0
 EXIT_USAGE = 2  # bad input: the same code argparse uses for a bad command line
@@ -58,7 +59,7 @@ def _add_analyze(subparsers: Subparsers) -> None:
     )
     parser.add_argument(
         "--size",
-        type=int_range(MIN_SIZE, MAX_SIZE),
+        type=count(MIN_SIZE, MAX_SIZE),
         default=15,
         help=f"board size, {MIN_SIZE}..{MAX_SIZE} (default: 15)",
     )
@@ -70,7 +71,7 @@ def _add_analyze(subparsers: Subparsers) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
         "--time",
-        type=seconds,
+        type=seconds(),
         metavar="SECONDS",
         help="with --json: let the AI think this long and add its best move, score, "
         "principal variation (pv) and win_in (plies to a forced win, or null)",

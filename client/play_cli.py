@@ -16,11 +16,12 @@ from typing import Any
 from client.address import DEFAULT_PORT, AddressError, ServerAddress
 from client.config import ENV_DIR, check_profile
 from client.glyphs import GLYPH_SETS, glyphs_named
-from client.usage import EXIT_USAGE, OptionError, checked, int_range, missing_ui
+from client.usage import EXIT_USAGE, OptionError, checked, missing_ui
 from engine.errors import RecordError
 from engine.notation import MAX_SIZE, MIN_SIZE
 from engine.types import Rule
 from protocol.limits import NAME_MAX
+from protocol.options import count
 from protocol.values import check_name
 
 EXIT_OK = 0
@@ -164,7 +165,7 @@ def add_review_parser(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--size",
-        type=int_range(MIN_SIZE, MAX_SIZE),
+        type=count(MIN_SIZE, MAX_SIZE),
         default=15,
         help=f"board size for a move list, {MIN_SIZE}..{MAX_SIZE} (default 15)",
     )

@@ -25,13 +25,13 @@ from protocol import events as ev
 from protocol import messages as msg
 from protocol.convert import color_from_wire, point_from_wire, point_to_wire
 from protocol.errors import ErrorCode
+from protocol.events import RatingChange
 from protocol.values import (
     Clocks,
     ColorName,
     Opening,
     Pending,
     PlayerRef,
-    RatingChange,
     RoomState,
     RoomSummary,
     RoomView,
@@ -822,6 +822,7 @@ ERROR_HEADINGS: dict[str, str] = {
     ErrorCode.HINT_NOT_ALLOWED: "Hint refused",
     ErrorCode.NO_SUCH_GAME: "Game not found",
     ErrorCode.NO_SUCH_PLAYER: "Player not found",
+    ErrorCode.TOO_MANY_ROOMS: "No new room",
 }
 
 

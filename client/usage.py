@@ -1,9 +1,11 @@
 """Checks of the ``gomoku`` commands' options, done while the command line is read.
 
-Each function here is an argparse ``type``: it returns the value or raises
-``argparse.ArgumentTypeError`` with what is wrong, so a bad option gets the
-usage line and one line naming it (``gomoku play: error: argument --profile:
-'a b' is not a profile name ...``), exit status 2, before anything starts.
+The numbers, ports and durations are checked by :mod:`protocol.options` (the
+server's and the worker's checks too); :func:`checked` makes an argparse
+``type`` of any rule that raises ValueError (a profile name, a display name).
+A bad option gets the usage line and one line naming it (``gomoku play: error:
+argument --profile: 'a b' is not a profile name ...``), exit status 2, before
+anything starts.
 :class:`OptionError` is the same for a check that needs more than one option
 (a move list and the board size it is played on): ``run`` raises it and
 :func:`client.cli.main` reports it in the same form.
@@ -15,7 +17,6 @@ A missing optional dependency (the terminal UI's ``textual``) is reported by
 from __future__ import annotations
 
 import argparse
-import math
 from collections.abc import Callable
 
 EXIT_USAGE = 2
@@ -33,34 +34,6 @@ class OptionError(ValueError):
 
     def __str__(self) -> str:
         return f"argument {self.option}: {self.args[0]}"
-
-
-def int_range(low: int, high: int | None = None) -> Callable[[str], int]:
-    """An integer from ``low`` to ``high`` (no upper bound when None)."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if value < low or (high is not None and value > high):
-            bounds = f"{low} to {high}" if high is not None else f"at least {low}"
-            raise argparse.ArgumentTypeError(f"{value} is out of range ({bounds})")
-        return value
-
-    parse.__name__ = "number"  # argparse names the type in some messages
-    return parse
-
-
-def seconds(text: str) -> float:
-    """A finite, non-negative number of seconds."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds (0 or more)")
-    return value
 
 
 def checked(check: Callable[[str], object]) -> Callable[[str], str]:

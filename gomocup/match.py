@@ -25,6 +25,7 @@ from typing import Any
 from engine import Board, Color, IllegalMoveError, NotationError, Point, Rule, parse_gomocup
 from engine.notation import MIN_SIZE, check_size
 from gomocup.driver import Brain, BrainError, BrainTimeout
+from protocol.options import count
 
 _RULE_INFO = {Rule.FREESTYLE: 0, Rule.STANDARD: 1, Rule.RENJU: 4}
 Z95 = 1.959964
@@ -307,24 +308,9 @@ def add_match_parser(subparsers: Any) -> None:
     configure_parser(parser)
 
 
-def _at_least(low: int) -> Callable[[str], int]:
-    """An argparse type: a whole number of at least ``low``."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"{value} is out of range (at least {low})")
-        return value
-
-    return parse
-
-
 def _board_size(text: str) -> int:
     try:
-        return check_size(_at_least(MIN_SIZE)(text))
+        return check_size(count(MIN_SIZE)(text))
     except NotationError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 
@@ -345,17 +331,17 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         "--engine-b", required=True, type=_command, help="command that runs brain B"
     )
     parser.add_argument("--openings", type=Path, help="openings file (Gomocup x,y moves per line)")
-    parser.add_argument("--games", type=_at_least(1), default=2, help="number of games (default 2)")
+    parser.add_argument("--games", type=count(1), default=2, help="number of games (default 2)")
     parser.add_argument("--rule", choices=[r.value for r in Rule], default=Rule.FREESTYLE.value)
     parser.add_argument("--size", type=_board_size, default=15, help="board size, 5..26")
-    parser.add_argument("--turn-ms", type=_at_least(1), default=1000, help="time per move (ms)")
+    parser.add_argument("--turn-ms", type=count(1), default=1000, help="time per move (ms)")
     parser.add_argument(
         "--tolerance-ms",
-        type=_at_least(0),
+        type=count(0),
         default=1000,
         help="lateness allowed beyond --turn-ms",
     )
-    parser.add_argument("--jobs", type=_at_least(1), default=1, help="games played at once")
+    parser.add_argument("--jobs", type=count(1), default=1, help="games played at once")
     parser.add_argument("--quiet", action="store_true", help="no line per game")
     parser.set_defaults(run=run)
 

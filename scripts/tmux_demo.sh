@@ -22,7 +22,7 @@ PORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); p
 WORK=$(mktemp -d)
 SESSION="gomoku-demo-$$"
 
-"$PY" -m server --host 127.0.0.1 --port "$PORT" --bots 0 >"$WORK/server.out" 2>"$WORK/server.log" &
+"$PY" -m server --host 127.0.0.1 --port "$PORT" --bots 0 --ephemeral >"$WORK/server.out" 2>"$WORK/server.log" &
 SERVER_PID=$!
 cleanup() {
     tmux kill-session -t "$SESSION" 2>/dev/null || true

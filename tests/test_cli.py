@@ -110,7 +110,7 @@ def test_analyze_diagram_of_a_win(capsys: pytest.CaptureFixture[str]) -> None:
             ["--rule", "renju", "--moves", "h8 a1 i8 a3 g9 a5 g10 a7 g8"],
             "move 9 (g8): g8 is forbidden for Black (double-three)",
         ),
-        (["--size", "30"], "30 is out of range (5 to 26)"),
+        (["--size", "30"], "30 is more than 26"),
     ],
 )
 def test_analyze_bad_input_exits_2(

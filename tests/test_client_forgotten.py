@@ -18,6 +18,8 @@ from client.screenshot import screen_text
 from protocol import messages as m
 from server.app import GomokuServer
 from server.keys import Keys
+from server.store.datafile import DataFile
+from server.store.embedded import EmbeddedStore
 from server.store.redis import RedisStore
 
 MakeServer = Callable[..., Awaitable[GomokuServer]]
@@ -87,3 +89,39 @@ async def test_a_room_the_server_no_longer_has(
         assert room not in app.model.seated_rooms
         assert app.model.me == me
         assert app.model.link.online
+
+
+def embedded_store(path: Path) -> EmbeddedStore:
+    """The store gomoku-server runs with by default: players in a data file, live
+    games in memory."""
+    data = DataFile(path)
+    data.open()
+    return EmbeddedStore(data)
+
+
+async def test_a_restart_of_the_default_server_loses_the_game_not_the_player(
+    make_server: MakeServer, connect: Connect, tmp_path: Path
+) -> None:
+    """The default (embedded) server restarts mid-game: it still knows the player but
+    not the game; the client says the game is gone and shows the lobby."""
+    data = tmp_path / "server.sqlite3"
+    first = await make_server(store=embedded_store(data))
+    async with running(first, tmp_path) as (app, pilot):
+        bob, room = await in_game_with_bob(app, pilot, connect, to=first)
+        await pilot.press("enter")
+        await until(pilot, lambda: stones(app) == 1)
+        me = app.model.me
+        port = first.port
+        await bob.ws.close()
+        await first.stop()
+        await make_server(port=port, store=embedded_store(data))
+
+        await until(pilot, lambda: isinstance(app.screen, NoticeDialog), "the notice")
+        await pilot.pause()
+        assert "The game is gone" in screen_text(app)
+        assert f"Room {room} is gone" in screen_text(app).replace("\n", " ")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        assert app.model.room is None
+        assert app.model.me == me
+        assert "game in progress" not in screen_text(app)

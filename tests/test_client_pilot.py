@@ -534,3 +534,16 @@ async def test_hot_seat_is_not_offered_without_local(server: GomokuServer, tmp_p
         await pilot.press("t")
         await pilot.pause(0.1)
         assert app.model.room is None
+
+
+async def test_too_many_rooms_is_said_in_words(server: GomokuServer, tmp_path: Path) -> None:
+    """A room beyond the cap on open rooms is refused with the server's reason, shown
+    at once (a notification) and in the log."""
+    async with running(server, tmp_path) as (app, pilot):
+        for _ in range(5):
+            await app.send(m.CreateRoom())
+        await until(pilot, lambda: len(app.model.seated_rooms) == 5, "five open rooms")
+        await app.send(m.CreateRoom())
+        wanted = "No new room: you already have 5 open rooms"
+        await until(pilot, lambda: app.model.log[-1].text.startswith(wanted), "the refusal")
+        await until(pilot, lambda: "No new room" in screen_text(app), "the notification")

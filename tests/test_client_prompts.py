@@ -26,7 +26,8 @@ from client.widgets.entry import PROMPT_GUARD_S, EntryLine, PromptBar
 from engine.types import Color, Reason
 from protocol import events as ev
 from protocol import messages as msg
-from protocol.values import Clocks, Pending, RatingChange, Seats, Swap2State
+from protocol.events import RatingChange
+from protocol.values import Clocks, Pending, Seats, Swap2State
 
 ME = frozenset({"p-alice"})
 

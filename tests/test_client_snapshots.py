@@ -32,12 +32,12 @@ from client.widgets.entry import PromptBar
 from engine.types import Reason, Rule
 from protocol import events as ev
 from protocol import messages as m
+from protocol.events import RatingChange
 from protocol.values import (
     Clocks,
     LeaderboardEntry,
     Opening,
     PlayerRef,
-    RatingChange,
     RoomSummary,
     RoomView,
     Seats,
