@@ -89,7 +89,7 @@ ConnectScreen { align: center middle; }
 #leaders, #games { height: 1fr; }
 #standings { height: auto; margin-bottom: 1; }
 #games-title { height: 1; background: $boost; padding: 0 1; }
-#history-status { height: 1; color: $text-muted; padding: 0 1; }
+#history-status { height: auto; color: $text-muted; padding: 0 1; }
 """
 
 

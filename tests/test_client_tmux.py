@@ -120,7 +120,8 @@ def printed_server() -> Iterator[tuple[LiveServer, str]]:
     """A gomoku-server process and the first address it printed for players."""
     with live_server() as server:
         assert server.process.stdout is not None
-        printed = server.process.stdout.readline().decode().strip()
+        line = server.process.stdout.readline().decode()  # "ws://...  in a browser: ..."
+        printed = line.split()[0]
         assert printed.startswith("ws://"), printed
         yield server, printed
 

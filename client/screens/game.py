@@ -484,7 +484,7 @@ class GameScreen(Screen[None]):
                 "Mouse and focus",
                 [
                     ("click", "select a point; click it again to play (--one-click: at once)"),
-                    ("Tab", "board, question, text line, move list, log in turn"),
+                    ("Tab", "board, move list, log, question, text line in turn"),
                     ("", "a board taller than the screen scrolls with the cursor"),
                 ],
             ),

@@ -70,8 +70,10 @@ class ReviewScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help"),
-        Binding("left,h,p", "step(-1)", "Back"),
-        Binding("right,l,n", "step(1)", "Forward"),
+        Binding("left", "step(-1)", "Back"),
+        Binding("h,p", "step(-1)", "Back", show=False),
+        Binding("right", "step(1)", "Forward"),
+        Binding("l,n", "step(1)", "Forward", show=False),
         Binding("home,g", "jump(0)", "Start", show=False),
         Binding("end,G", "jump(-1)", "End", show=False),
         Binding("e", "export", "Export"),
@@ -157,7 +159,7 @@ class ReviewScreen(Screen[None]):
 
     async def action_help(self) -> None:
         await self.app.push_screen(
-            HelpScreen("Review keys", [("Review", describe_bindings(self.BINDINGS))])
+            HelpScreen("Review keys", [("Review", describe_bindings(self.BINDINGS, self.glyphs))])
         )
 
     async def action_export(self) -> None:
@@ -201,5 +203,10 @@ class ReviewApp(App[None]):
         self.source = source
         self.glyphs = glyphs
 
+    def get_key_display(self, binding: Binding) -> str:
+        """Keys as the glyph set names them (``Left`` in ascii)."""
+        return self.glyphs.key_name(binding.key)
+
     def on_mount(self) -> None:
+        self.set_class(self.glyphs.name == "ascii", "-ascii")
         self.push_screen(ReviewScreen(self.record, source=self.source, glyphs=self.glyphs))
