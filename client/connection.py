@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable
 
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, WebSocketException
 from websockets.typing import Data
 
 from client.address import ServerAddress
@@ -189,7 +189,9 @@ class Connection:
                     self._ws = ws
                     await self._session(ws)
                 failure = LinkFailure("lost", "closed by the server")
-            except Exception as exc:  # every way a network attempt fails is reported
+            except (OSError, EOFError, WebSocketException, LinkFailure) as exc:
+                # Every way a network attempt fails (TimeoutError and ssl.SSLError are
+                # OSErrors); a fault of the client's own code is not one and goes on up.
                 failure = failure_of(exc, self.server)
             finally:
                 was_welcomed = self._welcomed.is_set()

@@ -11,18 +11,22 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from client.address import DEFAULT_PORT, AddressError, ServerAddress
 from client.config import ENV_DIR, check_profile
 from client.glyphs import GLYPH_SETS, glyphs_named
-from client.usage import EXIT_USAGE, OptionError, checked, missing_ui
+from client.usage import EXIT_USAGE, OptionError, checked, load_ui
 from engine.errors import RecordError
 from engine.notation import MAX_SIZE, MIN_SIZE
 from engine.types import Rule
 from protocol.limits import NAME_MAX
 from protocol.options import count
 from protocol.values import check_name
+
+if TYPE_CHECKING:
+    from client.app import GomokuApp
+    from client.screens.review import ReviewApp
 
 EXIT_OK = 0
 
@@ -114,22 +118,29 @@ def _config_dir_problem() -> str | None:
     return None
 
 
+def _play_app() -> type[GomokuApp]:
+    import platformdirs  # noqa: F401  (the client extra: said at start, not mid-way)
+
+    from client.app import GomokuApp
+
+    return GomokuApp
+
+
+def _review_app() -> type[ReviewApp]:
+    from client.screens.review import ReviewApp
+
+    return ReviewApp
+
+
 def run_play(args: argparse.Namespace) -> int:
     problem = _config_dir_problem()
     if problem is not None:
         print(f"gomoku play: {problem}", file=sys.stderr)
         return EXIT_USAGE
-    try:
-        import platformdirs  # noqa: F401  (the client extra: said here, not mid-start)
-
-        from client.app import GomokuApp
-        from client.options import PlayOptions
-    except ModuleNotFoundError as exc:
-        line = missing_ui(exc, "gomoku play")
-        if line is None:
-            raise
-        print(line, file=sys.stderr)
+    app_class = load_ui("gomoku play", _play_app)
+    if app_class is None:
         return EXIT_USAGE
+    from client.options import PlayOptions
 
     options = PlayOptions(
         server=args.server,
@@ -143,7 +154,7 @@ def run_play(args: argparse.Namespace) -> int:
         from client.local import run_local
 
         return run_local(options)
-    GomokuApp(options).run()
+    app_class(options).run()
     return EXIT_OK
 
 
@@ -186,14 +197,8 @@ def run_review(args: argparse.Namespace) -> int:
         raise OptionError("FILE", f"{args.file} is not a text file") from None
     except (RecordError, ValueError) as exc:
         raise OptionError("FILE", f"{args.file}: {exc}") from None
-    try:
-        from client.screens.review import ReviewApp
-    except ModuleNotFoundError as exc:
-        line = missing_ui(exc, "gomoku review")
-        if line is None:
-            raise
-        print(line, file=sys.stderr)
+    review_app = load_ui("gomoku review", _review_app)
+    if review_app is None:
         return EXIT_USAGE
-
-    ReviewApp(record, source=args.file, glyphs=glyphs_named(args.glyphs)).run()
+    review_app(record, source=args.file, glyphs=glyphs_named(args.glyphs)).run()
     return EXIT_OK

@@ -17,7 +17,11 @@ A missing optional dependency (the terminal UI's ``textual``) is reported by
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
 
 EXIT_USAGE = 2
 INSTALL_CLIENT = "pip install 'gomoku-arena[client]' (in a checkout: pip install -e '.[client]')"
@@ -48,6 +52,19 @@ def checked(check: Callable[[str], object]) -> Callable[[str], str]:
 
     parse.__name__ = getattr(check, "__name__", "value")
     return parse
+
+
+def load_ui(prog: str, load: Callable[[], T]) -> T | None:
+    """``load()`` (the imports of the terminal UI), or None after saying in one line on
+    stderr what is missing and how to install it, when the ``client`` extra is not."""
+    try:
+        return load()
+    except ModuleNotFoundError as exc:
+        line = missing_ui(exc, prog)
+        if line is None:
+            raise
+        print(line, file=sys.stderr)
+        return None
 
 
 def missing_ui(exc: ModuleNotFoundError, prog: str) -> str | None:

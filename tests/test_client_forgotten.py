@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import redis.asyncio as aioredis
-from server_fixtures import Connect
+from server_fixtures import Connect, TestClient
 from test_client_pilot import in_game_with_bob, running, stones, until
 
 from client.screens.dialogs import NoticeDialog
@@ -18,11 +18,26 @@ from client.screenshot import screen_text
 from protocol import messages as m
 from server.app import GomokuServer
 from server.keys import Keys
+from server.store import Store
 from server.store.datafile import DataFile
 from server.store.embedded import EmbeddedStore
 from server.store.redis import RedisStore
 
 MakeServer = Callable[..., Awaitable[GomokuServer]]
+
+
+async def restart(
+    make_server: MakeServer,
+    first: GomokuServer,
+    bob: TestClient,
+    store: Callable[[], Store] | None = None,
+) -> None:
+    """Bob goes, the server stops, and a new one starts on the same port with the store
+    ``store()`` opens (None: a new memory store), as an operator restarting it would."""
+    port = first.port
+    await bob.ws.close()
+    await first.stop()
+    await make_server(port=port, store=store() if store is not None else None)
 
 
 async def test_a_restarted_server_that_forgot_the_player(
@@ -36,10 +51,7 @@ async def test_a_restarted_server_that_forgot_the_player(
         await pilot.press("enter")
         await until(pilot, lambda: stones(app) == 1)
         old_player = app.model.me
-        port = first.port
-        await bob.ws.close()
-        await first.stop()
-        await make_server(port=port)
+        await restart(make_server, first, bob)
 
         await until(pilot, lambda: isinstance(app.screen, NoticeDialog), "the notice")
         await pilot.pause()
@@ -57,26 +69,27 @@ async def test_a_restarted_server_that_forgot_the_player(
         await until(pilot, lambda: isinstance(app.screen, GameScreen), "a new game")
 
 
-async def test_a_room_the_server_no_longer_has(
+async def test_a_room_that_expired_while_the_client_was_away(
     make_server: MakeServer, connect: Connect, tmp_path: Path, redis_url: str
 ) -> None:
-    """On Redis the player outlives a restart but the room does not (it expired): the
+    """On Redis, the room on screen expires while the client's network is down: the
     resume is refused with no_such_room, the client says the game is gone and shows
     the lobby, still the same player."""
     first = await make_server(store=RedisStore(redis_url, poll_interval_s=0.2))
     async with running(first, tmp_path) as (app, pilot):
         bob, room = await in_game_with_bob(app, pilot, connect, to=first)
         me = app.model.me
-        port = first.port
         await bob.ws.close()
-        await first.stop()
         redis = aioredis.Redis.from_url(redis_url)
-        try:
+        try:  # the room expires (nobody is told until they ask for it)
             keys = Keys()
             await redis.delete(keys.room_state(room), keys.room_events(room))
         finally:
             await redis.aclose()
-        await make_server(port=port, store=RedisStore(redis_url, poll_interval_s=0.2))
+        conn = app.connection
+        assert conn is not None
+        assert conn._ws is not None
+        conn._ws.transport.abort()  # the network drops; the client reconnects and resumes
 
         await until(pilot, lambda: isinstance(app.screen, NoticeDialog), "the notice")
         await pilot.pause()
@@ -111,10 +124,7 @@ async def test_a_restart_of_the_default_server_loses_the_game_not_the_player(
         await pilot.press("enter")
         await until(pilot, lambda: stones(app) == 1)
         me = app.model.me
-        port = first.port
-        await bob.ws.close()
-        await first.stop()
-        await make_server(port=port, store=embedded_store(data))
+        await restart(make_server, first, bob, lambda: embedded_store(data))
 
         await until(pilot, lambda: isinstance(app.screen, NoticeDialog), "the notice")
         await pilot.pause()

@@ -125,20 +125,30 @@ class GameScreen(Screen[None]):
     ]
 
     def compose(self) -> ComposeResult:
+        """The widgets, kept as attributes: drawing updates them directly, so it never
+        depends on whether a nested one is mounted yet (containers mount their
+        children after the screen's own mount)."""
         options = self.gomoku.options
-        yield Static("", id="status-players")
-        yield Static("", id="status-game")
-        with Horizontal(id="game-body"):
-            yield Board(id="board", glyphs=options.glyphs, one_click=options.one_click)
-            with Horizontal(id="side"):
-                yield MoveList(id="moves")
-                with VerticalScroll(id="log-pane"):
-                    yield Static("", id="log")
-        yield Static("", id="banner")
-        yield Static("", id="notice")
-        yield PromptBar(self.gomoku.clock, id="prompt")
         sep = f" {options.glyphs.sep} "
-        yield EntryLine(placeholder=sep.join(PLACEHOLDER_PLAYER), id="command")
+        self.status_players = Static("", id="status-players")
+        self.status_game = Static("", id="status-game")
+        self.board = Board(id="board", glyphs=options.glyphs, one_click=options.one_click)
+        self.moves = MoveList(id="moves")
+        self.log_view = Static("", id="log")
+        self.log_pane = VerticalScroll(self.log_view, id="log-pane")
+        self.side = Horizontal(self.moves, self.log_pane, id="side")
+        self.banner = Static("", id="banner")
+        self.notice = Static("", id="notice")
+        self.prompt_bar = PromptBar(self.gomoku.clock, id="prompt")
+        self.entry = EntryLine(placeholder=sep.join(PLACEHOLDER_PLAYER), id="command")
+        self.board.sink = self.prompt_bar.sink = self.entry
+        yield self.status_players
+        yield self.status_game
+        yield Horizontal(self.board, self.side, id="game-body")
+        yield self.banner
+        yield self.notice
+        yield self.prompt_bar
+        yield self.entry
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -146,13 +156,11 @@ class GameScreen(Screen[None]):
         self._last_room: str | None = None
         self._timer: Timer | None = None
         self._dismissed: set[tuple[object, ...]] = set()  # claims answered "not now"
-        boards = self.query(Board)
-        if not boards:  # the app closed while this screen was still being composed
-            return
-        board = boards.first()
-        board.sink = self.prompt_bar.sink = self.entry
-        self.set_focus(board)  # now, so a question drawn next may take it over
+        self.set_focus(self.board)  # now, so a question drawn next may take it over
         self._draw(self.model)
+        # What arrives while the screen is still mounting is not drawn then (it is not
+        # mounted yet): draw the model as it is once mounting is over.
+        self.call_later(lambda: self.show_model(self.gomoku.model))
 
     @property
     def model(self) -> ViewModel:
@@ -168,22 +176,10 @@ class GameScreen(Screen[None]):
         assert isinstance(app, GomokuApp)
         return app
 
-    @property
-    def board(self) -> Board:
-        return self.query_one(Board)
-
-    @property
-    def entry(self) -> EntryLine:
-        return self.query_one(EntryLine)
-
-    @property
-    def prompt_bar(self) -> PromptBar:
-        return self.query_one(PromptBar)
-
     # -- drawing --------------------------------------------------------------
 
     def show_model(self, model: ViewModel) -> None:
-        if self.is_mounted:
+        if self.is_mounted and self in self.app.screen_stack:  # not while closing
             self._draw(model)
 
     def _draw(self, model: ViewModel) -> None:
@@ -201,7 +197,7 @@ class GameScreen(Screen[None]):
             board.can_play = running and seated and model.link.online
             sep = f" {self.gomoku.options.glyphs.sep} "
             self.entry.placeholder = sep.join(PLACEHOLDER_PLAYER if seated else PLACEHOLDER_WATCHER)
-            self.query_one(MoveList).show(game.moves, game.size, len(game.moves))
+            self.moves.show(game.moves, game.size, len(game.moves))
         board.set_class(not model.link.online, "-disabled")
         self._show_log(model)
         self.refresh_bindings()
@@ -215,15 +211,15 @@ class GameScreen(Screen[None]):
         glyphs = self.gomoku.options.glyphs
         now = self.gomoku.clock()
         first, second = status_lines(model, self.me, glyphs, now)
-        self.query_one("#status-players", Static).update(Text(first))
-        self.query_one("#status-game", Static).update(Text(second))
+        self.status_players.update(Text(first))
+        self.status_game.update(Text(second))
         conn = self.gomoku.connection
         server = conn.address if conn is not None else self.gomoku.options.address
-        self._show_line("#banner", link_banner(model.link, server, now, glyphs))
+        self._show_line(self.banner, link_banner(model.link, server, now, glyphs))
         notice = notice_for(
             model, self.me, now, arrow=glyphs.arrow, ai_key=self._key_for("seat_ai")
         )
-        self._show_line("#notice", notice)
+        self._show_line(self.notice, notice)
         self._show_prompt(prompt_for(model, self.me, now))
         if self._timer is not None:
             self._timer.stop()
@@ -239,8 +235,7 @@ class GameScreen(Screen[None]):
                 return self.gomoku.get_key_display(binding)
         return action
 
-    def _show_line(self, selector: str, text: str) -> None:
-        line = self.query_one(selector, Static)
+    def _show_line(self, line: Static, text: str) -> None:
         line.update(Text(text))
         line.display = bool(text)
 
@@ -279,18 +274,15 @@ class GameScreen(Screen[None]):
                 text.append(said)
             else:
                 text.append(f"{bullet} {glyphs.plain(line.text)}", style=style)
-        self.query_one("#log", Static).update(text)
-        self.query_one("#log-pane", VerticalScroll).scroll_end(animate=False)
+        self.log_view.update(text)
+        self.log_pane.scroll_end(animate=False)
 
     def on_resize(self) -> None:
         """Narrow room for the log (a big board at 80 columns): the move list goes
         above the log instead of beside it."""
-        boards = self.query(Board)
-        if not boards:  # closed before it was composed (the room went at once)
-            return
-        board_width = boards.first().outer_size.width or 34
+        board_width = self.board.outer_size.width or 34
         room = self.size.width - board_width - MOVES_WIDTH
-        self.query_one("#side").set_class(room < NARROW_LOG, "-stacked")
+        self.side.set_class(room < NARROW_LOG, "-stacked")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Which keys work now (the footer shows only those): nothing of the game

@@ -123,6 +123,7 @@ class LobbyScreen(Screen[None]):
         self._watching = False
         self._timer: Timer | None = None
         self._draw(self.gomoku.model)
+        self.call_later(lambda: self.show_model(self.gomoku.model))  # what came while mounting
 
     def on_screen_resume(self) -> None:
         # Back from a game: the lobby stream was stopped by the server or never started.
@@ -130,7 +131,7 @@ class LobbyScreen(Screen[None]):
         self.show_model(self.gomoku.model)
 
     def show_model(self, model: ViewModel) -> None:
-        if self.is_mounted:
+        if self.is_mounted and self in self.app.screen_stack:  # not while closing
             self._draw(model)
 
     def _draw(self, model: ViewModel) -> None:

@@ -72,6 +72,7 @@ class _HistoryScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.show_model(self.gomoku.model)
+        self.call_later(lambda: self.show_model(self.gomoku.model))  # what came while mounting
 
     def on_screen_resume(self) -> None:
         """Back from a screen that asked for something else (another profile, another
@@ -87,7 +88,7 @@ class _HistoryScreen(Screen[None]):
         raise NotImplementedError
 
     def show_model(self, model: ViewModel) -> None:
-        if self.is_mounted:
+        if self.is_mounted and self in self.app.screen_stack:  # not while closing
             self._draw(model)
 
     def _draw(self, model: ViewModel) -> None:
