@@ -243,8 +243,8 @@ async def test_a_resent_commit_is_answered_not_applied_twice(redis_url: str) -> 
         keys = [store.keys.room_state("room"), store.keys.room_events("room")]
         bell = store.keys.room_bell("room")
         args: list[bytes | str | int] = [1, b"s1", "k", 0, store.max_events, bell, "token-1", b"h8"]
-        first = await store._commit(keys, args)
-        again = await store._commit(keys, args)
+        first = await store.scripts.commit(keys, args)
+        again = await store.scripts.commit(keys, args)
         assert first == again == [2, 1, 1]
         assert await store.read_events("room", 0) == [StoredEvent(1, b"h8")]
         with pytest.raises(Conflict):  # a different commit on the old version still loses

@@ -1,0 +1,118 @@
+"""Ratings and finished games on Redis (the :class:`~server.store.archive.Archive`
+methods): per pool a hash of standings, a leaderboard sorted set and rated-once markers
+under one hash tag, updated by a WATCH/MULTI transaction (Glicko-2 runs in Python,
+:mod:`server.rating`); one string per finished game (no expiry) and per player a sorted
+set of game ids by end time; one hash of display names. Live room keys expire; these
+stay."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+from redis.exceptions import WatchError
+
+from server.rating import PlayerRating
+from server.store.archive import LEADERBOARD_SIZE, RatedGame, apply_game, ranked
+from server.store.redis import codecs
+from server.store.redis.codecs import text
+from server.store.redis.core import DAY_MS, RedisCore, runs_to_completion
+
+RATED_MARKER_TTL_MS = 30 * DAY_MS
+"""How long a rated game is remembered to refuse rating it twice, with what it did to both
+ratings (retries come within seconds)."""
+
+
+class RedisArchive(RedisCore):
+    """Ratings, the leaderboard, finished games' records and players' names."""
+
+    @runs_to_completion
+    async def rating(self, pool: str, player_id: str) -> PlayerRating:
+        data: Any = await self.redis.hget(self.keys.ratings(pool), player_id)
+        return codecs.decode_standing(data)
+
+    @runs_to_completion
+    async def rate(
+        self, pool: str, game_id: str, black: str, white: str, black_score: float
+    ) -> RatedGame | None:
+        ratings, board = self.keys.ratings(pool), self.keys.leaderboard(pool)
+        marker = self.keys.rated_game(pool, game_id)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            while True:
+                try:
+                    await pipe.watch(ratings, marker)
+                    done: Any = await pipe.get(marker)
+                    if done is not None:
+                        return codecs.decode_rated(done)
+                    stored: Any = await pipe.hmget(ratings, [black, white])
+                    before = (codecs.decode_standing(stored[0]), codecs.decode_standing(stored[1]))
+                    new = apply_game(*before, black_score)
+                    pipe.multi()  # type: ignore[no-untyped-call]
+                    for player_id, standing in zip((black, white), new, strict=True):
+                        pipe.hset(ratings, player_id, codecs.encode_standing(standing))
+                        if standing.rating.provisional:
+                            pipe.zrem(board, player_id)
+                        else:
+                            pipe.zadd(board, {player_id: standing.rating.rating})
+                    rated = RatedGame(before, new)
+                    pipe.set(marker, codecs.encode_rated(rated), px=RATED_MARKER_TTL_MS)
+                    await pipe.execute()
+                    return rated
+                except WatchError:
+                    await asyncio.sleep(0)  # another game of these players landed first
+
+    @runs_to_completion
+    async def leaderboard(
+        self, pool: str, limit: int = LEADERBOARD_SIZE
+    ) -> list[tuple[str, PlayerRating]]:
+        board = self.keys.leaderboard(pool)
+        top: Any = await self.redis.zrevrange(board, 0, limit - 1, withscores=True)
+        if not top:
+            return []
+        # Ties at the cut are decided by player id, as everywhere: fetch all of them.
+        lowest = top[-1][1]
+        tied: Any = await self.redis.zrangebyscore(board, lowest, lowest)
+        players = sorted({text(p) for p, _ in top} | {text(p) for p in tied})
+        data: Any = await self.redis.hmget(self.keys.ratings(pool), players)
+        return ranked(
+            {p: codecs.decode_standing(d) for p, d in zip(players, data, strict=True)}, limit
+        )
+
+    @runs_to_completion
+    async def put_record(
+        self, game_id: str, record: bytes, player_ids: Sequence[str], ended_ms: int
+    ) -> None:
+        # The record first: a crash in between leaves an unlisted record, never a dangling id.
+        await self.redis.set(self.keys.record(game_id), record)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for player_id in player_ids:
+                pipe.zadd(self.keys.player_games(player_id), {game_id: ended_ms})
+            await pipe.execute()
+
+    @runs_to_completion
+    async def get_record(self, game_id: str) -> bytes | None:
+        data: Any = await self.redis.get(self.keys.record(game_id))
+        return cast(bytes | None, data)
+
+    @runs_to_completion
+    async def player_games(
+        self, player_id: str, limit: int = 20, before_ms: int | None = None
+    ) -> list[str]:
+        newest = "+inf" if before_ms is None else f"({before_ms}"
+        games: Any = await self.redis.zrevrangebyscore(
+            self.keys.player_games(player_id), newest, "-inf", start=0, num=limit
+        )
+        return [text(game_id) for game_id in games]
+
+    @runs_to_completion
+    async def put_names(self, names: Mapping[str, str]) -> None:
+        if names:
+            await self.redis.hset(self.keys.names, mapping=cast(Any, dict(names)))
+
+    @runs_to_completion
+    async def names(self, player_ids: Sequence[str]) -> dict[str, str]:
+        if not player_ids:
+            return {}
+        found: Any = await self.redis.hmget(self.keys.names, list(player_ids))
+        return {p: text(n) for p, n in zip(player_ids, found, strict=True) if n is not None}

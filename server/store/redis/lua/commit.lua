@@ -1,0 +1,35 @@
+-- KEYS: state hash, event stream. ARGV: expected version, state, deadline mode
+-- ("k"eep / "s"et / "c"lear), deadline, max events, bell channel, commit token, events...
+local version = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
+if version ~= tonumber(ARGV[1]) then
+  if redis.call('HGET', KEYS[1], 'token') == ARGV[7] then
+    local done = redis.call('HMGET', KEYS[1], 'version', 'first', 'seq')
+    return {tonumber(done[1]), tonumber(done[2]), tonumber(done[3])}
+  end
+  return {-1, version}
+end
+if version == 0 then
+  redis.call('DEL', KEYS[2])
+end
+local seq = tonumber(redis.call('HGET', KEYS[1], 'seq') or '0')
+local first = seq + 1
+for i = 8, #ARGV do
+  seq = seq + 1
+  redis.call('XADD', KEYS[2], 'MAXLEN', '=', ARGV[5], seq .. '-0', 'd', ARGV[i])
+end
+version = version + 1
+redis.call('HSET', KEYS[1], 'version', version, 'seq', seq, 'first', first,
+           'state', ARGV[2], 'token', ARGV[7])
+if ARGV[3] == 's' then
+  redis.call('HSET', KEYS[1], 'deadline', ARGV[4])
+elseif ARGV[3] == 'c' then
+  redis.call('HDEL', KEYS[1], 'deadline')
+end
+if seq >= first then
+  local ttl = redis.call('PTTL', KEYS[1])
+  if ttl > 0 then
+    redis.call('PEXPIRE', KEYS[2], ttl)
+  end
+end
+redis.call('PUBLISH', ARGV[6], seq .. ':' .. version)
+return {version, first, seq}

@@ -1,0 +1,102 @@
+"""Presence on Redis: which connections, of any instance, are attached to a room, and
+the instances' leases.
+
+Per room a hash of attached connections (connection -> player) and a hash of counts
+(per player, per instance, and the players in all), changed by ``lua/attach.lua`` and
+``lua/detach.lua``; per instance a set of the rooms it has connections attached to, and
+one sorted set of every instance's lease. A survivor reaps the attachments of an
+instance whose lease ran out (``lua/reap.lua``), room by room.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from server.store.base import Attachment, Attendance
+from server.store.redis.codecs import text
+from server.store.redis.core import RedisCore, runs_to_completion
+
+
+class RedisPresence(RedisCore):
+    """Attachments of connections to rooms, and instance leases."""
+
+    @runs_to_completion
+    async def attach(self, room_id: str, player_id: str, conn_id: str) -> int | None:
+        instance = conn_id.partition("/")[0]
+        keys = [
+            self.keys.room_state(room_id),
+            self.keys.room_conns(room_id),
+            self.keys.room_people(room_id),
+        ]
+        # The instance's index first: a crash in between leaves an index entry for a room
+        # where it has nothing attached, which its reaping skips.
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.sadd(self.keys.instance_rooms(instance), room_id)
+            await self.scripts.attach(keys, [conn_id, player_id, instance], client=pipe)
+            count = (await pipe.execute())[-1]
+        return None if count == -1 else int(count)
+
+    @runs_to_completion
+    async def detach(self, room_id: str, conn_id: str, now_ms: int) -> int | None:
+        keys = [self.keys.room_conns(room_id), self.keys.room_people(room_id)]
+        count, mine = await self.scripts.detach(keys, [conn_id, now_ms])
+        if count == -1:
+            return None
+        if mine == 0:  # this instance has nothing attached there any more
+            await self.redis.srem(self.keys.instance_rooms(conn_id.partition("/")[0]), room_id)
+        return int(count)
+
+    @runs_to_completion
+    async def attendance(self, room_id: str, players: Sequence[str]) -> Attendance:
+        fields = ["players"]
+        for player in players:
+            fields += [f"n:{player}", f"left:{player}"]
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hmget(self.keys.room_people(room_id), fields)
+            pipe.hget(self.keys.room_state(room_id), "shown")
+            found, shown = await pipe.execute()
+        seated: dict[str, Attachment] = {}
+        for i, player in enumerate(players):
+            conns, left = found[1 + 2 * i], found[2 + 2 * i]
+            if conns is not None or left is not None:
+                seated[player] = Attachment(int(conns or 0), None if left is None else int(left))
+        return Attendance(int(found[0] or 0), seated, int(shown or 0))
+
+    @runs_to_completion
+    async def instance_beat(self, instance_id: str, until_ms: int) -> None:
+        await self.redis.zadd(self.keys.instance_leases, {instance_id: until_ms})
+
+    @runs_to_completion
+    async def expired_instances(self, now_ms: int, lease_ms: int) -> list[str]:
+        leases = self.keys.instance_leases
+        seen: list[Any] = await self.redis.zrangebyscore(
+            leases, "-inf", now_ms, start=0, num=20, withscores=True
+        )
+        if not seen:
+            return []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for member, _score in seen:
+                await self.scripts.claim(
+                    [leases], [member, now_ms, "claim", now_ms + lease_ms], client=pipe
+                )
+            won = await pipe.execute()
+        return [text(member) for (member, _), ok in zip(seen, won, strict=True) if ok == 1]
+
+    @runs_to_completion
+    async def reap_instance(self, instance_id: str, now_ms: int) -> dict[str, list[str]]:
+        index = self.keys.instance_rooms(instance_id)
+        rooms = sorted(text(r) for r in await self.redis.smembers(index))
+        gone: dict[str, list[str]] = {}
+        for room_id in rooms:
+            keys = [self.keys.room_conns(room_id), self.keys.room_people(room_id)]
+            players = await self.scripts.reap(keys, [instance_id, now_ms])
+            if players:
+                gone[room_id] = [text(p) for p in players]
+        # Forgotten only once every room is done: a reaper that dies half-way leaves the
+        # rest to the next one (the lease of the dead instance is still in the index).
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.delete(index)
+            pipe.zrem(self.keys.instance_leases, instance_id)
+            await pipe.execute()
+        return gone

@@ -1,0 +1,305 @@
+"""Rooms on Redis: the versioned record, the event log, and this instance's feeds.
+
+A hash holds version, last seq, the encoded state and the clock deadline; a stream
+holds the event log with entry ids ``<seq>-0``, so a stream id *is* the sequence
+number clients resume from. One Lua script (``lua/commit.lua``) checks the expected
+version and writes state, events and deadline together; both keys share the
+``{room:ID}`` hash tag, so the script is valid on Redis Cluster. Each commit carries a
+random token kept in the hash: if a connection drops and redis-py resends a commit
+that had in fact landed, the script recognises its own token and answers the original
+result instead of a conflict (no lost and no double-applied move, even on retry). The
+log is trimmed to ``max_events`` exactly (``MAXLEN =``), so what is retained is
+predictable. Chat and spectator counts are appended without a version check
+(``lua/append.lua``, ``lua/announce.lua``). Fan-out to subscribers goes through the
+room feeds (:mod:`server.store.redis.feed`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any
+
+from server.store.base import (
+    KEEP_DEADLINE,
+    Announced,
+    CommitResult,
+    Conflict,
+    RoomRecord,
+    StoredEvent,
+)
+from server.store.redis import codecs
+from server.store.redis.core import CLOSED, RedisCore, drain, runs_to_completion
+from server.store.redis.feed import Listener, RoomFeeds, read_range
+
+
+class RedisRooms(RedisCore):
+    """Rooms, their logs and their subscriptions (one feed per followed room)."""
+
+    def __init__(self, url: str, **options: Any) -> None:
+        super().__init__(url, **options)
+        self.feeds = RoomFeeds(self.redis, self.keys, self.bus, self.poll_interval_s)
+
+    def _pubsub_connected(self) -> None:
+        self.feeds.forget_records()  # bells may have been missed while the bus was down
+        super()._pubsub_connected()
+
+    async def _pubsub_reconnected(self) -> None:
+        self.feeds.ring_all()
+        await super()._pubsub_reconnected()
+
+    async def _end_subscriptions(self) -> None:
+        await self.feeds.stop_all()
+        await super()._end_subscriptions()
+
+    async def load_room(self, room_id: str, *, fresh: bool = False) -> RoomRecord | None:
+        feed = self.feeds.get(room_id)
+        if feed is not None and not fresh:
+            known = feed.current_record()
+            if known is not None:
+                return known._replace(remembered=True)
+        record = await self._load_room(room_id)
+        if feed is not None and record is not None and self.feeds.get(room_id) is feed:
+            feed.remember(record)
+        return record
+
+    @runs_to_completion
+    async def _load_room(self, room_id: str) -> RoomRecord | None:
+        fields: list[Any] = await self.redis.hmget(
+            self.keys.room_state(room_id), ["version", "seq", "state"]
+        )
+        version, seq, state = fields
+        if version is None:
+            return None
+        return RoomRecord(int(version), int(seq), state)
+
+    async def commit(
+        self,
+        room_id: str,
+        expected_version: int,
+        state: bytes,
+        events: Sequence[bytes] = (),
+        *,
+        deadline_ms: int | None = KEEP_DEADLINE,
+    ) -> CommitResult:
+        feed = self.feeds.get(room_id)
+        if feed is None:
+            return await self._write_room(room_id, expected_version, state, events, deadline_ms)
+        feed.local_commits += 1  # its own bell need not wake the reader
+        try:
+            result = await self._write_room(room_id, expected_version, state, events, deadline_ms)
+            feed.remember(RoomRecord(result.version, result.last_seq, state))
+            if events and result.last_seq - result.first_seq + 1 == len(events):
+                feed.committed(result.first_seq, events)
+            return result
+        except Conflict:
+            feed.forget()
+            raise
+        finally:
+            feed.local_commits -= 1
+            feed.settle()
+
+    @runs_to_completion
+    async def _write_room(
+        self,
+        room_id: str,
+        expected_version: int,
+        state: bytes,
+        events: Sequence[bytes],
+        deadline_ms: int | None,
+    ) -> CommitResult:
+        keys = [self.keys.room_state(room_id), self.keys.room_events(room_id)]
+        if deadline_ms is None:
+            mode, deadline = "c", 0
+        elif deadline_ms == KEEP_DEADLINE:
+            mode, deadline = "k", 0
+        else:
+            mode, deadline = "s", deadline_ms
+        args: list[bytes | str | int] = [
+            expected_version,
+            state,
+            mode,
+            deadline,
+            self.max_events,
+            self.keys.room_bell(room_id),
+            os.urandom(8).hex(),
+            *events,
+        ]
+        if mode == "s" or expected_version == 0:
+            # File the deadline in the index first (only ever earlier: LT), so no crash
+            # between the two steps can leave a running clock that nobody will flag; and
+            # a new room in the index of rooms (NX: a create that conflicts names a room
+            # that is there anyway, and must not lose its expiry time).
+            async with self.redis.pipeline(transaction=False) as pipe:
+                if mode == "s":
+                    pipe.zadd(self.keys.deadlines, {room_id: deadline}, lt=True)
+                if expected_version == 0:
+                    pipe.zadd(self.keys.rooms, {room_id: "+inf"}, nx=True)
+                await self.scripts.commit(keys, args, client=pipe)
+                reply = (await pipe.execute())[-1]
+        else:
+            reply = await self.scripts.commit(keys, args)
+        if reply[0] == -1:
+            raise Conflict(
+                f"room {room_id}: expected version {expected_version}, found {reply[1] or None}"
+            )
+        return CommitResult(int(reply[0]), int(reply[1]), int(reply[2]))
+
+    @runs_to_completion
+    async def read_events(self, room_id: str, after_seq: int) -> list[StoredEvent] | None:
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hget(self.keys.room_state(room_id), "seq")
+            pipe.xrange(self.keys.room_events(room_id), min=f"{after_seq + 1}-0")
+            seq, entries = await pipe.execute()
+        if seq is None:
+            return None
+        if after_seq >= int(seq):
+            return []
+        events = codecs.events(entries)
+        if not events or events[0].seq != after_seq + 1:
+            return None  # trimmed: the reader needs a snapshot
+        return events
+
+    @asynccontextmanager
+    async def _listening(self, room_id: str, listener: Listener) -> AsyncIterator[None]:
+        """Attach ``listener`` to the room's feed for the context: the retained events
+        after its ``last`` first, then every new one (ended at once if there is no room)."""
+        feed = await self.feeds.open(room_id)
+        if feed is None:
+            listener.end()
+            yield
+            return
+        cursor = feed.cursor  # the feed hands everything after this to the listener
+        feed.listeners.add(listener)
+        try:
+            backlog = []
+            if cursor > listener.last:
+                entries = await read_range(self.redis, self.keys, room_id, listener.last, cursor)
+                backlog = codecs.events(entries)
+            listener.open(backlog)
+            yield
+        finally:
+            feed.listeners.discard(listener)
+            await self.feeds.release(feed)
+
+    @asynccontextmanager
+    async def _follow_room(
+        self, room_id: str, after_seq: int
+    ) -> AsyncIterator[AsyncIterator[StoredEvent]]:
+        queue: asyncio.Queue[StoredEvent | None] = asyncio.Queue()
+        listener = Listener(queue.put_nowait, lambda: queue.put_nowait(CLOSED), after_seq)
+        async with self._listening(room_id, listener):
+            yield drain(queue)
+
+    def subscribe_room(
+        self, room_id: str, after_seq: int
+    ) -> AbstractAsyncContextManager[AsyncIterator[StoredEvent]]:
+        return self._follow_room(room_id, after_seq)
+
+    @asynccontextmanager
+    async def _listen_room(
+        self, room_id: str, after_seq: int, deliver: Callable[[StoredEvent], None]
+    ) -> AsyncIterator[asyncio.Future[None]]:
+        ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        def end() -> None:
+            if not ended.done():
+                ended.set_result(None)
+
+        async with self._listening(room_id, Listener(deliver, end, after_seq)):
+            yield ended
+
+    def listen_room(
+        self, room_id: str, after_seq: int, deliver: Callable[[StoredEvent], None]
+    ) -> AbstractAsyncContextManager[asyncio.Future[None]]:
+        """Events reach ``deliver`` straight from the room's feed (from the commit for this
+        instance's own commits), without a queue and a task switch per event."""
+        return self._listen_room(room_id, after_seq, deliver)
+
+    @runs_to_completion
+    async def expire_room(self, room_id: str, ttl_ms: int, *, invite: str | None = None) -> None:
+        feed = self.feeds.get(room_id)
+        if feed is not None:
+            feed.forget()  # the record must not outlive the room
+        ttl_ms = max(1, ttl_ms)
+        if await self.scripts.expire_room(self.keys.room_keys(room_id), [ttl_ms]):
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.zadd(self.keys.rooms, {room_id: int(time.time() * 1000) + ttl_ms})
+                if invite is not None:
+                    pipe.pexpire(self.keys.invite(invite), ttl_ms)
+                await pipe.execute()
+
+    async def append(self, room_id: str, events: Sequence[bytes]) -> CommitResult | None:
+        feed = self.feeds.get(room_id)
+        if feed is None:
+            return await self._append_events(room_id, events)
+        feed.local_commits += 1  # its own bell need not wake the reader
+        try:
+            result = await self._append_events(room_id, events)
+            if result is not None:
+                feed.appended(result.last_seq)
+                if result.last_seq - result.first_seq + 1 == len(events):
+                    feed.committed(result.first_seq, events)
+            return result
+        finally:
+            feed.local_commits -= 1
+            feed.settle()
+
+    @runs_to_completion
+    async def _append_events(self, room_id: str, events: Sequence[bytes]) -> CommitResult | None:
+        keys = [self.keys.room_state(room_id), self.keys.room_events(room_id)]
+        args: list[bytes | str | int] = [self.max_events, self.keys.room_bell(room_id), *events]
+        first, last = await self.scripts.append(keys, args)
+        if first == -1:
+            return None
+        return CommitResult(0, int(first), int(last))
+
+    async def announce_count(
+        self, room_id: str, count: int, event: bytes, now_ms: int, every_ms: int, *, due: bool
+    ) -> Announced:
+        feed = self.feeds.get(room_id)
+        if feed is None:
+            return await self._announce_count(room_id, count, event, now_ms, every_ms, due)
+        feed.local_commits += 1
+        try:
+            done = await self._announce_count(room_id, count, event, now_ms, every_ms, due)
+            if done.seq:
+                feed.appended(done.seq)
+                feed.committed(done.seq, [event])
+            return done
+        finally:
+            feed.local_commits -= 1
+            feed.settle()
+
+    @runs_to_completion
+    async def _announce_count(
+        self, room_id: str, count: int, event: bytes, now_ms: int, every_ms: int, due: bool
+    ) -> Announced:
+        keys = [self.keys.room_state(room_id), self.keys.room_events(room_id)]
+        args: list[bytes | str | int] = [count, now_ms, every_ms, event, self.max_events]
+        args += [self.keys.room_bell(room_id), "1" if due else "0"]
+        kind, value = await self.scripts.announce(keys, args)
+        if kind == -1:
+            return Announced(room_gone=True)
+        if kind == 1:
+            return Announced(seq=int(value))
+        if kind == 2:
+            # File the held announcement's due time (only ever earlier: LT).
+            await self.redis.zadd(self.keys.deadlines, {room_id: int(value)}, lt=True)
+            return Announced(due_ms=int(value))
+        return Announced()
+
+    @runs_to_completion
+    async def purge(self) -> None:
+        await self.redis.zremrangebyscore(self.keys.rooms, "-inf", int(time.time() * 1000))
+
+    @runs_to_completion
+    async def count_rooms(self) -> int:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zremrangebyscore(self.keys.rooms, "-inf", int(time.time() * 1000))
+            pipe.zcard(self.keys.rooms)
+            _, count = await pipe.execute()
+        return int(count)
