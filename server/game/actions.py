@@ -1,0 +1,152 @@
+"""What the room core speaks: the actions a room takes, what applying one gives
+(:class:`Outcome`), the refusal (:class:`GameError`, with the wire error code) and the
+rules' policy knobs (:class:`GameRules`)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Literal
+
+from protocol.errors import ErrorCode
+from protocol.events import RoomEvent
+from protocol.values import SwapChoice
+from server.room import Room, Seat
+from server.store.base import Attendance
+
+OfferKind = Literal["draw", "takeback", "rematch"]
+SeatWish = Literal["black", "white", "any"]
+"""Which seat a player asks for (``any``: the first free one)."""
+
+
+class GameError(Exception):
+    """An action the room refuses; ``code`` is the wire error code."""
+
+    def __init__(self, code: ErrorCode, message: str, *, foul: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.foul = foul
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class GameRules:
+    """Policy knobs of the room core (the server's config fills them in)."""
+
+    grace_ms: int = 60_000
+    takeback_cooldown_ms: int = 5_000
+    """After a declined takeback the requester waits this long, doubled per decline."""
+    max_takeback_declines: int = 3
+    """After this many declines in one game, takebacks are refused for the rest of it."""
+    spectator_count_every_ms: int = 500
+    """``spectator_count`` goes out at most this often: the first change at once, the
+    changes after it together at the end of the interval (a crowd arriving at a popular
+    game would otherwise cost one event to every watcher per arrival)."""
+    attach_wait_ms: int = 10_000
+    """How long a seat taken for a player shows online without a connection of theirs
+    attached to the room (a quick match or rematch of a player whose connections are
+    gone, a seated AI whose worker never comes): after it they count as gone."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Join:
+    """Take a seat (watching a room is no action: spectators are attached connections)."""
+
+    player: Seat
+    seat: SeatWish = "any"
+    key = "join"
+
+
+@dataclasses.dataclass(frozen=True)
+class Leave:
+    player: str
+    key = "leave"
+
+
+@dataclasses.dataclass(frozen=True)
+class Move:
+    player: str
+    point: str
+    key = "move"
+
+
+@dataclasses.dataclass(frozen=True)
+class Choose:
+    player: str
+    choice: SwapChoice
+    key = "choose"
+
+
+@dataclasses.dataclass(frozen=True)
+class Resign:
+    player: str
+    key = "resign"
+
+
+@dataclasses.dataclass(frozen=True)
+class Offer:
+    player: str
+    kind: OfferKind
+
+    @property
+    def key(self) -> str:
+        return f"offer:{self.kind}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Answer:
+    player: str
+    kind: OfferKind
+    accept: bool
+    rematch_id: str = ""
+    """The id an accepted rematch's new room gets (the caller makes ids)."""
+
+    @property
+    def key(self) -> str:
+        return f"answer:{self.kind}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Claim:
+    """Claim the win: the opponent has had no connection attached for the grace period.
+    ``attendance`` is read from the store after the room (the service fills it in)."""
+
+    player: str
+    attendance: Attendance | None = None
+    key = "claim"
+
+
+@dataclasses.dataclass(frozen=True)
+class Tick:
+    """Look at the room now: a clock that ran out, a waiting room nobody came to, the
+    seats' presence as ``attendance`` shows it (read from the store after the room: the
+    service fills it in), and a game both players left. The deadline ticker sends it
+    when the room fell due, and the service when a player's connections came or went."""
+
+    attendance: Attendance | None = None
+    due: bool = True
+    """Sent because the room fell due (its deadline must be filed again), not because
+    connections came or went."""
+    key = "tick"
+
+
+GameAction = Join | Leave | Move | Choose | Resign | Offer | Answer | Claim | Tick
+
+
+@dataclasses.dataclass
+class Outcome:
+    """What an action did: the new room (a modified copy), the events to append,
+    a new room to create first (a rematch), and an error to report after
+    committing (an action that arrived after its player's flag fell)."""
+
+    room: Room
+    events: list[RoomEvent] = dataclasses.field(default_factory=list)
+    spawn: Room | None = None
+    spawn_events: list[RoomEvent] = dataclasses.field(default_factory=list)
+    error: GameError | None = None
+    quiet_change: bool = False
+    """The room changed without an event to show for it yet (a spectator arrived
+    while the count's announcement is held back): it must still be committed."""
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.events) or self.spawn is not None or self.quiet_change

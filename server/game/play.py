@@ -1,0 +1,253 @@
+"""The game proper in the room core: stones, swap2 choices, resigning, offers (draw,
+takeback, rematch) and their answers, the clocks, and how a game ends."""
+
+from __future__ import annotations
+
+from engine import Color, ForbiddenMoveError, Reason, Result, format_point
+from engine.errors import GameOverError, NotationError, OccupiedError, OffBoardError
+from engine.opening import Action, OpeningError
+from protocol.errors import ErrorCode
+from protocol.events import Answered, Chose, GameOver, Moved, Offered, Rematch, RoomEvent, Undone
+from protocol.values import GameResult, Pending
+from server.game.actions import (
+    Answer,
+    Choose,
+    GameAction,
+    GameError,
+    GameRules,
+    Move,
+    Offer,
+    Outcome,
+    Resign,
+)
+from server.game.seats import color_name, opening_event, seated, seated_room
+from server.room import LIVE_STATES, Room, cached_point
+
+
+def charge_clock(room: Room, now_ms: int) -> None:
+    """Stop the running clock at ``now_ms``, charging the actor the time used."""
+    actor = room.actor()
+    if room.clock_running() and actor is not None:
+        room.clocks_ms[actor] = room.remaining_ms(actor, now_ms)
+    room.clock_since_ms = None
+
+
+def restart_clock(room: Room, now_ms: int, previous_actor: int | None) -> None:
+    """Start the new actor's clock; a player who handed over the turn gets the increment."""
+    if room.time is None or room.state not in LIVE_STATES or not room.moves:
+        room.clock_since_ms = None
+        return
+    actor = room.actor()
+    if previous_actor is not None and actor != previous_actor:
+        room.clocks_ms[previous_actor] += room.time.inc_ms
+    room.clock_since_ms = now_ms
+
+
+def finish(room: Room, winner: Color | None, reason: Reason, line: list[str] | None) -> GameOver:
+    room.state = "over"
+    room.clock_since_ms = None
+    room.pending = None
+    winner_name = None if winner is None else color_name(winner)
+    room.result = GameResult(winner=winner_name, reason=reason, line=line)
+    for seat in room.seats:
+        if seat is not None:
+            seat.offline_since_ms = seat.attach_by_ms = None
+    return GameOver(winner=winner_name, reason=reason, line=line)
+
+
+def game_over_from_board(room: Room, result: Result) -> GameOver:
+    line = None if result.line is None else [format_point(p, room.size) for p in result.line]
+    return finish(room, result.winner, result.reason, line)
+
+
+def flag(room: Room, now_ms: int) -> GameOver | None:
+    """End the game on time if the running clock has run out."""
+    actor = room.actor()
+    if not room.clock_running() or actor is None or room.remaining_ms(actor, now_ms) > 0:
+        return None
+    room.clocks_ms[actor] = 0
+    return finish(room, room.color_of(1 - actor), Reason.TIMEOUT, None)
+
+
+def move(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outcome:
+    assert isinstance(action, Move)
+    seat = seated(room, action.player)
+    model = room.opening_model()
+    if not model.done and Action.PLACE not in model.allowed():
+        raise GameError(ErrorCode.WRONG_PHASE, "a swap2 choice is awaited, not a stone")
+    if room.actor() != seat:
+        raise GameError(ErrorCode.NOT_YOUR_TURN, "it is not your turn")
+    board = room.board()
+    try:
+        point = cached_point(action.point, room.size)
+    except NotationError as exc:
+        raise GameError(ErrorCode.OFF_BOARD, str(exc)) from None
+    color = board.turn
+    try:
+        result = board.play(point)
+    except OffBoardError as exc:
+        raise GameError(ErrorCode.OFF_BOARD, str(exc)) from None
+    except OccupiedError as exc:
+        raise GameError(ErrorCode.OCCUPIED, str(exc)) from None
+    except ForbiddenMoveError as exc:
+        raise GameError(ErrorCode.FORBIDDEN, str(exc), foul=str(exc.foul)) from None
+    except GameOverError as exc:
+        raise GameError(ErrorCode.GAME_OVER, str(exc)) from None
+    out = Outcome(room)
+    charge_clock(room, now_ms)
+    room.moves.append(format_point(point, room.size))
+    if not model.done:
+        model = model.place(seat)
+        room.opening_state = model.to_dict()
+        if model.done:  # pragma: no cover - swap2 always ends with a choice
+            room.state = "playing"
+    restart_clock(room, now_ms, seat)
+    if room.pending is not None and room.pending.by != action.player:
+        kind = room.pending.kind
+        room.pending = None  # playing on declines the opponent's offer
+        out.events.append(Answered(kind=kind, by=action.player, accept=False))
+    out.events.append(
+        Moved(
+            point=room.moves[-1],
+            color=color_name(color),
+            move_no=len(room.moves),
+            clocks=room.clocks(now_ms),
+        )
+    )
+    if result is not None:
+        out.events.append(game_over_from_board(room, result))
+    elif not model.done and model.actor is not None and model.stones in (3, 5):
+        out.events.append(opening_event(room, model))
+    return out
+
+
+def choose(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outcome:
+    assert isinstance(action, Choose)
+    seat = seated(room, action.player)
+    model = room.opening_model()
+    if Action(action.choice) not in model.allowed():
+        raise GameError(ErrorCode.WRONG_PHASE, f"{action.choice!r} is not a choice open now")
+    if model.actor != seat:
+        raise GameError(ErrorCode.NOT_YOUR_TURN, "the other player makes this choice")
+    try:
+        new_model = model.choose(seat, action.choice)
+    except OpeningError as exc:  # pragma: no cover - checked above
+        raise GameError(ErrorCode.WRONG_PHASE, str(exc)) from None
+    charge_clock(room, now_ms)
+    room.opening_state = new_model.to_dict()
+    out = Outcome(room)
+    black = white = None
+    if new_model.done:
+        room.state = "playing"
+        room.opening_stones = len(room.moves)
+        black_seat, white_seat = (
+            room.seats[room.seat_at(Color.BLACK)],
+            room.seats[room.seat_at(Color.WHITE)],
+        )
+        assert black_seat is not None
+        assert white_seat is not None
+        black, white = black_seat.id, white_seat.id
+    restart_clock(room, now_ms, seat)
+    out.events.append(Chose(player=action.player, choice=action.choice, black=black, white=white))
+    if not new_model.done:
+        out.events.append(opening_event(room, new_model))
+    return out
+
+
+def resign(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outcome:
+    assert isinstance(action, Resign)
+    seat = seated(room, action.player)
+    charge_clock(room, now_ms)
+    return Outcome(room, [finish(room, room.color_of(1 - seat), Reason.RESIGN, None)])
+
+
+def offer(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outcome:
+    assert isinstance(action, Offer)
+    seat = seated(room, action.player)
+    if room.pending is not None:
+        raise GameError(ErrorCode.OFFER_PENDING, f"a {room.pending.kind} offer is pending")
+    if action.kind == "takeback":
+        blocked_until = room.takeback_blocked_until.get(action.player, 0)
+        if room.takeback_declines.get(action.player, 0) >= rules.max_takeback_declines:
+            raise GameError(ErrorCode.THROTTLED, "too many declined takebacks in this game")
+        if now_ms < blocked_until:
+            wait = (blocked_until - now_ms + 999) // 1000
+            raise GameError(ErrorCode.THROTTLED, f"wait {wait} s before asking again")
+        if _takeback_count(room, seat) == 0:
+            raise GameError(ErrorCode.WRONG_PHASE, "you have no move to take back")
+    if action.kind == "rematch" and room.rematch_room is not None:
+        raise GameError(ErrorCode.WRONG_PHASE, "the rematch has already been agreed")
+    room.pending = Pending(kind=action.kind, by=action.player)
+    return Outcome(room, [Offered(kind=action.kind, by=action.player)])
+
+
+def _takeback_count(room: Room, seat: int) -> int:
+    """How many stones a takeback by ``seat`` removes: back to their last move."""
+    color = room.color_of(seat)
+    n = len(room.moves)
+    for count in (1, 2):
+        index = n - count
+        if index < room.opening_stones:
+            return 0
+        if (Color.BLACK if index % 2 == 0 else Color.WHITE) is color:
+            return count
+    return 0
+
+
+def answer(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outcome:
+    assert isinstance(action, Answer)
+    seat = seated(room, action.player)
+    pending = room.pending
+    if pending is None or pending.kind != action.kind or pending.by == action.player:
+        raise GameError(ErrorCode.NO_OFFER, f"there is no {action.kind} offer for you to answer")
+    room.pending = None
+    out = Outcome(room, [Answered(kind=action.kind, by=action.player, accept=action.accept)])
+    if not action.accept:
+        if action.kind == "takeback":
+            declines = room.takeback_declines.get(pending.by, 0) + 1
+            room.takeback_declines[pending.by] = declines
+            cooldown = rules.takeback_cooldown_ms * 2 ** (declines - 1)
+            room.takeback_blocked_until[pending.by] = now_ms + cooldown
+        return out
+    if action.kind == "draw":
+        charge_clock(room, now_ms)
+        out.events.append(finish(room, None, Reason.AGREEMENT, None))
+    elif action.kind == "takeback":
+        requester = 1 - seat
+        count = _takeback_count(room, requester)
+        charge_clock(room, now_ms)
+        taken = room.moves[-count:][::-1] if count else []
+        del room.moves[len(room.moves) - count :]
+        room.clock_since_ms = now_ms if room.time is not None and room.moves else None
+        out.events.append(Undone(points=taken, clocks=room.clocks(now_ms)))
+    else:
+        if not action.rematch_id:
+            raise GameError(ErrorCode.INTERNAL, "no id for the rematch room")
+        out.spawn, out.spawn_events = _rematch_room(room, action.rematch_id, now_ms, rules)
+        room.rematch_room = out.spawn.id
+        out.events.append(Rematch(room=out.spawn.id))
+    return out
+
+
+def _rematch_room(
+    room: Room, room_id: str, now_ms: int, rules: GameRules
+) -> tuple[Room, list[RoomEvent]]:
+    """The next game, already started: same settings, seats swapped (the other
+    player is Black, or opens the swap2), and the events that begin its log."""
+    black, white = room.seats[room.seat_at(Color.BLACK)], room.seats[room.seat_at(Color.WHITE)]
+    assert black is not None
+    assert white is not None
+    return seated_room(
+        room_id,
+        rule=room.rule,
+        size=room.size,
+        opening=room.opening,
+        time=room.time,
+        rated=room.rated,
+        private=room.private,
+        code=None,
+        owner=None,
+        seats=[(white, "black"), (black, "white")],
+        now_ms=now_ms,
+        rules=rules,
+    )

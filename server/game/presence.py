@@ -1,0 +1,111 @@
+"""Presence in the room core: the seats follow the connections attached to the room
+(the ``attendance`` a :class:`~server.game.actions.Tick` or
+:class:`~server.game.actions.Claim` carries), a player gone past the grace period may
+be claimed against, a waiting room nobody came to closes, and a game both players left
+ends."""
+
+from __future__ import annotations
+
+from engine import Reason
+from protocol.errors import ErrorCode
+from protocol.events import GameOver, Presence, RoomEvent
+from server.game.actions import Claim, GameAction, GameError, GameRules, Outcome, Tick
+from server.game.play import charge_clock, finish
+from server.game.seats import free_seat, seated
+from server.room import LIVE_STATES, Room
+from server.store.base import Attendance
+
+
+def claim(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outcome:
+    assert isinstance(action, Claim)
+    seat = seated(room, action.player)
+    other = room.seats[1 - seat]
+    assert other is not None
+    out = Outcome(room)
+    if action.attendance is not None:
+        out.events += _sync_presence(room, action.attendance, now_ms, rules)
+    if other.online or other.offline_since_ms is None:
+        raise GameError(ErrorCode.NOT_CLAIMABLE, "your opponent is connected")
+    left = other.offline_since_ms + rules.grace_ms - now_ms
+    if left > 0:
+        raise GameError(ErrorCode.NOT_CLAIMABLE, f"your opponent has {left} ms left to return")
+    charge_clock(room, now_ms)
+    out.events.append(finish(room, room.color_of(seat), Reason.ABANDON, None))
+    return out
+
+
+def tick(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outcome:
+    assert isinstance(action, Tick)
+    out = Outcome(room)  # the flag check in apply() does the clocks' work
+    if room.state == "waiting" and room.close_at_ms is not None and now_ms >= room.close_at_ms:
+        for seat, player in enumerate(room.seats):  # nobody came: the room closes
+            if player is not None:
+                free_seat(room, seat, out)
+        return out
+    if action.attendance is not None:
+        waits = [s.attach_by_ms for s in room.seats if s is not None]
+        out.events += _sync_presence(room, action.attendance, now_ms, rules)
+        if waits != [s.attach_by_ms for s in room.seats if s is not None]:
+            out.quiet_change = True  # a seat's player was seen attached: keep that
+    abandoned = room.abandoned_at_ms(rules.grace_ms)
+    if abandoned is not None and now_ms >= abandoned:
+        out.events.append(_abandon(room, now_ms, rules))
+    return out
+
+
+def _sync_presence(
+    room: Room, attendance: Attendance, now_ms: int, rules: GameRules
+) -> list[RoomEvent]:
+    """Bring the seats' presence in line with the connections attached to the room:
+    ``presence`` events for the changes (once each), a seat given up in a room still
+    waiting for its players, and a player's return and departure both announced when
+    they came and went between two looks (the claim countdown starts again)."""
+    events: list[RoomEvent] = []
+    live = room.state in LIVE_STATES
+    for index, seat in enumerate(room.seats):
+        if seat is None:
+            continue
+        found = attendance.seated.get(seat.id)
+        if found is not None and found.conns > 0:
+            seat.attach_by_ms = None
+            if not seat.online:
+                seat.online, seat.offline_since_ms = True, None
+                events.append(Presence(player=seat.id, online=True))
+            continue
+        if seat.attach_by_ms is not None:
+            if now_ms < seat.attach_by_ms:
+                continue  # a new seat: its player's connection has a moment to attach
+            seat.attach_by_ms = None
+        left = now_ms if found is None or found.left_ms is None else min(found.left_ms, now_ms)
+        if room.state == "waiting":
+            out = Outcome(room)  # nobody waits for a player who is gone before the game
+            free_seat(room, index, out)
+            events += out.events
+            continue
+        if seat.online:
+            seat.online = False
+            seat.offline_since_ms = left if live else None
+        elif live and seat.offline_since_ms is not None and left > seat.offline_since_ms:
+            events.append(Presence(player=seat.id, online=True))  # came and went meanwhile
+            seat.offline_since_ms = left
+        else:
+            continue
+        deadline = None
+        if seat.offline_since_ms is not None:
+            deadline = max(0, seat.offline_since_ms + rules.grace_ms - now_ms)
+        events.append(Presence(player=seat.id, online=False, deadline_ms=deadline))
+    return events
+
+
+def _abandon(room: Room, now_ms: int, rules: GameRules) -> GameOver:
+    """Both players are gone (:meth:`Room.abandoned_at_ms` has come): if the first to go
+    was past the grace period while the other was still there, the first loses, as a
+    claim would have had it; if they left within the grace period of each other, the game
+    is drawn by ``abandon`` (not rated if it had fewer than four stones: aborted, see
+    server.history)."""
+    gone = sorted((s.offline_since_ms or 0, i) for i, s in enumerate(room.seats) if s is not None)
+    (first_since, _), (second_since, second) = gone
+    charge_clock(room, now_ms)
+    if first_since + rules.grace_ms <= second_since:
+        return finish(room, room.color_of(second), Reason.ABANDON, None)
+    return finish(room, None, Reason.ABANDON, None)

@@ -1,0 +1,78 @@
+"""The room core's state table and :func:`apply`: (room state, action key) -> the
+handler that applies it; a pair that is not in the table is refused with
+``wrong_phase`` (or ``game_over`` once the game has ended), so what each state accepts
+is readable in one place."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from protocol.errors import ErrorCode
+from server.game.actions import GameAction, GameError, GameRules, Join, Leave, Outcome, Tick
+from server.game.play import answer, choose, flag, move, offer, resign
+from server.game.presence import claim, tick
+from server.game.seats import join, leave
+from server.room import LIVE_STATES, Room, decode_room, encode_room
+
+Handler = Callable[[Room, GameAction, int, GameRules], Outcome]
+
+_ALL = ("waiting", "opening", "playing", "over")
+_LIVE = ("opening", "playing")
+
+HANDLERS: dict[tuple[str, str], Handler] = {
+    **{(state, "join"): join for state in _ALL},
+    **{(state, "leave"): leave for state in _ALL},
+    **{(state, "tick"): tick for state in _ALL},
+    **{(state, "move"): move for state in _LIVE},
+    ("opening", "choose"): choose,
+    **{(state, "resign"): resign for state in _LIVE},
+    **{(state, "claim"): claim for state in _LIVE},
+    ("playing", "offer:draw"): offer,
+    ("playing", "answer:draw"): answer,
+    ("playing", "offer:takeback"): offer,
+    ("playing", "answer:takeback"): answer,
+    ("over", "offer:rematch"): offer,
+    ("over", "answer:rematch"): answer,
+}
+"""(room state, action key) -> handler. Anything else is refused."""
+
+
+def apply(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outcome:
+    """Apply ``action`` to a copy of ``room`` at time ``now_ms``.
+
+    Raises GameError for an action the room refuses (nothing changes). If the
+    running clock has already run out, the outcome is the loss on time, with
+    the action's refusal in ``Outcome.error`` (the caller commits, then reports).
+    """
+    return apply_to_copy(decode_room(encode_room(room)), action, now_ms, rules)
+
+
+def apply_to_copy(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outcome:
+    """:func:`apply` on a room the caller already copied and gives up: the outcome's
+    room is ``room`` itself, changed (saves a copy when the caller holds the stored bytes
+    it can decode a second time)."""
+    flagged = flag(room, now_ms) if room.state in LIVE_STATES else None
+    if flagged is not None:
+        error = None
+        if not isinstance(action, Tick):
+            error = GameError(ErrorCode.GAME_OVER, "the game ended: a clock ran out")
+        out = Outcome(room, [flagged], error=error)
+        if isinstance(action, (Tick, Leave, Join)):  # these suit a game over too
+            try:
+                out.events.extend(_dispatch(room, action, now_ms, rules).events)
+                out.error = None
+            except GameError as exc:
+                out.error = exc  # the flag still falls; only the action is refused
+        return out
+    return _dispatch(room, action, now_ms, rules)
+
+
+def _dispatch(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outcome:
+    handler = HANDLERS.get((room.state, action.key))
+    if handler is None:
+        if room.state == "over":
+            raise GameError(ErrorCode.GAME_OVER, "the game is over")
+        if action.key.startswith("answer:"):
+            raise GameError(ErrorCode.NO_OFFER, "there is no such offer to answer")
+        raise GameError(ErrorCode.WRONG_PHASE, f"not possible while the room is {room.state}")
+    return handler(room, action, now_ms, rules)
