@@ -20,10 +20,9 @@ from typing import Any
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.http11 import Request, Response
 
-from engine import Opening, Rule
+from engine import Rule
 from protocol import messages as m
 from protocol.errors import CloseCode
-from protocol.events import RoomEvent
 from protocol.values import Limits, TimeControl
 from server import __version__, game
 from server.bots import BotRegistry
@@ -407,24 +406,9 @@ class GomokuServer:
             time_control = TimeControl(base_ms=int(base), inc_ms=int(inc))
         entries = [first, second]  # the one who waited longer plays Black
         players = [e.player_id for e in entries]
-        seats = [self._seat_for(e) for e in entries]
-        room = game.new_room(
-            new_room_id(),
-            rule=Rule(rule_name),
-            size=15,
-            opening=Opening.FREE,
-            time=time_control,
-            rated=True,
-            private=False,
-            code=None,
-            now_ms=now_ms(),
-        )
-        events: list[RoomEvent] = []
-        for seat in seats:
-            outcome = game.apply(room, game.Join(seat), now_ms(), self.config.game)
-            room = outcome.room
-            events.extend(outcome.events)
-        room = await self.service.create(room, events)
+        settings = game.RoomSettings(rule=Rule(rule_name), time=time_control, rated=True)
+        seats: list[tuple[Seat, game.SeatWish]] = [(self._seat_for(e), "any") for e in entries]
+        room = await self.service.open(new_room_id(), settings, seats=seats)
         log.info("matched %s and %s in room %s", *players, room.id)
         for player in players:
             await self.store.publish_player(

@@ -52,7 +52,6 @@ import msgspec
 from engine import Opening, Rule
 from protocol import messages as m
 from protocol.errors import ErrorCode
-from protocol.events import RoomEvent
 from protocol.values import TimeControl
 from server import game
 from server.config import ServerConfig
@@ -639,8 +638,7 @@ class BotRegistry:
         seats = [c.seat.seat() for c in claims] + list(people)
         if people:
             random.shuffle(seats)
-        room = game.new_room(
-            room_id or new_room_id(),
+        settings = game.RoomSettings(
             rule=rule,
             size=size,
             opening=opening,
@@ -648,16 +646,15 @@ class BotRegistry:
             rated=False,
             private=private,
             code=code,
-            now_ms=now_ms(),
         )
-        room.owner = owner
-        events: list[RoomEvent] = []
         wanted: tuple[Literal["black", "white"], ...] = ("black", "white")
-        for seat, colour in zip(seats, wanted, strict=True):
-            outcome = game.apply(room, game.Join(seat, colour), now_ms(), self.config.game)
-            room, events = outcome.room, events + outcome.events
         try:
-            room = await self.service.create(room, events)
+            room = await self.service.open(
+                room_id or new_room_id(),
+                settings,
+                seats=list(zip(seats, wanted, strict=True)),
+                owner=owner,
+            )
         except BaseException:
             for claim in claims:
                 await self.cancel(claim)

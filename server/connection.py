@@ -608,8 +608,7 @@ async def on_create_room(conn: Connection, msg: m.CreateRoom) -> None:
     service = conn.server.service
     async with _owned_room(conn) as room_id:
         code = await _reserve_invite(conn, room_id) if msg.private else None
-        room = game.new_room(
-            room_id,
+        settings = game.RoomSettings(
             rule=msg.rule,
             size=msg.size,
             opening=msg.opening,
@@ -617,12 +616,9 @@ async def on_create_room(conn: Connection, msg: m.CreateRoom) -> None:
             rated=msg.rated,
             private=msg.private,
             code=code,
-            now_ms=now_ms(),
         )
-        room.owner = conn.player
         seat = await conn.rated_seat(msg.rule)
-        outcome = game.apply(room, game.Join(seat, msg.seat), now_ms(), conn.config.game)
-        room = await service.create(outcome.room, outcome.events)
+        room = await service.open(room_id, settings, seats=[(seat, msg.seat)], owner=conn.player)
     log.info("room %s created by %s (%s)", room.id, conn.player, room.rule)
     await conn.attach(room.id)
     await conn.sync_room(room.id, None, re=msg.id)

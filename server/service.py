@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import msgspec
 
@@ -41,7 +41,7 @@ from protocol.events import (
 from server import game, history, outage
 from server.config import ServerConfig
 from server.metrics import Metrics
-from server.room import Room, decode_room, encode_room
+from server.room import Room, Seat, decode_room, encode_room
 from server.sessions import invite_key, new_room_id
 from server.store import Conflict, Outage, RoomRecord, Store
 
@@ -93,6 +93,21 @@ class RoomService:
         if record is None:
             return None
         return record, decode_room(record.state)
+
+    async def open(
+        self,
+        room_id: str,
+        settings: game.RoomSettings,
+        *,
+        seats: Sequence[tuple[Seat, game.SeatWish]],
+        owner: str | None = None,
+    ) -> Room:
+        """Make a room with ``seats`` taken (:func:`server.game.seated_room`, as for every
+        room) and store it (:meth:`create`). Raises GameError if a seat is taken twice."""
+        room, events = game.seated_room(
+            room_id, settings, owner=owner, seats=seats, now_ms=now_ms(), rules=self.config.game
+        )
+        return await self.create(room, events)
 
     async def create(self, room: Room, events: list[RoomEvent]) -> Room:
         """Store a new room (picking a fresh id on the rare collision). A room waiting for

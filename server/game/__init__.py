@@ -35,7 +35,7 @@ from server.game.actions import (
     SeatWish,
     Tick,
 )
-from server.game.seats import new_room, seated_room
+from server.game.seats import RoomSettings, new_room, seated_room
 from server.game.table import HANDLERS, Handler, apply, apply_to_copy
 
 __all__ = [
@@ -54,6 +54,7 @@ __all__ = [
     "OfferKind",
     "Outcome",
     "Resign",
+    "RoomSettings",
     "SeatWish",
     "Tick",
     "apply",

@@ -19,9 +19,10 @@ from server.game.actions import (
     Offer,
     Outcome,
     Resign,
+    SeatWish,
 )
-from server.game.seats import color_name, opening_event, seated, seated_room
-from server.room import LIVE_STATES, Room, cached_point
+from server.game.seats import RoomSettings, color_name, opening_event, seated, seated_room
+from server.room import LIVE_STATES, Room, Seat, cached_point
 
 
 def charge_clock(room: Room, now_ms: int) -> None:
@@ -237,17 +238,13 @@ def _rematch_room(
     black, white = room.seats[room.seat_at(Color.BLACK)], room.seats[room.seat_at(Color.WHITE)]
     assert black is not None
     assert white is not None
-    return seated_room(
-        room_id,
+    settings = RoomSettings(
         rule=room.rule,
         size=room.size,
         opening=room.opening,
         time=room.time,
         rated=room.rated,
         private=room.private,
-        code=None,
-        owner=None,
-        seats=[(white, "black"), (black, "white")],
-        now_ms=now_ms,
-        rules=rules,
     )
+    seats: list[tuple[Seat, SeatWish]] = [(white, "black"), (black, "white")]
+    return seated_room(room_id, settings, owner=None, seats=seats, now_ms=now_ms, rules=rules)

@@ -5,6 +5,7 @@ rematch)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Literal
 
@@ -63,34 +64,42 @@ def new_room(
     )
 
 
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class RoomSettings:
+    """What a room is made with: rule, board size, opening, clock (None: untimed),
+    whether it is rated, and whether it is private (then with its invite code)."""
+
+    rule: Rule
+    size: int = 15
+    opening: Opening = Opening.FREE
+    time: TimeControl | None = None
+    rated: bool = False
+    private: bool = False
+    code: str | None = None
+
+
 def seated_room(
     room_id: str,
+    settings: RoomSettings,
     *,
-    rule: Rule,
-    size: int,
-    opening: Opening,
-    time: TimeControl | None,
-    rated: bool,
-    private: bool,
-    code: str | None,
     owner: str | None,
     seats: Sequence[tuple[Seat, SeatWish]],
     now_ms: int,
     rules: GameRules,
 ) -> tuple[Room, list[RoomEvent]]:
-    """A new room (see :func:`new_room`) counted against ``owner`` (``Room.owner``), with
-    each of ``seats`` taken in turn as a player's ``join`` would take it, and the events
-    that begin its log (a game starts once both seats are taken). Raises GameError
-    ``room_full`` for a seat asked for twice."""
+    """A new room counted against ``owner`` (``Room.owner``), with each of ``seats``
+    taken in turn as a player's ``join`` would take it, and the events that begin its
+    log (a game starts once both seats are taken). Raises GameError ``room_full`` for a
+    seat asked for twice."""
     room = new_room(
         room_id,
-        rule=rule,
-        size=size,
-        opening=opening,
-        time=time,
-        rated=rated,
-        private=private,
-        code=code,
+        rule=settings.rule,
+        size=settings.size,
+        opening=settings.opening,
+        time=settings.time,
+        rated=settings.rated,
+        private=settings.private,
+        code=settings.code,
         now_ms=now_ms,
     )
     room.owner = owner
