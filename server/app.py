@@ -25,7 +25,7 @@ from protocol import messages as m
 from protocol.errors import CloseCode
 from protocol.values import Limits, TimeControl
 from server import __version__, game
-from server.bots import BotRegistry
+from server.bots import AiSeating, HintDesk, Watchdog, WorkerRegistry
 from server.config import ServerConfig
 from server.connection import Connection, wire_limits
 from server.game import GameError
@@ -59,7 +59,13 @@ class GomokuServer:
         self.metrics = Metrics()
         self.hub = Hub(self.store)
         self.service = RoomService(self.store, self.config, self.metrics)
-        self.bots = BotRegistry(self.store, self.service, self.config, self.metrics)
+        self.bots = WorkerRegistry(self.config.bots, self.metrics)
+        """This instance's AI workers and the AI seats they play."""
+        self.ai = AiSeating(self.bots, self.store, self.service, self.config)
+        self.hints = HintDesk(self.bots, self.config.bots, self.metrics)
+        self.watchdog = Watchdog(
+            self.bots, self.ai, self.store, self.service, self.config.bots, self.metrics
+        )
         self.bot_keys: set[str] = set(self.config.bot_keys)
         """Accepted bot keys: the configured ones and the embedded workers' own."""
         self.site = StaticSite.from_package()
@@ -130,7 +136,7 @@ class GomokuServer:
         self._background(self._matchmake())
         self._background(self._housekeeping())
         self._background(self._drop_stalled_readers())
-        self._background(self.bots.watch())
+        self._background(self.watchdog.watch())
         if self.config.bots.embedded > 0:
             key = "embedded-" + secrets.token_urlsafe(24)
             self.bot_keys.add(key)
@@ -158,7 +164,7 @@ class GomokuServer:
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-        await self.bots.close()
+        self.hints.close()
         await self.hub.stop()
         await self.store.close()
 

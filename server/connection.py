@@ -23,7 +23,7 @@ import msgspec
 from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.exceptions import ConnectionClosed
 
-from engine import Opening, Rule
+from engine import Rule
 from protocol import messages as m
 from protocol.codec import decode_event
 from protocol.errors import CloseCode, ErrorCode, ProtocolError
@@ -776,15 +776,10 @@ async def _ai_after_wait(
     if not await store.queue_remove(name, conn.player):
         return  # matched with a person meanwhile
     try:
-        room = await conn.server.bots.ai_room(
+        room = await conn.server.ai.ai_room(
+            game.RoomSettings(rule=msg.rule, time=msg.time),
             levels=[msg.ai_level],
             people=[await conn.rated_seat(msg.rule)],
-            rule=msg.rule,
-            size=15,
-            opening=Opening.FREE,
-            time_control=msg.time,
-            private=False,
-            code=None,
         )
     except GameError as exc:
         await store.queue_add(name, entry)
@@ -850,23 +845,22 @@ async def on_chat(conn: Connection, msg: m.Chat) -> None:
 
 
 async def on_seat_ai(conn: Connection, msg: m.SeatAi) -> None:
-    await conn.server.bots.seat_in(msg.room, conn.player, msg.level)
+    await conn.server.ai.seat_in(msg.room, conn.player, msg.level)
 
 
 async def on_create_ai_game(conn: Connection, msg: m.CreateAiGame) -> None:
     async with _owned_room(conn) as room_id:
         code = await _reserve_invite(conn, room_id) if msg.private else None
-        room = await conn.server.bots.ai_room(
-            room_id=room_id,
-            levels=[msg.black, msg.white],
-            people=[],
+        settings = game.RoomSettings(
             rule=msg.rule,
             size=msg.size,
             opening=msg.opening,
-            time_control=msg.time,
+            time=msg.time,
             private=msg.private,
             code=code,
-            owner=conn.player,
+        )
+        room = await conn.server.ai.ai_room(
+            settings, levels=[msg.black, msg.white], people=[], room_id=room_id, owner=conn.player
         )
     log.info("AI game in room %s created by %s", room.id, conn.player)
     await conn.attach(room.id)  # as a spectator
@@ -888,7 +882,7 @@ async def on_hint(conn: Connection, msg: m.Hint) -> None:
         raise Refused(ErrorCode.THROTTLED, "wait for the answer to your last hint")
     conn.hint_pending = True
     try:
-        point, reason = await conn.server.bots.hint(room)
+        point, reason = await conn.server.hints.hint(room)
     finally:
         conn.hint_pending = False
     conn.send(
@@ -925,7 +919,7 @@ async def on_bot_heartbeat(conn: Connection, msg: m.BotHeartbeat) -> None:
 async def on_hint_result(conn: Connection, msg: m.HintResult) -> None:
     worker_id = _require_bot(conn)
     conn.server.bots.heartbeat(worker_id)
-    conn.server.bots.hint_result(worker_id, msg)
+    conn.server.hints.hint_result(worker_id, msg)
 
 
 async def on_get_leaderboard(conn: Connection, msg: m.GetLeaderboard) -> None:

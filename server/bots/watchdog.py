@@ -1,0 +1,267 @@
+"""The AI watchdog: what happens to AI seats whose worker goes away.
+
+Liveness: a worker sends ``bot_heartbeat``; one silent for three heartbeats is
+closed. A seat nobody plays (its room has shown it offline for ``lease_ms``, or it
+never connected within ``lease_ms`` of being given out) while its game runs is handed
+to another worker: a new token is issued, the old session is deleted (the old token
+stops working) and connections still using it are closed, so two workers never play
+one seat. A worker whose own connection is gone keeps its seats' capacity for
+``lease_ms``, so it can reconnect and carry on.
+
+The registry lives in one server instance, and a worker serves the players of the
+instance it is registered with. Its seats' presence in their rooms is what every
+instance sees, so a seat that plays through another instance (behind a load
+balancer) is left to that one rather than taken away.
+
+Across a restart: every AI seat in play is also recorded in the store (its token
+hash, worker, name and level; :meth:`Store.put_ai_seat`), from when it is given out
+until it is released. The watchdog loads those records when it starts, so the
+instance knows its seats before any of them says hello again: each is held for its
+worker as if the worker's connection had just gone, and gets one lease for the worker
+to come back. After that it is judged like any seat nobody plays here: released if
+its games are over, left alone if its room shows it online through another instance,
+otherwise handed over. A room's "online" is not believed for a seat that has not said
+hello since the latest outage (every instance was down, so no connection survived
+it; that is how a killed server leaves its rooms). A handover replaces the seat's
+record only if it is still the one this instance knew (one atomic step), so two
+instances that both judge a seat never both hand it over.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+
+import msgspec
+
+from protocol import messages as m
+from server.bots.registry import AiSeat, SeatRecord, Worker, WorkerRegistry
+from server.bots.seating import AiSeating, Claim
+from server.config import Bots
+from server.metrics import Metrics
+from server.room import LIVE_STATES, Seat
+from server.service import Notice, RoomService, encode_notice, now_ms
+from server.sessions import decode_session, new_token, token_hash
+from server.store import Store, StoreUnavailable
+
+log = logging.getLogger("gomoku.server")
+
+SILENT_HEARTBEATS = 3
+"""A worker that sends nothing for this many heartbeat intervals is closed."""
+
+_record_decoder = msgspec.msgpack.Decoder(SeatRecord)
+
+
+class Watchdog:
+    """Closes silent workers, expires their leases, and hands over or releases seats."""
+
+    def __init__(
+        self,
+        registry: WorkerRegistry,
+        seating: AiSeating,
+        store: Store,
+        service: RoomService,
+        settings: Bots,
+        metrics: Metrics,
+    ) -> None:
+        self.registry = registry
+        self.seating = seating
+        self.store = store
+        self.service = service
+        self.settings = settings
+        self.metrics = metrics
+
+    async def watch(self) -> None:
+        """Learn the AI seats in play from the store (once it answers), then close
+        silent workers, expire leases, hand over or release seats."""
+        tick = max(0.02, min(self.settings.heartbeat_ms, self.settings.lease_ms) / 4000)
+        changed = self.registry.changed
+        restored = False
+        while True:
+            if not restored:
+                try:
+                    await self.restore()
+                    restored = True
+                except StoreUnavailable as error:
+                    log.warning("cannot load the AI seats in play yet: %s", error)
+                except Exception:
+                    self.metrics.inc("gomoku_errors_internal_total")
+                    log.exception("loading the AI seats in play failed")
+                    restored = True  # a bug, not an outage: do not try every tick
+            try:
+                await self.check()
+            except Exception:
+                self.metrics.inc("gomoku_errors_internal_total")
+                log.exception("AI watchdog failed")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(changed.wait(), tick)
+            changed.clear()
+
+    async def restore(self) -> None:
+        """Hold every AI seat the store records as in play and the registry does not
+        know yet (a restart), for its worker, as if the worker's connection had just
+        gone: the worker gets one lease to come back before the seat is judged."""
+        registry = self.registry
+        now = time.monotonic()
+        restored = 0
+        for player, data in (await self.store.ai_seats()).items():
+            if registry.tracked(player) is not None:
+                continue  # it said hello before we got here
+            try:
+                record = _record_decoder.decode(data)
+            except msgspec.DecodeError:
+                log.warning("AI seat %s: unreadable record in the store; forgotten", player)
+                await self.store.drop_ai_seat(player)
+                continue
+            seat = AiSeat(player, record.name, record.level, record.token_hash)
+            seat.away_since = seat.restored_at = now
+            registry.hold(registry.known_worker(record.worker, now), seat)
+            restored += 1
+        if restored:
+            log.info(
+                "%d AI seats in play loaded from the store; their workers may return", restored
+            )
+        registry.changed.set()
+
+    async def check(self) -> None:
+        registry = self.registry
+        now = time.monotonic()
+        lease = self.settings.lease_ms / 1000
+        silent = SILENT_HEARTBEATS * self.settings.heartbeat_ms / 1000
+        for worker in list(registry.workers.values()):
+            if worker.link is not None and now - worker.last_seen > silent:
+                log.warning("AI worker %s missed its heartbeats; closing it", worker.id)
+                worker.link.close(1008, "missed heartbeats")
+                registry.link_closed(worker.id, worker.link)
+            if worker.link is None and worker.lost_at is not None and now - worker.lost_at > lease:
+                for seat in worker.held.values():
+                    registry.owner.pop(seat.player, None)
+                    registry.orphans[seat.player] = seat
+                del registry.workers[worker.id]
+                log.info("AI worker %s did not come back", worker.id)
+        for worker in list(registry.workers.values()):
+            for seat in list(worker.held.values()):
+                await self._judge(seat, worker)
+        for seat in list(registry.orphans.values()):
+            await self._judge(seat, None)
+
+    async def _judge(self, seat: AiSeat, worker: Worker | None) -> None:
+        """Keep, release, forget or hand over one AI seat.
+
+        A seat is handed over when it has running games and nobody plays it: it never
+        connected within the lease after it was given out, or its room has shown it
+        offline for longer than the lease (the room's presence is what every server
+        instance sees, so a seat that reconnected through another instance is left to
+        that instance and forgotten here).
+
+        A seat loaded from the store at start-up is not judged before one lease has
+        passed (its worker may reconnect after the restart), and its room's "online"
+        is not believed if it has not said hello since the latest outage."""
+        if seat.away_since is None and worker is not None:
+            return  # connected here, and its worker is known
+        lease_s = self.settings.lease_ms / 1000
+        if seat.restored_at is not None and time.monotonic() - seat.restored_at <= lease_s:
+            return  # loaded at start-up: its worker may yet come back
+        places = await self._seat_rooms(seat.player)
+        if not places:
+            if seat.away_since is not None:
+                await self._release(seat)  # its games are over and it has left
+            return
+        if seat.away_since is None:
+            return  # an orphan still connected here: its worker may come back
+        seen_ms = None
+        if not seat.connected_once or seat.restored_at is not None:
+            # Not here; perhaps through another server instance.
+            data = await self.store.get_session(seat.token_hash)
+            seen_ms = None if data is None else decode_session(data).seen_ms
+            seat.connected_once = seen_ms is not None
+        if seat.connected_once:
+            in_room = places[0][1]
+            if in_room.online:
+                if not self._online_is_stale(seat, seen_ms):
+                    self.registry.drop(seat.player)
+                    log.info("AI seat %s plays through another server instance", seat.player)
+                    return
+            else:
+                wall = now_ms()
+                if wall - (in_room.offline_since_ms or wall) <= self.settings.lease_ms:
+                    return
+        elif time.monotonic() - seat.away_since <= lease_s:
+            return
+        if worker is not None and worker.link is not None:
+            worker.link.send(
+                m.BotRelease(
+                    player=seat.player, reason="nobody played the seat; another worker takes it"
+                )
+            )
+        await self._hand_over(seat, [room for room, _ in places])
+
+    def _online_is_stale(self, seat: AiSeat, seen_ms: int | None) -> bool:
+        """Whether a seat loaded at start-up shows "online" in its room only because the
+        server that served it was killed: it has not said hello since the latest outage
+        (when no instance ran, so no connection survived)."""
+        outage = self.service.outage
+        return (
+            seat.restored_at is not None
+            and outage is not None
+            and seen_ms is not None
+            and seen_ms < outage.end_ms
+        )
+
+    async def _seat_rooms(self, player: str) -> list[tuple[str, Seat]]:
+        """The running games the AI seat plays, and its seat in each (with the presence
+        every server instance sees)."""
+        places = []
+        for room_id in await self.store.player_rooms(player):
+            loaded = await self.service.load(room_id)
+            if loaded is None or loaded[1].state not in LIVE_STATES:
+                continue
+            room = loaded[1]
+            index = room.seat_of(player)
+            seat = None if index is None else room.seats[index]
+            if seat is not None:
+                places.append((room_id, seat))
+        return places
+
+    async def _release(self, seat: AiSeat) -> None:
+        """The seat's games are over and its connection is gone: forget it."""
+        self.registry.drop(seat.player)
+        await self.store.delete_session(seat.token_hash)
+        await self.store.drop_ai_seat(seat.player)
+        log.info("AI seat %s released", seat.player)
+
+    async def _hand_over(self, seat: AiSeat, rooms: list[str]) -> bool:
+        """Give a seat whose worker is gone to another worker (a new token; the old
+        one stops working and its connections are closed). False if none is free:
+        the seat waits among the orphans for the next try; or if another server
+        instance handed it over first: it is that instance's now."""
+        registry = self.registry
+        worker = registry.pick(seat.level) or registry.pick(seat.level, any_level=True)
+        registry.drop(seat.player)
+        if worker is None:
+            registry.orphans[seat.player] = seat
+            return False
+        old_hash, known = seat.token_hash, seat.record()
+        token = new_token()
+        record = SeatRecord(token_hash(token), worker.id, seat.name, seat.level)
+        if not await self.store.put_ai_seat(
+            seat.player, msgspec.msgpack.encode(record), replacing=known
+        ):
+            log.info("AI seat %s was handed over by another server instance", seat.player)
+            return False
+        seat.token_hash = record.token_hash
+        seat.away_since = time.monotonic()
+        seat.connected_once = False
+        seat.restored_at = None
+        registry.hold(worker, seat)
+        await self.seating.store_session(seat, worker.id)
+        await self.store.delete_session(old_hash)
+        await self.store.publish_player(
+            seat.player, encode_notice(Notice(kind="revoke", room=rooms[0], token=old_hash))
+        )
+        self.metrics.inc("gomoku_ai_handovers_total")
+        log.info("AI seat %s in room %s handed over to worker %s", seat.player, rooms[0], worker.id)
+        self.seating.dispatch(Claim(worker, seat, token), rooms[0])
+        return True
