@@ -89,7 +89,7 @@ async def test_connections_per_address_are_limited(
     assert (await reader.read()).startswith(b"HTTP/1.1 200")
     writer.close()
     await clients[0].ws.close()
-    await wait_for(lambda: server.per_address["127.0.0.1"] == 2)
+    await wait_for(lambda: server.listener.per_address["127.0.0.1"] == 2)
     again = await connect("again", to=server)
     assert again.player
     assert server.metrics.counters["gomoku_refused_per_ip_total"] == 1

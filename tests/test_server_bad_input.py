@@ -16,9 +16,10 @@ from websockets.exceptions import ConnectionClosed
 
 from protocol import messages as m
 from protocol.events import Moved
-from server import connection
+from server import handlers
 from server.app import GomokuServer
 from server.config import ConnectionLimits
+from server.handlers import Session
 
 MakeServer = Callable[..., Awaitable[GomokuServer]]
 
@@ -214,10 +215,10 @@ async def test_internal_error_is_reported_counted_and_survived(
 ) -> None:
     """A bug in one handler answers `internal`, bumps errors_internal, and nothing else breaks."""
 
-    async def broken(conn: connection.Connection, msg: m.Chat) -> None:
+    async def broken(session: Session, msg: m.Chat) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setitem(connection.HANDLERS, m.Chat, broken)
+    monkeypatch.setitem(handlers.HANDLERS, m.Chat, broken)
     alice, bob, room = await seated_pair(connect)
     await alice.send(m.Chat(room=room, text="hi", id=9))
     error = await alice.expect_error("internal")

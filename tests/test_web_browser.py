@@ -348,7 +348,9 @@ async def test_a_reload_and_a_dropped_connection_resume_the_game(browser: Browse
         await point(ann, "h9").click()
         assert (await hal.until_event(Moved)).point == "h9"  # after ann's presence events
 
-        (ann_conn,) = [c for c in crowd.server.connections if c.session and c.session.name == "ann"]
+        (ann_conn,) = [
+            c for c in crowd.server.connections if c.identity and c.identity.name == "ann"
+        ]
         ann_conn.ws.transport.abort()  # the network drops
         await expect(ann.locator("#conn")).to_have_attribute("data-state", "offline")
         assert not (await hal.until_event(Presence)).online  # hal is told; he plays on

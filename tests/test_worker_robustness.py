@@ -91,7 +91,7 @@ async def test_worker_reconnects_after_a_network_drop(
     async def cut(_: Person) -> None:
         if worker.stats.reconnects == 0:
             for conn in list(ai_server.connections):
-                if conn.session is not None and conn.session.bot:
+                if conn.identity is not None and conn.identity.bot:
                     conn.ws.transport.abort()  # no close handshake: the network is gone
             await asyncio.sleep(0.2)
 

@@ -1,0 +1,135 @@
+"""What a message handler gets: the :class:`Session` (the client's connection as a
+handler sees it: who it is, what it follows, how to answer) and through it the server's
+:class:`~server.services.Services`. A handler refuses a request with :class:`Refused`
+(or a :class:`~server.game.GameError` from the room core); the connection turns either
+into an ``error`` frame with the request's id."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Collection, Coroutine, Sequence, Set
+from typing import Any, Protocol
+
+import msgspec
+
+from engine import Rule
+from protocol.errors import ErrorCode
+from server import game
+from server.ratelimit import SlidingWindow
+from server.room import Seat
+from server.service import Notice
+from server.services import Services
+from server.sessions import SessionRecord
+
+
+class Refused(Exception):
+    """A request refused before it reached a room (no such room, not queued...)."""
+
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class Session(Protocol):
+    """A client's connection as the message handlers see it."""
+
+    # -- who it is ------------------------------------------------------------------
+
+    services: Services
+    identity: SessionRecord | None
+    """The player (or worker, or AI seat) it said hello as; None before ``hello``."""
+    token_hash: str | None
+    """The hash of the resume token it said hello with."""
+    worker: bool
+    """True once it is a registered AI worker (``bot_ready``)."""
+
+    @property
+    def address(self) -> str:
+        """The client's address (as the per-address limits count it)."""
+
+    @property
+    def player(self) -> str:
+        """The player's id (after ``hello``)."""
+
+    def seat(self) -> Seat:
+        """The player as a seat in a room."""
+
+    async def rating(self, rule: Rule) -> float:
+        """The player's Glicko-2 rating under ``rule`` (1500 before any rated game)."""
+
+    async def rated_seat(self, rule: Rule) -> Seat:
+        """:meth:`seat` showing the player's rating under ``rule`` (an AI's stays None)."""
+
+    # -- what it asked for --------------------------------------------------------------
+
+    queue: str | None
+    """The matchmaking queue it waits in, if any."""
+    queue_ticket: int
+    """Counts ``queue`` requests, so a stale AI-fallback timer does nothing."""
+    hint_pending: bool
+    """A hint it asked for is on its way (one at a time)."""
+
+    @property
+    def code_failures(self) -> SlidingWindow:
+        """Its joins by a wrong invite code (guessing)."""
+
+    # -- answering ------------------------------------------------------------------------
+
+    def send(self, message: msgspec.Struct) -> None: ...
+
+    def send_together(self, messages: Sequence[msgspec.Struct]) -> None:
+        """Messages that make one reply (a long lobby in parts), sent as one frame would be."""
+
+    def error(
+        self,
+        code: ErrorCode,
+        message: str,
+        *,
+        re: int | None = None,
+        room: str | None = None,
+        foul: str | None = None,
+    ) -> None: ...
+
+    def close(self, code: int, reason: str) -> None: ...
+
+    def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        """Run ``coro`` beside the connection's read loop (ended with the connection)."""
+
+    async def notice(self, notice: Notice) -> None:
+        """A note for this player from any server instance."""
+
+    # -- rooms -----------------------------------------------------------------------------
+
+    @property
+    def rooms(self) -> Collection[str]:
+        """The rooms whose events it follows."""
+
+    @property
+    def attached(self) -> Set[str]:
+        """The rooms it is attached to (its player is present there)."""
+
+    async def attach(self, room_id: str) -> None:
+        """Attach to a room (its player is present there from now on). Raises NoSuchRoom."""
+
+    async def attach_seated(self, room_id: str) -> None:
+        """Attach to a room its player sits in; nothing for a room they do not sit in."""
+
+    async def detach(self, room_id: str) -> None:
+        """Detach from a room (``leave``)."""
+
+    async def sync_room(self, room_id: str, after: int | None, re: int | None = None) -> None:
+        """Follow a room: the events after ``after`` (or a snapshot), then live events."""
+
+    def unwatch(self, room_id: str) -> None:
+        """Stop following a room's events."""
+
+    def follow_lobby(self, on: bool) -> None:
+        """Start or stop getting the lobby's changes."""
+
+    async def act(self, room_id: str, action: game.GameAction) -> None:
+        """Apply the player's action to a room (attaching there first); raises the
+        action's refusal (GameError)."""
+
+
+Handler = Callable[[Session, Any], Awaitable[None]]
+"""A message handler: the session and the decoded client message."""

@@ -1,0 +1,23 @@
+"""``chat``: a line in a room the player is in, within their chat flood limit; logged
+apart from the game record, so it never competes with a move."""
+
+from __future__ import annotations
+
+from protocol import messages as m
+from protocol.errors import ErrorCode
+from protocol.events import ChatPosted
+from server.handlers.base import Refused, Session
+from server.service import NoSuchRoom, now_ms
+
+
+async def on_chat(session: Session, msg: m.Chat) -> None:
+    if not session.services.players.chat_window(session.player).take(now_ms()):
+        raise Refused(ErrorCode.CHAT_RATE_LIMITED, "too many chat messages; wait a little")
+    assert session.identity is not None
+    await session.attach_seated(msg.room)
+    if msg.room not in session.attached:
+        if await session.services.rooms.load(msg.room) is None:
+            raise NoSuchRoom(msg.room)
+        raise Refused(ErrorCode.NOT_IN_ROOM, "join the room before chatting in it")
+    line = ChatPosted(player=session.player, name=session.identity.name, text=msg.text)
+    await session.services.rooms.chat(msg.room, line)

@@ -1,0 +1,96 @@
+"""The lobby and quick match: ``lobby_watch`` (the list of public rooms, then its
+changes), ``queue`` (wait for a match, optionally falling back to an AI after a while)
+and ``unqueue``."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import msgspec
+
+from protocol import messages as m
+from protocol.errors import ErrorCode
+from protocol.values import RoomSummary
+from server import game
+from server.game import GameError
+from server.handlers.base import Refused, Session
+from server.matchmaking import queue_name
+from server.service import Notice, encode_notice, now_ms
+from server.store import QueueEntry
+
+log = logging.getLogger("gomoku.server")
+
+
+async def on_lobby_watch(session: Session, msg: m.LobbyWatch) -> None:
+    session.follow_lobby(msg.on)
+    if not msg.on:
+        return
+    listing = await session.services.store.lobby_list()
+    summaries = sorted((_decode_summary(v) for v in listing.values()), key=lambda s: s.id)
+    size = max(1, session.services.config.lobby_part_rooms)
+    parts = [summaries[i : i + size] for i in range(0, len(summaries), size)] or [[]]
+    last = len(parts) - 1
+    session.send_together(
+        [m.Lobby(rooms=rooms, re=msg.id, part=i, more=i < last) for i, rooms in enumerate(parts)]
+    )
+
+
+def _decode_summary(data: bytes) -> RoomSummary:
+    return msgspec.msgpack.decode(data, type=RoomSummary)
+
+
+async def on_queue(session: Session, msg: m.Queue) -> None:
+    if session.queue is not None:
+        raise Refused(ErrorCode.ALREADY_QUEUED, "you are already waiting for a match")
+    name = queue_name(msg.rule, msg.time)
+    assert session.identity is not None
+    rating = await session.rating(msg.rule)  # quick match pairs by the rating under the rule
+    entry = QueueEntry(session.player, rating, now_ms(), session.identity.name)
+    if not await session.services.store.queue_add(name, entry):
+        raise Refused(ErrorCode.ALREADY_QUEUED, "you are already waiting for a match")
+    session.queue = name
+    session.queue_ticket += 1
+    session.send(
+        m.Queued(rule=msg.rule, time=msg.time, since_ms=0, ai_after_ms=msg.ai_after_ms, re=msg.id)
+    )
+    session.services.matchmaker.wake()
+    if msg.ai_after_ms is not None:
+        session.spawn(_ai_after_wait(session, msg, entry, name, session.queue_ticket))
+
+
+async def _ai_after_wait(
+    session: Session, msg: m.Queue, entry: QueueEntry, name: str, ticket: int
+) -> None:
+    """Nobody came within ``ai_after_ms``: take the player out of the queue (unless a
+    match got there first) and seat them against an AI. With no AI free, they go on
+    waiting for a person and are told so."""
+    assert msg.ai_after_ms is not None
+    await asyncio.sleep(msg.ai_after_ms / 1000)
+    store = session.services.store
+    if session.queue_ticket != ticket or session.queue != name:
+        return
+    if not await store.queue_remove(name, session.player):
+        return  # matched with a person meanwhile
+    try:
+        room = await session.services.ai.ai_room(
+            game.RoomSettings(rule=msg.rule, time=msg.time),
+            levels=[msg.ai_level],
+            people=[await session.rated_seat(msg.rule)],
+        )
+    except GameError as exc:
+        await store.queue_add(name, entry)
+        session.error(exc.code, f"{exc.message}; still waiting for a player", re=msg.id)
+        return
+    log.info("%s waited %d ms: playing an AI in room %s", session.player, msg.ai_after_ms, room.id)
+    await store.publish_player(session.player, encode_notice(Notice(kind="matched", room=room.id)))
+
+
+async def on_unqueue(session: Session, msg: m.Unqueue) -> None:
+    if session.queue is None or not await session.services.store.queue_remove(
+        session.queue, session.player
+    ):
+        session.queue = None
+        raise Refused(ErrorCode.NOT_QUEUED, "you are not waiting for a match")
+    session.queue = None
+    session.send(m.Unqueued(re=msg.id))

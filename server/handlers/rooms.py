@@ -1,0 +1,161 @@
+"""Rooms: ``create_room``, ``join`` (by id or invite code, as a player or a spectator),
+``leave`` and ``resume``; a player's cap of open rooms and invite codes."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+
+from protocol import messages as m
+from protocol.errors import ErrorCode
+from server import game
+from server.game import GameError
+from server.handlers.base import Refused, Session
+from server.service import NoSuchRoom, now_ms
+from server.sessions import invite_key, new_invite_code, new_room_id
+from server.store import StoreUnavailable
+
+log = logging.getLogger("gomoku.server")
+
+
+ROOM_GONE = "the room is gone (it expired, or the server restarted): go back to the lobby"
+"""The answer to a ``resume`` of a room the server no longer has (protocol.md)."""
+
+
+async def on_create_room(session: Session, msg: m.CreateRoom) -> None:
+    service = session.services.rooms
+    async with owned_room(session) as room_id:
+        code = await reserve_invite(session, room_id) if msg.private else None
+        settings = game.RoomSettings(
+            rule=msg.rule,
+            size=msg.size,
+            opening=msg.opening,
+            time=msg.time,
+            rated=msg.rated,
+            private=msg.private,
+            code=code,
+        )
+        seat = await session.rated_seat(msg.rule)
+        room = await service.open(room_id, settings, seats=[(seat, msg.seat)], owner=session.player)
+    log.info("room %s created by %s (%s)", room.id, session.player, room.rule)
+    await session.attach(room.id)
+    await session.sync_room(room.id, None, re=msg.id)
+
+
+async def on_join(session: Session, msg: m.Join) -> None:
+    room_id = await _resolve_room(session, msg.room, msg.code)
+    loaded = await session.services.rooms.load(room_id)
+    if loaded is None:
+        raise NoSuchRoom(room_id)
+    _, room = loaded
+    if room.private and msg.code is None and room.seat_of(session.player) is None:
+        raise Refused(ErrorCode.NO_SUCH_ROOM, "that room is private: join it by its invite code")
+    service = session.services.rooms
+    if msg.role == "player":
+        await session.act(room_id, game.Join(await session.rated_seat(room.rule)))
+    await session.attach(room_id)
+    if msg.role == "player":  # a spectator who sat down is no longer one
+        await service.announce_spectators(room_id)
+    await session.sync_room(room_id, None, re=msg.id)
+
+
+async def on_leave(session: Session, msg: m.Leave) -> None:
+    if msg.room not in session.rooms and msg.room not in session.attached:
+        raise Refused(ErrorCode.NOT_IN_ROOM, "you are not watching that room")
+    session.unwatch(msg.room)
+    service = session.services.rooms
+    loaded = await service.load(msg.room)
+    seated = loaded is not None and loaded[1].seat_of(session.player) is not None
+    if seated and loaded is not None and loaded[1].state == "waiting":
+        with contextlib.suppress(GameError, NoSuchRoom):  # before the game: give up the seat
+            await service.act(msg.room, game.Leave(session.player))
+    with contextlib.suppress(NoSuchRoom):
+        await session.detach(msg.room)
+    session.send(m.Left(room=msg.room, re=msg.id))
+
+
+async def on_resume(session: Session, msg: m.Resume) -> None:
+    loaded = await session.services.rooms.load(msg.room, fresh=True)
+    if loaded is None:  # expired, or lost when a server without Redis restarted
+        raise Refused(ErrorCode.NO_SUCH_ROOM, ROOM_GONE)
+    record, room = loaded
+    if room.private and room.seat_of(session.player) is None and msg.room not in session.attached:
+        attendance = await session.services.store.attendance(msg.room, [session.player])
+        if not attendance.attached(session.player):
+            raise Refused(ErrorCode.NOT_IN_ROOM, "you are not in that private room")
+    if msg.after > record.seq:
+        raise Refused(ErrorCode.BAD_VALUE, f"the room's log ends at seq {record.seq}")
+    await session.attach(msg.room)
+    await session.sync_room(msg.room, msg.after, re=msg.id)
+
+
+@contextlib.asynccontextmanager
+async def owned_room(session: Session) -> AsyncIterator[str]:
+    """The id for a room the player asks for, counted against their cap of open rooms
+    (``too_many_rooms`` if it is full, in the store, so on every instance); counted no
+    more if the room is not created. The room's end or emptying releases it
+    (``RoomService._after_commit``)."""
+    room_id = new_room_id()
+    cap = session.services.config.limits.max_rooms_per_player
+    store = session.services.store
+    if not await store.add_owned_room(session.player, room_id, cap, now_ms()) and not (
+        await _release_ended_rooms(session)
+        and await store.add_owned_room(session.player, room_id, cap, now_ms())
+    ):
+        raise Refused(
+            ErrorCode.TOO_MANY_ROOMS,
+            f"you already have {cap} open rooms, the most one player may have; finish one "
+            "first (a room counts until its game ends, or until everyone left it before "
+            "it began)",
+        )
+    try:
+        yield room_id
+    except Exception:
+        with contextlib.suppress(StoreUnavailable):  # else forgotten once it proves gone
+            await session.services.store.remove_owned_room(session.player, room_id)
+        raise
+
+
+async def _release_ended_rooms(session: Session) -> bool:
+    """Take the player's rooms whose game is over off their count; True if there were
+    any. A game's end releases its room just after the commit that ends it, so a player
+    quick to create the next room (or an instance that died in between) gets here."""
+    store = session.services.store
+    released = False
+    for room_id in await store.owned_rooms(session.player):
+        loaded = await session.services.rooms.load(room_id, fresh=True)
+        if loaded is not None and loaded[1].state == "over":
+            await store.remove_owned_room(session.player, room_id)
+            released = True
+    return released
+
+
+async def reserve_invite(session: Session, room_id: str) -> str:
+    """A new invite code for a private room about to be created, mapped to it."""
+    code = new_invite_code()
+    while not await session.services.store.put_invite(invite_key(code), room_id):
+        code = new_invite_code()  # pragma: no cover - a 31^9 collision
+    return code
+
+
+async def _resolve_room(session: Session, room: str | None, code: str | None) -> str:
+    """The room a join names, by id or by invite code. Joins by code are refused unread
+    while the connection or its address has had too many codes that led nowhere."""
+    if room is not None:
+        return room
+    assert code is not None
+    now = now_ms()
+    by_address = session.services.code_failures
+    wait = max(session.code_failures.wait_ms(now), by_address.wait_ms(session.address, now))
+    if wait:
+        raise Refused(
+            ErrorCode.RATE_LIMITED,
+            f"too many invite codes that lead nowhere; try again in {-(-wait // 1000)} s",
+        )
+    found = await session.services.store.get_invite(invite_key(code))
+    if found is None:
+        session.code_failures.add(now)
+        by_address.add(session.address, now)
+        raise Refused(ErrorCode.NO_SUCH_ROOM, "no room has that invite code")
+    return found

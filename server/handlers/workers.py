@@ -1,0 +1,41 @@
+"""What AI workers send: ``bot_ready`` (its offer of seats and levels),
+``bot_heartbeat`` and ``hint_result``; only a connection that said hello with a bot key
+(and is not an AI seat) may."""
+
+from __future__ import annotations
+
+from protocol import messages as m
+from protocol.errors import ErrorCode
+from server.handlers.base import Refused, Session
+
+
+def _require_bot(session: Session) -> str:
+    assert session.identity is not None
+    if not session.identity.bot or session.identity.worker is not None:
+        raise Refused(ErrorCode.NOT_A_BOT, "only an AI worker (hello with a bot key) may do that")
+    return session.identity.player
+
+
+async def on_bot_ready(session: Session, msg: m.BotReady) -> None:
+    worker_id = _require_bot(session)
+    session.worker = True
+    session.services.workers.register(worker_id, session, msg.seats, msg.levels)
+    bots = session.services.config.bots
+    session.send(
+        m.BotAccepted(
+            worker=worker_id, heartbeat_ms=bots.heartbeat_ms, lease_ms=bots.lease_ms, re=msg.id
+        )
+    )
+
+
+async def on_bot_heartbeat(session: Session, msg: m.BotHeartbeat) -> None:
+    worker_id = _require_bot(session)
+    if not session.services.workers.is_worker(worker_id, session):
+        raise Refused(ErrorCode.WRONG_PHASE, "send bot_ready first")
+    session.services.workers.heartbeat(worker_id)
+
+
+async def on_hint_result(session: Session, msg: m.HintResult) -> None:
+    worker_id = _require_bot(session)
+    session.services.workers.heartbeat(worker_id)
+    session.services.hints.hint_result(worker_id, msg)

@@ -1,0 +1,102 @@
+"""This instance in the store, and keeping the store tidy: the instance's id and lease
+(renewed while it lives, so its connections' attachments keep players present only
+while it does), reaping the attachments of instances that stopped renewing theirs,
+dropping attachments a closed connection could not drop while the store was
+unreachable, and purging what expired."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import secrets
+
+from server.config import Timers
+from server.game import GameError
+from server.metrics import Metrics
+from server.service import NoSuchRoom, RoomService, now_ms
+from server.store import Store, StoreUnavailable
+
+log = logging.getLogger("gomoku.server")
+
+
+class Housekeeping:
+    """The instance's lease, stale attachments, and expiry."""
+
+    def __init__(
+        self, store: Store, service: RoomService, timers: Timers, metrics: Metrics
+    ) -> None:
+        self.store = store
+        self.service = service
+        self.timers = timers
+        self.metrics = metrics
+        self.instance_id = secrets.token_hex(6)
+        """This instance in the store: its connections' attachments carry it, and its
+        lease (renewed by :meth:`keep_lease`) says it is alive."""
+        self._conn_ids = itertools.count(1)
+        self._detach_retry: set[tuple[str, str]] = set()
+        """(room, connection) attachments a closed connection could not drop (the store
+        was unreachable): tried again until they are gone."""
+
+    def new_conn_id(self) -> str:
+        """A connection id unique over every instance: this instance's id, ``/``, a number."""
+        return f"{self.instance_id}/{next(self._conn_ids)}"
+
+    def detach_later(self, room_id: str, conn_id: str) -> None:
+        """A closed connection's attachment that could not be dropped now: try again."""
+        self._detach_retry.add((room_id, conn_id))
+
+    async def join(self) -> None:
+        """Starting: take the lease before serving anyone."""
+        await self.store.instance_beat(self.instance_id, now_ms() + self.timers.instance_lease_ms)
+
+    async def keep_lease(self) -> None:
+        """Renew this instance's lease; reap instances whose lease ran out (their
+        attachments would keep players present forever); drop attachments that closed
+        connections left behind while the store was unreachable."""
+        lease = self.timers.instance_lease_ms
+        while True:
+            await asyncio.sleep(lease / 5000)
+            try:
+                now = now_ms()
+                await self.store.instance_beat(self.instance_id, now + lease)
+                for room_id, conn_id in sorted(self._detach_retry):
+                    if await self.store.detach(room_id, conn_id, now) == 0:
+                        await self.service.presence_changed(room_id)
+                    self._detach_retry.discard((room_id, conn_id))
+                for instance in await self.store.expired_instances(now, lease):
+                    gone = await self.store.reap_instance(instance, now)
+                    log.warning(
+                        "server instance %s stopped renewing its lease: its connections "
+                        "left %d rooms",
+                        instance,
+                        len(gone),
+                    )
+                    for room_id in gone:
+                        with contextlib.suppress(GameError, NoSuchRoom):
+                            await self.service.presence_changed(room_id)
+            except StoreUnavailable as exc:
+                log.info("the instance lease waits for the store: %s", exc)
+            except Exception:
+                self.metrics.inc("gomoku_errors_internal_total")
+                log.exception("instance lease upkeep failed")
+
+    async def leave(self) -> None:
+        """Stopping: every connection detached as it closed; drop whatever attachment of
+        this instance is left and its lease, so a stopped instance keeps nobody present."""
+        with contextlib.suppress(StoreUnavailable):
+            gone = await self.store.reap_instance(self.instance_id, now_ms())
+            for room_id in gone:
+                with contextlib.suppress(GameError, NoSuchRoom):
+                    await self.service.presence_changed(room_id)
+
+    async def purge(self) -> None:
+        """Drop what expired, now and then (the memory store's rooms and sessions, the
+        Redis store's index of rooms)."""
+        while True:
+            await asyncio.sleep(self.timers.purge_interval_s)
+            try:
+                await self.store.purge()
+            except StoreUnavailable as exc:
+                log.info("housekeeping waits for the store: %s", exc)

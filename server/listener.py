@@ -1,0 +1,167 @@
+"""The server's port: WebSocket connections, and plain HTTP on the same port
+(``/healthz``, ``/metrics``, the browser client's files, :mod:`server.http_files`).
+Admission happens here: the limits on connections in all and per client address,
+allowed web origins; and connections whose peer stopped reading are dropped."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import http
+import logging
+import time
+
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.http11 import Request, Response
+
+from protocol.errors import CloseCode
+from server.connection import Connection
+from server.handshake import OriginPolicy, select_encoding
+from server.http_files import StaticSite, wants_websocket, without_body
+from server.services import Services
+
+log = logging.getLogger("gomoku.server")
+
+WRITE_LIMIT = 64 * 1024
+"""Bytes websockets buffers for a peer before its own sends (pings, close) wait; our
+frames are written without waiting and bounded by ``send_buffer`` instead."""
+
+
+class Listener:
+    """The listening socket and the connections it admitted."""
+
+    def __init__(self, services: Services) -> None:
+        self.services = services
+        self.config = services.config
+        self.metrics = services.metrics
+        self.site = StaticSite.from_package()
+        """The browser client's files, served at ``http://host:port/``."""
+        self.origins = OriginPolicy(self.config.allowed_origins)
+        self.connections: set[Connection] = set()
+        self.per_address: collections.Counter[str] = collections.Counter()
+        """Open connections per client address (for ``max_conns_per_ip``)."""
+        self._server: Server | None = None
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None
+        port: int = next(iter(self._server.sockets)).getsockname()[1]
+        return port
+
+    async def start(self) -> None:
+        limits = self.config.limits
+        self._server = await serve(
+            self._handle,
+            self.config.host,
+            self.config.port,
+            process_request=self._process_request,
+            select_subprotocol=select_encoding,
+            max_size=limits.max_frame,
+            compression=None,
+            ping_interval=limits.ping_interval_s,
+            ping_timeout=limits.ping_timeout_s,
+            max_queue=16,
+            write_limit=WRITE_LIMIT,
+        )
+
+    async def stop(self) -> None:
+        """Close every connection with 1001 (going away)."""
+        if self._server is None:
+            return
+        self._server.close(close_connections=True, code=CloseCode.GOING_AWAY)
+        try:
+            # A peer that reads nothing never lets its close frame out: abort it.
+            async with asyncio.timeout(self.config.limits.close_timeout_s):
+                await self._server.wait_closed()
+        except TimeoutError:
+            for conn in list(self.connections):
+                conn.ws.transport.abort()
+            await self._server.wait_closed()
+
+    # -- connections -----------------------------------------------------------
+
+    async def _handle(self, ws: ServerConnection) -> None:
+        limits = self.config.limits
+        address = self.client_address(ws, ws.request)
+        if len(self.connections) >= limits.max_connections:
+            await ws.close(CloseCode.POLICY, "too many connections")
+            return
+        if limits.max_conns_per_ip and self.per_address[address] >= limits.max_conns_per_ip:
+            # Handshakes that raced past _process_request's check end here.
+            self.metrics.inc("gomoku_refused_per_ip_total")
+            await ws.close(CloseCode.POLICY, "too many connections from your address")
+            return
+        conn = Connection(self.services, ws, address)
+        self.connections.add(conn)
+        self.per_address[address] += 1
+        try:
+            await conn.run()
+        except Exception:
+            self.metrics.inc("gomoku_errors_internal_total")
+            log.exception("connection handler failed")
+            await ws.close(CloseCode.INTERNAL, "internal server error")
+        finally:
+            self.connections.discard(conn)
+            self.per_address[address] -= 1
+            if self.per_address[address] <= 0:
+                del self.per_address[address]
+
+    def client_address(self, ws: ServerConnection, request: Request | None) -> str:
+        """Who is connecting: the peer's IP, or the client a trusted reverse proxy
+        names in ``X-Forwarded-For`` (its last entry, the one the proxy added)."""
+        peer = ws.remote_address[0] if ws.remote_address else ""
+        if peer in self.config.trusted_proxies and request is not None:
+            forwarded = request.headers.get("X-Forwarded-For", "")
+            last = forwarded.rsplit(",", 1)[-1].strip()
+            if last:
+                return last
+        return str(peer)
+
+    async def drop_stalled_readers(self) -> None:
+        """Drop connections whose current frame has waited ``send_timeout_s`` for the
+        peer to read: a peer that stopped reading also stalls keepalive pings, so
+        nothing else would ever notice it."""
+        timeout = self.config.limits.send_timeout_s
+        while True:
+            await asyncio.sleep(max(0.05, timeout / 4))
+            now = time.monotonic()
+            for conn in list(self.connections):
+                stalled = conn.stalled_for(now)
+                if stalled > timeout:
+                    conn.drop_slow_reader(f"no progress for {stalled:.0f} s")
+
+    # -- plain HTTP --------------------------------------------------------------
+
+    async def _process_request(self, ws: ServerConnection, request: Request) -> Response | None:
+        """Plain HTTP on the WebSocket port (``HEAD`` gets the headers of a ``GET``)."""
+        response = await self._answer_http(ws, request)
+        return None if response is None else without_body(request, response)
+
+    async def _answer_http(self, ws: ServerConnection, request: Request) -> Response | None:
+        """``/healthz``, ``/metrics``, the browser client's files (:mod:`server.http_files`),
+        or None to go on with the WebSocket handshake."""
+        path = request.path.split("?", 1)[0]
+        if path not in ("/healthz", "/metrics") and not wants_websocket(request):
+            return self.site.respond(request)
+        per_ip = self.config.limits.max_conns_per_ip
+        if (
+            per_ip
+            and path not in ("/healthz", "/metrics")
+            and self.per_address[self.client_address(ws, request)] >= per_ip
+        ):
+            self.metrics.inc("gomoku_refused_per_ip_total")
+            return ws.respond(
+                http.HTTPStatus.TOO_MANY_REQUESTS, "too many connections from your address\n"
+            )
+        if path == "/healthz":
+            if await self.services.store.healthy():
+                return ws.respond(http.HTTPStatus.OK, "ok\n")
+            return ws.respond(http.HTTPStatus.SERVICE_UNAVAILABLE, "store unavailable\n")
+        if path == "/metrics":
+            response = ws.respond(http.HTTPStatus.OK, await self.metrics.collect())
+            response.headers["Content-Type"] = "text/plain; version=0.0.4; charset=utf-8"
+            return response
+        if not self.origins.allows(request.headers):
+            self.metrics.inc("gomoku_refused_origin_total")
+            return ws.respond(http.HTTPStatus.FORBIDDEN, "pages from your origin may not connect\n")
+        return None

@@ -1,0 +1,45 @@
+"""What the server offers every connection and message handler, put together once by
+:class:`~server.app.GomokuServer`: the handlers reach the rest of the server through
+this and through their :class:`~server.handlers.base.Session`, never through the
+server object."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from server.bots import AiSeating, HintDesk, WorkerRegistry
+from server.config import ServerConfig
+from server.housekeeping import Housekeeping
+from server.hub import Hub
+from server.matchmaking import Matchmaker
+from server.metrics import Metrics
+from server.players import LocalPlayers
+from server.ratelimit import KeyedWindows
+from server.service import RoomService
+from server.store import Store
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Services:
+    """The server's parts a connection may use."""
+
+    version: str
+    config: ServerConfig
+    metrics: Metrics
+    store: Store
+    rooms: RoomService
+    """Every change to a room goes through it."""
+    hub: Hub
+    """Room and lobby feeds to this instance's connections."""
+    players: LocalPlayers
+    """The players connected here."""
+    housekeeping: Housekeeping
+    """This instance in the store (connection ids, attachments to drop later)."""
+    matchmaker: Matchmaker
+    workers: WorkerRegistry
+    ai: AiSeating
+    hints: HintDesk
+    bot_keys: set[str]
+    """Accepted bot keys: the configured ones and the local workers' own."""
+    code_failures: KeyedWindows
+    """Joins by a wrong invite code per client address (guessing)."""

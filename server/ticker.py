@@ -1,0 +1,70 @@
+"""Server-authoritative clocks: a flag falls on time even if nobody sends anything.
+Any instance claims the rooms that fell due (a clock ran out, a grace period ended, a
+held spectator count, a finished game's archiving to retry) and looks at each; the
+beat that comes first finds outages, whose time the clocks get back
+(:mod:`server.outage`)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from server import game
+from server.config import Timers
+from server.game import GameError
+from server.metrics import Metrics
+from server.service import NoSuchRoom, RoomService, now_ms
+from server.store import Store, StoreUnavailable
+
+log = logging.getLogger("gomoku.server")
+
+
+class ClockTicker:
+    """Beats, then claims due rooms and ticks them, every ``tick_interval_s``."""
+
+    def __init__(
+        self, store: Store, service: RoomService, timers: Timers, metrics: Metrics
+    ) -> None:
+        self.store = store
+        self.service = service
+        self.timers = timers
+        self.metrics = metrics
+
+    async def first_beat(self) -> None:
+        """Beat before serving: a restart finds the outage it ends before anyone acts."""
+        self.service.outage = await self.store.beat(now_ms(), self.timers.outage_after_ms)
+
+    async def run(self) -> None:
+        """Flag players whose clock ran out, even if nobody sends anything. Each tick
+        beats first, so an outage is found (and its time given back to the clocks,
+        :mod:`server.outage`) before any flag can fall for it."""
+        timers = self.timers
+        store_down = False
+        while True:
+            await asyncio.sleep(timers.tick_interval_s)
+            try:
+                now = now_ms()
+                latest = await self.store.beat(now, timers.outage_after_ms)
+                if latest is not None and latest.end_ms == now:
+                    self.metrics.inc("gomoku_outages_total")
+                    log.warning(
+                        "no server beat for %.1f s: running clocks get that time back",
+                        (latest.end_ms - latest.start_ms) / 1000,
+                    )
+                self.service.outage = latest
+                due = await self.store.claim_due(now, timers.deadline_lease_ms)
+                for room_id in due:
+                    with contextlib.suppress(GameError, NoSuchRoom):
+                        await self.service.act(room_id, game.Tick())
+                        await self.service.announce_spectators(room_id, due=True)
+                if store_down:
+                    log.info("the store answers again")
+                store_down = False
+            except StoreUnavailable as exc:
+                if not store_down:
+                    log.warning("the store is unreachable (%s); clocks wait for it", exc)
+                store_down = True
+            except Exception:
+                self.metrics.inc("gomoku_errors_internal_total")
+                log.exception("clock ticker failed")
