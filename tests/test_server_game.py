@@ -1,305 +1,234 @@
-"""Complete games over real WebSocket connections: every rule, swap2, spectators, offers."""
+"""The sans-I/O room core: state x action -> new state + events, or a coded refusal."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import pytest
 
-from server_fixtures import Connect, TestClient, make_config, seated_pair
+from engine import Opening, Rule
+from protocol.events import Answered, GameOver, Moved, PlayerLeft, Presence, Undone
+from protocol.values import TimeControl
+from server import game
+from server.game import GameError, GameRules, apply
+from server.room import Room, Seat, decode_room, encode_room
+from server.store import Attachment, Attendance
 
-from protocol import messages as m
-from protocol.events import (
-    Answered,
-    ChatPosted,
-    Chose,
-    GameOver,
-    Moved,
-    Offered,
-    OpeningPhase,
-    Rematch,
-    SpectatorCount,
-    Undone,
+RULES = GameRules(
+    grace_ms=1000, takeback_cooldown_ms=1000, max_takeback_declines=2, attach_wait_ms=50
 )
-from server.app import GomokuServer
-from server.game import GameRules
+A, B = "p-a", "p-b"
 
 
-async def play(
-    room: str, players: list[TestClient], watchers: list[TestClient], moves: str, start: int = 1
+def started(
+    *, opening: Opening = Opening.FREE, time: TimeControl | None = None, now: int = 0
+) -> Room:
+    """A room with A in seat 0 and B in seat 1, game started."""
+    room = game.new_room(
+        "r-1",
+        rule=Rule.FREESTYLE,
+        size=15,
+        opening=opening,
+        time=time,
+        rated=False,
+        private=False,
+        code=None,
+        now_ms=now,
+    )
+    room = apply(room, game.Join(Seat(id=A, name="a")), now, RULES).room
+    return apply(room, game.Join(Seat(id=B, name="b")), now, RULES).room
+
+
+def play(room: Room, moves: str, now: int = 0) -> Room:
+    for i, point in enumerate(moves.split()):
+        player = room.seats[room.actor() or 0]
+        assert player is not None
+        room = apply(room, game.Move(player.id, point), now + i, RULES).room
+    return room
+
+
+def test_table_refuses_actions_the_state_does_not_take() -> None:
+    """Moves before the game starts and after it ends are refused with stable codes."""
+    waiting = game.new_room(
+        "r-1",
+        rule=Rule.RENJU,
+        size=15,
+        opening=Opening.FREE,
+        time=None,
+        rated=False,
+        private=False,
+        code=None,
+        now_ms=0,
+    )
+    waiting = apply(waiting, game.Join(Seat(id=A, name="a")), 0, RULES).room
+    with pytest.raises(GameError) as refused:
+        apply(waiting, game.Move(A, "h8"), 0, RULES)
+    assert refused.value.code == "wrong_phase"
+    over = apply(started(), game.Resign(A), 0, RULES).room
+    for action in (game.Move(B, "h8"), game.Offer(A, "draw"), game.Claim(B)):
+        with pytest.raises(GameError) as refused:
+            apply(over, action, 0, RULES)
+        assert refused.value.code == "game_over"
+
+
+def test_apply_never_mutates_its_input_and_state_round_trips() -> None:
+    """A refused or accepted action leaves the given room untouched; rooms encode losslessly."""
+    room = play(started(), "h8 a1")
+    before = encode_room(room)
+    with pytest.raises(GameError):
+        apply(room, game.Move(A, "a1"), 5, RULES)
+    after = apply(room, game.Move(A, "h9"), 5, RULES).room
+    assert encode_room(room) == before
+    assert decode_room(encode_room(after)) == after
+    assert after.moves == ["h8", "a1", "h9"]
+
+
+def test_late_action_after_the_flag_fell_reports_game_over() -> None:
+    """An action arriving after the mover's time ran out commits the timeout and is refused."""
+    room = play(started(time=TimeControl(base_ms=1000, inc_ms=0)), "h8", now=0)
+    assert room.deadline_ms() == 1000
+    outcome = apply(room, game.Move(B, "a1"), 1500, RULES)
+    assert outcome.error is not None
+    assert outcome.error.code == "game_over"
+    over = outcome.events[0]
+    assert isinstance(over, GameOver)
+    assert (over.winner, over.reason) == ("black", "timeout")
+    assert outcome.room.deadline_ms() is None
+    tick = apply(room, game.Tick(), 999, RULES)
+    assert not tick.changed
+
+
+def test_a_seat_asked_for_as_the_flag_falls_is_refused_and_the_flag_falls() -> None:
+    """Asking for a seat in a game whose clock just ran out: the flag falls, the seat is
+    refused."""
+    room = play(started(time=TimeControl(base_ms=1000, inc_ms=0)), "h8", now=0)
+    seat = apply(room, game.Join(Seat(id="p-d", name="d")), 1500, RULES)
+    assert seat.error is not None
+    assert seat.error.code == "room_full"
+    assert isinstance(seat.events[0], GameOver)
+    assert seat.room.state == "over"
+
+
+def test_takeback_never_reaches_into_the_swap2_opening() -> None:
+    """After swap2, the opening stones cannot be taken back."""
+    room = started(opening=Opening.SWAP2)
+    room = play(room, "h8 h9 i8")
+    room = apply(room, game.Choose(B, "white"), 0, RULES).room  # B is White, moves next
+    with pytest.raises(GameError) as refused:
+        apply(room, game.Offer(B, "takeback"), 0, RULES)
+    assert refused.value.code == "wrong_phase"
+    room = play(room, "a1")
+    room = apply(room, game.Offer(B, "takeback"), 0, RULES).room
+    outcome = apply(room, game.Answer(A, "takeback", True), 0, RULES)
+    undone = outcome.events[-1]
+    assert isinstance(undone, Undone)
+    assert undone.points == ["a1"]
+    assert outcome.room.moves == ["h8", "h9", "i8"]
+
+
+def test_declined_takebacks_are_throttled_then_refused() -> None:
+    """Each decline doubles the wait; after the limit, no more takebacks this game."""
+    room = play(started(), "h8 a1 h9")
+    now = 0
+    for wait in (1000, 2000):
+        room = apply(room, game.Offer(A, "takeback"), now, RULES).room
+        room = apply(room, game.Answer(B, "takeback", False), now, RULES).room
+        with pytest.raises(GameError) as refused:
+            apply(room, game.Offer(A, "takeback"), now + wait - 1, RULES)
+        assert refused.value.code == "throttled"
+        now += wait
+    with pytest.raises(GameError) as refused:
+        apply(room, game.Offer(A, "takeback"), now + 60_000, RULES)
+    assert refused.value.code == "throttled"
+
+
+def _attending(**players: tuple[int, int | None]) -> Attendance:
+    """An attendance: player -> (connections attached, when the last one left)."""
+    seated = {p: Attachment(conns, left) for p, (conns, left) in players.items()}
+    return Attendance(sum(1 for conns, _ in players.values() if conns), seated)
+
+
+def test_a_seat_waits_for_its_first_connection_then_follows_the_attached_ones() -> None:
+    """A new seat shows online without a connection for attach_wait_ms; after that a
+    waiting room gives it up, and a running game marks its player gone, once."""
+    waiting = game.new_room(
+        "r-1",
+        rule=Rule.FREESTYLE,
+        size=15,
+        opening=Opening.FREE,
+        time=None,
+        rated=False,
+        private=False,
+        code=None,
+        now_ms=0,
+    )
+    waiting = apply(waiting, game.Join(Seat(id=A, name="a")), 0, RULES).room
+    nobody = _attending()
+    assert not apply(waiting, game.Tick(nobody), RULES.attach_wait_ms - 1, RULES).changed
+    gone = apply(waiting, game.Tick(nobody), RULES.attach_wait_ms, RULES)
+    assert isinstance(gone.events[0], PlayerLeft)
+    assert gone.room.seats == [None, None]
+
+    running = started()
+    both = _attending(**{A: (1, None), B: (2, None)})
+    seen = apply(running, game.Tick(both), 5, RULES)
+    assert seen.events == []
+    assert seen.changed  # seen attached: no longer waited for
+    running = seen.room
+    b_left = apply(running, game.Tick(_attending(**{A: (1, None), B: (0, 40)})), 100, RULES)
+    assert b_left.events == [Presence(player=B, online=False, deadline_ms=940)]
+    running = b_left.room
+    assert not apply(
+        running, game.Tick(_attending(**{A: (1, None), B: (0, 40)})), 200, RULES
+    ).changed
+    with pytest.raises(GameError) as refused:
+        apply(running, game.Claim(A, _attending(**{A: (1, None), B: (0, 40)})), 1039, RULES)
+    assert refused.value.code == "not_claimable"
+    with pytest.raises(GameError) as refused:  # B is back: the claim finds them attached
+        apply(running, game.Claim(A, _attending(**{A: (1, None), B: (1, 40)})), 1040, RULES)
+    assert refused.value.code == "not_claimable"
+    claimed = apply(running, game.Claim(A, _attending(**{A: (1, None), B: (0, 40)})), 1040, RULES)
+    assert isinstance(claimed.events[-1], GameOver)
+    # B came back and left again between two looks: both are told, the countdown restarts.
+    blip = apply(running, game.Tick(_attending(**{A: (1, None), B: (0, 700)})), 800, RULES)
+    assert blip.events == [
+        Presence(player=B, online=True),
+        Presence(player=B, online=False, deadline_ms=900),
+    ]
+    with pytest.raises(GameError):
+        apply(blip.room, game.Claim(A, _attending(**{A: (1, None), B: (0, 700)})), 1040, RULES)
+
+
+@pytest.mark.parametrize(
+    ("b_left", "a_left", "decided_at", "winner"),
+    [
+        (100, 2_000, 2_000, "black"),  # B was past the grace while A was there: B loses
+        (100, 600, 1_600, None),  # both gone within the grace: drawn by abandonment
+    ],
+)
+def test_a_game_both_players_left_ends(
+    b_left: int, a_left: int, decided_at: int, winner: str | None
 ) -> None:
-    """Play ``moves`` alternately by players[0], players[1]; everyone sees each Moved."""
-    for i, point in enumerate(moves.split(), start - 1):
-        await players[i % 2].move(room, point)
-        for client in players + watchers:
-            moved = await client.event(Moved, room)
-            assert moved.point == point
-            assert moved.move_no == i + 1
+    """Both players gone: the first loses if the other was still there past the first's
+    grace period; else, once the second's grace is over too, the game is drawn."""
+    room = apply(started(), game.Tick(_attending(**{A: (1, None), B: (1, None)})), 5, RULES).room
+    room = play(room, "h8 a1 h9 a2", now=10)
+    gone = _attending(**{A: (0, a_left), B: (0, b_left)})
+    room = apply(room, game.Tick(_attending(**{A: (1, None), B: (0, b_left)})), b_left, RULES).room
+    room = apply(room, game.Tick(gone), a_left, RULES).room
+    if decided_at > a_left:  # else decided at once, as the second player left
+        assert room.abandoned_at_ms(RULES.grace_ms) == decided_at
+        assert room.due_ms(RULES.grace_ms) == decided_at
+        assert room.state == "playing"
+        assert apply(room, game.Tick(gone), decided_at - 1, RULES).room.state == "playing"
+        room = apply(room, game.Tick(gone), decided_at, RULES).room
+    assert room.state == "over"
+    assert room.result is not None
+    assert (room.result.winner, room.result.reason) == (winner, "abandon")
 
 
-async def test_hello_welcome_and_create(connect: Connect) -> None:
-    """Hello gives a player id and token; creating a room seats you and sends a snapshot."""
-    alice = await connect()
-    welcome = await alice.hello("alice")
-    assert welcome.player
-    assert welcome.token
-    assert not welcome.resumed
-    snap = await alice.create(rule="renju", seat="black")
-    assert snap.room.state == "waiting"
-    assert snap.room.players.black is not None
-    assert snap.room.players.black.id == welcome.player
-    assert (snap.room.rule, snap.room.seq) == ("renju", 1)
-
-
-async def test_freestyle_game_to_five(connect: Connect) -> None:
-    """Black makes five in a row; both players see every move and the result."""
-    alice, bob, room = await seated_pair(connect)
-    await play(room, [alice, bob], [], "h8 a1 h9 a2 h10 a3 h11 a4")
-    await alice.move(room, "h12")
-    for client in (alice, bob):
-        moved = await client.event(Moved, room)
-        assert (moved.point, moved.color, moved.move_no) == ("h12", "black", 9)
-        over = await client.event(GameOver, room)
-        assert (over.winner, over.reason) == ("black", "five")
-        assert sorted(over.line or []) == ["h10", "h11", "h12", "h8", "h9"]
-
-
-async def test_freestyle_overline_wins(connect: Connect) -> None:
-    """In freestyle six in a row wins, reported as an overline."""
-    alice, bob, room = await seated_pair(connect, rule="freestyle")
-    await play(room, [alice, bob], [], "h8 a1 i8 a2 j8 a3 k8 a4 m8 a14")
-    await alice.move(room, "l8")
-    await alice.event(Moved, room)
-    over = await alice.event(GameOver, room)
-    assert (over.winner, over.reason) == ("black", "overline")
-
-
-async def test_standard_overline_does_not_win_then_white_wins(connect: Connect) -> None:
-    """In standard an overline wins for nobody; the game goes on until a real five."""
-    alice, bob, room = await seated_pair(connect, rule="standard")
-    await play(room, [alice, bob], [], "h8 a1 i8 a2 j8 a3 k8 a4 m8 a14 l8")
-    await bob.move(room, "a5")
-    for client in (alice, bob):
-        await client.event(Moved, room)
-        over = await client.event(GameOver, room)
-        assert (over.winner, over.reason) == ("white", "five")
-
-
-async def test_renju_forbidden_move_refused_with_foul(connect: Connect) -> None:
-    """Renju: Black's double-three is refused naming the foul, then White wins normally."""
-    alice, bob, room = await seated_pair(connect, rule="renju")
-    await play(room, [alice, bob], [], "g8 a1 h8 a2 i9 a3 i10 a4")
-    await alice.send(m.Move(room=room, point="i8", id=7))
-    error = await alice.expect_error("forbidden")
-    assert (error.foul, error.re, error.room) == ("double-three", 7, room)
-    assert "double-three" in error.message
-    await bob.silent()  # nothing happened in the room
-    await alice.move(room, "o15")
-    await bob.move(room, "a5")
-    for client in (alice, bob):
-        await client.event(Moved, room)
-        await client.event(Moved, room)
-        over = await client.event(GameOver, room)
-        assert (over.winner, over.reason) == ("white", "five")
-
-
-async def test_swap2_opening_place2_then_choice(connect: Connect) -> None:
-    """Swap2: the opener places three, the other places two more, the opener picks White."""
-    alice, bob, room = await seated_pair(connect, opening="swap2")
-    first = await alice.event(OpeningPhase, room)
-    assert (first.phase, first.to_act) == ("place3", alice.player)
-    snap = await bob.join(room)  # joining again just re-sends the snapshot
-    assert snap.room.state == "opening"
-    assert snap.room.swap2 is not None
-    assert (snap.room.swap2.phase, snap.room.swap2.to_act) == ("place3", alice.player)
-    for point in ("h8", "h9", "i8"):
-        await alice.move(room, point)
-    for client in (alice, bob):
-        await client.events(3)
-        phase = await client.event(OpeningPhase, room)
-        assert (phase.phase, phase.to_act) == ("choose", bob.player)
-        assert phase.choices == ["black", "white", "place2"]
-    await bob.move(room, "a1")  # a stone while a choice is awaited
-    await bob.expect_error("wrong_phase")
-    await alice.send(m.Choose(room=room, choice="white"))
-    await alice.expect_error("not_your_turn")
-    await bob.send(m.Choose(room=room, choice="place2"))
-    for client in (alice, bob):
-        chose = await client.event(Chose, room)
-        assert (chose.choice, chose.black) == ("place2", None)
-        phase = await client.event(OpeningPhase, room)
-        assert (phase.phase, phase.to_act) == ("place2", bob.player)
-    await bob.move(room, "j10")
-    await bob.move(room, "g7")
-    for client in (alice, bob):
-        await client.events(2)
-        phase = await client.event(OpeningPhase, room)
-        assert (phase.phase, phase.to_act, phase.choices) == (
-            "choose",
-            alice.player,
-            ["black", "white"],
-        )
-    await alice.send(m.Choose(room=room, choice="white"))
-    for client in (alice, bob):
-        chose = await client.event(Chose, room)
-        assert (chose.black, chose.white) == (bob.player, alice.player)
-    # Five stones are down, so White (now Alice) moves next.
-    await bob.move(room, "k11")
-    await bob.expect_error("not_your_turn")
-    await alice.move(room, "a1")
-    moved = await bob.event(Moved, room)
-    assert (moved.color, moved.move_no) == ("white", 6)
-    watcher = await connect("watcher")
-    snap = await watcher.join(room, "spectator")
-    assert snap.room.state == "playing"
-    assert snap.room.players.black is not None
-    assert snap.room.players.black.id == bob.player
-    assert snap.room.moves == ["h8", "h9", "i8", "j10", "g7", "a1"]
-
-
-async def test_spectators_receive_everything_in_order(connect: Connect) -> None:
-    """A spectator sees the same gap-free event sequence as the players, chat included."""
-    alice, bob, room = await seated_pair(connect)
-    carol = await connect("carol")
-    snap = await carol.join(room, "spectator")
-    start = snap.room.seq
-    for client in (alice, bob):
-        assert (await client.event(SpectatorCount, room)).count == 1
-    await play(room, [alice, bob], [carol], "h8 a1 h9")
-    await carol.send(m.Chat(room=room, text="nice"))
-    chats = [await c.event(ChatPosted, room) for c in (alice, bob, carol)]
-    assert {(c.player, c.name, c.text) for c in chats} == {(carol.player, "carol", "nice")}
-    await play(room, [alice, bob], [carol], "a2", start=4)
-    late = await connect("dave")
-    snap = await late.join(room, "spectator")
-    assert snap.room.moves == ["h8", "a1", "h9", "a2"]
-    assert snap.room.spectators == 2
-    await alice.move(room, "h10")
-    seqs = []
-    for client in (alice, bob, carol, late):
-        message = await client.until(
-            lambda x: isinstance(x, m.Event) and isinstance(x.event, Moved)
-        )
-        assert isinstance(message, m.Event)
-        seqs.append(message.seq)
-    assert len(set(seqs)) == 1
-    # 3 moves, chat, a move, this move, and dave's spectator count unless it was held
-    # back (carol's count went out less than 500 ms before)
-    assert seqs[0] in (start + 6, start + 7)
-
-
-async def test_draw_offer_declined_then_accepted(connect: Connect) -> None:
-    """A declined draw leaves the game running; an accepted one ends it by agreement."""
-    alice, bob, room = await seated_pair(connect)
-    await alice.send(m.Answer(room=room, kind="draw", accept=True))
-    await alice.expect_error("no_offer")  # accepting a draw nobody offered
-    await alice.send(m.Offer(room=room, kind="draw"))
-    for client in (alice, bob):
-        offered = await client.event(Offered, room)
-        assert (offered.kind, offered.by) == ("draw", alice.player)
-    await alice.send(m.Offer(room=room, kind="draw"))
-    await alice.expect_error("offer_pending")
-    await alice.send(m.Answer(room=room, kind="draw", accept=True))
-    await alice.expect_error("no_offer")  # your own offer is not yours to answer
-    await bob.send(m.Answer(room=room, kind="draw", accept=False))
-    for client in (alice, bob):
-        answered = await client.event(Answered, room)
-        assert (answered.by, answered.accept) == (bob.player, False)
-    await play(room, [alice, bob], [], "h8 a1")
-    await bob.send(m.Offer(room=room, kind="draw"))
-    await alice.send(m.Answer(room=room, kind="draw", accept=True))
-    for client in (alice, bob):
-        await client.event(Offered, room)
-        await client.event(Answered, room)
-        over = await client.event(GameOver, room)
-        assert (over.winner, over.reason) == (None, "agreement")
-
-
-async def test_takeback_accepted_then_declined_requests_throttled(connect: Connect) -> None:
-    """An accepted takeback undoes back to the requester's move; declines throttle retries."""
-    alice, bob, room = await seated_pair(connect)
-    await play(room, [alice, bob], [], "h8 a1")
-    await alice.send(m.Offer(room=room, kind="takeback"))
-    await bob.send(m.Answer(room=room, kind="takeback", accept=True))
-    for client in (alice, bob):
-        await client.event(Offered, room)
-        await client.event(Answered, room)
-        undone = await client.event(Undone, room)
-        assert undone.points == ["a1", "h8"]
-    await play(room, [alice, bob], [], "i9 a1")  # Black moves again: the board was emptied
-    await alice.send(m.Offer(room=room, kind="takeback"))
-    await bob.send(m.Answer(room=room, kind="takeback", accept=False))
-    await alice.event(Offered, room)
-    await alice.event(Answered, room)
-    await alice.send(m.Offer(room=room, kind="takeback"))
-    error = await alice.expect_error("throttled")
-    assert "wait" in error.message
-    await bob.events(2)
-    await bob.send(m.Offer(room=room, kind="takeback"))  # Bob has his own allowance
-    offered = await bob.event(Offered, room)
-    assert offered.by == bob.player
-
-
-async def test_resign_then_rematch_with_colours_swapped(connect: Connect) -> None:
-    """After a resignation, an accepted rematch opens a new room with colours swapped."""
-    alice, bob, room = await seated_pair(connect)
-    await bob.send(m.Offer(room=room, kind="rematch"))
-    await bob.expect_error("wrong_phase")  # no rematch while the game runs
-    await alice.send(m.Resign(room=room))
-    for client in (alice, bob):
-        over = await client.event(GameOver, room)
-        assert (over.winner, over.reason) == ("white", "resign")
-    await alice.move(room, "h8")
-    await alice.expect_error("game_over")
-    await alice.send(m.Offer(room=room, kind="rematch"))
-    await alice.event(Offered, room)
-    await bob.event(Offered, room)
-    await bob.send(m.Answer(room=room, kind="rematch", accept=True))
-    for client in (alice, bob):
-        got = [await client.recv() for _ in range(3)]
-        events = [x.event for x in got if isinstance(x, m.Event) and x.room == room]
-        snaps = [x for x in got if isinstance(x, m.Snapshot)]
-        assert [type(e) for e in events] == [Answered, Rematch]
-        rematch = events[-1]
-        assert isinstance(rematch, Rematch)
-        assert len(snaps) == 1
-        new = snaps[0].room
-        assert new.id == rematch.room
-        assert new.state == "playing"
-        assert new.players.black is not None
-        assert new.players.black.id == bob.player
-    await bob.move(new.id, "h8")
-    moved = await alice.event(Moved, new.id)
-    assert moved.color == "black"
-
-
-async def test_room_full_and_join_as_spectator(connect: Connect) -> None:
-    """A third player cannot take a seat in a running game but may watch it."""
-    _alice, bob, room = await seated_pair(connect)
-    carol = await connect("carol")
-    await carol.send(m.Join(room=room))
-    await carol.expect_error("room_full")
-    snap = await carol.join(room, "spectator")
-    assert snap.room.players.white is not None
-    assert snap.room.players.white.id == bob.player
-
-
-async def test_a_crowd_of_spectators_is_counted_in_one_event(
-    make_server: Callable[..., Awaitable[GomokuServer]], connect: Connect
-) -> None:
-    """The first arrival is announced at once; the next ones, held back, in one count."""
-    rules = GameRules(spectator_count_every_ms=1_500)
-    server = await make_server(make_config(game=rules))
-    alice, bob = await connect("alice", to=server), await connect("bob", to=server)
-    room = (await alice.create(seat="black")).room.id
-    await bob.join(room)
-    first = await connect("s0", to=server)
-    await first.join(room, "spectator")
-    counts = [(await alice.until_event(SpectatorCount)).count]
-    crowd = [await connect(f"s{i}", to=server) for i in range(1, 4)]
-    for spectator in crowd:
-        await spectator.join(room, "spectator")
-    counts.append((await alice.until_event(SpectatorCount)).count)
-    assert counts == [1, 4]  # never 2 or 3: one event for the three of them
-    await alice.send(m.LobbyWatch(on=True))
-    lobby = await alice.until(lambda x: isinstance(x, m.Lobby))
-    assert isinstance(lobby, m.Lobby)
-    assert [r.spectators for r in lobby.rooms if r.id == room] == [4]
+def test_a_move_declines_the_opponents_pending_offer() -> None:
+    """Playing on instead of answering declines the opponent's draw offer."""
+    room = play(started(), "h8")
+    room = apply(room, game.Offer(A, "draw"), 0, RULES).room
+    outcome = apply(room, game.Move(B, "a1"), 0, RULES)
+    assert outcome.room.pending is None
+    assert [type(e) for e in outcome.events] == [Answered, Moved]
