@@ -33,9 +33,10 @@ from server import game, history
 from server.game import GameError
 from server.handlers import HANDLERS, Refused
 from server.handshake import encoding_of
+from server.notices import Notice
 from server.ratelimit import SlidingWindow, TokenBucket
 from server.room import Seat
-from server.service import NoSuchRoom, Notice, now_ms
+from server.service import NoSuchRoom, now_ms
 from server.services import Services
 from server.sessions import (
     SessionRecord,

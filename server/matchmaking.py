@@ -16,9 +16,10 @@ from protocol.values import TimeControl
 from server import game
 from server.config import Matchmaking
 from server.metrics import Metrics
+from server.notices import Notice, encode_notice
 from server.players import LocalPlayers
 from server.room import Seat
-from server.service import Notice, RoomService, encode_notice, now_ms
+from server.service import RoomService, now_ms
 from server.sessions import new_room_id
 from server.store import QueueEntry, Store, StoreUnavailable
 

@@ -12,9 +12,9 @@ import msgspec
 
 from server.config import ConnectionLimits
 from server.hub import Hub
+from server.notices import Notice, decode_notice
 from server.ratelimit import SlidingWindow
 from server.room import Seat
-from server.service import Notice, decode_notice
 from server.sessions import SessionRecord
 
 

@@ -54,29 +54,6 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-class Notice(msgspec.Struct, kw_only=True):
-    """A note from the server to a player's connections, on any instance:
-    ``matched`` (a quick match found a room), ``watch`` (follow a room) or
-    ``revoke`` (close the connections that said hello with the token whose hash is
-    ``token``: an AI seat moved to another worker)."""
-
-    kind: str
-    room: str
-    token: str = ""
-
-
-_notice_decoder = msgspec.msgpack.Decoder(Notice)
-_notice_encoder = msgspec.msgpack.Encoder()
-
-
-def encode_notice(notice: Notice) -> bytes:
-    return _notice_encoder.encode(notice)
-
-
-def decode_notice(data: bytes) -> Notice:
-    return _notice_decoder.decode(data)
-
-
 class RoomService:
     """Every change to a room goes through :meth:`act` (or :meth:`create`)."""
 

@@ -41,8 +41,9 @@ from server.bots.registry import AiSeat, SeatRecord, Worker, WorkerRegistry
 from server.bots.seating import AiSeating, Claim
 from server.config import Bots
 from server.metrics import Metrics
+from server.notices import Notice, encode_notice
 from server.room import LIVE_STATES, Seat
-from server.service import Notice, RoomService, encode_notice, now_ms
+from server.service import RoomService, now_ms
 from server.sessions import decode_session, new_token, token_hash
 from server.store import Store, StoreUnavailable
 

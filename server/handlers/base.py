@@ -14,9 +14,9 @@ import msgspec
 from engine import Rule
 from protocol.errors import ErrorCode
 from server import game
+from server.notices import Notice
 from server.ratelimit import SlidingWindow
 from server.room import Seat
-from server.service import Notice
 from server.services import Services
 from server.sessions import SessionRecord
 

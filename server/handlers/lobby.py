@@ -16,7 +16,8 @@ from server import game
 from server.game import GameError
 from server.handlers.base import Refused, Session
 from server.matchmaking import queue_name
-from server.service import Notice, encode_notice, now_ms
+from server.notices import Notice, encode_notice
+from server.service import now_ms
 from server.store import QueueEntry
 
 log = logging.getLogger("gomoku.server")

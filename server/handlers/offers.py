@@ -6,7 +6,7 @@ from __future__ import annotations
 from protocol import messages as m
 from server import game
 from server.handlers.base import Session
-from server.service import Notice, encode_notice
+from server.notices import Notice, encode_notice
 from server.sessions import new_room_id
 
 
