@@ -38,9 +38,7 @@ from server.ratelimit import SlidingWindow, TokenBucket
 from server.room import Seat
 from server.service import NoSuchRoom, now_ms
 from server.services import Services
-from server.sessions import (
-    SessionRecord,
-)
+from server.sessions import SessionRecord
 from server.store import StoreUnavailable
 
 log = logging.getLogger("gomoku.server")
@@ -62,7 +60,8 @@ class RoomSync:
 
 
 class Connection:
-    """The server side of one WebSocket."""
+    """The server side of one WebSocket (a :class:`~server.handlers.base.Session` to the
+    message handlers)."""
 
     def __init__(self, services: Services, ws: ServerConnection, address: str = "") -> None:
         self.services = services
@@ -315,7 +314,7 @@ class Connection:
 
     async def detach(self, room_id: str) -> None:
         """Detach this connection from a room (``leave``, or the socket closed). With the
-        store unreachable the server tries again later (:meth:`GomokuServer.detach_later`):
+        store unreachable the server tries again later (:meth:`Housekeeping.detach_later`):
         an attachment left behind would keep the player present."""
         if room_id not in self.attached:
             return

@@ -1,5 +1,5 @@
 """The players connected to this server instance, each with their connections here: whom
-a note from any instance (:class:`~server.service.Notice`) goes to, and each player's
+a note from any instance (:class:`~server.notices.Notice`) goes to, and each player's
 chat flood limit (shared by their connections here)."""
 
 from __future__ import annotations
