@@ -8,9 +8,8 @@ import logging
 
 from protocol import messages as m
 from protocol.errors import ErrorCode
-from server import game
 from server.handlers.base import Refused, Session
-from server.handlers.rooms import owned_room, reserve_invite
+from server.handlers.rooms import owned_room
 from server.service import NoSuchRoom, now_ms
 
 log = logging.getLogger("gomoku.server")
@@ -21,16 +20,7 @@ async def on_seat_ai(session: Session, msg: m.SeatAi) -> None:
 
 
 async def on_create_ai_game(session: Session, msg: m.CreateAiGame) -> None:
-    async with owned_room(session) as room_id:
-        code = await reserve_invite(session, room_id) if msg.private else None
-        settings = game.RoomSettings(
-            rule=msg.rule,
-            size=msg.size,
-            opening=msg.opening,
-            time=msg.time,
-            private=msg.private,
-            code=code,
-        )
+    async with owned_room(session, msg) as (room_id, settings):
         room = await session.services.ai.ai_room(
             settings,
             levels=[msg.black, msg.white],

@@ -25,17 +25,7 @@ ROOM_GONE = "the room is gone (it expired, or the server restarted): go back to 
 
 async def on_create_room(session: Session, msg: m.CreateRoom) -> None:
     service = session.services.rooms
-    async with owned_room(session) as room_id:
-        code = await reserve_invite(session, room_id) if msg.private else None
-        settings = game.RoomSettings(
-            rule=msg.rule,
-            size=msg.size,
-            opening=msg.opening,
-            time=msg.time,
-            rated=msg.rated,
-            private=msg.private,
-            code=code,
-        )
+    async with owned_room(session, msg) as (room_id, settings):
         seat = await session.rated_seat(msg.rule)
         room = await service.open(room_id, settings, seats=[(seat, msg.seat)], owner=session.player)
     log.info("room %s created by %s (%s)", room.id, session.player, room.rule)
@@ -91,11 +81,13 @@ async def on_resume(session: Session, msg: m.Resume) -> None:
 
 
 @contextlib.asynccontextmanager
-async def owned_room(session: Session) -> AsyncIterator[str]:
-    """The id for a room the player asks for, counted against their cap of open rooms
-    (``too_many_rooms`` if it is full, in the store, so on every instance); counted no
-    more if the room is not created. The room's end or emptying releases it
-    (``RoomService._after_commit``)."""
+async def owned_room(
+    session: Session, msg: m.CreateRoom | m.CreateAiGame
+) -> AsyncIterator[tuple[str, game.RoomSettings]]:
+    """The id and settings of a room the player asks for (with an invite code if it is
+    private), counted against their cap of open rooms (``too_many_rooms`` if it is full,
+    in the store, so on every instance); counted no more if the room is not created. The
+    room's end or emptying releases it (``RoomService._after_commit``)."""
     room_id = new_room_id()
     cap = session.services.config.limits.max_rooms_per_player
     store = session.services.store
@@ -110,7 +102,19 @@ async def owned_room(session: Session) -> AsyncIterator[str]:
             "it began)",
         )
     try:
-        yield room_id
+        code = await _reserve_invite(session, room_id) if msg.private else None
+        yield (
+            room_id,
+            game.RoomSettings(
+                rule=msg.rule,
+                size=msg.size,
+                opening=msg.opening,
+                time=msg.time,
+                rated=isinstance(msg, m.CreateRoom) and msg.rated,
+                private=msg.private,
+                code=code,
+            ),
+        )
     except Exception:
         with contextlib.suppress(StoreUnavailable):  # else forgotten once it proves gone
             await session.services.store.remove_owned_room(session.player, room_id)
@@ -131,7 +135,7 @@ async def _release_ended_rooms(session: Session) -> bool:
     return released
 
 
-async def reserve_invite(session: Session, room_id: str) -> str:
+async def _reserve_invite(session: Session, room_id: str) -> str:
     """A new invite code for a private room about to be created, mapped to it."""
     code = new_invite_code()
     while not await session.services.store.put_invite(invite_key(code), room_id):
