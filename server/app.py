@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import secrets
 from collections.abc import Coroutine
 from typing import Any
@@ -81,6 +82,7 @@ class GomokuServer:
         metrics.gauges["gomoku_rooms_followed"] = self.hub.rooms_followed
         metrics.cluster_gauges["gomoku_rooms"] = store.count_rooms
         metrics.cluster_gauges["gomoku_lobby_rooms"] = store.count_lobby
+        metrics.identity = {"instance": self.housekeeping.instance_id, "pid": str(os.getpid())}
 
     @property
     def port(self) -> int:

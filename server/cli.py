@@ -72,25 +72,35 @@ def make_store(args: argparse.Namespace) -> tuple[Store | None, tuple[type[Excep
     return RedisStore(args.redis, session_ttl_ms=session_ttl_ms), (RedisError, StoreUnavailable)
 
 
+def banner(host: str, port: int) -> str:
+    """Where players can join, and the health and metrics addresses."""
+    lines = [f"gomoku-server {__version__} listening on port {port}; players can join at:"]
+    for url in join_addresses(host, port):
+        lines.append(f"  {url}    in a browser: {page_address(url)}")
+    lines.append(f"health: http://127.0.0.1:{port}/healthz  metrics: /metrics")
+    return "\n".join(lines)
+
+
 async def serve(config: ServerConfig, store: Store | None = None) -> None:
-    """Serve until SIGTERM or SIGINT, then close every connection with 1001."""
-    stop = asyncio.Event()
+    """Serve until SIGTERM or SIGINT, drain (:meth:`server.listener.Listener.drain`: a
+    second signal, even one that came with the first, cuts it short), then close every
+    connection with 1001."""
+    stops: asyncio.Queue[str] = asyncio.Queue()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(sig, stop.set)
+            loop.add_signal_handler(sig, stops.put_nowait, sig.name)
     server = GomokuServer(config, store=store)
     try:
         await server.start()
     except BaseException:
         await server.stop()  # releases the store (the data file's lock) too
         raise
-    print(f"gomoku-server {__version__} listening on port {server.port}; players can join at:")
-    for url in join_addresses(config.host, server.port):
-        print(f"  {url}    in a browser: {page_address(url)}")
-    print(f"health: http://127.0.0.1:{server.port}/healthz  metrics: /metrics", flush=True)
+    print(banner(config.host, server.port), flush=True)
     try:
-        await stop.wait()
+        log.info("%s: stopping", await stops.get())
+        if stops.empty() and (again := await server.listener.drain(config.drain_s, stops.get)):
+            log.info("%s: stopping now", again)
         log.info("shutting down")
     finally:
         await server.stop()

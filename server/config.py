@@ -138,3 +138,7 @@ class ServerConfig:
     """Rooms per ``lobby`` frame: a long list goes out in parts (500 summaries are about
     120 KB, well inside the client's 1 MiB frame limit)."""
     server_name: str = "gomoku-arena"
+    drain_s: float = 3.0
+    """Stopping with players connected (SIGTERM, SIGINT), ``gomoku-server`` first serves
+    this long with ``/healthz`` answering 503, so a load balancer's health checks take it
+    out of rotation before its clients are told to go (1001) and reconnect elsewhere."""

@@ -1,7 +1,9 @@
 """The server's port: WebSocket connections, and plain HTTP on the same port
 (``/healthz``, ``/metrics``, the browser client's files, :mod:`server.http_files`).
 Admission happens here: the limits on connections in all and per client address,
-allowed web origins; and connections whose peer stopped reading are dropped."""
+allowed web origins; and connections whose peer stopped reading are dropped. Every
+answer names this instance (``X-Gomoku-Instance``), and before a stop the listener
+drains: ``/healthz`` answers 503 while the players here are still served."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import collections
 import http
 import logging
 import time
+from collections.abc import Awaitable, Callable
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.http11 import Request, Response
@@ -40,6 +43,9 @@ class Listener:
         self.connections: set[Connection] = set()
         self.per_address: collections.Counter[str] = collections.Counter()
         """Open connections per client address (for ``max_conns_per_ip``)."""
+        self.draining = False
+        """Stopping soon (:meth:`drain`): ``/healthz`` answers 503 so a load balancer
+        sends new connections elsewhere; everything else is served as usual."""
         self._server: Server | None = None
 
     @property
@@ -55,6 +61,7 @@ class Listener:
             self.config.host,
             self.config.port,
             process_request=self._process_request,
+            process_response=self._process_response,
             select_subprotocol=select_encoding,
             max_size=limits.max_frame,
             compression=None,
@@ -63,6 +70,29 @@ class Listener:
             max_queue=16,
             write_limit=WRITE_LIMIT,
         )
+
+    async def drain(self, seconds: float, stop_now: Callable[[], Awaitable[str]]) -> str | None:
+        """Before a stop: with players connected, go on serving for ``seconds`` while
+        ``/healthz`` answers 503, so a load balancer's health checks take this instance
+        out before its clients are told to go (:meth:`stop`) and reconnect, through the
+        balancer, to another instance. ``stop_now`` (a second signal, say) ends the pause
+        at once; what it returned is returned. Without players connected there is
+        nobody to move and no pause: AI workers alone (the local ones stop with the
+        server; others reconnect by themselves) do not hold a stop up."""
+        players = [c for c in self.connections if c.identity is None or not c.identity.bot]
+        if seconds <= 0 or not players:
+            return None
+        self.draining = True
+        log.info(
+            "draining: /healthz answers 503 for %g s, then %d connections close with 1001 "
+            "(signal again to stop now)",
+            seconds,
+            len(players),
+        )
+        try:
+            return await asyncio.wait_for(stop_now(), seconds)
+        except TimeoutError:
+            return None
 
     async def stop(self) -> None:
         """Close every connection with 1001 (going away)."""
@@ -111,8 +141,10 @@ class Listener:
         names in ``X-Forwarded-For`` (its last entry, the one the proxy added)."""
         peer = ws.remote_address[0] if ws.remote_address else ""
         if peer in self.config.trusted_proxies and request is not None:
-            forwarded = request.headers.get("X-Forwarded-For", "")
-            last = forwarded.rsplit(",", 1)[-1].strip()
+            # A client may send the header itself; the proxy then adds a line of its own
+            # (HAProxy) or appends to it (nginx): either way its entry comes last.
+            lines = request.headers.get_all("X-Forwarded-For")
+            last = lines[-1].rsplit(",", 1)[-1].strip() if lines else ""
             if last:
                 return last
         return str(peer)
@@ -137,6 +169,11 @@ class Listener:
         response = await self._answer_http(ws, request)
         return None if response is None else without_body(request, response)
 
+    def _process_response(self, ws: ServerConnection, request: Request, response: Response) -> None:
+        """Every answer names the instance that gave it (behind a load balancer, or with
+        ``--processes``, which of several served a request)."""
+        response.headers["X-Gomoku-Instance"] = self.services.housekeeping.instance_id
+
     async def _answer_http(self, ws: ServerConnection, request: Request) -> Response | None:
         """``/healthz``, ``/metrics``, the browser client's files (:mod:`server.http_files`),
         or None to go on with the WebSocket handshake."""
@@ -154,6 +191,8 @@ class Listener:
                 http.HTTPStatus.TOO_MANY_REQUESTS, "too many connections from your address\n"
             )
         if path == "/healthz":
+            if self.draining:
+                return ws.respond(http.HTTPStatus.SERVICE_UNAVAILABLE, "draining\n")
             if await self.services.store.healthy():
                 return ws.respond(http.HTTPStatus.OK, "ok\n")
             return ws.respond(http.HTTPStatus.SERVICE_UNAVAILABLE, "store unavailable\n")

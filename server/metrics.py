@@ -24,6 +24,12 @@ _SCOPE_TEXT: dict[Scope, str] = {
 }
 
 _HELP: dict[str, tuple[str, Scope, str]] = {
+    "gomoku_instance_info": (
+        "gauge",
+        "instance",
+        "Always 1; its labels say which server instance answered (the id its connections "
+        "carry in the store, also sent in the X-Gomoku-Instance header) and its process id.",
+    ),
     "gomoku_connections": ("gauge", "instance", "Open WebSocket connections."),
     "gomoku_players_online": (
         "gauge",
@@ -106,6 +112,8 @@ class Metrics:
         self.errors: collections.Counter[str] = collections.Counter()
         self.gauges: dict[str, Callable[[], int]] = {}
         self.cluster_gauges: dict[str, Callable[[], Awaitable[int]]] = {}
+        self.identity: dict[str, str] = {}
+        """The labels of ``gomoku_instance_info`` (plain ids: nothing to escape)."""
 
     def inc(self, name: str, amount: int = 1) -> None:
         self.counters[name] += amount
@@ -131,7 +139,10 @@ class Metrics:
         for name, (kind, scope, _) in _HELP.items():
             lines.append(f"# HELP {name} {help_text(name)}")
             lines.append(f"# TYPE {name} {kind}")
-            if name == "gomoku_errors_total":
+            if name == "gomoku_instance_info":
+                labels = ",".join(f'{k}="{v}"' for k, v in self.identity.items())
+                lines.append(f"{name}{{{labels}}} 1")
+            elif name == "gomoku_errors_total":
                 for code, count in sorted(self.errors.items()):
                     lines.append(f'{name}{{code="{code}"}} {count}')
                 if not self.errors:

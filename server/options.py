@@ -204,6 +204,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="event loop: uvloop (its C socket transports take 15-25%% less CPU per move "
         "in bench/load.py) or asyncio's own; auto: uvloop where it is installed",
     )
+    add_process_options(parser, env)
     add_limit_options(parser, env)
     add_lifetime_options(parser, env)
     parser.add_argument(
@@ -250,6 +251,23 @@ def _uvloop_installed() -> bool:
     except ImportError:
         return False
     return True
+
+
+def add_process_options(parser: argparse.ArgumentParser, env: EnvOptions) -> None:
+    """How the server process stops (README: deployment)."""
+    env.add(
+        parser,
+        "--drain",
+        "GOMOKU_DRAIN",
+        type=seconds(0, 3600),
+        default=ServerConfig().drain_s,
+        metavar="SECONDS",
+        help="stopping (SIGTERM, SIGINT) with players connected (AI workers do not count): "
+        "serve this long with /healthz answering 503, so a load balancer sends new "
+        "connections elsewhere, then close connections with 1001 (clients resume elsewhere "
+        f"with their token); a second signal stops at once; 0: no pause "
+        f"({ServerConfig().drain_s:g})",
+    )
 
 
 def add_limit_options(parser: argparse.ArgumentParser, env: EnvOptions) -> None:
@@ -446,6 +464,7 @@ def server_config(args: argparse.Namespace) -> ServerConfig:
         allowed_origins=frozenset(args.allow_origin),
         bots=Bots(embedded=args.bots, embedded_seats=args.bot_seats),
         timers=timers_from_args(args),
+        drain_s=args.drain,
     )
 
 

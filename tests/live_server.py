@@ -51,13 +51,15 @@ def start(
     *,
     ephemeral: bool | None = None,
 ) -> LiveServer:
-    """Start ``gomoku-server --host 127.0.0.1 --port 0 --bots 0 ARGS...`` (no AI worker
-    processes, and GOMOKU_REDIS_URL ignored: the store is what ``args`` say, and with
+    """Start ``gomoku-server --host 127.0.0.1 --port 0 --bots 0 --drain 0 ARGS...`` (no AI
+    worker processes, no pause before a stop unless ``args`` ask for one, and
+    GOMOKU_REDIS_URL ignored: the store is what ``args`` say, and with
     none of ``--redis``, ``--data``, ``--ephemeral`` in them it is ``--ephemeral`` unless
     ``ephemeral`` is False; ``env`` adds variables) and wait for its banner."""
     script = shutil.which("gomoku-server", path=str(Path(sys.executable).parent))
     assert script is not None, "gomoku-server is not installed in this environment"
-    command = [script, "--host", "127.0.0.1", "--port", "0", "--bots", "0", *args]
+    command = [script, "--host", "127.0.0.1", "--port", "0", "--bots", "0", "--drain", "0"]
+    command += args
     if ephemeral or (ephemeral is None and not {"--redis", "--data", "--ephemeral"} & set(args)):
         command.append("--ephemeral")  # never the user's own data file
     inherited = {

@@ -697,6 +697,26 @@ async def test_forwarded_for_is_trusted_only_from_a_trusted_proxy(
     await spoofer.close()
 
 
+async def test_forwarded_for_in_two_lines_counts_the_proxys_entry(
+    make_server: MakeServer,
+) -> None:
+    """A client's own X-Forwarded-For line and the one a proxy adds (HAProxy adds a line
+    rather than extending the client's) are one list: the last entry, the proxy's,
+    names the client, whatever the client wrote."""
+    proxied = await make_server(
+        limits=limits(max_conns_per_ip=1), trusted_proxies=frozenset({"127.0.0.1"})
+    )
+
+    def via(forged: str, client: str) -> dict[str, Any]:
+        lines = [("X-Forwarded-For", forged), ("X-Forwarded-For", client)]
+        return {"additional_headers": lines}
+
+    first = await ws_connect(f"ws://127.0.0.1:{proxied.port}/", compression=None, **via("b", "a"))
+    assert await refused_status(proxied.port, **via("b", "a")) == 429
+    assert await refused_status(proxied.port, **via("a", "b")) is None
+    await first.close()
+
+
 async def test_only_allowed_web_origins_may_connect(make_server: MakeServer) -> None:
     """With allowed origins set, a page from another origin is refused (HTTP 403) while
     pages from an allowed origin and clients that send no origin get in; ``*`` lets

@@ -8,6 +8,8 @@ import re
 import shutil
 import signal
 import sys
+import urllib.error
+import urllib.request
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -88,6 +90,31 @@ async def test_metrics_say_what_they_cover_and_cluster_figures_read_the_store(
     assert [page["gomoku_connections"] for page in seen] == ["1", "1"]
 
 
+async def test_every_answer_names_its_instance(server: GomokuServer) -> None:
+    """HTTP answers and the WebSocket handshake carry X-Gomoku-Instance, and /metrics
+    says which instance and process it is from: behind a load balancer (or with
+    --processes) that tells which of several served a request."""
+    instance = server.housekeeping.instance_id
+    for path in ("/healthz", "/metrics", "/", "/no-such-file"):
+        headers = await asyncio.to_thread(answer_headers, server.port, path)
+        assert headers["X-Gomoku-Instance"] == instance, path
+    async with ws_connect(f"ws://127.0.0.1:{server.port}/", compression=None) as ws:
+        assert ws.response is not None
+        assert ws.response.headers["X-Gomoku-Instance"] == instance
+    _, _, text = await http_get(server.port, "/metrics")
+    info = f'gomoku_instance_info{{instance="{instance}",pid="{os.getpid()}"}} 1'
+    assert info in text.splitlines()
+
+
+def answer_headers(port: int, path: str) -> dict[str, str]:
+    """The headers of a GET, whatever its status (blocking)."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as reply:
+            return dict(reply.headers)
+    except urllib.error.HTTPError as error:
+        return dict(error.headers)
+
+
 def test_join_addresses_include_lan_and_loopback() -> None:
     """Listening on all interfaces advertises the LAN address (if any) and 127.0.0.1."""
     urls = join_addresses("0.0.0.0", 8765)
@@ -112,6 +139,8 @@ async def test_sigterm_closes_clients_with_1001() -> None:
         "--bots",
         "0",
         "--ephemeral",
+        "--drain",
+        "0",  # tests/test_server_drain.py: the pause before the 1001
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},

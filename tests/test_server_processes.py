@@ -51,6 +51,7 @@ class ServerProcess:
     def start(self) -> None:
         command = [sys.executable, "-m", "server", "--host", "127.0.0.1"]
         command += ["--port", str(self.port), "--log-level", "WARNING", "--bots", "0"]
+        command += ["--drain", "0"]  # stopped with players connected: no pause
         command += ["--loop", self.loop, *self.extra]
         env = {k: v for k, v in os.environ.items() if k != "GOMOKU_REDIS_URL"}
         if self.via_env:
