@@ -2,9 +2,10 @@
 
 PyYAML is not a dependency and no Docker engine runs where the tests do, so the
 compose test reads the file with this. It understands block mappings, block
-sequences of scalars, flow sequences of scalars, quoted and plain scalars and
+sequences of scalars and of block mappings (``- key: value`` with the mapping's other
+keys under its first), flow sequences of scalars, quoted and plain scalars and
 comments, and raises :class:`YamlSubsetError` on anything else (anchors, block
-scalars, flow mappings, tabs, sequences of mappings...) instead of guessing:
+scalars, flow mappings, tabs...) instead of guessing:
 a compose edit outside the subset fails the test loudly, never silently.
 """
 
@@ -113,7 +114,13 @@ def _block(lines: list[_Line], i: int, indent: int) -> tuple[Value, int]:
             line = lines[i]
             if not line.text.startswith("- "):
                 raise YamlSubsetError(f"line {line.number}: expected '- item'")
-            sequence.append(_scalar(line.text[2:].strip(), line.number))
+            item = line.text[2:].lstrip(" ")
+            if _KEY.match(item):  # a mapping: its first key on the dash's line
+                lines[i] = _Line(line.number, len(line.text) - len(item) + indent, item)
+                value, i = _block(lines, i, lines[i].indent)
+                sequence.append(value)
+                continue
+            sequence.append(_scalar(item.strip(), line.number))
             i += 1
         return sequence, i
     mapping: dict[str, Value] = {}
