@@ -113,7 +113,7 @@ class GomokuServer:
         self._background(self.listener.drop_stalled_readers())
         self._background(self.watchdog.watch())
         if self.config.bots.embedded > 0:
-            key = "embedded-" + secrets.token_urlsafe(24)
+            key = self.config.bots.embedded_key or "embedded-" + secrets.token_urlsafe(24)
             self.services.bot_keys.add(key)
             for _ in range(self.config.bots.embedded):
                 self._background(self.local_workers.run(self.local_url(), key))

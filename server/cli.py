@@ -16,6 +16,7 @@ from server import __version__
 from server.app import GomokuServer
 from server.config import ServerConfig
 from server.options import DAY_MS, parse_args, redacted, server_config
+from server.processes import process_config, ready_line, stop_on_eof, supervise
 from server.store import Store, StoreUnavailable
 from server.store.embedded import EmbeddedStore
 
@@ -53,16 +54,20 @@ def join_addresses(host: str, port: int) -> list[str]:
     return seen
 
 
-def make_store(args: argparse.Namespace) -> tuple[Store | None, tuple[type[Exception], ...]]:
+def make_store(
+    args: argparse.Namespace, *, quiet: bool = False
+) -> tuple[Store | None, tuple[type[Exception], ...]]:
     """The store the options chose and the errors that mean it is unusable: Redis, or the
-    embedded store with the data file already opened (None: in memory only)."""
+    embedded store with the data file already opened (None: in memory only). Says which
+    unless ``quiet`` (a process of ``--processes``: its supervisor said it)."""
+    say = (lambda text: None) if quiet else print
     if args.data_file is not None:
-        print(f"store: in memory, with players, ratings and games kept in {args.data_file.path}")
+        say(f"store: in memory, with players, ratings and games kept in {args.data_file.path}")
         return EmbeddedStore(args.data_file), ()
     if args.redis is None:
-        print("store: in memory only (--ephemeral): nothing is kept when the server stops")
+        say("store: in memory only (--ephemeral): nothing is kept when the server stops")
         return None, ()
-    print(f"store: redis at {redacted(args.redis)}")
+    say(f"store: redis at {redacted(args.redis)}")
     # Imported only here: the redis extra is needed only by servers that use it.
     from redis.exceptions import RedisError
 
@@ -72,52 +77,76 @@ def make_store(args: argparse.Namespace) -> tuple[Store | None, tuple[type[Excep
     return RedisStore(args.redis, session_ttl_ms=session_ttl_ms), (RedisError, StoreUnavailable)
 
 
-def banner(host: str, port: int) -> str:
+def banner(host: str, port: int, *, processes: int = 1) -> str:
     """Where players can join, and the health and metrics addresses."""
-    lines = [f"gomoku-server {__version__} listening on port {port}; players can join at:"]
+    shared = f" ({processes} processes)" if processes > 1 else ""
+    lines = [f"gomoku-server {__version__} listening on port {port}{shared}; players can join at:"]
     for url in join_addresses(host, port):
         lines.append(f"  {url}    in a browser: {page_address(url)}")
     lines.append(f"health: http://127.0.0.1:{port}/healthz  metrics: /metrics")
     return "\n".join(lines)
 
 
-async def serve(config: ServerConfig, store: Store | None = None) -> None:
+async def serve(
+    config: ServerConfig, store: Store | None = None, *, process: int | None = None
+) -> None:
     """Serve until SIGTERM or SIGINT, drain (:meth:`server.listener.Listener.drain`: a
     second signal, even one that came with the first, cuts it short), then close every
-    connection with 1001."""
+    connection with 1001. ``process``: this is that process of ``--processes`` (it
+    prints one ready line for the supervisor and stops when its standard input closes)."""
     stops: asyncio.Queue[str] = asyncio.Queue()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stops.put_nowait, sig.name)
+    orphaned = None if process is None else asyncio.create_task(stop_on_eof(stops))
     server = GomokuServer(config, store=store)
     try:
         await server.start()
     except BaseException:
         await server.stop()  # releases the store (the data file's lock) too
         raise
-    print(banner(config.host, server.port), flush=True)
+    if process is None:
+        print(banner(config.host, server.port), flush=True)
+    else:
+        server.metrics.identity["process"] = str(process)
+        print(ready_line(process, server.housekeeping.instance_id, server.port), flush=True)
     try:
         log.info("%s: stopping", await stops.get())
         if stops.empty() and (again := await server.listener.drain(config.drain_s, stops.get)):
             log.info("%s: stopping now", again)
         log.info("shutting down")
     finally:
+        if orphaned is not None:
+            orphaned.cancel()
         await server.stop()
     log.info("stopped")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    process: int | None = args.process_index
+    tag = "" if process is None else f"[process {process}] "
     logging.basicConfig(
-        level=args.log_level, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr
+        level=args.log_level,
+        format=f"%(asctime)s %(levelname)s {tag}%(message)s",
+        stream=sys.stderr,
     )
     logging.getLogger("websockets").setLevel(logging.WARNING)
+    if args.processes > 1:
+        given = list(sys.argv[1:] if argv is None else argv)
+        return supervise(
+            args,
+            given,
+            lambda port: print(banner(args.host, port, processes=args.processes), flush=True),
+        )
     config = server_config(args)
-    store, store_errors = make_store(args)
+    if process is not None:
+        config = process_config(config)
+    store, store_errors = make_store(args, quiet=process is not None)
     sys.stdout.flush()
     try:
-        run_loop(serve(config, store), args.loop)
+        run_loop(serve(config, store, process=process), args.loop)
     except store_errors as exc:
         print(f"gomoku-server: cannot use redis at {redacted(args.redis)}: {exc}", file=sys.stderr)
         return 1

@@ -113,6 +113,10 @@ class Bots:
     command line defaults to 1, tests to 0)."""
     embedded_seats: int = 4
     """Games each embedded worker plays at once."""
+    embedded_key: str | None = None
+    """The bot key the embedded workers log in with; None: a random one made at start.
+    The processes of ``gomoku-server --processes`` share one (a worker's connection may
+    land on any of them)."""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -142,3 +146,6 @@ class ServerConfig:
     """Stopping with players connected (SIGTERM, SIGINT), ``gomoku-server`` first serves
     this long with ``/healthz`` answering 503, so a load balancer's health checks take it
     out of rotation before its clients are told to go (1001) and reconnect elsewhere."""
+    reuse_port: bool = False
+    """Listen with SO_REUSEPORT, so the processes of ``gomoku-server --processes`` share
+    one port (the kernel spreads connections over them)."""

@@ -69,6 +69,7 @@ class Listener:
             ping_timeout=limits.ping_timeout_s,
             max_queue=16,
             write_limit=WRITE_LIMIT,
+            reuse_port=self.config.reuse_port,
         )
 
     async def drain(self, seconds: float, stop_now: Callable[[], Awaitable[str]]) -> str | None:

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import os
 import socket
+import sys
 import urllib.parse
 from collections.abc import Sequence
 from pathlib import Path
@@ -215,8 +217,53 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     env.resolve(args)
     if args.loop == "uvloop" and not _uvloop_installed():
         parser.error("argument --loop: uvloop is not installed here")
+    _check_processes(parser, env, args)
     args.data_file = _open_data(parser, env, args)
     return args
+
+
+def process_count(text: str) -> int:
+    """How many server processes: a whole number; ``auto`` or 0 (returned as 0): one per
+    CPU this process may run on (:func:`cores`)."""
+    return 0 if text == "auto" else count(0, 1024)(text)
+
+
+def cores() -> int:
+    """The CPUs this process may run on (its affinity mask, where the OS has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def reuse_port_spreads_connections() -> bool:
+    """Whether processes sharing a port with SO_REUSEPORT each get a share of the new
+    connections: on Linux. (BSDs and macOS accept the option but give every connection
+    to one socket; Windows has no such option.)"""
+    return sys.platform.startswith("linux") and hasattr(socket, "SO_REUSEPORT")
+
+
+def _check_processes(
+    parser: argparse.ArgumentParser, env: EnvOptions, args: argparse.Namespace
+) -> None:
+    """Several processes need a store they share (Redis) and an OS that spreads one
+    port's connections over them."""
+    if args.processes == 1:
+        return
+    given = env.source("processes", "--processes")
+    if args.redis is None:
+        parser.error(
+            f"{given}: several server processes need --redis; with the embedded store each "
+            "process would keep rooms of its own, and players on different processes "
+            "could never meet"
+        )
+    if not reuse_port_spreads_connections():
+        parser.error(
+            f"{given}: several server processes share the port with SO_REUSEPORT, which "
+            f"spreads connections only on Linux (this is {sys.platform}); start one "
+            "server per port behind a load balancer instead"
+        )
+    if args.processes == 0:
+        args.processes = cores()
 
 
 def _open_data(
@@ -254,7 +301,22 @@ def _uvloop_installed() -> bool:
 
 
 def add_process_options(parser: argparse.ArgumentParser, env: EnvOptions) -> None:
-    """How the server process stops (README: deployment)."""
+    """How the server runs as processes and how it stops (README: deployment)."""
+    env.add(
+        parser,
+        "--processes",
+        "GOMOKU_PROCESSES",
+        type=process_count,
+        default=1,
+        metavar="N",
+        help="with --redis, on Linux: run N server processes that share the port "
+        "(SO_REUSEPORT) and one supervisor that starts them, passes SIGTERM and SIGINT on "
+        "and starts again one that dies; each starts its own --bots workers; 0 or auto: "
+        "one per CPU (1)",
+    )
+    parser.add_argument(  # set by the supervisor for the processes it starts
+        "--process-index", type=count(1, 1024), default=None, help=argparse.SUPPRESS
+    )
     env.add(
         parser,
         "--drain",
@@ -465,6 +527,7 @@ def server_config(args: argparse.Namespace) -> ServerConfig:
         bots=Bots(embedded=args.bots, embedded_seats=args.bot_seats),
         timers=timers_from_args(args),
         drain_s=args.drain,
+        reuse_port=args.process_index is not None,
     )
 
 

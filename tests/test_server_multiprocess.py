@@ -1,0 +1,209 @@
+"""``gomoku-server --processes N``: N real server processes sharing one port
+(SO_REUSEPORT) on one real Redis, under one supervisor. Connections land on every
+process, players on different processes play one game, a process that dies is started
+again, a signal stops them all, a killed supervisor leaves none behind; the embedded
+store (where the processes could not share rooms) is refused before anything starts."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import re
+import signal
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from live_server import LiveServer, start, stop
+from server_fixtures import TestClient
+from test_startup_checks import assert_refused, run
+from websockets.asyncio.client import connect as ws_connect
+from websockets.exceptions import ConnectionClosed
+
+from protocol.events import GameOver, GameStarted, Moved, PlayerJoined
+from server import options
+
+WITHIN_S = 30.0
+INFO = re.compile(r'^gomoku_instance_info\{instance="(\w+)",pid="(\d+)",process="(\d+)"\} 1$', re.M)
+
+
+@pytest.fixture
+def two(redis_url: str, tmp_path: Path) -> Iterator[LiveServer]:
+    """``gomoku-server --processes 2`` on the test's Redis."""
+    server = start(["--processes", "2", "--redis", redis_url], tmp_path / "server.log")
+    try:
+        yield server
+    finally:
+        stop(server.process)
+
+
+def processes(server: LiveServer, requests: int = 40) -> dict[str, tuple[int, str]]:
+    """The processes that answered ``requests`` fresh GET /metrics: process index ->
+    (pid, instance id); each answer's X-Gomoku-Instance header names the same instance."""
+    seen = {}
+    for _ in range(requests):
+        with urllib.request.urlopen(f"http://127.0.0.1:{server.port}/metrics", timeout=5) as r:
+            header = r.headers["X-Gomoku-Instance"]
+            found = INFO.search(r.read().decode())
+        assert found is not None
+        instance, pid, index = found.groups()
+        assert instance == header
+        seen[index] = (int(pid), instance)
+    return seen
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def wait_until_gone(pids: list[int]) -> None:
+    deadline = time.monotonic() + WITHIN_S
+    while any(alive(pid) for pid in pids):
+        assert time.monotonic() < deadline, f"still running: {[p for p in pids if alive(p)]}"
+        time.sleep(0.05)
+
+
+async def client_on(server: LiveServer, instance: str, opened: list[TestClient]) -> TestClient:
+    """A connection that the kernel gave to the process with this instance id (connect
+    until one lands there)."""
+    for _ in range(100):
+        ws = await ws_connect(server.url, compression=None)
+        assert ws.response is not None
+        if ws.response.headers["X-Gomoku-Instance"] == instance:
+            client = TestClient(ws)
+            opened.append(client)
+            return client
+        await ws.close()
+    raise AssertionError(f"100 connections and none on {instance}")
+
+
+async def test_connections_land_on_both_processes_and_their_players_meet(
+    two: LiveServer, clients: list[TestClient]
+) -> None:
+    """Fresh connections are spread over both processes (each names itself in /metrics
+    and a header); Black on one and White on the other play a game to its end."""
+    seen = processes(two)
+    assert set(seen) == {"1", "2"}
+    assert len({pid for pid, _ in seen.values()}) == 2
+    assert two.process.pid not in {pid for pid, _ in seen.values()}  # the supervisor serves none
+    black = await client_on(two, seen["1"][1], clients)
+    white = await client_on(two, seen["2"][1], clients)
+    await black.hello("black")
+    await white.hello("white")
+    room = (await black.create(seat="black")).room.id
+    await white.join(room)
+    await black.event(PlayerJoined)
+    await black.event(GameStarted)
+    moves = ["h8", "a1", "h9", "a2", "h10", "a3", "h11", "a4", "h12"]
+    for i, point in enumerate(moves):
+        await (black if i % 2 == 0 else white).move(room, point)
+        for client in (black, white):
+            assert (await client.until_event(Moved)).point == point
+    for client in (black, white):
+        over = await client.until_event(GameOver)
+        assert (over.winner, over.reason) == ("black", "five")
+
+
+async def test_a_process_that_dies_is_started_again(two: LiveServer) -> None:
+    """SIGKILL one process: the supervisor starts a new one in its place (a new pid and
+    instance id under the same index) and the port keeps answering."""
+    before = processes(two)
+    pid, instance = before["2"]
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + WITHIN_S
+    now = before
+    while now["2"][0] == pid:
+        assert time.monotonic() < deadline, "process 2 was not started again"
+        with contextlib.suppress(ConnectionError):  # queued on process 2 as it died
+            now = {**before, **processes(two, 10)}
+    assert now["2"][1] != instance
+    assert "server process 2" in two.log_text()
+    assert "starting it again" in two.log_text()
+
+
+async def test_sigterm_stops_every_process(two: LiveServer, clients: list[TestClient]) -> None:
+    """SIGTERM to the supervisor: every process drains and closes its players with 1001,
+    and the supervisor exits 0 once they have all stopped."""
+    pids = [pid for pid, _ in processes(two).values()]
+    client = TestClient(await ws_connect(two.url, compression=None))
+    clients.append(client)
+    await client.hello("alice")
+    two.process.send_signal(signal.SIGTERM)
+    with pytest.raises(ConnectionClosed) as closed:
+        await client.ws.recv()
+    assert closed.value.rcvd is not None
+    assert closed.value.rcvd.code == 1001
+    assert two.process.wait(WITHIN_S) == 0
+    wait_until_gone(pids)
+
+
+async def test_a_killed_supervisor_leaves_no_process_behind(two: LiveServer) -> None:
+    """SIGKILL to the supervisor: its processes see their standard input close and stop."""
+    pids = [pid for pid, _ in processes(two).values()]
+    two.process.kill()
+    two.process.wait(WITHIN_S)
+    wait_until_gone(pids)
+
+
+def test_processes_need_redis() -> None:
+    """With the embedded store each process would keep rooms of its own: refused at start,
+    in one line that says why, from the option and from GOMOKU_PROCESSES."""
+    status, out, err = run("gomoku-server", ["--processes", "2"])
+    line = assert_refused("gomoku-server", status, out, err, "--processes", "need --redis")
+    assert "players on different processes could never meet" in line
+    status, out, err = run("gomoku-server", ["--ephemeral"], {"GOMOKU_PROCESSES": "auto"})
+    assert_refused("gomoku-server", status, out, err, "GOMOKU_PROCESSES", "need --redis")
+    for value, what in (("-1", "less than 0"), ("lots", "not a whole number")):
+        status, out, err = run("gomoku-server", ["--processes", value])
+        assert_refused("gomoku-server", status, out, err, "argument --processes", what)
+
+
+def test_processes_need_an_os_that_spreads_a_port(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Where SO_REUSEPORT does not spread connections (not Linux) several processes are
+    refused, naming the system."""
+    monkeypatch.setattr(options, "reuse_port_spreads_connections", lambda: False)
+    with pytest.raises(SystemExit) as exited:
+        options.parse_args(["--processes", "2", "--redis", "redis://127.0.0.1:1/0"])
+    assert exited.value.code == 2
+    assert "spreads connections only on Linux" in capsys.readouterr().err
+
+
+def test_a_process_that_cannot_start_stops_the_server(tmp_path: Path) -> None:
+    """No Redis at the URL: the processes fail while starting, the supervisor stops and
+    exits with their status, having said why once per process."""
+    status, out, err = run(
+        "gomoku-server", ["--processes", "2", "--redis", "redis://127.0.0.1:1/0", "--port", "0"]
+    )
+    assert status == 1, (out, err)
+    assert "Traceback" not in err
+    assert "cannot use redis at redis://127.0.0.1:1/0" in err
+    assert "listening" not in out
+
+
+def test_a_port_another_server_listens_on_is_refused(two: LiveServer) -> None:
+    """SO_REUSEPORT would let a second ``--processes`` server of the same user share the
+    first one's port without a word: it finds the port answering and refuses it."""
+    status, out, err = run(
+        "gomoku-server",
+        ["--processes", "2", "--redis", "redis://127.0.0.1:1/0", "--port", str(two.port)],
+    )
+    assert status == 1, (out, err)
+    assert f"cannot listen on 0.0.0.0:{two.port}" in err
+    assert "another server already listens there" in err
+
+
+def test_auto_is_one_process_per_cpu() -> None:
+    """``auto`` and 0 mean one process per CPU this process may use."""
+    assert options.process_count("auto") == options.process_count("0") == 0
+    args = options.parse_args(["--processes", "auto", "--redis", "redis://127.0.0.1:1/0"])
+    assert args.processes == len(os.sched_getaffinity(0))
+    assert isinstance(args, argparse.Namespace)
