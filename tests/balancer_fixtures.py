@@ -139,8 +139,9 @@ class Balancer:
                 states[row["addr"].rsplit(":", 1)[0]] = row["status"]
         return states
 
-    def wait_for(self, expected: dict[str, str], timeout_s: float = START_TIMEOUT_S) -> None:
-        """Wait until the replicas at these addresses have these states."""
+    def wait_for(self, expected: dict[str, str | None], timeout_s: float = START_TIMEOUT_S) -> None:
+        """Wait until the replicas at these addresses have these states (None: the
+        balancer has no replica at that address)."""
         deadline = time.monotonic() + timeout_s
         while True:
             states = self.states()

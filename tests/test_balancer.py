@@ -68,11 +68,17 @@ class Stack:
 
 @contextlib.contextmanager
 def stack(
-    redis_url: str, tmp: Path, hosts: tuple[str, ...] = HOSTS, extra: tuple[str, ...] = ()
+    redis_url: str,
+    tmp: Path,
+    hosts: tuple[str, ...] = HOSTS,
+    extra: tuple[str, ...] = (),
+    named: tuple[str, ...] | None = None,
 ) -> Iterator[Stack]:
-    """Replicas at ``hosts`` (one port), the DNS naming them, and the balancer, all UP."""
+    """Replicas at ``hosts`` (one port), the DNS naming them (or only those ``named``),
+    and the balancer, with every named replica UP."""
     port = free_port(*hosts)
-    zone = DnsZone(NAME, hosts)
+    named = hosts if named is None else named
+    zone = DnsZone(NAME, named)
     replicas = {
         host: Replica(host, port, redis_url, tmp / f"server-{host}.log", extra) for host in hosts
     }
@@ -81,7 +87,7 @@ def stack(
         for replica in replicas.values():
             replica.start()
         balancer.start()
-        balancer.wait_for(dict.fromkeys(hosts, "UP"))
+        balancer.wait_for(dict.fromkeys(named, "UP"))
         yield Stack(balancer, replicas, zone)
     finally:
         balancer.stop()
@@ -329,6 +335,31 @@ async def test_a_stopped_server_drains_then_its_players_move(
         assert all(seat.instances == [elsewhere] for seat in moved)
         print(f"SIGTERM: the balancer took the server out {at['out'] - at['signal']:.2f} s after")
         report("SIGTERM", at["signal"], moved)
+
+
+async def test_replicas_join_and_leave_the_rotation_by_dns(
+    redis_url: str, tmp_path: Path, clients: list[TestClient]
+) -> None:
+    """`--scale server=N` changes what Docker's DNS answers for the service name, and
+    nothing else: a replica the DNS starts naming joins the rotation (and gets the next
+    connection, having the fewest), one it stops naming leaves it."""
+    with stack(redis_url, tmp_path, named=HOSTS[:1]) as s:
+        first, second = [await instance_of(s.replicas[host]) for host in HOSTS]
+        assert HOSTS[1] not in s.balancer.states()
+        client, where = await open_client(s.balancer.url)
+        clients.append(client)
+        assert where == first
+        s.zone.addresses = list(HOSTS)
+        await asyncio.to_thread(s.balancer.wait_for, {HOSTS[1]: "UP"})
+        client, where = await open_client(s.balancer.url)
+        clients.append(client)
+        assert where == second
+        s.zone.addresses = [HOSTS[0]]
+        await asyncio.to_thread(s.balancer.wait_for, {HOSTS[1]: None})
+        for _ in range(3):
+            client, where = await open_client(s.balancer.url)
+            clients.append(client)
+            assert where == first
 
 
 async def test_the_per_address_limit_counts_the_client_behind_the_balancer(
