@@ -29,6 +29,7 @@ import dns.message
 import dns.rcode
 import dns.rdatatype
 import dns.rrset
+from live_server import stop
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "deploy" / "haproxy.cfg"
@@ -153,13 +154,8 @@ class Balancer:
 
     def stop(self) -> None:
         process, self.process = self.process, None
-        if process is not None and process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        if process is not None:
+            stop(process)
 
 
 class Replica:

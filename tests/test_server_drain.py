@@ -11,10 +11,8 @@ import signal
 import time
 import urllib.error
 import urllib.request
-from collections.abc import AsyncIterator
 from pathlib import Path
 
-import pytest
 from live_server import LiveServer, start, stop
 from server_fixtures import TestClient
 from websockets.asyncio.client import connect as ws_connect
@@ -55,30 +53,22 @@ async def closed_with(client: TestClient) -> int | None:
         return closed.rcvd.code if closed.rcvd else None
 
 
-@pytest.fixture
-async def opened() -> AsyncIterator[list[TestClient]]:
-    clients: list[TestClient] = []
-    yield clients
-    for client in clients:
-        await client.ws.close()
-
-
-async def player(server: LiveServer, name: str, opened: list[TestClient]) -> TestClient:
+async def player(server: LiveServer, name: str, clients: list[TestClient]) -> TestClient:
     client = TestClient(await ws_connect(server.url, compression=None))
-    opened.append(client)
+    clients.append(client)
     await client.hello(name)
     return client
 
 
 async def test_sigterm_drains_then_closes_with_1001(
-    tmp_path: Path, opened: list[TestClient]
+    tmp_path: Path, clients: list[TestClient]
 ) -> None:
     """During the drain /healthz answers 503 ``draining`` while the game goes on (a move
     is played and seen by both); then both players are closed with 1001, exit 0."""
     server = start(["--drain", "2"], tmp_path / "server.log")
     try:
-        alice = await player(server, "alice", opened)
-        bob = await player(server, "bob", opened)
+        alice = await player(server, "alice", clients)
+        bob = await player(server, "bob", clients)
         room = (await alice.create(seat="black")).room.id
         await bob.join(room)
         await alice.event(PlayerJoined)
@@ -96,11 +86,11 @@ async def test_sigterm_drains_then_closes_with_1001(
         stop(server.process)
 
 
-async def test_a_second_signal_ends_the_drain(tmp_path: Path, opened: list[TestClient]) -> None:
+async def test_a_second_signal_ends_the_drain(tmp_path: Path, clients: list[TestClient]) -> None:
     """An hour's drain, cut short by a second signal (SIGINT, as a second Ctrl-C)."""
     server = start(["--drain", "3600"], tmp_path / "server.log")
     try:
-        alice = await player(server, "alice", opened)
+        alice = await player(server, "alice", clients)
         server.process.send_signal(signal.SIGTERM)
         await until_draining(server)
         server.process.send_signal(signal.SIGINT)
