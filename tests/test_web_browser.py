@@ -363,6 +363,36 @@ async def test_a_reload_and_a_dropped_connection_resume_the_game(browser: Browse
         assert (await hal.until_event(Moved)).point == "h10"
 
 
+async def test_a_reload_on_the_lobby_keeps_the_player_present_in_her_game(
+    browser: Browser,
+) -> None:
+    """ann, seated in a game, reloads the page while it shows the lobby: hal sees her
+    come back at once without her opening the room again (no claim against a player who
+    is there), and the lobby's "Your games" takes her back to play on."""
+    async with people(browser) as crowd:
+        ann = await crowd.page("ann")
+        await ann.select_option("#create-form select[name=seat]", "black")
+        await ann.click("#create-button")
+        room = await room_of(ann)
+        hal = await crowd.client("hal")
+        await hal.send(m.Join(room=room))
+        await hal.expect(m.Snapshot)
+        await point(ann, "h8").click()
+        await hal.event(Moved, room)
+        await hal.move(room, "a1")
+        await moves_shown(ann, 2)
+
+        await ann.evaluate("window.location.hash = '#/'")
+        await expect(ann.locator("#lobby-view")).to_be_visible()
+        await ann.reload()
+        assert not (await hal.until_event(Presence)).online  # the old page's socket closed
+        assert (await hal.until_event(Presence)).online  # the new page is back in the room
+        await ann.click(f"text=Return to {room}")
+        await expect(ann.locator("#status")).to_have_text("Your move: Black.")
+        await point(ann, "h9").click()
+        assert (await hal.until_event(Moved)).point == "h9"
+
+
 async def test_renju_shows_a_forbidden_point_and_refuses_a_click_on_it(browser: Browser) -> None:
     """In renju, Black's double-three point is marked on the board with its reason, and a
     click on it is refused on the page with a visible reason; nothing reaches the game.

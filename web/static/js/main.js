@@ -114,6 +114,14 @@ export class App {
         }
       });
     }
+    // Rooms this player sits in that the page does not show yet (after a reload on the
+    // lobby, or a game started elsewhere): join them at once, so the player counts as
+    // present there (presence follows attached connections) and the lobby's "Your games"
+    // knows their state. Joining a room you sit in only sends its snapshot.
+    for (const id of welcome.rooms) {
+      if (this.rooms.has(id)) continue;
+      this.conn.request({ type: "join", room: id }).catch(() => {});
+    }
     this.queued = null;
     this.views.lobby.update();
     if (first) this.navigate();
