@@ -87,10 +87,15 @@ class SeatClient:
         self._bad_move: set[str] = set()
         self._idle_since: float | None = None
         self._joining: set[int] = set()
+        """Ids of ``join`` requests not answered yet."""
+        self._in_flight: dict[str, int] = {}
+        """Per room: the id of our move (or swap2 choice) the server has not answered
+        yet. The seat does not act again there until the game changes or the play is
+        refused: a presence or chat event arriving meanwhile must not make it play the
+        same position twice (the second would be refused as not our turn)."""
         self._tasks: set[asyncio.Task[None]] = set()
         self._claims: dict[str, asyncio.Task[None]] = {}
         """Per room: a claim of the win waiting for a gone opponent's grace period."""
-        """Ids of ``join`` requests not answered yet."""
         self._ws: ClientConnection | None = None
         self._pacer: SendPacer | None = None
         """Paces sends to the limits the server announced on this connection."""
@@ -199,6 +204,7 @@ class SeatClient:
                 self.rooms.update(reply.rooms)
                 break
         self._joining.clear()
+        self._in_flight.clear()  # a play the old connection sent may never have arrived
         for room in sorted(self.rooms):
             request = next(self._ids)
             self._joining.add(request)
@@ -237,8 +243,11 @@ class SeatClient:
     async def _on_snapshot(self, message: m.Snapshot) -> None:
         self._joining.discard(message.re if message.re is not None else -1)
         view = message.room
-        known = view.id in self.games
+        before = self.games.get(view.id)
+        known = before is not None
         game = GameState.from_view(view, self.player)
+        if before is None or (before.moves, before.state) != (game.moves, game.state):
+            self._in_flight.pop(view.id, None)
         if game.my_seat_color() is None:
             self.rooms.discard(view.id)  # not our seat (any more)
             return
@@ -261,7 +270,10 @@ class SeatClient:
         if game is None:
             return
         event = message.event
+        version = game.version
         game.apply(event)
+        if game.version != version:  # the game changed: our play, if any, was answered
+            self._in_flight.pop(message.room, None)
         if isinstance(event, ev.GameOver):
             self.stats.finished += 1
             self._idle_since = None
@@ -297,6 +309,8 @@ class SeatClient:
     def _on_error(self, error: m.Error) -> None:
         self._joining.discard(error.re if error.re is not None else -1)
         room = self._moves_sent.pop(error.re, None) if error.re is not None else None
+        if room is not None and self._in_flight.get(room) == error.re:
+            del self._in_flight[room]
         if room is None:
             if error.code == ErrorCode.NO_SUCH_ROOM and error.room is not None:
                 self.rooms.discard(error.room)
@@ -352,7 +366,7 @@ class SeatClient:
             if game is None or not game.live:
                 continue
             task = game.task()
-            if task is None:
+            if task is None or room in self._in_flight:
                 continue
             started = time.monotonic()
             version = game.version
@@ -364,7 +378,9 @@ class SeatClient:
                     log.exception("seat %s: choosing failed; taking White", self.player)
                     choice = "white"
                 if self.games.get(room) is game and game.version == version:
-                    await self._send(m.Choose(room=room, choice=choice, id=self._track(room)))
+                    request = self._track(room)
+                    self._in_flight[room] = request
+                    await self._send(m.Choose(room=room, choice=choice, id=request))
                 else:
                     wake.set()
                 continue
@@ -387,7 +403,9 @@ class SeatClient:
                 game.offered_draw = True
                 self.stats.draws_offered += 1
                 await self._send(m.Offer(room=room, kind="draw"))
-            await self._send(m.Move(room=room, point=move.point, id=self._track(room)))
+            request = self._track(room)
+            self._in_flight[room] = request
+            await self._send(m.Move(room=room, point=move.point, id=request))
             self.stats.record_move((time.monotonic() - started) * 1000, budget)
             self.stats.quick_moves += move.quick
 
