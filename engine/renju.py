@@ -36,12 +36,9 @@ so a window is one C-level slice and the memo key is that slice.
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING, Final
+from typing import Final, Protocol
 
 from engine.types import Foul
-
-if TYPE_CHECKING:
-    from engine.board import Board
 
 _EMPTY = 0
 _BLACK = 1
@@ -57,6 +54,26 @@ _THREE = 1
 _FOUR = 10
 _OVERLINE = 100
 _FIVE = 1000
+
+
+class Cells(Protocol):
+    """What the foul check reads of a position (:class:`engine.board.Board` is one):
+    ``cells``, one byte a cell (0 empty, 1 black, 2 white, 3 a wall), ``stride``
+    (``size + 1``) cells a row with a wall cell between rows, and a wall row above
+    and below; cell ``(y + 1) * stride + x`` is the point ``(x, y)``.
+
+    The board uses this module, so this module reads the board through this and
+    nothing more: the rule needs the stones, not the board's moves or result."""
+
+    @property
+    def size(self) -> int: ...
+
+    @property
+    def stride(self) -> int: ...
+
+    @property
+    def cells(self) -> bytes | bytearray: ...
+
 
 _LineInfo = tuple[int, tuple[int, ...]]
 """A window's verdict and the offsets (from the point) of the stones that would
@@ -151,7 +168,7 @@ _TABLE = _Table()
 _WALLS: dict[int, bytes] = {}  # stride -> the padding for boards of that stride
 
 
-def _snapshot(board: Board) -> tuple[bytes, int]:
+def _snapshot(board: Cells) -> tuple[bytes, int]:
     """The board's cells as bytes with enough wall cells before and after that
     every window slice stays in range, and the offset of cell 0 in it."""
     walls = _WALLS.get(board.stride)
@@ -207,7 +224,7 @@ def _verdict(cells: bytes, i: int, stride: int) -> _Verdict:
     return None
 
 
-def foul_at(board: Board, index: int) -> Foul | None:
+def foul_at(board: Cells, index: int) -> Foul | None:
     """The foul Black commits by playing on the empty cell ``index``, or None.
 
     Black's turn and the rule are the caller's business; this only reads the
@@ -218,7 +235,7 @@ def foul_at(board: Board, index: int) -> Foul | None:
     return None if verdict is _WINS else verdict
 
 
-def forbidden_indices(board: Board) -> list[int]:
+def forbidden_indices(board: Cells) -> list[int]:
     """Every empty cell where a black stone would be a foul, in index order."""
     cells, pad = _snapshot(board)
     stride, size = board.stride, board.size
