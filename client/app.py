@@ -22,7 +22,7 @@ from textual.screen import Screen
 
 from client.address import ServerAddress
 from client.config import Identity, load_identity, save_identity
-from client.connection import Backoff, Connection
+from client.connection import RECONNECT, Connection
 from client.options import PlayOptions
 
 if TYPE_CHECKING:
@@ -41,6 +41,7 @@ from client.state import (
     room_gone_text,
 )
 from protocol import messages as msg
+from protocol.backoff import Backoff
 from protocol.errors import ErrorCode
 
 # Inline rather than a .tcss file so a plain (non-editable) install needs no package data.
@@ -140,7 +141,7 @@ class GomokuApp(App[None]):
         super().__init__()
         self.options = options = options or PlayOptions()
         self.clock = clock
-        self.backoff = backoff or Backoff()
+        self.backoff = backoff or RECONNECT
         self.autostart = autostart  # False: no connection, screens driven by dispatch (tests)
         self.model = ViewModel()
         self.connection: Connection | None = None

@@ -3,8 +3,8 @@
 A :class:`Connection` connects, says hello (with the remembered resume token),
 and feeds every decoded server message to ``dispatch``, together with local
 :mod:`client.state` actions that describe the link itself. When the socket
-drops it retries with exponential backoff, reporting each attempt and the time
-of the next try; once back it says hello with the token (same player, same
+drops it retries with exponential backoff (:data:`RECONNECT`), reporting each
+attempt and the time of the next try; once back it says hello with the token (same player, same
 seats) and asks every room it was in for the events after the last one it saw
 (``resume``), then reports the catch-up as done.
 
@@ -27,7 +27,6 @@ import asyncio
 import contextlib
 import dataclasses
 import itertools
-import random
 import time
 from collections.abc import Callable
 
@@ -47,6 +46,7 @@ from client.state import (
     RoomSeen,
 )
 from protocol import messages as msg
+from protocol.backoff import Backoff, sleep_unless
 from protocol.codec import decode_server, encode
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.limits import MAX_SERVER_FRAME, PROTOCOL_VERSION
@@ -54,23 +54,8 @@ from protocol.limits import MAX_SERVER_FRAME, PROTOCOL_VERSION
 CATCH_UP_QUIET = 0.3  # seconds without a room event that end a resume's catch-up
 OPEN_TIMEOUT_S = 5.0  # the TCP, TLS and WebSocket handshakes together
 HELLO_TIMEOUT_S = 10.0  # from hello to welcome: a server that never answers is not ours
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class Backoff:
-    """Delays between reconnect attempts: ``initial`` doubling up to ``maximum``,
-    each shortened by up to ``jitter`` (a fraction) so clients of a restarted
-    server do not all come back in the same instant."""
-
-    initial: float = 0.5
-    maximum: float = 15.0
-    factor: float = 2.0
-    jitter: float = 0.2
-
-    def delay(self, attempt: int) -> float:
-        """The wait before reconnect attempt ``attempt`` (1 = the first retry)."""
-        base = min(self.maximum, self.initial * self.factor ** max(0, attempt - 1))
-        return base * (1 - self.jitter * random.random())
+RECONNECT = Backoff(initial=0.5, maximum=15.0)
+"""Waits between reconnect attempts: 0.5 s doubling to 15 s, each up to 20% shorter."""
 
 
 @dataclasses.dataclass(slots=True)
@@ -101,7 +86,7 @@ class Connection:
         token: str | None = None,
         dispatch: Callable[[Action], None],
         on_welcome: Callable[[str, str], None] | None = None,
-        backoff: Backoff = Backoff(),
+        backoff: Backoff = RECONNECT,
         clock: Callable[[], float] = time.monotonic,
         open_timeout: float = OPEN_TIMEOUT_S,
         hello_timeout: float = HELLO_TIMEOUT_S,
@@ -214,8 +199,7 @@ class Connection:
                     was_online=was_welcomed,
                 )
             )
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stopped.wait(), delay)
+            await sleep_unless(self._stopped, delay)
         self.dispatch(ConnectionChanged("offline", detail=str(failure), problem=failure.problem))
 
     async def _session(self, ws: ClientConnection) -> None:

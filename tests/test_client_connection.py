@@ -9,9 +9,10 @@ from collections.abc import Awaitable, Callable
 from redis_fixtures import RedisServer
 
 from client.address import ServerAddress
-from client.connection import Backoff, Connection
+from client.connection import Connection
 from client.state import Action, ConnectionChanged
 from protocol import messages as m
+from protocol.backoff import Backoff
 from server.app import GomokuServer
 from server.store.redis import RedisStore
 

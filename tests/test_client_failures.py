@@ -19,7 +19,7 @@ from websockets.asyncio.server import ServerConnection, serve
 
 from client.address import ServerAddress
 from client.app import GomokuApp
-from client.connection import Backoff, Connection
+from client.connection import Connection
 from client.options import PlayOptions
 from client.present import link_banner
 from client.screens.connect import ConnectScreen
@@ -27,6 +27,7 @@ from client.screens.lobby import LobbyScreen
 from client.screenshot import screen_text
 from client.state import Action, ConnectionChanged, Link
 from protocol import messages as m
+from protocol.backoff import Backoff
 from protocol.codec import decode_client, encode
 from server.app import GomokuServer
 

@@ -14,7 +14,6 @@ from textual.widgets import DataTable, Input
 
 from client.address import ServerAddress
 from client.app import GomokuApp
-from client.connection import Backoff
 from client.glyphs import ASCII
 from client.options import PlayOptions
 from client.screens.dialogs import CodeDialog, ConfirmDialog, CreateRoomDialog, QuickMatchDialog
@@ -27,6 +26,7 @@ from client.widgets.entry import PROMPT_GUARD_S
 from engine.types import Point
 from protocol import events as ev
 from protocol import messages as m
+from protocol.backoff import Backoff
 from server.app import GomokuServer
 
 WAIT_S = 5.0

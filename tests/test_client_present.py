@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from client.connection import Backoff
 from client.present import TimeControlError, format_clock, lobby_row, parse_time_control
 from engine.types import Opening, Rule
 from protocol.values import PlayerRef, RoomSummary, Seats, TimeControl
@@ -37,14 +36,6 @@ def test_parse_time_control() -> None:
         parse_time_control("five")
     with pytest.raises(TimeControlError):
         parse_time_control("0+3")
-
-
-def test_backoff_doubles_up_to_the_maximum() -> None:
-    """Reconnect delays grow 0.5, 1, 2, ... and stop growing at the maximum."""
-    backoff = Backoff(initial=0.5, maximum=4, jitter=0)
-    assert [backoff.delay(n) for n in range(1, 7)] == [0.5, 1, 2, 4, 4, 4]
-    jittered = Backoff(initial=1, maximum=1, jitter=0.5)
-    assert all(0.5 <= jittered.delay(3) <= 1 for _ in range(50))
 
 
 def test_lobby_row() -> None:

@@ -27,6 +27,7 @@ from worker_fixtures import (
 )
 
 from protocol import messages as m
+from protocol.backoff import Backoff
 from protocol.events import ChatPosted, GameOver, GameStarted, Moved, PlayerJoined
 from protocol.values import TimeControl
 from server.app import GomokuServer
@@ -309,7 +310,9 @@ async def test_a_worker_stopped_while_waiting_to_reconnect_stops_at_once(
     """The server is gone and the worker and its seat wait (10 s) to reconnect: a stop
     does not wait for that, ``run()`` returns within a few seconds."""
     own = await make_server(ai_config())
-    worker = AiWorker(worker_config(own, backoff_min_s=10.0, backoff_max_s=10.0), thinker=thinker)
+    worker = AiWorker(
+        worker_config(own, backoff=Backoff(initial=10.0, maximum=10.0, jitter=0)), thinker=thinker
+    )
     running = asyncio.create_task(worker.run())
     try:
         await asyncio.wait_for(worker.ready.wait(), 10)

@@ -22,6 +22,7 @@ from server_fixtures import TestClient, make_config
 
 from engine import Board, Rule, parse_point
 from protocol import messages as m
+from protocol.backoff import Backoff
 from protocol.events import GameOver, Moved, RoomEvent, Undone
 from server.app import GomokuServer
 from server.config import Bots, ServerConfig
@@ -51,8 +52,7 @@ def worker_config(server: GomokuServer, **overrides: Any) -> WorkerConfig:
         pace_ms=0,
         overhead_ms=100,
         linger_s=0.3,
-        backoff_min_s=0.05,
-        backoff_max_s=0.3,
+        backoff=Backoff(initial=0.05, maximum=0.3),
     )
     return dataclasses.replace(base, **overrides)
 

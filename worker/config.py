@@ -8,6 +8,11 @@ import re
 import shlex
 
 from engine.ai import LEVEL_NAMES
+from protocol.backoff import Backoff
+
+RECONNECT = Backoff(initial=0.2, maximum=5.0)
+"""The worker's waits between reconnect attempts: 0.2 s doubling to 5 s, each up to 20%
+shorter (its seats must be back in their games well within the server's lease)."""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -43,8 +48,8 @@ class WorkerConfig:
     """How long a seat waits after its game for a rematch before it is given up."""
     hint_level: str = "master"
     name: str = "AI worker"
-    backoff_min_s: float = 0.2
-    backoff_max_s: float = 5.0
+    backoff: Backoff = RECONNECT
+    """Waits between reconnect attempts, of the worker's own connection and each seat's."""
 
     def offered_levels(self) -> tuple[str, ...]:
         if self.brain is not None:

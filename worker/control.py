@@ -2,10 +2,11 @@
 keeps the server convinced it is alive, and takes the server's orders (seats to
 play, seats to give up, hints to find).
 
-It reconnects with backoff after a network drop or a server restart, presenting
-its resume token so the server knows it is the same worker (and a fresh hello
-if the server no longer knows the token). Seats run independently on their own
-connections, so a drop of this one does not stop the games.
+It reconnects with backoff (``WorkerConfig.backoff``) after a network drop or a
+server restart, presenting its resume token so the server knows it is the same
+worker (and a fresh hello if the server no longer knows the token). Seats run
+independently on their own connections, so a drop of this one does not stop the
+games.
 
 When the server's name has several addresses (replicas behind DNS round robin),
 the worker picks one and sends its own and its seats' connections there, so its
@@ -35,6 +36,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
 from engine import IllegalMoveError
 from protocol import messages as m
+from protocol.backoff import sleep_unless
 from protocol.codec import decode_server, encode
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.limits import MAX_SERVER_FRAME
@@ -98,7 +100,7 @@ class AiWorker:
             self._spawn(watch_loop(self.stats))
         if self._own_thinker:
             await self.thinker.start()
-        backoff = self.config.backoff_min_s
+        attempt = 0  # reconnect attempts since the last session
         try:
             while not self._stopping:
                 try:
@@ -107,7 +109,7 @@ class AiWorker:
                         break  # stop() came while we were connecting
                     async with ws:
                         self._ws = ws
-                        backoff = self.config.backoff_min_s
+                        attempt = 0
                         await self._unless_stopped(self._session(ws))
                 except (OSError, ConnectionClosed, InvalidHandshake, TimeoutError) as error:
                     if not self._stopping:
@@ -118,8 +120,8 @@ class AiWorker:
                 if self._stopping:
                     break
                 self.stats.reconnects += 1
-                await self._pause(backoff * random.uniform(0.8, 1.2))
-                backoff = min(backoff * 2, self.config.backoff_max_s)
+                attempt += 1
+                await sleep_unless(self._stopped, self.config.backoff.delay(attempt))
         except InvalidURI as error:
             raise WorkerRefused(f"bad server address: {error}") from None
         finally:
@@ -150,11 +152,6 @@ class AiWorker:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
         return None if task.cancelled() else task.result()
-
-    async def _pause(self, seconds: float) -> None:
-        """Sleep, unless :meth:`stop` comes first."""
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._stopped.wait(), seconds)
 
     def target(self) -> dict[str, Any]:
         """``connect()`` arguments that reach the chosen address (none if not chosen)."""

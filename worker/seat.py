@@ -17,7 +17,6 @@ import asyncio
 import contextlib
 import itertools
 import logging
-import random
 import time
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
@@ -106,7 +105,7 @@ class SeatClient:
     async def run(self) -> None:
         """Play until the seat's games are over (and the linger time passed), the seat
         is released, or its token stops working."""
-        backoff = self.config.backoff_min_s
+        attempt = 0  # reconnect attempts since the last session
         try:
             while not self.released:
                 try:
@@ -118,7 +117,7 @@ class SeatClient:
                         **self.owner.target(),
                     ) as ws:
                         self._ws = ws
-                        backoff = self.config.backoff_min_s
+                        attempt = 0
                         if await self._session(ws):
                             return
                 except SeatLost:
@@ -132,8 +131,8 @@ class SeatClient:
                 if self.released:
                     return
                 self.stats.reconnects += 1
-                await asyncio.sleep(backoff * random.uniform(0.8, 1.2))
-                backoff = min(backoff * 2, self.config.backoff_max_s)
+                attempt += 1
+                await asyncio.sleep(self.config.backoff.delay(attempt))
         except InvalidURI:
             log.error("seat %s: bad server address %r", self.player, self.config.server)
         finally:
