@@ -19,7 +19,7 @@ import itertools
 import logging
 import time
 from collections.abc import Coroutine
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import msgspec
 from websockets.asyncio.client import ClientConnection, connect
@@ -35,14 +35,13 @@ from protocol.errors import ErrorCode, ProtocolError
 from protocol.limits import MAX_SERVER_FRAME
 from protocol.values import SwapChoice
 from worker.brain import BrainPlayer
+from worker.config import WorkerConfig
 from worker.game import GameState
 from worker.judge import dead_draw, proven_lost
 from worker.pacer import SendPacer
-from worker.thinker import Choice
+from worker.stats import WorkerStats
+from worker.thinker import Choice, Thinker
 from worker.timing import move_budget_ms
-
-if TYPE_CHECKING:
-    from worker.control import AiWorker
 
 log = logging.getLogger("gomoku.worker")
 
@@ -58,6 +57,25 @@ RATE_RETRY_S = 0.5
 BAD_MOVE_CODES = frozenset({ErrorCode.OCCUPIED, ErrorCode.FORBIDDEN, ErrorCode.OFF_BOARD})
 
 
+class SeatOwner(Protocol):
+    """What a seat needs of the worker that runs it (:class:`worker.control.AiWorker`):
+    its settings, its counters, its search pool, and the server address its
+    connections go to. The worker makes seats; a seat does not know the worker."""
+
+    @property
+    def config(self) -> WorkerConfig: ...
+
+    @property
+    def stats(self) -> WorkerStats: ...
+
+    @property
+    def thinker(self) -> Thinker: ...
+
+    def target(self) -> dict[str, Any]:
+        """``connect()`` arguments that reach the worker's chosen server address."""
+        ...
+
+
 class SeatLost(Exception):
     """The seat's token no longer works: the server gave the seat to another worker."""
 
@@ -66,7 +84,7 @@ class SeatClient:
     """Plays one AI seat for its worker."""
 
     def __init__(
-        self, owner: AiWorker, *, player: str, token: str, name: str, room: str, level: str
+        self, owner: SeatOwner, *, player: str, token: str, name: str, room: str, level: str
     ) -> None:
         self.owner = owner
         self.config = owner.config
