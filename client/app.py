@@ -27,7 +27,6 @@ from client.options import PlayOptions
 
 if TYPE_CHECKING:
     from client.local import EmbeddedServer
-from client.history import HistoryAction, HistoryFailed
 from client.state import (
     IDENTITY_LOST,
     Action,
@@ -40,6 +39,7 @@ from client.state import (
     reduce,
     room_gone_text,
 )
+from client.state.history import HistoryAction, HistoryFailed
 from protocol import messages as msg
 from protocol.backoff import Backoff
 from protocol.errors import ErrorCode

@@ -4,14 +4,6 @@ from __future__ import annotations
 
 import msgspec
 
-from client.history import (
-    GAMES_PAGE,
-    GamesRequested,
-    HistoryFailed,
-    LeaderboardRequested,
-    ProfileRequested,
-    RecordRequested,
-)
 from client.present import queue_label
 from client.state import (
     LOG_LIMIT,
@@ -27,6 +19,14 @@ from client.state import (
     can_move,
     can_seat_ai,
     reduce,
+)
+from client.state.history import (
+    GAMES_PAGE,
+    GamesRequested,
+    HistoryFailed,
+    LeaderboardRequested,
+    ProfileRequested,
+    RecordRequested,
 )
 from engine.types import Color, Point, Reason, Rule
 from protocol import events as ev

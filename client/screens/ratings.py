@@ -2,7 +2,7 @@
 their finished games, from which a game opens in the review screen.
 
 Both screens ask the server when they open (and when the rule or the page
-changes) and draw what :mod:`client.history` holds; nothing is cached beyond
+changes) and draw what :mod:`client.state.history` holds; nothing is cached beyond
 the last reply, so what they show is the server's current answer.
 """
 
@@ -18,13 +18,6 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from client.app import GomokuApp
-from client.history import (
-    GAMES_PAGE,
-    GamesRequested,
-    LeaderboardRequested,
-    ProfileRequested,
-    RecordRequested,
-)
 from client.present import (
     GAME_COLUMNS,
     LEADERBOARD_COLUMNS,
@@ -35,6 +28,13 @@ from client.present import (
 )
 from client.screens.help import HelpScreen, describe_bindings
 from client.state import ViewModel
+from client.state.history import (
+    GAMES_PAGE,
+    GamesRequested,
+    LeaderboardRequested,
+    ProfileRequested,
+    RecordRequested,
+)
 from engine.errors import RecordError
 from engine.record import parse_json
 from engine.types import Rule

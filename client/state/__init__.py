@@ -17,8 +17,8 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Literal
 
-from client.history import HistoryAction, HistoryView, reduce_history
 from client.picture import BoardPicture
+from client.state.history import HistoryAction, HistoryView, reduce_history
 from engine.errors import NotationError
 from engine.types import Color, Point, Reason, Rule
 from protocol import events as ev
