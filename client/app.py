@@ -27,19 +27,12 @@ from client.options import PlayOptions
 
 if TYPE_CHECKING:
     from client.local import EmbeddedServer
-from client.state import (
-    IDENTITY_LOST,
-    Action,
-    IdentityLost,
-    Note,
-    RoomClosed,
-    RoomGone,
-    ViewModel,
-    describe_error,
-    reduce,
-    room_gone_text,
-)
 from client.state.history import HistoryAction, HistoryFailed
+from client.state.log import Note
+from client.state.model import Action, ViewModel, reduce
+from client.state.room import RoomClosed, RoomGone
+from client.state.session import IdentityLost
+from client.state.words import IDENTITY_LOST, describe_error, room_gone_text
 from protocol import messages as msg
 from protocol.backoff import Backoff
 from protocol.errors import ErrorCode
@@ -201,14 +194,15 @@ class GomokuApp(App[None]):
         from client.screens.connect import ConnectScreen
 
         conn = self.connection
-        if conn is None or self.model.link.online:
+        if conn is None or self.model.session.link.online:
             return
         conn.stop()
-        why = self.model.link.detail or "not connected"
+        why = self.model.session.link.detail or "not connected"
         self.connection = None
         while len(self.screen_stack) > 1:
             self.pop_screen()
-        self.model = dataclasses.replace(self.model, room=None, queue=None)
+        lobby = dataclasses.replace(self.model.lobby, queue=None)
+        self.model = dataclasses.replace(self.model, room=None, lobby=lobby)
         self.push_screen(ConnectScreen(address=conn.server, name=conn.name, error=why))
 
     def get_key_display(self, binding: Binding) -> str:

@@ -36,15 +36,9 @@ from websockets.typing import Data
 
 from client.address import ServerAddress
 from client.failures import LinkFailure, failure_of
-from client.state import (
-    Action,
-    ConnectionChanged,
-    IdentityLost,
-    ResumeDone,
-    ResumeStarted,
-    RoomGone,
-    RoomSeen,
-)
+from client.state.model import Action
+from client.state.room import ResumeDone, ResumeStarted, RoomGone, RoomSeen
+from client.state.session import ConnectionChanged, IdentityLost
 from protocol import messages as msg
 from protocol.backoff import Backoff, sleep_unless
 from protocol.codec import decode_server, encode

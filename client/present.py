@@ -8,7 +8,11 @@ import datetime
 import math
 
 from client.glyphs import UNICODE, Glyphs
-from client.state import GameView, Link, QueueView, Seat, ViewModel, describe_time
+from client.state.game import GameView, Seat
+from client.state.lobby import QueueView
+from client.state.model import ViewModel
+from client.state.session import Link
+from client.state.words import describe_time
 from engine.types import Color, Reason
 from protocol.limits import MAX_BASE_MS, MAX_INC_MS
 from protocol.values import (
@@ -100,7 +104,7 @@ def status_lines(
     number, turn, rule, watchers and connection."""
     game = model.room
     if game is None:
-        return ("", link_label(model.link, now))
+        return ("", link_label(model.session.link, now))
     black = seat_label(game.black, Color.BLACK, glyphs.black, now)
     white = seat_label(game.white, Color.WHITE, glyphs.white, now)
     first = (
@@ -119,8 +123,8 @@ def status_lines(
         parts.append(f"you and {others} more watching" if others > 0 else "you are watching")
     elif game.spectators:
         parts.append(f"{game.spectators} watching")
-    if not model.link.online:
-        parts.append(model.link.status)
+    if not model.session.link.online:
+        parts.append(model.session.link.status)
     return first, f" {glyphs.sep} ".join(p for p in parts if p)
 
 

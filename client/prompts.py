@@ -16,14 +16,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Literal
 
-from client.state import (
-    GameView,
-    Seat,
-    ViewModel,
-    can_seat_ai,
-    describe_rating_change,
-    describe_result,
-)
+from client.state.game import GameView, Seat
+from client.state.model import ViewModel
+from client.state.questions import can_seat_ai
+from client.state.words import describe_rating_change, describe_result
 from engine.types import Color
 
 PromptKind = Literal["offer", "swap2", "claim"]
@@ -64,7 +60,7 @@ def prompt_for(model: ViewModel, me: frozenset[str], now: float) -> Prompt | Non
     """The question for the local players ``me`` now, if there is one: an offer to
     answer first, then a swap2 choice, then a claim."""
     game = model.room
-    if game is None or not model.link.online:
+    if game is None or not model.session.link.online:
         return None
     seated = [p for p in me if game.color_of(p) is not None]
     if not seated:
@@ -187,8 +183,8 @@ def next_change(model: ViewModel, me: frozenset[str], now: float) -> float | Non
 
 def link_change(model: ViewModel, now: float) -> float | None:
     """Seconds until the reconnect countdown shows another number (None: none shown)."""
-    at = model.link.next_try_at
-    if model.link.status != "reconnecting" or at is None or at <= now:
+    at = model.session.link.next_try_at
+    if model.session.link.status != "reconnecting" or at is None or at <= now:
         return None
     return _to_next_second(at - now)
 

@@ -14,6 +14,7 @@ from test_client_pilot import (
     bob_plays,
     bob_sees_move,
     in_game_with_bob,
+    online,
     running,
     stones,
     until,
@@ -27,7 +28,7 @@ from client.screens.dialogs import AiGameDialog, PlayAiDialog, QuickMatchDialog,
 from client.screens.game import GameScreen
 from client.screens.lobby import LobbyScreen
 from client.screenshot import screen_text
-from client.state import NO_AI_RATED, NO_HINT_RATED
+from client.state.words import NO_AI_RATED, NO_HINT_RATED
 from client.widgets.board import Board
 from protocol import messages as m
 from server.app import GomokuServer
@@ -227,7 +228,7 @@ async def test_local_play_against_the_ai(tmp_path: Path) -> None:
     opts = PlayOptions(name="ann", local=True, config_dir=tmp_path, remember=False)
     app = GomokuApp(opts, backoff=FAST)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: app.model.link.online and isinstance(app.screen, LobbyScreen))
+        await until(pilot, lambda: online(app) and isinstance(app.screen, LobbyScreen))
         await until(pilot, lambda: "vs AI" in screen_text(app) and "Hot seat" in screen_text(app))
         await pilot.press("a")
         await until(pilot, lambda: isinstance(app.screen, PlayAiDialog))

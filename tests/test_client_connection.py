@@ -10,7 +10,8 @@ from redis_fixtures import RedisServer
 
 from client.address import ServerAddress
 from client.connection import Connection
-from client.state import Action, ConnectionChanged
+from client.state.model import Action
+from client.state.session import ConnectionChanged
 from protocol import messages as m
 from protocol.backoff import Backoff
 from server.app import GomokuServer

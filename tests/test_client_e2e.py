@@ -36,10 +36,10 @@ async def test_two_clients_play_to_the_end_and_a_spectator_sees_it(
         await until(a_pilot, lambda: isinstance(alice.screen, GameScreen), "alice's room")
         assert alice.model.room is not None
         room_id = alice.model.room.id
-        await until(b_pilot, lambda: room_id in bob.model.lobby, "the room in bob's lobby")
+        await until(b_pilot, lambda: room_id in bob.model.lobby.rooms, "the room in bob's lobby")
         await b_pilot.press("enter")
         await until(b_pilot, lambda: isinstance(bob.screen, GameScreen), "bob's game")
-        await until(c_pilot, lambda: room_id in carol.model.lobby)
+        await until(c_pilot, lambda: room_id in carol.model.lobby.rooms)
         await c_pilot.press("w")
         await until(c_pilot, lambda: isinstance(carol.screen, GameScreen), "carol watching")
 

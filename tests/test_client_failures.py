@@ -25,7 +25,8 @@ from client.present import link_banner
 from client.screens.connect import ConnectScreen
 from client.screens.lobby import LobbyScreen
 from client.screenshot import screen_text
-from client.state import Action, ConnectionChanged, Link
+from client.state.model import Action
+from client.state.session import ConnectionChanged, Link
 from protocol import messages as m
 from protocol.backoff import Backoff
 from protocol.codec import decode_client, encode
@@ -244,5 +245,5 @@ async def test_the_address_the_server_prints_connects(
     )
     app = GomokuApp(options, backoff=FAST)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: app.model.link.online)
+        await until(pilot, lambda: app.model.session.link.online)
         assert f"ann @ 127.0.0.1:{server.port}" in screen_text(app)

@@ -62,7 +62,7 @@ async def test_a_restarted_server_that_forgot_the_player(
         await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
         assert app.model.room is None
         assert app.model.seated_rooms == ()
-        await until(pilot, lambda: app.model.link.online)
+        await until(pilot, lambda: app.model.session.link.online)
         assert app.model.me not in (None, old_player)
         assert "game in progress" not in screen_text(app)
         await app.send(m.CreateRoom(seat="black"))
@@ -101,7 +101,7 @@ async def test_a_room_that_expired_while_the_client_was_away(
         assert app.model.room is None
         assert room not in app.model.seated_rooms
         assert app.model.me == me
-        assert app.model.link.online
+        assert app.model.session.link.online
 
 
 def embedded_store(path: Path) -> EmbeddedStore:

@@ -56,7 +56,7 @@ async def running(
     )
     app = GomokuApp(opts, backoff=FAST)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: app.model.link.online and isinstance(app.screen, LobbyScreen))
+        await until(pilot, lambda: online(app) and isinstance(app.screen, LobbyScreen))
         yield app, pilot
 
 
@@ -96,6 +96,10 @@ async def answer(pilot: Pilot[None], key: str) -> None:
     """Answer the prompt on screen: after its guard time, as a person reading it would."""
     await pilot.pause(PROMPT_GUARD_S)
     await pilot.press(key)
+
+
+def online(app: GomokuApp) -> bool:
+    return app.model.session.link.online
 
 
 def stones(app: GomokuApp) -> int:
@@ -378,7 +382,7 @@ async def test_lobby_lists_rooms_live_and_joins_or_watches(
     async with running(server, tmp_path) as (app, pilot):
         bob = await connect("bob")
         snap = await bob.create(seat="white")
-        await until(pilot, lambda: snap.room.id in app.model.lobby, "the lobby row")
+        await until(pilot, lambda: snap.room.id in app.model.lobby.rooms, "the lobby row")
         await until(pilot, lambda: "bob 1500" in screen_text(app))
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, GameScreen))
@@ -391,7 +395,7 @@ async def test_lobby_lists_rooms_live_and_joins_or_watches(
         dave = await connect("dave")
         other = await carol.create(seat="black")
         await dave.join(other.room.id)
-        await until(pilot, lambda: other.room.id in app.model.lobby)
+        await until(pilot, lambda: other.room.id in app.model.lobby.rooms)
         table = app.screen.query_one(DataTable)
         await until(pilot, lambda: other.room.id in {k.value for k in table.rows})
         target = table.get_row_index(other.room.id)
@@ -411,10 +415,10 @@ async def test_quick_match_waits_visibly_and_cancels(server: GomokuServer, tmp_p
         await pilot.press("m")
         await until(pilot, lambda: isinstance(app.screen, QuickMatchDialog))
         await pilot.click("#ok")
-        await until(pilot, lambda: app.model.queue is not None)
+        await until(pilot, lambda: app.model.lobby.queue is not None)
         await until(pilot, lambda: "Looking for an opponent" in screen_text(app))
         await pilot.press("escape")
-        await until(pilot, lambda: app.model.queue is None)
+        await until(pilot, lambda: app.model.lobby.queue is None)
         assert "Looking for an opponent" not in screen_text(app)
 
 
@@ -427,11 +431,11 @@ async def test_quick_match_pairs_two_players(
         await until(pilot, lambda: isinstance(app.screen, QuickMatchDialog))
         app.screen.query_one("#time", Input).value = "none"
         await pilot.click("#ok")
-        await until(pilot, lambda: app.model.queue is not None)
+        await until(pilot, lambda: app.model.lobby.queue is not None)
         bob = await connect("bob")
         await bob.send(m.Queue())
         await until(pilot, lambda: isinstance(app.screen, GameScreen), "the matched game")
-        assert app.model.queue is None
+        assert app.model.lobby.queue is None
 
 
 async def test_join_private_room_by_code(
@@ -465,7 +469,7 @@ async def test_reconnect_resumes_and_catches_up(
         assert conn is not None
         assert conn._ws is not None
         conn._ws.transport.abort()  # the network drops: no close handshake
-        await until(pilot, lambda: not app.model.link.online, "the reconnecting state")
+        await until(pilot, lambda: not app.model.session.link.online, "the reconnecting state")
         assert "Connection lost" in screen_text(app)
         await bob_plays(bob, room, "a1")
         await until(pilot, lambda: "Back, 1 move caught up." in screen_text(app))
@@ -513,7 +517,7 @@ async def test_local_hot_seat(tmp_path: Path) -> None:
     opts = PlayOptions(name="ann", local=True, config_dir=tmp_path, remember=False)
     app = GomokuApp(opts, backoff=FAST)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: app.model.link.online and isinstance(app.screen, LobbyScreen))
+        await until(pilot, lambda: online(app) and isinstance(app.screen, LobbyScreen))
         await until(pilot, lambda: "Hot seat" in screen_text(app))
         await pilot.press("t")
         await until(pilot, lambda: app.model.room is not None and app.model.room.state == "playing")

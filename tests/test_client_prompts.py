@@ -11,17 +11,11 @@ from textual.app import App, ComposeResult
 from textual.widgets import Input
 
 from client.prompts import next_change, notice_for, prompt_for
-from client.state import (
-    ConnectionChanged,
-    IdentityLost,
-    Outcome,
-    RoomClosed,
-    RoomGone,
-    RoomSeen,
-    ViewModel,
-    describe_result,
-    reduce,
-)
+from client.state.game import Outcome
+from client.state.model import ViewModel, reduce
+from client.state.room import RoomClosed, RoomGone, RoomSeen
+from client.state.session import ConnectionChanged, IdentityLost
+from client.state.words import describe_result
 from client.widgets.entry import PROMPT_GUARD_S, EntryLine, PromptBar
 from engine.types import Color, Reason
 from protocol import events as ev

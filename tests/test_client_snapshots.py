@@ -27,7 +27,9 @@ from client.screens.game import GameScreen
 from client.screens.lobby import LobbyScreen
 from client.screens.ratings import LeaderboardScreen
 from client.screenshot import screen_text
-from client.state import Action, ConnectionChanged, IdentityLost, RoomGone
+from client.state.model import Action
+from client.state.room import RoomGone
+from client.state.session import ConnectionChanged, IdentityLost
 from client.widgets.entry import PromptBar
 from engine.types import Reason, Rule
 from protocol import events as ev

@@ -5,21 +5,6 @@ from __future__ import annotations
 import msgspec
 
 from client.present import queue_label
-from client.state import (
-    LOG_LIMIT,
-    NO_AI_RATED,
-    NO_HINT_RATED,
-    ConnectionChanged,
-    Note,
-    ResumeDone,
-    ResumeStarted,
-    RoomClosed,
-    ViewModel,
-    can_hint,
-    can_move,
-    can_seat_ai,
-    reduce,
-)
 from client.state.history import (
     GAMES_PAGE,
     GamesRequested,
@@ -28,6 +13,12 @@ from client.state.history import (
     ProfileRequested,
     RecordRequested,
 )
+from client.state.log import LOG_LIMIT, Note
+from client.state.model import ViewModel, reduce
+from client.state.questions import can_hint, can_move, can_seat_ai
+from client.state.room import ResumeDone, ResumeStarted, RoomClosed
+from client.state.session import ConnectionChanged
+from client.state.words import NO_AI_RATED, NO_HINT_RATED
 from engine.types import Color, Point, Reason, Rule
 from protocol import events as ev
 from protocol import messages as msg
@@ -94,8 +85,8 @@ def moved(seq: int, point: str, color: str, clocks: Clocks | None = None) -> msg
 def test_welcome_sets_identity_and_online() -> None:
     """After welcome the player id, name and token are known and the link is online."""
     model = welcomed()
-    assert (model.me, model.name, model.token) == ("p-alice", "alice", "t")
-    assert model.link.online
+    assert (model.me, model.session.name, model.session.token) == ("p-alice", "alice", "t")
+    assert model.session.link.online
 
 
 def test_snapshot_then_events_builds_the_board() -> None:
@@ -210,8 +201,8 @@ def test_reconnecting_state_shows_attempt_and_next_try() -> None:
     """Losing the link logs it, disables moves and describes the retry schedule."""
     model = in_room()
     model = reduce(model, ConnectionChanged("reconnecting", attempt=3, next_try_at=T0 + 4), T0)
-    assert not model.link.online
-    assert model.link.describe(T0) == "reconnecting (attempt 3, next try in 4s)"
+    assert not model.session.link.online
+    assert model.session.link.describe(T0) == "reconnecting (attempt 3, next try in 4s)"
     assert model.log[-1].text == "Connection lost; reconnecting."
     assert can_move(model) == "Offline: moves are disabled until the connection is back."
 
@@ -226,7 +217,7 @@ def test_resume_reports_the_moves_caught_up() -> None:
     model = reduce(model, moved(6, "i9", "black"), T0)
     model = reduce(model, ResumeDone("r1"), T0)
     assert model.log[-1].text == "Back, 2 moves caught up."
-    assert model.link.online
+    assert model.session.link.online
 
 
 def test_chat_lines_are_logged_with_the_name() -> None:
@@ -343,32 +334,32 @@ def test_lobby_list_updates() -> None:
         state="waiting",
     )
     model = reduce(welcomed(), msg.Lobby(rooms=[summary]), T0)
-    assert list(model.lobby) == ["r9"]
+    assert list(model.lobby.rooms) == ["r9"]
     changed = RoomSummary(
         **{**{f: getattr(summary, f) for f in summary.__struct_fields__}, "spectators": 2}
     )
     model = reduce(model, msg.LobbyRoom(room=changed), T0)
-    assert model.lobby["r9"].spectators == 2
+    assert model.lobby.rooms["r9"].spectators == 2
     model = reduce(model, msg.LobbyGone(room="r9"), T0)
-    assert model.lobby == {}
+    assert model.lobby.rooms == {}
     model = reduce(model, msg.Lobby(rooms=[summary], more=True), T0)
     other = msgspec.structs.replace(summary, id="r10")
     model = reduce(model, msg.Lobby(rooms=[other], part=1), T0)
-    assert sorted(model.lobby) == ["r10", "r9"]  # a later part adds to the list
+    assert sorted(model.lobby.rooms) == ["r10", "r9"]  # a later part adds to the list
     model = reduce(model, msg.Lobby(rooms=[other]), T0)
-    assert list(model.lobby) == ["r10"]  # part 0 starts it afresh
+    assert list(model.lobby.rooms) == ["r10"]  # part 0 starts it afresh
 
 
 def test_quick_match_queue_state() -> None:
     """Queued shows a waiting state with its start time; unqueued or a game ends it."""
     model = reduce(welcomed(), msg.Queued(rule=Rule.FREESTYLE, time=None, since_ms=2000), T0)
-    assert model.queue is not None
-    assert model.queue.since == T0 - 2
+    assert model.lobby.queue is not None
+    assert model.lobby.queue.since == T0 - 2
     model = reduce(model, msg.Unqueued(), T0)
-    assert model.queue is None
+    assert model.lobby.queue is None
     model = reduce(model, msg.Queued(rule=Rule.FREESTYLE, time=None), T0)
     model = in_room(model)
-    assert model.queue is None
+    assert model.lobby.queue is None
 
 
 def test_error_is_logged() -> None:
@@ -480,9 +471,9 @@ def test_queue_with_an_ai_fallback_shows_when() -> None:
     """Queued with ai_after_ms: the waiting line says when an AI takes the seat."""
     queued = msg.Queued(rule=Rule.RENJU, time=None, since_ms=0, ai_after_ms=30_000)
     model = reduce(welcomed(), queued, T0)
-    assert model.queue is not None
-    assert model.queue.ai_after_ms == 30_000
-    label = queue_label(model.queue, T0 + 12)
+    assert model.lobby.queue is not None
+    assert model.lobby.queue.ai_after_ms == 30_000
+    label = queue_label(model.lobby.queue, T0 + 12)
     assert label == "Looking for an opponent (renju, no clock) 0:12 · AI at 0:30 - Esc to cancel"
 
 

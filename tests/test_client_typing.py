@@ -15,7 +15,7 @@ from client.app import GomokuApp
 from client.screens.dialogs import CreateRoomDialog
 from client.screens.game import GameScreen
 from client.screens.lobby import LobbyScreen
-from client.state import GameView
+from client.state.game import GameView
 from client.widgets.board import Board
 from client.widgets.entry import PromptBar
 from engine.notation import parse_point

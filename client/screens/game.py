@@ -45,13 +45,9 @@ from client.present import link_banner, status_lines
 from client.prompts import Prompt, next_change, notice_for, prompt_for
 from client.screens.dialogs import ConfirmDialog, SeatAiDialog
 from client.screens.help import HelpScreen, describe_bindings
-from client.state import (
-    LogLine,
-    ViewModel,
-    can_hint,
-    can_move,
-    can_seat_ai,
-)
+from client.state.log import LogLine
+from client.state.model import ViewModel
+from client.state.questions import can_hint, can_move, can_seat_ai
 from client.widgets.board import Board
 from client.widgets.entry import EntryLine, PromptBar, ToBoard
 from client.widgets.moves import MoveList
@@ -194,11 +190,11 @@ class GameScreen(Screen[None]):
             board.picture = game.picture
             running = game.state in ("playing", "opening")
             seated = self._my_seat_player() is not None
-            board.can_play = running and seated and model.link.online
+            board.can_play = running and seated and model.session.link.online
             sep = f" {self.gomoku.options.glyphs.sep} "
             self.entry.placeholder = sep.join(PLACEHOLDER_PLAYER if seated else PLACEHOLDER_WATCHER)
             self.moves.show(game.moves, game.size, len(game.moves))
-        board.set_class(not model.link.online, "-disabled")
+        board.set_class(not model.session.link.online, "-disabled")
         self._show_log(model)
         self.refresh_bindings()
         self.tick()
@@ -215,7 +211,7 @@ class GameScreen(Screen[None]):
         self.status_game.update(Text(second))
         conn = self.gomoku.connection
         server = conn.address if conn is not None else self.gomoku.options.address
-        self._show_line(self.banner, link_banner(model.link, server, now, glyphs))
+        self._show_line(self.banner, link_banner(model.session.link, server, now, glyphs))
         notice = notice_for(
             model, self.me, now, arrow=glyphs.arrow, ai_key=self._key_for("seat_ai")
         )
@@ -291,13 +287,13 @@ class GameScreen(Screen[None]):
         typing = isinstance(self.focused, Input)
         if action in GAME_ACTIONS and typing:
             return False
-        if action in GAME_ACTIONS - {"leave"} and not self.model.link.online:
+        if action in GAME_ACTIONS - {"leave"} and not self.model.session.link.online:
             return False  # the server is needed for all of them
         if action == "board":
             waiting = self.prompt_bar.prompt is not None and self.focused is not self.prompt_bar
             return self.focused is not self.board or waiting
         if action == "stop_trying":
-            return self.focused is self.board and not self.model.link.online
+            return self.focused is self.board and not self.model.session.link.online
         if action == "help":
             return typing == (parameters == ("f1",))
         game = self.model.room

@@ -42,7 +42,7 @@ from client.screens.dialogs import (
 )
 from client.screens.help import HelpScreen, describe_bindings
 from client.screens.ratings import LeaderboardScreen, ProfileScreen
-from client.state import ViewModel
+from client.state.model import ViewModel
 from protocol import messages as msg
 
 NEEDS_SERVER = frozenset(
@@ -135,10 +135,10 @@ class LobbyScreen(Screen[None]):
             self._draw(model)
 
     def _draw(self, model: ViewModel) -> None:
-        if model.link.online and not self._watching and self.is_current:
+        if model.session.link.online and not self._watching and self.is_current:
             self._watching = True
             self.run_worker(self.gomoku.send(msg.LobbyWatch(on=True)), group="send")
-        if not model.link.online:
+        if not model.session.link.online:
             self._watching = False
         self._fill_table(model)
         self.refresh_bindings()
@@ -146,7 +146,7 @@ class LobbyScreen(Screen[None]):
 
     def _fill_table(self, model: ViewModel) -> None:
         table = self.query_one("#rooms", DataTable)
-        wanted = dict(model.lobby)
+        wanted = dict(model.lobby.rooms)
         for key in list(table.rows):
             if key.value not in wanted:
                 table.remove_row(key)
@@ -166,26 +166,27 @@ class LobbyScreen(Screen[None]):
         glyphs = self.gomoku.options.glyphs
         conn = self.gomoku.connection
         where = conn.address if conn is not None else self.gomoku.options.address
-        who = f"{model.name} @ {where}" if model.name else f"connecting to {where}"
-        state = link_label(model.link, now) if model.link.online else model.link.status
+        session = model.session
+        who = f"{session.name} @ {where}" if session.name else f"connecting to {where}"
+        state = link_label(session.link, now) if session.link.online else session.link.status
         title = f" {glyphs.sep} ".join(("Gomoku Arena", who, state))
         self.query_one("#lobby-title", Static).update(Text(title))
         banner = self.query_one("#banner", Static)
-        banner.update(Text(link_banner(model.link, where, now, glyphs)))
-        banner.display = not model.link.online
+        banner.update(Text(link_banner(model.session.link, where, now, glyphs)))
+        banner.display = not model.session.link.online
         queue = self.query_one("#queue", Static)
-        queue.update(Text(glyphs.plain(queue_label(model.queue, now))))
-        queue.display = model.queue is not None
+        queue.update(Text(glyphs.plain(queue_label(model.lobby.queue, now))))
+        queue.display = model.lobby.queue is not None
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
-        waits = [w for w in (queue_change(model.queue, now), link_change(model, now)) if w]
+        waits = [w for w in (queue_change(model.lobby.queue, now), link_change(model, now)) if w]
         if waits:
             self._timer = self.set_timer(min(waits), self.tick)
         hint = "No open rooms yet: n creates one, m finds an opponent, a plays the AI."
         if self.gomoku.options.local:
             hint = "Local server: t two players on this terminal, a plays the AI."
-        if model.lobby:
+        if model.lobby.rooms:
             hint = "Enter joins, w watches the room; c joins a private room by its code."
         if model.seated_rooms and model.room is None:
             hint = f"You have a game in progress ({', '.join(model.seated_rooms)}): g to return."
@@ -219,13 +220,13 @@ class LobbyScreen(Screen[None]):
         await self.app.push_screen(CreateRoomDialog(), self._send_dialog_result)
 
     async def action_quick_match(self) -> None:
-        if self.gomoku.model.queue is not None:
+        if self.gomoku.model.lobby.queue is not None:
             await self.action_cancel_match()
             return
         await self.app.push_screen(QuickMatchDialog(), self._send_dialog_result)
 
     async def action_cancel_match(self) -> None:
-        if self.gomoku.model.queue is not None:
+        if self.gomoku.model.lobby.queue is not None:
             await self.gomoku.send(msg.Unqueue())
 
     def action_stop_trying(self) -> None:
@@ -260,7 +261,7 @@ class LobbyScreen(Screen[None]):
         room = self._selected_room()
         if room is None:
             return
-        summary = self.gomoku.model.lobby.get(room)
+        summary = self.gomoku.model.lobby.rooms.get(room)
         full = summary is not None and (
             summary.state != "waiting"
             or (summary.players.black is not None and summary.players.white is not None)
@@ -293,16 +294,16 @@ class LobbyScreen(Screen[None]):
         """Hot seat exists only with --local (an embedded server), quick match only
         without (nobody else plays on a local server)."""
         model = self.gomoku.model
-        if action in NEEDS_SERVER and not model.link.online:
+        if action in NEEDS_SERVER and not model.session.link.online:
             return False  # the footer shows what works: Esc, help and quit
         if action == "hot_seat":
             return self.gomoku.options.local
         if action == "quick_match":
             return not self.gomoku.options.local
         if action == "cancel_match":
-            return model.queue is not None and model.link.online
+            return model.lobby.queue is not None and model.session.link.online
         if action == "stop_trying":
-            return not model.link.online and self.gomoku.connection is not None
+            return not model.session.link.online and self.gomoku.connection is not None
         if action == "back_to_game":
             return bool(model.seated_rooms)
         return True

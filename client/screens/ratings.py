@@ -27,7 +27,6 @@ from client.present import (
     standing_row,
 )
 from client.screens.help import HelpScreen, describe_bindings
-from client.state import ViewModel
 from client.state.history import (
     GAMES_PAGE,
     GamesRequested,
@@ -35,6 +34,7 @@ from client.state.history import (
     ProfileRequested,
     RecordRequested,
 )
+from client.state.model import ViewModel
 from engine.errors import RecordError
 from engine.record import parse_json
 from engine.types import Rule
@@ -261,7 +261,7 @@ class ProfileScreen(_HistoryScreen):
         mine = self.player is None or self.player == model.me
         name = profile.name if profile is not None and profile.name else ""
         if mine:
-            name = f"{name or model.name} (you)"
+            name = f"{name or model.session.name} (you)"
         self.query_one("#lobby-title", Static).update(Text(f"Profile · {name}"))
         if profile is not None:
             rows = [(str(s.rule), standing_row(s)) for s in profile.ratings]

@@ -1,0 +1,200 @@
+"""The room's log as the client holds it: chat lines and what happened, in words.
+
+:func:`reduce_log` reads each action together with the state before and after it
+(:class:`Scene`), and adds the lines a player should read: the room's events
+(``Takeback: h9 taken back.``, ``bob (white) resigned: alice (black) wins.``), chat
+(``name: text``), refusals, the link lost, a resume caught up, notes of the client's
+own. Each room starts a fresh log, told as it would have been from the start, so it
+reads the same for everyone in the room however late they came.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Literal, Protocol
+
+from client.state.game import GameView
+from client.state.room import CatchUp, ResumeDone, RoomGone
+from client.state.session import ConnectionChanged, IdentityLost, Session
+from client.state.words import (
+    HINT_REASONS,
+    IDENTITY_LOST,
+    RATED_NOTE,
+    describe_error,
+    describe_result,
+    describe_time,
+    phase_words,
+    ratings_line,
+    room_gone_text,
+    started_line,
+)
+from engine.errors import NotationError
+from protocol import events as ev
+from protocol import messages as msg
+from protocol.convert import point_from_wire
+
+LOG_LIMIT = 200  # lines kept in the chat/events pane
+
+LogKind = Literal["chat", "event", "error", "system"]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Note:
+    """A line for the events pane that did not come from the server
+    ("not your turn", "type a point like h8")."""
+
+    text: str
+    kind: LogKind = "system"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class LogLine:
+    kind: LogKind
+    text: str
+
+
+class Scene(Protocol):
+    """What the log reads of the client's state (:class:`client.state.model.ViewModel`)."""
+
+    @property
+    def session(self) -> Session: ...
+
+    @property
+    def room(self) -> GameView | None: ...
+
+    @property
+    def catch_up(self) -> CatchUp | None: ...
+
+
+def reduce_log(
+    log: tuple[LogLine, ...], action: object, before: Scene, after: Scene
+) -> tuple[LogLine, ...]:
+    """``log`` after ``action``, which turned the state ``before`` into ``after``."""
+    match action:
+        case msg.Snapshot(room=view) if before.room is None or before.room.id != view.id:
+            return tuple(opening_lines(after.room)) if after.room is not None else ()
+    lines = _lines(action, before, after)
+    return (*log, *lines)[-LOG_LIMIT:] if lines else log
+
+
+def _lines(action: object, before: Scene, after: Scene) -> list[LogLine]:
+    match action:
+        case msg.Error() as error:
+            return [LogLine("error", describe_error(error))]
+        case msg.Event(room=room, seq=seq, event=event) if (
+            before.room is not None and before.room.id == room and seq > before.room.seq
+        ):
+            assert after.room is not None
+            return _event_lines(event, before.room, after.room, after.session.me)
+        case msg.Suggestion(room=room, point=point, reason=reason, move_no=move_no):
+            return _hint_lines(before.room, room, point, reason, move_no)
+        case ConnectionChanged(detail=detail) if (
+            before.session.link.online and not after.session.link.online
+        ):
+            why = f" ({detail})" if detail else ""
+            return [LogLine("system", f"Connection lost{why}; reconnecting.")]
+        case IdentityLost():
+            return [LogLine("system", IDENTITY_LOST)]
+        case RoomGone(room=room):
+            return [LogLine("system", room_gone_text(room))]
+        case ResumeDone(room=room) if before.catch_up is not None and before.catch_up.room == room:
+            shown = after.room
+            now_moves = len(shown.moves) if shown is not None and shown.id == room else 0
+            caught = max(0, now_moves - before.catch_up.moves_before)
+            plural = "" if caught == 1 else "s"
+            return [LogLine("system", f"Back, {caught} move{plural} caught up.")]
+        case Note(text=text, kind=kind):
+            return [LogLine(kind, text)]
+    return []
+
+
+def opening_lines(game: GameView) -> list[LogLine]:
+    """What a player who had been in ``game`` from the start would have read of its
+    state so far: the room, the start, and the result."""
+    text = f"Room {game.id}: {game.rule}, {game.size}x{game.size}, {describe_time(game.time)}"
+    if game.code:
+        text += f", invite code {game.code}"
+    if game.rated:
+        text += f". {RATED_NOTE}"
+    lines = [LogLine("system", text + ".")]
+    if game.state != "waiting":
+        lines.append(LogLine("event", started_line(game)))
+    if game.moves and game.state != "over":
+        lines.append(LogLine("event", f"{len(game.moves)} moves played so far."))
+    if game.outcome is not None:
+        lines.append(LogLine("event", describe_result(game.outcome, game)))
+    return lines
+
+
+_OFFER_WORDS = {"draw": "a draw", "takeback": "a takeback", "rematch": "a rematch"}
+
+
+def _event_lines(
+    event: ev.RoomEvent, before: GameView, after: GameView, me: str | None
+) -> list[LogLine]:
+    """What the log says of one room event, which turned ``before`` into ``after``."""
+    lines: list[LogLine] = []
+
+    def say(text: str, kind: LogKind = "event") -> None:
+        lines.append(LogLine(kind, text))
+
+    match event:
+        case ev.Undone(points=points):
+            names = ", ".join(after.point_name(p) for p in after.read_points(points))
+            say(f"Takeback: {names} taken back.")
+        case ev.GameOver() if after.outcome is not None:
+            say(describe_result(after.outcome, after))
+            if after.outcome.ratings:
+                say(ratings_line(after, after.outcome.ratings))
+        case ev.PlayerLeft(seat=seat, player=player):
+            # Joining is not logged: "Game started" names both players, and a player who
+            # joins later sees the same line (the log is the same for everyone in the room).
+            say(f"{before.name_of(player)} left the {seat} seat.")
+        case ev.GameStarted():
+            say(started_line(after))
+        case ev.OpeningPhase(phase=phase, to_act=to_act):
+            say(f"Swap2: {after.name_of(to_act)} to {phase_words(phase)}.")
+        case ev.Chose(player=player, choice=choice):
+            say(f"Swap2: {before.name_of(player)} chose {choice}.")
+        case ev.Offered(kind=kind, by=by):
+            who = "You" if by == me else after.name_of(by)
+            verb = "offer" if by == me else "offers"
+            if kind == "takeback":
+                verb = "ask for" if by == me else "asks for"
+            say(f"{who} {verb} {_OFFER_WORDS[kind]}.")
+        case ev.Answered(kind=kind, by=by, accept=accept):
+            who = "You" if by == me else after.name_of(by)
+            say(f"{who} {'accepted' if accept else 'declined'} {_OFFER_WORDS[kind]}.")
+        case ev.Presence(player=player, online=online, deadline_ms=deadline_ms):
+            name = after.name_of(player)
+            if online:
+                say(f"{name} is back.")
+            elif deadline_ms:
+                say(f"{name} disconnected; the win may be claimed in {deadline_ms // 1000}s.")
+            elif deadline_ms is not None:
+                say(f"{name} disconnected; the win may be claimed now.")
+            else:
+                say(f"{name} disconnected.")
+        case ev.ChatPosted(name=name, text=text):
+            say(f"{name}: {text}", "chat")
+        case ev.Rematch():
+            say("Rematch agreed: a new game with colours swapped.")
+    return lines
+
+
+def _hint_lines(
+    game: GameView | None, room: str, point: str, reason: str, move_no: int
+) -> list[LogLine]:
+    """A hint for the room on screen is explained; one for a position that has
+    changed since it was asked for is said to be too late."""
+    if game is None or game.id != room:
+        return []
+    try:
+        point_from_wire(point, game.size)
+    except NotationError:
+        return []
+    if move_no != len(game.moves):
+        return [LogLine("system", f"Hint {point} came too late: the position has changed.")]
+    side = "black" if move_no % 2 == 0 else "white"
+    why = HINT_REASONS.get(reason, reason)
+    return [LogLine("event", f"Hint for {side}: {point} ({why}).")]

@@ -1,0 +1,112 @@
+"""Sentences the client says about the game, shared by the log (:mod:`client.state.log`),
+the status lines (:mod:`client.present`) and the app's notices: how a game ended, a
+rating change, a clock, an error with its heading, and why something cannot be done.
+
+Pure functions of the game's values; the log and the screens decide when to say them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine.types import Color, Reason
+from protocol import messages as msg
+from protocol.errors import ErrorCode
+from protocol.events import RatingChange
+from protocol.values import TimeControl
+
+if TYPE_CHECKING:
+    from client.state.game import GameView, Outcome
+
+IDENTITY_LOST = (
+    "The server no longer knows you (it restarted without keeping its players): "
+    "you are a new player there now."
+)
+RATED_NOTE = "Rated: no hints or AI seats"
+NO_HINT_RATED = "Hints are for unrated games: this game is rated."
+NO_AI_RATED = "Rated games are for people: no AI seats here."
+
+HINT_REASONS = {
+    "win": "it wins by force",
+    "block": "it stops a threat",
+    "threat": "it makes a threat",
+    "positional": "a good shape",
+}
+
+# Error codes the player should read with a heading, not as a bare server sentence.
+ERROR_HEADINGS: dict[str, str] = {
+    ErrorCode.NO_AI_AVAILABLE: "No AI available",
+    ErrorCode.AI_NOT_ALLOWED: "AI seat refused",
+    ErrorCode.HINT_NOT_ALLOWED: "Hint refused",
+    ErrorCode.NO_SUCH_GAME: "Game not found",
+    ErrorCode.NO_SUCH_PLAYER: "Player not found",
+    ErrorCode.TOO_MANY_ROOMS: "No new room",
+}
+
+
+def describe_error(error: msg.Error) -> str:
+    """The error as the log shows it: a heading for the codes that need one."""
+    heading = ERROR_HEADINGS.get(error.code)
+    return f"{heading}: {error.message}" if heading else error.message
+
+
+def room_gone_text(room: str) -> str:
+    return f"Room {room} is gone: the server no longer has it (it restarted, or the room expired)."
+
+
+def describe_time(time: TimeControl | None) -> str:
+    return "no clock" if time is None else str(time)
+
+
+def player_words(game: GameView, color: Color) -> str:
+    """``alice (black)``, or just ``black`` for an empty seat."""
+    seat = game.seat(color)
+    return f"{seat.name} ({color})" if seat is not None else str(color)
+
+
+def describe_result(outcome: Outcome, game: GameView) -> str:
+    """How the game ended, as a sentence that says why: ``bob (white) resigned: alice
+    (black) wins.``"""
+    winner = outcome.winner
+    if winner is None:
+        return {
+            Reason.BOARD_FULL: "Draw: the board is full.",
+            Reason.AGREEMENT: "Draw agreed.",
+            Reason.ABANDON: "Game aborted: both players left.",
+            Reason.TIMEOUT: "Draw: a flag fell, but the other side could not win.",
+        }.get(outcome.reason, f"Draw ({outcome.reason}).")
+    won, lost = player_words(game, winner), player_words(game, winner.other)
+    return {
+        Reason.FIVE: f"{won} wins with five in a row.",
+        Reason.OVERLINE: f"{won} wins with six or more in a row.",
+        Reason.RESIGN: f"{lost} resigned: {won} wins.",
+        Reason.TIMEOUT: f"{lost} ran out of time: {won} wins.",
+        Reason.ABANDON: f"{lost} left and did not come back: {won} wins.",
+    }.get(outcome.reason, f"{won} wins ({outcome.reason}).")
+
+
+def describe_rating_change(change: RatingChange, arrow: str = "→") -> str:
+    """``1500 → 1516 (+16)``."""
+    delta = change.after - change.before
+    return f"{change.before} {arrow} {change.after} ({delta:+d})"
+
+
+def ratings_line(game: GameView, ratings: tuple[RatingChange, ...]) -> str:
+    """``Ratings: alice 1500 → 1516 (+16), bob 1500 → 1484 (-16).``"""
+    parts = [f"{game.name_of(c.player)} {describe_rating_change(c)}" for c in ratings]
+    return "Ratings: " + ", ".join(parts) + "."
+
+
+def started_line(game: GameView) -> str:
+    """``Game started: alice (black) vs bob (white), 5+3.``"""
+    b = game.black.name if game.black else "?"
+    w = game.white.name if game.white else "?"
+    return f"Game started: {b} (black) vs {w} (white), {describe_time(game.time)}."
+
+
+def phase_words(phase: str) -> str:
+    return {
+        "place3": "place the first three stones",
+        "choose": "choose a colour or place two more",
+        "place2": "place two more stones",
+    }.get(phase, phase)
