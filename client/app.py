@@ -5,7 +5,9 @@ Every change of state goes through :meth:`GomokuApp.dispatch`, which runs the
 pure reducer and then hands the new model to each screen on the stack that
 draws one. Screens never mutate the model; they send protocol messages with
 :meth:`GomokuApp.send` (or its hot-seat variant) and wait for the server's
-events, which is the only authority.
+events, which is the only authority. The app hands itself to each screen it
+makes as the screen's :class:`~client.screens.host.Host`, the few members a
+screen may use.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import contextlib
 import dataclasses
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
+from typing import ClassVar, Protocol, runtime_checkable
 
 from textual.app import App
 from textual.binding import Binding, BindingType
@@ -23,10 +25,13 @@ from textual.screen import Screen
 from client.address import ServerAddress
 from client.config import Identity, load_identity, save_identity
 from client.connection import RECONNECT, Connection
+from client.local import EmbeddedServer, start_embedded_server
 from client.options import PlayOptions
-
-if TYPE_CHECKING:
-    from client.local import EmbeddedServer
+from client.screens.connect import ConnectScreen
+from client.screens.dialogs import NoticeDialog
+from client.screens.game import GameScreen
+from client.screens.lobby import LobbyScreen
+from client.screens.style import APP_CSS
 from client.state.history import HistoryAction, HistoryFailed
 from client.state.log import Note
 from client.state.model import Action, ViewModel, reduce
@@ -36,56 +41,6 @@ from client.state.words import IDENTITY_LOST, describe_error, room_gone_text
 from protocol import messages as msg
 from protocol.backoff import Backoff
 from protocol.errors import ErrorCode
-
-# Inline rather than a .tcss file so a plain (non-editable) install needs no package data.
-APP_CSS = """
-Screen { layout: vertical; }
-#status-players { height: 1; background: $boost; text-style: bold; padding: 0 1; }
-#status-game { height: 1; background: $boost; color: $text-muted; padding: 0 1; }
-#game-body { height: 1fr; }
-#board { margin: 0 1 0 0; }
-#side { width: 1fr; layout: horizontal; }
-#side.-stacked { layout: vertical; }
-#moves { border-left: tall $primary-background; }
-#side.-stacked #moves { width: 1fr; height: 6; }
-#log-pane {
-    width: 1fr; height: 1fr; border-left: tall $primary-background; padding: 0 1;
-    scrollbar-size-vertical: 1;
-}
-#log-pane:focus { background: $boost; }
-#log { height: auto; }
-#banner { height: auto; background: $error 40%; padding: 0 1; }
-#notice { height: auto; background: $boost; padding: 0 1; }
-Board:focus > .board--label { background: $accent; color: $text; }
-.-ascii #moves, .-ascii #log-pane, .-ascii #review-moves { border-left: ascii $primary; }
-.-ascii .dialog, .-ascii #help-box { border: ascii $primary; }
-#lobby-title { height: 1; background: $boost; text-style: bold; padding: 0 1; }
-#queue { height: 1; background: $warning 30%; padding: 0 1; }
-LobbyScreen #banner { height: auto; background: $error 40%; padding: 0 1; }
-#rooms { height: 1fr; }
-#lobby-hint { height: 1; color: $text-muted; padding: 0 1; }
-.dialog {
-    width: 64; height: auto; max-height: 90%; padding: 1 2;
-    background: $panel; border: thick $primary;
-}
-ModalScreen { align: center middle; }
-ConnectScreen { align: center middle; }
-.form { grid-size: 2; grid-columns: 16 1fr; grid-rows: auto; height: auto; grid-gutter: 0 1; }
-.buttons { height: auto; align-horizontal: right; margin-top: 1; }
-.dialog > Label { margin-bottom: 1; width: 1fr; }
-.buttons > Button { margin-left: 1; }
-.error { color: $error; height: auto; }
-#help-box {
-    width: 72; height: auto; max-height: 90%;
-    background: $panel; border: thick $primary; padding: 0 1;
-}
-#review-moves { width: 1fr; border-left: tall $primary-background; padding: 0 1; }
-#leaders, #games { height: 1fr; }
-#standings { height: auto; margin-bottom: 1; }
-#games-title { height: 1; background: $boost; padding: 0 1; }
-#history-status { height: auto; color: $text-muted; padding: 0 1; }
-"""
-
 
 # Refusals worth a pop-up as well as a line in the log: they answer a request for an AI
 # or a new room, made from a dialog the player has just closed.
@@ -152,28 +107,30 @@ class GomokuApp(App[None]):
     def default_name(self) -> str | None:
         return self.options.name or self.identity.name
 
-    async def on_mount(self) -> None:
-        from client.screens.connect import ConnectScreen
+    @property
+    def server_shown(self) -> str:
+        conn = self.connection
+        return conn.address if conn is not None else self.options.address
 
+    def can_stop_trying(self) -> bool:
+        return self.connection is not None and not self.model.session.link.online
+
+    async def on_mount(self) -> None:
         self.set_class(self.options.glyphs.name == "ascii", "-ascii")
         if not self.autostart:
             return
         name = self.default_name
         if self.options.local:
-            from client.local import start_embedded_server
-
             self.local_server = await start_embedded_server()
             local = ServerAddress("127.0.0.1", self.local_server.port)
             self.start(local, name or "Player 1")
         elif name and self.options.name:
             self.start(self.options.server, name)
         else:
-            self.push_screen(ConnectScreen())
+            self.push_screen(ConnectScreen(self))
 
     def start(self, address: ServerAddress, name: str) -> None:
         """Connect to ``address`` as ``name`` and show the lobby."""
-        from client.screens.lobby import LobbyScreen
-
         key = address.key
         self.connection = Connection(
             address,
@@ -185,14 +142,12 @@ class GomokuApp(App[None]):
             clock=self.clock,
         )
         self.run_worker(self.connection.run(), name="connection", group="net")
-        self.switch_or_push(LobbyScreen())
+        self.switch_or_push(LobbyScreen(self))
 
     def stop_trying(self) -> None:
         """The player gave up on this server while the link was down: stop the
         connection and go back to the connect screen, which says why and offers the
         address again (Enter tries once more)."""
-        from client.screens.connect import ConnectScreen
-
         conn = self.connection
         if conn is None or self.model.session.link.online:
             return
@@ -203,7 +158,7 @@ class GomokuApp(App[None]):
             self.pop_screen()
         lobby = dataclasses.replace(self.model.lobby, queue=None)
         self.model = dataclasses.replace(self.model, room=None, lobby=lobby)
-        self.push_screen(ConnectScreen(address=conn.server, name=conn.name, error=why))
+        self.push_screen(ConnectScreen(self, address=conn.server, name=conn.name, error=why))
 
     def get_key_display(self, binding: Binding) -> str:
         """Keys as the glyph set names them: ``^D``, ``⏎`` (``Enter`` in ascii)."""
@@ -243,8 +198,6 @@ class GomokuApp(App[None]):
     def _tell(self, before: ViewModel, action: Action) -> None:
         """A dialog for what the player must not miss: the server forgot them, or the
         game on screen is gone."""
-        from client.screens.dialogs import NoticeDialog
-
         if isinstance(action, IdentityLost):
             self.push_screen(NoticeDialog("The server forgot you", IDENTITY_LOST))
         elif (
@@ -259,8 +212,6 @@ class GomokuApp(App[None]):
         self.dispatch(Note(text))
 
     def _navigate(self, before: ViewModel, after: ViewModel) -> None:
-        from client.screens.game import GameScreen
-
         on_game = any(isinstance(s, GameScreen) for s in self.screen_stack)
         new_room = after.room is not None and (
             before.room is None or before.room.id != after.room.id
@@ -276,7 +227,7 @@ class GomokuApp(App[None]):
                 self.run_worker(self.send(msg.SeatAi(room=room, level=wanted.level)), group="send")
         self._follow_rematch(before, after)
         if after.room is not None and not on_game:
-            self.push_screen(GameScreen())
+            self.push_screen(GameScreen(self))
         elif after.room is None and on_game:
             while not isinstance(self.screen, GameScreen):
                 self.pop_screen()
@@ -375,8 +326,6 @@ class GomokuApp(App[None]):
     async def start_hot_seat(self) -> None:
         """Two players on this terminal: a second identity joins a new room, and the
         board takes moves for whoever is to move (see :meth:`send_as`)."""
-        from client.local import partner_name
-
         main = self.connection
         if main is None or not main.online:
             self.note("Not connected.")
@@ -424,3 +373,8 @@ class GomokuApp(App[None]):
 
     async def on_unmount(self) -> None:
         await self._shut_down()
+
+
+def partner_name(name: str) -> str:
+    """The second hot-seat player's name, distinct from the first."""
+    return "Player 2" if name != "Player 2" else "Player 1"

@@ -18,10 +18,7 @@ before it asks for an AI seat.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from typing import TYPE_CHECKING, Protocol
-
-from client.options import PlayOptions
 
 if TYPE_CHECKING:
     from server.app import GomokuServer
@@ -77,25 +74,3 @@ async def start_embedded_server(*, ai: bool = True) -> LocalServer:
     server = GomokuServer(ServerConfig(host="127.0.0.1", port=0, bots=bots))
     await server.start()
     return LocalServer(server)
-
-
-def partner_name(name: str) -> str:
-    """The second hot-seat player's name, distinct from the first."""
-    return "Player 2" if name != "Player 2" else "Player 1"
-
-
-def run_local(options: PlayOptions) -> int:
-    from client.app import GomokuApp
-
-    app = GomokuApp(dataclasses.replace(options, local=True))
-    app.run()
-    return 0
-
-
-__all__ = [
-    "EmbeddedServer",
-    "LocalServer",
-    "partner_name",
-    "run_local",
-    "start_embedded_server",
-]

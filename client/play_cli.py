@@ -150,10 +150,6 @@ def run_play(args: argparse.Namespace) -> int:
         one_click=args.one_click,
         local=args.local,
     )
-    if args.local:
-        from client.local import run_local
-
-        return run_local(options)
     app_class(options).run()
     return EXIT_OK
 

@@ -24,6 +24,7 @@ from client.glyphs import ASCII, UNICODE, Glyphs
 from client.options import PlayOptions
 from client.screens.connect import ConnectScreen
 from client.screens.game import GameScreen
+from client.screens.host import Host
 from client.screens.lobby import LobbyScreen
 from client.screens.ratings import LeaderboardScreen
 from client.screenshot import screen_text
@@ -113,20 +114,20 @@ async def screen_after(
     *,
     lobby: bool = False,
     glyphs: Glyphs = UNICODE,
-    screen: Callable[[], Screen[None]] | None = None,
+    screen: Callable[[Host], Screen[None]] | None = None,
     then: Callable[[GomokuApp], Awaitable[object]] | None = None,
     now: float = NOW,
 ) -> str:
     """The screen at 80x24 after ``actions`` at local time ``now``: the game screen (the
     board focused, unless a question took the focus), or the lobby, or ``screen()``
-    pushed first; ``then`` runs last (a key's action, say)."""
+    pushed first (given the app as its host); ``then`` runs last (a key's action, say)."""
     options = PlayOptions(name="alice", glyphs=glyphs, remember=False)
     app = GomokuApp(options, clock=lambda: now, autostart=False)
     async with app.run_test(size=(80, 24)) as pilot:
         if lobby:
-            await app.push_screen(LobbyScreen())
+            await app.push_screen(LobbyScreen(app))
         if screen is not None:
-            await app.push_screen(screen())
+            await app.push_screen(screen(app))
             await app.workers.wait_for_complete()  # its request, refused offline, goes first
         for action in actions:
             app.dispatch(action)
@@ -363,7 +364,7 @@ async def test_the_connect_screen_after_stopping_snapshot() -> None:
     why = str(FAILURES["not_found"])
     address = ServerAddress("nosuchhost.invalid")
     text = await screen_after(
-        [], screen=lambda: ConnectScreen(address=address, name="alice", error=why)
+        [], screen=lambda host: ConnectScreen(host, address=address, name="alice", error=why)
     )
     check_snapshot("connect_stopped", text)
     assert "Stopped trying: name not found" in text

@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Static
 
 from client.address import AddressError, ServerAddress
-from client.app import GomokuApp
+from client.screens.host import Host
 from protocol.limits import NAME_MAX
 from protocol.values import check_name
 
@@ -33,6 +33,7 @@ class ConnectScreen(Screen[None]):
 
     def __init__(
         self,
+        host: Host,
         *,
         address: ServerAddress | None = None,
         name: str | None = None,
@@ -41,15 +42,14 @@ class ConnectScreen(Screen[None]):
         """``address`` and ``name`` prefill the form (default: the command line's and
         the remembered one); ``error`` says why the last attempt was given up."""
         super().__init__()
+        self.host = host
         self.address = address
         self.prefill_name = name
         self.error = error
 
     def compose(self) -> ComposeResult:
-        app = self.app
-        assert isinstance(app, GomokuApp)
-        address = (self.address or app.options.server).display
-        name = self.prefill_name or app.default_name or ""
+        address = (self.address or self.host.options.server).display
+        name = self.prefill_name or self.host.default_name or ""
         with Vertical(classes="dialog", id="connect-box"):
             yield Static("[b]Gomoku Arena[/b]: five in a row, over the network.")
             with Grid(classes="form"):
@@ -82,6 +82,4 @@ class ConnectScreen(Screen[None]):
         except ValueError:
             error.update(f"A name is 1 to {NAME_MAX} printable characters.")
             return
-        app = self.app
-        assert isinstance(app, GomokuApp)
-        app.start(address, name)
+        self.host.start(address, name)

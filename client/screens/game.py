@@ -40,11 +40,11 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
 
-from client.app import GomokuApp
 from client.present import link_banner, status_lines
 from client.prompts import Prompt, next_change, notice_for, prompt_for
 from client.screens.dialogs import ConfirmDialog, SeatAiDialog
 from client.screens.help import HelpScreen, describe_bindings
+from client.screens.host import Host
 from client.state.log import LogLine
 from client.state.model import ViewModel
 from client.state.questions import can_hint, can_move, can_seat_ai
@@ -120,11 +120,15 @@ class GameScreen(Screen[None]):
         Binding("ctrl+l", "leave", "Leave", tooltip="Back to the lobby (asks first in a game)"),
     ]
 
+    def __init__(self, host: Host) -> None:
+        super().__init__()
+        self.host = host
+
     def compose(self) -> ComposeResult:
         """The widgets, kept as attributes: drawing updates them directly, so it never
         depends on whether a nested one is mounted yet (containers mount their
         children after the screen's own mount)."""
-        options = self.gomoku.options
+        options = self.host.options
         sep = f" {options.glyphs.sep} "
         self.status_players = Static("", id="status-players")
         self.status_game = Static("", id="status-game")
@@ -135,7 +139,7 @@ class GameScreen(Screen[None]):
         self.side = Horizontal(self.moves, self.log_pane, id="side")
         self.banner = Static("", id="banner")
         self.notice = Static("", id="notice")
-        self.prompt_bar = PromptBar(self.gomoku.clock, id="prompt")
+        self.prompt_bar = PromptBar(self.host.clock, id="prompt")
         self.entry = EntryLine(placeholder=sep.join(PLACEHOLDER_PLAYER), id="command")
         self.board.sink = self.prompt_bar.sink = self.entry
         yield self.status_players
@@ -156,21 +160,15 @@ class GameScreen(Screen[None]):
         self._draw(self.model)
         # What arrives while the screen is still mounting is not drawn then (it is not
         # mounted yet): draw the model as it is once mounting is over.
-        self.call_later(lambda: self.show_model(self.gomoku.model))
+        self.call_later(lambda: self.show_model(self.host.model))
 
     @property
     def model(self) -> ViewModel:
-        return self.gomoku.model
+        return self.host.model
 
     @property
     def me(self) -> frozenset[str]:
-        return self.gomoku.local_players
-
-    @property
-    def gomoku(self) -> GomokuApp:
-        app = self.app
-        assert isinstance(app, GomokuApp)
-        return app
+        return self.host.local_players
 
     # -- drawing --------------------------------------------------------------
 
@@ -191,7 +189,7 @@ class GameScreen(Screen[None]):
             running = game.state in ("playing", "opening")
             seated = self._my_seat_player() is not None
             board.can_play = running and seated and model.session.link.online
-            sep = f" {self.gomoku.options.glyphs.sep} "
+            sep = f" {self.host.options.glyphs.sep} "
             self.entry.placeholder = sep.join(PLACEHOLDER_PLAYER if seated else PLACEHOLDER_WATCHER)
             self.moves.show(game.moves, game.size, len(game.moves))
         board.set_class(not model.session.link.online, "-disabled")
@@ -204,14 +202,13 @@ class GameScreen(Screen[None]):
         possible), then sleep until the next time it changes: no timer runs while
         nothing on the screen depends on the time."""
         model = self.model
-        glyphs = self.gomoku.options.glyphs
-        now = self.gomoku.clock()
+        glyphs = self.host.options.glyphs
+        now = self.host.clock()
         first, second = status_lines(model, self.me, glyphs, now)
         self.status_players.update(Text(first))
         self.status_game.update(Text(second))
-        conn = self.gomoku.connection
-        server = conn.address if conn is not None else self.gomoku.options.address
-        self._show_line(self.banner, link_banner(model.session.link, server, now, glyphs))
+        banner = link_banner(model.session.link, self.host.server_shown, now, glyphs)
+        self._show_line(self.banner, banner)
         notice = notice_for(
             model, self.me, now, arrow=glyphs.arrow, ai_key=self._key_for("seat_ai")
         )
@@ -228,7 +225,7 @@ class GameScreen(Screen[None]):
         """The key of ``action`` as the footer names it (declared once, in BINDINGS)."""
         for binding in self.BINDINGS:
             if isinstance(binding, Binding) and binding.action == action:
-                return self.gomoku.get_key_display(binding)
+                return self.app.get_key_display(binding)
         return action
 
     def _show_line(self, line: Static, text: str) -> None:
@@ -241,7 +238,7 @@ class GameScreen(Screen[None]):
             prompt = None
         bar = self.prompt_bar
         focused = self.focused
-        glyphs = self.gomoku.options.glyphs
+        glyphs = self.host.options.glyphs
         if bar.ask(prompt, glyphs.marker, glyphs.sep):
             typing = bool(self.entry.value)  # a line half typed keeps the focus
             if not typing and not isinstance(focused, MoveList):
@@ -257,7 +254,7 @@ class GameScreen(Screen[None]):
         if model.log is self._shown_log:
             return
         self._shown_log = model.log
-        glyphs = self.gomoku.options.glyphs
+        glyphs = self.host.options.glyphs
         bullet = glyphs.bullet
         text = Text()
         for index, line in enumerate(model.log):
@@ -348,16 +345,16 @@ class GameScreen(Screen[None]):
         game = model.room
         why = can_move(model, self.me)
         if game is None or why is not None:
-            self.gomoku.note(why or "You are not in a game.")
+            self.host.note(why or "You are not in a game.")
             return
         if point in game.picture.stones:
-            self.gomoku.note(f"{point_to_wire(point, game.size)} is already taken.")
+            self.host.note(f"{point_to_wire(point, game.size)} is already taken.")
             return
         if point in game.picture.forbidden:
-            self.gomoku.note(f"{point_to_wire(point, game.size)} is forbidden for Black (renju).")
+            self.host.note(f"{point_to_wire(point, game.size)} is forbidden for Black (renju).")
             return
         actor = game.to_act()
-        await self.gomoku.send_as(
+        await self.host.send_as(
             actor, msg.Move(room=game.id, point=point_to_wire(point, game.size))
         )
 
@@ -388,7 +385,7 @@ class GameScreen(Screen[None]):
                 point = point_from_wire(name, game.size)
             except NotationError:
                 last = chr(ord("a") + game.size - 1)
-                self.gomoku.note(
+                self.host.note(
                     f"{name} is not on this {game.size}x{game.size} board "
                     f"(columns a-{last}, rows 1-{game.size})."
                 )
@@ -397,7 +394,7 @@ class GameScreen(Screen[None]):
             await self.play(point)
             return
         if game is not None:
-            await self.gomoku.send_as(self._speaker(), msg.Chat(room=game.id, text=text[:300]))
+            await self.host.send_as(self._speaker(), msg.Chat(room=game.id, text=text[:300]))
 
     def _speaker(self) -> str | None:
         game = self.model.room
@@ -428,7 +425,7 @@ class GameScreen(Screen[None]):
             return
         action = actions.get(command)
         if action is None:
-            self.gomoku.note(f"Unknown command /{command}; /help lists them.")
+            self.host.note(f"Unknown command /{command}; /help lists them.")
             return
         await action()
 
@@ -452,10 +449,10 @@ class GameScreen(Screen[None]):
             self.set_focus(self.board)
 
     def action_stop_trying(self) -> None:
-        self.gomoku.stop_trying()
+        self.host.stop_trying()
 
     async def action_help(self, via: str = "") -> None:
-        glyphs = self.gomoku.options.glyphs
+        glyphs = self.host.options.glyphs
         sections = [
             ("Typing (anywhere on this screen)", list(COMMANDS.items())),
             ("Board", describe_bindings(Board.BINDINGS, glyphs)),
@@ -495,13 +492,13 @@ class GameScreen(Screen[None]):
         game = self.model.room
         player = self._my_seat_player()
         if game is None or player is None or game.state == "over":
-            self.gomoku.note("Nothing to resign.")
+            self.host.note("Nothing to resign.")
             return
         room = game.id
 
         async def decided(yes: bool | None) -> None:
             if yes:
-                await self.gomoku.send_as(player, msg.Resign(room=room))
+                await self.host.send_as(player, msg.Resign(room=room))
 
         await self.app.push_screen(ConfirmDialog("Resign this game?"), decided)
 
@@ -509,28 +506,28 @@ class GameScreen(Screen[None]):
         game = self.model.room
         player = self._my_seat_player()
         if game is None or player is None:
-            self.gomoku.note("Only the players can do that.")
+            self.host.note("Only the players can do that.")
             return
         if kind == "rematch" and game.state != "over":
-            self.gomoku.note("A rematch can be offered once the game is over.")
+            self.host.note("A rematch can be offered once the game is over.")
             return
         if kind != "rematch" and game.state not in ("playing", "opening"):
-            self.gomoku.note("The game is not running.")
+            self.host.note("The game is not running.")
             return
-        await self.gomoku.send_as(player, msg.Offer(room=game.id, kind=kind))
+        await self.host.send_as(player, msg.Offer(room=game.id, kind=kind))
 
     async def action_answer(self, accept: bool) -> None:
         game = self.model.room
         if game is None or game.pending is None:
-            self.gomoku.note("There is no offer to answer.")
+            self.host.note("There is no offer to answer.")
             return
         answerer = next(
             (p for p in self.me if game.color_of(p) is not None and p != game.pending.by), None
         )
         if answerer is None:
-            self.gomoku.note("The offer is not yours to answer.")
+            self.host.note("The offer is not yours to answer.")
             return
-        await self.gomoku.send_as(
+        await self.host.send_as(
             answerer, msg.Answer(room=game.id, kind=game.pending.kind, accept=accept)
         )
 
@@ -540,23 +537,23 @@ class GameScreen(Screen[None]):
         game = self.model.room
         why = can_hint(self.model)
         if game is None or why is not None:
-            self.gomoku.note(why or "You are not in a game.")
+            self.host.note(why or "You are not in a game.")
             return
         spectator = self._my_seat_player() is None
-        self.gomoku.note(f"Asking an AI for a hint{' (as a spectator)' if spectator else ''}...")
-        await self.gomoku.send(msg.Hint(room=game.id))
+        self.host.note(f"Asking an AI for a hint{' (as a spectator)' if spectator else ''}...")
+        await self.host.send(msg.Hint(room=game.id))
 
     async def action_seat_ai(self) -> None:
         """Choose a level, then seat an AI of it in the empty seat."""
         game = self.model.room
         why = can_seat_ai(self.model, self.me)
         if game is None or why is not None:
-            self.gomoku.note(why or "You are not in a game.")
+            self.host.note(why or "You are not in a game.")
             return
 
         async def chosen(message: msg.ClientMessage | None) -> None:
             if isinstance(message, msg.SeatAi):
-                await self.gomoku.seat_ai(message.room, message.level)
+                await self.host.seat_ai(message.room, message.level)
 
         await self.app.push_screen(SeatAiDialog(game.id), chosen)
 
@@ -565,24 +562,24 @@ class GameScreen(Screen[None]):
         game = self.model.room
         why = can_seat_ai(self.model, self.me)
         if game is None or why is not None:
-            self.gomoku.note(why or "You are not in a game.")
+            self.host.note(why or "You are not in a game.")
             return
-        await self.gomoku.seat_ai(game.id, level)
+        await self.host.seat_ai(game.id, level)
 
     async def action_claim(self) -> None:
         game = self.model.room
         player = self._my_seat_player()
         if game is None or player is None:
-            self.gomoku.note("Only the players can claim.")
+            self.host.note("Only the players can claim.")
             return
-        await self.gomoku.send_as(player, msg.Claim(room=game.id))
+        await self.host.send_as(player, msg.Claim(room=game.id))
 
     async def action_choose(self, choice: SwapChoice) -> None:
         game = self.model.room
         if game is None or game.swap2 is None or game.swap2.phase != "choose":
-            self.gomoku.note("There is no swap2 choice to make now.")
+            self.host.note("There is no swap2 choice to make now.")
             return
-        await self.gomoku.send_as(game.swap2.to_act, msg.Choose(room=game.id, choice=choice))
+        await self.host.send_as(game.swap2.to_act, msg.Choose(room=game.id, choice=choice))
 
     async def action_leave(self) -> None:
         game = self.model.room
@@ -592,7 +589,7 @@ class GameScreen(Screen[None]):
 
         async def decided(yes: bool | None) -> None:
             if yes:
-                await self.gomoku.leave_room()
+                await self.host.leave_room()
 
         if running:
             question = (
@@ -601,4 +598,4 @@ class GameScreen(Screen[None]):
             )
             await self.app.push_screen(ConfirmDialog(question), decided)
         else:
-            await self.gomoku.leave_room()
+            await self.host.leave_room()

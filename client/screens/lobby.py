@@ -22,7 +22,6 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Static
 
-from client.app import GomokuApp
 from client.present import (
     LOBBY_COLUMNS,
     link_banner,
@@ -41,6 +40,7 @@ from client.screens.dialogs import (
     QuickMatchDialog,
 )
 from client.screens.help import HelpScreen, describe_bindings
+from client.screens.host import Host
 from client.screens.ratings import LeaderboardScreen, ProfileScreen
 from client.state.model import ViewModel
 from protocol import messages as msg
@@ -100,6 +100,10 @@ class LobbyScreen(Screen[None]):
         Binding("q", "quit", "Quit"),
     ]
 
+    def __init__(self, host: Host) -> None:
+        super().__init__()
+        self.host = host
+
     def compose(self) -> ComposeResult:
         yield Static("", id="lobby-title")
         yield Static("", id="banner")
@@ -109,12 +113,6 @@ class LobbyScreen(Screen[None]):
         yield Static("", id="lobby-hint")
         yield Footer(compact=True)
 
-    @property
-    def gomoku(self) -> GomokuApp:
-        app = self.app
-        assert isinstance(app, GomokuApp)
-        return app
-
     def on_mount(self) -> None:
         table = self.query_one("#rooms", DataTable)
         for column in LOBBY_COLUMNS:
@@ -122,13 +120,13 @@ class LobbyScreen(Screen[None]):
         table.focus()
         self._watching = False
         self._timer: Timer | None = None
-        self._draw(self.gomoku.model)
-        self.call_later(lambda: self.show_model(self.gomoku.model))  # what came while mounting
+        self._draw(self.host.model)
+        self.call_later(lambda: self.show_model(self.host.model))  # what came while mounting
 
     def on_screen_resume(self) -> None:
         # Back from a game: the lobby stream was stopped by the server or never started.
         self._watching = False
-        self.show_model(self.gomoku.model)
+        self.show_model(self.host.model)
 
     def show_model(self, model: ViewModel) -> None:
         if self.is_mounted and self in self.app.screen_stack:  # not while closing
@@ -137,7 +135,7 @@ class LobbyScreen(Screen[None]):
     def _draw(self, model: ViewModel) -> None:
         if model.session.link.online and not self._watching and self.is_current:
             self._watching = True
-            self.run_worker(self.gomoku.send(msg.LobbyWatch(on=True)), group="send")
+            self.run_worker(self.host.send(msg.LobbyWatch(on=True)), group="send")
         if not model.session.link.online:
             self._watching = False
         self._fill_table(model)
@@ -161,11 +159,10 @@ class LobbyScreen(Screen[None]):
     def tick(self) -> None:
         """Redraw what depends on the time (the queue's wait, the reconnect countdown),
         then sleep until it next changes: no timer runs while nothing shown does."""
-        model = self.gomoku.model
-        now = self.gomoku.clock()
-        glyphs = self.gomoku.options.glyphs
-        conn = self.gomoku.connection
-        where = conn.address if conn is not None else self.gomoku.options.address
+        model = self.host.model
+        now = self.host.clock()
+        glyphs = self.host.options.glyphs
+        where = self.host.server_shown
         session = model.session
         who = f"{session.name} @ {where}" if session.name else f"connecting to {where}"
         state = link_label(session.link, now) if session.link.online else session.link.status
@@ -184,7 +181,7 @@ class LobbyScreen(Screen[None]):
         if waits:
             self._timer = self.set_timer(min(waits), self.tick)
         hint = "No open rooms yet: n creates one, m finds an opponent, a plays the AI."
-        if self.gomoku.options.local:
+        if self.host.options.local:
             hint = "Local server: t two players on this terminal, a plays the AI."
         if model.lobby.rooms:
             hint = "Enter joins, w watches the room; c joins a private room by its code."
@@ -204,7 +201,7 @@ class LobbyScreen(Screen[None]):
     # -- actions -----------------------------------------------------------------
 
     async def action_help(self) -> None:
-        glyphs = self.gomoku.options.glyphs
+        glyphs = self.host.options.glyphs
         sections = [
             ("Lobby", describe_bindings((b for b in self.BINDINGS if self._offered(b)), glyphs)),
             ("Table", [(f"{glyphs.key_name('up')}/{glyphs.key_name('down')}", "choose a room")]),
@@ -214,43 +211,43 @@ class LobbyScreen(Screen[None]):
 
     async def _send_dialog_result(self, message: msg.ClientMessage | None) -> None:
         if message is not None:
-            await self.gomoku.send(message)
+            await self.host.send(message)
 
     async def action_create(self) -> None:
         await self.app.push_screen(CreateRoomDialog(), self._send_dialog_result)
 
     async def action_quick_match(self) -> None:
-        if self.gomoku.model.lobby.queue is not None:
+        if self.host.model.lobby.queue is not None:
             await self.action_cancel_match()
             return
         await self.app.push_screen(QuickMatchDialog(), self._send_dialog_result)
 
     async def action_cancel_match(self) -> None:
-        if self.gomoku.model.lobby.queue is not None:
-            await self.gomoku.send(msg.Unqueue())
+        if self.host.model.lobby.queue is not None:
+            await self.host.send(msg.Unqueue())
 
     def action_stop_trying(self) -> None:
-        self.gomoku.stop_trying()
+        self.host.stop_trying()
 
     async def action_play_ai(self) -> None:
         async def chosen(choice: PlayAi | None) -> None:
             if choice is not None:
-                await self.gomoku.play_ai(choice.room, choice.level)
+                await self.host.play_ai(choice.room, choice.level)
 
         await self.app.push_screen(PlayAiDialog(), chosen)
 
     async def action_ai_game(self) -> None:
         async def chosen(message: msg.ClientMessage | None) -> None:
             if isinstance(message, msg.CreateAiGame):
-                await self.gomoku.create_ai_game(message)
+                await self.host.create_ai_game(message)
 
         await self.app.push_screen(AiGameDialog(), chosen)
 
     async def action_leaderboard(self) -> None:
-        await self.app.push_screen(LeaderboardScreen())
+        await self.app.push_screen(LeaderboardScreen(self.host))
 
     async def action_profile(self) -> None:
-        await self.app.push_screen(ProfileScreen())
+        await self.app.push_screen(ProfileScreen(self.host))
 
     async def action_code(self) -> None:
         await self.app.push_screen(CodeDialog(), self._send_dialog_result)
@@ -261,12 +258,12 @@ class LobbyScreen(Screen[None]):
         room = self._selected_room()
         if room is None:
             return
-        summary = self.gomoku.model.lobby.rooms.get(room)
+        summary = self.host.model.lobby.rooms.get(room)
         full = summary is not None and (
             summary.state != "waiting"
             or (summary.players.black is not None and summary.players.white is not None)
         )
-        await self.gomoku.send(msg.Join(room=room, role="spectator" if full else "player"))
+        await self.host.send(msg.Join(room=room, role="spectator" if full else "player"))
 
     @on(DataTable.RowSelected)
     async def row_selected(self, event: DataTable.RowSelected) -> None:
@@ -275,12 +272,12 @@ class LobbyScreen(Screen[None]):
     async def action_watch(self) -> None:
         room = self._selected_room()
         if room is not None:
-            await self.gomoku.send(msg.Join(room=room, role="spectator"))
+            await self.host.send(msg.Join(room=room, role="spectator"))
 
     async def action_back_to_game(self) -> None:
-        rooms = self.gomoku.model.seated_rooms
+        rooms = self.host.model.seated_rooms
         if rooms:
-            await self.gomoku.send(msg.Join(room=rooms[0], role="player"))
+            await self.host.send(msg.Join(room=rooms[0], role="player"))
 
     def _offered(self, binding: BindingType) -> bool:
         """Whether the key exists in this mode (hot seat with --local, quick match
@@ -293,23 +290,23 @@ class LobbyScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hot seat exists only with --local (an embedded server), quick match only
         without (nobody else plays on a local server)."""
-        model = self.gomoku.model
+        model = self.host.model
         if action in NEEDS_SERVER and not model.session.link.online:
             return False  # the footer shows what works: Esc, help and quit
         if action == "hot_seat":
-            return self.gomoku.options.local
+            return self.host.options.local
         if action == "quick_match":
-            return not self.gomoku.options.local
+            return not self.host.options.local
         if action == "cancel_match":
             return model.lobby.queue is not None and model.session.link.online
         if action == "stop_trying":
-            return not model.session.link.online and self.gomoku.connection is not None
+            return self.host.can_stop_trying()
         if action == "back_to_game":
             return bool(model.seated_rooms)
         return True
 
     async def action_hot_seat(self) -> None:
-        await self.gomoku.start_hot_seat()
+        await self.host.start_hot_seat()
 
     async def action_quit(self) -> None:
-        await self.gomoku.action_quit()
+        await self.app.action_quit()

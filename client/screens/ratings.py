@@ -17,7 +17,6 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from client.app import GomokuApp
 from client.present import (
     GAME_COLUMNS,
     LEADERBOARD_COLUMNS,
@@ -27,6 +26,8 @@ from client.present import (
     standing_row,
 )
 from client.screens.help import HelpScreen, describe_bindings
+from client.screens.host import Host
+from client.screens.review import ReviewScreen
 from client.state.history import (
     GAMES_PAGE,
     GamesRequested,
@@ -64,20 +65,18 @@ class _HistoryScreen(Screen[None]):
 
     title_text = ""
 
-    @property
-    def gomoku(self) -> GomokuApp:
-        app = self.app
-        assert isinstance(app, GomokuApp)
-        return app
+    def __init__(self, host: Host) -> None:
+        super().__init__()
+        self.host = host
 
     def on_mount(self) -> None:
-        self.show_model(self.gomoku.model)
-        self.call_later(lambda: self.show_model(self.gomoku.model))  # what came while mounting
+        self.show_model(self.host.model)
+        self.call_later(lambda: self.show_model(self.host.model))  # what came while mounting
 
     def on_screen_resume(self) -> None:
         """Back from a screen that asked for something else (another profile, another
         rule's list): ask again for what this screen shows."""
-        if not self.shows_current(self.gomoku.model):
+        if not self.shows_current(self.host.model):
             self.run_worker(self.ask(), group="send")
 
     def shows_current(self, model: ViewModel) -> bool:
@@ -120,8 +119,8 @@ class LeaderboardScreen(_HistoryScreen):
     ]
     title_text = "Leaderboard"
 
-    def __init__(self, rule: Rule = Rule.FREESTYLE) -> None:
-        super().__init__()
+    def __init__(self, host: Host, rule: Rule = Rule.FREESTYLE) -> None:
+        super().__init__(host)
         self.rule = rule
 
     def compose(self) -> ComposeResult:
@@ -140,7 +139,7 @@ class LeaderboardScreen(_HistoryScreen):
         self.run_worker(self.ask(), group="send")
 
     async def ask(self) -> None:
-        await self.gomoku.request(
+        await self.host.request(
             LeaderboardRequested(self.rule), msg.GetLeaderboard(rule=self.rule, limit=50)
         )
 
@@ -177,7 +176,7 @@ class LeaderboardScreen(_HistoryScreen):
     async def action_rule(self, rule: str) -> None:
         self.rule = Rule(rule)
         self.query_one("#leaders", DataTable).clear()
-        self._draw(self.gomoku.model)
+        self._draw(self.host.model)
         await self.ask()
 
     @on(DataTable.RowSelected)
@@ -190,7 +189,7 @@ class LeaderboardScreen(_HistoryScreen):
             return
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
         if key is not None:
-            await self.app.push_screen(ProfileScreen(key))
+            await self.app.push_screen(ProfileScreen(self.host, key))
 
 
 class ProfileScreen(_HistoryScreen):
@@ -206,9 +205,9 @@ class ProfileScreen(_HistoryScreen):
     ]
     title_text = "Profile"
 
-    def __init__(self, player: str | None = None) -> None:
+    def __init__(self, host: Host, player: str | None = None) -> None:
         """``player`` None: your own profile."""
-        super().__init__()
+        super().__init__(host)
         self.player = player
         self.opening: str | None = None  # the game whose record is on its way
 
@@ -235,8 +234,8 @@ class ProfileScreen(_HistoryScreen):
         self.run_worker(self.ask(), group="send")
 
     async def ask(self) -> None:
-        await self.gomoku.request(ProfileRequested(self.player), msg.GetProfile(player=self.player))
-        await self.gomoku.request(
+        await self.host.request(ProfileRequested(self.player), msg.GetProfile(player=self.player))
+        await self.host.request(
             GamesRequested(self.player), msg.ListGames(player=self.player, limit=GAMES_PAGE)
         )
 
@@ -308,8 +307,6 @@ class ProfileScreen(_HistoryScreen):
         if record.text is None:
             return
         self.opening = None
-        from client.screens.review import ReviewScreen
-
         try:
             game = parse_json(record.text)
         except RecordError as exc:
@@ -317,7 +314,7 @@ class ProfileScreen(_HistoryScreen):
             return
         screen = ReviewScreen(
             game,
-            glyphs=self.gomoku.options.glyphs,
+            glyphs=self.host.options.glyphs,
             original_json=record.text,
             name=record.game,
             standalone=False,
@@ -337,25 +334,25 @@ class ProfileScreen(_HistoryScreen):
             return
         self.opening = game
         self.status("Opening the game...")
-        await self.gomoku.request(RecordRequested(game), msg.GetRecord(game=game, format="json"))
+        await self.host.request(RecordRequested(game), msg.GetRecord(game=game, format="json"))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """'Older games' only while the last page was full."""
         if action == "more":
-            archive = self.gomoku.model.history.archive
+            archive = self.host.model.history.archive
             return archive is not None and archive.player == self.player and archive.more
         return True
 
     async def action_more(self) -> None:
-        archive = self.gomoku.model.history.archive
+        archive = self.host.model.history.archive
         if archive is None or not archive.more or archive.loading:
             self.status("No older games.")
             return
         before = archive.oldest_ms
-        await self.gomoku.request(
+        await self.host.request(
             GamesRequested(self.player, before),
             msg.ListGames(player=self.player, limit=GAMES_PAGE, before_ms=before),
         )
 
     async def action_leaderboard(self) -> None:
-        await self.app.push_screen(LeaderboardScreen())
+        await self.app.push_screen(LeaderboardScreen(self.host))

@@ -23,11 +23,11 @@ from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Input, Label, Static
 
-from client.app import APP_CSS
 from client.glyphs import UNICODE, Glyphs
 from client.picture import BoardPicture
 from client.review import export_record
 from client.screens.help import HelpScreen, describe_bindings
+from client.screens.style import APP_CSS
 from client.widgets.board import Board
 from client.widgets.moves import MoveList
 from engine.record import GameRecord

@@ -1,0 +1,102 @@
+"""What the screens of ``gomoku play`` need of the application that shows them.
+
+The application (:class:`client.app.GomokuApp`) owns the state and the connections
+and decides which screen is shown; it hands itself to each screen it makes as a
+:class:`Host`, and a screen hands its host on to the screens it opens. A screen
+draws ``model`` and asks for everything else through these few members, so the
+screens never import the application (which imports them) and never change the
+model: they send requests and wait for the server's answer, the only authority.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from client.address import ServerAddress
+from client.options import PlayOptions
+from client.state.history import HistoryAction
+from client.state.model import ViewModel
+from protocol import messages as msg
+
+
+class Host(Protocol):
+    """The application as a screen sees it."""
+
+    @property
+    def options(self) -> PlayOptions:
+        """The command line's options (glyphs, one-click, --local, the server...)."""
+        ...
+
+    @property
+    def model(self) -> ViewModel:
+        """The state to draw, as the last action left it."""
+        ...
+
+    @property
+    def clock(self) -> Callable[[], float]:
+        """Local monotonic time, as the model's times are measured."""
+        ...
+
+    @property
+    def local_players(self) -> frozenset[str]:
+        """The player ids this terminal plays for (two in hot seat)."""
+        ...
+
+    @property
+    def default_name(self) -> str | None:
+        """The name to offer: the command line's, else the remembered one."""
+        ...
+
+    @property
+    def server_shown(self) -> str:
+        """The server as the screens name it (``host:port``, or the URL)."""
+        ...
+
+    def can_stop_trying(self) -> bool:
+        """Whether a connection is trying to reach the server, and can be given up."""
+        ...
+
+    def start(self, address: ServerAddress, name: str) -> None:
+        """Connect to ``address`` as ``name`` and show the lobby."""
+        ...
+
+    def stop_trying(self) -> None:
+        """Give up on the server while the link is down: back to the connect screen."""
+        ...
+
+    def note(self, text: str) -> None:
+        """A line of the client's own in the log."""
+        ...
+
+    async def send(self, message: msg.ClientMessage) -> bool:
+        """Send on the main connection; False (and a note in the log) if offline."""
+        ...
+
+    async def send_as(self, player: str | None, message: msg.ClientMessage) -> bool:
+        """Send as ``player`` (in hot seat, the partner's connection when it is theirs)."""
+        ...
+
+    async def request(self, action: HistoryAction, message: msg.ClientMessage) -> None:
+        """Ask for ratings or history; the view waits (``action``) for the reply."""
+        ...
+
+    async def play_ai(self, create: msg.CreateRoom, level: str | None) -> None:
+        """Create a room, then seat an AI of ``level`` in its other seat."""
+        ...
+
+    async def seat_ai(self, room: str, level: str | None) -> None:
+        """An AI of ``level`` in the empty seat of ``room``."""
+        ...
+
+    async def create_ai_game(self, message: msg.CreateAiGame) -> None:
+        """A room where two AIs play each other, to watch."""
+        ...
+
+    async def leave_room(self) -> None:
+        """Back to the lobby from the room on screen."""
+        ...
+
+    async def start_hot_seat(self) -> None:
+        """Two players on this terminal (with --local)."""
+        ...

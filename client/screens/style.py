@@ -1,0 +1,53 @@
+"""The stylesheet of the terminal UI, shared by ``gomoku play`` (:class:`client.app.GomokuApp`)
+and ``gomoku review`` (:class:`client.screens.review.ReviewApp`).
+
+Inline rather than a .tcss file so a plain (non-editable) install needs no package data.
+"""
+
+APP_CSS = """
+Screen { layout: vertical; }
+#status-players { height: 1; background: $boost; text-style: bold; padding: 0 1; }
+#status-game { height: 1; background: $boost; color: $text-muted; padding: 0 1; }
+#game-body { height: 1fr; }
+#board { margin: 0 1 0 0; }
+#side { width: 1fr; layout: horizontal; }
+#side.-stacked { layout: vertical; }
+#moves { border-left: tall $primary-background; }
+#side.-stacked #moves { width: 1fr; height: 6; }
+#log-pane {
+    width: 1fr; height: 1fr; border-left: tall $primary-background; padding: 0 1;
+    scrollbar-size-vertical: 1;
+}
+#log-pane:focus { background: $boost; }
+#log { height: auto; }
+#banner { height: auto; background: $error 40%; padding: 0 1; }
+#notice { height: auto; background: $boost; padding: 0 1; }
+Board:focus > .board--label { background: $accent; color: $text; }
+.-ascii #moves, .-ascii #log-pane, .-ascii #review-moves { border-left: ascii $primary; }
+.-ascii .dialog, .-ascii #help-box { border: ascii $primary; }
+#lobby-title { height: 1; background: $boost; text-style: bold; padding: 0 1; }
+#queue { height: 1; background: $warning 30%; padding: 0 1; }
+LobbyScreen #banner { height: auto; background: $error 40%; padding: 0 1; }
+#rooms { height: 1fr; }
+#lobby-hint { height: 1; color: $text-muted; padding: 0 1; }
+.dialog {
+    width: 64; height: auto; max-height: 90%; padding: 1 2;
+    background: $panel; border: thick $primary;
+}
+ModalScreen { align: center middle; }
+ConnectScreen { align: center middle; }
+.form { grid-size: 2; grid-columns: 16 1fr; grid-rows: auto; height: auto; grid-gutter: 0 1; }
+.buttons { height: auto; align-horizontal: right; margin-top: 1; }
+.dialog > Label { margin-bottom: 1; width: 1fr; }
+.buttons > Button { margin-left: 1; }
+.error { color: $error; height: auto; }
+#help-box {
+    width: 72; height: auto; max-height: 90%;
+    background: $panel; border: thick $primary; padding: 0 1;
+}
+#review-moves { width: 1fr; border-left: tall $primary-background; padding: 0 1; }
+#leaders, #games { height: 1fr; }
+#standings { height: auto; margin-bottom: 1; }
+#games-title { height: 1; background: $boost; padding: 0 1; }
+#history-status { height: auto; color: $text-muted; padding: 0 1; }
+"""
