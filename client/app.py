@@ -25,7 +25,7 @@ from textual.screen import Screen
 from client.address import ServerAddress
 from client.config import Identity, load_identity, save_identity
 from client.connection import RECONNECT, Connection
-from client.local import EmbeddedServer, start_embedded_server
+from client.local import LocalServer, LocalServerError, start_local_server
 from client.options import PlayOptions
 from client.screens.connect import ConnectScreen
 from client.screens.dialogs import NoticeDialog
@@ -97,7 +97,7 @@ class GomokuApp(App[None]):
         self.identity: Identity = (
             load_identity(options.config_dir, options.profile) if options.remember else Identity()
         )
-        self.local_server: EmbeddedServer | None = None  # --local: the server in this process
+        self.local_server: LocalServer | None = None  # --local: the server this client started
         self.ai_after_create: AiRequest | None = None  # seat an AI in the room being created
         self.hot_seat_wanted = False  # the partner joins the room being created
 
@@ -121,7 +121,11 @@ class GomokuApp(App[None]):
             return
         name = self.default_name
         if self.options.local:
-            self.local_server = await start_embedded_server()
+            try:
+                self.local_server = await start_local_server()
+            except LocalServerError as exc:
+                self.exit(return_code=1, message=f"gomoku play --local: no local server: {exc}")
+                return
             local = ServerAddress("127.0.0.1", self.local_server.port)
             self.start(local, name or "Player 1")
         elif name and self.options.name:

@@ -102,7 +102,8 @@ def add_play_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--local",
         action="store_true",
-        help="start a server inside this program (no network needed): hot seat or play the AI",
+        help="start a server of your own on this machine (no network needed): hot seat or "
+        "play the AI",
     )
     parser.set_defaults(run=run_play)
 

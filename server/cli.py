@@ -88,18 +88,25 @@ def banner(host: str, port: int, *, processes: int = 1) -> str:
 
 
 async def serve(
-    config: ServerConfig, store: Store | None = None, *, process: int | None = None
+    config: ServerConfig,
+    store: Store | None = None,
+    *,
+    process: int | None = None,
+    eof_stops: bool = False,
 ) -> None:
     """Serve until SIGTERM or SIGINT, drain (:meth:`server.listener.Listener.drain`: a
     second signal, even one that came with the first, cuts it short), then close every
     connection with 1001. ``process``: this is that process of ``--processes`` (it
-    prints one ready line for the supervisor and stops when its standard input closes)."""
+    prints one ready line for the supervisor and stops when its standard input closes).
+    ``eof_stops``: stop too when standard input closes (``--stop-on-eof``: the parent
+    that started this server, ``gomoku play --local``, is gone)."""
     stops: asyncio.Queue[str] = asyncio.Queue()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stops.put_nowait, sig.name)
-    orphaned = None if process is None else asyncio.create_task(stop_on_eof(stops))
+    watch_stdin = eof_stops or process is not None
+    orphaned = asyncio.create_task(stop_on_eof(stops)) if watch_stdin else None
     server = GomokuServer(config, store=store)
     try:
         await server.start()
@@ -146,7 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     store, store_errors = make_store(args, quiet=process is not None)
     sys.stdout.flush()
     try:
-        run_loop(serve(config, store, process=process), args.loop)
+        run_loop(serve(config, store, process=process, eof_stops=args.stop_on_eof), args.loop)
     except store_errors as exc:
         print(f"gomoku-server: cannot use redis at {redacted(args.redis)}: {exc}", file=sys.stderr)
         return 1

@@ -210,6 +210,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     add_limit_options(parser, env)
     add_lifetime_options(parser, env)
     parser.add_argument(
+        "--stop-on-eof",
+        action="store_true",
+        help="stop when standard input closes: gomoku play --local starts its server so, "
+        "so that it never outlives the client",
+    )
+    parser.add_argument(
         "--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"]
     )
     parser.add_argument("--version", action="version", version=f"gomoku-server {__version__}")

@@ -64,8 +64,8 @@ def ready_line(index: int, instance: str, port: int) -> str:
 
 
 async def stop_on_eof(stops: asyncio.Queue[str]) -> None:
-    """Ask the server to stop when standard input reaches its end: the supervisor is
-    gone."""
+    """Ask the server to stop when standard input reaches its end: the process that
+    started it (the supervisor, or ``gomoku play --local``) is gone."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()
     transport, _ = await loop.connect_read_pipe(
@@ -74,7 +74,7 @@ async def stop_on_eof(stops: asyncio.Queue[str]) -> None:
     try:
         while await reader.read(4096):
             pass
-        stops.put_nowait("the supervisor is gone")
+        stops.put_nowait("standard input closed")
     finally:
         transport.close()
 

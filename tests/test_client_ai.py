@@ -10,11 +10,9 @@ from pathlib import Path
 
 from server_fixtures import Connect
 from test_client_pilot import (
-    FAST,
     bob_plays,
     bob_sees_move,
     in_game_with_bob,
-    online,
     running,
     stones,
     until,
@@ -23,10 +21,8 @@ from textual.widgets import Input, Select
 from worker_fixtures import StartWorker
 
 from client.app import GomokuApp
-from client.options import PlayOptions
 from client.screens.dialogs import AiGameDialog, PlayAiDialog, QuickMatchDialog, SeatAiDialog
 from client.screens.game import GameScreen
-from client.screens.lobby import LobbyScreen
 from client.screenshot import screen_text
 from client.state.words import NO_AI_RATED, NO_HINT_RATED
 from client.widgets.board import Board
@@ -220,25 +216,3 @@ async def test_no_ai_available_is_shown(server: GomokuServer, tmp_path: Path) ->
         assert app.model.room is not None
         assert app.model.room.state == "waiting"
         assert app.model.room.black is None
-
-
-async def test_local_play_against_the_ai(tmp_path: Path) -> None:
-    """--local starts a server and its own AI worker in the client: a offers the AI
-    there too, and it plays (hot seat stays on offer)."""
-    opts = PlayOptions(name="ann", local=True, config_dir=tmp_path, remember=False)
-    app = GomokuApp(opts, backoff=FAST)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: online(app) and isinstance(app.screen, LobbyScreen))
-        await until(pilot, lambda: "vs AI" in screen_text(app) and "Hot seat" in screen_text(app))
-        await pilot.press("a")
-        await until(pilot, lambda: isinstance(app.screen, PlayAiDialog))
-        app.screen.query_one("#seat", Select).value = "black"
-        app.screen.query_one("#level", Select).value = "beginner"
-        await pilot.click("#ok")
-        await until(pilot, lambda: playing(app), "the local AI to sit down")
-        room = app.model.room
-        assert room is not None
-        assert room.white is not None
-        assert room.white.bot
-        await pilot.press("enter")
-        await until(pilot, lambda: stones(app) == 2, "the local AI's answer")

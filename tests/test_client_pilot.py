@@ -511,35 +511,6 @@ async def test_ascii_glyphs_in_game(server: GomokuServer, connect: Connect, tmp_
         assert "●" not in text
 
 
-async def test_local_hot_seat(tmp_path: Path) -> None:
-    """--local runs a server in the client; t seats two players on this terminal and
-    the board takes moves for whoever is to move."""
-    opts = PlayOptions(name="ann", local=True, config_dir=tmp_path, remember=False)
-    app = GomokuApp(opts, backoff=FAST)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: online(app) and isinstance(app.screen, LobbyScreen))
-        await until(pilot, lambda: "Hot seat" in screen_text(app))
-        await pilot.press("t")
-        await until(pilot, lambda: app.model.room is not None and app.model.room.state == "playing")
-        await pilot.press("enter")
-        await until(pilot, lambda: stones(app) == 1)
-        await pilot.press("up", "enter")
-        await until(pilot, lambda: stones(app) == 2)
-        room = app.model.room
-        assert room is not None
-        assert room.picture.stones[Point(7, 6)] is not room.picture.stones[Point(7, 7)]
-        assert "Player 2" in screen_text(app)
-
-
-async def test_hot_seat_is_not_offered_without_local(server: GomokuServer, tmp_path: Path) -> None:
-    """Without --local the lobby offers no hot seat key."""
-    async with running(server, tmp_path) as (app, pilot):
-        assert "Hot seat" not in screen_text(app)
-        await pilot.press("t")
-        await pilot.pause(0.1)
-        assert app.model.room is None
-
-
 async def test_too_many_rooms_is_said_in_words(server: GomokuServer, tmp_path: Path) -> None:
     """A room beyond the cap on open rooms is refused with the server's reason, shown
     at once (a notification) and in the log."""

@@ -1,0 +1,97 @@
+"""``gomoku play --local``: the client starts a server of its own (a child process,
+with its own AI worker) and plays on it, hot seat or against the AI; the server keeps
+nothing and never outlives the client."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+from test_client_ai import playing
+from test_client_pilot import FAST, online, running, stones, until
+from textual.widgets import Select
+
+from client.app import GomokuApp
+from client.local import LocalServerError, start_local_server
+from client.options import PlayOptions
+from client.screens.dialogs import PlayAiDialog
+from client.screens.lobby import LobbyScreen
+from client.screenshot import screen_text
+from engine.types import Point
+from server.app import GomokuServer
+
+HANG_S = 30.0  # only a hang takes this long
+
+
+async def test_local_hot_seat(tmp_path: Path) -> None:
+    """--local runs a server in the client; t seats two players on this terminal and
+    the board takes moves for whoever is to move."""
+    opts = PlayOptions(name="ann", local=True, config_dir=tmp_path, remember=False)
+    app = GomokuApp(opts, backoff=FAST)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: online(app) and isinstance(app.screen, LobbyScreen))
+        await until(pilot, lambda: "Hot seat" in screen_text(app))
+        await pilot.press("t")
+        await until(pilot, lambda: app.model.room is not None and app.model.room.state == "playing")
+        await pilot.press("enter")
+        await until(pilot, lambda: stones(app) == 1)
+        await pilot.press("up", "enter")
+        await until(pilot, lambda: stones(app) == 2)
+        room = app.model.room
+        assert room is not None
+        assert room.picture.stones[Point(7, 6)] is not room.picture.stones[Point(7, 7)]
+        assert "Player 2" in screen_text(app)
+
+
+async def test_hot_seat_is_not_offered_without_local(server: GomokuServer, tmp_path: Path) -> None:
+    """Without --local the lobby offers no hot seat key."""
+    async with running(server, tmp_path) as (app, pilot):
+        assert "Hot seat" not in screen_text(app)
+        await pilot.press("t")
+        await pilot.pause(0.1)
+        assert app.model.room is None
+
+
+async def test_local_play_against_the_ai(tmp_path: Path) -> None:
+    """--local starts a server and its own AI worker in the client: a offers the AI
+    there too, and it plays (hot seat stays on offer)."""
+    opts = PlayOptions(name="ann", local=True, config_dir=tmp_path, remember=False)
+    app = GomokuApp(opts, backoff=FAST)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: online(app) and isinstance(app.screen, LobbyScreen))
+        await until(pilot, lambda: "vs AI" in screen_text(app) and "Hot seat" in screen_text(app))
+        await pilot.press("a")
+        await until(pilot, lambda: isinstance(app.screen, PlayAiDialog))
+        app.screen.query_one("#seat", Select).value = "black"
+        app.screen.query_one("#level", Select).value = "beginner"
+        await pilot.click("#ok")
+        await until(pilot, lambda: playing(app), "the local AI to sit down")
+        room = app.model.room
+        assert room is not None
+        assert room.white is not None
+        assert room.white.bot
+        await pilot.press("enter")
+        await until(pilot, lambda: stones(app) == 2, "the local AI's answer")
+
+
+async def test_the_local_server_stops_with_its_client() -> None:
+    """The pipe to the server's standard input closes with the client, however the
+    client ends (a kill -9 included): the server and its worker stop then."""
+    local = await start_local_server()
+    try:
+        assert await local.wait_for_ai()
+        assert local.process.stdin is not None
+        local.process.stdin.close()  # what the end of the client does to the pipe
+        assert await asyncio.wait_for(local.process.wait(), HANG_S) == 0
+    finally:
+        await local.stop()
+
+
+async def test_a_local_server_that_cannot_start_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server that refuses its settings (here a bad limit in the environment) is an
+    error naming what it said, not a client waiting for it."""
+    monkeypatch.setitem(os.environ, "GOMOKU_MAX_ROOMS_PER_PLAYER", "lots")
+    with pytest.raises(LocalServerError, match="GOMOKU_MAX_ROOMS_PER_PLAYER"):
+        await start_local_server(ai=False)
