@@ -28,55 +28,36 @@ waiting) and the player's role (a spectator has no Play, Resign or Draw).
 
 from __future__ import annotations
 
-import re
 from typing import ClassVar
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
 
+from client.commands import CHAT_MAX, COMMANDS, NotOnBoard, typed_point
 from client.present import link_banner, status_lines
 from client.prompts import Prompt, next_change, notice_for, prompt_for
 from client.screens.dialogs import ConfirmDialog, SeatAiDialog
 from client.screens.help import HelpScreen, describe_bindings
 from client.screens.host import Host
-from client.state.log import LogLine
 from client.state.model import ViewModel
 from client.state.questions import can_hint, can_move, can_seat_ai
 from client.widgets.board import Board
 from client.widgets.entry import EntryLine, PromptBar, ToBoard
+from client.widgets.log import LogPane
 from client.widgets.moves import MoveList
-from engine.errors import NotationError
 from engine.types import Point
 from protocol import messages as msg
-from protocol.convert import point_from_wire, point_to_wire
+from protocol.convert import point_to_wire
 from protocol.values import OfferKind, SwapChoice
-
-COMMANDS: dict[str, str] = {
-    "h8, H8, h 8": "play that point",
-    "anything else": "say it in the room's chat",
-    "/draw": "offer a draw",
-    "/takeback": "ask to take your last move back",
-    "/resign": "resign the game",
-    "/rematch": "offer a rematch (after the game)",
-    "/accept, /decline": "answer the opponent's offer",
-    "/claim": "claim the win when the opponent is gone past the grace period",
-    "/black, /white, /place2": "swap2: take a colour, or place two more stones",
-    "/hint": "ask an AI for a move (unrated games)",
-    "/ai [level]": "seat an AI in the empty seat (beginner ... master)",
-    "/leave": "back to the lobby",
-    "/help": "this help",
-}
 
 PLACEHOLDER_PLAYER = ("type h8 to play", "text to chat", "/help")
 PLACEHOLDER_WATCHER = ("type to chat", "/help", "arrows look around the board")
-LOG_STYLES = {"chat": "", "event": "italic", "error": "bold red", "system": "dim"}
-POINT_TYPED = re.compile(r"([A-Za-z])\s*(\d{1,2})")
 NARROW_LOG = 24  # below this many columns for the log, the move list goes above it
 MOVES_WIDTH = 17
 
@@ -134,8 +115,7 @@ class GameScreen(Screen[None]):
         self.status_game = Static("", id="status-game")
         self.board = Board(id="board", glyphs=options.glyphs, one_click=options.one_click)
         self.moves = MoveList(id="moves")
-        self.log_view = Static("", id="log")
-        self.log_pane = VerticalScroll(self.log_view, id="log-pane")
+        self.log_pane = LogPane(id="log-pane")
         self.side = Horizontal(self.moves, self.log_pane, id="side")
         self.banner = Static("", id="banner")
         self.notice = Static("", id="notice")
@@ -152,7 +132,6 @@ class GameScreen(Screen[None]):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        self._shown_log: tuple[LogLine, ...] | None = None
         self._last_room: str | None = None
         self._timer: Timer | None = None
         self._dismissed: set[tuple[object, ...]] = set()  # claims answered "not now"
@@ -193,7 +172,7 @@ class GameScreen(Screen[None]):
             self.entry.placeholder = sep.join(PLACEHOLDER_PLAYER if seated else PLACEHOLDER_WATCHER)
             self.moves.show(game.moves, game.size, len(game.moves))
         board.set_class(not model.session.link.online, "-disabled")
-        self._show_log(model)
+        self.log_pane.show(model.log, self.host.options.glyphs)
         self.refresh_bindings()
         self.tick()
 
@@ -245,30 +224,6 @@ class GameScreen(Screen[None]):
                 self.set_focus(bar)
         elif prompt is None and focused is bar:
             self.set_focus(self.board)
-
-    def _show_log(self, model: ViewModel) -> None:
-        """The chat/events pane: the model's log (bounded), newest at the bottom.
-        Chat lines are ``name: text``; the room's events start with a bullet and are
-        set in italics, so the two never mix. Rendered whole so it wraps to the
-        pane's width."""
-        if model.log is self._shown_log:
-            return
-        self._shown_log = model.log
-        glyphs = self.host.options.glyphs
-        bullet = glyphs.bullet
-        text = Text()
-        for index, line in enumerate(model.log):
-            if index:
-                text.append("\n")
-            style = LOG_STYLES.get(line.kind, "")
-            if line.kind == "chat":
-                name, colon, said = line.text.partition(": ")
-                text.append(name + colon, style="bold")
-                text.append(said)
-            else:
-                text.append(f"{bullet} {glyphs.plain(line.text)}", style=style)
-        self.log_view.update(text)
-        self.log_pane.scroll_end(animate=False)
 
     def on_resize(self) -> None:
         """Narrow room for the log (a big board at 80 columns): the move list goes
@@ -378,23 +333,19 @@ class GameScreen(Screen[None]):
         if text.startswith("/"):
             await self._slash(text[1:].strip().lower())
             return
-        typed = POINT_TYPED.fullmatch(text)
-        if game is not None and typed is not None:
-            name = f"{typed[1].lower()}{int(typed[2])}"
-            try:
-                point = point_from_wire(name, game.size)
-            except NotationError:
-                last = chr(ord("a") + game.size - 1)
-                self.host.note(
-                    f"{name} is not on this {game.size}x{game.size} board "
-                    f"(columns a-{last}, rows 1-{game.size})."
-                )
-                return
+        if game is None:
+            return
+        try:
+            point = typed_point(text, game.size)
+        except NotOnBoard as refused:
+            self.host.note(str(refused))
+            return
+        if point is not None:
             self.board.cursor = point
             await self.play(point)
             return
-        if game is not None:
-            await self.host.send_as(self._speaker(), msg.Chat(room=game.id, text=text[:300]))
+        chat = msg.Chat(room=game.id, text=text[:CHAT_MAX])
+        await self.host.send_as(self._speaker(), chat)
 
     def _speaker(self) -> str | None:
         game = self.model.room

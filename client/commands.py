@@ -1,0 +1,55 @@
+"""What a line typed on the game screen means: a point to play (``h8``, ``H8``,
+``h 8``), a ``/command``, or anything else, which is chat.
+
+Pure, so the reading of a line is testable without a terminal; the game screen
+(:mod:`client.screens.game`) acts on what it reads.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engine.errors import NotationError
+from engine.types import Point
+from protocol.convert import point_from_wire
+
+CHAT_MAX = 300  # characters of one chat line sent (the server's limit)
+POINT_TYPED = re.compile(r"([A-Za-z])\s*(\d{1,2})")
+
+#: The text line's commands, as the help lists them.
+COMMANDS: dict[str, str] = {
+    "h8, H8, h 8": "play that point",
+    "anything else": "say it in the room's chat",
+    "/draw": "offer a draw",
+    "/takeback": "ask to take your last move back",
+    "/resign": "resign the game",
+    "/rematch": "offer a rematch (after the game)",
+    "/accept, /decline": "answer the opponent's offer",
+    "/claim": "claim the win when the opponent is gone past the grace period",
+    "/black, /white, /place2": "swap2: take a colour, or place two more stones",
+    "/hint": "ask an AI for a move (unrated games)",
+    "/ai [level]": "seat an AI in the empty seat (beginner ... master)",
+    "/leave": "back to the lobby",
+    "/help": "this help",
+}
+
+
+class NotOnBoard(ValueError):
+    """A point was typed that this board does not have; the message says its bounds."""
+
+
+def typed_point(text: str, size: int) -> Point | None:
+    """The point ``text`` names on a ``size`` board, or None if it names no point (it
+    is chat). Raises :class:`NotOnBoard` for a point beyond the board: it is refused
+    with the reason, never played elsewhere."""
+    typed = POINT_TYPED.fullmatch(text)
+    if typed is None:
+        return None
+    name = f"{typed[1].lower()}{int(typed[2])}"
+    try:
+        return point_from_wire(name, size)
+    except NotationError:
+        last = chr(ord("a") + size - 1)
+        raise NotOnBoard(
+            f"{name} is not on this {size}x{size} board (columns a-{last}, rows 1-{size})."
+        ) from None
