@@ -8,19 +8,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from server_fixtures import Connect
-from test_client_pilot import (
+from client_fixtures import (
     bob_plays,
     bob_sees_move,
     in_game_with_bob,
+    log_text,
+    playing,
     running,
     stones,
     until,
 )
+from server_fixtures import Connect
 from textual.widgets import Input, Select
 from worker_fixtures import StartWorker
 
-from client.app import GomokuApp
 from client.screens.dialogs import AiGameDialog, PlayAiDialog, QuickMatchDialog, SeatAiDialog
 from client.screens.game import GameScreen
 from client.screenshot import screen_text
@@ -28,14 +29,6 @@ from client.state.words import NO_AI_RATED, NO_HINT_RATED
 from client.widgets.board import Board
 from protocol import messages as m
 from server.app import GomokuServer
-
-
-def log_text(app: GomokuApp) -> str:
-    return "\n".join(line.text for line in app.model.log)
-
-
-def playing(app: GomokuApp) -> bool:
-    return app.model.room is not None and app.model.room.state == "playing"
 
 
 async def test_seat_an_ai_from_the_game_screen(

@@ -1,15 +1,21 @@
-"""The terminal client's link to a real server: a refused hello is tried again."""
+"""The terminal client's link to a real server: a refused hello is tried again, a dropped
+link resumes the game and catches up, and a restarted client returns to its seated game."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
+from client_fixtures import bob_plays, bob_sees_move, in_game_with_bob, running, stones, until
 from redis_fixtures import RedisServer
+from server_fixtures import Connect
 
 from client.address import ServerAddress
 from client.connection import Connection
+from client.screens.game import GameScreen
+from client.screenshot import screen_text
 from client.state.model import Action
 from client.state.session import ConnectionChanged
 from protocol import messages as m
@@ -55,3 +61,44 @@ async def test_a_hello_refused_during_an_outage_is_tried_again(
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+
+
+async def test_reconnect_resumes_and_catches_up(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """A dropped link shows 'reconnecting', disables moves, then resumes with the token
+    and reports the moves that arrived meanwhile."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, room = await in_game_with_bob(app, pilot, connect)
+        await pilot.press("enter")
+        await bob_sees_move(bob, "h8")
+        me = app.model.me
+        conn = app.connection
+        assert conn is not None
+        assert conn._ws is not None
+        conn._ws.transport.abort()  # the network drops: no close handshake
+        await until(pilot, lambda: not app.model.session.link.online, "the reconnecting state")
+        assert "Connection lost" in screen_text(app)
+        await bob_plays(bob, room, "a1")
+        await until(pilot, lambda: "Back, 1 move caught up." in screen_text(app))
+        assert app.model.me == me
+        assert stones(app) == 2
+        await pilot.press("right", "enter")
+        await bob_sees_move(bob, "i8")
+
+
+async def test_return_to_a_seated_game_after_restarting_the_client(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """The remembered token brings the same player back; g returns to the game."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, room = await in_game_with_bob(app, pilot, connect)
+        first = app.model.me
+        await pilot.press("enter")
+        await bob_sees_move(bob, "h8")
+    async with running(server, tmp_path) as (app, pilot):
+        assert app.model.me == first
+        await until(pilot, lambda: room in screen_text(app), "the game-in-progress hint")
+        await pilot.press("g")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen))
+        assert stones(app) == 1

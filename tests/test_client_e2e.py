@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from test_client_pilot import FAST, running, until
+from client_fixtures import FAST, running, until
 
 from client.app import GomokuApp
 from client.screens.game import GameScreen

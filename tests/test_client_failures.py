@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-from test_client_pilot import FAST, until
+from client_fixtures import FAST, until
 from websockets.asyncio.server import ServerConnection, serve
 
 from client.address import ServerAddress

@@ -8,8 +8,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import redis.asyncio as aioredis
+from client_fixtures import in_game_with_bob, running, stones, until
 from server_fixtures import Connect, TestClient
-from test_client_pilot import in_game_with_bob, running, stones, until
 
 from client.screens.dialogs import NoticeDialog
 from client.screens.game import GameScreen

@@ -9,8 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
-from test_client_ai import playing
-from test_client_pilot import FAST, online, running, stones, until
+from client_fixtures import FAST, online, playing, running, stones, until
 from textual.widgets import Select
 
 from client.app import GomokuApp

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from client_fixtures import running, until
 from server_fixtures import Connect, seated_pair
-from test_client_pilot import running, until
 from textual.widgets import Input
 
 from client.screens.game import GameScreen

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from client_fixtures import answer, bob_sees_move, in_game_with_bob, running, stones, until
 from server_fixtures import Connect, TestClient
-from test_client_pilot import answer, bob_sees_move, in_game_with_bob, running, stones, until
 from textual.widgets import Input
 
 from client.app import GomokuApp

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from client_fixtures import bob_plays, bob_sees_move, in_game_with_bob, running, stones, until
 from server_fixtures import Connect
-from test_client_pilot import bob_plays, bob_sees_move, in_game_with_bob, running, stones, until
 from textual.widgets import DataTable, Input
 
 from client.app import GomokuApp

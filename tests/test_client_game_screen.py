@@ -1,109 +1,35 @@
-"""The terminal client driven like a person would (Textual's pilot), against a real
-server on 127.0.0.1: every binding of the lobby and game screens, and each way to move."""
+"""The game screen driven like a person would (Textual's pilot), against a real server on
+127.0.0.1: each way to move, every game key and /command, the questions, help and leaving."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from server_fixtures import Connect, TestClient
-from textual.pilot import Pilot
-from textual.widgets import DataTable, Input
+from client_fixtures import (
+    answer,
+    bob_plays,
+    bob_sees_move,
+    in_game_with_bob,
+    running,
+    stones,
+    until,
+)
+from server_fixtures import Connect
+from textual.widgets import Input
 
-from client.address import ServerAddress
 from client.app import GomokuApp
 from client.glyphs import ASCII
-from client.options import PlayOptions
-from client.screens.dialogs import CodeDialog, ConfirmDialog, CreateRoomDialog, QuickMatchDialog
+from client.screens.dialogs import ConfirmDialog
 from client.screens.game import GameScreen
 from client.screens.help import HelpScreen
 from client.screens.lobby import LobbyScreen
 from client.screenshot import screen_text
 from client.widgets.board import Board
-from client.widgets.entry import PROMPT_GUARD_S
 from engine.types import Point
 from protocol import events as ev
 from protocol import messages as m
-from protocol.backoff import Backoff
 from server.app import GomokuServer
-
-WAIT_S = 5.0
-FAST = Backoff(initial=0.05, maximum=0.2, jitter=0.0)
-
-
-async def until(pilot: Pilot[None], check: Callable[[], object], what: str = "") -> None:
-    """Let the app run until ``check()`` is true (fails after WAIT_S)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + WAIT_S
-    while not check():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for {what or check}\n{screen_text(pilot.app)}")
-        await pilot.pause(0.02)
-
-
-@asynccontextmanager
-async def running(
-    server: GomokuServer, tmp_path: Path, name: str = "alice", **options: object
-) -> AsyncIterator[tuple[GomokuApp, Pilot[None]]]:
-    """The client app connected to ``server`` as ``name``, in the lobby, at 80x24."""
-    opts = PlayOptions(
-        server=ServerAddress("127.0.0.1", server.port),
-        name=name,
-        config_dir=tmp_path / name,
-        **options,  # type: ignore[arg-type]
-    )
-    app = GomokuApp(opts, backoff=FAST)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: online(app) and isinstance(app.screen, LobbyScreen))
-        yield app, pilot
-
-
-async def in_game_with_bob(
-    app: GomokuApp,
-    pilot: Pilot[None],
-    connect: Connect,
-    to: GomokuServer | None = None,
-    **room: object,
-) -> tuple[TestClient, str]:
-    """Alice (the app) creates a room as Black; Bob (a protocol client) joins."""
-    await app.send(m.CreateRoom(seat="black", **room))  # type: ignore[arg-type]
-    await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game screen")
-    assert app.model.room is not None
-    room_id = app.model.room.id
-    bob = await connect("bob", to=to)
-    await bob.join(room_id)
-    await until(pilot, lambda: app.model.room is not None and app.model.room.state == "playing")
-    board = app.screen.query_one(Board)
-    await until(pilot, lambda: board.size.height > board.size_n, "the board laid out")
-    await pilot.pause()
-    return bob, room_id
-
-
-async def bob_sees_move(bob: TestClient, point: str) -> None:
-    moved = await bob.until_event(ev.Moved)
-    assert moved.point == point
-
-
-async def bob_plays(bob: TestClient, room: str, point: str) -> None:
-    """Bob moves and sees his own move come back (so it is not mistaken for Alice's)."""
-    await bob.move(room, point)
-    await bob_sees_move(bob, point)
-
-
-async def answer(pilot: Pilot[None], key: str) -> None:
-    """Answer the prompt on screen: after its guard time, as a person reading it would."""
-    await pilot.pause(PROMPT_GUARD_S)
-    await pilot.press(key)
-
-
-def online(app: GomokuApp) -> bool:
-    return app.model.session.link.online
-
-
-def stones(app: GomokuApp) -> int:
-    return len(app.model.room.moves) if app.model.room is not None else -1
 
 
 async def test_keys_move_the_cursor_and_enter_or_space_plays(
@@ -354,148 +280,6 @@ async def test_leave_returns_to_the_lobby(
         assert app.model.room is None
 
 
-async def test_lobby_create_room_dialog(server: GomokuServer, tmp_path: Path) -> None:
-    """n opens the new-room dialog; its options reach the server."""
-    async with running(server, tmp_path) as (app, pilot):
-        await pilot.press("n")
-        await until(pilot, lambda: isinstance(app.screen, CreateRoomDialog))
-        dialog = app.screen
-        dialog.query_one("#size", Input).value = "19"
-        dialog.query_one("#time", Input).value = "5+3"
-        await pilot.click("#private")
-        await pilot.click("#ok")
-        await until(pilot, lambda: isinstance(app.screen, GameScreen))
-        room = app.model.room
-        assert room is not None
-        assert room.size == 19
-        assert room.private
-        assert room.code
-        assert room.time is not None
-        assert (room.time.base_ms, room.time.inc_ms) == (300_000, 3_000)
-        assert f"invite code {room.code}" in "\n".join(line.text for line in app.model.log)
-
-
-async def test_lobby_lists_rooms_live_and_joins_or_watches(
-    server: GomokuServer, connect: Connect, tmp_path: Path
-) -> None:
-    """A room Bob creates appears in the table; Enter joins it; w watches another."""
-    async with running(server, tmp_path) as (app, pilot):
-        bob = await connect("bob")
-        snap = await bob.create(seat="white")
-        await until(pilot, lambda: snap.room.id in app.model.lobby.rooms, "the lobby row")
-        await until(pilot, lambda: "bob 1500" in screen_text(app))
-        await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, GameScreen))
-        assert app.model.my_color is not None
-        await pilot.press("ctrl+l")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
-        await pilot.press("y")
-        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
-        carol = await connect("carol")
-        dave = await connect("dave")
-        other = await carol.create(seat="black")
-        await dave.join(other.room.id)
-        await until(pilot, lambda: other.room.id in app.model.lobby.rooms)
-        table = app.screen.query_one(DataTable)
-        await until(pilot, lambda: other.room.id in {k.value for k in table.rows})
-        target = table.get_row_index(other.room.id)
-        while table.cursor_row != target:
-            await pilot.press("down" if table.cursor_row < target else "up")
-        await pilot.press("w")
-        await until(pilot, lambda: isinstance(app.screen, GameScreen))
-        assert app.model.room is not None
-        assert app.model.room.id == other.room.id
-        assert app.model.my_color is None
-        await until(pilot, lambda: "you are watching" in screen_text(app))
-
-
-async def test_quick_match_waits_visibly_and_cancels(server: GomokuServer, tmp_path: Path) -> None:
-    """m queues (the waiting line shows), Esc cancels."""
-    async with running(server, tmp_path) as (app, pilot):
-        await pilot.press("m")
-        await until(pilot, lambda: isinstance(app.screen, QuickMatchDialog))
-        await pilot.click("#ok")
-        await until(pilot, lambda: app.model.lobby.queue is not None)
-        await until(pilot, lambda: "Looking for an opponent" in screen_text(app))
-        await pilot.press("escape")
-        await until(pilot, lambda: app.model.lobby.queue is None)
-        assert "Looking for an opponent" not in screen_text(app)
-
-
-async def test_quick_match_pairs_two_players(
-    server: GomokuServer, connect: Connect, tmp_path: Path
-) -> None:
-    """Queued against a protocol client with the same settings, the game screen opens."""
-    async with running(server, tmp_path) as (app, pilot):
-        await pilot.press("m")
-        await until(pilot, lambda: isinstance(app.screen, QuickMatchDialog))
-        app.screen.query_one("#time", Input).value = "none"
-        await pilot.click("#ok")
-        await until(pilot, lambda: app.model.lobby.queue is not None)
-        bob = await connect("bob")
-        await bob.send(m.Queue())
-        await until(pilot, lambda: isinstance(app.screen, GameScreen), "the matched game")
-        assert app.model.lobby.queue is None
-
-
-async def test_join_private_room_by_code(
-    server: GomokuServer, connect: Connect, tmp_path: Path
-) -> None:
-    """c asks for an invite code and joins that private room."""
-    async with running(server, tmp_path) as (app, pilot):
-        bob = await connect("bob")
-        snap = await bob.create(private=True)
-        code = snap.room.code
-        assert code is not None
-        await pilot.press("c")
-        await until(pilot, lambda: isinstance(app.screen, CodeDialog))
-        await pilot.press(*code, "enter")
-        await until(pilot, lambda: isinstance(app.screen, GameScreen))
-        assert app.model.room is not None
-        assert app.model.room.id == snap.room.id
-
-
-async def test_reconnect_resumes_and_catches_up(
-    server: GomokuServer, connect: Connect, tmp_path: Path
-) -> None:
-    """A dropped link shows 'reconnecting', disables moves, then resumes with the token
-    and reports the moves that arrived meanwhile."""
-    async with running(server, tmp_path) as (app, pilot):
-        bob, room = await in_game_with_bob(app, pilot, connect)
-        await pilot.press("enter")
-        await bob_sees_move(bob, "h8")
-        me = app.model.me
-        conn = app.connection
-        assert conn is not None
-        assert conn._ws is not None
-        conn._ws.transport.abort()  # the network drops: no close handshake
-        await until(pilot, lambda: not app.model.session.link.online, "the reconnecting state")
-        assert "Connection lost" in screen_text(app)
-        await bob_plays(bob, room, "a1")
-        await until(pilot, lambda: "Back, 1 move caught up." in screen_text(app))
-        assert app.model.me == me
-        assert stones(app) == 2
-        await pilot.press("right", "enter")
-        await bob_sees_move(bob, "i8")
-
-
-async def test_return_to_a_seated_game_after_restarting_the_client(
-    server: GomokuServer, connect: Connect, tmp_path: Path
-) -> None:
-    """The remembered token brings the same player back; g returns to the game."""
-    async with running(server, tmp_path) as (app, pilot):
-        bob, room = await in_game_with_bob(app, pilot, connect)
-        first = app.model.me
-        await pilot.press("enter")
-        await bob_sees_move(bob, "h8")
-    async with running(server, tmp_path) as (app, pilot):
-        assert app.model.me == first
-        await until(pilot, lambda: room in screen_text(app), "the game-in-progress hint")
-        await pilot.press("g")
-        await until(pilot, lambda: isinstance(app.screen, GameScreen))
-        assert stones(app) == 1
-
-
 async def test_ascii_glyphs_in_game(server: GomokuServer, connect: Connect, tmp_path: Path) -> None:
     """--glyphs ascii draws X and O on the game board."""
     async with running(server, tmp_path, glyphs=ASCII) as (app, pilot):
@@ -509,16 +293,3 @@ async def test_ascii_glyphs_in_game(server: GomokuServer, connect: Connect, tmp_
         assert row8[3 + 2 * 7] == "X"
         assert "O" in next(line for line in text.splitlines() if line.startswith(" 9 "))
         assert "●" not in text
-
-
-async def test_too_many_rooms_is_said_in_words(server: GomokuServer, tmp_path: Path) -> None:
-    """A room beyond the cap on open rooms is refused with the server's reason, shown
-    at once (a notification) and in the log."""
-    async with running(server, tmp_path) as (app, pilot):
-        for _ in range(5):
-            await app.send(m.CreateRoom())
-        await until(pilot, lambda: len(app.model.seated_rooms) == 5, "five open rooms")
-        await app.send(m.CreateRoom())
-        wanted = "No new room: you already have 5 open rooms"
-        await until(pilot, lambda: app.model.log[-1].text.startswith(wanted), "the refusal")
-        await until(pilot, lambda: "No new room" in screen_text(app), "the notification")

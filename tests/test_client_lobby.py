@@ -1,0 +1,132 @@
+"""The lobby driven like a person would (Textual's pilot), against a real server on
+127.0.0.1: new rooms, the live list, joining and watching, quick match, private rooms
+by code, and the cap on open rooms said in words."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from client_fixtures import running, until
+from server_fixtures import Connect
+from textual.widgets import DataTable, Input
+
+from client.screens.dialogs import CodeDialog, ConfirmDialog, CreateRoomDialog, QuickMatchDialog
+from client.screens.game import GameScreen
+from client.screens.lobby import LobbyScreen
+from client.screenshot import screen_text
+from protocol import messages as m
+from server.app import GomokuServer
+
+
+async def test_lobby_create_room_dialog(server: GomokuServer, tmp_path: Path) -> None:
+    """n opens the new-room dialog; its options reach the server."""
+    async with running(server, tmp_path) as (app, pilot):
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, CreateRoomDialog))
+        dialog = app.screen
+        dialog.query_one("#size", Input).value = "19"
+        dialog.query_one("#time", Input).value = "5+3"
+        await pilot.click("#private")
+        await pilot.click("#ok")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen))
+        room = app.model.room
+        assert room is not None
+        assert room.size == 19
+        assert room.private
+        assert room.code
+        assert room.time is not None
+        assert (room.time.base_ms, room.time.inc_ms) == (300_000, 3_000)
+        assert f"invite code {room.code}" in "\n".join(line.text for line in app.model.log)
+
+
+async def test_lobby_lists_rooms_live_and_joins_or_watches(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """A room Bob creates appears in the table; Enter joins it; w watches another."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob = await connect("bob")
+        snap = await bob.create(seat="white")
+        await until(pilot, lambda: snap.room.id in app.model.lobby.rooms, "the lobby row")
+        await until(pilot, lambda: "bob 1500" in screen_text(app))
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen))
+        assert app.model.my_color is not None
+        await pilot.press("ctrl+l")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("y")
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        carol = await connect("carol")
+        dave = await connect("dave")
+        other = await carol.create(seat="black")
+        await dave.join(other.room.id)
+        await until(pilot, lambda: other.room.id in app.model.lobby.rooms)
+        table = app.screen.query_one(DataTable)
+        await until(pilot, lambda: other.room.id in {k.value for k in table.rows})
+        target = table.get_row_index(other.room.id)
+        while table.cursor_row != target:
+            await pilot.press("down" if table.cursor_row < target else "up")
+        await pilot.press("w")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen))
+        assert app.model.room is not None
+        assert app.model.room.id == other.room.id
+        assert app.model.my_color is None
+        await until(pilot, lambda: "you are watching" in screen_text(app))
+
+
+async def test_quick_match_waits_visibly_and_cancels(server: GomokuServer, tmp_path: Path) -> None:
+    """m queues (the waiting line shows), Esc cancels."""
+    async with running(server, tmp_path) as (app, pilot):
+        await pilot.press("m")
+        await until(pilot, lambda: isinstance(app.screen, QuickMatchDialog))
+        await pilot.click("#ok")
+        await until(pilot, lambda: app.model.lobby.queue is not None)
+        await until(pilot, lambda: "Looking for an opponent" in screen_text(app))
+        await pilot.press("escape")
+        await until(pilot, lambda: app.model.lobby.queue is None)
+        assert "Looking for an opponent" not in screen_text(app)
+
+
+async def test_quick_match_pairs_two_players(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """Queued against a protocol client with the same settings, the game screen opens."""
+    async with running(server, tmp_path) as (app, pilot):
+        await pilot.press("m")
+        await until(pilot, lambda: isinstance(app.screen, QuickMatchDialog))
+        app.screen.query_one("#time", Input).value = "none"
+        await pilot.click("#ok")
+        await until(pilot, lambda: app.model.lobby.queue is not None)
+        bob = await connect("bob")
+        await bob.send(m.Queue())
+        await until(pilot, lambda: isinstance(app.screen, GameScreen), "the matched game")
+        assert app.model.lobby.queue is None
+
+
+async def test_join_private_room_by_code(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """c asks for an invite code and joins that private room."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob = await connect("bob")
+        snap = await bob.create(private=True)
+        code = snap.room.code
+        assert code is not None
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, CodeDialog))
+        await pilot.press(*code, "enter")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen))
+        assert app.model.room is not None
+        assert app.model.room.id == snap.room.id
+
+
+async def test_too_many_rooms_is_said_in_words(server: GomokuServer, tmp_path: Path) -> None:
+    """A room beyond the cap on open rooms is refused with the server's reason, shown
+    at once (a notification) and in the log."""
+    async with running(server, tmp_path) as (app, pilot):
+        for _ in range(5):
+            await app.send(m.CreateRoom())
+        await until(pilot, lambda: len(app.model.seated_rooms) == 5, "five open rooms")
+        await app.send(m.CreateRoom())
+        wanted = "No new room: you already have 5 open rooms"
+        await until(pilot, lambda: app.model.log[-1].text.startswith(wanted), "the refusal")
+        await until(pilot, lambda: "No new room" in screen_text(app), "the notification")
