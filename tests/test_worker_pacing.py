@@ -72,17 +72,17 @@ async def test_ai_versus_ai_moves_at_the_watch_pace(
 async def test_ai_against_a_person_is_not_paced(
     start_worker: StartWorker, connect: Connect
 ) -> None:
-    """The watch pace is for AI-vs-AI games: against a person the AI answers at once."""
-    await start_worker(pace_ms=5_000)
+    """The watch pace is for AI-vs-AI games: against a person the AI answers without it
+    (paced, its move would take ten minutes; only a hang takes as long as the wait)."""
+    await start_worker(pace_ms=600_000)
     client = await connect("ann")
     room = (await client.create(seat="white")).room.id
     await client.send(m.SeatAi(room=room, level="novice"))
-    started = time.monotonic()
-    while not isinstance((message := await client.recv(10)), m.Event) or not isinstance(
+    while not isinstance((message := await client.recv(60)), m.Event) or not isinstance(
         message.event, Moved
     ):
         pass
-    assert time.monotonic() - started < 2.5
+    assert message.event.color == "black"  # the AI's first stone (we sit as White)
 
 
 async def test_pacer_spreads_sends_beyond_its_burst() -> None:

@@ -96,8 +96,9 @@ async def test_a_seat_whose_worker_died_during_a_restart_goes_to_another_worker(
     make_server: MakeServer, start_worker: StartWorker, redis_url: str
 ) -> None:
     """The server stops, its worker process is killed meanwhile, the server comes back
-    on the same Redis and a new worker connects: within the lease the AI seat is
-    handed to it, the game is played to the end, and the released seat is forgotten."""
+    on the same Redis and a new worker connects: after one lease (the time a worker has
+    to come back) the AI seat is handed to it, the game is played to the end, and the
+    released seat is forgotten."""
     first = await make_server(ai_config(), store=RedisStore(redis_url))
     port = first.port
     doomed = await worker_process(first, "--seats", "1", "--processes", "1")
@@ -115,12 +116,12 @@ async def test_a_seat_whose_worker_died_during_a_restart_goes_to_another_worker(
         await doomed.wait()
     assert len(await recorded_seats(redis_url)) == 1
 
+    restarting = time.monotonic()
     second = await make_server(ai_config(port=port), store=RedisStore(redis_url))
-    restarted = time.monotonic()
     heir = await start_worker(to=second)
     handovers = second.metrics.counters
     await eventually(lambda: handovers["gomoku_ai_handovers_total"] == 1, 3 * LEASE_S + 5)
-    assert time.monotonic() - restarted < 2 * LEASE_S + 1.5  # one lease, then at once
+    assert time.monotonic() - restarting >= LEASE_S  # the lost worker had its lease
     again = await play_on_after_restart(port, token, person.room)
     assert heir.stats.moves >= 1
     assert heir.stats.refused == 0

@@ -8,7 +8,6 @@ import asyncio
 import contextlib
 import signal
 import sys
-import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -275,13 +274,18 @@ async def test_the_worker_command_refuses_a_wrong_bot_key(ai_server: GomokuServe
     assert b"refused the bot key" in err
 
 
+STOP_HANG_S = 30.0
+"""Only a stop that waits for what it should cut short (a longer search, a longer wait
+to reconnect) takes this long. How quick a stop is, bench/worker_stop.py measures."""
+
+
 async def test_a_worker_process_told_to_stop_mid_search_exits_at_once(
     connect: Connect, ai_server: GomokuServer
 ) -> None:
-    """SIGTERM reaches ``gomoku-ai`` while a search with many seconds left runs: it exits
-    with status 0 within a few seconds instead of waiting for the search to end."""
+    """SIGTERM reaches ``gomoku-ai`` while a search with a minute left runs: it exits
+    with status 0 without waiting for the search to end (cut short, not waited for)."""
     process = await worker_process(
-        ai_server, *("--seats", "2", "--processes", "1", "--move-time", "20", "--pace", "0")
+        ai_server, *("--seats", "2", "--processes", "1", "--move-time", "60", "--pace", "0")
     )
     try:
         watcher = await connect("cy")
@@ -290,28 +294,25 @@ async def test_a_worker_process_told_to_stop_mid_search_exits_at_once(
         while not isinstance(message := await watcher.recv(30), m.Event) or not isinstance(
             message.event, Moved
         ):
-            pass  # the game is under way: the next search has a 20-second budget
+            pass  # the game is under way: the next search has a 60-second budget
         await asyncio.sleep(0.5)
-        started = time.monotonic()
         process.send_signal(signal.SIGTERM)
-        code = await asyncio.wait_for(process.wait(), 15)
-        took = time.monotonic() - started
+        code = await asyncio.wait_for(process.wait(), STOP_HANG_S)
     finally:
         with contextlib.suppress(ProcessLookupError):
             process.kill()
         await process.wait()
     assert code == 0
-    assert took < 3.0
 
 
 async def test_a_worker_stopped_while_waiting_to_reconnect_stops_at_once(
     make_server: MakeServer, connect: Connect, thinker: Thinker
 ) -> None:
-    """The server is gone and the worker and its seat wait (10 s) to reconnect: a stop
-    does not wait for that, ``run()`` returns within a few seconds."""
+    """The server is gone and the worker and its seat wait (a minute) to reconnect: a
+    stop does not wait for that, ``run()`` returns (the wait is cut short)."""
     own = await make_server(ai_config())
     worker = AiWorker(
-        worker_config(own, backoff=Backoff(initial=10.0, maximum=10.0, jitter=0)), thinker=thinker
+        worker_config(own, backoff=Backoff(initial=60.0, maximum=60.0, jitter=0)), thinker=thinker
     )
     running = asyncio.create_task(worker.run())
     try:
@@ -320,15 +321,12 @@ async def test_a_worker_stopped_while_waiting_to_reconnect_stops_at_once(
         await person.play(until=lambda p: len(p.moves) >= 2)
         await own.stop()
         await eventually(lambda: worker.stats.reconnects >= 2)  # the worker's and its seat's
-        started = time.monotonic()
         await worker.stop()
-        await asyncio.wait_for(running, 15)
-        took = time.monotonic() - started
+        await asyncio.wait_for(running, STOP_HANG_S)
     finally:
         running.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await running
-    assert took < 3.0
 
 
 TINY_BRAIN = r'''
