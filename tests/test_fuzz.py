@@ -88,7 +88,7 @@ UNLIMITED = ["--rate-limit", "100000", "--rate-burst", "100000", "--max-conns-pe
 UNLIMITED += ["--max-rooms-per-player", "1000000", "--max-code-failures", "1000000"]
 UNLIMITED += ["--max-code-failures-per-ip", "1000000"]
 """The rate limits lifted: the fuzzer is one very busy client per connection, and its few
-players open many rooms (test_abuse checks the limits)."""
+players open many rooms (tests/test_abuse_rooms.py checks the limits)."""
 
 
 @dataclasses.dataclass

@@ -14,8 +14,8 @@ from typing import Any
 
 import msgspec
 import pytest
+from abuse_fixtures import refused_status
 from server_fixtures import TestClient
-from test_abuse import refused_status
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol

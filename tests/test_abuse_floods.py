@@ -1,0 +1,324 @@
+"""Floods and connection counts: message floods (also before hello, and chat spread over
+rooms and connections) are limited and then cut off while the game survives;
+connections per address (as ``gomoku-server`` flags too), per process, through a
+trusted proxy, and from allowed web origins only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from abuse_fixtures import MakeServer, close_code, limits, refused_status, wait_for
+from live_server import live_server
+from server_fixtures import Connect, TestClient, seated_pair
+from websockets.asyncio.client import connect as ws_connect
+from websockets.exceptions import ConnectionClosed
+
+from protocol import messages as m
+from protocol.codec import encode
+from protocol.events import ChatPosted, GameStarted, Moved, PlayerJoined
+from server.config import ConnectionLimits
+
+# --- floods ----------------------------------------------------------------------------------
+
+
+async def test_message_flood_rate_limited_then_closed(
+    make_server: MakeServer, connect: Connect
+) -> None:
+    """Beyond the token bucket messages are refused, naming the dropped request; a
+    sustained flood closes with 1008."""
+    limits = ConnectionLimits(
+        rate_per_s=5, rate_burst=5, flood_strikes=10, ping_interval_s=None, ping_timeout_s=None
+    )
+    server = await make_server(limits=limits)
+    alice = await connect(to=server)
+    await alice.hello("alice")  # takes one token
+    for _ in range(4):
+        await alice.send(m.LobbyWatch(on=False))  # accepted silently
+    await alice.send(m.LobbyWatch(on=False, id=77))
+    refused = await alice.expect_error("rate_limited")
+    assert refused.re == 77  # the sender knows which message to send again
+    await asyncio.sleep(0.5)  # the bucket refills
+    await alice.send(m.LobbyWatch(on=True))
+    await alice.expect(m.Lobby)
+    for _ in range(30):
+        await alice.send(m.LobbyWatch(on=False))
+
+    async def drain() -> None:
+        while True:
+            await alice.expect_error("rate_limited")
+
+    with pytest.raises(ConnectionClosed) as closed:
+        await drain()
+    assert closed.value.rcvd is not None
+    assert closed.value.rcvd.code == 1008
+
+
+async def test_a_flooding_player_is_cut_off_and_the_game_survives(
+    make_server: MakeServer, connect: Connect
+) -> None:
+    """A seated player who floods moves is rate limited and then disconnected (1008);
+    the opponent's moves go through meanwhile, no flooded move lands, and the flooder
+    resumes the intact game with the token."""
+    server = await make_server(limits=limits(rate_per_s=10, rate_burst=10, flood_strikes=20))
+    alice = await connect("alice", to=server)
+    bob = await connect("bob", to=server)
+    room = (await alice.create(seat="black")).room.id
+    await bob.join(room)
+    await alice.event(PlayerJoined, room)
+    await alice.event(GameStarted, room)
+    for i in range(200):
+        await bob.send(m.Move(room=room, point=f"a{1 + i % 15}"))  # out of turn, all of them
+    await alice.move(room, "h8")
+    assert (await alice.event(Moved, room)).point == "h8"
+    codes: list[str] = []
+
+    async def read_until_closed() -> None:
+        while True:
+            message = await bob.recv()
+            if isinstance(message, m.Error):
+                codes.append(message.code)
+
+    with pytest.raises(ConnectionClosed) as closed:
+        await read_until_closed()
+    assert closed.value.rcvd is not None
+    assert closed.value.rcvd.code == 1008
+    assert set(codes) <= {"not_your_turn", "rate_limited"}
+    assert "rate_limited" in codes
+    assert codes.count("not_your_turn") <= 10  # only the burst reached the game
+    back = await connect(to=server)
+    await back.hello("bob", token=bob.token)
+    await back.send(m.Resume(room=room, after=0))
+    replayed = await back.until_event(Moved)  # the log from the start, gap-free
+    assert replayed.point == "h8"
+    await alice.move(room, "h9")
+    await alice.until(lambda x: isinstance(x, m.Error) and x.code == "not_your_turn")
+    await back.move(room, "a1")
+    assert (await alice.until_event(Moved)).point == "a1"
+    snap = await (await connect("carol", to=server)).join(room, "spectator")
+    assert snap.room.moves == ["h8", "a1"]
+
+
+async def test_an_unidentified_flood_is_cut_off(make_server: MakeServer, connect: Connect) -> None:
+    """A connection that never says hello and floods garbage, text frames and requests
+    is rate limited and then closed (1008) like anyone else: only the burst is read."""
+    server = await make_server(limits=limits(rate_per_s=5, rate_burst=5, flood_strikes=10))
+    flooder = await connect(to=server)
+    frames: list[bytes | str] = [b"\xc1garbage", "a text frame", encode(m.CreateRoom())]
+    for i in range(300):
+        await flooder.send_raw(frames[i % len(frames)])
+    codes: list[str] = []
+
+    async def read_until_closed() -> None:
+        while True:
+            message = await flooder.recv()
+            assert isinstance(message, m.Error), message
+            codes.append(message.code)
+
+    with pytest.raises(ConnectionClosed) as closed:
+        await read_until_closed()
+    assert closed.value.rcvd is not None
+    assert closed.value.rcvd.code == 1008
+    assert set(codes) <= {"bad_message", "bad_frame", "not_hello", "rate_limited"}
+    assert codes.count("rate_limited") >= 10
+    assert len(codes) - codes.count("rate_limited") <= 10  # the burst and a little refill
+    alice = await connect("alice", to=server)  # the server itself is unharmed
+    assert alice.player
+
+
+async def test_chat_flood_is_limited(connect: Connect) -> None:
+    """More than 5 chat lines in 10 s are refused with chat_rate_limited."""
+    alice, _bob, room = await seated_pair(connect)
+    for i in range(5):
+        await alice.send(m.Chat(room=room, text=f"line {i}"))
+    await alice.events(5)
+    await alice.send(m.Chat(room=room, text="one too many"))
+    await alice.expect_error("chat_rate_limited")
+    await alice.move(room, "h8")  # other messages still go through
+    await alice.event(Moved, room)
+
+
+async def test_chat_limit_is_per_player_across_rooms(connect: Connect) -> None:
+    """Spreading chat over several rooms (as a spectator, say) does not multiply the
+    allowance: the sixth line in 10 s is refused in whichever room it goes to."""
+    _alice, _bob, first = await seated_pair(connect)
+    _dave, _erin, second = await seated_pair(connect)
+    carol = await connect("carol")
+    await carol.join(first, "spectator")
+    await carol.join(second, "spectator")
+    for i in range(5):
+        room = (first, second)[i % 2]
+        await carol.send(m.Chat(room=room, text=f"line {i}"))
+        assert (await carol.until_event(ChatPosted)).text == f"line {i}"
+    for room in (first, second):
+        await carol.send(m.Chat(room=room, text="one too many", id=9))
+        error = await carol.until(lambda x: isinstance(x, m.Error))
+        assert isinstance(error, m.Error)
+        assert (error.code, error.re) == ("chat_rate_limited", 9)
+
+
+async def test_chat_limit_is_per_player_across_connections(connect: Connect) -> None:
+    """A second connection of the same player does not get a fresh chat allowance."""
+    alice, bob, room = await seated_pair(connect)
+    alice2 = await connect()
+    await alice2.hello("alice", token=alice.token)
+    await alice2.send(m.Resume(room=room, after=0))
+    await alice2.until(lambda x: isinstance(x, m.Event) and isinstance(x.event, GameStarted))
+    for i in range(3):
+        await alice.send(m.Chat(room=room, text=f"from one {i}"))
+        await alice.until_event(ChatPosted)
+    for i in range(2):
+        await alice2.send(m.Chat(room=room, text=f"from two {i}"))
+        await alice2.until_event(ChatPosted)
+    await alice2.send(m.Chat(room=room, text="sixth line"))
+    await alice2.until(lambda x: isinstance(x, m.Error) and x.code == "chat_rate_limited")
+    await bob.send(m.Chat(room=room, text="bob has his own allowance"))
+    await bob.until(
+        lambda x: (
+            isinstance(x, m.Event)
+            and isinstance(x.event, ChatPosted)
+            and x.event.text == "bob has his own allowance"
+        )
+    )
+
+
+# --- connections per address and per process -------------------------------------------------
+
+
+async def test_connections_per_address_are_limited(
+    make_server: MakeServer, connect: Connect
+) -> None:
+    """A fourth connection from one address is refused with HTTP 429 while three are
+    open; another address is unaffected, health checks still answer, and closing one
+    connection makes room again."""
+    server = await make_server(limits=limits(max_conns_per_ip=3))
+    clients = [await connect(f"p{i}", to=server) for i in range(3)]
+    assert await refused_status(server.port) == 429
+    assert await refused_status(server.port, local_addr=("127.0.0.2", 0)) is None
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    assert (await reader.read()).startswith(b"HTTP/1.1 200")
+    writer.close()
+    await clients[0].ws.close()
+    await wait_for(lambda: server.listener.per_address["127.0.0.1"] == 2)
+    again = await connect("again", to=server)
+    assert again.player
+    assert server.metrics.counters["gomoku_refused_per_ip_total"] == 1
+    assert "gomoku_refused_per_ip_total 1" in server.metrics.render()
+
+
+@pytest.mark.parametrize(
+    ("flags", "env", "limit"),
+    [
+        ([], {}, 64),
+        (["--max-conns-per-ip", "3"], {}, 3),
+        (["--max-conns-per-ip", "0"], {}, None),
+        ([], {"GOMOKU_MAX_CONNS_PER_IP": "3"}, 3),
+        (["--max-conns-per-ip", "3"], {"GOMOKU_MAX_CONNS_PER_IP": "not read"}, 3),
+    ],
+    ids=["default", "three", "unlimited", "from the environment", "the flag wins"],
+)
+async def test_the_operator_sets_the_per_address_limit(
+    flags: list[str], env: dict[str, str], limit: int | None
+) -> None:
+    """``gomoku-server`` holds one address to 64 open connections unless
+    ``--max-conns-per-ip`` (or, without it, ``GOMOKU_MAX_CONNS_PER_IP``) says otherwise;
+    0 lifts the limit."""
+    opened = []
+    with live_server(flags, env) as live:
+        try:
+            for _ in range(limit if limit is not None else 80):  # 80: past the default
+                opened.append(await ws_connect(live.url, compression=None))
+            if limit is not None:
+                assert await refused_status(live.port) == 429
+                await opened.pop().close()
+                await wait_for(lambda: live.metric("gomoku_connections") == limit - 1)
+                opened.append(await ws_connect(live.url, compression=None))
+            assert live.metric("gomoku_refused_per_ip_total") == (0 if limit is None else 1)
+        finally:
+            for ws in opened:
+                await ws.close()
+
+
+async def test_connections_per_process_are_limited(make_server: MakeServer) -> None:
+    """Past the process's connection limit a new connection is closed with 1008 right
+    after its handshake, whatever its address; the open ones carry on, and one leaving
+    makes room."""
+    server = await make_server(limits=limits(max_connections=2, max_conns_per_ip=0))
+    ws1 = await ws_connect(f"ws://127.0.0.1:{server.port}/", compression=None)
+    ws2 = await ws_connect(
+        f"ws://127.0.0.1:{server.port}/", compression=None, local_addr=("127.0.0.2", 0)
+    )
+    first, second = TestClient(ws1), TestClient(ws2)
+    extra = TestClient(
+        await ws_connect(
+            f"ws://127.0.0.1:{server.port}/", compression=None, local_addr=("127.0.0.3", 0)
+        )
+    )
+    assert await close_code(extra) == 1008
+    await first.hello("first")
+    await second.hello("second")
+    await ws1.close()
+    await wait_for(lambda: len(server.connections) == 1)
+    again = TestClient(await ws_connect(f"ws://127.0.0.1:{server.port}/", compression=None))
+    assert (await again.hello("again")).name == "again"
+    await ws2.close()
+    await again.ws.close()
+
+
+async def test_forwarded_for_is_trusted_only_from_a_trusted_proxy(
+    make_server: MakeServer,
+) -> None:
+    """Behind a trusted proxy each client named in X-Forwarded-For has its own limit;
+    from any other peer the header is ignored, so it cannot dodge the limit."""
+    proxied = await make_server(
+        limits=limits(max_conns_per_ip=1), trusted_proxies=frozenset({"127.0.0.1"})
+    )
+    direct = await make_server(limits=limits(max_conns_per_ip=1))
+
+    def via(client: str) -> dict[str, Any]:
+        return {"additional_headers": {"X-Forwarded-For": f"198.51.100.7, {client}"}}
+
+    first = await ws_connect(f"ws://127.0.0.1:{proxied.port}/", compression=None, **via("a"))
+    assert await refused_status(proxied.port, **via("a")) == 429
+    assert await refused_status(proxied.port, **via("b")) is None
+    spoofer = await ws_connect(f"ws://127.0.0.1:{direct.port}/", compression=None, **via("a"))
+    assert await refused_status(direct.port, **via("b")) == 429
+    await first.close()
+    await spoofer.close()
+
+
+async def test_forwarded_for_in_two_lines_counts_the_proxys_entry(
+    make_server: MakeServer,
+) -> None:
+    """A client's own X-Forwarded-For line and the one a proxy adds (HAProxy adds a line
+    rather than extending the client's) are one list: the last entry, the proxy's,
+    names the client, whatever the client wrote."""
+    proxied = await make_server(
+        limits=limits(max_conns_per_ip=1), trusted_proxies=frozenset({"127.0.0.1"})
+    )
+
+    def via(forged: str, client: str) -> dict[str, Any]:
+        lines = [("X-Forwarded-For", forged), ("X-Forwarded-For", client)]
+        return {"additional_headers": lines}
+
+    first = await ws_connect(f"ws://127.0.0.1:{proxied.port}/", compression=None, **via("b", "a"))
+    assert await refused_status(proxied.port, **via("b", "a")) == 429
+    assert await refused_status(proxied.port, **via("a", "b")) is None
+    await first.close()
+
+
+async def test_only_allowed_web_origins_may_connect(make_server: MakeServer) -> None:
+    """With allowed origins set, a page from another origin is refused (HTTP 403) while
+    pages from an allowed origin and clients that send no origin get in; ``*`` lets
+    every origin in. (The default, the page's own origin only: tests/test_web_http.py.)"""
+    server = await make_server(allowed_origins=frozenset({"https://play.example.org"}))
+    evil: Any = {"origin": "https://evil.example.com"}
+    good: Any = {"origin": "https://play.example.org"}
+    assert await refused_status(server.port, **evil) == 403
+    assert await refused_status(server.port, **good) is None
+    assert await refused_status(server.port) is None
+    anywhere = await make_server(allowed_origins=frozenset({"*"}))
+    assert await refused_status(anywhere.port, **evil) is None
