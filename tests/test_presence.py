@@ -43,6 +43,11 @@ def _config(**game: int) -> ServerConfig:
     return make_config(limits=limits, game=GameRules(**game))
 
 
+# One xdist process runs this module (scripts/test, --dist loadgroup): its two server
+# processes start once.
+pytestmark = pytest.mark.xdist_group("presence")
+
+
 @pytest.fixture(scope="module")
 def two_processes(
     redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory

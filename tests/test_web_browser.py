@@ -47,7 +47,12 @@ from server.app import GomokuServer
 from worker.control import AiWorker
 from worker.thinker import Thinker
 
-pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
+# One xdist process runs them all (scripts/test, --dist loadgroup): one Chromium launch.
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.asyncio(loop_scope="module"),
+    pytest.mark.xdist_group("browser"),
+]
 
 CHROMIUM = Path("/usr/bin/chromium")
 HAVE_CHROMIUM = CHROMIUM.exists()
