@@ -114,6 +114,8 @@ class GameScreen(Screen[None]):
         self.status_players = Static("", id="status-players")
         self.status_game = Static("", id="status-game")
         self.board = Board(id="board", glyphs=options.glyphs, one_click=options.one_click)
+        # Before the footer first shows the board's keys: a spectator never sees Play.
+        self.board.can_play = self._can_play(self.model)
         self.moves = MoveList(id="moves")
         self.log_pane = LogPane(id="log-pane")
         self.side = Horizontal(self.moves, self.log_pane, id="side")
@@ -165,9 +167,8 @@ class GameScreen(Screen[None]):
                 board.picture = game.picture
                 board.cursor = game.picture.last or Point(game.size // 2, game.size // 2)
             board.picture = game.picture
-            running = game.state in ("playing", "opening")
             seated = self._my_seat_player() is not None
-            board.can_play = running and seated and model.session.link.online
+            board.can_play = self._can_play(model)
             sep = f" {self.host.options.glyphs.sep} "
             self.entry.placeholder = sep.join(PLACEHOLDER_PLAYER if seated else PLACEHOLDER_WATCHER)
             self.moves.show(game.moves, game.size, len(game.moves))
@@ -427,6 +428,13 @@ class GameScreen(Screen[None]):
             ("Anywhere", [("^Q", "quit")]),
         ]
         await self.app.push_screen(HelpScreen("Game keys", sections))
+
+    def _can_play(self, model: ViewModel) -> bool:
+        """Whether Enter on the board plays: a game running, a local player seated in
+        it, and the server there."""
+        game = model.room
+        running = game is not None and game.state in ("playing", "opening")
+        return running and self._my_seat_player() is not None and model.session.link.online
 
     def _my_seat_player(self) -> str | None:
         """The local player who acts for 'me' in this room (hot seat: the one to move)."""
