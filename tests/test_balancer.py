@@ -33,7 +33,9 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from protocol import messages as m
 from protocol.events import GameOver, Moved
 
-pytestmark = pytest.mark.balancer
+# One xdist process runs both stacks, one after the other (scripts/test, --dist
+# loadgroup): their replicas share the addresses 127.0.0.2 and 127.0.0.3.
+pytestmark = [pytest.mark.balancer, pytest.mark.xdist_group("balancer")]
 
 NAME = "gomoku.test"
 HOSTS = ("127.0.0.2", "127.0.0.3")
