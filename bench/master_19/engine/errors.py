@@ -1,0 +1,39 @@
+"""The engine's exceptions. All are ValueErrors: the caller passed a value
+(a move, a coordinate, a record) that does not fit the game."""
+
+from __future__ import annotations
+
+from engine.types import Foul, Point
+
+
+class IllegalMoveError(ValueError):
+    """A move that the position does not allow."""
+
+
+class OffBoardError(IllegalMoveError):
+    """The point lies outside the board."""
+
+
+class OccupiedError(IllegalMoveError):
+    """A stone already stands on the point."""
+
+
+class GameOverError(IllegalMoveError):
+    """The game has already ended."""
+
+
+class ForbiddenMoveError(IllegalMoveError):
+    """Black tried a renju foul; ``foul`` says which one."""
+
+    def __init__(self, message: str, *, point: Point, foul: Foul) -> None:
+        super().__init__(message)
+        self.point = point
+        self.foul = foul
+
+
+class NotationError(ValueError):
+    """Text that is not a point or move list on the given board."""
+
+
+class RecordError(ValueError):
+    """A game record that cannot be read, or that holds an illegal move."""

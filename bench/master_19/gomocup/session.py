@@ -1,0 +1,276 @@
+"""The Gomocup ("pbrain") protocol, brain side, without I/O.
+
+A :class:`BrainSession` takes the manager's lines one at a time and returns the
+lines to send back; :mod:`gomocup.brain` connects it to stdin and stdout. The
+protocol (https://plastovicka.github.io/protocl2en.htm) in short: START/
+RECTSTART set up a board, INFO passes settings, BEGIN asks for the first move,
+TURN passes the opponent's move and asks for ours, BOARD ... DONE passes a
+whole position (``x,y,field``: 1 own stone, 2 opponent's, 3 a winning-line
+continuation, counted as the opponent's) and asks for a move, TAKEBACK removes
+a stone, RESTART clears the board, ABOUT describes the brain, END quits.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from engine import Board, IllegalMoveError, NotationError, Point, Rule
+from engine.ai import get_level, think
+from engine.ai.levels import Level
+
+ABOUT = 'name="gomoku-arena", version="0.1.0", author="Gomoku Arena", country="-"'
+DEFAULT_TIMEOUT_TURN_MS = 30_000  # Piskvork's default when the manager sends none
+FAST_MOVE_S = 0.05  # timeout_turn 0 means "play as fast as possible"
+REPLY_MARGIN_S = 0.06  # kept back from every turn for start-up, parsing and the reply
+
+
+def rule_from_info(value: int) -> Rule:
+    """Gomocup's ``INFO rule`` bitmask: 1 exactly five, 4 renju (2 = continuous game, ignored)."""
+    if value & 4:
+        return Rule.RENJU
+    if value & 1:
+        return Rule.STANDARD
+    return Rule.FREESTYLE
+
+
+def board_from_stones(size: int, rule: Rule, black: list[Point], white: list[Point]) -> Board:
+    """A board holding these stones, Black and White alternating in the order given.
+    If that order meets a renju foul the position is set up without the rule check
+    (the stones are there; how they came is not ours to judge)."""
+    if not (len(black) - 1 <= len(white) <= len(black)):
+        raise ValueError(f"{len(black)} black and {len(white)} white stones cannot alternate")
+    order: list[Point] = []
+    for n, p in enumerate(black):
+        order.append(p)
+        if n < len(white):
+            order.append(white[n])
+    try:
+        return Board.from_moves(order, size=size, rule=rule)
+    except IllegalMoveError:
+        board = Board.from_moves(order, size=size, rule=Rule.FREESTYLE)
+        board.rule = rule
+        return board
+
+
+@dataclass
+class Settings:
+    timeout_turn_ms: int = DEFAULT_TIMEOUT_TURN_MS
+    timeout_match_ms: int = 0
+    time_left_ms: int | None = None
+    max_memory: int = 0
+    rule: Rule = Rule.FREESTYLE
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+class BrainSession:
+    """One brain's side of the protocol. ``feed(line)`` returns the reply lines
+    (often none); ``finished`` turns true after END."""
+
+    def __init__(
+        self,
+        level: Level | str = "master",
+        *,
+        clock: Callable[[], float] = time.perf_counter,
+        rng: random.Random | None = None,
+        verbose: bool = False,
+    ) -> None:
+        self.level = get_level(level)
+        self.clock = clock
+        self.rng = rng or random.Random()
+        self.verbose = verbose
+        self.settings = Settings()
+        self.board: Board | None = None
+        self.finished = False
+        self._board_lines: list[tuple[Point, int]] | None = None
+
+    # -- feeding ------------------------------------------------------------
+
+    def feed(self, line: str) -> list[str]:
+        text = line.strip()
+        if self._board_lines is not None:
+            return self._board_line(text)
+        if not text:
+            return []
+        command, _, argument = text.partition(" ")
+        handler = self._handlers().get(command.upper())
+        if handler is None:
+            return [f"UNKNOWN {command} is not a command this brain knows"]
+        try:
+            return handler(argument.strip())
+        except (ValueError, IllegalMoveError) as error:
+            return [f"ERROR {command.upper()}: {error}"]
+
+    def _handlers(self) -> dict[str, Callable[[str], list[str]]]:
+        return {
+            "START": self._start,
+            "RECTSTART": self._rectstart,
+            "RESTART": self._restart,
+            "INFO": self._info,
+            "BEGIN": self._begin,
+            "TURN": self._turn,
+            "BOARD": self._board,
+            "TAKEBACK": self._takeback,
+            "ABOUT": lambda _: [ABOUT],
+            "END": self._end,
+        }
+
+    # -- commands -----------------------------------------------------------
+
+    def _start(self, argument: str) -> list[str]:
+        size = int(argument)
+        if not 5 <= size <= 26:
+            return [f"ERROR unsupported board size {size} (5 to 26 supported)"]
+        self.board = Board(size, self.settings.rule)
+        return ["OK"]
+
+    def _rectstart(self, argument: str) -> list[str]:
+        width, _, height = argument.partition(",")
+        if int(width) != int(height):
+            return ["ERROR only square boards are supported"]
+        return self._start(width)
+
+    def _restart(self, _: str) -> list[str]:
+        board = self._need_board()
+        self.board = Board(board.size, self.settings.rule)
+        return ["OK"]
+
+    def _info(self, argument: str) -> list[str]:
+        key, _, value = argument.partition(" ")
+        key = key.lower()
+        value = value.strip()
+        settings = self.settings
+        if key == "timeout_turn":
+            settings.timeout_turn_ms = int(value)
+        elif key == "timeout_match":
+            settings.timeout_match_ms = int(value)
+        elif key == "time_left":
+            settings.time_left_ms = int(value)
+        elif key == "max_memory":
+            settings.max_memory = int(value)
+        elif key == "rule":
+            settings.rule = rule_from_info(int(value))
+            if self.board is not None and self.board.rule is not settings.rule:
+                self.board = self._rebuilt(self.board, settings.rule)
+        else:
+            settings.extra[key] = value
+        return []
+
+    def _begin(self, _: str) -> list[str]:
+        board = self._need_board()
+        if len(board):
+            return ["ERROR BEGIN on a board that has stones"]
+        return self._move()
+
+    def _turn(self, argument: str) -> list[str]:
+        board = self._need_board()
+        board.play(self._point(argument))
+        return self._move()
+
+    def _board(self, _: str) -> list[str]:
+        self._need_board()
+        self._board_lines = []
+        return []
+
+    def _board_line(self, text: str) -> list[str]:
+        assert self._board_lines is not None
+        if text.upper() == "DONE":
+            stones, self._board_lines = self._board_lines, None
+            try:
+                self._load(stones)
+            except (ValueError, IllegalMoveError) as error:
+                return [f"ERROR BOARD: {error}"]
+            return self._move()
+        parts = text.split(",")
+        if len(parts) != 3:
+            self._board_lines = None
+            return [f"ERROR BOARD: {text!r} is not a line like 7,7,1"]
+        try:
+            point = self._point(",".join(parts[:2]))
+            owner = int(parts[2])
+        except ValueError as error:
+            self._board_lines = None
+            return [f"ERROR BOARD: {error}"]
+        self._board_lines.append((point, owner))
+        return []
+
+    def _takeback(self, argument: str) -> list[str]:
+        board = self._need_board()
+        point = self._point(argument)
+        if board.last_move == point:
+            board.undo(1)
+            return ["OK"]
+        if board[point] is None:
+            return [f"ERROR TAKEBACK: no stone on {argument}"]
+        moves = [p for p in board.moves if p != point]
+        black, white = moves[0::2], moves[1::2]
+        self.board = board_from_stones(board.size, board.rule, black, white)
+        return ["OK"]
+
+    def _end(self, _: str) -> list[str]:
+        self.finished = True
+        return []
+
+    # -- helpers ------------------------------------------------------------
+
+    def _need_board(self) -> Board:
+        if self.board is None:
+            raise ValueError("no board yet: send START first")
+        return self.board
+
+    def _point(self, text: str) -> Point:
+        board = self._need_board()
+        parts = text.split(",")
+        try:
+            x, y = (int(part) for part in parts)
+        except ValueError:
+            raise NotationError(f"{text!r} is not a point like 7,7") from None
+        if not (0 <= x < board.size and 0 <= y < board.size):
+            raise NotationError(f"{x},{y} is off a {board.size}x{board.size} board")
+        return Point(x, y)
+
+    def _load(self, stones: list[tuple[Point, int]]) -> None:
+        board = self._need_board()
+        own = [p for p, owner in stones if owner == 1]
+        theirs = [p for p, owner in stones if owner != 1]
+        if len(own) == len(theirs):
+            black, white = own, theirs  # we are to move with as many stones: Black
+        elif len(theirs) == len(own) + 1:
+            black, white = theirs, own
+        else:
+            raise ValueError(f"{len(own)} own and {len(theirs)} opponent stones cannot be a game")
+        self.board = board_from_stones(board.size, self.settings.rule, black, white)
+
+    def _rebuilt(self, board: Board, rule: Rule) -> Board:
+        moves = board.moves
+        return board_from_stones(board.size, rule, moves[0::2], moves[1::2])
+
+    def move_time(self) -> tuple[float, float | None]:
+        """(seconds for this move, seconds left in the game or None)."""
+        settings = self.settings
+        turn_ms = settings.timeout_turn_ms
+        turn = FAST_MOVE_S if turn_ms <= 0 else max(0.01, turn_ms / 1000 - REPLY_MARGIN_S)
+        left = None
+        if settings.time_left_ms is not None and settings.timeout_match_ms > 0:
+            left = max(0.01, settings.time_left_ms / 1000 - REPLY_MARGIN_S)
+        return turn, left
+
+    def _move(self) -> list[str]:
+        board = self._need_board()
+        if board.is_over():
+            return ["ERROR the game is over"]
+        turn, left = self.move_time()
+        result = think(
+            board, level=self.level, time_limit=turn, time_left=left, clock=self.clock, rng=self.rng
+        )
+        board.play(result.best)
+        lines = []
+        if self.verbose:
+            lines.append(
+                f"MESSAGE depth {result.depth} score {result.score} nodes {result.nodes}"
+                f" time {result.elapsed:.3f}s"
+            )
+        lines.append(f"{result.best.x},{result.best.y}")
+        return lines
