@@ -72,6 +72,8 @@ class SearchConfig:
     defend_vct: bool = False
     threat_eval: bool = True
     reductions: bool = True  # late-move reductions
+    vct_width: int = 12  # attacking moves a VCT node tries
+    leaf_vcf: int = 0  # VCF depth tried at the leaves of the alpha-beta search (0: none)
     vcf_time_share: float = 0.2
     vct_time_share: float = 0.15
     defence_time_share: float = 0.15  # each: finding the opponent's threat; checking answers
