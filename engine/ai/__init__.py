@@ -3,31 +3,34 @@
     >>> from engine import Board
     >>> from engine.ai import think, hint
     >>> result = think(Board.from_moves("h8 i9 h9"), level="master", time_limit=0.5)
-    >>> result.best, result.win_in  # a Point, and plies to a forced win or None
+    >>> result.best, result.win_in  # a Point, and own moves to a proven win or None
 
 Pure: no I/O and no threads. The clock is a parameter (``time.perf_counter`` by
 default) and is only read, so a caller can run the search under any timing.
-A search never runs past its budget: it checks the clock every 64
-nodes and answers with the best move of the last completed iteration (or one that
-the unfinished iteration has already proved better).
+A search never runs past its budget: it checks the clock every 256 nodes and
+answers with the best move of the last completed iteration (or one that the
+unfinished iteration has already proved better). The search runs in
+:mod:`engine.ai.core`, compiled when the install could build it
+(:func:`engine_info` says which).
 """
 
 from __future__ import annotations
 
 import random
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
 
+from engine.ai import backend
 from engine.ai.levels import LEVEL_NAMES, LEVELS, Level, get_level, human_move
-from engine.ai.position import Position
-from engine.ai.search import MATE_BOUND, WIN, Outcome, Searcher
-from engine.ai.table import table_for
-from engine.ai.threats import Budget
+from engine.ai.search import MATE_BOUND, REASONS, WIN, win_in
 from engine.board import Board
 from engine.errors import GameOverError
 from engine.notation import format_point
-from engine.types import Point
+from engine.types import Point, Rule
 
 __all__ = [
     "LEVELS",
@@ -37,9 +40,12 @@ __all__ = [
     "Level",
     "SearchResult",
     "analysis",
+    "engine_info",
+    "forget",
     "get_level",
     "hint",
     "move_budget",
+    "new_core",
     "think",
 ]
 
@@ -50,8 +56,9 @@ _SAFETY = 0.9  # share of the budget the search may use; the rest covers set-up 
 @dataclass(frozen=True)
 class SearchResult:
     """The AI's answer: the move, its score for the side to move (``WIN - n`` for a
-    forced win in ``n`` plies), the principal variation, plies to a forced win (or
-    None), the depth of the last completed iteration, nodes searched, seconds
+    win proven ``n`` plies ahead), the principal variation, ``win_in`` (the side to
+    move can force five in at most this many of its own moves, proven; None when no
+    win is proven), the depth of the last completed iteration, nodes searched, seconds
     spent, and why the move was chosen ("win", "block", "threat", "positional")."""
 
     best: Point
@@ -91,6 +98,46 @@ def move_budget(
     return max(0.0, budget)
 
 
+_RULE_CODES = {Rule.FREESTYLE: 0, Rule.STANDARD: 1, Rule.RENJU: 2}
+_CORES_KEPT = 3
+_cores: OrderedDict[tuple[int, Rule, str], Any] = OrderedDict()
+
+
+def new_core(board: Board, module: ModuleType | None = None) -> Any:
+    """A fresh :class:`engine.ai.core.Core` of ``module`` (default: the one in use, see
+    :mod:`engine.ai.backend`) holding ``board``'s position."""
+    core = (module or backend.CORE).Core(board.size, _RULE_CODES[board.rule])
+    core.set_moves([core.index(p.x, p.y) for p in board.moves])
+    return core
+
+
+def _core_for(board: Board, level: str) -> Any:
+    """A core (board and transposition table) for this size, rule and level, set to
+    ``board``'s position. Kept between calls, a few at a time: the next move's search
+    finds most of its tree already in the table. Weak levels never read a strong
+    level's table."""
+    key = (board.size, board.rule, level)
+    core = _cores.pop(key, None)
+    if core is None:
+        core = new_core(board)
+    else:
+        core.set_moves([core.index(p.x, p.y) for p in board.moves])
+    _cores[key] = core
+    while len(_cores) > _CORES_KEPT:
+        _cores.popitem(last=False)
+    return core
+
+
+def forget() -> None:
+    """Drop every kept core and its table (a test that wants a cold start)."""
+    _cores.clear()
+
+
+def engine_info() -> dict[str, str]:
+    """Which core runs (compiled or plain Python) and why: see :mod:`engine.ai.backend`."""
+    return backend.engine_info()
+
+
 def think(
     board: Board,
     *,
@@ -113,42 +160,44 @@ def think(
     chosen = get_level(level)
     rng = rng or random.Random()
     budget_s = move_budget(time_limit, time_left, len(board), board.size**2, chosen.max_time)
-    pos = Position.from_board(board)
+    core = _core_for(board, chosen.name)
     if chosen.search is None:
-        cell, reason = human_move(pos, chosen, rng)
-        point = pos.point(cell)
+        cell, reason = human_move(core, chosen, rng)
+        point = Point(*core.point(cell))
         win = 1 if reason == "win" else None
         score = WIN - 1 if win else 0
         return SearchResult(point, score, [point], win, 1, 1, clock() - start, reason)
-    budget = Budget(clock, start + budget_s * _SAFETY, node_limit)
-    table = table_for((board.size, board.rule, chosen.name))
-    outcome = Searcher(pos, chosen.search, budget, table).run(start)
-    if chosen.noise and outcome.root_scores and outcome.win_in is None:
-        outcome = _with_noise(outcome, chosen.noise, rng)
+    deadline = start + budget_s * _SAFETY
+    best, score, pv, plies, depth, reason, scores = core.search(
+        chosen.search, start, deadline, node_limit or 0, clock
+    )
+    nodes = core.nodes
+    if chosen.noise and scores and not plies:
+        best, score, pv = _with_noise(best, score, pv, dict(scores), chosen.noise, rng)
     return SearchResult(
-        best=pos.point(outcome.best),
-        score=outcome.score,
-        pv=[pos.point(i) for i in outcome.pv],
-        win_in=outcome.win_in,
-        depth=outcome.depth,
-        nodes=budget.nodes,
+        best=Point(*core.point(best)),
+        score=score,
+        pv=[Point(*core.point(i)) for i in pv],
+        win_in=win_in(plies),
+        depth=depth,
+        nodes=nodes,
         elapsed=clock() - start,
-        reason=outcome.reason,
+        reason=REASONS[reason],
     )
 
 
-def _with_noise(outcome: Outcome, noise: int, rng: random.Random) -> Outcome:
+def _with_noise(
+    best: int, score: int, pv: list[int], scores: dict[int, int], noise: int, rng: random.Random
+) -> tuple[int, int, list[int]]:
     """Pick at random among root moves scored within ``noise`` of the best (never
     one that is known to lose)."""
-    best = outcome.score
-    close = [m for m, s in outcome.root_scores.items() if s >= best - noise and s > -MATE_BOUND]
+    close = [m for m, s in scores.items() if s >= score - noise and s > -MATE_BOUND]
     if not close:
-        return outcome
+        return best, score, pv
     move = rng.choice(sorted(close))
-    if move == outcome.best:
-        return outcome
-    score = outcome.root_scores[move]
-    return Outcome(move, score, [move], None, outcome.depth, outcome.reason, outcome.nodes)
+    if move == best:
+        return best, score, pv
+    return move, scores[move], [move]
 
 
 def hint(

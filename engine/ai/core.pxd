@@ -80,6 +80,7 @@ cdef class Core:
     cpdef list candidates(self)
 
     cpdef bint is_empty(self, int i) noexcept
+    cpdef int near_of(self, int i) noexcept
     cpdef bint is_forbidden(self, int i) noexcept
     cpdef bint legal_for(self, int c, int i) noexcept
 

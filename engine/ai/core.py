@@ -403,6 +403,14 @@ class Core:
     def is_empty(self, i: int) -> bool:
         return self.cells[i] == EMPTY
 
+    def near_of(self, i: int) -> int:
+        """How many stones lie within two steps of ``i`` along its lines."""
+        return self.near[i]
+
+    def on_board(self) -> list[int]:
+        """Every cell of the board, in index order."""
+        return [self.board[n] for n in range(self.ncells)]
+
     # -- renju ----------------------------------------------------------------
 
     def is_forbidden(self, i: int) -> bool:

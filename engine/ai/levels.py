@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import Any
 
 from engine.ai import patterns as pt
-from engine.ai.position import Position
 from engine.ai.search import SearchConfig
-from engine.ai.threats import flex_four_cell, legal_for
 
 
 @dataclass(frozen=True)
@@ -85,47 +84,47 @@ def get_level(level: Level | str) -> Level:
         ) from None
 
 
-def human_move(pos: Position, level: Level, rng: random.Random) -> tuple[int, str]:
-    """A one-move-deep choice by shape, with the level's blind spots: it completes
-    a five, blocks a four (unless it misses it), plays a winning four-three or open
-    four of its own, answers an open three (unless it misses them), and otherwise
-    plays the best-looking shape near the stones, with some randomness.
+def human_move(core: Any, level: Level, rng: random.Random) -> tuple[int, str]:
+    """A one-move-deep choice by shape on ``core`` (an :class:`engine.ai.core.Core`),
+    with the level's blind spots: it completes a five, blocks a four (unless it misses
+    it), plays a winning four-three or open four of its own, answers an open three
+    (unless it misses them), and otherwise plays the best-looking shape near the
+    stones, with some randomness.
 
     Returns the cell and why it was chosen ("win", "block", "threat", "positional")."""
-    me = pos.side
+    me = core.side()
     opp = 3 - me
-    five = pos.first_with_class(me, pt.K_FIVE)
+    five = core.first_with_class(me, pt.K_FIVE)
     if five >= 0:
-        return five, "win"
+        return int(five), "win"
     blind: set[int] = set()  # the opponent's threat points this player overlooks
-    their_fives = [i for i in pos.cells_with_class(opp, pt.K_FIVE) if legal_for(pos, me, i)]
+    their_fives = [i for i in core.cells_with_class(opp, pt.K_FIVE) if core.legal_for(me, i)]
     if their_fives:
         if rng.random() >= level.miss_four:
             return their_fives[0], "block"
         blind.update(their_fives)
     if rng.random() >= level.miss_three:
-        attack = [i for i in pos.cells_with_class(me, pt.K_FOUR_THREE) if legal_for(pos, me, i)]
+        attack = [i for i in core.cells_with_class(me, pt.K_FOUR_THREE) if core.legal_for(me, i)]
         if attack:
-            return max(attack, key=lambda i: (pos.cls[me][i], pos.value(me, i))), "threat"
-    if flex_four_cell(pos, opp) >= 0:
-        defences = set(pos.cells_with_class(opp, pt.K_FOUR)) | set(
-            pos.cells_with_class(me, pt.K_FOUR)
-        )
-        legal = [i for i in defences if legal_for(pos, me, i)]
+            best = max(attack, key=lambda i: (core.class_of(me, i), core.value_of(me, i)))
+            return best, "threat"
+    if core.flex_four_cell(opp) >= 0:
+        defences = set(core.cells_with_class(opp, pt.K_FOUR))
+        defences |= set(core.cells_with_class(me, pt.K_FOUR))
+        legal = sorted(i for i in defences if core.legal_for(me, i))
         if legal and rng.random() >= level.miss_three:
-            return max(legal, key=lambda i: pos.value(opp, i) + rng.random()), "block"
-        blind.update(pos.cells_with_class(opp, pt.K_FOUR))
-    near = pos.near
+            return max(legal, key=lambda i: core.value_of(opp, i) + rng.random()), "block"
+        blind.update(core.cells_with_class(opp, pt.K_FOUR))
     scored = []
-    for i in pos.candidates():
-        if not legal_for(pos, me, i):
+    for i in core.candidates():
+        if not core.legal_for(me, i):
             continue
-        defence = 0 if i in blind else pos.value(opp, i)
-        shape = level.attack * pos.value(me, i) + defence + 4 * near[i]
+        defence = 0 if i in blind else core.value_of(opp, i)
+        shape = level.attack * core.value_of(me, i) + defence + 4 * core.near_of(i)
         scored.append((shape + rng.uniform(0, level.noise), i))
     if not scored:
-        legal = [i for i in pos.on_board if pos.is_legal(i)]
+        legal = [i for i in core.on_board() if core.is_empty(i) and core.legal_for(me, i)]
         return rng.choice(legal), "positional"
     _, best = max(scored)
-    reason = "threat" if pos.cls[me][best] >= pt.K_THREE else "positional"
+    reason = "threat" if core.class_of(me, best) >= pt.K_THREE else "positional"
     return best, reason
