@@ -34,7 +34,8 @@ Z95 = 1.959964
 @dataclass(frozen=True)
 class GameResult:
     """One game: which engine ("A"/"B") was Black, the winner ("A", "B" or None
-    for a draw), why it ended, the moves, and each engine's move times."""
+    for a draw), why it ended, the moves, each engine's move times and, per move,
+    the time it was allowed (the turn time, or less when its game clock had less)."""
 
     opening: int
     black: str
@@ -42,6 +43,7 @@ class GameResult:
     reason: str
     moves: list[Point]
     times: dict[str, list[float]]
+    allowed: dict[str, list[float]] = field(default_factory=dict)
 
 
 @dataclass
@@ -71,6 +73,16 @@ class MatchResult:
 
     def move_times(self, engine: str) -> list[float]:
         return [t for game in self.games for t in game.times.get(engine, [])]
+
+    def max_overrun(self, engine: str) -> float:
+        """The most seconds a move of ``engine`` took beyond the time it was allowed
+        (negative: every move came in under its limit by at least that much)."""
+        overruns = [
+            t - a
+            for game in self.games
+            for t, a in zip(game.times.get(engine, []), game.allowed.get(engine, []), strict=False)
+        ]
+        return max(overruns, default=0.0)
 
 
 def elo(score: float) -> float:
@@ -151,12 +163,17 @@ async def play_game(
     rule: Rule,
     turn_ms: int,
     tolerance_ms: int,
+    match_ms: int = 0,
 ) -> GameResult:
-    """One refereed game; ``black`` names the seat ("A"/"B") that plays Black."""
+    """One refereed game; ``black`` names the seat ("A"/"B") that plays Black. With
+    ``match_ms`` each side also has a game clock of that many milliseconds: the brain
+    is told its ``time_left`` before every move, and loses when it runs out."""
     white = "B" if black == "A" else "A"
     label = {Color.BLACK: black, Color.WHITE: white}
     board = Board(size, rule)
     times: dict[str, list[float]] = {"A": [], "B": []}
+    allowed: dict[str, list[float]] = {"A": [], "B": []}
+    left = {"A": float(match_ms), "B": float(match_ms)}
     for point in opening:
         board.play(point)
     brains: dict[str, Brain] = {}
@@ -168,11 +185,14 @@ async def play_game(
             other = white if name == black else black
             return GameResult(number, black, other, f"{name} failed to start: {error}", [], times)
     seen = {"A": False, "B": False}
-    timeout = (turn_ms + tolerance_ms) / 1000
     while not board.is_over():
         mover = label[board.turn]
         brain = brains[mover]
+        limit_ms = min(turn_ms, left[mover]) if match_ms else turn_ms
+        timeout = (limit_ms + tolerance_ms) / 1000
         try:
+            if match_ms:
+                await brain.info(time_left=int(left[mover]))
             if seen[mover]:
                 point = await brain.turn(board.last_move or Point(0, 0), limit=timeout)
             elif len(board) == 0:
@@ -185,26 +205,37 @@ async def play_game(
                 point = await brain.board(stones, limit=timeout)
             seen[mover] = True
             times[mover].append(brain.last_elapsed)
+            allowed[mover].append(limit_ms / 1000)
+            if match_ms:
+                left[mover] -= brain.last_elapsed * 1000
+                if left[mover] < -tolerance_ms:
+                    return _loss(number, black, mover, "out of time", board, times, allowed)
             board.play(point)
         except BrainTimeout as error:
             await seats[mover].discard()
-            return _loss(number, black, mover, f"timeout: {error}", board, times)
+            return _loss(number, black, mover, f"timeout: {error}", board, times, allowed)
         except BrainError as error:
             await seats[mover].discard()
-            return _loss(number, black, mover, f"crash: {error}", board, times)
+            return _loss(number, black, mover, f"crash: {error}", board, times, allowed)
         except IllegalMoveError as error:
-            return _loss(number, black, mover, f"illegal move: {error}", board, times)
+            return _loss(number, black, mover, f"illegal move: {error}", board, times, allowed)
     result = board.result
     assert result is not None
     winner = None if result.winner is None else label[result.winner]
-    return GameResult(number, black, winner, str(result.reason), board.moves, times)
+    return GameResult(number, black, winner, str(result.reason), board.moves, times, allowed)
 
 
 def _loss(
-    number: int, black: str, loser: str, reason: str, board: Board, times: dict[str, list[float]]
+    number: int,
+    black: str,
+    loser: str,
+    reason: str,
+    board: Board,
+    times: dict[str, list[float]],
+    allowed: dict[str, list[float]],
 ) -> GameResult:
     winner = "B" if loser == "A" else "A"
-    return GameResult(number, black, winner, f"{loser} {reason}", board.moves, times)
+    return GameResult(number, black, winner, f"{loser} {reason}", board.moves, times, allowed)
 
 
 async def run_match(
@@ -217,13 +248,15 @@ async def run_match(
     size: int = 15,
     turn_ms: int = 1000,
     tolerance_ms: int = 1000,
+    match_ms: int = 0,
     jobs: int = 1,
     on_game: Callable[[GameResult], None] | None = None,
 ) -> MatchResult:
-    """Play ``games`` games: opening ``k // 2`` (cycling) with A as Black when ``k`` is even."""
+    """Play ``games`` games: opening ``k // 2`` (cycling) with A as Black when ``k`` is even.
+    ``match_ms`` > 0 gives each side a game clock of that length (``timeout_match``)."""
     if not openings:
         openings = [[]]
-    settings = {"timeout_turn": turn_ms, "timeout_match": 0, "rule": _RULE_INFO[rule]}
+    settings = {"timeout_turn": turn_ms, "timeout_match": match_ms, "rule": _RULE_INFO[rule]}
     queue: asyncio.Queue[int] = asyncio.Queue()
     for k in range(games):
         queue.put_nowait(k)
@@ -247,6 +280,7 @@ async def run_match(
                     rule=rule,
                     turn_ms=turn_ms,
                     tolerance_ms=tolerance_ms,
+                    match_ms=match_ms,
                 )
                 result.games.append(game)
                 for seat in seats.values():
@@ -281,7 +315,8 @@ def format_table(result: MatchResult, engine_a: str, engine_b: str) -> str:
         if times:
             lines.append(
                 f"{name} time per move: average {sum(times) / len(times):.3f} s,"
-                f" max {max(times):.3f} s over {len(times)} moves"
+                f" max {max(times):.3f} s over {len(times)} moves,"
+                f" largest overrun {1000 * result.max_overrun(name):+.0f} ms"
             )
     failures = [g for g in result.games if g.reason.startswith(("A ", "B "))]
     for game in failures:
@@ -341,6 +376,9 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         default=1000,
         help="lateness allowed beyond --turn-ms",
     )
+    parser.add_argument(
+        "--match-ms", type=count(0), default=0, help="each side's game clock (ms; default: none)"
+    )
     parser.add_argument("--jobs", type=count(1), default=1, help="games played at once")
     parser.add_argument("--quiet", action="store_true", help="no line per game")
     parser.set_defaults(run=run)
@@ -376,6 +414,7 @@ def run(args: argparse.Namespace) -> int:
             size=args.size,
             turn_ms=args.turn_ms,
             tolerance_ms=args.tolerance_ms,
+            match_ms=args.match_ms,
             jobs=args.jobs,
             on_game=progress,
         )
