@@ -26,6 +26,7 @@ from typing import Any
 from client.play_cli import add_play_parser, add_review_parser
 from client.usage import OptionError
 from engine.ai import analysis as ai_analysis
+from engine.ai import engine_info
 from engine.analysis import analyze, sorted_points
 from engine.board import Board
 from engine.errors import NotationError, RecordError
@@ -74,12 +75,21 @@ def _add_analyze(subparsers: Subparsers) -> None:
         type=seconds(),
         metavar="SECONDS",
         help="with --json: let the AI think this long and add its best move, score, "
-        "principal variation (pv) and win_in (plies to a forced win, or null)",
+        "principal variation (pv) and win_in (own moves to a proven win, or null)",
+    )
+    parser.add_argument(
+        "--engine-info",
+        action="store_true",
+        help="say which AI core runs (compiled or plain Python) and why, and exit",
     )
     parser.set_defaults(run=_run_analyze)
 
 
 def _run_analyze(args: argparse.Namespace) -> int:
+    if args.engine_info:
+        info = engine_info()
+        print(json.dumps(info) if args.json else "\n".join(f"{k}: {v}" for k, v in info.items()))
+        return EXIT_OK
     try:
         record = parse_move_list(args.moves, size=args.size, rule=Rule(args.rule))
         board = record.board()

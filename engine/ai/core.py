@@ -101,7 +101,7 @@ _MASK64 = (1 << 64) - 1
 def _zobrist(cells: int) -> array[int]:
     """Stone keys by ``colour * cells + cell``: fixed, so hashes repeat between runs."""
     rng = random.Random(0x5EED19)
-    keys = array("Q", [0] * (3 * cells))
+    keys = array("Q", [0]) * (3 * cells)
     for n in range(cells, 3 * cells):
         keys[n] = rng.getrandbits(64)
     return keys
@@ -128,8 +128,8 @@ class Core:
         self.suspect = array("B", pt.SUSPECT)
         # Neighbours of a cell along each direction and the weight of the slot in which
         # the neighbour sees that cell: nb_off[di * 10 + j], nb_w[di * 10 + j].
-        self.nb_off = array("i", [0] * 40)
-        self.nb_w = array("i", [0] * 40)
+        self.nb_off = array("i", [0]) * 40
+        self.nb_w = array("i", [0]) * 40
         for di in range(4):
             j = 0
             for k in (-5, -4, -3, -2, -1, 1, 2, 3, 4, 5):
@@ -137,8 +137,8 @@ class Core:
                 self.nb_w[di * 10 + j] = pt.POW3[_SLOT[-k]]
                 j += 1
         self.near_off = array("i", [k * d for d in self.dirs for k in (-2, -1, 1, 2)])
-        self.cells = array("B", [WALL] * T)
-        self.board = array("i", [0] * (size * size))
+        self.cells = array("B", [WALL]) * T
+        self.board = array("i", [0]) * (size * size)
         n = 0
         for y in range(size):
             for x in range(size):
@@ -147,14 +147,14 @@ class Core:
                 self.board[n] = i
                 n += 1
         self.ncells = size * size
-        self.key = array("i", [0] * (12 * T))  # key[(c * 4 + di) * T + i], c = 1, 2
-        self.pat = array("B", [0] * (12 * T))
-        self.cls = array("B", [0] * (3 * T))  # cls[c * T + i]
-        self.val = array("i", [0] * (3 * T))
-        self.count = array("i", [0] * 24)  # count[c * 8 + k]: empty cells of class k
-        self.tot = array("q", [0] * 3)
-        self.near = array("i", [0] * T)
-        self.stones = array("i", [0] * (size * size + 1))
+        self.key = array("i", [0]) * (12 * T)  # key[(c * 4 + di) * T + i], c = 1, 2
+        self.pat = array("B", [0]) * (12 * T)
+        self.cls = array("B", [0]) * (3 * T)  # cls[c * T + i]
+        self.val = array("i", [0]) * (3 * T)
+        self.count = array("i", [0]) * 24  # count[c * 8 + k]: empty cells of class k
+        self.tot = array("q", [0]) * 3
+        self.near = array("i", [0]) * T
+        self.stones = array("i", [0]) * (size * size + 1)
         self.nstones = 0
         self.passes = 0
         self.hash = 0
@@ -163,21 +163,21 @@ class Core:
         self._init_keys()
         # Search state.
         self.tt_mask = (1 << tt_bits) - 1
-        self.tt_key = array("Q", [0] * (1 << tt_bits))
-        self.tt_val = array("q", [0] * (1 << tt_bits))
+        self.tt_key = array("Q", [0]) * (1 << tt_bits)
+        self.tt_val = array("q", [0]) * (1 << tt_bits)
         self.memo_mask = (1 << MEMO_BITS) - 1
-        self.vcf_key = array("Q", [0] * (1 << MEMO_BITS))
-        self.vcf_depth = array("i", [-1] * (1 << MEMO_BITS))
-        self.vct_key = array("Q", [0] * (1 << MEMO_BITS))
-        self.vct_depth = array("i", [-1] * (1 << MEMO_BITS))
-        self.mv = array("i", [0] * (MAX_PLY * MOVE_CAP))
-        self.mk = array("q", [0] * (MAX_PLY * MOVE_CAP))
-        self.vmv = array("i", [0] * (VPLY * MOVE_CAP))
-        self.vmk = array("q", [0] * (VPLY * MOVE_CAP))
-        self.line = array("i", [0] * (VPLY * LINE_CAP))
-        self.line_len = array("i", [0] * VPLY)
-        self.killers = array("i", [-1] * (2 * MAX_PLY))
-        self.mark = array("i", [0] * T)
+        self.vcf_key = array("Q", [0]) * (1 << MEMO_BITS)
+        self.vcf_depth = array("i", [-1]) * (1 << MEMO_BITS)
+        self.vct_key = array("Q", [0]) * (1 << MEMO_BITS)
+        self.vct_depth = array("i", [-1]) * (1 << MEMO_BITS)
+        self.mv = array("i", [0]) * (MAX_PLY * MOVE_CAP)
+        self.mk = array("q", [0]) * (MAX_PLY * MOVE_CAP)
+        self.vmv = array("i", [0]) * (VPLY * MOVE_CAP)
+        self.vmk = array("q", [0]) * (VPLY * MOVE_CAP)
+        self.line = array("i", [0]) * (VPLY * LINE_CAP)
+        self.line_len = array("i", [0]) * VPLY
+        self.killers = array("i", [-1]) * (2 * MAX_PLY)
+        self.mark = array("i", [0]) * T
         self.nodes = 0
         self.node_cap = 1 << 62
         self.stop_at = float("inf")
@@ -531,12 +531,13 @@ class Core:
                 hi += d
             ok = (
                 (hi - lo) // d == 3
+                and (lo - r) * (hi - r) <= 0
                 and self._five_with(i, lo - d, d)
                 and self._five_with(i, hi + d, d)
             )
             self.cells[r] = EMPTY
             if ok and strict:
-                ok = not self._makes_five(r) and self.foul(r) == 0
+                ok = self.foul(r) == 0  # as engine.renju today (issue 20 will add: no five)
             if ok:
                 found += 1
         return found
