@@ -8,6 +8,13 @@ TURN passes the opponent's move and asks for ours, BOARD ... DONE passes a
 whole position (``x,y,field``: 1 own stone, 2 opponent's, 3 a winning-line
 continuation, counted as the opponent's) and asks for a move, TAKEBACK removes
 a stone, RESTART clears the board, ABOUT describes the brain, END quits.
+
+SWAP2BOARD (Gomocup's swap2 extension) passes the opening stones so far (``x,y``
+lines, Black first, then DONE): with none the brain answers its three opening
+stones (``x,y x,y x,y``); with three it answers ``SWAP`` (it takes Black), one move
+(it takes White and plays the fourth stone) or two (it places the fourth and fifth
+and lets the opponent choose); with five, ``SWAP`` or the sixth stone. The choices
+come from :mod:`engine.ai.swap2`.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine import Board, IllegalMoveError, NotationError, Point, Rule
-from engine.ai import get_level, think
+from engine.ai import get_level, swap2, think
 from engine.ai.levels import Level
 
 ABOUT = 'name="gomoku-arena", version="0.1.0", author="Gomoku Arena", country="-"'
@@ -85,6 +92,7 @@ class BrainSession:
         self.board: Board | None = None
         self.finished = False
         self._board_lines: list[tuple[Point, int]] | None = None
+        self._swap2_lines: list[Point] | None = None
 
     # -- feeding ------------------------------------------------------------
 
@@ -92,6 +100,8 @@ class BrainSession:
         text = line.strip()
         if self._board_lines is not None:
             return self._board_line(text)
+        if self._swap2_lines is not None:
+            return self._swap2_line(text)
         if not text:
             return []
         command, _, argument = text.partition(" ")
@@ -112,6 +122,7 @@ class BrainSession:
             "BEGIN": self._begin,
             "TURN": self._turn,
             "BOARD": self._board,
+            "SWAP2BOARD": self._swap2board,
             "TAKEBACK": self._takeback,
             "ABOUT": lambda _: [ABOUT],
             "END": self._end,
@@ -195,6 +206,48 @@ class BrainSession:
             return [f"ERROR BOARD: {error}"]
         self._board_lines.append((point, owner))
         return []
+
+    def _swap2board(self, _: str) -> list[str]:
+        self._need_board()
+        self._swap2_lines = []
+        return []
+
+    def _swap2_line(self, text: str) -> list[str]:
+        assert self._swap2_lines is not None
+        if text.upper() != "DONE":
+            try:
+                self._swap2_lines.append(self._point(text))
+            except ValueError as error:
+                self._swap2_lines = None
+                return [f"ERROR SWAP2BOARD: {error}"]
+            return []
+        stones, self._swap2_lines = self._swap2_lines, None
+        board = self._need_board()
+        try:
+            opening = board_from_stones(board.size, self.settings.rule, stones[0::2], stones[1::2])
+        except (ValueError, IllegalMoveError) as error:
+            return [f"ERROR SWAP2BOARD: {error}"]
+        budget, _ = self.move_time()
+        if len(stones) == 0:
+            placed = swap2.opening(opening, self.rng, budget_s=budget)
+        elif len(stones) in (3, 5):
+            decision = (
+                swap2.after_three(opening, self.rng, budget_s=budget)
+                if len(stones) == 3
+                else swap2.after_five(opening, budget_s=budget)
+            )
+            if decision.choice == "black":
+                self.board = opening
+                return ["SWAP"]
+            placed = list(decision.stones)
+            if decision.move is not None:
+                placed.append(decision.move)
+        else:
+            return [f"ERROR SWAP2BOARD: {len(stones)} stones (0, 3 or 5 expected)"]
+        for point in placed:
+            opening.play(point)
+        self.board = opening
+        return [" ".join(f"{p.x},{p.y}" for p in placed)]
 
     def _takeback(self, argument: str) -> list[str]:
         board = self._need_board()

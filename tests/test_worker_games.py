@@ -13,9 +13,11 @@ from engine import Board, Color, Rule, parse_point
 from protocol import messages as m
 from protocol.events import (
     Answered,
+    Chose,
     GameOver,
     GameStarted,
     Moved,
+    OpeningPhase,
     PlayerJoined,
     Rematch,
     Undone,
@@ -291,3 +293,63 @@ async def test_ordinary_players_cannot_pose_as_workers(connect: Connect) -> None
     await seat.move(room, "h8")
     moved = await person.until_event(Moved)
     assert (moved.point, moved.color) == ("h8", "black")
+
+
+async def next_room_event(client: TestClient, room: str, *kinds: type) -> object:
+    """The next event of the room of one of ``kinds``, skipping other messages."""
+    while True:
+        message = await client.recv(30)
+        if (
+            isinstance(message, m.Event)
+            and message.room == room
+            and isinstance(message.event, kinds)
+        ):
+            return message.event
+
+
+async def test_ai_plays_both_swap2_roles_in_rooms(
+    connect: Connect, start_worker: StartWorker
+) -> None:
+    """As the second player, facing an even opening, the AI places two stones and lets
+    the opener choose; as the opener it places three stones and, after the person's
+    two, takes a colour (and plays the sixth stone if it takes White)."""
+    await start_worker(move_time_s=3.0)  # room for a full-strength swap2 judgement
+    # The AI is the second player (the person, in the black seat, is the opener).
+    client, person = await room_with_ai(connect, "master", seat="black", opening="swap2")
+    room = person.room
+    for point in ("h8", "i8", "i7"):  # an even shape (see tests/test_ai_swap2.py)
+        await client.move(room, point)
+    chose = await next_room_event(client, room, Chose)
+    assert isinstance(chose, Chose)
+    assert (chose.player != client.player, chose.choice) == (True, "place2")
+    placed = [await next_room_event(client, room, Moved) for _ in range(2)]
+    assert [e.color for e in placed if isinstance(e, Moved)] == ["white", "black"]
+    phase = await next_room_event(client, room, OpeningPhase)
+    assert isinstance(phase, OpeningPhase)
+    assert (phase.to_act, phase.phase) == (client.player, "choose")
+    await client.send(m.Choose(room=room, choice="black"))
+    sixth = await next_room_event(client, room, Moved)
+    assert isinstance(sixth, Moved)
+    assert sixth.color == "white"  # the AI's, as the person took Black
+    # The AI is the opener (it sits Black, the person White).
+    other, second = await room_with_ai(connect, "master", name="bo", seat="white", opening="swap2")
+    room = second.room
+    stones = [await next_room_event(other, room, Moved) for _ in range(3)]
+    assert [e.color for e in stones if isinstance(e, Moved)] == ["black", "white", "black"]
+    phase = await next_room_event(other, room, OpeningPhase)
+    assert isinstance(phase, OpeningPhase)
+    assert phase.to_act == other.player
+    await other.send(m.Choose(room=room, choice="place2"))
+    mine = await next_room_event(other, room, Chose)
+    assert isinstance(mine, Chose)
+    assert (mine.player, mine.choice) == (other.player, "place2")
+    for point in ("a1", "o15"):  # two stones that change nothing
+        await other.move(room, point)
+    chose = await next_room_event(other, room, Chose)
+    assert isinstance(chose, Chose)
+    assert chose.player != other.player
+    assert chose.choice in ("black", "white")
+    if chose.choice == "white":
+        sixth = await next_room_event(other, room, Moved)
+        assert isinstance(sixth, Moved)
+        assert (sixth.color, sixth.point) != ("white", "a1")

@@ -19,7 +19,8 @@ import itertools
 import logging
 import time
 from collections.abc import Coroutine
-from typing import Any, Protocol
+from concurrent.futures import BrokenExecutor
+from typing import Any, Protocol, cast
 
 import msgspec
 from websockets.asyncio.client import ClientConnection, connect
@@ -40,7 +41,7 @@ from worker.game import GameState
 from worker.judge import dead_draw, proven_lost
 from worker.pacer import SendPacer
 from worker.stats import WorkerStats
-from worker.thinker import Choice, Thinker
+from worker.thinker import Choice, Swap2Plan, Thinker
 from worker.timing import move_budget_ms
 
 log = logging.getLogger("gomoku.worker")
@@ -99,6 +100,8 @@ class SeatClient:
         self._wakeups: dict[str, asyncio.Event] = {}
         self._actors: dict[str, asyncio.Task[None]] = {}
         self._brains: dict[str, BrainPlayer] = {}
+        self._planned: dict[str, list[str]] = {}
+        """Per room: the swap2 stones the engine chose to place and has not placed yet."""
         self._moves_sent: dict[int, str] = {}
         self._ids = itertools.count(1)
         self._bad_move: set[str] = set()
@@ -464,7 +467,7 @@ class SeatClient:
             self._bad_move.discard(game.room)
             return _safe_move(game)
         if game.state == "opening":
-            opening = _opening_stone(game)
+            opening = await self._opening_stone(game, budget_ms)
             if opening is not None:
                 return opening
         if self.config.brain is not None and self.level not in LEVELS:
@@ -480,18 +483,48 @@ class SeatClient:
             game.rule, game.size, game.moves, self._engine_level(), budget_ms / 1000
         )
 
+    async def _opening_stone(self, game: GameState, budget_ms: int) -> Choice | None:
+        """The next swap2 stone this seat places: the opener's three, or the two of a
+        ``place2``, as the engine planned them (:mod:`engine.ai.swap2`); a fixed
+        balanced shape if the engine could not plan in time."""
+        planned = self._planned.get(game.room, [])
+        if not game.moves and not planned:
+            try:
+                plan = await self.owner.thinker.swap2(
+                    game.rule, game.size, game.moves, budget_ms / 1000
+                )
+                planned = self._planned[game.room] = list(plan.stones)
+            except (TimeoutError, BrokenExecutor):
+                log.warning("seat %s: no swap2 plan in time; a fixed shape", self.player)
+        while planned and planned[0] in game.moves:
+            planned.pop(0)  # placed already (a resend after a reconnect)
+        if planned:
+            return Choice(planned.pop(0), 0, None, "opening", 0.0)
+        return _opening_stone(game)
+
     async def _choose(self, game: GameState, budget_ms: int) -> SwapChoice:
-        """Take the colour the engine likes (White moves next after 3 or 5 stones)."""
+        """Take the colour that stands better, or (after three stones, in an even
+        position) place two more and let the opener choose: :mod:`engine.ai.swap2`."""
         assert game.swap2 is not None
-        options = [c for c in game.swap2.choices if c != "place2"]
-        level = self._engine_level()
-        if LEVELS[level].search is None:
-            level = CHOOSE_LEVEL
-        choice = await self.owner.thinker.move(
-            game.rule, game.size, game.moves, level, budget_ms / 1000
-        )
-        wanted: SwapChoice = "white" if choice.score >= 0 else "black"
-        return wanted if wanted in options or not options else options[0]
+        options = list(game.swap2.choices)
+        try:
+            plan = await self.owner.thinker.swap2(
+                game.rule, game.size, game.moves, budget_ms / 1000
+            )
+        except (TimeoutError, BrokenExecutor):
+            log.warning("seat %s: no swap2 decision in time; judging by one search", self.player)
+            level = self._engine_level()
+            if LEVELS[level].search is None:
+                level = CHOOSE_LEVEL
+            found = await self.owner.thinker.move(
+                game.rule, game.size, game.moves, level, budget_ms / 2000
+            )
+            plan = Swap2Plan("white" if found.score >= 0 else "black", [])
+        if plan.choice not in options:
+            plan = Swap2Plan(options[0] if options else "white", [])
+        if plan.choice == "place2":
+            self._planned[game.room] = list(plan.stones)
+        return cast(SwapChoice, plan.choice)
 
     def _report(self, room: str, text: str) -> None:
         """Tell the room (and the log) that the brain failed."""

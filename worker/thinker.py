@@ -21,13 +21,14 @@ import asyncio
 import logging
 import multiprocessing
 import os
+import random
 import threading
 import time
 from concurrent.futures import BrokenExecutor, ProcessPoolExecutor
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from engine import Board, Rule
-from engine.ai import think
+from engine.ai import swap2, think
 from protocol.convert import point_to_wire, points_from_wire
 
 if TYPE_CHECKING:
@@ -81,6 +82,30 @@ def search(rule: str, size: int, moves: list[str], level: str, deadline: float) 
     )
 
 
+class Swap2Plan(NamedTuple):
+    """The engine's swap2 decision (:mod:`engine.ai.swap2`): ``choice`` is "place" (the
+    opener's three stones), "black", "white" or "place2"; ``stones`` the stones to place
+    (wire points), for "place" and "place2"."""
+
+    choice: str
+    stones: list[str]
+
+
+def swap2_plan(rule: str, size: int, moves: list[str], budget_s: float) -> Swap2Plan:
+    """Runs in a pool process: the swap2 decision after ``moves`` (0, 3 or 5 stones)."""
+    board = board_from_wire(rule, size, moves)
+    rng = random.Random()
+    if not moves:
+        stones = swap2.opening(board, rng, budget_s=budget_s)
+        return Swap2Plan("place", [point_to_wire(p, size) for p in stones])
+    decision = (
+        swap2.after_three(board, rng, budget_s=budget_s)
+        if len(moves) == 3
+        else swap2.after_five(board, budget_s=budget_s)
+    )
+    return Swap2Plan(decision.choice, [point_to_wire(p, size) for p in decision.stones])
+
+
 PARENT_CHECK_S = 0.5
 """How often a pool process checks that the worker that started it still lives."""
 CLOSE_GRACE_S = 0.2
@@ -105,7 +130,7 @@ def _exit_with_parent(parent: int, stop: ProcessEvent) -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
-def _outcome_seen(future: asyncio.Future[Choice]) -> None:
+def _outcome_seen(future: asyncio.Future[Any]) -> None:
     """Mark a search's failure as seen: a caller cancelled mid-search (the worker is
     stopping) no longer awaits it, and asyncio would log it as never retrieved."""
     if not future.cancelled():
@@ -199,6 +224,17 @@ class Thinker:
             self._quick.shutdown(wait=False, cancel_futures=True)
             self._quick = self._new_pool(1)
             return search(rule, size, moves, level, 0.0)  # a few ms, this once
+
+    async def swap2(self, rule: str, size: int, moves: list[str], budget_s: float) -> Swap2Plan:
+        """The engine's swap2 decision after ``moves``, within about ``budget_s`` seconds
+        (None of the pool's fallbacks: a broken or late pool raises, and the seat then
+        falls back to a fixed shape or a plain choice)."""
+        loop = asyncio.get_running_loop()
+        pending = loop.run_in_executor(
+            self._pool, swap2_plan, rule, size, list(moves), max(0.05, budget_s * 0.7)
+        )
+        pending.add_done_callback(_outcome_seen)
+        return await asyncio.wait_for(asyncio.shield(pending), max(0.1, budget_s))
 
     def close(self, grace_s: float = CLOSE_GRACE_S) -> None:
         """Stop both pools and their processes (blocking; call it off the event loop).

@@ -103,10 +103,11 @@ _CORES_KEPT = 3
 _cores: OrderedDict[tuple[int, Rule, str], Any] = OrderedDict()
 
 
-def new_core(board: Board, module: ModuleType | None = None) -> Any:
+def new_core(board: Board, module: ModuleType | None = None, tt_bits: int = 20) -> Any:
     """A fresh :class:`engine.ai.core.Core` of ``module`` (default: the one in use, see
-    :mod:`engine.ai.backend`) holding ``board``'s position."""
-    core = (module or backend.CORE).Core(board.size, _RULE_CODES[board.rule])
+    :mod:`engine.ai.backend`) holding ``board``'s position, with a transposition table
+    of ``2 ** tt_bits`` entries (16 bytes each)."""
+    core = (module or backend.CORE).Core(board.size, _RULE_CODES[board.rule], tt_bits)
     core.set_moves([core.index(p.x, p.y) for p in board.moves])
     return core
 
