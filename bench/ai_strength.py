@@ -104,6 +104,7 @@ class SearchFigures:
     nodes_per_second: float
     median_depth: float
     moves: int
+    longest: float  # the longest thinking time the brain reported itself
 
 
 def search_figures(messages: list[str]) -> SearchFigures:
@@ -111,6 +112,7 @@ def search_figures(messages: list[str]) -> SearchFigures:
     the searched moves, from a brain's verbose MESSAGE lines."""
     nodes = 0
     seconds = 0.0
+    longest = 0.0
     depths: list[int] = []
     for line in messages:
         m = _FIGURES.search(line)
@@ -118,8 +120,10 @@ def search_figures(messages: list[str]) -> SearchFigures:
             depths.append(int(m.group(1)))
             nodes += int(m.group(3))
             seconds += float(m.group(4))
+            longest = max(longest, float(m.group(4)))
     nps = nodes / seconds if seconds else 0.0
-    return SearchFigures(nps, statistics.median(depths) if depths else 0.0, len(depths))
+    median = statistics.median(depths) if depths else 0.0
+    return SearchFigures(nps, median, len(depths), longest)
 
 
 def report(pairing: Pairing, result: MatchResult, wall: float) -> str:
@@ -140,7 +144,8 @@ def report(pairing: Pairing, result: MatchResult, wall: float) -> str:
         f"{'':34} A: {a.nodes_per_second:8.0f} nodes/s, median depth {a.median_depth:4.1f}"
         f" over {a.moves} searched moves;  B: {b.nodes_per_second:8.0f} nodes/s,"
         f" median depth {b.median_depth:4.1f}",
-        f"{'':34} A time/move avg {sum(times) / len(times):.3f} max {max(times):.3f} s,"
+        f"{'':34} A time/move avg {sum(times) / len(times):.3f} max {max(times):.3f} s"
+        f" (its own longest search {a.longest:.3f} s),"
         f" largest overrun {1000 * result.max_overrun('A'):+.0f} ms;"
         f" B largest overrun {1000 * result.max_overrun('B'):+.0f} ms;"
         f" forfeits {len(failures)}",

@@ -31,7 +31,7 @@ from engine.ai.levels import Level
 ABOUT = 'name="gomoku-arena", version="0.1.0", author="Gomoku Arena", country="-"'
 DEFAULT_TIMEOUT_TURN_MS = 30_000  # Piskvork's default when the manager sends none
 FAST_MOVE_S = 0.05  # timeout_turn 0 means "play as fast as possible"
-REPLY_MARGIN_S = 0.06  # kept back from every turn for start-up, parsing and the reply
+REPLY_MARGIN_S = 0.08  # kept back from every turn for start-up, parsing and the reply
 
 
 def rule_from_info(value: int) -> Rule:
