@@ -9,13 +9,16 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 
-# Wheels exist for every dependency (msgspec, websockets, redis, hiredis), so the
-# slim image needs no compiler. .dockerignore keeps .venv, .git and caches out.
+# Wheels exist for every dependency (msgspec, websockets, redis, hiredis); gcc is
+# installed only for the build, to compile the AI's core (engine/ai/core.py, with
+# Cython), and removed after it. .dockerignore keeps .venv, .git and caches out.
 COPY . .
 # Without Redis the server keeps players, ratings and games in its data file, in the
 # user's data directory: /app/.local/share/gomoku-arena (mount a volume there to keep
 # it beyond the container). With GOMOKU_REDIS_URL (as in docker-compose.yml) it is unused.
-RUN pip install ".[redis]" \
+RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev && pip install ".[redis]" \
+    && apt-get purge -y gcc libc6-dev && apt-get autoremove -y && rm -rf /var/lib/apt/lists/* \
+    && python -c "from engine.ai import engine_info; print(engine_info())" \
     && useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin gomoku \
     && install -d -o gomoku -g gomoku -m 0700 /app/.local /app/.local/share \
        /app/.local/share/gomoku-arena
