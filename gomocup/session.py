@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine import Board, IllegalMoveError, NotationError, Point, Rule
-from engine.ai import get_level, swap2, think
+from engine.ai import get_level, prepare, swap2, think
 from engine.ai.levels import Level
 
 ABOUT = 'name="gomoku-arena", version="0.1.0", author="Gomoku Arena", country="-"'
@@ -135,6 +135,7 @@ class BrainSession:
         if not 5 <= size <= 26:
             return [f"ERROR unsupported board size {size} (5 to 26 supported)"]
         self.board = Board(size, self.settings.rule)
+        prepare(size, self.settings.rule, self.level)
         return ["OK"]
 
     def _rectstart(self, argument: str) -> list[str]:
@@ -165,6 +166,8 @@ class BrainSession:
             settings.rule = rule_from_info(int(value))
             if self.board is not None and self.board.rule is not settings.rule:
                 self.board = self._rebuilt(self.board, settings.rule)
+            if self.board is not None:
+                prepare(self.board.size, settings.rule, self.level)
         else:
             settings.extra[key] = value
         return []

@@ -28,7 +28,7 @@ from concurrent.futures import BrokenExecutor, ProcessPoolExecutor
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from engine import Board, Rule
-from engine.ai import swap2, think
+from engine.ai import patterns, swap2, think
 from protocol.convert import point_to_wire, points_from_wire
 
 if TYPE_CHECKING:
@@ -139,6 +139,7 @@ def _outcome_seen(future: asyncio.Future[Any]) -> None:
 
 def warm_up() -> int:
     """Runs in a pool process once: import the engine and build its tables."""
+    patterns.line_table(True)  # the exactly-five tables of standard and renju
     think(Board.from_moves("h8 i9"), level="master", time_limit=0.05)
     think(Board.from_moves("h8 i9"), level="beginner", time_limit=0.05)
     return os.getpid()

@@ -46,6 +46,7 @@ __all__ = [
     "hint",
     "move_budget",
     "new_core",
+    "prepare",
     "think",
 ]
 
@@ -128,6 +129,13 @@ def _core_for(board: Board, level: str) -> Any:
     while len(_cores) > _CORES_KEPT:
         _cores.popitem(last=False)
     return core
+
+
+def prepare(size: int, rule: Rule, level: Level | str = "master") -> None:
+    """Build what a first search of ``level`` on this size and rule would build (the
+    pattern tables, a core and its table), so that the first move's clock is spent
+    searching. Cheap when it is already done."""
+    _core_for(Board(size, rule), get_level(level).name)
 
 
 def forget() -> None:

@@ -462,9 +462,9 @@ class Core:
 
     def foul(self, i: int) -> int:
         """Black's foul on the empty cell ``i``: 0 none, 1 double-three, 2 double-four,
-        3 overline (the rule of :mod:`engine.renju`: a five always wins; a three is a
-        line one stone from a straight four whose stone neither makes five nor is
-        itself forbidden)."""
+        3 overline (the rule of :mod:`engine.renju`, which the tests compare this with:
+        a five always wins; a three is a line one stone from a straight four whose
+        stone is not itself forbidden)."""
         self.cells[i] = BLACK
         over = False
         fours = 0
@@ -516,7 +516,7 @@ class Core:
     def _three_points(self, i: int, d: int, strict: int) -> int:
         """How many empty cells along ``d`` turn the line through the black cell ``i``
         into a straight four (both ends making exactly five). With ``strict``, only
-        cells whose stone does not make five elsewhere and is not itself a foul."""
+        cells whose stone is not itself a foul (the rule of :mod:`engine.renju`)."""
         found = 0
         for k in range(-3, 4):
             r = i + k * d
