@@ -15,10 +15,11 @@ distance from above; quiet attacking moves, which the solver does not try, could
 only make a win shorter.
 
 ``run`` gives each position to ``think`` (master, ``--time`` seconds) and counts:
-*found* (a win reported, with a first move after which the solver still proves the
-win within the remaining moves), *missed* (no win reported), *wrong length*
-(``win_in`` shorter than the solver's distance, where the solver cannot confirm
-the shorter win: a dishonest claim), and how many reported lengths are exact.
+*found* (a win reported; exact or longer than the solver's distance; its first move
+checked by the solver), *missed* (no win reported), *wrong length* (``win_in``
+shorter than the solver's distance: a claim the solver contradicts, unless a quiet
+move the solver does not try wins faster) and *wrong move* (a move after which the
+solver finds no win in time).
 """
 
 from __future__ import annotations
@@ -40,18 +41,28 @@ K_THREE, K_FOUR, K_FIVE = 1, 3, 7  # threat classes of engine.ai.patterns
 MAX_MOVES = 7  # own moves the collector looks for a win within
 
 
+class TooBig(Exception):
+    """The solver met its node limit (only ``run`` sets one, to check answers)."""
+
+
 class Solver:
     """Exhaustive threat-space proof search on one core (see the module docstring)."""
 
-    def __init__(self, core: Any) -> None:
+    def __init__(self, core: Any, node_limit: int | None = None) -> None:
         self.core = core
         self.memo: dict[tuple[int, int, int], bool] = {}
         self.nodes = 0
+        self.node_limit = node_limit
+
+    def _count(self) -> None:
+        self.nodes += 1
+        if self.node_limit is not None and self.nodes > self.node_limit:
+            raise TooBig
 
     def attack(self, n: int) -> bool:
         """The side to move forces five within ``n`` own moves."""
         core = self.core
-        self.nodes += 1
+        self._count()
         if n < 1:
             return False
         a = core.side()
@@ -92,7 +103,7 @@ class Solver:
         """The defender is to move; the attacker forces five within ``n`` own moves
         whatever it does."""
         core = self.core
-        self.nodes += 1
+        self._count()
         d = core.side()
         a = 3 - d
         if core.first_with_class(d, K_FIVE) >= 0:
@@ -194,31 +205,47 @@ def run(path: Path, seconds: float, limit: int | None) -> None:
         counts[outcome] += 1
         by_length[n][outcome] += 1
     print(f"{len(suite)} positions, {seconds} s a move, {time.perf_counter() - start:.0f} s")
-    for key in ("found exact", "found longer", "found shorter (proven)", "missed", "wrong length"):
-        print(f"  {key:24} {counts[key]}")
-    print(
-        "  by solver distance (own moves): "
-        + ", ".join(
-            f"{n}: {sum(c[k] for k in c if k.startswith('found'))}/{sum(c.values())}"
-            for n, c in sorted(by_length.items())
-        )
+    for key in OUTCOMES:
+        print(f"  {key:34} {counts[key]}")
+    found = ", ".join(
+        f"{n}: {sum(c[k] for k in c if k.startswith('found'))}/{sum(c.values())}"
+        for n, c in sorted(by_length.items())
     )
+    print(f"  found, by the solver's distance (own moves): {found}")
+
+
+OUTCOMES = (
+    "found exact",
+    "found longer",
+    "found, move not confirmed",
+    "missed",
+    "wrong length",
+    "wrong move",
+)
 
 
 def judge(board: Board, move: Any, win_in: int | None, n: int) -> str:
-    """Classify one answer against the solver's distance ``n``."""
+    """Classify one answer against the solver's distance ``n`` (own moves): *missed*
+    (no win reported), *wrong length* (``win_in`` shorter than ``n``), *wrong move*
+    (after the move the solver finds no win within ``win_in - 1`` more moves, where
+    ``win_in`` is within its reach), else *found* (exact or longer; the move is
+    checked with a node limit, and a claim longer than ``n + 1`` only against that
+    bound: "not confirmed" when the check did not settle it)."""
     if win_in is None:
         return "missed"
+    if win_in < n:
+        return "wrong length"
     after = board.copy()
     after.play(move)
-    solver = Solver(new_core(after))
     if after.is_over():
-        return "found exact" if win_in == 1 == n else "found longer"
-    proven = solver.defend(win_in - 1)
-    if win_in < n:
-        return "found shorter (proven)" if proven else "wrong length"
-    if not proven:
-        return "wrong length"  # a claim the solver cannot confirm after the move played
+        return "found exact" if n == 1 else "found longer"
+    reach = min(win_in, n + 1)  # a longer claim is checked against the shorter bound
+    try:
+        kept = Solver(new_core(after), node_limit=200_000).defend(reach - 1)
+    except TooBig:
+        return "found, move not confirmed"
+    if not kept:
+        return "wrong move" if win_in <= n + 1 else "found, move not confirmed"
     return "found exact" if win_in == n else "found longer"
 
 
