@@ -1125,7 +1125,9 @@ class Core:
         stops it; 0 or less: no node limit). The root, in this order: a five to make;
         a four to block; an open four to make; the side to move's own VCF, then VCT,
         each in its share of the time; the opponent's forced win as if we passed,
-        whose answers become the candidates; then iterative deepening."""
+        whose answers become the candidates; then iterative deepening. The own
+        threat searches deepen one attacking move at a time, so the line they find
+        is the shortest of their kind."""
         self.configure(config)
         self.clock = clock
         self.stop_at = deadline if clock is not None else float("inf")
@@ -1159,10 +1161,12 @@ class Core:
         total = deadline - start
         now = clock() if clock is not None else start
         for kind, depth, share in ((0, self.c_vcf, 0.2), (1, self.c_vct, 0.15)):
-            if depth <= 0:
-                continue
             limit = deadline if clock is None else min(deadline, now + total * share)
-            plies = self._bounded(kind, depth, limit, 0)
+            plies = 0
+            for d in range(1, depth + 1):  # deepening: the shortest line (memos keep it cheap)
+                plies = self._bounded(kind, d, limit, 0)
+                if plies or self.aborted or not self.bounded_done:
+                    break
             if self.aborted:
                 break
             if plies:
