@@ -178,8 +178,15 @@ def think(
         score = WIN - 1 if win else 0
         return SearchResult(point, score, [point], win, 1, 1, clock() - start, reason)
     deadline = start + budget_s * _SAFETY
+
+    def read_clock() -> float:
+        # A Python-level function on purpose: the compiled search holds the GIL and
+        # calls this every 256 nodes; running Python code here lets the interpreter hand
+        # the GIL to other threads (a worker process's stop watcher, for one).
+        return clock()
+
     best, score, pv, plies, depth, reason, scores = core.search(
-        chosen.search, start, deadline, node_limit or 0, clock
+        chosen.search, start, deadline, node_limit or 0, read_clock
     )
     nodes = core.nodes
     if chosen.noise and scores and not plies:
