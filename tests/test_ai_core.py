@@ -24,7 +24,6 @@ POSITIONS = (
     "h8 i7 i8 g8 j9 k10 h9 h10 g9",
     "h8 h9 i8 g8 i9 i10 j10 k11 g10 h11",
     "h8 g9 h9 h10 i8 f8 i11 d6 e7 i9 j8 k8 g10 j7 f11 e12 h11 g11 h5 h7 f9 e8 f12",
-    "h8 i8 h9 h10 i9 g7 j10 k11 j9 k9 g9 f9 i10",
     "h8 a15 i8 c15 j10 e15 j11 a13 b2",
 )
 DEPTH = 3
