@@ -40,7 +40,8 @@ def core_extension() -> list[Extension]:
         optional=True,  # a compiler that fails leaves the pure-Python core in place
     )
     try:
-        return list(cythonize([extension], quiet=True, compiler_directives=DIRECTIVES))
+        # force: a core.c left from an older core.py (a checkout, a rebase) is never reused
+        return list(cythonize([extension], quiet=True, force=True, compiler_directives=DIRECTIVES))
     except Exception as error:  # any Cython failure: install without the compiled core
         print(f"setup.py: Cython could not translate the AI core: {error}", file=sys.stderr)
         return []

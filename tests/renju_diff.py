@@ -149,7 +149,7 @@ def ai_game(rng: random.Random, black: str, white: str, size: int = 15) -> Board
         while not board.is_legal(point := _near(rng, centre, 2)):
             pass
         board.play(point)
-    while not board.is_over():
+    while not board.is_over() and board.legal_moves():  # Black may be left only fouls
         level = black if board.turn is Color.BLACK else white
         move = think(board, level=level, time_limit=60.0, node_limit=AI_NODE_LIMIT, rng=rng)
         board.play(move.best)

@@ -464,7 +464,7 @@ class Core:
         """Black's foul on the empty cell ``i``: 0 none, 1 double-three, 2 double-four,
         3 overline (the rule of :mod:`engine.renju`, which the tests compare this with:
         a five always wins; a three is a line one stone from a straight four whose
-        stone is not itself forbidden)."""
+        stone neither makes five nor is itself forbidden)."""
         self.cells[i] = BLACK
         over = False
         fours = 0
@@ -516,7 +516,8 @@ class Core:
     def _three_points(self, i: int, d: int, strict: int) -> int:
         """How many empty cells along ``d`` turn the line through the black cell ``i``
         into a straight four (both ends making exactly five). With ``strict``, only
-        cells whose stone is not itself a foul (the rule of :mod:`engine.renju`)."""
+        cells whose stone neither makes five (in another line) nor is itself a foul
+        (the rule of :mod:`engine.renju`)."""
         found = 0
         for k in range(-3, 4):
             r = i + k * d
@@ -537,7 +538,7 @@ class Core:
             )
             self.cells[r] = EMPTY
             if ok and strict:
-                ok = self.foul(r) == 0  # as engine.renju today (issue 20 will add: no five)
+                ok = not self._makes_five(r) and self.foul(r) == 0
             if ok:
                 found += 1
         return found
@@ -1176,12 +1177,18 @@ class Core:
         return self._iterate(start, total, moves, defending)
 
     def _any_legal(self) -> int:
+        """A legal empty cell; failing that (renju: Black's only empty cells are fouls)
+        an empty one, which the referee will refuse as it should; failing that cell 0."""
         me = self.side()
+        empty = -1
         for n in range(self.ncells):
             i = self.board[n]
-            if self.cells[i] == EMPTY and self.legal_for(me, i):
-                return i
-        return self.board[0]
+            if self.cells[i] == EMPTY:
+                if self.legal_for(me, i):
+                    return i
+                if empty < 0:
+                    empty = i
+        return empty if empty >= 0 else self.board[0]
 
     def _now(self) -> float:
         return self.clock() if self.clock is not None else 0.0
