@@ -10,7 +10,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 WORKDIR /app
 
 # Wheels exist for every dependency (msgspec, websockets, redis, hiredis); gcc is
-# installed only for the build, to compile the AI's core (engine/ai/core.py, with
+# installed only for the build, to compile the AI's core (engine/ai/core/, with
 # Cython), and removed after it. .dockerignore keeps .venv, .git and caches out.
 COPY . .
 # Without Redis the server keeps players, ratings and games in its data file, in the

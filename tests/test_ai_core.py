@@ -35,7 +35,7 @@ def pure() -> ModuleType:
 
 def compiled() -> ModuleType:
     module = backend.compiled_core()
-    assert module is not None, "no compiled core: the install could not build engine/ai/core.py"
+    assert module is not None, "no compiled core: the install could not build engine/ai/core/"
     return module
 
 

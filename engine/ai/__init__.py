@@ -10,7 +10,7 @@ default) and is only read, so a caller can run the search under any timing.
 A search never runs past its budget: it checks the clock every 256 nodes and
 answers with the best move of the last completed iteration (or one that the
 unfinished iteration has already proved better). The search runs in
-:mod:`engine.ai.core`, compiled when the install could build it
+:mod:`engine.ai.core` (four layers), compiled when the install could build it
 (:func:`engine_info` says which).
 """
 
@@ -106,7 +106,7 @@ _cores: OrderedDict[tuple[int, Rule, str], Any] = OrderedDict()
 
 
 def new_core(board: Board, module: ModuleType | None = None, tt_bits: int = 20) -> Any:
-    """A fresh :class:`engine.ai.core.Core` of ``module`` (default: the one in use, see
+    """A fresh :class:`engine.ai.core.root.Core` of ``module`` (default: the one in use, see
     :mod:`engine.ai.backend`) holding ``board``'s position, with a transposition table
     of ``2 ** tt_bits`` entries (16 bytes each)."""
     core = (module or backend.CORE).Core(board.size, _RULE_CODES[board.rule], tt_bits)

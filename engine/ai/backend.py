@@ -1,11 +1,14 @@
 """Which AI core runs: the compiled one or the plain Python one.
 
-:mod:`engine.ai.core` is one source file. Installed with a C compiler, it is also
-compiled (Cython, see ``setup.py``) to an extension module of the same name, which
-Python imports in preference to the .py: that is the *compiled* core, about a
-hundred times faster. Without it (no compiler, a failed build, or the environment
-variable ``GOMOKU_AI_CORE=python``) the .py itself runs. Both choose the same
-moves at a fixed depth; only the speed differs.
+:mod:`engine.ai.core` is one source in four layers (``lines``, ``threats``,
+``alphabeta``, ``root``). Installed with a C compiler, each layer is also compiled
+(Cython, see ``setup.py``) to an extension module of the same name, which Python
+imports in preference to the .py: that is the *compiled* core, about a hundred
+times faster. Without it (no compiler, a failed build, or the environment variable
+``GOMOKU_AI_CORE=python``) the .py files themselves run. Both choose the same moves
+at a fixed depth; only the speed differs.
+
+A core here is the module that holds ``Core`` (the ``root`` layer).
 """
 
 from __future__ import annotations
@@ -18,21 +21,31 @@ from pathlib import Path
 from types import ModuleType
 
 ENV = "GOMOKU_AI_CORE"
-_SOURCE = Path(__file__).resolve().with_name("core.py")
-_PURE_NAME = "engine.ai.core_python"
+CORE_LAYERS = ("lines", "threats", "alphabeta", "root")  # compiled, each on the one before
+_SOURCES = Path(__file__).resolve().with_name("core")
+_PURE_PACKAGE = "engine.ai.core_python"
 
 
 def pure_core() -> ModuleType:
-    """``core.py`` run as plain Python, whether or not a compiled core exists."""
-    module = sys.modules.get(_PURE_NAME)
-    if module is None:
-        spec = importlib.util.spec_from_file_location(_PURE_NAME, _SOURCE)
+    """The core's .py files run as plain Python, whether or not a compiled core
+    exists: loaded in order under the package name ``engine.ai.core_python``, so
+    their relative imports find each other and never a compiled layer."""
+    root = sys.modules.get(f"{_PURE_PACKAGE}.root")
+    if root is not None:
+        return root
+    package = ModuleType(_PURE_PACKAGE, "The AI core's layers as plain Python.")
+    package.__path__ = []  # nothing is found by path: every layer is loaded below
+    sys.modules[_PURE_PACKAGE] = package
+    for layer in ("constants", *CORE_LAYERS):
+        name = f"{_PURE_PACKAGE}.{layer}"
+        spec = importlib.util.spec_from_file_location(name, _SOURCES / f"{layer}.py")
         assert spec is not None
         assert spec.loader is not None
         module = importlib.util.module_from_spec(spec)
-        sys.modules[_PURE_NAME] = module
+        sys.modules[name] = module
         spec.loader.exec_module(module)
-    return module
+        setattr(package, layer, module)
+    return sys.modules[f"{_PURE_PACKAGE}.root"]
 
 
 def is_compiled(module: ModuleType) -> bool:
@@ -40,9 +53,13 @@ def is_compiled(module: ModuleType) -> bool:
 
 
 def compiled_core() -> ModuleType | None:
-    """The compiled core, or None when the install has none."""
-    module = importlib.import_module("engine.ai.core")
-    return module if is_compiled(module) else None
+    """The compiled core, or None when the install has none (or only some layers:
+    a compiled layer cannot stand on a plain one)."""
+    try:
+        layers = [importlib.import_module(f"engine.ai.core.{layer}") for layer in CORE_LAYERS]
+    except ImportError:
+        return None
+    return layers[-1] if all(is_compiled(layer) for layer in layers) else None
 
 
 def select() -> ModuleType:
@@ -60,7 +77,7 @@ def engine_info() -> dict[str, str]:
     """What ``gomoku analyze --engine-info`` prints: which core runs and from where."""
     kind = "compiled" if is_compiled(CORE) else "python"
     if kind == "compiled":
-        why = f"compiled by Cython from core.py; set {ENV}=python for the plain Python core"
+        why = f"compiled by Cython from engine/ai/core/; set {ENV}=python for the plain Python core"
     elif os.environ.get(ENV, "").strip().lower() == "python":
         why = f"chosen by {ENV}=python"
     else:

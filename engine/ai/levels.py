@@ -85,7 +85,7 @@ def get_level(level: Level | str) -> Level:
 
 
 def human_move(core: Any, level: Level, rng: random.Random) -> tuple[int, str]:
-    """A one-move-deep choice by shape on ``core`` (an :class:`engine.ai.core.Core`),
+    """A one-move-deep choice by shape on ``core`` (an :class:`engine.ai.core.root.Core`),
     with the level's blind spots: it completes a five, blocks a four (unless it misses
     it), plays a winning four-three or open four of its own, answers an open three
     (unless it misses them), and otherwise plays the best-looking shape near the

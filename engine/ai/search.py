@@ -10,16 +10,18 @@ candidates) and, with ``leaf_vcf``, at the leaves.
 Scores are from the side to move's point of view. A forced win proven ``n`` plies
 from the root scores ``WIN - n``; a proven loss ``-(WIN - n)``. Only a proof makes
 such a score (see :mod:`engine.ai.core`); a line that merely looks lost scores
-``-LIKELY_LOSS``, short of ``MATE_BOUND``.
+``-LIKELY_LOSS``, short of ``MATE_BOUND``. The three are the core's own
+(:mod:`engine.ai.core.constants`), named here for the rest of the AI.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-WIN = 1_000_000
-MATE_BOUND = WIN - 10_000
-LIKELY_LOSS = MATE_BOUND - 1
+from engine.ai.core.constants import LIKELY_LOSS as LIKELY_LOSS
+from engine.ai.core.constants import MATE_BOUND as MATE_BOUND
+from engine.ai.core.constants import WIN as WIN
+
 REASONS = ("win", "block", "threat", "positional")  # by the core's reason codes
 
 
