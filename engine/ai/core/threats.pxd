@@ -43,10 +43,13 @@ cdef class ThreatSearch(LineBoard):
     @cython.locals(slot="unsigned long long")
     cdef void _memo_fail(self, int which, int depth) noexcept
 
+    @cython.locals(five=int)
+    cdef bint _five_line(self, int a, int vp) noexcept
+
     @cython.locals(block=int, final=int, base=int)
     cdef int _finish_flex(self, int a, int i, int vp) noexcept
 
-    @cython.locals(a=int, d=int, five=int, nd=int, flex=int, start=int, n=int, block=int, base=int,
+    @cython.locals(a=int, d=int, nd=int, flex=int, start=int, n=int, block=int, base=int,
                    j=int, i=int, m=int, r=int)
     cpdef int vcf(self, int depth, int vp) noexcept
 
@@ -63,7 +66,7 @@ cdef class ThreatSearch(LineBoard):
                    tried=int, r=int, x=int)
     cdef int _defend_three(self, int depth, int vcf_depth, int vp) noexcept
 
-    @cython.locals(a=int, d=int, five=int, block=int, x=int)
+    @cython.locals(a=int, d=int, block=int, x=int)
     cdef int _block_counter_four(self, int depth, int vcf_depth, int vp) noexcept
 
     @cython.locals(saved_stop=double, saved_cap="long long", stones=int, r=int)

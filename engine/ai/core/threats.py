@@ -158,6 +158,15 @@ class ThreatSearch(LineBoard):
             self.vct_key[slot] = self.hash
             self.vct_depth[slot] = depth
 
+    def _five_line(self, a: int, vp: int) -> bool:
+        """Whether ``a`` (to move) makes five at once; if so, line ``vp`` := that point."""
+        five = self.first_with_class(a, K_FIVE)
+        if five < 0:
+            return False
+        self.line[vp * LINE_CAP] = five
+        self.line_len[vp] = 1
+        return True
+
     def _finish_flex(self, a: int, i: int, vp: int) -> int:
         """Line ``vp`` after ``a`` plays an open/double four at ``i``: 3 plies."""
         self.play(i)
@@ -181,10 +190,7 @@ class ThreatSearch(LineBoard):
             return 0
         a = self.side()
         d = 3 - a
-        five = self.first_with_class(a, K_FIVE)
-        if five >= 0:
-            self.line[vp * LINE_CAP] = five
-            self.line_len[vp] = 1
+        if self._five_line(a, vp):
             return 1
         nd = self.count[d * 8 + K_FIVE]
         if nd > 1:
@@ -359,10 +365,7 @@ class ThreatSearch(LineBoard):
             return 0
         a = self.side()
         d = 3 - a
-        five = self.first_with_class(a, K_FIVE)
-        if five >= 0:
-            self.line[vp * LINE_CAP] = five
-            self.line_len[vp] = 1
+        if self._five_line(a, vp):
             return 1
         if self.count[d * 8 + K_FIVE] != 1:
             return 0
