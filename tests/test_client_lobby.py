@@ -130,3 +130,18 @@ async def test_too_many_rooms_is_said_in_words(server: GomokuServer, tmp_path: P
         wanted = "No new room: you already have 5 open rooms"
         await until(pilot, lambda: app.model.log[-1].text.startswith(wanted), "the refusal")
         await until(pilot, lambda: "No new room" in screen_text(app), "the notification")
+
+
+async def test_a_rooms_row_shows_a_player_who_sits_down_later_in_full(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """A room listed with a free seat: when a player with a long name takes it, the
+    lobby's row shows the whole name (the column widens), not a cut-off piece of it."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob = await connect("bob")
+        snap = await bob.create(seat="black")
+        await until(pilot, lambda: "bob 1500" in screen_text(app), "bob's room")
+        late = await connect("maximilianus")
+        await late.send(m.Join(room=snap.room.id))
+        await late.expect(m.Snapshot)
+        await until(pilot, lambda: "maximilianus 1500" in screen_text(app), "the whole name")

@@ -43,6 +43,7 @@ from client.screens.help import HelpScreen, describe_bindings
 from client.screens.host import Host
 from client.screens.ratings import LeaderboardScreen, ProfileScreen
 from client.state.model import ViewModel
+from client.widgets.rows import fill_rows
 from protocol import messages as msg
 
 NEEDS_SERVER = frozenset(
@@ -143,18 +144,8 @@ class LobbyScreen(Screen[None]):
         self.tick()
 
     def _fill_table(self, model: ViewModel) -> None:
-        table = self.query_one("#rooms", DataTable)
-        wanted = dict(model.lobby.rooms)
-        for key in list(table.rows):
-            if key.value not in wanted:
-                table.remove_row(key)
-        for room_id, summary in sorted(wanted.items()):
-            row = lobby_row(summary)
-            if room_id in {k.value for k in table.rows}:
-                for column, value in zip(LOBBY_COLUMNS, row, strict=True):
-                    table.update_cell(room_id, column, value)
-            else:
-                table.add_row(*row, key=room_id)
+        rooms = sorted(model.lobby.rooms.items())
+        fill_rows(self.query_one("#rooms", DataTable), [(r, lobby_row(s)) for r, s in rooms])
 
     def tick(self) -> None:
         """Redraw what depends on the time (the queue's wait, the reconnect countdown),

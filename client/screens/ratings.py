@@ -36,27 +36,11 @@ from client.state.history import (
     RecordRequested,
 )
 from client.state.model import ViewModel
+from client.widgets.rows import fill_rows
 from engine.errors import RecordError
 from engine.record import parse_json
 from engine.types import Rule
 from protocol import messages as msg
-
-
-def _fill(table: DataTable[str], rows: list[tuple[str, tuple[str, ...]]]) -> None:
-    """Replace the table's rows (``(key, cells)``), keeping the cursor on the same row
-    number where it can."""
-    keys = [key for key, _ in rows]
-    if [k.value for k in table.rows] == keys:
-        for key, cells in rows:
-            for column, value in zip(table.columns, cells, strict=True):
-                table.update_cell(key, column, value)
-        return
-    cursor = table.cursor_row
-    table.clear()
-    for key, cells in rows:
-        table.add_row(*cells, key=key)
-    if rows:
-        table.move_cursor(row=min(cursor, len(rows) - 1))
 
 
 class _HistoryScreen(Screen[None]):
@@ -160,7 +144,7 @@ class LeaderboardScreen(_HistoryScreen):
             if entry.player == model.me:
                 cells = (cells[0], f"{cells[1]} (you)", *cells[2:])
             rows.append((entry.player, cells))
-        _fill(table, rows)
+        fill_rows(table, rows)
         if board.loading:
             self.status("Loading...")
         elif board.error:
@@ -264,7 +248,7 @@ class ProfileScreen(_HistoryScreen):
         self.query_one("#lobby-title", Static).update(Text(f"Profile · {name}"))
         if profile is not None:
             rows = [(str(s.rule), standing_row(s)) for s in profile.ratings]
-            _fill(self.query_one("#standings", DataTable), rows)
+            fill_rows(self.query_one("#standings", DataTable), rows)
         archive = history.archive
         games_table = self.query_one("#games", DataTable)
         shown = archive is not None and archive.player == self.player
@@ -275,7 +259,7 @@ class ProfileScreen(_HistoryScreen):
         self.query_one("#games-title", Static).update(Text(heading))
         if archive is not None and shown:
             me = self.player or model.me
-            _fill(games_table, [(g.id, game_row(g, me)) for g in archive.games])
+            fill_rows(games_table, [(g.id, game_row(g, me)) for g in archive.games])
         self.status(self._status(model, count))
         self.refresh_bindings()
         self._open_record(model)

@@ -1,0 +1,54 @@
+"""Filling a DataTable with rows that change while it is shown.
+
+Textual's DataTable measures auto-width columns when it next goes idle, and caches the
+lines it rendered meanwhile at the old widths: a value that outgrew its column (a name
+that sat down later, a result filled in) could stay cut (``maxim``, ``won (f``) for
+good. So the columns here always have explicit widths, computed from the labels and
+the rows being shown; when they change, the table is built again at the new widths.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.cells import cell_len
+from textual.coordinate import Coordinate
+from textual.widgets import DataTable
+
+Row = tuple[str, Sequence[str]]
+"""A row's key and its cells, in the table's column order."""
+
+
+def fill_rows(table: DataTable[str], rows: Sequence[Row]) -> None:
+    """Show ``rows`` (in this order) under the table's columns, keeping the cursor on
+    the same row (by key, else by number): in place when the keys and the column
+    widths stay the same, otherwise by building the table again."""
+    columns = table.ordered_columns
+    widths = [
+        max([cell_len(column.label.plain), *(cell_len(cells[i]) for _, cells in rows)])
+        for i, column in enumerate(columns)
+    ]
+    keys = [key for key, _ in rows]
+    pairs = zip(columns, widths, strict=True)
+    same_widths = all(not column.auto_width and column.width == w for column, w in pairs)
+    if same_widths and [k.value for k in table.rows] == keys:
+        for key, cells in rows:
+            for column, value in zip(columns, cells, strict=True):
+                table.update_cell(key, column.key, value)
+        return
+    shown = _key_at(table, table.cursor_row)
+    cursor = keys.index(shown) if shown in keys else table.cursor_row
+    labels = [(column.key.value, column.label) for column in columns]
+    table.clear(columns=True)
+    for (column_key, label), width in zip(labels, widths, strict=True):
+        table.add_column(label, width=width, key=column_key)
+    for key, cells in rows:
+        table.add_row(*cells, key=key)
+    if rows:
+        table.move_cursor(row=min(cursor, len(rows) - 1))
+
+
+def _key_at(table: DataTable[str], row: int) -> str | None:
+    if not 0 <= row < table.row_count:
+        return None
+    return table.coordinate_to_cell_key(Coordinate(row, 0)).row_key.value
