@@ -295,6 +295,7 @@ class SeatClient:
         if game.version != version:  # the game changed: our play, if any, was answered
             self._in_flight.pop(message.room, None)
         if isinstance(event, ev.GameOver):
+            self._planned.pop(message.room, None)  # a game ended in its opening: no leftovers
             self.stats.finished += 1
             self._idle_since = None
             log.info(
