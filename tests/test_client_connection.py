@@ -76,10 +76,14 @@ async def test_reconnect_resumes_and_catches_up(
         conn = app.connection
         assert conn is not None
         assert conn._ws is not None
+        # The first retry waits 2 s (the tests' usual 50 ms raced bob's move under load:
+        # the client was back before he played, with nothing to catch up).
+        conn.backoff = Backoff(initial=2.0, maximum=2.0, jitter=0.0)
         conn._ws.transport.abort()  # the network drops: no close handshake
         await until(pilot, lambda: not app.model.session.link.online, "the reconnecting state")
         assert "Connection lost" in screen_text(app)
         await bob_plays(bob, room, "a1")
+        assert not app.model.session.link.online, "back before bob moved: nothing to catch up"
         await until(pilot, lambda: "Back, 1 move caught up." in screen_text(app))
         assert app.model.me == me
         assert stones(app) == 2
