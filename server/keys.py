@@ -27,6 +27,12 @@ Layout (``gomoku:`` is the default prefix, so one Redis can hold other data too)
   ``gomoku:player:ID``; invites: ``gomoku:invite:CODE``.
 - AI seats in play: ``gomoku:ai:seats`` (hash, AI seat player -> its record), so a
   restarted server knows the seats it must hand over if their worker is gone.
+- the shared AI pool, under one hash tag (one take reads several queues):
+  ``gomoku:{ai}:jobs:QUEUE`` (stream per queue, consumer group ``takers``),
+  ``gomoku:{ai}:queues`` (set of queue names), ``gomoku:{ai}:workers`` (hash, worker ->
+  record) with ``gomoku:{ai}:worker-leases`` (sorted set, worker -> lease end); answers
+  ``gomoku:ai:answer:REPLY`` (list, expires); instances' own figures
+  ``gomoku:{instances}:info`` (hash) with ``gomoku:{instances}:info-leases``.
 - ratings: ``gomoku:{rating:POOL}:players`` (hash, player -> standing),
   ``gomoku:{rating:POOL}:board`` (leaderboard) and ``gomoku:{rating:POOL}:game:ID``
   (rated-once marker) share a tag, so one transaction updates both players.
@@ -178,6 +184,41 @@ class Keys:
     def ai_seats(self) -> str:
         """Hash: AI seat player id -> its record (token hash, worker, name, level)."""
         return f"{self.prefix}:ai:seats"
+
+    # -- the shared AI pool ------------------------------------------------------------
+
+    def ai_jobs(self, queue: str) -> str:
+        """Stream: the jobs of one queue (a level, or ``hint``), consumer group ``takers``."""
+        return f"{self.prefix}:{{ai}}:jobs:{_part(queue, 'AI queue')}"
+
+    @property
+    def ai_queues(self) -> str:
+        """Set: every AI queue name ever used."""
+        return f"{self.prefix}:{{ai}}:queues"
+
+    def ai_answer(self, reply: str) -> str:
+        """List: answers posted for one asker (expires)."""
+        return f"{self.prefix}:ai:answer:{_part(reply, 'reply id')}"
+
+    @property
+    def ai_workers(self) -> str:
+        """Hash: AI worker -> its record (instance, levels, seats)."""
+        return f"{self.prefix}:{{ai}}:workers"
+
+    @property
+    def ai_worker_leases(self) -> str:
+        """Sorted set: AI worker -> when its record stops counting (epoch ms)."""
+        return f"{self.prefix}:{{ai}}:worker-leases"
+
+    @property
+    def instance_info(self) -> str:
+        """Hash: server instance -> the figures it publishes about itself."""
+        return f"{self.prefix}:{{instances}}:info"
+
+    @property
+    def instance_info_leases(self) -> str:
+        """Sorted set: server instance -> when its published figures stop counting."""
+        return f"{self.prefix}:{{instances}}:info-leases"
 
     # -- ratings and finished games ----------------------------------------------
 

@@ -47,6 +47,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import NamedTuple
 
 from server.store.archive import Archive
+from server.store.pool import AiPool
 
 
 class StoreUnavailable(ConnectionError):
@@ -166,10 +167,11 @@ for one being created for this long after it was counted; after that it is forgo
 (:meth:`Store.add_owned_room`)."""
 
 
-class Store(Archive):
+class Store(Archive, AiPool):
     """Shared state of the server. Every method is a coroutine that is atomic
     on its own; :meth:`commit` is the only multi-part write and is atomic too.
-    The :class:`Archive` methods (ratings, finished games) come with every store."""
+    The :class:`Archive` methods (ratings, finished games) and the :class:`AiPool`
+    ones (AI jobs, worker and instance records) come with every store."""
 
     # -- lifecycle -----------------------------------------------------------
 

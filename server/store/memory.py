@@ -32,6 +32,7 @@ from server.store.base import (
     StoredEvent,
     pair_queue,
 )
+from server.store.pool import MemoryAiPool
 
 _CLOSED = None  # queue sentinel: the store closed
 _T = TypeVar("_T")
@@ -70,13 +71,14 @@ def _now_ms() -> float:
 SESSION_TTL_MS = 30 * 86_400_000
 
 
-class MemoryStore(MemoryArchive, Store):
+class MemoryStore(MemoryArchive, MemoryAiPool, Store):
     """Everything in dicts. ``max_events`` caps each room's log (older events
     are trimmed, and readers of them get a snapshot instead); a session unused for
     ``session_ttl_ms`` is forgotten."""
 
     def __init__(self, *, max_events: int = 2000, session_ttl_ms: int = SESSION_TTL_MS) -> None:
         MemoryArchive.__init__(self)
+        MemoryAiPool.__init__(self)
         self.max_events = max_events
         self.session_ttl_ms = session_ttl_ms
         self._session_until: dict[str, float] = {}

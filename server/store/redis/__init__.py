@@ -25,6 +25,8 @@ How each part maps onto Redis (one module each, put together in :mod:`.store`):
 * **Player messages** (:mod:`.mail`): one pub/sub channel per player.
 * **Matchmaking** (:mod:`.queues`): per queue a sorted set (rating) and a hash (since);
   pairing under WATCH/MULTI by the rule every backend shares.
+* **The AI pool** (:mod:`.pool`): a stream per job queue with a consumer group; worker
+  and instance records with leases.
 * **Ratings and records** (:mod:`.archive`): standings, leaderboard and rated-once
   markers per pool under one hash tag (WATCH/MULTI); records and per-player game lists.
 

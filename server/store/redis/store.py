@@ -9,6 +9,7 @@ from server.store.redis.clocks import RedisClocks
 from server.store.redis.identity import RedisIdentity
 from server.store.redis.lobby import RedisLobby
 from server.store.redis.mail import RedisMail
+from server.store.redis.pool import RedisAiPool
 from server.store.redis.presence import RedisPresence
 from server.store.redis.queues import RedisQueues
 from server.store.redis.rooms import RedisRooms
@@ -23,6 +24,7 @@ class RedisStore(
     RedisMail,
     RedisQueues,
     RedisArchive,
+    RedisAiPool,
 ):
     """The store on a Redis server (or cluster-compatible layout) at ``url``.
 
