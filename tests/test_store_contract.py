@@ -273,6 +273,20 @@ async def test_ai_seat_replacement_checks_the_record_it_replaces(store: Store) -
     assert (await store.ai_seats())["p2"] == b"new"
 
 
+async def test_new_ai_seats_stay_within_the_capacity_given(store: Store) -> None:
+    """With ``within``, a new seat is recorded only below that many seats (racing puts:
+    exactly the free ones win); replacing a recorded seat is not a new one."""
+    await store.put_ai_seat("p1", b"one")
+    outcomes = await asyncio.gather(
+        *(store.put_ai_seat(f"new{i}", b"seat", within=3) for i in range(6))
+    )
+    assert outcomes.count(True) == 2
+    assert len(await store.ai_seats()) == 3
+    assert await store.put_ai_seat("p1", b"one, handed over", replacing=b"one", within=3)
+    await store.drop_ai_seat("p1")
+    assert await store.put_ai_seat("late", b"seat", within=3)
+
+
 async def test_racing_ai_seat_handovers_have_one_winner(store: Store) -> None:
     """Instances replacing the same seat's record at once: exactly one succeeds."""
     await store.put_ai_seat("p1", b"old")

@@ -411,7 +411,12 @@ class Store(Archive, AiPool):
 
     @abc.abstractmethod
     async def put_ai_seat(
-        self, player_id: str, data: bytes, *, replacing: bytes | None = None
+        self,
+        player_id: str,
+        data: bytes,
+        *,
+        replacing: bytes | None = None,
+        within: int | None = None,
     ) -> bool:
         """Record an AI seat in play (``data`` describes it; opaque here), so that a
         restarted server still knows the AI seats it must look after. True if written.
@@ -419,7 +424,11 @@ class Store(Archive, AiPool):
         With ``replacing``, write only if the stored record is exactly ``replacing``
         (or there is none), in one atomic step: of two server instances handing the
         same seat to a new worker at once, exactly one wins; the other gets False and
-        nothing is written."""
+        nothing is written.
+
+        With ``within``, a seat not recorded yet is written only if fewer than
+        ``within`` seats are recorded (the AI workers' capacity over the cluster), in
+        the same atomic step: instances giving out seats at once never exceed it."""
 
     @abc.abstractmethod
     async def drop_ai_seat(self, player_id: str) -> None:

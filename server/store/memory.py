@@ -462,10 +462,17 @@ class MemoryStore(MemoryArchive, MemoryAiPool, Store):
     # -- AI seats in play --------------------------------------------------------
 
     async def put_ai_seat(
-        self, player_id: str, data: bytes, *, replacing: bytes | None = None
+        self,
+        player_id: str,
+        data: bytes,
+        *,
+        replacing: bytes | None = None,
+        within: int | None = None,
     ) -> bool:
         current = self._ai_seats.get(player_id)
         if replacing is not None and current is not None and current != replacing:
+            return False
+        if current is None and within is not None and len(self._ai_seats) >= within:
             return False
         self._ai_seats[player_id] = data
         return True

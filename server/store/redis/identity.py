@@ -117,15 +117,30 @@ class RedisIdentity(RedisCore):
 
     @runs_to_completion
     async def put_ai_seat(
-        self, player_id: str, data: bytes, *, replacing: bytes | None = None
+        self,
+        player_id: str,
+        data: bytes,
+        *,
+        replacing: bytes | None = None,
+        within: int | None = None,
     ) -> bool:
         key = self.keys.ai_seats
-        if replacing is None:
+        if replacing is None and within is None:
             await self.redis.hset(key, player_id, data)
             return True
-        # EVAL rather than a registered script: a handover is rare, and the check and
-        # the write must be one step so that two instances never both win.
-        written: Any = await self.redis.eval(PUT_AI_SEAT, 1, key, player_id, data, replacing)
+        # EVAL rather than a registered script: seats are given out far less often than
+        # moves are made, and the check and the write must be one step so that two
+        # instances never both win (a handover) or both take the last free seat.
+        written: Any = await self.redis.eval(
+            PUT_AI_SEAT,
+            1,
+            key,
+            player_id,
+            data,
+            replacing or b"",
+            "0" if replacing is None else "1",
+            -1 if within is None else within,
+        )
         return bool(written)
 
     @runs_to_completion
