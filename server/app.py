@@ -18,7 +18,8 @@ from collections.abc import Coroutine
 from typing import Any
 
 from server import __version__
-from server.bots import AiSeating, HintDesk, Watchdog, WorkerRegistry
+from server.bots import AiSeating, HintDesk, JobTaker, Watchdog, WorkerRegistry
+from server.bots.jobs import InstanceRecord
 from server.config import ServerConfig
 from server.connection import Connection
 from server.housekeeping import Housekeeping
@@ -29,7 +30,7 @@ from server.matchmaking import Matchmaker
 from server.metrics import Metrics
 from server.players import LocalPlayers
 from server.ratelimit import KeyedWindows
-from server.service import RoomService
+from server.service import RoomService, now_ms
 from server.services import Services
 from server.store import MemoryStore, Store
 from server.ticker import ClockTicker
@@ -51,10 +52,22 @@ class GomokuServer:
         self.bots = WorkerRegistry(config.bots, metrics)
         """This instance's AI workers and the AI seats they play."""
         self.ai = AiSeating(self.bots, store, self.service, config)
-        self.hints = HintDesk(self.bots, config.bots, metrics)
+        self.hints = HintDesk(self.bots, store, config.bots, metrics)
         self.watchdog = Watchdog(self.bots, self.ai, store, self.service, config.bots, metrics)
         self.players = LocalPlayers(self.hub, config.limits)
         self.housekeeping = Housekeeping(store, self.service, config.timers, metrics)
+        self.taker = JobTaker(
+            lambda: self.housekeeping.instance_id,
+            self.bots,
+            self.ai,
+            self.hints,
+            store,
+            config.bots,
+            metrics,
+            self.figures,
+        )
+        """Takes AI pool jobs for this instance's workers, and publishes them."""
+        self._started_ms = 0
         self.matchmaker = Matchmaker(store, self.service, self.players, config.matchmaking, metrics)
         self.ticker = ClockTicker(store, self.service, config.timers, metrics)
         self.local_workers = LocalWorkers(config.bots.embedded_seats)
@@ -70,6 +83,7 @@ class GomokuServer:
             housekeeping=self.housekeeping,
             matchmaker=self.matchmaker,
             workers=self.bots,
+            taker=self.taker,
             ai=self.ai,
             hints=self.hints,
             bot_keys=set(config.bot_keys),
@@ -93,6 +107,16 @@ class GomokuServer:
         """The open connections to this instance."""
         return self.listener.connections
 
+    def figures(self) -> InstanceRecord:
+        """What this instance publishes about itself for the cluster's views."""
+        return InstanceRecord(
+            address=f"{self.config.host}:{self.port}",
+            started_ms=self._started_ms,
+            connections=len(self.listener.connections),
+            players=len(self.players),
+            workers=len(self.bots.live_workers()),
+        )
+
     def local_url(self) -> str:
         """Where a worker on this machine reaches the server."""
         return local_url(self.config.host, self.port)
@@ -100,6 +124,7 @@ class GomokuServer:
     # -- lifecycle -------------------------------------------------------------
 
     async def start(self) -> None:
+        self._started_ms = now_ms()
         await self.store.start()
         await self.ticker.first_beat()
         await self.housekeeping.join()
@@ -112,6 +137,7 @@ class GomokuServer:
         self._background(self.housekeeping.purge())
         self._background(self.listener.drop_stalled_readers())
         self._background(self.watchdog.watch())
+        self._background(self.taker.run())
         if self.config.bots.embedded > 0:
             key = self.config.bots.embedded_key or "embedded-" + secrets.token_urlsafe(24)
             self.services.bot_keys.add(key)

@@ -108,6 +108,9 @@ class Bots:
     """How long a worker may think about a hint."""
     hint_timeout_ms: int = 5_000
     """How long the server waits for a hint before telling the player none came."""
+    job_idle_ms: int = 3_000
+    """An AI pool job taken by an instance that did not finish it within this long (the
+    instance died) is taken over by another (a hint's: ``hint_ms`` longer)."""
     embedded: int = 0
     """Local worker processes the server starts itself (``gomoku-server --bots``; the
     command line defaults to 1, tests to 0)."""

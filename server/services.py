@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from server.bots import AiSeating, HintDesk, WorkerRegistry
+from server.bots import AiSeating, HintDesk, JobTaker, WorkerRegistry
 from server.config import ServerConfig
 from server.housekeeping import Housekeeping
 from server.hub import Hub
@@ -37,6 +37,7 @@ class Services:
     """This instance in the store (connection ids, attachments to drop later)."""
     matchmaker: Matchmaker
     workers: WorkerRegistry
+    taker: JobTaker
     ai: AiSeating
     hints: HintDesk
     bot_keys: set[str]

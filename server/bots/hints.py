@@ -1,60 +1,91 @@
-"""Hints: the best move for the side to move, asked of the least busy worker
-(``hint_request``) and awaited for ``hint_timeout_ms``; the worker answers with
-``hint_result``. A request whose worker goes away is answered "no move" at once."""
+"""Hints through the shared AI pool: the asking instance puts the position in the pool's
+``hint`` queue and waits ``hint_timeout_ms`` for the answer; an instance with a worker
+takes the job, asks its least busy worker (``hint_request``), and posts the worker's
+``hint_result`` back. A job whose worker goes away before answering goes back to the
+pool for another worker; one whose instance dies is taken over after the idle time."""
 
 from __future__ import annotations
 
 import asyncio
 import itertools
+import secrets
 
 from protocol import messages as m
 from protocol.errors import ErrorCode
-from server.bots.registry import HintAnswer, WorkerRegistry
+from server.bots import jobs
+from server.bots.registry import WENT_AWAY, HintAnswer, WorkerRegistry
+from server.bots.seating import cluster_workers
 from server.config import Bots
 from server.game import GameError
 from server.metrics import Metrics
 from server.room import Room
+from server.store import Store
 
 
 class HintDesk:
-    """Hint requests to this instance's workers, and their answers."""
+    """Hints asked by this instance's players, and hint jobs its workers answer."""
 
-    def __init__(self, registry: WorkerRegistry, settings: Bots, metrics: Metrics) -> None:
+    def __init__(
+        self, registry: WorkerRegistry, store: Store, settings: Bots, metrics: Metrics
+    ) -> None:
         self.registry = registry
+        self.store = store
         self.settings = settings
         self.metrics = metrics
         self._requests = itertools.count(1)
 
     async def hint(self, room: Room) -> tuple[str, str]:
-        """Ask the least busy worker for the best move in ``room``; (point, reason).
+        """The best move in ``room`` from a worker of any instance; (point, reason).
         Raises GameError ``no_ai_available`` when none is connected or answers in time."""
+        if not await cluster_workers(self.store):
+            raise GameError(ErrorCode.NO_AI_AVAILABLE, "no AI worker is connected to give hints")
+        reply = secrets.token_hex(12)
+        job = jobs.HintJob(
+            reply, room.id, room.rule, room.size, list(room.moves), self.settings.hint_ms
+        )
+        await self.store.pool_put(jobs.HINT_QUEUE, jobs.encode(job))
+        data = await self.store.pool_answer_wait(reply, self.settings.hint_timeout_ms)
+        if data is None:
+            raise GameError(ErrorCode.NO_AI_AVAILABLE, "no AI answered in time")
+        try:
+            answer = jobs.decode(data, jobs.HintAnswer)
+        except jobs.BadRecord:
+            raise GameError(ErrorCode.NO_AI_AVAILABLE, "the AI's answer was unreadable") from None
+        if answer.point is None:
+            raise GameError(ErrorCode.NO_AI_AVAILABLE, answer.reason or "the AI found no move")
+        self.metrics.inc("gomoku_hints_total")
+        return answer.point, answer.reason
+
+    async def serve(self, job: jobs.HintJob) -> bool:
+        """Ask the least busy worker of this instance and post its answer. False (the
+        job goes back to the pool) if no worker is here or it went away meanwhile."""
         registry = self.registry
         worker = registry.pick(None, any_level=True) or next(iter(registry.live_workers()), None)
         if worker is None or worker.link is None:
-            raise GameError(ErrorCode.NO_AI_AVAILABLE, "no AI worker is connected to give hints")
+            return False
         request = next(self._requests)
         future: asyncio.Future[HintAnswer] = asyncio.get_running_loop().create_future()
         worker.hints[request] = future
         worker.link.send(
             m.HintRequest(
                 request=request,
-                room=room.id,
-                rule=room.rule,
-                size=room.size,
-                moves=list(room.moves),
-                time_ms=self.settings.hint_ms,
+                room=job.room,
+                rule=job.rule,
+                size=job.size,
+                moves=job.moves,
+                time_ms=job.time_ms,
             )
         )
         try:
             point, reason = await asyncio.wait_for(future, self.settings.hint_timeout_ms / 1000)
         except TimeoutError:
-            raise GameError(ErrorCode.NO_AI_AVAILABLE, "no AI answered in time") from None
+            point, reason = None, "no AI answered in time"
         finally:
             worker.hints.pop(request, None)
-        if point is None:
-            raise GameError(ErrorCode.NO_AI_AVAILABLE, reason or "the AI found no move")
-        self.metrics.inc("gomoku_hints_total")
-        return point, reason
+        if point is None and reason == WENT_AWAY:
+            return False
+        await self.store.pool_answer(job.reply, jobs.encode(jobs.HintAnswer(point, reason)))
+        return True
 
     def hint_result(self, worker_id: str, result: m.HintResult) -> None:
         """A worker's answer; one that is late, or to another worker's request, is dropped."""
@@ -67,5 +98,5 @@ class HintDesk:
     def close(self) -> None:
         """The server stops: every request waiting for an answer gets "no move"."""
         for worker in self.registry.workers.values():
-            worker.fail_hints("the server is shutting down")
+            worker.fail_hints(WENT_AWAY)  # back to the pool, for another instance
             worker.hints.clear()

@@ -2,9 +2,10 @@
 
 A *worker* is a connection identified with a bot key that sent ``bot_ready`` (seats
 and levels). An *AI seat* is a player of its own: a session marked with the worker
-that plays it and its level (:class:`AiSeat`). The registry knows which worker holds
-which seat, which seats wait for a worker (orphans), and which worker should take the
-next seat (:meth:`WorkerRegistry.pick`). It does no I/O: seating
+that plays it and its level (:class:`AiSeat`). The registry knows which of this
+instance's workers holds which seat (taken from the shared AI pool), which seats wait
+for their worker to come back (orphans), and which worker should take the next seat
+from the pool (:meth:`WorkerRegistry.pick`). It does no I/O: seating
 (:mod:`server.bots.seating`), the watchdog (:mod:`server.bots.watchdog`) and hints
 (:mod:`server.bots.hints`) act through it.
 """
@@ -21,9 +22,7 @@ from typing import Protocol
 
 import msgspec
 
-from protocol.errors import ErrorCode
 from server.config import Bots
-from server.game import GameError
 from server.metrics import Metrics
 from server.room import Seat
 from server.sessions import SessionRecord
@@ -75,6 +74,9 @@ class AiSeat:
             SeatRecord(self.token_hash, self.worker, self.name, self.level)
         )
 
+
+WENT_AWAY = "the AI worker went away"
+"""Why a hint request got no answer: its worker's connection closed (or the server stops)."""
 
 HintAnswer = tuple[str | None, str]
 """A worker's answer to a hint request: the point (None: none found) and why."""
@@ -166,7 +168,7 @@ class WorkerRegistry:
             return
         worker.link, worker.lost_at = None, time.monotonic()
         log.info("AI worker %s gone; its %d seats wait for it", worker_id, len(worker.held))
-        worker.fail_hints("the AI worker went away")
+        worker.fail_hints(WENT_AWAY)
 
     def live_workers(self) -> list[Worker]:
         return [w for w in self.workers.values() if w.link is not None]
@@ -187,23 +189,6 @@ class WorkerRegistry:
         if not candidates:
             return None
         return max(candidates, key=lambda w: (w.free, -w.last_assigned))
-
-    def unavailable(self, level: str) -> GameError:
-        """The refusal when no worker can take a seat at ``level``, saying why."""
-        live = self.live_workers()
-        if not live:
-            text = "no AI worker is connected to this server"
-        elif level not in self.levels():
-            text = f"no AI plays level {level!r}; available: {', '.join(self.levels())}"
-        else:
-            text = "every AI is busy; try again in a moment"
-        return GameError(ErrorCode.NO_AI_AVAILABLE, text)
-
-    def default_level(self) -> str:
-        offered = self.levels()
-        if self.settings.default_level in offered or not offered:
-            return self.settings.default_level
-        return offered[0]
 
     # -- seats -------------------------------------------------------------------
 

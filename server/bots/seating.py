@@ -1,8 +1,12 @@
-"""Seating AIs: a seat claimed on the best worker, its session stored, the seat taken in
-the room by the server itself (so it is never lost to a race), and the worker told to
-play it (``bot_seat`` with the seat's token; it plays over a connection of its own with
-the ordinary messages). Rooms made with AIs in them (``create_ai_game``, the quick
-match's fallback) and an AI in a room's free seat (``seat_ai``) both come here."""
+"""Seating AIs through the shared AI pool: a seat claimed within the capacity of every
+worker of the cluster (one atomic step in the store), its session stored, the seat taken
+in the room by the server itself (so it is never lost to a race), and a job put in the
+pool's queue for its level (:meth:`AiSeating.dispatch`). Whichever instance has a worker
+with a free seat at that level takes the job (:mod:`server.bots.taker`) and tells its
+worker to play it (:meth:`AiSeating.take`: ``bot_seat`` with the seat's token; the worker
+plays over a connection of its own with the ordinary messages). Rooms made with AIs in
+them (``create_ai_game``, the quick match's fallback) and an AI in a room's free seat
+(``seat_ai``) both come here."""
 
 from __future__ import annotations
 
@@ -13,14 +17,17 @@ import time
 from collections.abc import Sequence
 from typing import Literal
 
+import msgspec
+
 from protocol import messages as m
 from protocol.errors import ErrorCode
 from server import game
-from server.bots.registry import AiSeat, Worker, WorkerRegistry, ai_name
+from server.bots import jobs
+from server.bots.registry import AiSeat, SeatRecord, WorkerRegistry, ai_name
 from server.config import ServerConfig
 from server.game import GameError
 from server.room import Room, Seat
-from server.service import RoomService
+from server.service import RoomService, now_ms
 from server.sessions import (
     SessionRecord,
     encode_session,
@@ -38,13 +45,25 @@ log = logging.getLogger("gomoku.server")
 class Claim:
     """A reserved AI seat and the token its worker will use; dispatch or cancel it."""
 
-    worker: Worker
     seat: AiSeat
     token: str
 
 
+async def cluster_workers(store: Store) -> dict[str, jobs.WorkerRecord]:
+    """Every AI worker connected to any instance, as published (unreadable records are
+    left out)."""
+    found = {}
+    for worker, data in (await store.workers(now_ms())).items():
+        try:
+            found[worker] = jobs.decode(data, jobs.WorkerRecord)
+        except jobs.BadRecord:
+            log.warning("AI worker %s: unreadable record in the store; ignored", worker)
+    return found
+
+
 class AiSeating:
-    """Claims AI seats on this instance's workers and seats them in rooms."""
+    """Claims AI seats within the cluster's capacity, seats them in rooms, puts them in
+    the pool, and gives the ones this instance takes to its workers."""
 
     def __init__(
         self, registry: WorkerRegistry, store: Store, service: RoomService, config: ServerConfig
@@ -55,52 +74,91 @@ class AiSeating:
         self.config = config
 
     async def claim(self, level: str | None) -> Claim:
-        """Reserve a seat on the best worker for ``level`` and store its session.
+        """Reserve a seat for ``level`` within the capacity of every worker of the
+        cluster, and store its session (no worker yet: whoever takes its job).
         Raises GameError ``no_ai_available``."""
-        registry = self.registry
-        wanted = level or registry.default_level()
-        worker = registry.pick(wanted)
-        if worker is None:
-            raise registry.unavailable(wanted)
+        workers = await cluster_workers(self.store)
+        offered = sorted({lv for record in workers.values() for lv in record.levels})
+        wanted = level or self.default_level(offered)
+        if not workers:
+            raise GameError(ErrorCode.NO_AI_AVAILABLE, "no AI worker is connected to this server")
+        if wanted not in offered:
+            text = f"no AI plays level {wanted!r}; available: {', '.join(offered)}"
+            raise GameError(ErrorCode.NO_AI_AVAILABLE, text)
+        capacity = sum(record.seats for record in workers.values())
         token = new_token()
         seat = AiSeat(new_player_id(), ai_name(wanted), wanted, token_hash(token))
-        seat.away_since = time.monotonic()  # until its connection says hello
-        registry.hold(worker, seat)
+        await self.store_session(seat, "")
         try:
-            await self.store_session(seat, worker.id)
-            await self.store.put_ai_seat(seat.player, seat.record())
+            fits = await self.store.put_ai_seat(seat.player, seat.record(), within=capacity)
         except BaseException:
-            registry.drop(seat.player)
+            await self.store.delete_session(seat.token_hash)
             raise
-        return Claim(worker, seat, token)
+        if not fits:
+            await self.store.delete_session(seat.token_hash)
+            raise GameError(ErrorCode.NO_AI_AVAILABLE, "every AI is busy; try again in a moment")
+        return Claim(seat, token)
+
+    def default_level(self, offered: Sequence[str]) -> str:
+        """The level of an AI asked for without one: the configured one if some worker
+        plays it, else the first offered."""
+        default = self.config.bots.default_level
+        return default if default in offered or not offered else offered[0]
 
     async def cancel(self, claim: Claim) -> None:
         """Undo a claim whose seat could not be taken."""
-        self.registry.drop(claim.seat.player)
         await self.store.delete_session(claim.seat.token_hash)
         await self.store.drop_ai_seat(claim.seat.player)
 
-    def dispatch(self, claim: Claim, room_id: str) -> None:
-        """Tell the worker to play the seat. If it is gone right now, the lease
-        hands the seat on later."""
-        link = claim.worker.link
-        if link is not None:
-            link.send(
+    async def dispatch(self, claim: Claim, room_id: str) -> None:
+        """Put the seat in the pool: a worker of any instance takes it."""
+        seat = claim.seat
+        job = jobs.SeatJob(seat.player, claim.token, seat.name, room_id, seat.level)
+        await self.store.pool_put(jobs.seat_queue(seat.level), jobs.encode(job))
+        log.info("AI seat %s (%s) in room %s waits for a worker", seat.player, seat.level, room_id)
+
+    async def take(self, job: jobs.SeatJob) -> bool:
+        """Give a seat from the pool to the best worker of this instance. False if none
+        has a free seat at its level (the job goes back for another instance); True when
+        the job is done with: given to a worker, or found out of date (released, or
+        handed over since: its token no longer works)."""
+        registry = self.registry
+        worker = registry.pick(job.level)
+        if worker is None or worker.link is None:
+            return False
+        hashed = token_hash(job.token)
+        if await self.store.get_session(hashed) is None:
+            log.info("AI seat %s: its job is out of date; dropped", job.player)
+            return True
+        seat = AiSeat(job.player, job.name, job.level, hashed)
+        waiting = SeatRecord(hashed, "", job.name, job.level)
+        taken = SeatRecord(hashed, worker.id, job.name, job.level)
+        if not await self.store.put_ai_seat(
+            job.player, msgspec.msgpack.encode(taken), replacing=msgspec.msgpack.encode(waiting)
+        ):
+            log.info("AI seat %s: taken or handed over already; job dropped", job.player)
+            return True
+        seat.away_since = time.monotonic()  # until its connection says hello
+        registry.hold(worker, seat)
+        await self.store_session(seat, worker.id)
+        if worker.link is not None:  # if it just went, its lease hands the seat on later
+            worker.link.send(
                 m.BotSeat(
-                    player=claim.seat.player,
-                    token=claim.token,
-                    name=claim.seat.name,
-                    room=room_id,
-                    level=claim.seat.level,
+                    player=seat.player,
+                    token=job.token,
+                    name=seat.name,
+                    room=job.room,
+                    level=seat.level,
                 )
             )
         log.info(
             "AI seat %s (%s) in room %s goes to worker %s",
-            claim.seat.player,
-            claim.seat.level,
-            room_id,
-            claim.worker.id,
+            seat.player,
+            seat.level,
+            job.room,
+            worker.id,
         )
+        return True
 
     async def store_session(self, seat: AiSeat, worker_id: str) -> None:
         """Store the seat's session under its current token's hash."""
@@ -151,7 +209,7 @@ class AiSeating:
                 await self.cancel(claim)
             raise
         for claim in claims:
-            self.dispatch(claim, room.id)
+            await self.dispatch(claim, room.id)
         return room
 
     async def seat_in(self, room_id: str, requester: str, level: str | None) -> None:
@@ -174,7 +232,7 @@ class AiSeating:
         if outcome.error is not None:
             await self.cancel(claim)
             raise outcome.error
-        self.dispatch(claim, room_id)
+        await self.dispatch(claim, room_id)
 
 
 def _check_ai_seat(room: Room, requester: str) -> None:

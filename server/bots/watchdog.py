@@ -5,17 +5,19 @@ closed. A seat nobody plays (its room has shown it offline for ``lease_ms``, or 
 never connected within ``lease_ms`` of being given out) while its game runs is handed
 to another worker: a new token is issued, the old session is deleted (the old token
 stops working) and connections still using it are closed, so two workers never play
-one seat. A worker whose own connection is gone keeps its seats' capacity for
-``lease_ms``, so it can reconnect and carry on.
+one seat. The seat goes back to the shared AI pool, where a worker of any instance
+takes it. A worker whose own connection is gone keeps its seats for ``lease_ms``, so
+it can reconnect and carry on.
 
-The registry lives in one server instance, and a worker serves the players of the
-instance it is registered with. Its seats' presence in their rooms is what every
-instance sees, so a seat that plays through another instance (behind a load
-balancer) is left to that one rather than taken away.
+The registry lives in one server instance and holds the seats its own workers took
+from the pool. A seat's presence in its rooms is what every instance sees, so a seat
+that plays through another instance (behind a load balancer) is left to that one
+rather than taken away.
 
 Across a restart: every AI seat in play is also recorded in the store (its token
 hash, worker, name and level; :meth:`Store.put_ai_seat`), from when it is given out
-until it is released. The watchdog loads those records when it starts, so the
+until it is released (a seat waiting in the pool has no worker in its record, and is
+left to the pool). The watchdog loads those records when it starts, so the
 instance knows its seats before any of them says hello again: each is held for its
 worker as if the worker's connection had just gone, and gets one lease for the worker
 to come back. After that it is judged like any seat nobody plays here: released if
@@ -116,6 +118,8 @@ class Watchdog:
                 log.warning("AI seat %s: unreadable record in the store; forgotten", player)
                 await self.store.drop_ai_seat(player)
                 continue
+            if not record.worker:
+                continue  # waiting in the AI pool: whoever takes it looks after it
             seat = AiSeat(player, record.name, record.level, record.token_hash)
             seat.away_since = seat.restored_at = now
             registry.hold(registry.known_worker(record.worker, now), seat)
@@ -234,35 +238,22 @@ class Watchdog:
         log.info("AI seat %s released", seat.player)
 
     async def _hand_over(self, seat: AiSeat, rooms: list[str]) -> bool:
-        """Give a seat whose worker is gone to another worker (a new token; the old
-        one stops working and its connections are closed). False if none is free:
-        the seat waits among the orphans for the next try; or if another server
-        instance handed it over first: it is that instance's now."""
-        registry = self.registry
-        worker = registry.pick(seat.level) or registry.pick(seat.level, any_level=True)
-        registry.drop(seat.player)
-        if worker is None:
-            registry.orphans[seat.player] = seat
-            return False
+        """Give a seat whose worker is gone back to the pool with a new token (the old
+        one stops working and its connections are closed); a worker of any instance
+        takes it. False if another server instance handed it over first."""
+        self.registry.drop(seat.player)
         old_hash, known = seat.token_hash, seat.record()
         token = new_token()
-        record = SeatRecord(token_hash(token), worker.id, seat.name, seat.level)
-        if not await self.store.put_ai_seat(
-            seat.player, msgspec.msgpack.encode(record), replacing=known
-        ):
+        fresh = AiSeat(seat.player, seat.name, seat.level, token_hash(token))
+        if not await self.store.put_ai_seat(seat.player, fresh.record(), replacing=known):
             log.info("AI seat %s was handed over by another server instance", seat.player)
             return False
-        seat.token_hash = record.token_hash
-        seat.away_since = time.monotonic()
-        seat.connected_once = False
-        seat.restored_at = None
-        registry.hold(worker, seat)
-        await self.seating.store_session(seat, worker.id)
+        await self.seating.store_session(fresh, "")
         await self.store.delete_session(old_hash)
         await self.store.publish_player(
             seat.player, encode_notice(Notice(kind="revoke", room=rooms[0], token=old_hash))
         )
         self.metrics.inc("gomoku_ai_handovers_total")
-        log.info("AI seat %s in room %s handed over to worker %s", seat.player, rooms[0], worker.id)
-        self.seating.dispatch(Claim(worker, seat, token), rooms[0])
+        log.info("AI seat %s in room %s goes back to the AI pool", seat.player, rooms[0])
+        await self.seating.dispatch(Claim(fresh, token), rooms[0])
         return True

@@ -20,6 +20,7 @@ async def on_bot_ready(session: Session, msg: m.BotReady) -> None:
     worker_id = _require_bot(session)
     session.worker = True
     session.services.workers.register(worker_id, session, msg.seats, msg.levels)
+    await session.services.taker.publish()  # its seats count in the cluster from now on
     bots = session.services.config.bots
     session.send(
         m.BotAccepted(
