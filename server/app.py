@@ -68,6 +68,7 @@ class GomokuServer:
         )
         """Takes AI pool jobs for this instance's workers, and publishes them."""
         self._started_ms = 0
+        self._address = ""
         self.matchmaker = Matchmaker(store, self.service, self.players, config.matchmaking, metrics)
         self.ticker = ClockTicker(store, self.service, config.timers, metrics)
         self.local_workers = LocalWorkers(config.bots.embedded_seats)
@@ -110,7 +111,7 @@ class GomokuServer:
     def figures(self) -> InstanceRecord:
         """What this instance publishes about itself for the cluster's views."""
         return InstanceRecord(
-            address=f"{self.config.host}:{self.port}",
+            address=self._address,
             started_ms=self._started_ms,
             connections=len(self.listener.connections),
             players=len(self.players),
@@ -131,6 +132,7 @@ class GomokuServer:
         self.hub.on_notice = self.players.deliver_notice
         await self.hub.start()
         await self.listener.start()
+        self._address = f"{self.config.host}:{self.port}"
         self._background(self.ticker.run())
         self._background(self.housekeeping.keep_lease())
         self._background(self.matchmaker.run())
