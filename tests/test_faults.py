@@ -32,7 +32,7 @@ from redis_fixtures import RedisServer, free_port
 from server_fixtures import Connect, TestClient
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
-from worker_fixtures import Person, StartWorker, worker_process
+from worker_fixtures import Person, StartWorker, eventually, worker_process
 
 from engine import Board, Rule, format_point
 from engine.types import Point
@@ -428,6 +428,7 @@ async def test_a_worker_killed_in_the_middle_of_games_hands_every_seat_over(
     doomed = await worker_process(ai_server, "--seats", "3", "--processes", "1")
     try:
         people = [await ai_game(await connect(f"p{i}")) for i in range(3)]
+        await eventually(lambda: len(ai_server.bots.owner) == 3)  # doomed took them all
         heir = await start_worker(seats=3)  # arrives after the seats were given out
         await asyncio.gather(*(p.play(until=lambda p: len(p.moves) >= 3) for p in people))
         doomed.kill()

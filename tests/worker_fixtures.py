@@ -2,7 +2,8 @@
 sharing one search pool, worker processes, and a "person" who plays on.
 
 Fixtures: ``thinker`` (one warm process pool for the whole session),
-``ai_server`` (a running server with short heartbeat and lease timings) and
+``ai_server`` (a running server with short heartbeat and lease timings, on the memory
+store and on a real redis-server) and
 ``start_worker`` (start an in-process :class:`AiWorker` against it and wait
 until the server has accepted it; stopped at teardown).
 """
@@ -26,6 +27,7 @@ from protocol.backoff import Backoff
 from protocol.events import GameOver, Moved, RoomEvent, Undone
 from server.app import GomokuServer
 from server.config import Bots, ServerConfig
+from server.store.redis import RedisStore
 from worker.config import WorkerConfig
 from worker.control import AiWorker
 from worker.thinker import Thinker
@@ -66,8 +68,15 @@ def thinker() -> Iterator[Thinker]:
     pool.close()
 
 
-@pytest.fixture
-async def ai_server(make_server: Callable[..., Awaitable[GomokuServer]]) -> GomokuServer:
+@pytest.fixture(params=["memory", "redis"])
+async def ai_server(
+    make_server: Callable[..., Awaitable[GomokuServer]], request: pytest.FixtureRequest
+) -> GomokuServer:
+    """A server with the AI test timings, on each store: memory, and a real redis-server
+    (its AI seats and hints then go through Redis streams)."""
+    if request.param == "redis":
+        store = RedisStore(request.getfixturevalue("redis_url"))
+        return await make_server(ai_config(), store=store)
     return await make_server(ai_config())
 
 
