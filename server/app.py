@@ -20,6 +20,7 @@ from typing import Any
 from server import __version__
 from server.bots import AiSeating, HintDesk, JobTaker, Watchdog, WorkerRegistry
 from server.bots.jobs import InstanceRecord
+from server.cluster import add_cluster_gauges
 from server.config import ServerConfig
 from server.connection import Connection
 from server.housekeeping import Housekeeping
@@ -95,8 +96,7 @@ class GomokuServer:
         metrics.gauges["gomoku_connections"] = lambda: len(self.listener.connections)
         metrics.gauges["gomoku_players_online"] = lambda: len(self.players)
         metrics.gauges["gomoku_rooms_followed"] = self.hub.rooms_followed
-        metrics.cluster_gauges["gomoku_rooms"] = store.count_rooms
-        metrics.cluster_gauges["gomoku_lobby_rooms"] = store.count_lobby
+        add_cluster_gauges(metrics, store)
         metrics.identity = {"instance": self.housekeeping.instance_id, "pid": str(os.getpid())}
 
     @property

@@ -131,7 +131,12 @@ async def serve(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["status"]:
+        from server.status import status_main
+
+        return status_main(words[1:])
+    args = parse_args(words)
     process: int | None = args.process_index
     tag = "" if process is None else f"[process {process}] "
     logging.basicConfig(
@@ -141,7 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     logging.getLogger("websockets").setLevel(logging.WARNING)
     if args.processes > 1:
-        given = list(sys.argv[1:] if argv is None else argv)
+        given = words
         return supervise(
             args,
             given,

@@ -91,8 +91,36 @@ _HELP: dict[str, tuple[str, Scope, str]] = {
         "instance",
         "AI seats in play (or waiting for a worker) that this instance looks after.",
     ),
-    "gomoku_ai_handovers_total": ("counter", "instance", "AI seats handed to another worker."),
+    "gomoku_ai_handovers_total": (
+        "counter",
+        "instance",
+        "AI seats whose worker was gone, put back in the AI pool for another worker.",
+    ),
+    "gomoku_ai_jobs_taken_over_total": (
+        "counter",
+        "instance",
+        "AI pool jobs this instance took over from an instance that did not finish them.",
+    ),
     "gomoku_hints_total": ("counter", "instance", "Hints answered."),
+    "gomoku_cluster_instances": ("gauge", "cluster", "Server instances running."),
+    "gomoku_cluster_connections": ("gauge", "cluster", "Open WebSocket connections."),
+    "gomoku_cluster_players_online": (
+        "gauge",
+        "cluster",
+        "Players with at least one open connection (summed over instances).",
+    ),
+    "gomoku_cluster_ai_workers": ("gauge", "cluster", "AI workers connected to any instance."),
+    "gomoku_cluster_ai_seats": ("gauge", "cluster", "Games all AI workers offer to play at once."),
+    "gomoku_cluster_ai_seats_in_play": (
+        "gauge",
+        "cluster",
+        "AI seats given out (in play, or waiting in the AI pool for a worker).",
+    ),
+    "gomoku_ai_queue_jobs": (
+        "gauge",
+        "cluster",
+        "AI pool jobs by queue (seat:LEVEL, hint) and state (waiting, taken).",
+    ),
 }
 
 
@@ -114,6 +142,8 @@ class Metrics:
         self.cluster_gauges: dict[str, Callable[[], Awaitable[int]]] = {}
         self.identity: dict[str, str] = {}
         """The labels of ``gomoku_instance_info`` (plain ids: nothing to escape)."""
+        self.cluster_series: dict[str, Callable[[], Awaitable[dict[str, int]]]] = {}
+        """Cluster-wide gauges with labels: name -> (labels -> value)."""
 
     def inc(self, name: str, amount: int = 1) -> None:
         self.counters[name] += amount
@@ -125,16 +155,28 @@ class Metrics:
         """The whole page: cluster-wide gauges are read from the store first; one the store
         cannot answer right now is left without a sample (its HELP and TYPE stay)."""
         read: dict[str, int] = {}
+        series: dict[str, dict[str, int]] = {}
         for name, gauge in self.cluster_gauges.items():
             try:
                 read[name] = await gauge()
             except Exception as exc:  # the store is down: the page still answers
                 log.info("metric %s not read: %s", name, exc)
-        return self.render(read)
+        for name, reader in self.cluster_series.items():
+            try:
+                series[name] = await reader()
+            except Exception as exc:
+                log.info("metric %s not read: %s", name, exc)
+        return self.render(read, series)
 
-    def render(self, cluster: Mapping[str, int] | None = None) -> str:
-        """The page from what this instance knows, with ``cluster`` gauges as read."""
+    def render(
+        self,
+        cluster: Mapping[str, int] | None = None,
+        series: Mapping[str, Mapping[str, int]] | None = None,
+    ) -> str:
+        """The page from what this instance knows, with ``cluster`` gauges (and labelled
+        ``series``) as read."""
         cluster = cluster or {}
+        series = series or {}
         lines: list[str] = []
         for name, (kind, scope, _) in _HELP.items():
             lines.append(f"# HELP {name} {help_text(name)}")
@@ -147,6 +189,9 @@ class Metrics:
                     lines.append(f'{name}{{code="{code}"}} {count}')
                 if not self.errors:
                     lines.append(f'{name}{{code="none"}} 0')
+            elif scope == "cluster" and name in series:
+                for labels, value in sorted(series[name].items()):
+                    lines.append(f"{name}{{{labels}}} {value}")
             elif scope == "cluster":
                 if name in cluster:
                     lines.append(f"{name} {cluster[name]}")

@@ -135,7 +135,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         prog="gomoku-server",
         usage=USAGE,
         description="Run a Gomoku Arena server: WebSocket (MessagePack or JSON) for the "
-        "terminal client and bots, and the browser client's page on the same port.",
+        "terminal client and bots, and the browser client's page on the same port. "
+        "`gomoku-server status --redis URL` prints the cluster on a Redis instead: its "
+        "instances, AI workers and load.",
     )
     env = EnvOptions(parser)
     parser.add_argument(

@@ -7,14 +7,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import signal
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 
+from redis_fixtures import free_port
 from server_fixtures import TestClient
+from test_server_ops import http_get
 from test_worker_restart import person_on, seat_ai
 from worker_fixtures import ai_config, worker_process
 
 from protocol import messages as m
+from protocol.events import Moved
 from server.app import GomokuServer
 from server.bots import jobs
 from server.service import now_ms
@@ -74,7 +80,8 @@ async def test_a_room_on_an_instance_without_workers_plays_an_ai_of_another(
         await person.play(until=lambda p: len(p.moves) >= 4)
         await client.send(m.Hint(room=person.room, id=7))
         suggestion = await client.until(lambda msg: isinstance(msg, m.Suggestion))
-        assert isinstance(suggestion, m.Suggestion) and suggestion.re == 7
+        assert isinstance(suggestion, m.Suggestion)
+        assert suggestion.re == 7
         assert suggestion.point not in person.moves
         snapshot = await client.join(person.room)  # the moves made meanwhile
         person.follow(snapshot)
@@ -127,8 +134,70 @@ async def test_seats_are_given_within_the_capacity_of_every_instances_workers(
         assert "busy" in busy.message
         [record] = (await b.store.workers(now_ms())).values()
         worker = jobs.decode(record, jobs.WorkerRecord)
-        assert worker.instance == a.housekeeping.instance_id and worker.seats == 2
+        assert (worker.instance, worker.seats) == (a.housekeeping.instance_id, 2)
         queue = jobs.seat_queue("novice")
-        async with asyncio.timeout(10):  # both jobs taken and done
-            while (await b.store.pool_depths())[queue] != (0, 0):
-                await asyncio.sleep(0.05)
+        for _ in range(200):  # both jobs taken and done
+            if (await b.store.pool_depths())[queue] == (0, 0):
+                break
+            await asyncio.sleep(0.05)
+        assert (await b.store.pool_depths())[queue] == (0, 0)
+
+
+async def test_metrics_and_status_show_the_cluster_from_any_instance(
+    make_server: MakeServer, redis_url: str
+) -> None:
+    """A worker on A and an AI seat in a room on B: B's /metrics gives its own workers (none)
+    apart from the cluster's (one, its seats, the seat in play, the pool's queues), and
+    ``gomoku-server status`` prints both instances, the worker and the queues."""
+    a, b = await two_instances(make_server, redis_url)
+    async with worker_on(a), person_on(b.port, "ann") as client:
+        await seat_ai(client)
+        await client.until_event(Moved)  # the worker on A has the seat: its job is done
+        _, _, text = await http_get(b.port, "/metrics")
+        values = dict(re.findall(r"^(gomoku_\w+(?:\{[^}]*\})?) (\d+)$", text, re.MULTILINE))
+        assert values["gomoku_ai_workers"] == "0"  # this instance's own
+        assert values["gomoku_cluster_ai_workers"] == "1"
+        assert values["gomoku_cluster_ai_seats"] == "2"
+        assert values["gomoku_cluster_ai_seats_in_play"] == "1"
+        assert values["gomoku_cluster_instances"] == "2"
+        assert values['gomoku_ai_queue_jobs{queue="seat:novice",state="waiting"}'] == "0"
+        helps = dict(re.findall(r"^# HELP (\w+) (.*)$", text, re.MULTILINE))
+        assert helps["gomoku_ai_workers"].endswith("This instance only.")
+        assert helps["gomoku_cluster_ai_workers"].endswith("read from the store.")
+        assert helps["gomoku_ai_queue_jobs"].endswith("read from the store.")
+        [worker] = a.bots.live_workers()
+        done = await run_status("--redis", redis_url)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.decode()
+    assert "instances: 2" in out
+    for server in (a, b):
+        assert server.housekeeping.instance_id in out
+    assert f"{worker.id}  on {a.housekeeping.instance_id}  seats 1/2" in out
+    assert "AI workers: 1 (2 seats, 1 in play)" in out
+    assert re.search(r"^  seat:novice +0 / 0$", out, re.MULTILINE)
+
+
+async def test_status_says_in_one_line_when_redis_cannot_be_reached() -> None:
+    """No Redis at the address: exit 2 and one line that says so, no traceback."""
+    done = await run_status("--redis", f"redis://127.0.0.1:{free_port()}/0")
+    assert done.returncode == 2
+    assert done.stdout == b""
+    [line] = done.stderr.decode().splitlines()
+    assert line.startswith("gomoku-server status: cannot reach redis at redis://127.0.0.1:")
+
+
+async def run_status(*args: str) -> subprocess.CompletedProcess[bytes]:
+    """``gomoku-server status ARGS`` as a process of its own."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "server",
+        "status",
+        *args,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), 30)
+    assert process.returncode is not None
+    return subprocess.CompletedProcess(["status", *args], process.returncode, out, err)

@@ -1,0 +1,132 @@
+"""The whole cluster as the store tells it: the instances (each publishes its own
+figures with a lease), the AI workers of every instance, the AI seats in play, the AI
+pool's queues, the rooms. Read by ``/metrics`` (the cluster-wide gauges) and by
+``gomoku-server status`` (:func:`describe`, plain text)."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+
+from server.bots import jobs
+from server.bots.seating import cluster_workers
+from server.metrics import Metrics
+from server.service import now_ms
+from server.store import Store
+from server.store.pool import QueueDepth
+
+log = logging.getLogger("gomoku.server")
+
+
+@dataclasses.dataclass(frozen=True)
+class Cluster:
+    """What the store knows about every instance at one moment."""
+
+    instances: dict[str, jobs.InstanceRecord]
+    workers: dict[str, jobs.WorkerRecord]
+    seats_in_play: int
+    queues: dict[str, QueueDepth]
+    rooms: int
+    lobby_rooms: int
+
+
+async def instances(store: Store) -> dict[str, jobs.InstanceRecord]:
+    """Every live instance's published figures (unreadable records are left out)."""
+    found = {}
+    for instance, data in (await store.instance_infos(now_ms())).items():
+        try:
+            found[instance] = jobs.decode(data, jobs.InstanceRecord)
+        except jobs.BadRecord:
+            log.warning("instance %s: unreadable figures in the store; ignored", instance)
+    return found
+
+
+async def read_cluster(store: Store) -> Cluster:
+    return Cluster(
+        instances=await instances(store),
+        workers=await cluster_workers(store),
+        seats_in_play=len(await store.ai_seats()),
+        queues=await store.pool_depths(),
+        rooms=await store.count_rooms(),
+        lobby_rooms=await store.count_lobby(),
+    )
+
+
+def add_cluster_gauges(metrics: Metrics, store: Store) -> None:
+    """The cluster-wide gauges of ``/metrics``, each read from the store when scraped."""
+
+    async def total(field: str) -> int:
+        return sum(getattr(record, field) for record in (await instances(store)).values())
+
+    async def count_instances() -> int:
+        return len(await instances(store))
+
+    async def connections() -> int:
+        return await total("connections")
+
+    async def players() -> int:
+        return await total("players")
+
+    async def workers() -> int:
+        return len(await cluster_workers(store))
+
+    async def seats() -> int:
+        return sum(record.seats for record in (await cluster_workers(store)).values())
+
+    async def seats_in_play() -> int:
+        return len(await store.ai_seats())
+
+    async def queue_jobs() -> dict[str, int]:
+        series = {}
+        for queue, depth in (await store.pool_depths()).items():
+            series[f'queue="{queue}",state="waiting"'] = depth.waiting
+            series[f'queue="{queue}",state="taken"'] = depth.taken
+        return series
+
+    metrics.cluster_gauges.update(
+        {
+            "gomoku_rooms": store.count_rooms,
+            "gomoku_lobby_rooms": store.count_lobby,
+            "gomoku_cluster_instances": count_instances,
+            "gomoku_cluster_connections": connections,
+            "gomoku_cluster_players_online": players,
+            "gomoku_cluster_ai_workers": workers,
+            "gomoku_cluster_ai_seats": seats,
+            "gomoku_cluster_ai_seats_in_play": seats_in_play,
+        }
+    )
+    metrics.cluster_series["gomoku_ai_queue_jobs"] = queue_jobs
+
+
+def _duration(ms: int) -> str:
+    minutes = max(0, ms) // 60_000
+    hours, minutes = divmod(minutes, 60)
+    days, hours = divmod(hours, 24)
+    if days:
+        return f"{days}d{hours:02d}h"
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m"
+
+
+def describe(cluster: Cluster, now: int) -> str:
+    """The cluster in plain text: instances, AI workers and pool, rooms."""
+    lines = [f"instances: {len(cluster.instances)}"]
+    for name, i in cluster.instances.items():
+        lines.append(
+            f"  {name}  {i.address}  up {_duration(now - i.started_ms)}  "
+            f"connections {i.connections}  players {i.players}  AI workers {i.workers}"
+        )
+    seats = sum(w.seats for w in cluster.workers.values())
+    lines.append(
+        f"AI workers: {len(cluster.workers)} ({seats} seats, {cluster.seats_in_play} in play)"
+    )
+    for name, w in cluster.workers.items():
+        lines.append(
+            f"  {name}  on {w.instance}  seats {w.held}/{w.seats}  levels {','.join(w.levels)}"
+        )
+    lines.append("AI queues (jobs waiting / taken):")
+    for queue, depth in cluster.queues.items():
+        lines.append(f"  {queue:<20} {depth.waiting} / {depth.taken}")
+    if not cluster.queues:
+        lines.append("  (none used yet)")
+    lines.append(f"rooms: {cluster.rooms} ({cluster.lobby_rooms} in the lobby)")
+    return "\n".join(lines) + "\n"
