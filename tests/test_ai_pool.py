@@ -201,3 +201,23 @@ async def run_status(*args: str) -> subprocess.CompletedProcess[bytes]:
     out, err = await asyncio.wait_for(process.communicate(), 30)
     assert process.returncode is not None
     return subprocess.CompletedProcess(["status", *args], process.returncode, out, err)
+
+
+async def test_a_seat_outlives_the_instance_and_worker_that_played_it(
+    make_server: MakeServer, redis_url: str
+) -> None:
+    """The worker playing the seat is on A; A stops and the worker is killed: B, which
+    never held the seat, finds it looked after by nobody, puts it back in the pool, and
+    its own worker plays the game to the end."""
+    a, b = await two_instances(make_server, redis_url)
+    async with worker_on(a) as on_a, person_on(b.port, "ann") as client:
+        person = await seat_ai(client)
+        await person.play(until=lambda p: len(p.moves) >= 4)
+        async with worker_on(b):
+            on_a.send_signal(signal.SIGKILL)
+            await on_a.wait()
+            await a.stop()
+            await person.play()
+    assert person.over is not None
+    assert (person.over.winner, person.over.reason) == ("black", "five")
+    assert b.metrics.counters["gomoku_ai_handovers_total"] == 1

@@ -27,6 +27,11 @@ hello since the latest outage (every instance was down, so no connection survive
 it; that is how a killed server leaves its rooms). A handover replaces the seat's
 record only if it is still the one this instance knew (one atomic step), so two
 instances that both judge a seat never both hand it over.
+
+An instance that dies takes its registry with it. So every lease, each instance adopts
+the seats in the store whose worker is connected to no instance (its record in the
+cluster ran out) and that it does not know: held as if just restored, they are judged
+like any other, and the one instance whose handover wins puts the seat back in the pool.
 """
 
 from __future__ import annotations
@@ -35,12 +40,13 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Callable
 
 import msgspec
 
 from protocol import messages as m
 from server.bots.registry import AiSeat, SeatRecord, Worker, WorkerRegistry
-from server.bots.seating import AiSeating, Claim
+from server.bots.seating import AiSeating, Claim, cluster_workers
 from server.config import Bots
 from server.metrics import Metrics
 from server.notices import Notice, encode_notice
@@ -82,7 +88,17 @@ class Watchdog:
         tick = max(0.02, min(self.settings.heartbeat_ms, self.settings.lease_ms) / 4000)
         changed = self.registry.changed
         restored = False
+        adopted_at = time.monotonic()
         while True:
+            if restored and time.monotonic() - adopted_at >= self.settings.lease_ms / 1000:
+                adopted_at = time.monotonic()
+                try:
+                    await self.adopt()
+                except StoreUnavailable as error:
+                    log.info("cannot look for AI seats nobody looks after: %s", error)
+                except Exception:
+                    self.metrics.inc("gomoku_errors_internal_total")
+                    log.exception("looking for AI seats nobody looks after failed")
             if not restored:
                 try:
                     await self.restore()
@@ -102,10 +118,21 @@ class Watchdog:
                 await asyncio.wait_for(changed.wait(), tick)
             changed.clear()
 
-    async def restore(self) -> None:
+    async def adopt(self) -> None:
+        """Look after the AI seats whose worker is connected to no instance any more
+        (its instance died with it, or it never came back there): held here as if
+        just restored, so they are judged after one lease like any seat nobody plays.
+        Several instances may adopt a seat; only one hands it over (see
+        :meth:`_hand_over`)."""
+        live = await cluster_workers(self.store)
+        known = self.registry.workers
+        await self.restore(keep=lambda worker: worker in live or worker in known)
+
+    async def restore(self, keep: Callable[[str], bool] | None = None) -> None:
         """Hold every AI seat the store records as in play and the registry does not
         know yet (a restart), for its worker, as if the worker's connection had just
-        gone: the worker gets one lease to come back before the seat is judged."""
+        gone: the worker gets one lease to come back before the seat is judged. Seats
+        whose worker ``keep`` names are left alone."""
         registry = self.registry
         now = time.monotonic()
         restored = 0
@@ -118,8 +145,8 @@ class Watchdog:
                 log.warning("AI seat %s: unreadable record in the store; forgotten", player)
                 await self.store.drop_ai_seat(player)
                 continue
-            if not record.worker:
-                continue  # waiting in the AI pool: whoever takes it looks after it
+            if not record.worker or (keep is not None and keep(record.worker)):
+                continue  # waiting in the AI pool, or its worker is alive somewhere
             seat = AiSeat(player, record.name, record.level, record.token_hash)
             seat.away_since = seat.restored_at = now
             registry.hold(registry.known_worker(record.worker, now), seat)

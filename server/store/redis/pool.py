@@ -60,7 +60,15 @@ class RedisAiPool(RedisCore):
         streams: dict[Any, Any] = {await self._group(queue): ">" for queue in queues}
         by_key = {self.keys.ai_jobs(queue): queue for queue in queues}
         block = min(block_ms, MAX_BLOCK_MS) if block_ms > 0 else None
-        reply: Any = await self.redis.xreadgroup(GROUP, taker, streams, count=count, block=block)
+        try:
+            reply: Any = await self.redis.xreadgroup(
+                GROUP, taker, streams, count=count, block=block
+            )
+        except ResponseError as error:
+            if "NOGROUP" not in str(error):
+                raise
+            self._grouped.difference_update(queues)  # Redis lost them: made again next time
+            return []
         taken = []
         for key, entries in reply or []:
             for job_id, fields in entries:
