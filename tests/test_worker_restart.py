@@ -15,6 +15,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
+import pytest
 from redis_fixtures import free_port
 from server_fixtures import TestClient
 from websockets.asyncio.client import connect as ws_connect
@@ -36,6 +37,13 @@ from server.store.redis import RedisStore
 
 MakeServer = Callable[..., Awaitable[GomokuServer]]
 LEASE_S = FAST_BOTS.lease_ms / 1000
+
+
+@pytest.fixture
+async def ai_server(make_server: MakeServer) -> GomokuServer:
+    """Unused here (these tests make their own servers on Redis); kept in memory, so it
+    is not one more instance on their Redis."""
+    return await make_server(ai_config())
 
 
 @contextlib.asynccontextmanager

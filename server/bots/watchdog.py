@@ -208,6 +208,8 @@ class Watchdog:
             # Not here; perhaps through another server instance.
             data = await self.store.get_session(seat.token_hash)
             seen_ms = None if data is None else decode_session(data).seen_ms
+            if seat.away_since is None:
+                return  # it said hello here while we read the store
             seat.connected_once = seen_ms is not None
         if seat.connected_once:
             in_room = places[0][1]
