@@ -6,8 +6,6 @@ from __future__ import annotations
 import asyncio
 import time
 
-from test_store_contract import store  # noqa: F401  (the fixture: each backend, fresh)
-
 from server.store import Store
 from server.store.pool import QueueDepth
 
