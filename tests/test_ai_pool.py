@@ -17,8 +17,9 @@ from redis_fixtures import free_port
 from server_fixtures import TestClient
 from test_server_ops import http_get
 from test_worker_restart import person_on, seat_ai
-from worker_fixtures import ai_config, worker_process
+from worker_fixtures import StartWorker, ai_config, worker_process
 
+from engine import Rule
 from protocol import messages as m
 from protocol.events import Moved
 from server.app import GomokuServer
@@ -221,3 +222,20 @@ async def test_a_seat_outlives_the_instance_and_worker_that_played_it(
     assert person.over is not None
     assert (person.over.winner, person.over.reason) == ("black", "five")
     assert b.metrics.counters["gomoku_ai_handovers_total"] == 1
+
+
+async def test_a_hint_nobody_waits_for_any_more_is_dropped_unthought(
+    ai_server: GomokuServer, start_worker: StartWorker
+) -> None:
+    """Hint jobs left in the pool while no worker was there: when one comes, the job
+    whose asker gave up is dropped without an answer; a live one is answered."""
+    stale = jobs.HintJob("late", "r-x", Rule.FREESTYLE, 15, ["h8"], 150, now_ms() - 1)
+    fresh = jobs.HintJob("live", "r-y", Rule.FREESTYLE, 15, ["h8"], 150, now_ms() + 60_000)
+    for job in (stale, fresh):
+        await ai_server.store.pool_put(jobs.HINT_QUEUE, jobs.encode(job))
+    await start_worker()
+    answer = await ai_server.store.pool_answer_wait("live", 10_000)
+    assert answer is not None
+    assert jobs.decode(answer, jobs.HintAnswer).point not in (None, "h8")
+    assert await ai_server.store.pool_answer_wait("late", 300) is None
+    assert (await ai_server.store.pool_depths())[jobs.HINT_QUEUE] == (0, 0)

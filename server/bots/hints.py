@@ -19,6 +19,7 @@ from server.config import Bots
 from server.game import GameError
 from server.metrics import Metrics
 from server.room import Room
+from server.service import now_ms
 from server.store import Store
 
 
@@ -40,11 +41,18 @@ class HintDesk:
         if not await cluster_workers(self.store):
             raise GameError(ErrorCode.NO_AI_AVAILABLE, "no AI worker is connected to give hints")
         reply = secrets.token_hex(12)
+        wait_ms = self.settings.hint_timeout_ms
         job = jobs.HintJob(
-            reply, room.id, room.rule, room.size, list(room.moves), self.settings.hint_ms
+            reply,
+            room.id,
+            room.rule,
+            room.size,
+            list(room.moves),
+            self.settings.hint_ms,
+            now_ms() + wait_ms,
         )
         await self.store.pool_put(jobs.HINT_QUEUE, jobs.encode(job))
-        data = await self.store.pool_answer_wait(reply, self.settings.hint_timeout_ms)
+        data = await self.store.pool_answer_wait(reply, wait_ms)
         if data is None:
             raise GameError(ErrorCode.NO_AI_AVAILABLE, "no AI answered in time")
         try:
@@ -58,7 +66,10 @@ class HintDesk:
 
     async def serve(self, job: jobs.HintJob) -> bool:
         """Ask the least busy worker of this instance and post its answer. False (the
-        job goes back to the pool) if no worker is here or it went away meanwhile."""
+        job goes back to the pool) if no worker is here or it went away meanwhile; a job
+        whose asker stopped waiting is done with at once."""
+        if now_ms() >= job.until_ms:
+            return True
         registry = self.registry
         worker = registry.pick(None, any_level=True) or next(iter(registry.live_workers()), None)
         if worker is None or worker.link is None:

@@ -35,7 +35,8 @@ class SeatJob(msgspec.Struct, array_like=True, frozen=True):
 
 
 class HintJob(msgspec.Struct, array_like=True, frozen=True):
-    """A position to find the best move in, for the asker waiting under ``reply``."""
+    """A position to find the best move in, for the asker waiting under ``reply`` until
+    ``until_ms`` (epoch ms; a job taken later is dropped: nobody waits for it)."""
 
     reply: str
     room: str
@@ -43,6 +44,7 @@ class HintJob(msgspec.Struct, array_like=True, frozen=True):
     size: int
     moves: list[str]
     time_ms: int
+    until_ms: int
 
 
 class HintAnswer(msgspec.Struct, array_like=True, frozen=True):
