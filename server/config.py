@@ -100,8 +100,10 @@ class Bots:
 
     heartbeat_ms: int = 5_000
     """How often a worker says it is alive; silent for three of these, it is closed."""
-    lease_ms: int = 10_000
-    """How long a gone worker's seats wait for it before they go to another worker."""
+    lease_ms: int = 3_000
+    """How long a gone worker's seats wait for it before they go back to the AI pool for
+    another worker: long enough for a reconnect after a network drop, short enough that
+    the games of a worker that died stand still for only a few seconds."""
     default_level: str = "intermediate"
     """The level a player gets when asking for an AI without naming one."""
     hint_ms: int = 500
