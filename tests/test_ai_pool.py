@@ -17,7 +17,7 @@ from redis_fixtures import free_port
 from server_fixtures import TestClient
 from test_server_ops import http_get
 from test_worker_restart import person_on, seat_ai
-from worker_fixtures import StartWorker, ai_config, worker_process
+from worker_fixtures import Person, StartWorker, ai_config, eventually, worker_process
 
 from engine import Rule
 from protocol import messages as m
@@ -61,6 +61,27 @@ def seat_holder(servers: tuple[GomokuServer, ...], player: str) -> tuple[GomokuS
     raise AssertionError(f"no instance holds AI seat {player}")
 
 
+def live_holder(servers: tuple[GomokuServer, ...], player: str) -> GomokuServer | None:
+    """The instance whose connected worker plays the AI seat ``player`` (None: no
+    connected worker has it, e.g. while it waits for a dead worker's lease)."""
+    for server in servers:
+        owner = server.bots.owner.get(player)
+        worker = None if owner is None else server.bots.workers.get(owner)
+        if worker is not None and worker.link is not None:
+            return server
+    return None
+
+
+async def resync(client: TestClient, person: Person) -> m.Snapshot:
+    """Join the person's room again: a fresh snapshot (the moves the person's client read
+    past meanwhile are in it; events that come before it are older, so skipped)."""
+    await client.send(m.Join(room=person.room, id=99))
+    snapshot = await client.until(lambda msg: isinstance(msg, m.Snapshot) and msg.re == 99)
+    assert isinstance(snapshot, m.Snapshot)
+    person.follow(snapshot)
+    return snapshot
+
+
 def ai_player(client: TestClient, snapshot: m.Snapshot) -> str:
     """The other player seated in the snapshot's room."""
     players = snapshot.room.players
@@ -84,8 +105,7 @@ async def test_a_room_on_an_instance_without_workers_plays_an_ai_of_another(
         assert isinstance(suggestion, m.Suggestion)
         assert suggestion.re == 7
         assert suggestion.point not in person.moves
-        snapshot = await client.join(person.room)  # the moves made meanwhile
-        person.follow(snapshot)
+        snapshot = await resync(client, person)
         holder, _ = seat_holder((a, b), ai_player(client, snapshot))
         assert holder is a
         await person.play()
@@ -103,16 +123,15 @@ async def test_a_worker_killed_mid_game_leaves_its_seat_to_a_worker_of_another_i
     async with worker_on(a) as on_a, worker_on(b) as on_b, person_on(b.port, "ann") as client:
         person = await seat_ai(client)
         await person.play(until=lambda p: len(p.moves) >= 6)
-        snapshot = await client.join(person.room)
-        person.follow(snapshot)
+        snapshot = await resync(client, person)
         ai = ai_player(client, snapshot)
         holder, worker = seat_holder((a, b), ai)
         killed, other = (on_a, b) if holder is a else (on_b, a)
         killed.send_signal(signal.SIGKILL)
         await killed.wait()
+        await eventually(lambda: live_holder((a, b), ai) is not None)
+        assert live_holder((a, b), ai) is other
         await person.play()
-        survivor, _ = seat_holder((a, b), ai)
-        assert survivor is other
     assert person.over is not None
     assert (person.over.winner, person.over.reason) == ("black", "five")
     assert holder.metrics.counters["gomoku_ai_handovers_total"] == 1
