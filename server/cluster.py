@@ -6,7 +6,6 @@ pool's queues, the rooms. Read by ``/metrics`` (the cluster-wide gauges) and by
 from __future__ import annotations
 
 import dataclasses
-import logging
 
 from server.bots import jobs
 from server.bots.seating import cluster_workers
@@ -14,8 +13,6 @@ from server.metrics import Metrics
 from server.service import now_ms
 from server.store import Store
 from server.store.pool import QueueDepth
-
-log = logging.getLogger("gomoku.server")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -32,13 +29,7 @@ class Cluster:
 
 async def instances(store: Store) -> dict[str, jobs.InstanceRecord]:
     """Every live instance's published figures (unreadable records are left out)."""
-    found = {}
-    for instance, data in (await store.instance_infos(now_ms())).items():
-        try:
-            found[instance] = jobs.decode(data, jobs.InstanceRecord)
-        except jobs.BadRecord:
-            log.warning("instance %s: unreadable figures in the store; ignored", instance)
-    return found
+    return jobs.decode_records(await store.instance_infos(now_ms()), jobs.InstanceRecord)
 
 
 async def read_cluster(store: Store) -> Cluster:

@@ -7,11 +7,15 @@ Queues: ``seat:LEVEL`` for AI seats to play at a level, ``hint`` for hints.
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Mapping
 from typing import TypeVar
 
 import msgspec
 
 from engine import Rule
+
+log = logging.getLogger("gomoku.server")
 
 HINT_QUEUE = "hint"
 SEAT_QUEUE_PREFIX = "seat:"
@@ -91,3 +95,14 @@ def decode(data: bytes, kind: type[_T]) -> _T:
         return msgspec.msgpack.decode(data, type=kind)
     except msgspec.DecodeError as error:
         raise BadRecord(f"not a {kind.__name__}: {error}") from None
+
+
+def decode_records(records: Mapping[str, bytes], kind: type[_T]) -> dict[str, _T]:
+    """Records read from the store, decoded; one that cannot be is left out (and logged)."""
+    found = {}
+    for name, data in records.items():
+        try:
+            found[name] = decode(data, kind)
+        except BadRecord as error:
+            log.warning("%s in the store ignored: %s", name, error)
+    return found

@@ -52,13 +52,7 @@ class Claim:
 async def cluster_workers(store: Store) -> dict[str, jobs.WorkerRecord]:
     """Every AI worker connected to any instance, as published (unreadable records are
     left out)."""
-    found = {}
-    for worker, data in (await store.workers(now_ms())).items():
-        try:
-            found[worker] = jobs.decode(data, jobs.WorkerRecord)
-        except jobs.BadRecord:
-            log.warning("AI worker %s: unreadable record in the store; ignored", worker)
-    return found
+    return jobs.decode_records(await store.workers(now_ms()), jobs.WorkerRecord)
 
 
 class AiSeating:

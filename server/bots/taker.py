@@ -142,24 +142,20 @@ class JobTaker:
                 await self._handle(job)
 
     async def _handle(self, job: PoolJob) -> None:
-        if job.queue == jobs.HINT_QUEUE:
-            try:
-                hint = jobs.decode(job.data, jobs.HintJob)
-            except jobs.BadRecord as error:
-                log.warning("AI job %s dropped: %s", job.job_id, error)
-                await self.store.pool_done(job.queue, job.job_id)
-                return
-            task = asyncio.create_task(self._serve_hint(job, hint))
-            self._hint_tasks.add(task)
-            task.add_done_callback(self._hint_tasks.discard)
-            return
+        kind: type[jobs.HintJob | jobs.SeatJob]
+        kind = jobs.HintJob if job.queue == jobs.HINT_QUEUE else jobs.SeatJob
         try:
-            seat = jobs.decode(job.data, jobs.SeatJob)
+            value = jobs.decode(job.data, kind)
         except jobs.BadRecord as error:
             log.warning("AI job %s dropped: %s", job.job_id, error)
             await self.store.pool_done(job.queue, job.job_id)
             return
-        if not await self.seating.take(seat):
+        if isinstance(value, jobs.HintJob):  # answered in its own task: the worker thinks
+            task = asyncio.create_task(self._serve_hint(job, value))
+            self._hint_tasks.add(task)
+            task.add_done_callback(self._hint_tasks.discard)
+            return
+        if not await self.seating.take(value):
             await self._put_back(job)
             return
         await self.store.pool_done(job.queue, job.job_id)
