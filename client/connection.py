@@ -209,9 +209,10 @@ class Connection:
             async for frame in ws:
                 await self._frame(ws, frame)
         finally:
-            for task in tasks:
+            running = list(tasks)  # a task that ends removes itself from ``tasks``
+            for task in running:
                 task.cancel()
-            for task in tasks:
+            for task in running:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
 
