@@ -12,7 +12,9 @@ from server.store.datafile import DataFile
 from server.store.embedded import EmbeddedStore
 from server.store.redis import RedisStore
 
-BACKENDS = ["memory", "embedded", "redis"]
+BACKENDS = ["memory", "embedded", "redis", "redis-py"]
+"""``redis-py``: the Redis store with its hot path (a room's commit and load) on redis-py's
+pool instead of its own pipelined connection, as with a ``rediss://`` URL."""
 
 
 @pytest.fixture(params=BACKENDS)
@@ -26,7 +28,8 @@ async def store(request: pytest.FixtureRequest) -> AsyncIterator[Store]:
         data.open()
         backend = EmbeddedStore(data, max_events=50)
     else:  # a real redis-server (tests/redis_fixtures.py), emptied for this test
-        backend = RedisStore(request.getfixturevalue("redis_url"), max_events=50)
+        url = request.getfixturevalue("redis_url")
+        backend = RedisStore(url, max_events=50, lane=request.param == "redis")
     await backend.start()
     try:
         yield backend

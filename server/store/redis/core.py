@@ -27,6 +27,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from server.keys import Keys
 from server.store.base import Store, StoreUnavailable
 from server.store.redis.bus import Bus
+from server.store.redis.lane import lane_for
 from server.store.redis.scripts import Scripts
 
 DAY_MS = 86_400_000
@@ -52,6 +53,7 @@ class RedisCore(Store):
         prefix: str = "gomoku",
         session_ttl_ms: int = 30 * DAY_MS,
         poll_interval_s: float = 5.0,
+        lane: bool = True,
     ) -> None:
         self.url = url
         self.max_events = max_events
@@ -74,6 +76,9 @@ class RedisCore(Store):
         )
         self.redis: Redis = Redis(connection_pool=pool)
         self.scripts = Scripts(self.redis)
+        self.lane = lane_for(url) if lane else None
+        """The hot path's own connection (a room's commit and load), None for a TLS URL
+        (or when asked not to have one): then those calls go through redis-py too."""
         self.bus = Bus(
             self.redis, on_connect=self._pubsub_connected, after_reconnect=self._pubsub_reconnected
         )
@@ -94,6 +99,8 @@ class RedisCore(Store):
 
     async def start(self) -> None:
         await self.redis.ping()
+        if self.lane is not None:
+            await self.lane.call(("PING",))
         await self.bus.start()
 
     async def close(self) -> None:
@@ -102,6 +109,8 @@ class RedisCore(Store):
         self._closed = True
         await self.bus.close()
         await self._end_subscriptions()
+        if self.lane is not None:
+            await self.lane.close()
         if self._inflight:  # calls whose callers were cancelled: let them return their connection
             await asyncio.wait(set(self._inflight), timeout=10.0)
         await self.redis.aclose(close_connection_pool=True)  # the pool is ours

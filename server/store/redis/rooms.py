@@ -66,15 +66,20 @@ class RedisRooms(RedisCore):
             feed.remember(record)
         return record
 
-    @runs_to_completion
     async def _load_room(self, room_id: str) -> RoomRecord | None:
-        fields: list[Any] = await self.redis.hmget(
-            self.keys.room_state(room_id), ["version", "seq", "state"]
-        )
+        key = self.keys.room_state(room_id)
+        if self.lane is not None:
+            fields: list[Any] = (await self.lane.call(("HMGET", key, "version", "seq", "state")))[0]
+        else:
+            fields = await self._hmget(key, ["version", "seq", "state"])
         version, seq, state = fields
         if version is None:
             return None
         return RoomRecord(int(version), int(seq), state)
+
+    @runs_to_completion
+    async def _hmget(self, key: str, fields: list[str]) -> list[Any]:
+        return await self.redis.hmget(key, fields)
 
     async def commit(
         self,
@@ -102,7 +107,6 @@ class RedisRooms(RedisCore):
             feed.local_commits -= 1
             feed.settle()
 
-    @runs_to_completion
     async def _write_room(
         self,
         room_id: str,
@@ -128,25 +132,35 @@ class RedisRooms(RedisCore):
             os.urandom(8).hex(),
             *events,
         ]
-        if mode == "s" or expected_version == 0:
-            # File the deadline in the index first (only ever earlier: LT), so no crash
-            # between the two steps can leave a running clock that nobody will flag; and
-            # a new room in the index of rooms (NX: a create that conflicts names a room
-            # that is there anyway, and must not lose its expiry time).
-            async with self.redis.pipeline(transaction=False) as pipe:
-                if mode == "s":
-                    pipe.zadd(self.keys.deadlines, {room_id: deadline}, lt=True)
-                if expected_version == 0:
-                    pipe.zadd(self.keys.rooms, {room_id: "+inf"}, nx=True)
-                await self.scripts.commit(keys, args, client=pipe)
-                reply = (await pipe.execute())[-1]
+        # File the deadline in the index first (only ever earlier: LT), so no crash
+        # between the two steps can leave a running clock that nobody will flag; and
+        # a new room in the index of rooms (NX: a create that conflicts names a room
+        # that is there anyway, and must not lose its expiry time).
+        before: list[tuple[str | int, ...]] = []
+        if mode == "s":
+            before.append(("ZADD", self.keys.deadlines, "LT", deadline, room_id))
+        if expected_version == 0:
+            before.append(("ZADD", self.keys.rooms, "NX", "+inf", room_id))
+        if self.lane is not None:
+            replies = await self.lane.call_with_script(before, self.scripts.commit, keys, args)
         else:
-            reply = await self.scripts.commit(keys, args)
+            replies = await self._write_room_in_pipeline(before, keys, args)
+        reply = replies[-1]
         if reply[0] == -1:
             raise Conflict(
                 f"room {room_id}: expected version {expected_version}, found {reply[1] or None}"
             )
         return CommitResult(int(reply[0]), int(reply[1]), int(reply[2]))
+
+    @runs_to_completion
+    async def _write_room_in_pipeline(
+        self, before: list[tuple[str | int, ...]], keys: list[str], args: list[bytes | str | int]
+    ) -> list[Any]:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for command in before:
+                pipe.execute_command(*command)
+            await self.scripts.commit(keys, args, client=pipe)
+            return await pipe.execute()
 
     @runs_to_completion
     async def read_events(self, room_id: str, after_seq: int) -> list[StoredEvent] | None:

@@ -30,7 +30,9 @@ class RedisStore(
 
     ``max_events`` caps each room's log; ``session_ttl_ms`` is how long a resume
     token stays valid after its last use; ``poll_interval_s`` bounds how late a
-    watched room's reader notices events if a pub/sub wake-up was lost.
+    watched room's reader notices events if a pub/sub wake-up was lost. With ``lane``
+    (the default) a room's commit and load go over one pipelined connection of their own
+    (:mod:`server.store.redis.lane`) instead of redis-py's pool.
     """
 
     def __init__(
@@ -41,6 +43,7 @@ class RedisStore(
         prefix: str = "gomoku",
         session_ttl_ms: int = 30 * 86_400_000,
         poll_interval_s: float = 5.0,
+        lane: bool = True,
     ) -> None:
         super().__init__(
             url,
@@ -48,4 +51,5 @@ class RedisStore(
             prefix=prefix,
             session_ttl_ms=session_ttl_ms,
             poll_interval_s=poll_interval_s,
+            lane=lane,
         )

@@ -1,0 +1,149 @@
+"""The Redis store's hot path (a room's commit and load) on its own pipelined
+connection (server/store/redis/lane.py): what it must survive without losing or
+doubling a move, against a real redis-server."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+import pytest
+from redis.asyncio import Redis
+from redis_fixtures import RedisServer
+
+from server.store import StoreUnavailable
+from server.store.redis import RedisStore
+from server.store.redis.lane import LANE_NAME, lane_for
+
+ROOMS = 20
+MOVES = 30
+
+
+async def play(store: RedisStore, room: str) -> None:
+    """MOVES commits in turn on one room, each expecting the version the last one made."""
+    version = (await store.commit(room, 0, b"s0")).version
+    for i in range(MOVES):
+        version = (await store.commit(room, version, b"s", [b"move %d" % i])).version
+
+
+async def test_a_dropped_lane_connection_loses_and_doubles_no_commit(redis_url: str) -> None:
+    """The lane's connection is killed (by Redis) while rooms are being played: every
+    commit under way is sent again on a new connection, none is lost, none applied twice
+    (its token), and no writer sees a conflict it did not cause."""
+    store = RedisStore(redis_url)
+    await store.start()
+    admin = Redis.from_url(redis_url)
+    try:
+        games = asyncio.gather(*(play(store, f"room{i}") for i in range(ROOMS)))
+        killed = 0
+        for _ in range(3):
+            await asyncio.sleep(0.01)
+            for client in await admin.client_list():
+                if client["name"] == LANE_NAME:
+                    killed += await admin.client_kill_filter(_id=client["id"])
+        await games
+        assert killed >= 1
+        for i in range(ROOMS):
+            events = await store.read_events(f"room{i}", 0)
+            assert events is not None
+            assert [e.data for e in events] == [b"move %d" % n for n in range(MOVES)]
+            record = await store.load_room(f"room{i}", fresh=True)
+            assert record is not None
+            assert record.version == MOVES + 1
+    finally:
+        await admin.aclose()
+        await store.close()
+
+
+async def test_a_redis_that_lost_its_scripts_still_commits(redis_url: str) -> None:
+    """After SCRIPT FLUSH (as after a Redis restart without persistence of the script
+    cache) the commit script is loaded again and the move goes in once."""
+    store = RedisStore(redis_url)
+    await store.start()
+    admin = Redis.from_url(redis_url)
+    try:
+        await store.commit("room", 0, b"s0")
+        await admin.script_flush()
+        result = await store.commit("room", 1, b"s1", [b"h8"])
+        assert (result.version, result.first_seq, result.last_seq) == (2, 1, 1)
+        assert [e.data for e in await store.read_events("room", 0) or []] == [b"h8"]
+    finally:
+        await admin.aclose()
+        await store.close()
+
+
+async def test_a_commit_whose_caller_was_cancelled_lands_before_close(redis_url: str) -> None:
+    """A caller cancelled after its commit was sent (its player's socket closed) does not
+    cut the commit short, and closing the store waits for the replies still due."""
+    store = RedisStore(redis_url)
+    await store.start()
+    calls = [asyncio.create_task(store.commit(f"r{i}", 0, b"s", [b"e"])) for i in range(50)]
+    await asyncio.sleep(0)  # every commit has been written to the lane
+    for call in calls:
+        call.cancel()
+    await store.close()
+    assert all(call.cancelled() for call in calls)
+    with pytest.raises(StoreUnavailable):
+        await store.load_room("r0")
+    reader = RedisStore(redis_url)
+    await reader.start()
+    try:
+        for i in range(50):
+            record = await reader.load_room(f"r{i}")
+            assert record is not None
+            assert record.version == 1
+    finally:
+        await reader.close()
+
+
+async def test_a_stopped_redis_is_unavailable_then_used_again(
+    persistent_redis: RedisServer,
+) -> None:
+    """Redis gone: a commit fails with StoreUnavailable (the server's ``unavailable``),
+    not a hang; Redis back: the lane connects again by itself."""
+    store = RedisStore(persistent_redis.url)
+    await store.start()
+    try:
+        await store.commit("room", 0, b"s0")
+        persistent_redis.stop(kill=True)
+        with pytest.raises(StoreUnavailable):
+            await store.commit("room", 1, b"s1", [b"h8"])
+        persistent_redis.start()
+        record = await store.load_room("room", fresh=True)
+        assert record is not None
+        await store.commit("room", record.version, b"s1", [b"h8"])
+    finally:
+        await store.close()
+
+
+async def test_a_redis_that_never_answers_is_unavailable_within_the_timeout() -> None:
+    """A server that takes the connection and never replies (a hung Redis, a lost
+    network): the call is given up after its retries, each ended by the timeout."""
+    accepted: list[asyncio.StreamWriter] = []
+
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        accepted.append(writer)
+
+    server = await asyncio.start_server(silent, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    lane = lane_for(f"redis://127.0.0.1:{port}/0", timeout_s=0.2)
+    assert lane is not None
+    try:
+        with pytest.raises(StoreUnavailable):
+            await lane.call(("PING",))
+        assert len(accepted) >= 2  # it tried again on new connections
+    finally:
+        await lane.close()
+        for writer in accepted:
+            writer.close()
+            with contextlib.suppress(ConnectionError):
+                await writer.wait_closed()
+        server.close()
+        await server.wait_closed()
+
+
+def test_a_tls_url_keeps_the_hot_path_on_redis_py() -> None:
+    """The lane speaks plain TCP (or a Unix socket) only: a ``rediss://`` store has none."""
+    assert lane_for("rediss://127.0.0.1:6380/0") is None
+    assert lane_for("redis://127.0.0.1:6379/0") is not None
+    assert lane_for("unix:///tmp/redis.sock") is not None
