@@ -14,12 +14,13 @@ from __future__ import annotations
 import asyncio
 import functools
 import urllib.parse
-from collections.abc import AsyncIterator, Callable, Coroutine
-from typing import Any, ParamSpec, TypeVar
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
+from typing import Any, ParamSpec, TypeVar, cast
 
 from redis.asyncio import BlockingConnectionPool, Redis
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff
+from redis.commands.core import AsyncScript
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -27,7 +28,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from server.keys import Keys
 from server.store.base import Store, StoreUnavailable
 from server.store.redis.bus import Bus
-from server.store.redis.lane import lane_for
+from server.store.redis.lane import Arg, Command, lane_for
 from server.store.redis.scripts import Scripts
 
 DAY_MS = 86_400_000
@@ -137,6 +138,26 @@ class RedisCore(Store):
 
     # -- calls ----------------------------------------------------------------------
 
+    async def hot(self, *commands: Command) -> list[Any]:
+        """The replies to ``commands``, sent together in order on the lane (redis-py's
+        pool without one). Only for commands that may run twice (see :mod:`.lane`)."""
+        if self.lane is not None:
+            return await self.lane.call(*commands)
+        return await _pooled(self, commands)
+
+    async def hot_script(
+        self,
+        before: Sequence[Command],
+        script: AsyncScript,
+        keys: Sequence[Arg],
+        args: Sequence[Arg],
+    ) -> list[Any]:
+        """``before`` and then ``script``, sent together: their replies (the script's
+        last). Only for a script that may run twice."""
+        if self.lane is not None:
+            return await self.lane.call_with_script(before, script, keys, args)
+        return await _pooled(self, before, (script, keys, args))
+
     def _call_done(self, task: asyncio.Future[Any]) -> None:
         """A store call's task ended. Its outcome went to its caller, unless the caller was
         cancelled meanwhile: then nobody wants it (an error is not worth a log line)."""
@@ -184,6 +205,22 @@ def runs_to_completion(
             raise StoreUnavailable(f"redis is unreachable: {exc}") from exc
 
     return shielded
+
+
+@runs_to_completion
+async def _pooled(
+    store: RedisCore,
+    commands: Sequence[Command],
+    script: tuple[AsyncScript, Sequence[Arg], Sequence[Arg]] | None = None,
+) -> list[Any]:
+    """:meth:`RedisCore.hot` and :meth:`RedisCore.hot_script` on redis-py's pool."""
+    async with store.redis.pipeline(transaction=False) as pipe:
+        for command in commands:
+            pipe.execute_command(*command)
+        if script is not None:
+            run, keys, args = script
+            await run(cast(list[str], keys), cast(list[str], args), client=pipe)
+        return await pipe.execute()
 
 
 CLOSED = None

@@ -89,6 +89,8 @@ class _Wire(asyncio.Protocol):
         self.calls: collections.deque[_Call] = collections.deque()
         self.transport: asyncio.Transport | None = None
         self.lost: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.outgoing: list[bytes] = []
+        """Payloads written in this turn of the event loop, sent together at its end."""
         self.drained: asyncio.Future[None] | None = None
         """Set (by :meth:`Lane.close`) to learn when the last reply due has come."""
 
@@ -119,12 +121,22 @@ class _Wire(asyncio.Protocol):
                 call.future.set_exception(error)
 
     def write(self, payload: bytes, expected: int) -> asyncio.Future[list[Any]]:
+        """Queue ``payload``: what is queued in one turn of the event loop goes out in one
+        write at its end (one system call for the commits of many rooms)."""
         if self.transport is None or self.transport.is_closing():
             raise ConnectionError("redis connection lost")
-        future: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[list[Any]] = loop.create_future()
         self.calls.append(_Call(future, expected))
-        self.transport.write(payload)
+        if not self.outgoing:
+            loop.call_soon(self._flush)
+        self.outgoing.append(payload)
         return future
+
+    def _flush(self) -> None:
+        outgoing, self.outgoing = self.outgoing, []
+        if self.transport is not None:
+            self.transport.write(b"".join(outgoing))
 
 
 class Lane:

@@ -21,7 +21,6 @@ from server.store.redis.core import RedisCore, runs_to_completion
 class RedisPresence(RedisCore):
     """Attachments of connections to rooms, and instance leases."""
 
-    @runs_to_completion
     async def attach(self, room_id: str, player_id: str, conn_id: str) -> int | None:
         instance = conn_id.partition("/")[0]
         keys = [
@@ -30,11 +29,11 @@ class RedisPresence(RedisCore):
             self.keys.room_people(room_id),
         ]
         # The instance's index first: a crash in between leaves an index entry for a room
-        # where it has nothing attached, which its reaping skips.
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.sadd(self.keys.instance_rooms(instance), room_id)
-            await self.scripts.attach(keys, [conn_id, player_id, instance], client=pipe)
-            count = (await pipe.execute())[-1]
+        # where it has nothing attached, which its reaping skips. Both may run twice (the
+        # hot path): the script attaches a connection once.
+        index = ("SADD", self.keys.instance_rooms(instance), room_id)
+        args = [conn_id, player_id, instance]
+        count = (await self.hot_script([index], self.scripts.attach, keys, args))[-1]
         return None if count == -1 else int(count)
 
     @runs_to_completion
@@ -47,15 +46,17 @@ class RedisPresence(RedisCore):
             await self.redis.srem(self.keys.instance_rooms(conn_id.partition("/")[0]), room_id)
         return int(count)
 
-    @runs_to_completion
     async def attendance(self, room_id: str, players: Sequence[str]) -> Attendance:
         fields = ["players"]
         for player in players:
             fields += [f"n:{player}", f"left:{player}"]
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hmget(self.keys.room_people(room_id), fields)
-            pipe.hget(self.keys.room_state(room_id), "shown")
-            found, shown = await pipe.execute()
+        replies = await self.hot(
+            ("MULTI",),
+            ("HMGET", self.keys.room_people(room_id), *fields),
+            ("HGET", self.keys.room_state(room_id), "shown"),
+            ("EXEC",),
+        )
+        found, shown = replies[-1]
         seated: dict[str, Attachment] = {}
         for i, player in enumerate(players):
             conns, left = found[1 + 2 * i], found[2 + 2 * i]

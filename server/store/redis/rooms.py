@@ -34,6 +34,7 @@ from server.store.base import (
 from server.store.redis import codecs
 from server.store.redis.core import CLOSED, RedisCore, drain, runs_to_completion
 from server.store.redis.feed import Listener, RoomFeeds, read_range
+from server.store.redis.lane import Command
 
 
 class RedisRooms(RedisCore):
@@ -67,19 +68,11 @@ class RedisRooms(RedisCore):
         return record
 
     async def _load_room(self, room_id: str) -> RoomRecord | None:
-        key = self.keys.room_state(room_id)
-        if self.lane is not None:
-            fields: list[Any] = (await self.lane.call(("HMGET", key, "version", "seq", "state")))[0]
-        else:
-            fields = await self._hmget(key, ["version", "seq", "state"])
-        version, seq, state = fields
+        load = ("HMGET", self.keys.room_state(room_id), "version", "seq", "state")
+        version, seq, state = (await self.hot(load))[0]
         if version is None:
             return None
         return RoomRecord(int(version), int(seq), state)
-
-    @runs_to_completion
-    async def _hmget(self, key: str, fields: list[str]) -> list[Any]:
-        return await self.redis.hmget(key, fields)
 
     async def commit(
         self,
@@ -136,31 +129,17 @@ class RedisRooms(RedisCore):
         # between the two steps can leave a running clock that nobody will flag; and
         # a new room in the index of rooms (NX: a create that conflicts names a room
         # that is there anyway, and must not lose its expiry time).
-        before: list[tuple[str | int, ...]] = []
+        before: list[Command] = []
         if mode == "s":
             before.append(("ZADD", self.keys.deadlines, "LT", deadline, room_id))
         if expected_version == 0:
             before.append(("ZADD", self.keys.rooms, "NX", "+inf", room_id))
-        if self.lane is not None:
-            replies = await self.lane.call_with_script(before, self.scripts.commit, keys, args)
-        else:
-            replies = await self._write_room_in_pipeline(before, keys, args)
-        reply = replies[-1]
+        reply = (await self.hot_script(before, self.scripts.commit, keys, args))[-1]
         if reply[0] == -1:
             raise Conflict(
                 f"room {room_id}: expected version {expected_version}, found {reply[1] or None}"
             )
         return CommitResult(int(reply[0]), int(reply[1]), int(reply[2]))
-
-    @runs_to_completion
-    async def _write_room_in_pipeline(
-        self, before: list[tuple[str | int, ...]], keys: list[str], args: list[bytes | str | int]
-    ) -> list[Any]:
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for command in before:
-                pipe.execute_command(*command)
-            await self.scripts.commit(keys, args, client=pipe)
-            return await pipe.execute()
 
     @runs_to_completion
     async def read_events(self, room_id: str, after_seq: int) -> list[StoredEvent] | None:
@@ -288,21 +267,22 @@ class RedisRooms(RedisCore):
             feed.local_commits -= 1
             feed.settle()
 
-    @runs_to_completion
     async def _announce_count(
         self, room_id: str, count: int, event: bytes, now_ms: int, every_ms: int, due: bool
     ) -> Announced:
         keys = [self.keys.room_state(room_id), self.keys.room_events(room_id)]
         args: list[bytes | str | int] = [count, now_ms, every_ms, event, self.max_events]
         args += [self.keys.room_bell(room_id), "1" if due else "0"]
-        kind, value = await self.scripts.announce(keys, args)
+        # On the hot path: sent twice (a lost connection), the script finds the count
+        # already shown and appends nothing the second time.
+        kind, value = (await self.hot_script((), self.scripts.announce, keys, args))[-1]
         if kind == -1:
             return Announced(room_gone=True)
         if kind == 1:
             return Announced(seq=int(value))
         if kind == 2:
             # File the held announcement's due time (only ever earlier: LT).
-            await self.redis.zadd(self.keys.deadlines, {room_id: int(value)}, lt=True)
+            await self.hot(("ZADD", self.keys.deadlines, "LT", int(value), room_id))
             return Announced(due_ms=int(value))
         return Announced()
 
