@@ -137,6 +137,41 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / ticks
 
 
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and every process below it (Linux: /proc/PID/task/TID/children)."""
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        with contextlib.suppress(OSError):
+            for task in Path(f"/proc/{current}/task").iterdir():
+                todo += [int(child) for child in (task / "children").read_text().split()]
+    return found
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """User + system CPU time used so far by ``pid`` and the processes below it that are
+    still running (a ``gomoku-server --processes N`` supervisor and its servers)."""
+    total = 0.0
+    for member in process_tree(pid):
+        with contextlib.suppress(OSError, IndexError):
+            total += cpu_seconds(member)
+    return total
+
+
+def redis_cpu_seconds(url: str) -> float:
+    """CPU time redis-server has used so far (INFO cpu, over a raw RESP connection)."""
+    host, port = url.split("//", 1)[1].split("/", 1)[0].rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=5) as sock:
+        sock.sendall(b"INFO cpu\r\n")
+        data = sock.recv(65536)  # a bulk string: $LENGTH CRLF body CRLF
+        head, _, data = data.partition(b"\r\n")
+        while len(data) < int(head[1:]) + 2 and (chunk := sock.recv(65536)):
+            data += chunk
+    fields = dict(re.findall(r"(used_cpu_(?:sys|user)):([\d.]+)", data.decode()))
+    return float(fields["used_cpu_sys"]) + float(fields["used_cpu_user"])
+
+
 class ServerProcess:
     """A ``gomoku-server`` on a free 127.0.0.1 port, with its log in a temp file."""
 

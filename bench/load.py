@@ -3,7 +3,10 @@ process (memory store, then Redis store), and the same clients against a bare re
 (``bench/relay.py``: no protocol, no validation, no store) as the ceiling.
 
 Run: ``.venv/bin/python bench/load.py [--pairs 100] [--seconds 10]
-[--client-processes 2] [--targets relay,memory,redis] [--rounds 1]``.
+[--client-processes 2] [--targets relay,memory,redis,redis2] [--rounds 1]``
+(``redis2``: ``gomoku-server --processes 2`` on one Redis, the kernel spreading the
+connections over the two processes, so about half the games have their players on
+different processes).
 
 Each game is a pair of scripted clients on 15x15 playing a fixed legal sequence of
 spread-out moves in which nobody makes five; after ``--game-moves`` moves Black
@@ -17,8 +20,11 @@ and is counted and printed.
 
 The clients run in ``--client-processes`` processes (default 2) so the load
 generator is less of a bottleneck; on a 2-core machine they still share the CPU
-with the server, which the printed server CPU share makes visible; the target's CPU
-time per move is the figure least moved by that competition. Rate limits
+with the server and redis-server. Each row prints the CPU share (1 core = 100%) of
+the target (all its processes), of the load generator and of redis-server during the
+window, so where the cores went is on the line; the target's CPU time per move is the
+figure least moved by that competition, and the one the two-process target compares
+(two processes' CPU per move <= 1.1x one's). Rate limits
 and the per-address limit are lifted on the server (everything comes from
 127.0.0.1). Targets: memory store >= 60% of the relay's moves/s with p99 <= 2x the
 relay's; Redis store >= 30% of the relay's moves/s.
@@ -50,7 +56,9 @@ from harness import (
     percentile,
     raise_open_files,
     record,
+    redis_cpu_seconds,
     redis_server,
+    tree_cpu_seconds,
 )
 from websockets.asyncio.client import ClientConnection, connect
 
@@ -63,6 +71,7 @@ from protocol.codec import decode_client, decode_server, encode
 MEMORY_TARGET = 0.60
 P99_TARGET = 2.0
 REDIS_TARGET = 0.30
+TWO_PROCESS_TARGET = 1.10  # two processes' CPU per move against one's
 
 
 def quiet_sequence(moves: int, seed: int = 8, size: int = 15) -> list[str]:
@@ -271,6 +280,8 @@ class Outcome:
     p99_ms: float
     samples: int
     cpu_share: float  # the target process's CPU use during the window (1.0 = one core)
+    clients_share: float = float("nan")  # the load generator's (its client processes)
+    redis_share: float = float("nan")  # redis-server's, for the Redis targets
     window: list[tuple[float, float]] = dataclasses.field(default_factory=list, repr=False)
     """Every (sent_at, round trip) in the window."""
     problems: dict[str, int] = dataclasses.field(default_factory=dict)
@@ -284,27 +295,36 @@ class Outcome:
 
 
 class CpuWindow(threading.Thread):
-    """Reads a process's CPU time at the start and the end of the measured window."""
+    """Reads CPU-time counters at the start and the end of the measured window: the
+    target's (its process tree), the load generator's, and redis-server's."""
 
-    def __init__(self, pid: int | None, begin: float, end: float) -> None:
+    def __init__(self, readers: dict[str, Callable[[], float]], begin: float, end: float) -> None:
         super().__init__(daemon=True)
-        self.pid, self.begin, self.end = pid, begin, end
-        self.share = float("nan")
+        self.readers, self.begin, self.end = readers, begin, end
+        self.shares = {name: float("nan") for name in readers}
+
+    def read(self) -> dict[str, float]:
+        return {name: reader() for name, reader in self.readers.items()}
 
     def run(self) -> None:
-        if self.pid is None:
-            return
         time.sleep(max(0.0, self.begin - time.time()))
-        used = cpu_seconds(self.pid)
+        used = self.read()
         time.sleep(max(0.0, self.end - time.time()))
-        self.share = (cpu_seconds(self.pid) - used) / (self.end - self.begin)
+        for name, now in self.read().items():
+            self.shares[name] = (now - used[name]) / (self.end - self.begin)
 
 
 def drive(
-    mode: str, url: str, pid: int | None, args: argparse.Namespace, rooms: Any = None
+    mode: str,
+    url: str,
+    pid: int | None,
+    args: argparse.Namespace,
+    rooms: Any = None,
+    redis_url: str | None = None,
 ) -> Outcome:
     """Start the client processes, run the window, and gather what they measured
-    (``rooms``: a queue that gets the id of every room the pairs create)."""
+    (``rooms``: a queue that gets the id of every room the pairs create). The CPU time
+    of ``pid`` counts its process tree (a ``--processes N`` supervisor's servers too)."""
     sequence = quiet_sequence(args.game_moves)
     ctx = multiprocessing.get_context("spawn")
     ready: Any = ctx.Queue()
@@ -328,7 +348,14 @@ def drive(
     begin = time.time() + args.warmup
     end = begin + args.seconds
     stop_box.value = end
-    cpu = CpuWindow(pid, begin, end)
+    readers: dict[str, Callable[[], float]] = {
+        "clients": lambda: sum(cpu_seconds(p.pid) for p in processes if p.pid is not None)
+    }
+    if pid is not None:
+        readers["target"] = lambda: tree_cpu_seconds(pid)
+    if redis_url is not None:
+        readers["redis"] = lambda: redis_cpu_seconds(redis_url)
+    cpu = CpuWindow(readers, begin, end)
     cpu.start()
     go.set()
     samples: list[tuple[float, float]] = []
@@ -348,7 +375,9 @@ def drive(
         percentile(window, 50) * 1000,
         percentile(window, 99) * 1000,
         len(window),
-        cpu.share,
+        cpu.shares.get("target", float("nan")),
+        cpu.shares["clients"],
+        cpu.shares.get("redis", float("nan")),
         inside,
         dict(problems),
     )
@@ -380,7 +409,8 @@ def main() -> None:
     parser.add_argument(
         "--targets",
         default="relay,memory,redis",
-        help="what to measure, comma-separated (relay,memory,redis); ratios need the relay",
+        help="what to measure, comma-separated (relay,memory,redis; redis2: two server "
+        "processes on one Redis, gomoku-server --processes 2); ratios need the relay",
     )
     parser.add_argument(
         "--rounds",
@@ -399,7 +429,7 @@ def main() -> None:
     ]
     print("\n".join(head), flush=True)
     targets = [t.strip() for t in args.targets.split(",") if t.strip()]
-    if unknown := set(targets) - {"relay", "memory", "redis"}:
+    if unknown := set(targets) - {"relay", "memory", "redis", "redis2"}:
         raise SystemExit(f"unknown target {', '.join(sorted(unknown))}")
     runs: dict[str, list[Outcome]] = {target: [] for target in targets}
     errors = ""
@@ -422,8 +452,7 @@ def main() -> None:
     if args.rounds > 1:
         lines.append(f"each target's median round of {args.rounds} (by moves/s):")
         lines += [row(o, relay_median if o.name != "relay" else None) for o in medians.values()]
-    if relay_median is not None:
-        lines += verdicts(relay_median, [o for o in medians.values() if o.name != "relay"])
+    lines += verdicts(relay_median, [o for o in medians.values() if o.name != "relay"])
     if errors:
         lines.append(f"server errors logged: {errors[:500]}")
     print("\n".join(lines[len(head) + 1 + len(rows) :]))
@@ -440,11 +469,15 @@ def measure(target: str, args: argparse.Namespace) -> tuple[Outcome, str]:
             relay.terminate()
             relay.wait(20)
     with contextlib.ExitStack() as stack:
-        extra = []
-        if target == "redis":
-            extra = ["--redis", stack.enter_context(redis_server())]
+        extra: list[str] = []
+        redis_url = None
+        if target in ("redis", "redis2"):
+            redis_url = stack.enter_context(redis_server())
+            extra = ["--redis", redis_url]
+        if target == "redis2":  # two server processes on one port (SO_REUSEPORT)
+            extra += ["--processes", "2"]
         server = stack.enter_context(gomoku_server(extra))
-        outcome = drive(target, server.url, server.process.pid, args)
+        outcome = drive(target, server.url, server.process.pid, args, redis_url=redis_url)
         return outcome, server.errors_logged()
 
 
@@ -456,14 +489,16 @@ def median_run(outcomes: list[Outcome]) -> Outcome:
 
 HEADER = (
     f"{'target':<8} {'moves/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'samples':>8} "
-    f"{'target CPU':>10} {'CPU us/move':>11}  vs relay"
+    f"{'target CPU':>10} {'CPU us/move':>11} {'clients CPU':>11} {'redis CPU':>9}  vs relay"
 )
 
 
 def row(o: Outcome, relay: Outcome | None) -> str:
+    redis = "" if o.redis_share != o.redis_share else f"{o.redis_share * 100:.0f}%"  # NaN
     text = (
         f"{o.name:<8} {o.moves_per_s:>9.0f} {o.p50_ms:>8.2f} {o.p99_ms:>8.2f} {o.samples:>8} "
-        f"{o.cpu_share * 100:>9.0f}% {o.cpu_us_per_move:>11.0f}"
+        f"{o.cpu_share * 100:>9.0f}% {o.cpu_us_per_move:>11.0f} "
+        f"{o.clients_share * 100:>10.0f}% {redis:>9}"
     )
     if relay is not None:
         text += (
@@ -475,9 +510,25 @@ def row(o: Outcome, relay: Outcome | None) -> str:
     return text
 
 
-def verdicts(relay: Outcome, outcomes: list[Outcome]) -> list[str]:
+def verdicts(relay: Outcome | None, outcomes: list[Outcome]) -> list[str]:
     lines = []
+    by_name = {o.name: o for o in outcomes}
+    one, two = by_name.get("redis"), by_name.get("redis2")
+    if one is not None and two is not None:
+        ratio = two.cpu_us_per_move / one.cpu_us_per_move
+        lines.append(
+            f"redis2: two processes on one Redis use {ratio:.2f}x the CPU per move of one "
+            f"(target <= {TWO_PROCESS_TARGET:.2f}x): "
+            f"{'met' if ratio <= TWO_PROCESS_TARGET else 'NOT met'}; aggregate "
+            f"{two.moves_per_s:.0f} moves/s against one process's {one.moves_per_s:.0f} "
+            f"(x{two.moves_per_s / one.moves_per_s:.2f}; the same 2 cores also run the clients "
+            f"and redis-server: see their CPU columns)"
+        )
+    if relay is None:
+        return lines
     for o in outcomes:
+        if o.name == "redis2":
+            continue
         ratio = o.moves_per_s / relay.moves_per_s
         p99 = o.p99_ms / relay.p99_ms
         if o.name == "memory":
@@ -489,7 +540,8 @@ def verdicts(relay: Outcome, outcomes: list[Outcome]) -> list[str]:
         else:
             lines.append(
                 f"redis: {ratio:.0%} of the relay's moves/s (target >= {REDIS_TARGET:.0%}): "
-                f"{'met' if ratio >= REDIS_TARGET else 'NOT met'}"
+                f"{'met' if ratio >= REDIS_TARGET else 'NOT met'}; p99 {p99:.2f}x the relay's "
+                f"(target <= {P99_TARGET:g}x): {'met' if p99 <= P99_TARGET else 'NOT met'}"
             )
     return lines
 
