@@ -27,8 +27,12 @@ def seq_of(entry_id: bytes | str) -> int:
 
 
 def events(entries: list[Any]) -> list[StoredEvent]:
-    """A room log's stream entries (XRANGE's reply) as stored events."""
-    return [StoredEvent(seq_of(entry_id), fields[b"d"]) for entry_id, fields in entries]
+    """A room log's stream entries (XRANGE's reply: each entry's fields as redis-py's
+    dict or as the raw list ``[b"d", data]`` of the lane) as stored events."""
+    return [
+        StoredEvent(seq_of(entry_id), fields[b"d"] if isinstance(fields, dict) else fields[1])
+        for entry_id, fields in entries
+    ]
 
 
 def bell(data: bytes) -> tuple[int, int]:

@@ -213,7 +213,14 @@ async def _pooled(
     commands: Sequence[Command],
     script: tuple[AsyncScript, Sequence[Arg], Sequence[Arg]] | None = None,
 ) -> list[Any]:
-    """:meth:`RedisCore.hot` and :meth:`RedisCore.hot_script` on redis-py's pool."""
+    """:meth:`RedisCore.hot` and :meth:`RedisCore.hot_script` on redis-py's pool (a
+    ``MULTI`` ... ``EXEC`` block as redis-py's transaction, answered as Redis would)."""
+    if script is None and commands and commands[0] == ("MULTI",) and commands[-1] == ("EXEC",):
+        inner = commands[1:-1]
+        async with store.redis.pipeline(transaction=True) as pipe:
+            for command in inner:
+                pipe.execute_command(*command)
+            return [b"OK", *[b"QUEUED"] * len(inner), await pipe.execute()]
     async with store.redis.pipeline(transaction=False) as pipe:
         for command in commands:
             pipe.execute_command(*command)

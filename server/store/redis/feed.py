@@ -23,32 +23,31 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Sequence
-from typing import Any, cast
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
-from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from server.keys import Keys
-from server.store.base import RoomRecord, StoredEvent
+from server.store.base import RoomRecord, StoredEvent, StoreUnavailable
 from server.store.redis import codecs
 from server.store.redis.bus import Bus, stop_task
 
 log = logging.getLogger("gomoku.store")
 
 
+Hot = Callable[..., Awaitable[list[Any]]]
+"""The store's :meth:`~server.store.redis.core.RedisCore.hot`: commands sent together on
+the lane, their replies."""
+
+
 async def read_range(
-    redis: Redis, keys: Keys, room_id: str, after_seq: int, upto: int | None
-) -> list[Any]:
-    """The room log's stream entries after ``after_seq`` (up to ``upto``, or all)."""
-    return cast(
-        list[Any],
-        await redis.xrange(
-            keys.room_events(room_id),
-            min=f"{after_seq + 1}-0",
-            max="+" if upto is None else f"{upto}-0",
-        ),
-    )
+    hot: Hot, keys: Keys, room_id: str, after_seq: int, upto: int | None
+) -> list[StoredEvent]:
+    """The room log's events after ``after_seq`` (up to ``upto``, or all)."""
+    last = "+" if upto is None else f"{upto}-0"
+    read = ("XRANGE", keys.room_events(room_id), f"{after_seq + 1}-0", last)
+    return codecs.events((await hot(read))[0])
 
 
 class Listener:
@@ -189,15 +188,15 @@ class RoomFeed:
         while not self._stopping:
             self._wake.clear()  # a bell rung after this line wakes the wait below at once
             try:
-                entries = await read_range(feeds.redis, feeds.keys, self.room_id, self.cursor, None)
-                if entries:
-                    for event in codecs.events(entries):
+                events = await read_range(feeds.hot, feeds.keys, self.room_id, self.cursor, None)
+                if events:
+                    for event in events:
                         self._deliver(event)
                     continue
                 if not await self._wait() and not await self._room_exists():
                     self._room_gone()
                     return
-            except (RedisError, OSError) as exc:
+            except (RedisError, OSError, StoreUnavailable) as exc:
                 log.warning("reading room %s from redis failed: %s; retrying", self.room_id, exc)
                 await asyncio.sleep(min(feeds.poll_interval_s, 0.5))
 
@@ -214,7 +213,7 @@ class RoomFeed:
 
     async def _room_exists(self) -> bool:
         feeds = self.feeds
-        return bool(await feeds.redis.exists(feeds.keys.room_state(self.room_id)))
+        return bool((await feeds.hot(("EXISTS", feeds.keys.room_state(self.room_id))))[0])
 
     def _room_gone(self) -> None:
         """The room expired: end every local subscription and let a new feed start if needed."""
@@ -226,8 +225,8 @@ class RoomFeed:
 class RoomFeeds:
     """This instance's feeds, one per room some local subscriber follows."""
 
-    def __init__(self, redis: Redis, keys: Keys, bus: Bus, poll_interval_s: float) -> None:
-        self.redis = redis
+    def __init__(self, hot: Hot, keys: Keys, bus: Bus, poll_interval_s: float) -> None:
+        self.hot = hot
         self.keys = keys
         self.bus = bus
         self.poll_interval_s = poll_interval_s
@@ -247,7 +246,7 @@ class RoomFeeds:
             bell = self.keys.room_bell(room_id)
             feed = RoomFeed(self, room_id, bell)
             await self.bus.subscribe(bell, feed.ring)
-            seq = await self.redis.hget(self.keys.room_state(room_id), "seq")
+            seq = (await self.hot(("HGET", self.keys.room_state(room_id), "seq")))[0]
             if seq is None:
                 await self.bus.unsubscribe(bell)
                 return None

@@ -42,7 +42,7 @@ class RedisRooms(RedisCore):
 
     def __init__(self, url: str, **options: Any) -> None:
         super().__init__(url, **options)
-        self.feeds = RoomFeeds(self.redis, self.keys, self.bus, self.poll_interval_s)
+        self.feeds = RoomFeeds(self.hot, self.keys, self.bus, self.poll_interval_s)
 
     def _pubsub_connected(self) -> None:
         self.feeds.forget_records()  # bells may have been missed while the bus was down
@@ -141,12 +141,14 @@ class RedisRooms(RedisCore):
             )
         return CommitResult(int(reply[0]), int(reply[1]), int(reply[2]))
 
-    @runs_to_completion
     async def read_events(self, room_id: str, after_seq: int) -> list[StoredEvent] | None:
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hget(self.keys.room_state(room_id), "seq")
-            pipe.xrange(self.keys.room_events(room_id), min=f"{after_seq + 1}-0")
-            seq, entries = await pipe.execute()
+        replies = await self.hot(
+            ("MULTI",),
+            ("HGET", self.keys.room_state(room_id), "seq"),
+            ("XRANGE", self.keys.room_events(room_id), f"{after_seq + 1}-0", "+"),
+            ("EXEC",),
+        )
+        seq, entries = replies[-1]
         if seq is None:
             return None
         if after_seq >= int(seq):
@@ -170,8 +172,7 @@ class RedisRooms(RedisCore):
         try:
             backlog = []
             if cursor > listener.last:
-                entries = await read_range(self.redis, self.keys, room_id, listener.last, cursor)
-                backlog = codecs.events(entries)
+                backlog = await read_range(self.hot, self.keys, room_id, listener.last, cursor)
             listener.open(backlog)
             yield
         finally:
