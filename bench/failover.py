@@ -225,8 +225,8 @@ def main() -> None:
     head = [
         *environment(),
         f"failover: {args.games} games of {args.moves} moves, Black on instance A and White "
-        f"on B (one Redis), played flat out; A killed with SIGKILL once {args.kill_at:.0%} of the moves "
-        "were in",
+        f"on B (one Redis), played flat out; A killed with SIGKILL once "
+        f"{args.kill_at:.0%} of the moves were in",
     ]
     print("\n".join(head), flush=True)
     with redis_server() as url:
