@@ -27,9 +27,8 @@ ratings (retries come within seconds)."""
 class RedisArchive(RedisCore):
     """Ratings, the leaderboard, finished games' records and players' names."""
 
-    @runs_to_completion
     async def rating(self, pool: str, player_id: str) -> PlayerRating:
-        data: Any = await self.redis.hget(self.keys.ratings(pool), player_id)
+        data = (await self.hot(("HGET", self.keys.ratings(pool), player_id)))[0]
         return codecs.decode_standing(data)
 
     @runs_to_completion
@@ -79,16 +78,15 @@ class RedisArchive(RedisCore):
             {p: codecs.decode_standing(d) for p, d in zip(players, data, strict=True)}, limit
         )
 
-    @runs_to_completion
     async def put_record(
         self, game_id: str, record: bytes, player_ids: Sequence[str], ended_ms: int
     ) -> None:
-        # The record first: a crash in between leaves an unlisted record, never a dangling id.
-        await self.redis.set(self.keys.record(game_id), record)
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for player_id in player_ids:
-                pipe.zadd(self.keys.player_games(player_id), {game_id: ended_ms})
-            await pipe.execute()
+        # The record first, in the same write (Redis runs them in order): a crash in between
+        # leaves an unlisted record, never a dangling id. Sent twice, all is written again.
+        await self.hot(
+            ("SET", self.keys.record(game_id), record),
+            *(("ZADD", self.keys.player_games(p), ended_ms, game_id) for p in player_ids),
+        )
 
     @runs_to_completion
     async def get_record(self, game_id: str) -> bytes | None:
@@ -105,10 +103,10 @@ class RedisArchive(RedisCore):
         )
         return [text(game_id) for game_id in games]
 
-    @runs_to_completion
     async def put_names(self, names: Mapping[str, str]) -> None:
         if names:
-            await self.redis.hset(self.keys.names, mapping=cast(Any, dict(names)))
+            pairs = [part for item in sorted(names.items()) for part in item]
+            await self.hot(("HSET", self.keys.names, *pairs))
 
     @runs_to_completion
     async def names(self, player_ids: Sequence[str]) -> dict[str, str]:

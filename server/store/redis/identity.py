@@ -34,19 +34,14 @@ class RedisIdentity(RedisCore):
     async def delete_session(self, token_hash: str) -> None:
         await self.redis.delete(self.keys.session(token_hash))
 
-    @runs_to_completion
     async def add_player_room(self, player_id: str, room_id: str) -> None:
         # The seat list lives as long as the player's session may (rooms that are gone are
         # dropped from it as it is read).
         key = self.keys.player_rooms(player_id)
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.sadd(key, room_id)
-            pipe.pexpire(key, self.session_ttl_ms)
-            await pipe.execute()
+        await self.hot(("SADD", key, room_id), ("PEXPIRE", key, self.session_ttl_ms))
 
-    @runs_to_completion
     async def remove_player_room(self, player_id: str, room_id: str) -> None:
-        await self.redis.srem(self.keys.player_rooms(player_id), room_id)
+        await self.hot(("SREM", self.keys.player_rooms(player_id), room_id))
 
     @runs_to_completion
     async def player_rooms(self, player_id: str) -> list[str]:
@@ -88,9 +83,8 @@ class RedisIdentity(RedisCore):
         await self.redis.zrem(key, *gone)
         return bool(await self.scripts.own_room([key], args))
 
-    @runs_to_completion
     async def remove_owned_room(self, player_id: str, room_id: str) -> None:
-        await self.redis.zrem(self.keys.owned_rooms(player_id), room_id)
+        await self.hot(("ZREM", self.keys.owned_rooms(player_id), room_id))
 
     @runs_to_completion
     async def owned_rooms(self, player_id: str) -> list[str]:

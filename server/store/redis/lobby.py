@@ -37,19 +37,17 @@ class RedisLobby(RedisCore):
             lobby_queue.put_nowait(CLOSED)
         await super()._end_subscriptions()
 
-    @runs_to_completion
+    # On the hot path: sent twice, a lobby line is written (and announced) again as it was.
+
     async def lobby_put(self, room_id: str, summary: bytes) -> None:
         message = msgspec.msgpack.encode((room_id, summary))
-        await self.scripts.lobby_put(
-            [self.keys.lobby], [self.keys.lobby_channel, room_id, summary, message]
-        )
+        args: list[bytes | str | int] = [self.keys.lobby_channel, room_id, summary, message]
+        await self.hot_script((), self.scripts.lobby_put, [self.keys.lobby], args)
 
-    @runs_to_completion
     async def lobby_remove(self, room_id: str) -> None:
         message = msgspec.msgpack.encode((room_id, None))
-        await self.scripts.lobby_remove(
-            [self.keys.lobby], [self.keys.lobby_channel, room_id, message]
-        )
+        args: list[bytes | str | int] = [self.keys.lobby_channel, room_id, message]
+        await self.hot_script((), self.scripts.lobby_remove, [self.keys.lobby], args)
 
     @runs_to_completion
     async def lobby_list(self) -> dict[str, bytes]:
