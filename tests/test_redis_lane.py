@@ -14,6 +14,7 @@ from redis_fixtures import RedisServer
 from server.store import StoreUnavailable
 from server.store.redis import RedisStore
 from server.store.redis.lane import LANE_NAME, lane_for
+from server.store.redis.push import BUS_NAME
 
 ROOMS = 20
 MOVES = 30
@@ -147,3 +148,37 @@ def test_a_tls_url_keeps_the_hot_path_on_redis_py() -> None:
     assert lane_for("rediss://127.0.0.1:6380/0") is None
     assert lane_for("redis://127.0.0.1:6379/0") is not None
     assert lane_for("unix:///tmp/redis.sock") is not None
+
+
+async def test_a_dropped_bus_connection_is_made_again_and_misses_no_event(redis_url: str) -> None:
+    """The pub/sub connection (server/store/redis/push.py) is killed by Redis: the bus
+    connects again, subscribes again, and a room followed on one instance still gets
+    every event another instance commits, before and after."""
+    first, second = RedisStore(redis_url), RedisStore(redis_url)
+    await first.start()
+    await second.start()
+    admin = Redis.from_url(redis_url)
+    try:
+        version = (await first.commit("room", 0, b"s0")).version
+        async with second.subscribe_room("room", 0) as events:
+            version = (await first.commit("room", version, b"s", [b"one"])).version
+            assert (await anext(events)).data == b"one"
+            killed = 0
+            for client in await admin.client_list():
+                if client["name"] == BUS_NAME:
+                    killed += await admin.client_kill_filter(_id=client["id"])
+            assert killed == 2  # each instance's bus
+            for _ in range(500):  # until both buses are connected again
+                names = [client["name"] for client in await admin.client_list()]
+                if names.count(BUS_NAME) == 2:
+                    break
+                await asyncio.sleep(0.01)
+            assert await second.healthy()
+            for word in (b"two", b"three"):
+                version = (await first.commit("room", version, b"s", [word])).version
+            async with asyncio.timeout(5):  # the bell, not the 5 s poll, wakes the reader
+                assert [(await anext(events)).data for _ in range(2)] == [b"two", b"three"]
+    finally:
+        await admin.aclose()
+        await first.close()
+        await second.close()

@@ -22,6 +22,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 
 from server.store.redis.codecs import text
+from server.store.redis.lane import Lane
+from server.store.redis.push import PushConnection
 
 log = logging.getLogger("gomoku.store")
 
@@ -44,14 +46,18 @@ class Bus:
         *,
         on_connect: Callable[[], None],
         after_reconnect: Callable[[], Awaitable[None]],
+        lane: Lane | None = None,
     ) -> None:
         self.redis = redis
+        self.lane = lane
+        """With a lane, the connection is a :class:`PushConnection` to the lane's Redis
+        (messages dispatched as they are read); without, redis-py's ``PubSub``."""
         self.on_connect = on_connect
         """Called each time the connection is made (bells may have been missed before)."""
         self.after_reconnect = after_reconnect
         """Awaited after a lost connection is made again and its channels subscribed."""
         self.handlers: dict[str, Handler] = {}
-        self._pubsub: PubSub | None = None
+        self._pubsub: PubSub | PushConnection | None = None
         self._confirmed: dict[str, asyncio.Future[None]] = {}
         self._task: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[None]] = set()
@@ -75,7 +81,11 @@ class Bus:
         await self._drop_connection()
 
     async def _connect(self) -> None:
-        pubsub = self.redis.pubsub()
+        pubsub: PubSub | PushConnection
+        if self.lane is not None:
+            pubsub = await PushConnection.open(self.lane, self._dispatch)
+        else:
+            pubsub = self.redis.pubsub()
         # Published before the snapshot of channels, so a concurrent subscribe() either is
         # in the snapshot or sends its own SUBSCRIBE on this connection.
         self._pubsub = pubsub
@@ -89,8 +99,14 @@ class Bus:
         self.connected.set()
 
     async def _read_until_confirmed(
-        self, pubsub: PubSub, waits: list[asyncio.Future[None]]
+        self, pubsub: PubSub | PushConnection, waits: list[asyncio.Future[None]]
     ) -> None:
+        if isinstance(pubsub, PushConnection):  # it dispatches the confirmations itself
+            if waits:
+                done, _ = await asyncio.wait(waits, timeout=5.0)
+                if len(done) < len(waits):
+                    raise RedisConnectionError("redis did not confirm the subscriptions")
+            return
         while not all(w.done() for w in waits):
             message = await pubsub.get_message(timeout=1.0)
             if message is not None:
@@ -101,7 +117,7 @@ class Bus:
         pubsub, self._pubsub = self._pubsub, None
         if pubsub is not None:
             with contextlib.suppress(RedisError, OSError):
-                await pubsub.aclose()  # type: ignore[no-untyped-call]
+                await pubsub.aclose()
 
     def _expect(self, channel: str) -> asyncio.Future[None]:
         future = self._confirmed.get(channel)
@@ -166,6 +182,9 @@ class Bus:
             try:
                 if pubsub is None:
                     raise RedisConnectionError("pub/sub is not connected")
+                if isinstance(pubsub, PushConnection):
+                    await pubsub.closed()  # it dispatches every message as it comes
+                    raise RedisConnectionError("pub/sub connection lost")
                 message = await pubsub.get_message(timeout=1.0)
                 if message is not None:
                     self._dispatch(message)

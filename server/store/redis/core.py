@@ -81,7 +81,10 @@ class RedisCore(Store):
         """The hot path's own connection (a room's commit and load), None for a TLS URL
         (or when asked not to have one): then those calls go through redis-py too."""
         self.bus = Bus(
-            self.redis, on_connect=self._pubsub_connected, after_reconnect=self._pubsub_reconnected
+            self.redis,
+            on_connect=self._pubsub_connected,
+            after_reconnect=self._pubsub_reconnected,
+            lane=self.lane,
         )
         self._inflight: set[asyncio.Future[Any]] = set()
         """Store calls under way in their own tasks (see :func:`runs_to_completion`)."""

@@ -34,8 +34,8 @@ from __future__ import annotations
 import asyncio
 import collections
 import time
-from collections.abc import Sequence
-from typing import Any, cast
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar, cast
 
 import hiredis
 from redis.asyncio.connection import SSLConnection, parse_url
@@ -45,6 +45,7 @@ from redis.exceptions import ResponseError
 from server.store.base import StoreUnavailable
 
 Arg = bytes | str | int
+_P = TypeVar("_P", bound=asyncio.Protocol)
 Command = Sequence[Arg]
 
 RETRIES = 3
@@ -63,7 +64,7 @@ def lane_for(url: str, *, timeout_s: float = 5.0) -> Lane | None:
     return Lane(dict(options), timeout_s=timeout_s)
 
 
-def _pack(commands: Sequence[Command]) -> bytes:
+def pack(commands: Sequence[Command]) -> bytes:
     """The commands in RESP, as one payload (hiredis packs them)."""
     # hiredis's stub types its argument as a 1-tuple; any tuple of these values packs.
     return b"".join(hiredis.pack_command(cast(Any, tuple(c))) for c in commands)
@@ -152,7 +153,7 @@ class Lane:
 
     async def call(self, *commands: Command) -> list[Any]:
         """The replies to ``commands``, written together in this order."""
-        payload = _pack(commands)
+        payload = pack(commands)
         for attempt in range(RETRIES + 1):
             if self.closed:
                 raise StoreUnavailable("the redis store is closed")
@@ -200,27 +201,43 @@ class Lane:
             if self._connecting is task and task.done():
                 self._connecting = None
 
-    async def _connect(self) -> _Wire:
+    def setup(self, name: str) -> list[Command]:
+        """What a new connection sends first: AUTH (with the URL's user and password),
+        SELECT (its database), CLIENT SETNAME ``name``."""
+        options = self.options
+        setup: list[Command] = []
+        if options.get("password") is not None:
+            user = options.get("username")
+            password = options["password"]
+            setup.append(("AUTH", user, password) if user else ("AUTH", password))
+        if options.get("db"):
+            setup.append(("SELECT", int(options["db"])))
+        setup.append(("CLIENT", "SETNAME", name))
+        return setup
+
+    async def open_connection(self, factory: Callable[[], _P]) -> _P:
+        """A new connection to the lane's Redis, speaking ``factory``'s protocol
+        (within the connect timeout: ``timeout_s``, at most 2 s)."""
         loop = asyncio.get_running_loop()
         options = self.options
         async with asyncio.timeout(min(2.0, self.timeout_s)):
             if "path" in options:
-                _, wire = await loop.create_unix_connection(_Wire, options["path"])
+                _, protocol = await loop.create_unix_connection(factory, options["path"])
             else:
                 host, port = options.get("host", "localhost"), options.get("port", 6379)
-                _, wire = await loop.create_connection(_Wire, host, port)
-            setup: list[Command] = [("CLIENT", "SETNAME", LANE_NAME)]
-            if options.get("password") is not None:
-                user = options.get("username")
-                password = options["password"]
-                setup.append(("AUTH", user, password) if user else ("AUTH", password))
-            if options.get("db"):
-                setup.append(("SELECT", int(options["db"])))
-            for reply in await wire.write(_pack(setup), len(setup)):
-                if isinstance(reply, ResponseError):
-                    assert wire.transport is not None
-                    wire.transport.close()
-                    raise ConnectionError(f"redis refused the lane's set-up: {reply}")
+                _, protocol = await loop.create_connection(factory, host, port)
+        return protocol
+
+    async def _connect(self) -> _Wire:
+        wire = await self.open_connection(_Wire)
+        setup = self.setup(LANE_NAME)
+        async with asyncio.timeout(min(2.0, self.timeout_s)):
+            replies = await wire.write(pack(setup), len(setup))
+        for reply in replies:
+            if isinstance(reply, ResponseError):
+                assert wire.transport is not None
+                wire.transport.close()
+                raise ConnectionError(f"redis refused the lane's set-up: {reply}")
         if self.closed:
             assert wire.transport is not None
             wire.transport.close()
