@@ -14,6 +14,10 @@ How each part maps onto Redis (one module each, put together in :mod:`.store`):
   events to every local subscriber. This instance's own commits are handed over
   without reading them back, and the room's record is remembered while no bell
   announced a newer version.
+* **The hot path** (:mod:`.lane`, :mod:`.push`): the commands of a move and of a game's
+  bookkeeping that may run twice go over one pipelined connection (hiredis, no redis-py
+  per call), and the bus reads pub/sub without redis-py; a ``rediss://`` URL keeps
+  redis-py for both.
 * **Clock deadlines** (:mod:`.clocks`): the room hash holds the deadline, a sorted set
   indexes when to look (only ever early); due rooms are claimed with a lease, so one
   instance flags each clock. A beat finds outages.
@@ -31,8 +35,9 @@ How each part maps onto Redis (one module each, put together in :mod:`.store`):
   markers per pool under one hash tag (WATCH/MULTI); records and per-player game lists.
 
 The store keeps working when Redis restarts: commands reconnect on their own
-(redis-py's pool with retries), and the bus re-subscribes every channel and re-reads
-every watched room and the lobby after a reconnect. Values and replies are decoded in
+(redis-py's pool with retries; the lane writes again what was under way), and the bus
+re-subscribes every channel and re-reads every watched room and the lobby after a
+reconnect. Values and replies are decoded in
 :mod:`.codecs`.
 """
 
