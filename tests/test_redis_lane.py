@@ -182,3 +182,37 @@ async def test_a_dropped_bus_connection_is_made_again_and_misses_no_event(redis_
         await admin.aclose()
         await first.close()
         await second.close()
+
+
+async def test_the_lane_and_the_bus_use_the_urls_password_and_database(
+    persistent_redis: RedisServer,
+) -> None:
+    """A Redis with a password, and a database other than 0: the lane and the pub/sub
+    connection authenticate and select it as redis-py does (the keys land in that
+    database), and a wrong password is refused, not ignored."""
+    admin = Redis.from_url(persistent_redis.url)
+    await admin.config_set("requirepass", "s3cret")
+    await admin.aclose()
+    base = f"redis://:s3cret@127.0.0.1:{persistent_redis.port}"
+    store = RedisStore(f"{base}/3")
+    await store.start()
+    try:
+        await store.commit("room", 0, b"s0", [b"h8"])
+        async with store.subscribe_room("room", 0) as events:
+            assert (await anext(events)).data == b"h8"
+            await store.commit("room", 1, b"s1", [b"i9"])
+            assert (await anext(events)).data == b"i9"
+        checker = Redis.from_url(f"{base}/3")
+        try:
+            assert await checker.exists(store.keys.room_state("room")) == 1
+        finally:
+            await checker.aclose()
+    finally:
+        await store.close()
+    lane = lane_for(f"redis://:wrong@127.0.0.1:{persistent_redis.port}/0", timeout_s=0.2)
+    assert lane is not None
+    try:
+        with pytest.raises(StoreUnavailable):
+            await lane.call(("PING",))
+    finally:
+        await lane.close()

@@ -78,6 +78,10 @@ class RedisCore(Store):
         self.redis: Redis = Redis(connection_pool=pool)
         self.scripts = Scripts(self.redis)
         self.lane = lane_for(url) if lane else None
+        if self.lane is not None:
+            hot = self.scripts
+            self.lane.preloaded = [hot.commit, hot.attach, hot.announce, hot.lobby_put]
+            self.lane.preloaded.append(hot.lobby_remove)
         """The hot path's own connection (a room's commit and load), None for a TLS URL
         (or when asked not to have one): then those calls go through redis-py too."""
         self.bus = Bus(

@@ -92,8 +92,6 @@ class _Wire(asyncio.Protocol):
         self.lost: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.outgoing: list[bytes] = []
         """Payloads written in this turn of the event loop, sent together at its end."""
-        self.drained: asyncio.Future[None] | None = None
-        """Set (by :meth:`Lane.close`) to learn when the last reply due has come."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)  # uvloop's is no subclass
@@ -108,8 +106,6 @@ class _Wire(asyncio.Protocol):
                 calls.popleft()
                 if not call.future.done():  # its caller may have been cancelled
                     call.future.set_result(call.replies)
-        if not calls and self.drained is not None and not self.drained.done():
-            self.drained.set_result(None)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.transport = None
@@ -150,6 +146,9 @@ class Lane:
         self._connecting: asyncio.Task[_Wire] | None = None
         self._watchdog: asyncio.TimerHandle | None = None
         self.closed = False
+        self.preloaded: list[AsyncScript] = []
+        """Scripts loaded on every new connection, before any call is written on it: a
+        call whose caller was cancelled never meets NOSCRIPT (nobody would send it again)."""
 
     async def call(self, *commands: Command) -> list[Any]:
         """The replies to ``commands``, written together in this order."""
@@ -231,6 +230,7 @@ class Lane:
     async def _connect(self) -> _Wire:
         wire = await self.open_connection(_Wire)
         setup = self.setup(LANE_NAME)
+        setup += [("SCRIPT", "LOAD", cast(str, script.script)) for script in self.preloaded]
         async with asyncio.timeout(min(2.0, self.timeout_s)):
             replies = await wire.write(pack(setup), len(setup))
         for reply in replies:
@@ -271,9 +271,10 @@ class Lane:
         wire = self._wire
         if wire is None or wire.transport is None:
             return
-        if wire.calls:
-            wire.drained = asyncio.get_running_loop().create_future()
-            await asyncio.wait([wire.drained, wire.lost], timeout=10.0)
+        for _ in range(1000):  # up to 10 s for the replies still due (read as they come)
+            if not wire.calls or wire.transport is None:
+                break
+            await asyncio.sleep(0.01)
         if wire.transport is not None:
             wire.transport.close()
             await asyncio.wait([wire.lost], timeout=1.0)
