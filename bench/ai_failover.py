@@ -21,13 +21,11 @@ import asyncio
 import contextlib
 import dataclasses
 import itertools
-import os
 import signal
-import sys
 import time
 from collections.abc import Callable
 
-from harness import environment, percentile, record, redis_server
+from harness import BOT_KEY, environment, percentile, record, redis_server, worker_process
 from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as ws_connect
 
@@ -37,8 +35,6 @@ from protocol.events import GameOver, Moved
 from server.app import GomokuServer
 from server.config import Bots, ServerConfig
 from server.store.redis import RedisStore
-
-BOT_KEY = "bench-bot-key"
 
 
 @dataclasses.dataclass
@@ -65,12 +61,8 @@ class Watched:
 async def worker(server: GomokuServer, seats: int, move_ms: int) -> asyncio.subprocess.Process:
     """``python -m worker`` connected to ``server``, once the server has it."""
     before = {w.id for w in server.bots.live_workers()}
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "worker",
-        "--server",
-        f"ws://127.0.0.1:{server.port}",
+    process = await worker_process(
+        server.port,
         "--seats",
         str(seats),
         "--levels",
@@ -79,10 +71,6 @@ async def worker(server: GomokuServer, seats: int, move_ms: int) -> asyncio.subp
         str(move_ms / 1000),
         "--pace",
         str(move_ms),
-        "--log-level",
-        "WARNING",
-        env={**os.environ, "GOMOKU_BOT_KEY": BOT_KEY},
-        stdin=asyncio.subprocess.DEVNULL,
     )
     await until(lambda: bool({w.id for w in server.bots.live_workers()} - before), 60)
     return process

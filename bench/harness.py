@@ -7,6 +7,7 @@ Everything here talks to 127.0.0.1 only.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import datetime
 import importlib.metadata
@@ -62,6 +63,28 @@ def version(package: str) -> str:
         return importlib.metadata.version(package)
     except importlib.metadata.PackageNotFoundError:
         return "not installed"
+
+
+BOT_KEY = "bench-bot-key"
+"""The bot key the benches' servers accept and their AI workers present."""
+
+
+async def worker_process(port: int, *args: str) -> asyncio.subprocess.Process:
+    """``python -m worker`` connected to the server on 127.0.0.1:``port`` with ``args``,
+    logging warnings only; its bot key comes from the environment, as a deployment
+    passes it."""
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "worker",
+        "--server",
+        f"ws://127.0.0.1:{port}",
+        "--log-level",
+        "WARNING",
+        *args,
+        env={**os.environ, "GOMOKU_BOT_KEY": BOT_KEY},
+        stdin=asyncio.subprocess.DEVNULL,
+    )
 
 
 def redis_server_version() -> str:

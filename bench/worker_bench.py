@@ -28,11 +28,11 @@ import json
 import os
 import platform
 import signal
-import sys
 import tempfile
 import time
 from pathlib import Path
 
+from harness import BOT_KEY, worker_process
 from websockets.asyncio.client import connect as ws_connect
 
 from protocol import messages as m
@@ -41,8 +41,6 @@ from protocol.events import GameOver, Moved
 from protocol.limits import MAX_SERVER_FRAME
 from server.app import GomokuServer
 from server.config import ConnectionLimits, ServerConfig
-
-BOT_KEY = "bench-bot-key"
 
 
 @dataclasses.dataclass
@@ -70,12 +68,8 @@ async def run(games: int, move_ms: int, processes: int, level: str, limit_s: flo
     server = GomokuServer(config)
     await server.start()
     stats_file = Path(tempfile.mkdtemp()) / "stats.json"
-    worker = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "worker",
-        "--server",
-        f"ws://127.0.0.1:{server.port}",
+    worker = await worker_process(
+        server.port,
         "--seats",
         str(2 * games),
         "--processes",
@@ -90,10 +84,6 @@ async def run(games: int, move_ms: int, processes: int, level: str, limit_s: flo
         "0",
         "--stats",
         str(stats_file),
-        "--log-level",
-        "WARNING",
-        env={**os.environ, "GOMOKU_BOT_KEY": BOT_KEY},
-        stdin=asyncio.subprocess.DEVNULL,
     )
     try:
         for _ in range(600):  # the worker process starts its pool, then registers

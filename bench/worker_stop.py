@@ -24,9 +24,9 @@ import os
 import platform
 import signal
 import statistics
-import sys
 import time
 
+from harness import BOT_KEY, worker_process
 from websockets.asyncio.client import connect as ws_connect
 
 from protocol import messages as m
@@ -35,8 +35,6 @@ from protocol.events import Moved
 from protocol.limits import MAX_SERVER_FRAME
 from server.app import GomokuServer
 from server.config import ServerConfig
-
-BOT_KEY = "bench-bot-key"
 
 
 async def _server(port: int = 0) -> GomokuServer:
@@ -47,22 +45,7 @@ async def _server(port: int = 0) -> GomokuServer:
 
 
 async def _worker(server: GomokuServer, *args: str) -> asyncio.subprocess.Process:
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "worker",
-        "--server",
-        f"ws://127.0.0.1:{server.port}",
-        "--seats",
-        "2",
-        "--processes",
-        "1",
-        "--log-level",
-        "WARNING",
-        *args,
-        env={**os.environ, "GOMOKU_BOT_KEY": BOT_KEY},
-        stdin=asyncio.subprocess.DEVNULL,
-    )
+    process = await worker_process(server.port, "--seats", "2", "--processes", "1", *args)
     for _ in range(1200):  # the worker process starts its pool, then registers
         if server.bots.live_workers():
             return process
