@@ -16,8 +16,6 @@ import traceback
 from collections.abc import Generator
 
 import pytest
-from _pytest.reports import TestReport
-from _pytest.runner import CallInfo
 
 
 def plain_traceback(error: BaseException) -> str:
@@ -33,8 +31,8 @@ def plain_traceback(error: BaseException) -> str:
 
 @pytest.hookimpl(wrapper=True, trylast=True)
 def pytest_runtest_makereport(
-    item: pytest.Item, call: CallInfo[None]
-) -> Generator[None, TestReport, TestReport]:
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """The report pytest makes, or a plain one when making it raised SystemError."""
     try:
         return (yield)
@@ -47,7 +45,7 @@ def pytest_runtest_makereport(
             f"(pytest could not draw this failure: {formatting_error!r}; "
             "the traceback above is drawn without reading the source)"
         )
-        return TestReport(
+        return pytest.TestReport(
             item.nodeid,
             item.location,
             dict.fromkeys(item.keywords, 1),
