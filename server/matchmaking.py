@@ -22,6 +22,7 @@ from server.room import Seat
 from server.service import RoomService, now_ms
 from server.sessions import new_room_id
 from server.store import QueueEntry, Store, StoreUnavailable
+from server.store_watch import StoreWatch
 
 log = logging.getLogger("gomoku.server")
 
@@ -68,7 +69,7 @@ class Matchmaker:
         """Pair, forever. While the store is unreachable it waits for it, as the clock
         ticker does (a warning, not an internal error)."""
         settings = self.settings
-        store_down = False
+        watch = StoreWatch("matchmaking waits for it")
         while True:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wakeup.wait(), settings.interval_s)
@@ -87,11 +88,9 @@ class Matchmaker:
                         except StoreUnavailable:
                             await self._requeue(name, (first, second))
                             raise
-                store_down = False
+                watch.answered()
             except StoreUnavailable as exc:
-                if not store_down:
-                    log.warning("the store is unreachable (%s); matchmaking waits for it", exc)
-                store_down = True
+                watch.failed(exc)
             except Exception:
                 self.metrics.inc("gomoku_errors_internal_total")
                 log.exception("matchmaker failed")

@@ -16,6 +16,7 @@ from server.game import GameError
 from server.metrics import Metrics
 from server.service import NoSuchRoom, RoomService, now_ms
 from server.store import Store, StoreUnavailable
+from server.store_watch import StoreWatch
 
 log = logging.getLogger("gomoku.server")
 
@@ -40,7 +41,7 @@ class ClockTicker:
         beats first, so an outage is found (and its time given back to the clocks,
         :mod:`server.outage`) before any flag can fall for it."""
         timers = self.timers
-        store_down = False
+        watch = StoreWatch("clocks wait for it")
         while True:
             await asyncio.sleep(timers.tick_interval_s)
             try:
@@ -58,13 +59,9 @@ class ClockTicker:
                     with contextlib.suppress(GameError, NoSuchRoom):
                         await self.service.act(room_id, game.Tick())
                         await self.service.announce_spectators(room_id, due=True)
-                if store_down:
-                    log.info("the store answers again")
-                store_down = False
+                watch.answered()
             except StoreUnavailable as exc:
-                if not store_down:
-                    log.warning("the store is unreachable (%s); clocks wait for it", exc)
-                store_down = True
+                watch.failed(exc)
             except Exception:
                 self.metrics.inc("gomoku_errors_internal_total")
                 log.exception("clock ticker failed")
