@@ -150,7 +150,8 @@ async def test_a_room_nobody_joins_closes(
     # The room's last events may still be on their way (her seat given up, she stayed
     # on as its one spectator: a held count announcement); the answer comes after them.
     reply = await alice.until(lambda x: not (isinstance(x, m.Event) and x.room == room))
-    assert isinstance(reply, m.Error) and reply.code == "no_such_room", reply
+    assert isinstance(reply, m.Error), reply
+    assert reply.code == "no_such_room", reply
 
 
 @pytest.mark.parametrize("store_kind", ["memory", "redis"])
