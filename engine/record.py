@@ -373,13 +373,15 @@ def parse_json(text: str) -> GameRecord:
 
 
 def _enum(kind: type[_Enum], value: object, field: str) -> _Enum:
+    if isinstance(value, kind):  # already a member: every record the server makes
+        return value
+    if isinstance(value, str):
+        try:
+            return kind(value)
+        except ValueError:
+            pass
     choices = ", ".join(member.value for member in kind)
-    if not isinstance(value, str):
-        raise RecordError(f"{field} must be one of {choices}, not {value!r}")
-    try:
-        return kind(value)
-    except ValueError:
-        raise RecordError(f"{field} must be one of {choices}, not {value!r}") from None
+    raise RecordError(f"{field} must be one of {choices}, not {value!r}")
 
 
 def _players(value: object) -> Players:

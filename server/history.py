@@ -30,8 +30,10 @@ from engine.record import (
 from protocol.events import RatingChange
 from protocol.values import GameResult, GameSummary, RecordFormat, Standing
 from server.rating import DRAW, LOSS, WIN, PlayerRating
-from server.room import Room, Seat
+from server.room import Room, Seat, cached_point
 from server.store.archive import RatedGame
+
+_record_encoder = msgspec.json.Encoder()
 
 GAME_KEY = "game"
 """The key of the server's own facts in a stored record."""
@@ -107,7 +109,7 @@ def game_record(room: Room) -> GameRecord:
             last = max(last, stamp - room.started_ms)  # a wall clock may step back
             times[i] = last
     moves = tuple(
-        TimedMove(parse_point(point, room.size), t)
+        TimedMove(cached_point(point, room.size), t)
         for point, t in zip(room.moves, times, strict=True)
     )
     return GameRecord(
@@ -133,7 +135,7 @@ def record_bytes(room: Room) -> bytes:
         "private": room.private,
         "ended_ms": room.ended_ms,
     }
-    return json.dumps(data, ensure_ascii=False).encode()
+    return _record_encoder.encode(data)  # compact UTF-8 JSON, keys in the order above
 
 
 def archived_players(room: Room) -> list[str]:

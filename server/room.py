@@ -156,13 +156,26 @@ class Room(msgspec.Struct, kw_only=True):
             start, board = len(cached[0]), cached[1].copy()
         else:
             start, board = 0, Board(self.size, self.rule)
+        if start == len(moves) and cached is not None:  # the position is remembered as it is
+            _boards.move_to_end(key)
+            return board
         for move in moves[start:]:
             board.play(cached_point(move, self.size))
-        _boards[key] = (moves, board.copy())
+        self._remember(moves, board.copy())
+        return board
+
+    def remember_board(self, board: Board) -> None:
+        """Remember ``board`` as the position after this room's moves (a stone just played
+        on the copy :meth:`board` gave), so the next action starts from it without a
+        replay. The caller hands ``board`` over: it must not change it afterwards."""
+        self._remember(tuple(self.moves), board)
+
+    def _remember(self, moves: tuple[str, ...], board: Board) -> None:
+        key = self.id
+        _boards[key] = (moves, board)
         _boards.move_to_end(key)
         if len(_boards) > _BOARDS_KEPT:
             _boards.popitem(last=False)
-        return board
 
     def seat_of(self, player_id: str) -> int | None:
         for i, seat in enumerate(self.seats):

@@ -97,6 +97,7 @@ def move(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outco
     out = Outcome(room)
     charge_clock(room, now_ms)
     room.moves.append(format_point(point, room.size))
+    room.remember_board(board)
     if not model.done:
         model = model.place(seat)
         room.opening_state = model.to_dict()
