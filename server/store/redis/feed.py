@@ -144,7 +144,7 @@ class RoomFeed:
         record, still current, now ends at ``last_seq``."""
         record = self._record
         if record is not None and record.seq < last_seq:
-            self._record = record._replace(seq=last_seq)
+            self._record = RoomRecord(record.version, last_seq, record.state, record.remembered)
 
     def remember(self, record: RoomRecord) -> None:
         if record.version >= self.heard_version:

@@ -62,7 +62,9 @@ class RedisIdentity(RedisCore):
     async def add_owned_room(self, player_id: str, room_id: str, limit: int, now_ms: int) -> bool:
         key = self.keys.owned_rooms(player_id)
         args: list[str | int] = [room_id, now_ms, limit, OWNED_ROOMS_TTL_MS]
-        if await self.scripts.own_room([key], args):
+        # Every new room comes here: on the hot path (twice is harmless: the script counts
+        # a room once).
+        if (await self.hot_script((), self.scripts.own_room, [key], args))[-1]:
             return True
         # At the cap: forget rooms counted long enough ago that are gone, then look again.
         # (The rooms live in other cluster slots, so this cannot be part of the script;
