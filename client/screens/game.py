@@ -58,6 +58,8 @@ from protocol.values import OfferKind, SwapChoice
 
 PLACEHOLDER_PLAYER = ("type h8 to play", "text to chat", "/help")
 PLACEHOLDER_WATCHER = ("type to chat", "/help", "arrows look around the board")
+PLACEHOLDER_OVER = ("type to chat", "/help", "the game is over")
+"""A seated player's text line once the game has ended (no point to play any more)."""
 NARROW_LOG = 24  # below this many columns for the log, the move list goes above it
 MOVES_WIDTH = 17
 
@@ -170,7 +172,10 @@ class GameScreen(Screen[None]):
             seated = self._my_seat_player() is not None
             board.can_play = self._can_play(model)
             sep = f" {self.host.options.glyphs.sep} "
-            self.entry.placeholder = sep.join(PLACEHOLDER_PLAYER if seated else PLACEHOLDER_WATCHER)
+            words = PLACEHOLDER_PLAYER if seated else PLACEHOLDER_WATCHER
+            if seated and game.state == "over":
+                words = PLACEHOLDER_OVER
+            self.entry.placeholder = sep.join(words)
             self.moves.show(game.moves, game.size, len(game.moves))
         board.set_class(not model.session.link.online, "-disabled")
         self.log_pane.show(model.log, self.host.options.glyphs)

@@ -20,6 +20,8 @@ from engine.types import Point
 from protocol.convert import point_to_wire
 
 CELL = 6  # "(j10)" and a space
+"""Black's cell; a line is "NNN. " and two cells, the second unpadded (16 columns), and the
+list is 18 wide: its padding, and a scrollbar once the game outgrows it."""
 
 
 def move_list_text(points: Sequence[Point], size: int, marked: int | None) -> Text:
@@ -36,10 +38,12 @@ def move_list_text(points: Sequence[Point], size: int, marked: int | None) -> Te
                 text.append("\n")
             text.append(f"{index // 2 + 1:>3}. ")
         name = point_to_wire(point, size)
+        # White's cell ends the line: not padded, so "(m15)" fits as "h8" does.
+        pad = CELL if index % 2 == 0 else 0
         if number == marked:
-            text.append(f"({name})".ljust(CELL), style="reverse")
+            text.append(f"({name})".ljust(pad), style="reverse")
         else:
-            text.append(f" {name} ".ljust(CELL))
+            text.append(f" {name}".ljust(pad))
     return text
 
 
@@ -47,7 +51,7 @@ class MoveList(VerticalScroll, can_focus=True):
     """A scrollable move list; :meth:`show` replaces what it lists."""
 
     DEFAULT_CSS = """
-    MoveList { width: 17; height: 1fr; padding: 0 0 0 1; scrollbar-size-vertical: 1; }
+    MoveList { width: 18; height: 1fr; padding: 0 0 0 1; scrollbar-size-vertical: 1; }
     MoveList > Static { width: auto; }
     MoveList:focus { background: $boost; }
     """
