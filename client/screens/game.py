@@ -50,6 +50,7 @@ from client.state.questions import can_hint, can_move, can_seat_ai
 from client.widgets.board import Board
 from client.widgets.entry import EntryLine, PromptBar, ToBoard
 from client.widgets.log import LogPane
+from client.widgets.moves import WIDTH as MOVES_WIDTH
 from client.widgets.moves import MoveList
 from engine.types import Point
 from protocol import messages as msg
@@ -61,7 +62,6 @@ PLACEHOLDER_WATCHER = ("type to chat", "/help", "arrows look around the board")
 PLACEHOLDER_OVER = ("type to chat", "/help", "the game is over")
 """A seated player's text line once the game has ended (no point to play any more)."""
 NARROW_LOG = 24  # below this many columns for the log, the move list goes above it
-MOVES_WIDTH = 17
 
 #: Actions that act on the game: not while text is being typed.
 GAME_ACTIONS = frozenset({"seat_ai", "hint", "resign", "offer", "leave"})

@@ -20,8 +20,9 @@ from engine.types import Point
 from protocol.convert import point_to_wire
 
 CELL = 6  # "(j10)" and a space
-"""Black's cell; a line is "NNN. " and two cells, the second unpadded (16 columns), and the
-list is 18 wide: its padding, and a scrollbar once the game outgrows it."""
+"""Black's cell; a line is "NNN. " and two cells, the second unpadded (16 columns)."""
+WIDTH = 18
+"""The list's width: a line, its left padding, and a scrollbar once the game outgrows it."""
 
 
 def move_list_text(points: Sequence[Point], size: int, marked: int | None) -> Text:
@@ -50,10 +51,10 @@ def move_list_text(points: Sequence[Point], size: int, marked: int | None) -> Te
 class MoveList(VerticalScroll, can_focus=True):
     """A scrollable move list; :meth:`show` replaces what it lists."""
 
-    DEFAULT_CSS = """
-    MoveList { width: 18; height: 1fr; padding: 0 0 0 1; scrollbar-size-vertical: 1; }
-    MoveList > Static { width: auto; }
-    MoveList:focus { background: $boost; }
+    DEFAULT_CSS = f"""
+    MoveList {{ width: {WIDTH}; height: 1fr; padding: 0 0 0 1; scrollbar-size-vertical: 1; }}
+    MoveList > Static {{ width: auto; }}
+    MoveList:focus {{ background: $boost; }}
     """
 
     def __init__(self, *, id: str | None = None) -> None:
