@@ -74,7 +74,14 @@ class Backoff:
 
 
 async def sleep_unless(stop: asyncio.Event, seconds: float) -> bool:
-    """Sleep ``seconds``, or less if ``stop`` is set meanwhile; True if it was."""
+    """Sleep ``seconds``, or less if ``stop`` is set meanwhile; True if it was.
+
+    The wait runs in the caller's task under ``asyncio.timeout``, not in a task of its
+    own under ``asyncio.wait_for``: on Python 3.11, ``wait_for`` returns normally when
+    the caller is cancelled just as the event is set, so the cancellation is lost and a
+    loop that waits this way never ends (seen: a server's stop waiting for ever on its
+    AI watchdog)."""
     with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(stop.wait(), seconds)
+        async with asyncio.timeout(seconds):
+            await stop.wait()
     return stop.is_set()

@@ -7,11 +7,11 @@ are connected to."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 
 from engine import Rule
 from protocol import messages as m
+from protocol.backoff import sleep_unless
 from protocol.values import TimeControl
 from server import game
 from server.config import Matchmaking
@@ -71,8 +71,7 @@ class Matchmaker:
         settings = self.settings
         watch = StoreWatch("matchmaking waits for it")
         while True:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wakeup.wait(), settings.interval_s)
+            await sleep_unless(self._wakeup, settings.interval_s)  # cancellable, unlike wait_for
             self._wakeup.clear()
             try:
                 for name in await self.store.queue_names():

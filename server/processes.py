@@ -31,6 +31,7 @@ import socket
 import sys
 from collections.abc import Callable, Sequence
 
+from protocol.backoff import sleep_unless
 from server import __version__
 from server.config import ServerConfig
 from server.options import redacted
@@ -192,8 +193,7 @@ class Supervisor:
                 code,
                 pause,
             )
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.stop.wait(), pause)
+            await sleep_unless(self.stop, pause)
             pause = min(pause * 2, RESTART_PAUSE_S[1])
 
     async def spawn(self, index: int) -> asyncio.subprocess.Process:

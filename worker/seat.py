@@ -197,7 +197,10 @@ class SeatClient:
 
     async def _recv(self, ws: ClientConnection, wait_s: float | None) -> m.ServerMessage | None:
         try:
-            data = await asyncio.wait_for(ws.recv(), wait_s)
+            # asyncio.timeout, not wait_for: on Python 3.11 wait_for returns a frame that
+            # arrives just as the seat is cancelled, and the cancellation is lost.
+            async with asyncio.timeout(wait_s):
+                data = await ws.recv()
         except TimeoutError:
             return None
         try:

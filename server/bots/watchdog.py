@@ -36,8 +36,6 @@ like any other, and the one instance whose handover wins puts the seat back in t
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -45,6 +43,7 @@ from collections.abc import Callable
 import msgspec
 
 from protocol import messages as m
+from protocol.backoff import sleep_unless
 from server.bots.registry import AiSeat, SeatRecord, Worker, WorkerRegistry
 from server.bots.seating import AiSeating, Claim, cluster_workers
 from server.config import Bots
@@ -114,8 +113,7 @@ class Watchdog:
             except Exception:
                 self.metrics.inc("gomoku_errors_internal_total")
                 log.exception("AI watchdog failed")
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(changed.wait(), tick)
+            await sleep_unless(changed, tick)  # not wait_for: it can lose a cancellation
             changed.clear()
 
     async def adopt(self) -> None:
