@@ -231,11 +231,15 @@ async def relay_pair(
         mover = black if i % 2 == 0 else white
         sent_at, start = time.time(), time.perf_counter()
         await mover.send(encode(m.Move(room=room, point=point)))
-        async with asyncio.timeout(REPLY_TIMEOUT_S):  # as recv_until waits for the server
-            while True:  # the opponent's previous move may still be waiting first
-                echoed = decode_client(await mover.recv())
-                if isinstance(echoed, m.Move) and echoed.point == point:
-                    break
+        try:
+            async with asyncio.timeout(REPLY_TIMEOUT_S):  # as recv_until waits for the server
+                while True:  # the opponent's previous move may still be waiting first
+                    echoed = decode_client(await mover.recv())
+                    if isinstance(echoed, m.Move) and echoed.point == point:
+                        break
+        except TimeoutError:
+            PROBLEMS["no reply"] += 1  # counted and printed, as for the server's pairs
+            break
         samples.append(Sample(sent_at, time.perf_counter() - start))
         i += 1
     await black.close()
