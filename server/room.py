@@ -55,6 +55,7 @@ def cached_point(move: str, size: int) -> Point:
 LIVE_STATES: frozenset[str] = frozenset({"opening", "playing"})
 
 _FREE = Opening.FREE
+_DONE = Phase.DONE
 _FREE_START = OpeningState.start(Opening.FREE)
 _SWAP2_START = OpeningState.start(Opening.SWAP2)
 """Each opening's state before the first stone (frozen, so shared)."""
@@ -185,9 +186,8 @@ class Room(msgspec.Struct, kw_only=True):
 
     def seat_at(self, color: Color) -> int:
         """The seat holding ``color`` (the opener holds Black until swap2 decides)."""
-        black = self.opening_model().black
-        black_seat = 0 if black is None else black
-        return black_seat if color is Color.BLACK else 1 - black_seat
+        black = self.opening_model().black or 0
+        return black if color is Color.BLACK else 1 - black
 
     def color_of(self, seat: int) -> Color:
         return Color.BLACK if self.seat_at(Color.BLACK) == seat else Color.WHITE
@@ -197,10 +197,10 @@ class Room(msgspec.Struct, kw_only=True):
         if self.state not in LIVE_STATES:
             return None
         model = self.opening_model()
-        if not model.done:
+        if model.phase is not _DONE:
             return model.actor
-        turn = Color.WHITE if len(self.moves) % 2 else Color.BLACK
-        return self.seat_at(turn)
+        black = model.black or 0  # the seat holding Black moves on even move counts
+        return 1 - black if len(self.moves) % 2 else black
 
     def clock_running(self) -> bool:
         return self.time is not None and self.clock_since_ms is not None
@@ -225,13 +225,21 @@ class Room(msgspec.Struct, kw_only=True):
         first: the clock's deadline, the time to retry archiving a finished game, the time
         a waiting room closes, a seat's time to attach, or when both players have been
         gone long enough for the game to end (:meth:`abandoned_at_ms`)."""
-        times = [self.archive_at_ms if self.archive_at_ms is not None else self.deadline_ms()]
-        if self.state == "waiting":
-            times.append(self.close_at_ms)
-        times += [s.attach_by_ms for s in self.seats if s is not None]
-        times.append(self.abandoned_at_ms(grace_ms))
-        known = [t for t in times if t is not None]
-        return min(known) if known else None
+        due = self.archive_at_ms
+        if due is None and self.time is not None:
+            due = self.deadline_ms()
+        if self.state == "waiting" and self.close_at_ms is not None:
+            due = self.close_at_ms if due is None else min(due, self.close_at_ms)
+        offline = 0
+        for seat in self.seats:
+            if seat is None:
+                continue
+            if seat.attach_by_ms is not None:
+                due = seat.attach_by_ms if due is None else min(due, seat.attach_by_ms)
+            offline += not seat.online
+        if offline == 2 and (abandoned := self.abandoned_at_ms(grace_ms)) is not None:
+            due = abandoned if due is None else min(due, abandoned)
+        return due
 
     def abandoned_at_ms(self, grace_ms: int) -> int | None:
         """When a running game whose players are both gone ends (server.game): when the

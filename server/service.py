@@ -18,6 +18,7 @@ an outage (:mod:`server.outage`) before applying anything."""
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import logging
 import time
@@ -41,13 +42,16 @@ from protocol.events import (
 from server import game, history, outage
 from server.config import ServerConfig
 from server.metrics import Metrics
-from server.room import Room, Seat, decode_room, encode_room
+from server.room import LIVE_STATES, Room, Seat, decode_room, encode_room
 from server.sessions import invite_key, new_room_id
 from server.store import Conflict, Outage, RoomRecord, Store
 
 log = logging.getLogger("gomoku.server")
 
 MAX_ATTEMPTS = 20
+KNOWN_ROOMS = 4096
+"""Rooms whose last committed state :class:`RoomService` keeps decoded (as many as the
+positions :meth:`Room.board` remembers)."""
 
 
 def now_ms() -> int:
@@ -61,6 +65,9 @@ class RoomService:
         self.store = store
         self.config = config
         self.metrics = metrics
+        self._known: collections.OrderedDict[str, tuple[bytes, Room]] = collections.OrderedDict()
+        """Room id -> the state this instance last committed and the room it encodes
+        (LRU): the next action on the room reads it without decoding the state again."""
         self.outage: Outage | None = None
         """The latest outage this instance knows of (the clock ticker's beat updates it)."""
 
@@ -127,10 +134,10 @@ class RoomService:
         # the room as stored, never as this instance remembers it (see Store.load_room).
         fresh = isinstance(action, (game.Tick, game.Claim))
         for _ in range(MAX_ATTEMPTS):
-            loaded = await self.load(room_id, fresh=fresh)
-            if loaded is None:
+            record = await self.store.load_room(room_id, fresh=fresh)
+            if record is None:
                 raise NoSuchRoom(room_id)
-            record, room = loaded
+            room = self._decoded(room_id, record.state)
             this = action(room) if callable(action) else action
             if isinstance(this, (game.Tick, game.Claim)) and this.attendance is None:
                 # Read after the room: a change of presence that this misses commits
@@ -179,10 +186,11 @@ class RoomService:
                 outcome.room.game_over_held = True
                 events = [e for e in events if not isinstance(e, GameOver)]
             try:
+                state = encode_room(outcome.room)
                 result = await self.store.commit(
                     room_id,
                     record.version,
-                    encode_room(outcome.room),
+                    state,
                     [encode(e) for e in events],
                     deadline_ms=outcome.room.due_ms(grace),
                 )
@@ -190,9 +198,28 @@ class RoomService:
                 if outcome.spawn is not None:
                     await self.store.expire_room(outcome.spawn.id, 0)
                 continue
+            self._remember(room_id, state, outcome.room)
             await self._after_commit(room, outcome.room, events)
             return outcome, result.last_seq
         raise RuntimeError(f"room {room_id}: too many conflicting writers")
+
+    def _decoded(self, room_id: str, state: bytes) -> Room:
+        """The room stored as ``state``, for reading only: the room the last commit here
+        wrote if that is what ``state`` holds (no decoding), else decoded."""
+        known = self._known.get(room_id)
+        if known is not None and (known[0] is state or known[0] == state):
+            self._known.move_to_end(room_id)
+            return known[1]
+        return decode_room(state)
+
+    def _remember(self, room_id: str, state: bytes, room: Room) -> None:
+        """Remember that ``state`` (just committed) decodes to ``room``. ``room`` is read,
+        never changed, after its commit: by :meth:`act`'s callers, and by the next
+        :meth:`act` as the room before its action (the action changes a copy)."""
+        self._known[room_id] = (state, room)
+        self._known.move_to_end(room_id)
+        if len(self._known) > KNOWN_ROOMS:
+            self._known.popitem(last=False)
 
     async def presence_changed(self, room_id: str) -> None:
         """A player's first connection attached to the room, or their last one left: bring
@@ -329,6 +356,13 @@ class RoomService:
     async def _after_commit(self, before: Room | None, room: Room, events: list[RoomEvent]) -> None:
         """Keep the lobby, seat index, expiry and counters in step with a commit."""
         self._count(room, events)
+        if (
+            before is not None
+            and room.state in LIVE_STATES
+            and not _may_show_in_lobby(before, room)
+            and any(room.seats)
+        ):
+            return  # a game going on, its seats as they were (a move): nothing else to keep
         old_ids = set() if before is None else {s.id for s in before.seats if s is not None}
         new_ids = {s.id for s in room.seats if s is not None}
         for player in new_ids - old_ids:

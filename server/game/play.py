@@ -27,8 +27,7 @@ from server.room import LIVE_STATES, Room, Seat, cached_point
 
 def charge_clock(room: Room, now_ms: int) -> None:
     """Stop the running clock at ``now_ms``, charging the actor the time used."""
-    actor = room.actor()
-    if room.clock_running() and actor is not None:
+    if room.clock_running() and (actor := room.actor()) is not None:
         room.clocks_ms[actor] = room.remaining_ms(actor, now_ms)
     room.clock_since_ms = None
 
@@ -63,8 +62,10 @@ def game_over_from_board(room: Room, result: Result) -> GameOver:
 
 def flag(room: Room, now_ms: int) -> GameOver | None:
     """End the game on time if the running clock has run out."""
+    if not room.clock_running():
+        return None
     actor = room.actor()
-    if not room.clock_running() or actor is None or room.remaining_ms(actor, now_ms) > 0:
+    if actor is None or room.remaining_ms(actor, now_ms) > 0:
         return None
     room.clocks_ms[actor] = 0
     return finish(room, room.color_of(1 - actor), Reason.TIMEOUT, None)
