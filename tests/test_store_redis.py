@@ -208,8 +208,8 @@ async def test_restart_with_persistence_keeps_games_and_reconnects(
 async def test_a_remembered_room_says_so_and_a_fresh_read_goes_to_redis(
     two_instances: tuple[RedisStore, RedisStore],
 ) -> None:
-    """An instance following a room answers loads from memory, marked as such, until
-    another instance's commit is announced; ``fresh`` always reads Redis."""
+    """An instance following a room answers loads from memory, marked as such, also after
+    another instance's commit (its bell carries the new state); ``fresh`` reads Redis."""
     a, b = two_instances
     await a.commit("room", 0, b"s1", [b"e1"])
     async with b.subscribe_room("room", 0) as events:
@@ -219,8 +219,40 @@ async def test_a_remembered_room_says_so_and_a_fresh_read_goes_to_redis(
         assert await b.load_room("room") == RoomRecord(2, 2, b"s2", remembered=True)
         assert await b.load_room("room", fresh=True) == RoomRecord(2, 2, b"s2")
         await a.commit("room", 2, b"s3", [b"e3"])
-        assert await anext(events) == StoredEvent(3, b"e3")  # the bell came
-        assert await b.load_room("room") == RoomRecord(3, 3, b"s3")  # so: read again
+        assert await anext(events) == StoredEvent(3, b"e3")  # the bell came, with s3
+        assert await b.load_room("room") == RoomRecord(3, 3, b"s3", remembered=True)
+        await a.append("room", [b"chat"])
+        assert await anext(events) == StoredEvent(4, b"chat")
+        assert await b.load_room("room") == RoomRecord(3, 4, b"s3", remembered=True)
+
+
+async def test_another_instances_commits_reach_a_follower_without_reads(redis_url: str) -> None:
+    """Moves and chat committed on one instance reach another instance's subscribers, in
+    order, from the room's bell alone: Redis serves no XRANGE or room read for them."""
+    a, b = RedisStore(redis_url), RedisStore(redis_url, poll_interval_s=60)
+    await a.start()
+    await b.start()
+    stats = Redis.from_url(redis_url)
+    try:
+        await a.commit("room", 0, b"s1", [b"e1"])
+        async with b.subscribe_room("room", 0) as events:
+            assert await anext(events) == StoredEvent(1, b"e1")
+            await stats.config_resetstat()
+            for version in range(1, 21):
+                await a.commit("room", version, b"s%d" % (version + 1), [b"m%d" % version])
+            await a.append("room", [b"gg", b"wp"])
+            expected = [StoredEvent(n + 1, b"m%d" % n) for n in range(1, 21)]
+            expected += [StoredEvent(22, b"gg"), StoredEvent(23, b"wp")]
+            async with asyncio.timeout(10):
+                assert [await anext(events) for _ in expected] == expected
+            assert await b.load_room("room") == RoomRecord(21, 23, b"s21", remembered=True)
+            commands = await stats.info("commandstats")
+            assert "cmdstat_xrange" not in commands
+            assert "cmdstat_hmget" not in commands
+    finally:
+        await stats.aclose()
+        await a.close()
+        await b.close()
 
 
 async def test_queue_entries_keep_name_and_wait_across_instances(

@@ -4,7 +4,7 @@ entries. Pure functions, no I/O."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -35,14 +35,48 @@ def events(entries: list[Any]) -> list[StoredEvent]:
     ]
 
 
-def bell(data: bytes) -> tuple[int, int]:
-    """A room bell's ``seq:version`` (for what cannot be read: a seq beyond any, so it
-    still wakes the reader, and version 0)."""
-    seq, _, version = data.partition(b":")
+class Bell(NamedTuple):
+    """What a room's bell says: the log ends at ``seq`` and the room is at ``version``;
+    a bell rung by a commit or an append also carries the events it logged (from
+    ``first``) and a commit's bell the room's new state, so an instance following the
+    room needs no read to deliver them or to answer the room's next load."""
+
+    seq: int
+    version: int
+    first: int = 0
+    state: bytes | None = None
+    events: tuple[bytes, ...] | None = None
+
+
+UNREADABLE_BELL = Bell(1 << 62, 0)
+"""For a bell that cannot be read: a seq beyond any, so it still wakes the reader."""
+
+
+def bell(data: bytes) -> Bell:
+    """A room bell: ``seq:version``, or ``seq:version:first:state length:event lengths``
+    (comma-separated; a state length of -1 for none), a newline, then the state and the
+    events' bytes one after the other (``lua/commit.lua``, ``lua/lib/append_events.lua``)."""
+    head, newline, body = data.partition(b"\n")
+    parts = head.split(b":")
     try:
-        return int(seq), int(version or 0)
+        seq, version = int(parts[0]), int(parts[1] or 0) if len(parts) > 1 else 0
+        if not newline or len(parts) != 5:
+            return Bell(seq, version)
+        first, state_length = int(parts[2]), int(parts[3])
+        lengths = [int(n) for n in parts[4].split(b",")] if parts[4] else []
     except ValueError:
-        return 1 << 62, 0
+        return UNREADABLE_BELL
+    state = None
+    at = 0
+    if state_length >= 0:
+        state, at = body[:state_length], state_length
+    events = []
+    for length in lengths:
+        events.append(body[at : at + length])
+        at += length
+    if at != len(body) or first + len(events) - 1 != seq:
+        return Bell(seq, version)  # not what it says it is: read the log instead
+    return Bell(seq, version, first, state, tuple(events))
 
 
 # -- ratings ----------------------------------------------------------------------------

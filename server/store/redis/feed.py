@@ -106,12 +106,19 @@ class RoomFeed:
         self._stopping = False
 
     def ring(self, data: bytes) -> None:
-        """The room's bell: a commit of any instance, after which the log ends at
-        ``seq`` and the room is at ``version``. Events this instance commits itself are
-        delivered by the commit, so their bell wakes nobody."""
-        seq, version = codecs.bell(data)
+        """The room's bell: a commit or an append of any instance, after which the log
+        ends at ``seq`` and the room is at ``version``. The events it carries are
+        delivered from it if they follow what the feed delivered (else the reader reads
+        the log), and a commit's state is remembered as the room's record. Events this
+        instance commits itself are delivered by the commit, so their bell wakes nobody."""
+        seq, version, first, state, events = codecs.bell(data)
         self.heard_version = max(self.heard_version, version)
-        if self._record is not None and self._record.version == version:
+        if events is not None and first == self.cursor + 1:
+            for at, event in enumerate(events, first):
+                self._deliver(StoredEvent(at, event))
+        if state is not None:
+            self.remember(RoomRecord(version, seq, state))
+        elif self._record is not None and self._record.version == version:
             self.appended(seq)  # an append elsewhere: same state, a longer log
         if seq <= self.cursor:
             return

@@ -31,5 +31,12 @@ if seq >= first then
     redis.call('PEXPIRE', KEYS[2], ttl)
   end
 end
-redis.call('PUBLISH', ARGV[6], seq .. ':' .. version)
+-- The bell carries the new state and the events (codecs.bell reads it): an instance
+-- following the room delivers them and answers the room's next load without a read.
+local lengths = {}
+for i = 8, #ARGV do
+  lengths[#lengths + 1] = #ARGV[i]
+end
+redis.call('PUBLISH', ARGV[6], seq .. ':' .. version .. ':' .. first .. ':' .. #ARGV[2] .. ':'
+           .. table.concat(lengths, ',') .. '\n' .. ARGV[2] .. table.concat(ARGV, '', 8))
 return {version, first, seq}

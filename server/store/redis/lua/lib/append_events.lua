@@ -12,6 +12,12 @@ local function append_events(events, maxlen, bell)
   if ttl > 0 then
     redis.call('PEXPIRE', KEYS[2], ttl)
   end
-  redis.call('PUBLISH', bell, seq .. ':' .. (redis.call('HGET', KEYS[1], 'version') or '0'))
+  -- The bell carries the events, no state (codecs.bell reads it).
+  local lengths = {}
+  for i = 1, #events do
+    lengths[i] = #events[i]
+  end
+  redis.call('PUBLISH', bell, seq .. ':' .. (redis.call('HGET', KEYS[1], 'version') or '0') .. ':'
+             .. first .. ':-1:' .. table.concat(lengths, ',') .. '\n' .. table.concat(events))
   return {first, seq}
 end
