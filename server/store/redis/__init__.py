@@ -8,12 +8,13 @@ How each part maps onto Redis (one module each, put together in :mod:`.store`):
   (the event log, entry ids ``<seq>-0``) per room under one hash tag, written together
   by one commit script with a version check; chat and spectator counts are appended
   without one.
-* **Fan-out** (:mod:`.feed`, :mod:`.bus`): each commit rings the room's bell (pub/sub);
-  one pub/sub connection per instance, and per watched room one reader that reads the
-  log after its cursor when the bell rings (or every ``poll_interval_s``) and hands
-  events to every local subscriber. This instance's own commits are handed over
-  without reading them back, and the room's record is remembered while no bell
-  announced a newer version.
+* **Fan-out** (:mod:`.feed`, :mod:`.bus`): each commit or append rings the room's bell
+  (pub/sub) with the events it logged and a commit's new state; one pub/sub connection
+  per instance, and per watched room one feed that hands the bell's events to every
+  local subscriber, and reads the log after its cursor only when a bell does not follow
+  on (or every ``poll_interval_s``). This instance's own commits are handed over
+  without reading them back, and the room's record is remembered from its own commits
+  and from the bells.
 * **The hot path** (:mod:`.lane`, :mod:`.push`): the commands of a move and of a game's
   bookkeeping that may run twice go over one pipelined connection (hiredis, no redis-py
   per call), and the bus reads pub/sub without redis-py; a ``rediss://`` URL keeps

@@ -1,13 +1,14 @@
 """Room feeds: per watched room, one reader of the room's log in this instance,
 shared by its local subscribers.
 
-Each commit PUBLISHes the room's last seq and new version on the room's "bell"
-channel (inside the commit script). A feed XRANGEs after its cursor when the bell
-rings and hands the events to every local listener. Events this instance commits
-itself are handed over from the commit, without reading them back, and the feed
-also keeps the room's record as this instance last wrote or read it: while no bell
-announced a newer version (and for at most ``poll_interval_s``), the store answers
-``load_room`` from it without a round trip. A stale record can only cost a conflict
+Each commit PUBLISHes the room's last seq, new version, new state and the events it
+logged on the room's "bell" channel (inside the commit script; an append, its events).
+A feed hands a bell's events to every local listener when they follow what it
+delivered, and XRANGEs after its cursor when they do not (a bell missed). Events this
+instance commits itself are handed over from the commit, without reading them back,
+and the feed also keeps the room's record as this instance last wrote, read or heard
+it in a bell: while no bell announced a newer version (and for at most
+``poll_interval_s``), the store answers ``load_room`` from it without a round trip. A stale record can only cost a conflict
 (the commit's version check) and a fresh read. Feeds also poll every
 ``poll_interval_s`` and re-read after the bus reconnects, so a lost bell costs
 latency, never events.
