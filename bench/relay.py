@@ -3,8 +3,9 @@
 Each connection's path names a pair (``ws://127.0.0.1:P/pair-17``); every binary
 frame one side sends is written to both sides of its pair, unread and
 unchecked. No protocol, no validation, no store: only what ``websockets`` itself
-costs, with the same settings as the server (no compression, 4 KiB frames, and the
-same event loop: uvloop where it is installed, as ``gomoku-server --loop auto``).
+costs, with the same settings as the server (no compression, 4 KiB frames, the same
+garbage collector set-up, and the same event loop: uvloop where it is installed, as
+``gomoku-server --loop auto``).
 
 Run: ``.venv/bin/python bench/relay.py [--port P]``; prints ``relay listening on
 port P`` once it serves, and stops on SIGTERM or SIGINT.
@@ -21,7 +22,7 @@ import signal
 from websockets.asyncio.server import ServerConnection, broadcast, serve
 
 from protocol.limits import MAX_CLIENT_FRAME
-from server.cli import run_loop
+from server.cli import run_loop, tune_gc
 
 
 async def relay(port: int) -> None:
@@ -45,6 +46,7 @@ async def relay(port: int) -> None:
     async with serve(
         handle, "127.0.0.1", port, compression=None, max_size=MAX_CLIENT_FRAME, max_queue=16
     ) as server:
+        tune_gc()  # as gomoku-server does once started
         bound = next(iter(server.sockets)).getsockname()[1]
         print(f"relay listening on port {bound}", flush=True)
         await stop.wait()

@@ -8,10 +8,10 @@ delivered, and XRANGEs after its cursor when they do not (a bell missed). Events
 instance commits itself are handed over from the commit, without reading them back,
 and the feed also keeps the room's record as this instance last wrote, read or heard
 it in a bell: while no bell announced a newer version (and for at most
-``poll_interval_s``), the store answers ``load_room`` from it without a round trip. A stale record can only cost a conflict
-(the commit's version check) and a fresh read. Feeds also poll every
-``poll_interval_s`` and re-read after the bus reconnects, so a lost bell costs
-latency, never events.
+``poll_interval_s``), the store answers ``load_room`` from it without a round trip.
+A stale record can only cost a conflict (the commit's version check) and a fresh read.
+Feeds also poll every ``poll_interval_s`` and re-read after the bus reconnects, so a
+lost bell costs latency, never events.
 
 We chose this over XREAD BLOCK because a blocked connection serves one request: one
 per watched room would need a connection per room, and one XREAD over all rooms'
