@@ -8,7 +8,6 @@ swap2); colours come from the opening state.
 
 from __future__ import annotations
 
-import collections
 import functools
 from typing import Any, Literal
 
@@ -28,13 +27,16 @@ from protocol.values import (
     SwapChoice,
     TimeControl,
 )
+from server.recent import Recent
 
 State = Literal["waiting", "opening", "playing", "over"]
 
 
-_BOARDS_KEPT = 4096
-_boards: collections.OrderedDict[str, tuple[tuple[str, ...], Board]] = collections.OrderedDict()
-"""Room id -> (its moves, its position): the last position of recent rooms (LRU). The
+ROOMS_REMEMBERED = 4096
+"""How many rooms' last positions (and, in the room service, last committed states) the
+server keeps in memory, the most recently used."""
+_boards: Recent[str, tuple[tuple[str, ...], Board]] = Recent(ROOMS_REMEMBERED)
+"""Room id -> (its moves, its position): the last position of recent rooms. The
 position's size and rule are checked too (an expired room's id could come back)."""
 
 
@@ -158,25 +160,17 @@ class Room(msgspec.Struct, kw_only=True):
         else:
             start, board = 0, Board(self.size, self.rule)
         if start == len(moves) and cached is not None:  # the position is remembered as it is
-            _boards.move_to_end(key)
             return board
         for move in moves[start:]:
             board.play(cached_point(move, self.size))
-        self._remember(moves, board.copy())
+        _boards.put(key, (moves, board.copy()))
         return board
 
     def remember_board(self, board: Board) -> None:
         """Remember ``board`` as the position after this room's moves (a stone just played
         on the copy :meth:`board` gave), so the next action starts from it without a
         replay. The caller hands ``board`` over: it must not change it afterwards."""
-        self._remember(tuple(self.moves), board)
-
-    def _remember(self, moves: tuple[str, ...], board: Board) -> None:
-        key = self.id
-        _boards[key] = (moves, board)
-        _boards.move_to_end(key)
-        if len(_boards) > _BOARDS_KEPT:
-            _boards.popitem(last=False)
+        _boards.put(self.id, (tuple(self.moves), board))
 
     def seat_of(self, player_id: str) -> int | None:
         for i, seat in enumerate(self.seats):
@@ -214,8 +208,7 @@ class Room(msgspec.Struct, kw_only=True):
 
     def deadline_ms(self) -> int | None:
         """When the running clock hits zero (epoch ms), or None."""
-        actor = self.actor()
-        if not self.clock_running() or actor is None:
+        if not self.clock_running() or (actor := self.actor()) is None:
             return None
         assert self.clock_since_ms is not None
         return self.clock_since_ms + max(0, self.clocks_ms[actor])
@@ -225,21 +218,13 @@ class Room(msgspec.Struct, kw_only=True):
         first: the clock's deadline, the time to retry archiving a finished game, the time
         a waiting room closes, a seat's time to attach, or when both players have been
         gone long enough for the game to end (:meth:`abandoned_at_ms`)."""
-        due = self.archive_at_ms
-        if due is None and self.time is not None:
-            due = self.deadline_ms()
-        if self.state == "waiting" and self.close_at_ms is not None:
-            due = self.close_at_ms if due is None else min(due, self.close_at_ms)
-        offline = 0
-        for seat in self.seats:
-            if seat is None:
-                continue
-            if seat.attach_by_ms is not None:
-                due = seat.attach_by_ms if due is None else min(due, seat.attach_by_ms)
-            offline += not seat.online
-        if offline == 2 and (abandoned := self.abandoned_at_ms(grace_ms)) is not None:
-            due = abandoned if due is None else min(due, abandoned)
-        return due
+        times = [self.archive_at_ms if self.archive_at_ms is not None else self.deadline_ms()]
+        if self.state == "waiting":
+            times.append(self.close_at_ms)
+        times += [s.attach_by_ms for s in self.seats if s is not None]
+        times.append(self.abandoned_at_ms(grace_ms))
+        known = [t for t in times if t is not None]
+        return min(known) if known else None
 
     def abandoned_at_ms(self, grace_ms: int) -> int | None:
         """When a running game whose players are both gone ends (server.game): when the
@@ -247,14 +232,14 @@ class Room(msgspec.Struct, kw_only=True):
         second's grace period is over too. None while a player is there."""
         if self.state not in LIVE_STATES:
             return None
-        gone = sorted(
+        gone = [
             s.offline_since_ms
             for s in self.seats
             if s is not None and not s.online and s.offline_since_ms is not None
-        )
+        ]
         if len(gone) < 2:
             return None
-        first, second = gone
+        first, second = sorted(gone)
         return second if first + grace_ms <= second else second + grace_ms
 
     def clocks(self, now_ms: int) -> Clocks | None:

@@ -18,7 +18,6 @@ an outage (:mod:`server.outage`) before applying anything."""
 
 from __future__ import annotations
 
-import collections
 import dataclasses
 import logging
 import time
@@ -42,16 +41,14 @@ from protocol.events import (
 from server import game, history, outage
 from server.config import ServerConfig
 from server.metrics import Metrics
-from server.room import LIVE_STATES, Room, Seat, decode_room, encode_room
+from server.recent import Recent
+from server.room import ROOMS_REMEMBERED, Room, Seat, decode_room, encode_room
 from server.sessions import invite_key, new_room_id
 from server.store import Conflict, Outage, RoomRecord, Store
 
 log = logging.getLogger("gomoku.server")
 
 MAX_ATTEMPTS = 20
-KNOWN_ROOMS = 4096
-"""Rooms whose last committed state :class:`RoomService` keeps decoded (as many as the
-positions :meth:`Room.board` remembers)."""
 
 
 def now_ms() -> int:
@@ -65,9 +62,9 @@ class RoomService:
         self.store = store
         self.config = config
         self.metrics = metrics
-        self._known: collections.OrderedDict[str, tuple[bytes, Room]] = collections.OrderedDict()
-        """Room id -> the state this instance last committed and the room it encodes
-        (LRU): the next action on the room reads it without decoding the state again."""
+        self._known: Recent[str, tuple[bytes, Room]] = Recent(ROOMS_REMEMBERED)
+        """Room id -> the state this instance last committed and the room it encodes: the
+        next action on the room reads it without decoding the state again."""
         self.outage: Outage | None = None
         """The latest outage this instance knows of (the clock ticker's beat updates it)."""
 
@@ -198,7 +195,9 @@ class RoomService:
                 if outcome.spawn is not None:
                     await self.store.expire_room(outcome.spawn.id, 0)
                 continue
-            self._remember(room_id, state, outcome.room)
+            # ``outcome.room`` is read, never changed, after its commit: by the callers, and
+            # by the next act as the room before its action (the action changes a copy).
+            self._known.put(room_id, (state, outcome.room))
             await self._after_commit(room, outcome.room, events)
             return outcome, result.last_seq
         raise RuntimeError(f"room {room_id}: too many conflicting writers")
@@ -207,19 +206,7 @@ class RoomService:
         """The room stored as ``state``, for reading only: the room the last commit here
         wrote if that is what ``state`` holds (no decoding), else decoded."""
         known = self._known.get(room_id)
-        if known is not None and (known[0] is state or known[0] == state):
-            self._known.move_to_end(room_id)
-            return known[1]
-        return decode_room(state)
-
-    def _remember(self, room_id: str, state: bytes, room: Room) -> None:
-        """Remember that ``state`` (just committed) decodes to ``room``. ``room`` is read,
-        never changed, after its commit: by :meth:`act`'s callers, and by the next
-        :meth:`act` as the room before its action (the action changes a copy)."""
-        self._known[room_id] = (state, room)
-        self._known.move_to_end(room_id)
-        if len(self._known) > KNOWN_ROOMS:
-            self._known.popitem(last=False)
+        return known[1] if known is not None and known[0] == state else decode_room(state)
 
     async def presence_changed(self, room_id: str) -> None:
         """A player's first connection attached to the room, or their last one left: bring
@@ -356,20 +343,14 @@ class RoomService:
     async def _after_commit(self, before: Room | None, room: Room, events: list[RoomEvent]) -> None:
         """Keep the lobby, seat index, expiry and counters in step with a commit."""
         self._count(room, events)
-        if (
-            before is not None
-            and room.state in LIVE_STATES
-            and not _may_show_in_lobby(before, room)
-            and any(room.seats)
-        ):
-            return  # a game going on, its seats as they were (a move): nothing else to keep
-        old_ids = set() if before is None else {s.id for s in before.seats if s is not None}
-        new_ids = {s.id for s in room.seats if s is not None}
-        for player in new_ids - old_ids:
-            await self.store.add_player_room(player, room.id)
-        for player in old_ids - new_ids:
-            await self.store.remove_player_room(player, room.id)
-        empty = not new_ids
+        if before is None or before.seats != room.seats:  # (a move leaves them as they were)
+            old_ids = set() if before is None else {s.id for s in before.seats if s is not None}
+            new_ids = {s.id for s in room.seats if s is not None}
+            for player in new_ids - old_ids:
+                await self.store.add_player_room(player, room.id)
+            for player in old_ids - new_ids:
+                await self.store.remove_player_room(player, room.id)
+        empty = all(seat is None for seat in room.seats)
         ended = room.state == "over"
         if ended and before is not None and before.state != "over":
             # Before the lobby hears of it: once a game is gone from the lobby, its record
