@@ -56,6 +56,63 @@ async def test_a_dropped_lane_connection_loses_and_doubles_no_commit(redis_url: 
         await store.close()
 
 
+async def test_a_dropped_lane_connection_changes_no_detach_answer(redis_url: str) -> None:
+    """Connections detach from their rooms while the lane's connection is killed: a
+    detach written twice answers as it did the first time (its token), so every
+    player's last connection still reports them gone (0), none reports "not attached"."""
+    store = RedisStore(redis_url)
+    await store.start()
+    admin = Redis.from_url(redis_url)
+    try:
+        for i in range(ROOMS):
+            await store.commit(f"room{i}", 0, b"s0")
+            for c in range(MOVES):
+                await store.attach(f"room{i}", f"p{c % 3}", f"i1/{i}-{c}")
+
+        async def leave(i: int) -> list[int | None]:
+            return [await store.detach(f"room{i}", f"i1/{i}-{c}", 1) for c in range(MOVES)]
+
+        rooms = asyncio.gather(*(leave(i) for i in range(ROOMS)))
+        killed = 0
+        for _ in range(3):
+            await asyncio.sleep(0.005)
+            for client in await admin.client_list():
+                if client["name"] == LANE_NAME:
+                    killed += await admin.client_kill_filter(_id=client["id"])
+        answers = await rooms
+        assert killed >= 1
+        for i in range(ROOMS):
+            # player c % 3 has connections c, c+3, ...: MOVES // 3 of them
+            assert answers[i] == [(MOVES - 1 - c) // 3 for c in range(MOVES)]
+            assert await store.detach(f"room{i}", f"i1/{i}-0", 2) is None  # a new call
+            assert (await store.attendance(f"room{i}", ["p0"])).players == 0
+        assert await admin.smembers(store.keys.instance_rooms("i1")) == set()
+    finally:
+        await admin.aclose()
+        await store.close()
+
+
+async def test_a_detach_run_twice_answers_as_the_first_run(redis_url: str) -> None:
+    """The detach script run again with its call's token (as the lane writes a call again)
+    answers what the first run did; a new call finds the connection gone."""
+    store = RedisStore(redis_url)
+    await store.start()
+    try:
+        await store.commit("room", 0, b"s0")
+        await store.attach("room", "p1", "i1/1")
+        keys = [
+            store.keys.room_conns("room"),
+            store.keys.room_people("room"),
+            store.keys.room_detached("room", "i1/1"),
+        ]
+        first = await store.scripts.detach(keys, ["i1/1", 5, "t1"])
+        assert first == [0, 0]
+        assert await store.scripts.detach(keys, ["i1/1", 5, "t1"]) == first
+        assert await store.scripts.detach(keys, ["i1/1", 5, "t2"]) == [-1, -1]
+    finally:
+        await store.close()
+
+
 async def test_a_redis_that_lost_its_scripts_still_commits(redis_url: str) -> None:
     """After SCRIPT FLUSH (as after a Redis restart without persistence of the script
     cache) the commit script is loaded again and the move goes in once."""

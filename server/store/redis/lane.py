@@ -20,8 +20,8 @@ Contract (the same as the store's other calls, see
 - A lost connection, or a reply that takes longer than ``timeout_s``: the connection
   is dropped and every call under way is written again on a new one, up to
   ``RETRIES`` times with back-off, then :class:`StoreUnavailable`. So only commands
-  that may run twice go through the lane: a commit carries its token (the script
-  answers a resent commit with its first result), a load is a read.
+  that may run twice go through the lane: a commit and a detach carry their token (the
+  script answers a resent call with its first result), a load is a read.
 - :meth:`Lane.close` waits (up to 10 s) for the replies still due, then closes the
   connection; a call after it is refused with :class:`StoreUnavailable`.
 
@@ -53,7 +53,6 @@ RETRIES = 3
 
 LANE_NAME = "gomoku-server-lane"
 """The lane's connection's name in Redis (``CLIENT LIST``)."""
-"""How many times the calls under way are written again after a lost connection."""
 
 
 def lane_for(url: str, *, timeout_s: float = 5.0) -> Lane | None:

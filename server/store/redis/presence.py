@@ -10,6 +10,7 @@ instance whose lease ran out (``lua/reap.lua``), room by room.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -36,14 +37,23 @@ class RedisPresence(RedisCore):
         count = (await self.hot_script([index], self.scripts.attach, keys, args))[-1]
         return None if count == -1 else int(count)
 
-    @runs_to_completion
     async def detach(self, room_id: str, conn_id: str, now_ms: int) -> int | None:
-        keys = [self.keys.room_conns(room_id), self.keys.room_people(room_id)]
-        count, mine = await self.scripts.detach(keys, [conn_id, now_ms])
+        keys = [
+            self.keys.room_conns(room_id),
+            self.keys.room_people(room_id),
+            self.keys.room_detached(room_id, conn_id),
+        ]
+        # The call's token lets the script tell a second run of this call (the hot path
+        # may write it twice) from a second detach: the first answers again, the second
+        # finds the connection gone.
+        token = os.urandom(8).hex()
+        count, mine = (
+            await self.hot_script((), self.scripts.detach, keys, [conn_id, now_ms, token])
+        )[-1]
         if count == -1:
             return None
         if mine == 0:  # this instance has nothing attached there any more
-            await self.redis.srem(self.keys.instance_rooms(conn_id.partition("/")[0]), room_id)
+            await self.hot(("SREM", self.keys.instance_rooms(conn_id.partition("/")[0]), room_id))
         return int(count)
 
     async def attendance(self, room_id: str, players: Sequence[str]) -> Attendance:
