@@ -7,8 +7,8 @@ Layout (``gomoku:`` is the default prefix, so one Redis can hold other data too)
   ``gomoku:{room:ID}:events`` (stream; entry id ``<seq>-0``), the attachments
   ``gomoku:{room:ID}:conns`` (hash: connection -> player) and
   ``gomoku:{room:ID}:people`` (hash: ``players`` attached, per player ``n:ID`` connections
-  and ``left:ID`` when the last left, per instance ``i:ID`` connections), for a minute
-  after a connection detached ``gomoku:{room:ID}:detached:CONN`` (its answer), and the
+  and ``left:ID`` when the last left, per instance ``i:ID`` connections, per connection
+  that detached ``d:CONN`` the answer its detach gave), and the
   doorbell channel ``gomoku:{room:ID}:bell``. The ``{room:ID}`` hash tag puts all
   of them in one Redis Cluster slot, so one script may touch them together
   and rooms spread over the cluster's nodes.
@@ -96,17 +96,12 @@ class Keys:
         return f"{self._room(room_id)}:conns"
 
     def room_people(self, room_id: str) -> str:
-        """Hash: attachment counts (``players``, ``n:PLAYER``, ``left:PLAYER``, ``i:INSTANCE``)."""
+        """Hash: attachment counts (``players``, ``n:PLAYER``, ``left:PLAYER``, ``i:INSTANCE``)
+        and the answers of detaches (``d:CONN``)."""
         return f"{self._room(room_id)}:people"
 
-    def room_detached(self, room_id: str, conn_id: str) -> str:
-        """String, for a minute: the last detach of the connection from the room and its
-        answer (``lua/detach.lua`` answers a second run of the same call from it)."""
-        return f"{self._room(room_id)}:detached:{_part(conn_id, 'connection id')}"
-
     def room_keys(self, room_id: str) -> list[str]:
-        """Every key of one room (its bell is a channel, not a key; the detach memos
-        expire on their own)."""
+        """Every key of one room (its bell is a channel, not a key)."""
         return [
             self.room_state(room_id),
             self.room_events(room_id),

@@ -38,11 +38,7 @@ class RedisPresence(RedisCore):
         return None if count == -1 else int(count)
 
     async def detach(self, room_id: str, conn_id: str, now_ms: int) -> int | None:
-        keys = [
-            self.keys.room_conns(room_id),
-            self.keys.room_people(room_id),
-            self.keys.room_detached(room_id, conn_id),
-        ]
+        keys = [self.keys.room_conns(room_id), self.keys.room_people(room_id)]
         # The call's token lets the script tell a second run of this call (the hot path
         # may write it twice) from a second detach: the first answers again, the second
         # finds the connection gone.
