@@ -63,17 +63,18 @@ class RoomService:
         self.config = config
         self.metrics = metrics
         self._known: Recent[str, tuple[bytes, Room]] = Recent(ROOMS_REMEMBERED)
-        """Room id -> the state this instance last committed and the room it encodes: the
-        next action on the room reads it without decoding the state again."""
+        """Room id -> the state this instance last committed or read and the room it
+        encodes (read only): the next read of that state does not decode it again."""
         self.outage: Outage | None = None
         """The latest outage this instance knows of (the clock ticker's beat updates it)."""
 
     async def load(self, room_id: str, *, fresh: bool = False) -> tuple[RoomRecord, Room] | None:
-        """The room's stored record and the room decoded from it."""
+        """The room's stored record and the room it holds, for reading only: the same
+        object may be given to other readers, and to the next action as the room before."""
         record = await self.store.load_room(room_id, fresh=fresh)
         if record is None:
             return None
-        return record, decode_room(record.state)
+        return record, self._decoded(room_id, record.state)
 
     async def open(
         self,
@@ -203,10 +204,15 @@ class RoomService:
         raise RuntimeError(f"room {room_id}: too many conflicting writers")
 
     def _decoded(self, room_id: str, state: bytes) -> Room:
-        """The room stored as ``state``, for reading only: the room the last commit here
-        wrote if that is what ``state`` holds (no decoding), else decoded."""
+        """The room stored as ``state``, for reading only: decoded once, the first time
+        this instance commits or reads that state (an action, a join, a presence change
+        and the spectator count read the same state several times)."""
         known = self._known.get(room_id)
-        return known[1] if known is not None and known[0] == state else decode_room(state)
+        if known is not None and known[0] == state:
+            return known[1]
+        room = decode_room(state)
+        self._known.put(room_id, (state, room))
+        return room
 
     async def presence_changed(self, room_id: str) -> None:
         """A player's first connection attached to the room, or their last one left: bring
@@ -296,10 +302,10 @@ class RoomService:
         """Log the game's ``game_over`` if it is held (once, whoever gets here first) and
         clear the archive's retry time."""
         for _ in range(MAX_ATTEMPTS):
-            loaded = await self.load(room_id)
-            if loaded is None:
+            record = await self.store.load_room(room_id)
+            if record is None:
                 return
-            record, room = loaded
+            room = decode_room(record.state)  # changed below: not the shared one of load()
             if room.archive_at_ms is None and not room.game_over_held:
                 return
             events: list[RoomEvent] = []
