@@ -286,11 +286,12 @@ class Connection:
 
     # -- attachments (presence) --------------------------------------------------
 
-    async def attach(self, room_id: str) -> None:
+    async def attach(self, room_id: str) -> bool:
         """Attach this connection to a room (a resume, a join, an action of a seated
-        player): its player is present there from now on. Raises NoSuchRoom."""
+        player): its player is present there from now on. True if they arrived (no
+        connection of theirs was attached there before). Raises NoSuchRoom."""
         if room_id in self.attached:
-            return
+            return False
         self.attached.add(room_id)
         try:
             count = await self.services.store.attach(room_id, self.player, self.conn_id)
@@ -300,8 +301,10 @@ class Connection:
         if count is None:
             self.attached.discard(room_id)
             raise NoSuchRoom(room_id)
-        if count == 1:  # the player's first connection here: they arrived
-            await self.services.rooms.presence_changed(room_id)
+        if count != 1:
+            return False
+        await self.services.rooms.presence_changed(room_id, self.player)  # they arrived
+        return True
 
     async def attach_seated(self, room_id: str) -> None:
         """Attach this connection to a room its player sits in (an action there shows
@@ -326,7 +329,7 @@ class Connection:
             return
         if count == 0:  # their last connection here: they left
             with contextlib.suppress(GameError, NoSuchRoom, StoreUnavailable):
-                await self.services.rooms.presence_changed(room_id)
+                await self.services.rooms.presence_changed(room_id, self.player)
 
     # -- room sync -------------------------------------------------------------
 

@@ -214,15 +214,21 @@ class RoomService:
         self._known.put(room_id, (state, room))
         return room
 
-    async def presence_changed(self, room_id: str) -> None:
+    async def presence_changed(self, room_id: str, player: str | None = None) -> None:
         """A player's first connection attached to the room, or their last one left: bring
         the seats' presence (and whatever follows from it: a game both players left
-        ends) and the spectator count in line with the attached connections."""
+        ends) and the spectator count in line with the attached connections.
+
+        ``player``, if given, is the one who came or went. If they sit in the room, the
+        spectator count is not looked at: a seated player is no spectator, attached or
+        not (a tick never seats anyone, so they sat there when they came or went). A
+        spectator who takes a seat is announced by the join (``on_join``)."""
         try:
-            await self.act(room_id, game.Tick(due=False))
+            outcome, _ = await self.act(room_id, game.Tick(due=False))
         except NoSuchRoom:
             return
-        await self.announce_spectators(room_id)
+        if player is None or outcome.room.seat_of(player) is None:
+            await self.announce_spectators(room_id)
 
     async def spectators(self, room: Room) -> tuple[int, int]:
         """The room's spectators now (attached players without a seat), and the count it

@@ -108,8 +108,9 @@ class Session(Protocol):
     def attached(self) -> Set[str]:
         """The rooms it is attached to (its player is present there)."""
 
-    async def attach(self, room_id: str) -> None:
-        """Attach to a room (its player is present there from now on). Raises NoSuchRoom."""
+    async def attach(self, room_id: str) -> bool:
+        """Attach to a room (its player is present there from now on); True if no
+        connection of the player's was attached there before. Raises NoSuchRoom."""
 
     async def attach_seated(self, room_id: str) -> None:
         """Attach to a room its player sits in; nothing for a room they do not sit in."""

@@ -44,8 +44,8 @@ async def on_join(session: Session, msg: m.Join) -> None:
     service = session.services.rooms
     if msg.role == "player":
         await session.act(room_id, game.Join(await session.rated_seat(room.rule)))
-    await session.attach(room_id)
-    if msg.role == "player":  # a spectator who sat down is no longer one
+    arrived = await session.attach(room_id)
+    if msg.role == "player" and not arrived:  # a spectator who sat down is no longer one
         await service.announce_spectators(room_id)
     await session.sync_room(room_id, None, re=msg.id)
 
