@@ -291,6 +291,19 @@ async def test_spectator_leaving_updates_count(connect: Connect) -> None:
     assert (await alice.event(SpectatorCount, room)).count == 0
 
 
+async def test_a_spectator_who_takes_the_free_seat_is_no_longer_counted(
+    connect: Connect,
+) -> None:
+    """Bob watches Alice's room, then sits down in it: the count goes 1, then 0."""
+    alice = await connect("alice")
+    room = (await alice.create(seat="black")).room.id
+    bob = await connect("bob")
+    await bob.join(room, "spectator")
+    assert (await alice.event(SpectatorCount, room)).count == 1
+    await bob.send(m.Join(room=room, role="player"))
+    assert (await alice.until_event(SpectatorCount)).count == 0
+
+
 def test_config_defaults_match_the_protocol() -> None:
     """The default settings are the documented ones (port 8765, 60 s grace, 4 KiB frames)."""
     config = make_config(port=8765)
