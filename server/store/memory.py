@@ -87,6 +87,9 @@ class MemoryStore(MemoryArchive, MemoryAiPool, Store):
         self._outage: Outage | None = None
         self._rooms: dict[str, _Room] = {}
         self._deadlines: dict[str, int] = {}
+        self._held_counts: set[str] = set()
+        """Rooms whose spectator count is held back (``count_due`` set): the clock ticker
+        looks at these, not at every room kept (finished rooms stay for an hour)."""
         self._lobby: dict[str, bytes] = {}
         self._lobby_followers: set[asyncio.Queue[LobbyChange | None]] = set()
         self._sessions: dict[str, bytes] = {}
@@ -123,6 +126,7 @@ class MemoryStore(MemoryArchive, MemoryAiPool, Store):
     def _drop_room(self, room_id: str) -> None:
         room = self._rooms.pop(room_id, None)
         self._deadlines.pop(room_id, None)
+        self._held_counts.discard(room_id)
         if room is not None:
             if room.invite is not None and self._invites.get(room.invite) == room_id:
                 del self._invites[room.invite]
@@ -212,10 +216,12 @@ class MemoryStore(MemoryArchive, MemoryAiPool, Store):
             return Announced(room_gone=True)
         if due:
             room.count_due = None
+            self._held_counts.discard(room_id)
         if count == room.shown or room.count_due is not None:
             return Announced()
         if room.shown_at and now_ms < room.shown_at + every_ms:
             room.count_due = room.shown_at + every_ms
+            self._held_counts.add(room_id)
             return Announced(due_ms=room.count_due)
         room.shown, room.shown_at = count, now_ms
         return Announced(seq=self._log(room, [event]))
@@ -347,7 +353,8 @@ class MemoryStore(MemoryArchive, MemoryAiPool, Store):
 
     async def claim_due(self, now_ms: int, lease_ms: int, limit: int = 100) -> list[str]:
         due = {r: d for r, d in self._deadlines.items() if d <= now_ms}
-        for room_id, room in self._rooms.items():
+        for room_id in self._held_counts:
+            room = self._rooms[room_id]
             if room.count_due is not None and room.count_due <= now_ms:
                 due[room_id] = min(room.count_due, due.get(room_id, room.count_due))
         claimed = sorted((d, r) for r, d in due.items())[:limit]
