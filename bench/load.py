@@ -541,13 +541,13 @@ def verdicts(relay: Outcome | None, outcomes: list[Outcome]) -> list[str]:
         p99 = o.p99_ms / relay.p99_ms
         if o.name == "memory":
             lines.append(
-                f"memory: {ratio:.0%} of the relay's moves/s (target >= {MEMORY_TARGET:.0%}): "
+                f"memory: {ratio:.1%} of the relay's moves/s (target >= {MEMORY_TARGET:.0%}): "
                 f"{'met' if ratio >= MEMORY_TARGET else 'NOT met'}; p99 {p99:.2f}x the relay's "
                 f"(target <= {P99_TARGET:g}x): {'met' if p99 <= P99_TARGET else 'NOT met'}"
             )
         else:
             lines.append(
-                f"redis: {ratio:.0%} of the relay's moves/s (target >= {REDIS_TARGET:.0%}): "
+                f"redis: {ratio:.1%} of the relay's moves/s (target >= {REDIS_TARGET:.0%}): "
                 f"{'met' if ratio >= REDIS_TARGET else 'NOT met'}; p99 {p99:.2f}x the relay's "
                 f"(target <= {P99_TARGET:g}x): {'met' if p99 <= P99_TARGET else 'NOT met'}"
             )
