@@ -27,6 +27,18 @@ async def play(store: RedisStore, room: str) -> None:
         version = (await store.commit(room, version, b"s", [b"move %d" % i])).version
 
 
+async def kill_lane(admin: Redis, *, pause_s: float, times: int = 3) -> int:
+    """Kill the lane's connection (from Redis's side) ``times`` times, ``pause_s`` apart;
+    how many connections were killed."""
+    killed = 0
+    for _ in range(times):
+        await asyncio.sleep(pause_s)
+        for client in await admin.client_list():
+            if client["name"] == LANE_NAME:
+                killed += await admin.client_kill_filter(_id=client["id"])
+    return killed
+
+
 async def test_a_dropped_lane_connection_loses_and_doubles_no_commit(redis_url: str) -> None:
     """The lane's connection is killed (by Redis) while rooms are being played: every
     commit under way is sent again on a new connection, none is lost, none applied twice
@@ -36,12 +48,7 @@ async def test_a_dropped_lane_connection_loses_and_doubles_no_commit(redis_url: 
     admin = Redis.from_url(redis_url)
     try:
         games = asyncio.gather(*(play(store, f"room{i}") for i in range(ROOMS)))
-        killed = 0
-        for _ in range(3):
-            await asyncio.sleep(0.01)
-            for client in await admin.client_list():
-                if client["name"] == LANE_NAME:
-                    killed += await admin.client_kill_filter(_id=client["id"])
+        killed = await kill_lane(admin, pause_s=0.01)
         await games
         assert killed >= 1
         for i in range(ROOMS):
@@ -73,12 +80,7 @@ async def test_a_dropped_lane_connection_changes_no_detach_answer(redis_url: str
             return [await store.detach(f"room{i}", f"i1/{i}-{c}", 1) for c in range(MOVES)]
 
         rooms = asyncio.gather(*(leave(i) for i in range(ROOMS)))
-        killed = 0
-        for _ in range(3):
-            await asyncio.sleep(0.005)
-            for client in await admin.client_list():
-                if client["name"] == LANE_NAME:
-                    killed += await admin.client_kill_filter(_id=client["id"])
+        killed = await kill_lane(admin, pause_s=0.005)
         answers = await rooms
         assert killed >= 1
         for i in range(ROOMS):
