@@ -360,3 +360,22 @@ def encode_room(room: Room) -> bytes:
 
 def decode_room(data: bytes) -> Room:
     return _room_decoder.decode(data)
+
+
+def copy_room(room: Room) -> Room:
+    """A copy of ``room`` that the game's handlers may change without changing ``room``:
+    what they change in place is copied (the seats and the lists and dicts of moves,
+    times, clocks and takeback counts); the rest is shared, as it is immutable (text,
+    numbers, frozen structs) or only ever replaced whole (``opening_state``, which
+    :meth:`Room.opening_model` relies on). Cheaper than decoding the stored bytes again:
+    the moves' strings are not made anew."""
+    replace = msgspec.structs.replace
+    return replace(
+        room,
+        seats=[None if seat is None else replace(seat) for seat in room.seats],
+        moves=room.moves.copy(),
+        move_ms=room.move_ms.copy(),
+        clocks_ms=room.clocks_ms.copy(),
+        takeback_declines=room.takeback_declines.copy(),
+        takeback_blocked_until=room.takeback_blocked_until.copy(),
+    )

@@ -42,7 +42,7 @@ from server import game, history, outage
 from server.config import ServerConfig
 from server.metrics import Metrics
 from server.recent import Recent
-from server.room import ROOMS_REMEMBERED, Room, Seat, decode_room, encode_room
+from server.room import ROOMS_REMEMBERED, Room, Seat, copy_room, decode_room, encode_room
 from server.sessions import invite_key, new_room_id
 from server.store import Conflict, Outage, RoomRecord, Store
 
@@ -146,7 +146,7 @@ class RoomService:
                 await self.archive(room)  # a finished game's archiving fell due
                 return game.Outcome(room), record.seq
             now = now_ms()
-            working = decode_room(record.state)  # ``room`` stays as it was, for comparing
+            working = copy_room(room)  # ``room`` stays as it was, for comparing
             gave_back = outage.give_back(working, self.outage, timers.outage_grace_max_ms)
             try:
                 outcome = game.apply_to_copy(working, this, now, self.config.game)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 from engine import Opening, Rule
@@ -79,6 +81,66 @@ def test_apply_never_mutates_its_input_and_state_round_trips() -> None:
     assert encode_room(room) == before
     assert decode_room(encode_room(after)) == after
     assert after.moves == ["h8", "a1", "h9"]
+
+
+def _rooms_in_every_phase() -> list[Room]:
+    """Rooms in the states a handler can change: waiting, swap2 under way, a timed game
+    with a takeback asked for, the same after it was declined and a draw offered, and a
+    finished game."""
+    waiting = game.new_room(
+        "r-2",
+        rule=Rule.FREESTYLE,
+        size=15,
+        opening=Opening.FREE,
+        time=None,
+        rated=False,
+        private=False,
+        code=None,
+        now_ms=0,
+    )
+    waiting = apply(waiting, game.Join(Seat(id=A, name="a")), 0, RULES).room
+    swap2 = play(started(opening=Opening.SWAP2), "h8 h9 j10")
+    timed = play(started(time=TimeControl(base_ms=60_000, inc_ms=1_000)), "h8 a1 h9 a2", 10)
+    asked = apply(timed, game.Offer(A, "takeback"), 20, RULES).room
+    declined = apply(asked, game.Answer(B, "takeback", False), 21, RULES).room
+    declined = apply(declined, game.Offer(A, "draw"), 22, RULES).room
+    over = apply(play(started(), "h8 a1"), game.Resign(B), 5, RULES).room
+    return [waiting, swap2, asked, declined, over]
+
+
+@pytest.mark.parametrize("index", range(5))
+def test_no_action_changes_the_room_it_was_applied_to(index: int) -> None:
+    """Every action, accepted or refused, in every phase, leaves the room it was given
+    exactly as it was (the service keeps that room as the next action's room before)."""
+    room = _rooms_in_every_phase()[index]
+    here = _attending(**{A: (1, None), B: (0, 10)})
+    actions: list[game.GameAction] = [
+        game.Join(Seat(id=B, name="b")),
+        game.Leave(A),
+        game.Tick(here),
+        game.Tick(_attending(**{A: (0, 10), B: (0, 10)})),
+        game.Move(A, "k11"),
+        game.Move(B, "k11"),
+        game.Choose(B, "white"),
+        game.Choose(A, "black"),
+        game.Resign(A),
+        game.Claim(A, here),
+        game.Offer(A, "draw"),
+        game.Offer(B, "takeback"),
+        game.Answer(B, "draw", True),
+        game.Answer(B, "draw", False),
+        game.Answer(B, "takeback", True),
+        game.Answer(B, "takeback", False),
+        game.Answer(A, "takeback", False),
+        game.Offer(A, "rematch"),
+        game.Answer(B, "rematch", True, "r-9"),
+    ]
+    before = encode_room(room)
+    for action in actions:
+        for now in (30, 100_000):  # and once past every clock and grace period
+            with contextlib.suppress(GameError):
+                apply(room, action, now, RULES)
+            assert encode_room(room) == before, (action, now)
 
 
 def test_late_action_after_the_flag_fell_reports_game_over() -> None:

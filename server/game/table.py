@@ -12,7 +12,7 @@ from server.game.actions import GameAction, GameError, GameRules, Join, Leave, O
 from server.game.play import answer, choose, flag, move, offer, resign
 from server.game.presence import claim, tick
 from server.game.seats import join, leave
-from server.room import LIVE_STATES, Room, decode_room, encode_room
+from server.room import LIVE_STATES, Room, copy_room
 
 Handler = Callable[[Room, GameAction, int, GameRules], Outcome]
 
@@ -44,13 +44,12 @@ def apply(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outc
     running clock has already run out, the outcome is the loss on time, with
     the action's refusal in ``Outcome.error`` (the caller commits, then reports).
     """
-    return apply_to_copy(decode_room(encode_room(room)), action, now_ms, rules)
+    return apply_to_copy(copy_room(room), action, now_ms, rules)
 
 
 def apply_to_copy(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outcome:
-    """:func:`apply` on a room the caller already copied and gives up: the outcome's
-    room is ``room`` itself, changed (saves a copy when the caller holds the stored bytes
-    it can decode a second time)."""
+    """:func:`apply` on a room the caller already copied (:func:`server.room.copy_room`)
+    and gives up: the outcome's room is ``room`` itself, changed."""
     flagged = flag(room, now_ms) if room.state in LIVE_STATES else None
     if flagged is not None:
         error = None
