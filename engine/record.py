@@ -292,16 +292,21 @@ def _psq_name(name: str) -> bool:
 # -- JSON ------------------------------------------------------------------
 
 
+def move_entry(move: str, t: int | None) -> dict[str, Any]:
+    """One move as the JSON record keeps it: the point in ``h8`` notation and the time in
+    ms since the start (``"t"`` left out when unknown). For a caller that holds its moves
+    in notation already (the server) and so need not parse and format each again."""
+    entry: dict[str, Any] = {"move": move}
+    if t is not None:
+        entry["t"] = t
+    return entry
+
+
 def record_to_dict(record: GameRecord) -> dict[str, Any]:
     """The record as plain JSON data: points in ``h8`` notation, times in ms
     since the start (``"t"`` left out when unknown), and the result with the
     winning line when the board decided it."""
-    moves: list[dict[str, Any]] = []
-    for move in record.moves:
-        entry: dict[str, Any] = {"move": format_point(move.point, record.size)}
-        if move.t is not None:
-            entry["t"] = move.t
-        moves.append(entry)
+    moves = [move_entry(format_point(move.point, record.size), move.t) for move in record.moves]
     result: dict[str, Any] | None = None
     if record.result is not None:
         winner = record.result.winner

@@ -21,16 +21,16 @@ from engine import Color, Reason, Result, Rule, parse_point
 from engine.record import (
     GameRecord,
     Players,
-    TimedMove,
     format_move_list,
     format_psq,
+    move_entry,
     record_from_dict,
     record_to_dict,
 )
 from protocol.events import RatingChange
 from protocol.values import GameResult, GameSummary, RecordFormat, Standing
 from server.rating import DRAW, LOSS, WIN, PlayerRating
-from server.room import Room, Seat, cached_point
+from server.room import Room, Seat
 from server.store.archive import RatedGame
 
 _record_encoder = msgspec.json.Encoder()
@@ -99,34 +99,36 @@ def rating_changes(room: Room, rated: RatedGame) -> list[RatingChange]:
     ]
 
 
-def game_record(room: Room) -> GameRecord:
-    """The engine's record of the room's game: times are ms since the game began."""
-    black, white = colour_seats(room)
+def move_times(room: Room) -> list[int | None]:
+    """When each stone of the room's game was placed, in ms since the game began (None
+    for all of them when the times were not kept in step with the moves)."""
     times: list[int | None] = [None] * len(room.moves)
     if room.started_ms is not None and len(room.move_ms) == len(room.moves):
         last = 0
         for i, stamp in enumerate(room.move_ms):
             last = max(last, stamp - room.started_ms)  # a wall clock may step back
             times[i] = last
-    moves = tuple(
-        TimedMove(cached_point(point, room.size), t)
-        for point, t in zip(room.moves, times, strict=True)
-    )
-    return GameRecord(
+    return times
+
+
+def record_bytes(room: Room) -> bytes:
+    """What the archive keeps for the finished game in ``room``: the engine's JSON record
+    (:func:`engine.record.record_to_dict`, its fields in its order), its moves written
+    from the room's own notation (the engine's: ``server.game.play`` formats each stone
+    it accepts), and the server's ``"game"`` key."""
+    black, white = colour_seats(room)
+    header = GameRecord(
         rule=room.rule,
         size=room.size,
         opening=room.opening,
         players=Players(black.name, white.name),
-        moves=moves,
         result=_engine_result(room.result, room.size),
         started_at=_iso(room.started_ms),
     )
-
-
-def record_bytes(room: Room) -> bytes:
-    """What the archive keeps for the finished game in ``room``."""
-    black, white = colour_seats(room)
-    data = record_to_dict(game_record(room))
+    data = record_to_dict(header)
+    data["moves"] = [
+        move_entry(move, t) for move, t in zip(room.moves, move_times(room), strict=True)
+    ]
     data[GAME_KEY] = {
         "id": room.id,
         "black": black.id,

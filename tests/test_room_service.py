@@ -4,10 +4,13 @@ every reader and to the next action as its room before)."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from engine import Rule
-from server import game
+from engine import Color, Opening, Reason, Result, Rule, parse_point
+from engine.record import GameRecord, Players, TimedMove, record_from_dict, record_to_dict
+from server import game, history
 from server.config import ServerConfig
 from server.metrics import Metrics
 from server.room import Room, Seat, encode_room
@@ -58,3 +61,42 @@ async def test_a_loaded_room_is_not_changed_by_the_actions_that_follow() -> None
     final = seen[-1][0]
     assert final.moves == ["h8", "a2"]  # the takeback took back a1 and h9
     assert len(final.move_ms) == 2
+
+
+async def test_the_archived_record_is_the_engines_record_of_the_game() -> None:
+    """The record a finished game is archived as (written from the room's own notation)
+    is what the engine's own record of the same moves, times and result gives, plus the
+    server's ``game`` key, and it replays."""
+    service = RoomService(MemoryStore(), ServerConfig(), Metrics())
+    room = await service.open(
+        "r-1",
+        game.RoomSettings(rule=Rule.FREESTYLE, size=19),
+        seats=[(Seat(id=A, name="a"), "black"), (Seat(id=B, name="b"), "white")],
+    )
+    for i, point in enumerate(["k10", "a1", "k11", "a2", "k12", "a19", "k13", "s1", "k14"]):
+        await service.act(room.id, game.Move(A if i % 2 == 0 else B, point))
+    over = await _loaded(service, room.id)
+    assert over.result is not None
+    assert over.result.reason == "five"
+    stored = json.loads(history.record_bytes(over))
+    times = history.move_times(over)
+    assert len(times) == 9
+    assert all(t is not None for t in times)
+    engine_record = GameRecord(
+        rule=Rule.FREESTYLE,
+        size=19,
+        opening=Opening.FREE,
+        players=Players("a", "b"),
+        moves=tuple(
+            TimedMove(parse_point(p, 19), t) for p, t in zip(over.moves, times, strict=True)
+        ),
+        result=Result(
+            Color.BLACK, Reason.FIVE, tuple(parse_point(p, 19) for p in over.result.line or ())
+        ),
+        started_at=stored["started_at"],
+    )
+    game_facts = stored.pop(history.GAME_KEY)
+    assert game_facts["id"] == room.id
+    assert (game_facts["black"], game_facts["white"]) == (A, B)
+    assert stored == json.loads(json.dumps(record_to_dict(engine_record)))
+    assert record_from_dict(stored) == engine_record
