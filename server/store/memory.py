@@ -60,8 +60,8 @@ class _Room:
     """Players -> when their last connection left (epoch ms)."""
     shown: int = 0
     shown_at: int = 0
-    count_due: int | None = None
-    """The spectator count last announced, when, and when a held one falls due."""
+    """The spectator count last announced, and when (a held one's due time is in
+    ``MemoryStore._counts_due``)."""
 
 
 def _now_ms() -> float:
@@ -87,9 +87,9 @@ class MemoryStore(MemoryArchive, MemoryAiPool, Store):
         self._outage: Outage | None = None
         self._rooms: dict[str, _Room] = {}
         self._deadlines: dict[str, int] = {}
-        self._held_counts: set[str] = set()
-        """Rooms whose spectator count is held back (``count_due`` set): the clock ticker
-        looks at these, not at every room kept (finished rooms stay for an hour)."""
+        self._counts_due: dict[str, int] = {}
+        """Room -> when its held-back spectator count falls due: the clock ticker looks at
+        these, as at ``_deadlines``, not at every room kept (finished rooms stay an hour)."""
         self._lobby: dict[str, bytes] = {}
         self._lobby_followers: set[asyncio.Queue[LobbyChange | None]] = set()
         self._sessions: dict[str, bytes] = {}
@@ -126,7 +126,7 @@ class MemoryStore(MemoryArchive, MemoryAiPool, Store):
     def _drop_room(self, room_id: str) -> None:
         room = self._rooms.pop(room_id, None)
         self._deadlines.pop(room_id, None)
-        self._held_counts.discard(room_id)
+        self._counts_due.pop(room_id, None)
         if room is not None:
             if room.invite is not None and self._invites.get(room.invite) == room_id:
                 del self._invites[room.invite]
@@ -215,14 +215,12 @@ class MemoryStore(MemoryArchive, MemoryAiPool, Store):
         if room is None:
             return Announced(room_gone=True)
         if due:
-            room.count_due = None
-            self._held_counts.discard(room_id)
-        if count == room.shown or room.count_due is not None:
+            self._counts_due.pop(room_id, None)
+        if count == room.shown or room_id in self._counts_due:
             return Announced()
         if room.shown_at and now_ms < room.shown_at + every_ms:
-            room.count_due = room.shown_at + every_ms
-            self._held_counts.add(room_id)
-            return Announced(due_ms=room.count_due)
+            due_ms = self._counts_due[room_id] = room.shown_at + every_ms
+            return Announced(due_ms=due_ms)
         room.shown, room.shown_at = count, now_ms
         return Announced(seq=self._log(room, [event]))
 
@@ -352,18 +350,16 @@ class MemoryStore(MemoryArchive, MemoryAiPool, Store):
             self._deadlines[room_id] = deadline_ms
 
     async def claim_due(self, now_ms: int, lease_ms: int, limit: int = 100) -> list[str]:
-        due = {r: d for r, d in self._deadlines.items() if d <= now_ms}
-        for room_id in self._held_counts:
-            room = self._rooms[room_id]
-            if room.count_due is not None and room.count_due <= now_ms:
-                due[room_id] = min(room.count_due, due.get(room_id, room.count_due))
+        due: dict[str, int] = {}
+        for index in (self._deadlines, self._counts_due):
+            for room_id, at in index.items():
+                if at <= now_ms:
+                    due[room_id] = min(at, due.get(room_id, at))
         claimed = sorted((d, r) for r, d in due.items())[:limit]
         for _, room_id in claimed:
-            if room_id in self._deadlines and self._deadlines[room_id] <= now_ms:
-                self._deadlines[room_id] = now_ms + lease_ms
-            held = self._rooms.get(room_id)
-            if held is not None and held.count_due is not None and held.count_due <= now_ms:
-                held.count_due = now_ms + lease_ms
+            for index in (self._deadlines, self._counts_due):
+                if index.get(room_id, now_ms + 1) <= now_ms:
+                    index[room_id] = now_ms + lease_ms
         return [room_id for _, room_id in claimed]
 
     async def beat(self, now_ms: int, gap_ms: int) -> Outage | None:
