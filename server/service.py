@@ -74,7 +74,14 @@ class RoomService:
         record = await self.store.load_room(room_id, fresh=fresh)
         if record is None:
             return None
-        return record, self._decoded(room_id, record.state)
+        # Decoded once, the first time this instance commits or reads a state: an action,
+        # a join, a presence change and the spectator count read the same one in turn.
+        known = self._known.get(room_id)
+        if known is not None and known[0] == record.state:
+            return record, known[1]
+        room = decode_room(record.state)
+        self._known.put(room_id, (record.state, room))
+        return record, room
 
     async def open(
         self,
@@ -132,10 +139,10 @@ class RoomService:
         # the room as stored, never as this instance remembers it (see Store.load_room).
         fresh = isinstance(action, (game.Tick, game.Claim))
         for _ in range(MAX_ATTEMPTS):
-            record = await self.store.load_room(room_id, fresh=fresh)
-            if record is None:
+            loaded = await self.load(room_id, fresh=fresh)
+            if loaded is None:
                 raise NoSuchRoom(room_id)
-            room = self._decoded(room_id, record.state)
+            record, room = loaded
             this = action(room) if callable(action) else action
             if isinstance(this, (game.Tick, game.Claim)) and this.attendance is None:
                 # Read after the room: a change of presence that this misses commits
@@ -202,17 +209,6 @@ class RoomService:
             await self._after_commit(room, outcome.room, events)
             return outcome, result.last_seq
         raise RuntimeError(f"room {room_id}: too many conflicting writers")
-
-    def _decoded(self, room_id: str, state: bytes) -> Room:
-        """The room stored as ``state``, for reading only: decoded once, the first time
-        this instance commits or reads that state (an action, a join, a presence change
-        and the spectator count read the same state several times)."""
-        known = self._known.get(room_id)
-        if known is not None and known[0] == state:
-            return known[1]
-        room = decode_room(state)
-        self._known.put(room_id, (state, room))
-        return room
 
     async def presence_changed(self, room_id: str, player: str | None = None) -> None:
         """A player's first connection attached to the room, or their last one left: bring
@@ -308,10 +304,11 @@ class RoomService:
         """Log the game's ``game_over`` if it is held (once, whoever gets here first) and
         clear the archive's retry time."""
         for _ in range(MAX_ATTEMPTS):
-            record = await self.store.load_room(room_id)
-            if record is None:
+            loaded = await self.load(room_id)
+            if loaded is None:
                 return
-            room = decode_room(record.state)  # changed below: not the shared one of load()
+            record, room = loaded
+            room = copy_room(room)  # changed below, and load() shares its room
             if room.archive_at_ms is None and not room.game_over_held:
                 return
             events: list[RoomEvent] = []
