@@ -20,13 +20,17 @@ RULES = GameRules(
 A, B = "p-a", "p-b"
 
 
-def started(
-    *, opening: Opening = Opening.FREE, time: TimeControl | None = None, now: int = 0
+def waiting(
+    *,
+    rule: Rule = Rule.FREESTYLE,
+    opening: Opening = Opening.FREE,
+    time: TimeControl | None = None,
+    now: int = 0,
 ) -> Room:
-    """A room with A in seat 0 and B in seat 1, game started."""
+    """A room with A in seat 0, waiting for a second player."""
     room = game.new_room(
         "r-1",
-        rule=Rule.FREESTYLE,
+        rule=rule,
         size=15,
         opening=opening,
         time=time,
@@ -35,7 +39,14 @@ def started(
         code=None,
         now_ms=now,
     )
-    room = apply(room, game.Join(Seat(id=A, name="a")), now, RULES).room
+    return apply(room, game.Join(Seat(id=A, name="a")), now, RULES).room
+
+
+def started(
+    *, opening: Opening = Opening.FREE, time: TimeControl | None = None, now: int = 0
+) -> Room:
+    """A room with A in seat 0 and B in seat 1, game started."""
+    room = waiting(opening=opening, time=time, now=now)
     return apply(room, game.Join(Seat(id=B, name="b")), now, RULES).room
 
 
@@ -49,20 +60,8 @@ def play(room: Room, moves: str, now: int = 0) -> Room:
 
 def test_table_refuses_actions_the_state_does_not_take() -> None:
     """Moves before the game starts and after it ends are refused with stable codes."""
-    waiting = game.new_room(
-        "r-1",
-        rule=Rule.RENJU,
-        size=15,
-        opening=Opening.FREE,
-        time=None,
-        rated=False,
-        private=False,
-        code=None,
-        now_ms=0,
-    )
-    waiting = apply(waiting, game.Join(Seat(id=A, name="a")), 0, RULES).room
     with pytest.raises(GameError) as refused:
-        apply(waiting, game.Move(A, "h8"), 0, RULES)
+        apply(waiting(rule=Rule.RENJU), game.Move(A, "h8"), 0, RULES)
     assert refused.value.code == "wrong_phase"
     over = apply(started(), game.Resign(A), 0, RULES).room
     for action in (game.Move(B, "h8"), game.Offer(A, "draw"), game.Claim(B)):
@@ -87,25 +86,13 @@ def _rooms_in_every_phase() -> list[Room]:
     """Rooms in the states a handler can change: waiting, swap2 under way, a timed game
     with a takeback asked for, the same after it was declined and a draw offered, and a
     finished game."""
-    waiting = game.new_room(
-        "r-2",
-        rule=Rule.FREESTYLE,
-        size=15,
-        opening=Opening.FREE,
-        time=None,
-        rated=False,
-        private=False,
-        code=None,
-        now_ms=0,
-    )
-    waiting = apply(waiting, game.Join(Seat(id=A, name="a")), 0, RULES).room
     swap2 = play(started(opening=Opening.SWAP2), "h8 h9 j10")
     timed = play(started(time=TimeControl(base_ms=60_000, inc_ms=1_000)), "h8 a1 h9 a2", 10)
     asked = apply(timed, game.Offer(A, "takeback"), 20, RULES).room
     declined = apply(asked, game.Answer(B, "takeback", False), 21, RULES).room
     declined = apply(declined, game.Offer(A, "draw"), 22, RULES).room
     over = apply(play(started(), "h8 a1"), game.Resign(B), 5, RULES).room
-    return [waiting, swap2, asked, declined, over]
+    return [waiting(), swap2, asked, declined, over]
 
 
 @pytest.mark.parametrize("index", range(5))
@@ -211,21 +198,10 @@ def _attending(**players: tuple[int, int | None]) -> Attendance:
 def test_a_seat_waits_for_its_first_connection_then_follows_the_attached_ones() -> None:
     """A new seat shows online without a connection for attach_wait_ms; after that a
     waiting room gives it up, and a running game marks its player gone, once."""
-    waiting = game.new_room(
-        "r-1",
-        rule=Rule.FREESTYLE,
-        size=15,
-        opening=Opening.FREE,
-        time=None,
-        rated=False,
-        private=False,
-        code=None,
-        now_ms=0,
-    )
-    waiting = apply(waiting, game.Join(Seat(id=A, name="a")), 0, RULES).room
+    alone = waiting()
     nobody = _attending()
-    assert not apply(waiting, game.Tick(nobody), RULES.attach_wait_ms - 1, RULES).changed
-    gone = apply(waiting, game.Tick(nobody), RULES.attach_wait_ms, RULES)
+    assert not apply(alone, game.Tick(nobody), RULES.attach_wait_ms - 1, RULES).changed
+    gone = apply(alone, game.Tick(nobody), RULES.attach_wait_ms, RULES)
     assert isinstance(gone.events[0], PlayerLeft)
     assert gone.room.seats == [None, None]
 
