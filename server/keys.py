@@ -16,8 +16,10 @@ Layout (``gomoku:`` is the default prefix, so one Redis can hold other data too)
   ``gomoku:instance:ID:rooms`` (set: rooms where the instance has connections attached).
 - every room: ``gomoku:rooms`` (sorted set, room -> when its keys expire, epoch ms;
   ``+inf`` while they do not), so the cluster's rooms can be counted without a scan.
-- clock deadlines: ``gomoku:{clocks}:due`` (sorted set, room -> due epoch ms), and
-  the instances' heartbeat ``gomoku:{clocks}:beat`` (hash: last beat, latest outage).
+- clock deadlines: ``gomoku:{clocks}:due`` (sorted set, room -> due epoch ms),
+  ``gomoku:{clocks}:parked`` (sorted set: rooms taken out of ``due`` when they had no
+  deadline, by when to look at them once more), and the instances' heartbeat
+  ``gomoku:{clocks}:beat`` (hash: last beat, latest outage).
 - lobby: ``gomoku:{lobby}:rooms`` (hash, room -> summary), channel ``gomoku:lobby``.
 - matchmaking: ``gomoku:{queue:NAME}:ratings`` (sorted set, player -> rating) and
   ``gomoku:{queue:NAME}:since`` (hash, player -> ms) share a tag so a pairing
@@ -134,6 +136,12 @@ class Keys:
     @property
     def deadlines(self) -> str:
         return f"{self.prefix}:{{clocks}}:due"
+
+    @property
+    def parked(self) -> str:
+        """Sorted set: room -> when to look once more at a room whose entry left
+        :attr:`deadlines` because it had no deadline (same slot as that index)."""
+        return f"{self.prefix}:{{clocks}}:parked"
 
     @property
     def clock_beat(self) -> str:

@@ -115,6 +115,50 @@ async def test_a_later_deadline_is_not_flagged_early(redis_url: str) -> None:
         await store.close()
 
 
+async def test_the_clock_index_lets_go_of_rooms_without_a_deadline(redis_url: str) -> None:
+    """Rooms whose deadline was cleared (a waiting room that started an untimed game) leave
+    the clock index after two looks, instead of being looked at every lease for as long
+    as the room is kept; a room that still has one stays."""
+    store = RedisStore(redis_url)
+    await store.start()
+    try:
+        for i in range(50):
+            await store.commit(f"r{i}", 0, b"waiting", deadline_ms=1_000)
+            await store.commit(f"r{i}", 1, b"playing", deadline_ms=None)
+        await store.commit("timed", 0, b"s", deadline_ms=1_000)
+        await store.commit("timed", 1, b"s", deadline_ms=60_000)
+        index = store.keys.deadlines
+        assert await store.redis.zcard(index) == 51
+        for now in range(1_000, 4_000, 500):  # a look at each lease's end
+            assert await store.claim_due(now, lease_ms=500) == []
+        assert await store.redis.zrange(index, 0, -1) == [b"timed"]
+        assert await store.claim_due(60_000, lease_ms=500) == ["timed"]
+    finally:
+        await store.close()
+
+
+async def test_a_deadline_set_while_the_index_lets_go_is_still_flagged(redis_url: str) -> None:
+    """A commit that gives a room a clock just as the ticker lets go of its index entry
+    (having seen no deadline a moment before) still has that clock flagged on time."""
+    store = RedisStore(redis_url)
+    await store.start()
+    try:
+        await store.commit("room", 0, b"waiting", deadline_ms=1_000)
+        await store.commit("room", 1, b"playing", deadline_ms=None)
+        # The ticker has seen the entry (1_000) and a room without a deadline. Before it
+        # acts on that, a commit gives the room a clock: its filing in the index changes
+        # nothing (only ever earlier, and the entry is earlier), the room then holds it.
+        await store.commit("room", 2, b"timed", deadline_ms=2_000)
+        keys = [store.keys.deadlines, store.keys.parked]
+        await store.scripts.claim(keys, ["room", 1_000, "park", 1_500])  # what it saw
+        for now in range(1_500, 4_000, 250):
+            if await store.claim_due(now, lease_ms=500):
+                break
+        assert now == 2_000
+    finally:
+        await store.close()
+
+
 async def test_clock_of_a_dead_instance_is_flagged_by_another(redis_url: str) -> None:
     """A deadline set through an instance that then went away is claimed by a survivor."""
     dying = RedisStore(redis_url)

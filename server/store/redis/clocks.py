@@ -9,6 +9,14 @@ its room: truly due rooms are claimed with a lease (atomically, ``lua/claim.lua`
 one instance wins), others are re-filed at ``min(real deadline, now + lease)``. A crash
 anywhere can only make the index early, which costs one extra check, never a missed
 flag. Every instance beats (``lua/beat.lua``), so a gap in the beats shows an outage.
+
+A room with no deadline at all (a waiting room whose game started untimed, a finished
+game) leaves the index, so the ticker does not look at it every lease for as long as
+the room is kept. It cannot simply be removed: a commit that gives the room a deadline
+at that moment may have filed it already, as a no-op (``LT`` against the earlier entry),
+and the hash not yet hold it. So it is parked (``{clocks}:parked``, same slot, moved
+atomically) and looked at once more a lease later, when any such commit has long ended:
+still no deadline, it is forgotten; a deadline since, it is filed in the index again.
 """
 
 from __future__ import annotations
@@ -18,6 +26,10 @@ from typing import Any
 from server.store.base import Outage
 from server.store.redis.codecs import text
 from server.store.redis.core import RedisCore, runs_to_completion
+
+_Action = tuple[str, int, str, int, int | None]
+"""A room, the score seen, the action of ``claim.lua``, its new score, and the room's due
+time if the action is a claim."""
 
 
 class RedisClocks(RedisCore):
@@ -36,39 +48,26 @@ class RedisClocks(RedisCore):
 
     @runs_to_completion
     async def claim_due(self, now_ms: int, lease_ms: int, limit: int = 100) -> list[str]:
+        await self._look_at_parked(now_ms, limit)
         claimed: list[tuple[int, str]] = []
         for _ in range(3):  # each round re-files or leases what it saw, so rounds progress
             want = limit - len(claimed)
             if want <= 0:
                 break
-            seen: list[Any] = await self.redis.zrangebyscore(
-                self.keys.deadlines, "-inf", now_ms, start=0, num=want, withscores=True
-            )
+            seen = await self._due(self.keys.deadlines, now_ms, want)
             if not seen:
                 break
-            rooms = [(text(member), int(score)) for member, score in seen]
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for room_id, _score in rooms:
-                    pipe.hmget(self.keys.room_state(room_id), ["version", "deadline", "count_due"])
-                facts = await pipe.execute()
-            actions: list[tuple[str, int, str, int, int | None]] = []
-            for (room_id, score), (version, *dues) in zip(rooms, facts, strict=True):
-                known = [int(d) for d in dues if d is not None]
-                real = min(known) if known else None
-                if version is None:
+            actions: list[_Action] = []
+            for (room_id, score), (exists, real) in zip(seen, await self._facts(seen), strict=True):
+                if not exists:
                     actions.append((room_id, score, "drop", 0, None))
                 elif real is None:
-                    actions.append((room_id, score, "move", now_ms + lease_ms, None))
+                    actions.append((room_id, score, "park", now_ms + lease_ms, None))
                 elif real <= now_ms:
                     actions.append((room_id, now_ms, "claim", now_ms + lease_ms, real))
                 else:
                     actions.append((room_id, score, "move", min(real, now_ms + lease_ms), None))
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for room_id, score, action, new_score, _real in actions:
-                    await self.scripts.claim(
-                        [self.keys.deadlines], [room_id, score, action, new_score], client=pipe
-                    )
-                won = await pipe.execute()
+            won = await self._apply(actions)
             claimed += [
                 (real, room_id)
                 for (room_id, _s, action, _n, real), ok in zip(actions, won, strict=True)
@@ -77,6 +76,51 @@ class RedisClocks(RedisCore):
             if len(seen) < want:
                 break
         return [room_id for _, room_id in sorted(claimed)]
+
+    async def _look_at_parked(self, now_ms: int, limit: int) -> None:
+        """The rooms parked a lease ago or more: forgotten if they still have no deadline
+        (or are gone), filed in the index again at their deadline if they have one."""
+        seen = await self._due(self.keys.parked, now_ms, limit)
+        if not seen:
+            return
+        actions: list[_Action] = [
+            (room_id, score, "forget", 0, None)
+            if not exists or real is None
+            else (room_id, score, "unpark", real, None)
+            for (room_id, score), (exists, real) in zip(seen, await self._facts(seen), strict=True)
+        ]
+        await self._apply(actions)
+
+    async def _due(self, key: str, now_ms: int, limit: int) -> list[tuple[str, int]]:
+        """Up to ``limit`` members of the sorted set ``key`` due by ``now_ms``, with scores."""
+        seen: list[Any] = await self.redis.zrangebyscore(
+            key, "-inf", now_ms, start=0, num=limit, withscores=True
+        )
+        return [(text(member), int(score)) for member, score in seen]
+
+    async def _facts(self, rooms: list[tuple[str, int]]) -> list[tuple[bool, int | None]]:
+        """For each room: whether it exists, and its earliest due time (its clock's
+        deadline or a held spectator count's), if any."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for room_id, _score in rooms:
+                pipe.hmget(self.keys.room_state(room_id), ["version", "deadline", "count_due"])
+            replies = await pipe.execute()
+        facts: list[tuple[bool, int | None]] = []
+        for version, *dues in replies:
+            known = [int(d) for d in dues if d is not None]
+            facts.append((version is not None, min(known) if known else None))
+        return facts
+
+    async def _apply(self, actions: list[_Action]) -> list[int]:
+        """Run each action of ``claim.lua``; 1 for each claim won."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for room_id, score, action, new_score, _real in actions:
+                await self.scripts.claim(
+                    [self.keys.deadlines, self.keys.parked],
+                    [room_id, score, action, new_score],
+                    client=pipe,
+                )
+            return list(await pipe.execute())
 
     @runs_to_completion
     async def beat(self, now_ms: int, gap_ms: int) -> Outage | None:
