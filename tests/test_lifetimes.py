@@ -26,6 +26,9 @@ MakeServer = Callable[..., Awaitable[GomokuServer]]
 GRACE_MS = 500
 """Long enough for two closing connections to be seen within it on a loaded machine."""
 TTL_MS = 600
+SESSION_TTL_MS = 1_500
+"""Longer than the rooms' lifetimes: a token in use is used again a quarter of it later,
+which leaves a busy machine more than a second to spare between two uses."""
 
 
 async def _server(
@@ -38,13 +41,13 @@ async def _server(
             purge_interval_s=0.05,
             finished_room_ttl_ms=TTL_MS,
             waiting_room_ttl_ms=TTL_MS,
-            session_ttl_ms=TTL_MS,
+            session_ttl_ms=SESSION_TTL_MS,
         ),
     )
     if store_kind == "memory":
-        return await make_server(config, store=MemoryStore(session_ttl_ms=TTL_MS))
+        return await make_server(config, store=MemoryStore(session_ttl_ms=SESSION_TTL_MS))
     url = request.getfixturevalue("redis_url")
-    store = RedisStore(url, poll_interval_s=0.2, session_ttl_ms=TTL_MS)
+    store = RedisStore(url, poll_interval_s=0.2, session_ttl_ms=SESSION_TTL_MS)
     return await make_server(config, store=store)
 
 
@@ -163,13 +166,13 @@ async def test_a_game_in_play_outlives_the_lifetimes(
     server = await _server(store_kind, make_server, request)
     alice, bob, room = await seated_pair(functools.partial(connect, to=server))
     idle = await connect("idle", to=server)
-    for point in ("h8", "a1", "h9", "a2"):
-        await asyncio.sleep(TTL_MS / 3000)
+    for point in ("h8", "a1", "h9", "a2"):  # the game outlasts the rooms' lifetimes
+        await asyncio.sleep(SESSION_TTL_MS / 4000)
         await (alice if point.startswith("h") else bob).move(room, point)
         assert (await alice.until_event(Moved)).point == point
         again = await connect(to=server)
         assert (await again.hello("alice", token=alice.token)).resumed  # used: lives on
-    await asyncio.sleep(TTL_MS / 3000)
+    await asyncio.sleep(SESSION_TTL_MS / 4000)  # idle's token: unused for longer than its life
     late = await connect(to=server)
     await late.send(m.Hello(name="idle", token=idle.token))
     await late.expect_error("bad_token")
