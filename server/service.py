@@ -308,9 +308,9 @@ class RoomService:
             if loaded is None:
                 return
             record, room = loaded
-            room = copy_room(room)  # changed below, and load() shares its room
             if room.archive_at_ms is None and not room.game_over_held:
                 return
+            room = copy_room(room)  # changed below, and load() shares its room
             events: list[RoomEvent] = []
             if room.game_over_held and room.result is not None:
                 result = room.result

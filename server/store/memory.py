@@ -358,7 +358,7 @@ class MemoryStore(MemoryArchive, MemoryAiPool, Store):
         claimed = sorted((d, r) for r, d in due.items())[:limit]
         for _, room_id in claimed:
             for index in (self._deadlines, self._counts_due):
-                if index.get(room_id, now_ms + 1) <= now_ms:
+                if (held := index.get(room_id)) is not None and held <= now_ms:
                     index[room_id] = now_ms + lease_ms
         return [room_id for _, room_id in claimed]
 

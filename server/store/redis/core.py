@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import os
 import urllib.parse
 from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from typing import Any, ParamSpec, TypeVar, cast
@@ -171,6 +172,13 @@ class RedisCore(Store):
         self._inflight.discard(task)
         if not task.cancelled():
             task.exception()
+
+
+def call_token() -> str:
+    """A token for one call of a script that may run twice (the hot path writes a call
+    again after a lost connection): the script keeps its answer under it, so a second run
+    of the same call answers as the first did."""
+    return os.urandom(8).hex()
 
 
 def runs_to_completion(

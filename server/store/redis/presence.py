@@ -10,13 +10,12 @@ instance whose lease ran out (``lua/reap.lua``), room by room.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import Any
 
 from server.store.base import Attachment, Attendance
 from server.store.redis.codecs import text
-from server.store.redis.core import RedisCore, runs_to_completion
+from server.store.redis.core import RedisCore, call_token, runs_to_completion
 
 
 class RedisPresence(RedisCore):
@@ -39,13 +38,10 @@ class RedisPresence(RedisCore):
 
     async def detach(self, room_id: str, conn_id: str, now_ms: int) -> int | None:
         keys = [self.keys.room_conns(room_id), self.keys.room_people(room_id)]
-        # The call's token lets the script tell a second run of this call (the hot path
-        # may write it twice) from a second detach: the first answers again, the second
-        # finds the connection gone.
-        token = os.urandom(8).hex()
-        count, mine = (
-            await self.hot_script((), self.scripts.detach, keys, [conn_id, now_ms, token])
-        )[-1]
+        # The token tells a second run of this call from a second detach: the first
+        # answers again, the second finds the connection gone.
+        args: list[str | int] = [conn_id, now_ms, call_token()]
+        count, mine = (await self.hot_script((), self.scripts.detach, keys, args))[-1]
         if count == -1:
             return None
         if mine == 0:  # this instance has nothing attached there any more

@@ -17,7 +17,6 @@ room feeds (:mod:`server.store.redis.feed`).
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -32,7 +31,7 @@ from server.store.base import (
     StoredEvent,
 )
 from server.store.redis import codecs
-from server.store.redis.core import CLOSED, RedisCore, drain, runs_to_completion
+from server.store.redis.core import CLOSED, RedisCore, call_token, drain, runs_to_completion
 from server.store.redis.feed import Listener, RoomFeeds, read_range
 from server.store.redis.lane import Command
 
@@ -123,7 +122,7 @@ class RedisRooms(RedisCore):
             deadline,
             self.max_events,
             self.keys.room_bell(room_id),
-            os.urandom(8).hex(),
+            call_token(),
             *events,
         ]
         # File the deadline in the index first (only ever earlier: LT), so no crash
