@@ -308,12 +308,20 @@ class Connection:
 
     async def attach_seated(self, room_id: str) -> None:
         """Attach this connection to a room its player sits in (an action there shows
-        they are present); nothing for a room they do not sit in."""
-        if room_id in self.attached:
+        they are present); nothing for a room they do not sit in.
+
+        A connection that does not follow the room (it left it, or came back with
+        ``hello`` and acted without ``resume``) is sent the room's snapshot first and its
+        events from then on, the action's own among them: a player who is present in the
+        opponent's eyes also sees the game, and gets the event that answers the action."""
+        if room_id in self.attached and room_id in self.rooms:
             return
         loaded = await self.services.rooms.load(room_id)
-        if loaded is not None and loaded[1].seat_of(self.player) is not None:
-            await self.attach(room_id)
+        if loaded is None or loaded[1].seat_of(self.player) is None:
+            return
+        await self.attach(room_id)
+        if room_id not in self.rooms:
+            await self.sync_room(room_id, None)
 
     async def detach(self, room_id: str) -> None:
         """Detach this connection from a room (``leave``, or the socket closed). With the

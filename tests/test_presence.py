@@ -22,7 +22,7 @@ from test_server_processes import ServerProcess, running
 from websockets.asyncio.client import connect as ws_connect
 
 from protocol import messages as m
-from protocol.events import ChatPosted, GameOver, GameStarted, PlayerJoined, Presence
+from protocol.events import ChatPosted, GameOver, GameStarted, Moved, PlayerJoined, Presence
 from server.app import GomokuServer
 from server.config import ConnectionLimits, ServerConfig
 from server.game import GameRules
@@ -293,3 +293,43 @@ async def test_a_claim_needs_the_whole_grace_period_without_a_connection(
     await alice.send(m.Claim(room=room, id=3))
     over = await alice.until_event(GameOver)
     assert (over.winner, over.reason) == ("black", "abandon")
+
+
+@pytest.mark.parametrize("layout", ["memory", "two instances"])
+@pytest.mark.parametrize("way", ["leave", "hello alone"])
+async def test_an_action_makes_a_connection_follow_the_room_again(
+    layout: str, way: str, make_server: MakeServer, connect: Connect, request: pytest.FixtureRequest
+) -> None:
+    """Bob's connection no longer follows the room (he left it, or came back with hello
+    and no resume); his move there brings him the room's snapshot, then his own move's
+    event, then Alice's answer, as the opponent sees him present again."""
+    if layout == "memory":
+        servers = [await make_server(_config())]
+    else:
+        url = request.getfixturevalue("redis_url")
+        servers = [await make_server(_config(), store=RedisStore(url)) for _ in range(2)]
+    alice = await connect("alice", to=servers[0])
+    bob = await connect("bob", to=servers[-1])
+    room = (await alice.create(seat="black")).room.id
+    await bob.join(room)
+    await alice.move(room, "h8")
+    await bob.until_event(Moved)
+    if way == "leave":
+        await bob.send(m.Leave(room=room))
+        await bob.until(lambda x: isinstance(x, m.Left))
+    else:
+        token = bob.token
+        await bob.ws.close()
+        bob = await connect(to=servers[0])
+        await bob.hello("bob", token=token)
+    assert not (await alice.until_event(Presence)).online
+    await bob.move(room, "a1")
+    snapshot = await bob.expect(m.Snapshot)
+    assert snapshot.room.id == room
+    assert "h8" in snapshot.room.moves
+    moved = await bob.event(Moved, room)
+    assert moved.point == "a1"
+    assert (await alice.until_event(Presence)).online
+    assert (await alice.until_event(Moved)).point == "a1"
+    await alice.move(room, "b2")
+    assert (await bob.until_event(Moved)).point == "b2"

@@ -113,7 +113,8 @@ class Session(Protocol):
         connection of the player's was attached there before. Raises NoSuchRoom."""
 
     async def attach_seated(self, room_id: str) -> None:
-        """Attach to a room its player sits in; nothing for a room they do not sit in."""
+        """Attach to a room its player sits in, and follow it (snapshot first) if this
+        connection did not; nothing for a room they do not sit in."""
 
     async def detach(self, room_id: str) -> None:
         """Detach from a room (``leave``)."""
