@@ -54,11 +54,13 @@ Token = Annotated[str, msgspec.Meta(min_length=1, max_length=TOKEN_MAX)]
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=NAME_MAX)]
 ChatText = Annotated[str, msgspec.Meta(min_length=1, max_length=CHAT_MAX)]
 BoardSize = Annotated[int, msgspec.Meta(ge=MIN_SIZE, le=MAX_SIZE)]
-POINT_PATTERN = r"^[a-z][1-9][0-9]?$"
+# The patterns end in \Z, not $: msgspec matches them with Python's re, where $ also
+# matches before a final newline ("h8\n" would pass); \Z is the end of the string only.
+POINT_PATTERN = r"^[a-z][1-9][0-9]?\Z"
 WirePoint = Annotated[str, msgspec.Meta(pattern=POINT_PATTERN)]
 """``h8``: a lower-case column letter and a row number 1..99 (on-board is checked later)."""
 Millis = Annotated[int, msgspec.Meta(ge=0)]
-LEVEL_PATTERN = r"^[a-z0-9][a-z0-9_.:+-]{0,39}$"
+LEVEL_PATTERN = r"^[a-z0-9][a-z0-9_.:+-]{0,39}\Z"
 LevelName = Annotated[str, msgspec.Meta(pattern=LEVEL_PATTERN)]
 """An AI level or engine a worker offers: ``master``, ``beginner``, ``brain:embryo``...
 (1 to 40 characters: lower-case letters, digits and ``_.:+-``)."""
