@@ -22,7 +22,15 @@ from test_server_processes import ServerProcess, running
 from websockets.asyncio.client import connect as ws_connect
 
 from protocol import messages as m
-from protocol.events import ChatPosted, GameOver, GameStarted, Moved, PlayerJoined, Presence
+from protocol.events import (
+    ChatPosted,
+    GameOver,
+    GameStarted,
+    Moved,
+    Offered,
+    PlayerJoined,
+    Presence,
+)
 from server.app import GomokuServer
 from server.config import ConnectionLimits, ServerConfig
 from server.game import GameRules
@@ -333,3 +341,42 @@ async def test_an_action_makes_a_connection_follow_the_room_again(
     assert (await alice.until_event(Moved)).point == "a1"
     await alice.move(room, "b2")
     assert (await bob.until_event(Moved)).point == "b2"
+
+
+@pytest.mark.parametrize("layout", ["memory", "two instances"])
+async def test_a_rematch_accepted_while_its_proposer_is_away_can_be_claimed(
+    layout: str, make_server: MakeServer, connect: Connect, request: pytest.FixtureRequest
+) -> None:
+    """Alice offers a rematch and goes; Bob accepts. Alice, who never came to the new
+    room, is gone there once her seat's wait is over, and Bob's claim wins a whole grace
+    period later (a claim used to restart her countdown every time it looked)."""
+    config = _config(grace_ms=1_000, attach_wait_ms=300)  # the first claim comes in time
+    if layout == "memory":
+        servers = [await make_server(config)]
+    else:
+        url = request.getfixturevalue("redis_url")
+        servers = [await make_server(config, store=RedisStore(url)) for _ in range(2)]
+    alice = await connect("alice", to=servers[0])
+    bob = await connect("bob", to=servers[-1])
+    room = (await alice.create(seat="black")).room.id
+    await bob.join(room)
+    await alice.send(m.Resign(room=room))
+    await bob.until_event(GameOver)
+    await alice.send(m.Offer(room=room, kind="rematch"))
+    await bob.until_event(Offered)
+    await alice.ws.close()
+    await bob.send(m.Answer(room=room, kind="rematch", accept=True))
+    snapshot = await bob.until(lambda x: isinstance(x, m.Snapshot))
+    assert isinstance(snapshot, m.Snapshot)
+    new = snapshot.room.id
+    gone = await bob.until(
+        lambda x: isinstance(x, m.Event) and x.room == new and isinstance(x.event, Presence)
+    )
+    assert isinstance(gone, m.Event)
+    assert gone.event == Presence(player=alice.player, online=False, deadline_ms=1_000)
+    await bob.send(m.Claim(room=new, id=1))
+    await bob.until(lambda x: isinstance(x, m.Error) and x.code == "not_claimable")
+    await asyncio.sleep(1.05)
+    await bob.send(m.Claim(room=new, id=2))
+    over = await bob.until_event(GameOver)
+    assert (over.winner, over.reason) == ("black", "abandon")

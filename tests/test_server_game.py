@@ -6,7 +6,7 @@ import contextlib
 
 import pytest
 
-from engine import Opening, Rule
+from engine import Opening, Reason, Rule
 from protocol.events import Answered, GameOver, Moved, PlayerLeft, Presence, Undone
 from protocol.values import TimeControl
 from server import game
@@ -233,6 +233,30 @@ def test_a_seat_waits_for_its_first_connection_then_follows_the_attached_ones() 
     ]
     with pytest.raises(GameError):
         apply(blip.room, game.Claim(A, _attending(**{A: (1, None), B: (0, 700)})), 1040, RULES)
+
+
+def test_a_player_who_never_attached_is_gone_once_and_can_be_claimed_against() -> None:
+    """B's seat was taken while B was away (a rematch, a quick match) and no connection of
+    B's ever attached: B is gone once the seat's wait is over, later looks change nothing,
+    A's claim wins after a whole grace period, and if A leaves too, B (gone first) loses."""
+    wait, grace = RULES.attach_wait_ms, RULES.grace_ms
+    only_a = _attending(**{A: (1, None)})
+    room = apply(started(), game.Tick(only_a), 5, RULES).room
+    gone = apply(room, game.Tick(only_a), wait, RULES)
+    assert gone.events == [Presence(player=B, online=False, deadline_ms=grace)]
+    room = gone.room
+    for now in (wait + 300, wait + 600):
+        assert not apply(room, game.Tick(only_a), now, RULES).changed
+    with pytest.raises(GameError) as refused:
+        apply(room, game.Claim(A, only_a), wait + grace - 1, RULES)
+    assert refused.value.code == "not_claimable"
+    claimed = apply(room, game.Claim(A, only_a), wait + grace, RULES)
+    assert claimed.events[-1] == GameOver(winner="black", reason=Reason.ABANDON, line=None)
+    both_gone = apply(room, game.Tick(_attending(**{A: (0, wait + grace)})), wait + grace, RULES)
+    assert [e for e in both_gone.events if isinstance(e, Presence)] == [
+        Presence(player=A, online=False, deadline_ms=grace)
+    ]
+    assert both_gone.events[-1] == GameOver(winner="black", reason=Reason.ABANDON, line=None)
 
 
 @pytest.mark.parametrize(

@@ -76,7 +76,9 @@ def _sync_presence(
             if now_ms < seat.attach_by_ms:
                 continue  # a new seat: its player's connection has a moment to attach
             seat.attach_by_ms = None
-        left = now_ms if found is None or found.left_ms is None else min(found.left_ms, now_ms)
+        # When their last connection left, if one ever did: a player with no connection
+        # here yet (a seat taken while they were away) has not come and gone.
+        went = None if found is None or found.left_ms is None else min(found.left_ms, now_ms)
         if room.state == "waiting":
             out = Outcome(room)  # nobody waits for a player who is gone before the game
             free_seat(room, index, out)
@@ -84,10 +86,15 @@ def _sync_presence(
             continue
         if seat.online:
             seat.online = False
-            seat.offline_since_ms = left if live else None
-        elif live and seat.offline_since_ms is not None and left > seat.offline_since_ms:
+            seat.offline_since_ms = (now_ms if went is None else went) if live else None
+        elif (
+            live
+            and seat.offline_since_ms is not None
+            and went is not None
+            and went > seat.offline_since_ms
+        ):
             events.append(Presence(player=seat.id, online=True))  # came and went meanwhile
-            seat.offline_since_ms = left
+            seat.offline_since_ms = went
         else:
             continue
         deadline = None
