@@ -18,7 +18,7 @@ import contextlib
 import dataclasses
 import logging
 import time
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Coroutine, Sequence
 from typing import Any
 
 import msgspec
@@ -237,12 +237,25 @@ class Connection:
             if exc.code == ErrorCode.TOO_LARGE:
                 self.close(CloseCode.TOO_BIG, "frame too large")
             return
+        if self.identity is None and not isinstance(message, m.Hello):
+            room = getattr(message, "room", None)
+            self.error(ErrorCode.NOT_HELLO, "say hello first", re=message.id, room=room)
+            return
+        await self._answer(message, HANDLERS[type(message)](self, message))
+
+    def answer_later(self, message: m.ClientMessage, work: Coroutine[Any, Any, None]) -> None:
+        """Finish answering ``message`` beside the read loop: ``work`` waits on something
+        slow (the AI's hint), and the connection's next messages (a move on the player's
+        own clock) must not wait behind it. Refusals become error frames as they would
+        have in the handler."""
+        self.spawn(self._answer(message, work))
+
+    async def _answer(self, message: m.ClientMessage, work: Awaitable[None]) -> None:
+        """Do a request's work, turning its refusal or failure into the error frame that
+        answers it (with its id and room)."""
         room = getattr(message, "room", None)
         try:
-            if self.identity is None and not isinstance(message, m.Hello):
-                raise Refused(ErrorCode.NOT_HELLO, "say hello first")
-            handler = HANDLERS[type(message)]
-            await handler(self, message)
+            await work
         except GameError as exc:
             self.error(exc.code, exc.message, re=message.id, room=room, foul=exc.foul)
         except Refused as exc:
@@ -306,21 +319,22 @@ class Connection:
         await self.services.rooms.presence_changed(room_id, self.player)  # they arrived
         return True
 
-    async def attach_seated(self, room_id: str) -> None:
+    async def attach_seated(self, room_id: str, *, follow: bool = True) -> None:
         """Attach this connection to a room its player sits in (an action there shows
         they are present); nothing for a room they do not sit in.
 
         A connection that does not follow the room (it left it, or came back with
         ``hello`` and acted without ``resume``) is sent the room's snapshot first and its
         events from then on, the action's own among them: a player who is present in the
-        opponent's eyes also sees the game, and gets the event that answers the action."""
+        opponent's eyes also sees the game, and gets the event that answers the action.
+        ``follow`` False leaves that to the caller (a ``join`` sends its own snapshot)."""
         if room_id in self.attached and room_id in self.rooms:
             return
         loaded = await self.services.rooms.load(room_id)
         if loaded is None or loaded[1].seat_of(self.player) is None:
             return
         await self.attach(room_id)
-        if room_id not in self.rooms:
+        if follow and room_id not in self.rooms:
             await self.sync_room(room_id, None)
 
     async def detach(self, room_id: str) -> None:
@@ -454,10 +468,10 @@ class Connection:
         s = self.identity
         return Seat(id=s.player, name=s.name, rating=s.rating, bot=s.bot)
 
-    async def act(self, room_id: str, action: game.GameAction) -> None:
+    async def act(self, room_id: str, action: game.GameAction, *, follow: bool = True) -> None:
         """Apply a seated player's action to a room (attaching this connection there
-        first), then report a late refusal (a fallen flag)."""
-        await self.attach_seated(room_id)
+        first, see :meth:`attach_seated`), then report a late refusal (a fallen flag)."""
+        await self.attach_seated(room_id, follow=follow)
         outcome, _ = await self.services.rooms.act(room_id, action)
         if outcome.error is not None:
             raise outcome.error

@@ -23,6 +23,7 @@ from websockets.asyncio.client import connect as ws_connect
 
 from protocol import messages as m
 from protocol.events import (
+    Answered,
     ChatPosted,
     GameOver,
     GameStarted,
@@ -341,6 +342,36 @@ async def test_an_action_makes_a_connection_follow_the_room_again(
     assert (await alice.until_event(Moved)).point == "a1"
     await alice.move(room, "b2")
     assert (await bob.until_event(Moved)).point == "b2"
+
+
+@pytest.mark.parametrize("layout", ["memory", "two instances"])
+async def test_an_answer_makes_a_connection_follow_the_room_again(
+    layout: str, make_server: MakeServer, connect: Connect, request: pytest.FixtureRequest
+) -> None:
+    """Bob left the room; his answer to Alice's draw offer attaches him as a move does:
+    Alice sees him back, and he gets the snapshot, then the answer's event."""
+    if layout == "memory":
+        servers = [await make_server(_config())]
+    else:
+        url = request.getfixturevalue("redis_url")
+        servers = [await make_server(_config(), store=RedisStore(url)) for _ in range(2)]
+    alice = await connect("alice", to=servers[0])
+    bob = await connect("bob", to=servers[-1])
+    room = (await alice.create(seat="black")).room.id
+    await bob.join(room)
+    await alice.move(room, "h8")
+    await bob.send(m.Leave(room=room))
+    await bob.until(lambda x: isinstance(x, m.Left))
+    assert not (await alice.until_event(Presence)).online
+    await alice.send(m.Offer(room=room, kind="draw"))
+    await alice.until_event(Offered)
+    await bob.send(m.Answer(room=room, kind="draw", accept=False))
+    snapshot = await bob.expect(m.Snapshot)
+    assert snapshot.room.pending is not None
+    answered = await bob.event(Answered, room)
+    assert (answered.kind, answered.accept) == ("draw", False)
+    assert (await alice.until_event(Presence)).online
+    assert (await alice.until_event(Answered)).by == bob.player
 
 
 @pytest.mark.parametrize("layout", ["memory", "two instances"])

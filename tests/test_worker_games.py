@@ -4,10 +4,13 @@ workers, AI-vs-AI with spectators, hints, quick match with an AI fallback, offer
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import time
+from collections.abc import Awaitable, Callable
 
 import pytest
 from server_fixtures import Connect, TestClient
-from worker_fixtures import BOT_KEY, Person, StartWorker, eventually
+from worker_fixtures import BOT_KEY, FAST_BOTS, Person, StartWorker, ai_config, eventually
 
 from engine import Board, Color, Rule, parse_point
 from protocol import messages as m
@@ -190,6 +193,32 @@ async def test_hint_in_a_casual_game_but_not_in_a_rated_one(
     late_refusal = await rated_a.until(lambda x: isinstance(x, m.Error))
     assert isinstance(late_refusal, m.Error)
     assert (late_refusal.code, late_refusal.re) == ("hint_not_allowed", 13)
+
+
+async def test_a_hint_being_thought_over_holds_up_nothing_else(
+    make_server: Callable[..., Awaitable[GomokuServer]], connect: Connect, start_worker: StartWorker
+) -> None:
+    """While the AI thinks over a hint (1.5 s here), the asker's move is played at once
+    and a second hint is refused as throttled; the suggestion follows."""
+    slow = await make_server(ai_config(bots=dataclasses.replace(FAST_BOTS, hint_ms=1_500)))
+    await start_worker(to=slow)
+    client = await connect("ann", to=slow)
+    room = (await client.create(seat="black")).room.id
+    await client.send(m.SeatAi(room=room, level="novice", id=1))
+    await client.until_event(GameStarted)
+    asked = time.monotonic()
+    await client.send(m.Hint(room=room, id=2))
+    await client.send(m.Hint(room=room, id=3))
+    await client.move(room, "h8")
+    refused = await client.until(lambda x: isinstance(x, m.Error))
+    assert isinstance(refused, m.Error)
+    assert (refused.code, refused.re) == ("throttled", 3)
+    moved = await client.until_event(Moved)
+    assert moved.point == "h8"
+    assert time.monotonic() - asked < 1.0
+    suggestion = await client.until(lambda x: isinstance(x, m.Suggestion))
+    assert isinstance(suggestion, m.Suggestion)
+    assert (suggestion.re, suggestion.move_no) == (2, 0)
 
 
 async def test_quick_match_falls_back_to_an_ai(connect: Connect, start_worker: StartWorker) -> None:

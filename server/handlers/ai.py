@@ -10,6 +10,7 @@ from protocol import messages as m
 from protocol.errors import ErrorCode
 from server.handlers.base import Refused, Session
 from server.handlers.rooms import owned_room
+from server.room import Room
 from server.service import NoSuchRoom, now_ms
 
 log = logging.getLogger("gomoku.server")
@@ -47,6 +48,12 @@ async def on_hint(session: Session, msg: m.Hint) -> None:
     if session.hint_pending:
         raise Refused(ErrorCode.THROTTLED, "wait for the answer to your last hint")
     session.hint_pending = True
+    # The AI may take seconds: the player's next messages (a move, on their own clock)
+    # are handled meanwhile, and a second hint is refused until this one is answered.
+    session.answer_later(msg, _suggest(session, msg, room))
+
+
+async def _suggest(session: Session, msg: m.Hint, room: Room) -> None:
     try:
         point, reason = await session.services.hints.hint(room)
     finally:

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 import msgspec
 
 from engine import Rule
+from protocol import messages as m
 from protocol.errors import ErrorCode
 from server import game
 from server.notices import Notice
@@ -95,6 +96,11 @@ class Session(Protocol):
     def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         """Run ``coro`` beside the connection's read loop (ended with the connection)."""
 
+    def answer_later(self, message: m.ClientMessage, work: Coroutine[Any, Any, None]) -> None:
+        """Finish answering ``message`` beside the read loop (:meth:`spawn`), its refusals
+        turned into error frames as the handler's would be: for a request that waits on
+        something slow, so that the connection's next messages do not wait behind it."""
+
     async def notice(self, notice: Notice) -> None:
         """A note for this player from any server instance."""
 
@@ -112,9 +118,9 @@ class Session(Protocol):
         """Attach to a room (its player is present there from now on); True if no
         connection of the player's was attached there before. Raises NoSuchRoom."""
 
-    async def attach_seated(self, room_id: str) -> None:
-        """Attach to a room its player sits in, and follow it (snapshot first) if this
-        connection did not; nothing for a room they do not sit in."""
+    async def attach_seated(self, room_id: str, *, follow: bool = True) -> None:
+        """Attach to a room its player sits in, and (``follow``) follow it, snapshot
+        first, if this connection did not; nothing for a room they do not sit in."""
 
     async def detach(self, room_id: str) -> None:
         """Detach from a room (``leave``)."""
@@ -128,8 +134,9 @@ class Session(Protocol):
     def follow_lobby(self, on: bool) -> None:
         """Start or stop getting the lobby's changes."""
 
-    async def act(self, room_id: str, action: game.GameAction) -> None:
-        """Apply the player's action to a room (attaching there first); raises the
+    async def act(self, room_id: str, action: game.GameAction, *, follow: bool = True) -> None:
+        """Apply the player's action to a room (attaching there first, and following it
+        unless ``follow`` is False: the caller sends the snapshot itself); raises the
         action's refusal (GameError)."""
 
 

@@ -15,6 +15,7 @@ async def on_offer(session: Session, msg: m.Offer) -> None:
 
 
 async def on_answer(session: Session, msg: m.Answer) -> None:
+    await session.attach_seated(msg.room)  # an answer is an action, as an offer is
     rematch_id = new_room_id()
     outcome, _ = await session.services.rooms.act(
         msg.room, game.Answer(session.player, msg.kind, msg.accept, rematch_id)

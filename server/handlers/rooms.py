@@ -43,7 +43,8 @@ async def on_join(session: Session, msg: m.Join) -> None:
         raise Refused(ErrorCode.NO_SUCH_ROOM, "that room is private: join it by its invite code")
     service = session.services.rooms
     if msg.role == "player":
-        await session.act(room_id, game.Join(await session.rated_seat(room.rule)))
+        seat = await session.rated_seat(room.rule)
+        await session.act(room_id, game.Join(seat), follow=False)  # the snapshot is below
     arrived = await session.attach(room_id)
     if msg.role == "player" and not arrived:  # a spectator who sat down is no longer one
         await service.announce_spectators(room_id)
