@@ -33,12 +33,12 @@ def parse_status_args(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument(
         "--redis",
         metavar="URL",
-        default=os.environ.get("GOMOKU_REDIS"),
-        help="the cluster's Redis, as given to its servers (default: $GOMOKU_REDIS)",
+        default=os.environ.get("GOMOKU_REDIS_URL"),
+        help="the cluster's Redis, as given to its servers (default: $GOMOKU_REDIS_URL)",
     )
     args = parser.parse_args(argv)
     if not args.redis:
-        parser.error("--redis URL is needed (or GOMOKU_REDIS)")
+        parser.error("--redis URL is needed (or GOMOKU_REDIS_URL)")
     return args
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import re
 import signal
 import subprocess
@@ -206,8 +207,23 @@ async def test_status_says_in_one_line_when_redis_cannot_be_reached() -> None:
     assert line.startswith("gomoku-server status: cannot reach redis at redis://127.0.0.1:")
 
 
-async def run_status(*args: str) -> subprocess.CompletedProcess[bytes]:
-    """``gomoku-server status ARGS`` as a process of its own."""
+async def test_status_finds_the_redis_the_servers_use_in_the_environment(
+    make_server: MakeServer, redis_url: str
+) -> None:
+    """GOMOKU_REDIS_URL, the variable the servers read (as in the compose file), is the
+    one ``gomoku-server status`` reads too."""
+    a, b = await two_instances(make_server, redis_url)
+    done = await run_status(env={"GOMOKU_REDIS_URL": redis_url})
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.decode()
+    assert a.housekeeping.instance_id in out
+    assert b.housekeeping.instance_id in out
+
+
+async def run_status(
+    *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """``gomoku-server status ARGS`` as a process of its own (``env``: more variables)."""
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -217,6 +233,7 @@ async def run_status(*args: str) -> subprocess.CompletedProcess[bytes]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         stdin=subprocess.DEVNULL,
+        env={**os.environ, **(env or {})},
     )
     out, err = await asyncio.wait_for(process.communicate(), 30)
     assert process.returncode is not None
