@@ -199,6 +199,7 @@ class Listener:
             return ws.respond(http.HTTPStatus.SERVICE_UNAVAILABLE, "store unavailable\n")
         if path == "/metrics":
             response = ws.respond(http.HTTPStatus.OK, await self.metrics.collect())
+            del response.headers["Content-Type"]  # Headers is a multidict: replace, not add
             response.headers["Content-Type"] = "text/plain; version=0.0.4; charset=utf-8"
             return response
         if not self.origins.allows(request.headers):

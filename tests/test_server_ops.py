@@ -29,7 +29,8 @@ MakeServer = Callable[..., Awaitable[GomokuServer]]
 
 
 async def http_get(port: int, path: str) -> tuple[int, str, str]:
-    """A plain HTTP GET on the server's port: (status, content type, body)."""
+    """A plain HTTP GET on the server's port: (status, content type, body); a header
+    sent more than once gives its values joined with ", " (as HTTP reads them)."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode())
     await writer.drain()
@@ -37,8 +38,8 @@ async def http_get(port: int, path: str) -> tuple[int, str, str]:
     writer.close()
     head, _, body = raw.partition(b"\r\n\r\n")
     lines = head.decode().split("\r\n")
-    headers = dict(line.split(": ", 1) for line in lines[1:])
-    return int(lines[0].split()[1]), headers.get("Content-Type", ""), body.decode()
+    types = [line.split(": ", 1)[1] for line in lines[1:] if line.startswith("Content-Type: ")]
+    return int(lines[0].split()[1]), ", ".join(types), body.decode()
 
 
 async def test_healthz_and_metrics(server: GomokuServer, connect: Connect) -> None:
@@ -52,7 +53,7 @@ async def test_healthz_and_metrics(server: GomokuServer, connect: Connect) -> No
     await bob.expect_error("occupied")
     status, ctype, text = await http_get(server.port, "/metrics")
     assert status == 200
-    assert ctype.startswith("text/plain")
+    assert ctype == "text/plain; version=0.0.4; charset=utf-8"  # once, Prometheus's format
     values = dict(re.findall(r"^(gomoku_\w+(?:\{[^}]*\})?) (\d+)$", text, re.MULTILINE))
     assert values["gomoku_connections"] == "2"
     assert values["gomoku_rooms"] == "1"
