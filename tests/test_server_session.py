@@ -16,6 +16,7 @@ from protocol.events import (
     GameOver,
     GameStarted,
     Moved,
+    Offered,
     PlayerJoined,
     Presence,
     SpectatorCount,
@@ -197,6 +198,34 @@ async def test_private_room_by_invite_code(connect: Connect) -> None:
     await carol.send(m.Join(code=code, role="spectator"))
     watching = await carol.expect(m.Snapshot)
     assert watching.room.code is None
+
+
+async def test_a_private_rooms_rematch_has_an_invite_code_of_its_own(connect: Connect) -> None:
+    """A private game's rematch is private too, with a new code that its players see and
+    that lets a spectator follow them to the next game."""
+    alice = await connect("alice")
+    first = (await alice.create(private=True, seat="white")).room
+    assert first.code is not None
+    bob = await connect("bob")
+    await bob.send(m.Join(code=first.code))
+    await bob.expect(m.Snapshot)
+    await alice.send(m.Resign(room=first.id))
+    await bob.until_event(GameOver)
+    await alice.send(m.Offer(room=first.id, kind="rematch"))
+    await bob.until_event(Offered)
+    await bob.send(m.Answer(room=first.id, kind="rematch", accept=True))
+    snapshot = await bob.until(lambda x: isinstance(x, m.Snapshot))
+    assert isinstance(snapshot, m.Snapshot)
+    second = snapshot.room
+    assert second.private
+    assert second.code is not None
+    assert second.code != first.code
+    carol = await connect("carol")
+    await carol.send(m.Join(room=second.id, role="spectator"))
+    await carol.expect_error("no_such_room")
+    await carol.send(m.Join(code=second.code, role="spectator"))
+    watching = await carol.expect(m.Snapshot)
+    assert watching.room.id == second.id
 
 
 async def test_invite_codes_are_easy_to_pass_on_and_hard_to_guess(connect: Connect) -> None:

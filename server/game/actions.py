@@ -99,6 +99,8 @@ class Answer:
     accept: bool
     rematch_id: str = ""
     """The id an accepted rematch's new room gets (the caller makes ids)."""
+    rematch_code: str | None = None
+    """The invite code it gets if the room is private (the caller reserves it)."""
 
     @property
     def key(self) -> str:

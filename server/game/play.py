@@ -226,17 +226,23 @@ def answer(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Out
     else:
         if not action.rematch_id:
             raise GameError(ErrorCode.INTERNAL, "no id for the rematch room")
-        out.spawn, out.spawn_events = _rematch_room(room, action.rematch_id, now_ms, rules)
+        out.spawn, out.spawn_events = _rematch_room(
+            room, action.rematch_id, action.rematch_code, now_ms, rules
+        )
         room.rematch_room = out.spawn.id
         out.events.append(Rematch(room=out.spawn.id))
     return out
 
 
 def _rematch_room(
-    room: Room, room_id: str, now_ms: int, rules: GameRules
+    room: Room, room_id: str, code: str | None, now_ms: int, rules: GameRules
 ) -> tuple[Room, list[RoomEvent]]:
     """The next game, already started: same settings, seats swapped (the other
-    player is Black, or opens the swap2), and the events that begin its log."""
+    player is Black, or opens the swap2), and the events that begin its log. A private
+    room's rematch is private too, with ``code`` its own invite code (a spectator of the
+    game joins the next one by it)."""
+    if room.private and code is None:
+        raise GameError(ErrorCode.INTERNAL, "no invite code for the private rematch room")
     black, white = room.seats[room.seat_at(Color.BLACK)], room.seats[room.seat_at(Color.WHITE)]
     assert black is not None
     assert white is not None
@@ -247,6 +253,7 @@ def _rematch_room(
         time=room.time,
         rated=room.rated,
         private=room.private,
+        code=code if room.private else None,
     )
     seats: list[tuple[Seat, SeatWish]] = [(white, "black"), (black, "white")]
     return seated_room(room_id, settings, owner=None, seats=seats, now_ms=now_ms, rules=rules)

@@ -103,7 +103,7 @@ async def owned_room(
             "it began)",
         )
     try:
-        code = await _reserve_invite(session, room_id) if msg.private else None
+        code = await reserve_invite(session, room_id) if msg.private else None
         yield (
             room_id,
             game.RoomSettings(
@@ -136,7 +136,7 @@ async def _release_ended_rooms(session: Session) -> bool:
     return released
 
 
-async def _reserve_invite(session: Session, room_id: str) -> str:
+async def reserve_invite(session: Session, room_id: str) -> str:
     """A new invite code for a private room about to be created, mapped to it."""
     code = new_invite_code()
     while not await session.services.store.put_invite(invite_key(code), room_id):
