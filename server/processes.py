@@ -225,6 +225,21 @@ class Supervisor:
                 self.changed.set()
 
 
+def redis_problem(url: str) -> str | None:
+    """Why the server processes could not use the Redis at ``url`` (None: it answers).
+    The supervisor asks once before starting them, so that a Redis that is down or a
+    database that does not exist is said in one line, not once by every process."""
+    from redis import Redis  # the redis extra: needed only with --redis
+    from redis.exceptions import RedisError
+
+    try:
+        with Redis.from_url(url, socket_connect_timeout=5, socket_timeout=5) as client:
+            client.ping()
+    except (RedisError, OSError, ValueError) as exc:
+        return str(exc)
+    return None
+
+
 def supervise(
     args: argparse.Namespace, argv: Sequence[str], announce: Callable[[int], None]
 ) -> int:
@@ -242,5 +257,12 @@ def supervise(
             f"store: redis at {redacted(args.redis)}, shared by {args.processes} server processes",
             flush=True,
         )
+        problem = redis_problem(args.redis)
+        if problem is not None:
+            print(
+                f"gomoku-server: cannot use redis at {redacted(args.redis)}: {problem}",
+                file=sys.stderr,
+            )
+            return 1
         supervisor = Supervisor([sys.executable, "-m", "server", *argv], args.processes, port)
         return asyncio.run(supervisor.run(lambda: announce(port)))

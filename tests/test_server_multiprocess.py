@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from live_server import LiveServer, start, stop
+from redis_fixtures import free_port
 from server_fixtures import TestClient
 from test_startup_checks import assert_refused, run
 from websockets.asyncio.client import connect as ws_connect
@@ -177,16 +178,16 @@ def test_processes_need_an_os_that_spreads_a_port(
     assert "spreads connections only on Linux" in capsys.readouterr().err
 
 
-def test_a_process_that_cannot_start_stops_the_server(tmp_path: Path) -> None:
-    """No Redis at the URL: the processes fail while starting, the supervisor stops and
-    exits with their status, having said why once per process."""
-    status, out, err = run(
-        "gomoku-server", ["--processes", "2", "--redis", "redis://127.0.0.1:1/0", "--port", "0"]
-    )
-    assert status == 1, (out, err)
-    assert "Traceback" not in err
-    assert "cannot use redis at redis://127.0.0.1:1/0" in err
-    assert "listening" not in out
+def test_no_redis_at_the_url_is_said_once(redis_url: str) -> None:
+    """No Redis at the URL, or no such database there: the supervisor says so in one line
+    and exits with 1 before starting any process (which would each have said it again)."""
+    no_database = redis_url.rsplit("/", 1)[0] + "/99"  # redis-server has 16
+    for url in (f"redis://127.0.0.1:{free_port()}/0", no_database):
+        status, out, err = run("gomoku-server", ["--processes", "2", "--redis", url, "--port", "0"])
+        assert status == 1, (out, err)
+        [line] = err.splitlines()
+        assert line.startswith(f"gomoku-server: cannot use redis at {url}: "), line
+        assert "listening" not in out
 
 
 def test_a_port_another_server_listens_on_is_refused(two: LiveServer) -> None:
