@@ -15,7 +15,7 @@ from server.config import Timers
 from server.game import GameError
 from server.metrics import Metrics
 from server.service import NoSuchRoom, RoomService, now_ms
-from server.store import Store, StoreUnavailable
+from server.store import Outage, Store, StoreUnavailable
 from server.store_watch import StoreWatch
 
 log = logging.getLogger("gomoku.server")
@@ -34,7 +34,20 @@ class ClockTicker:
 
     async def first_beat(self) -> None:
         """Beat before serving: a restart finds the outage it ends before anyone acts."""
-        self.service.outage = await self.store.beat(now_ms(), self.timers.outage_after_ms)
+        now = now_ms()
+        self._heard(await self.store.beat(now, self.timers.outage_after_ms), now)
+
+    def _heard(self, latest: Outage | None, now: int) -> None:
+        """Keep the latest outage the store knows of; one that this beat (at ``now``)
+        ended is counted and logged, once in the cluster: by the instance whose beat
+        found it (often a restart's first beat)."""
+        if latest is not None and latest.end_ms == now:
+            self.metrics.inc("gomoku_outages_total")
+            log.warning(
+                "no server beat for %.1f s: running clocks get that time back",
+                (latest.end_ms - latest.start_ms) / 1000,
+            )
+        self.service.outage = latest
 
     async def run(self) -> None:
         """Flag players whose clock ran out, even if nobody sends anything. Each tick
@@ -46,14 +59,7 @@ class ClockTicker:
             await asyncio.sleep(timers.tick_interval_s)
             try:
                 now = now_ms()
-                latest = await self.store.beat(now, timers.outage_after_ms)
-                if latest is not None and latest.end_ms == now:
-                    self.metrics.inc("gomoku_outages_total")
-                    log.warning(
-                        "no server beat for %.1f s: running clocks get that time back",
-                        (latest.end_ms - latest.start_ms) / 1000,
-                    )
-                self.service.outage = latest
+                self._heard(await self.store.beat(now, timers.outage_after_ms), now)
                 due = await self.store.claim_due(now, timers.deadline_lease_ms)
                 for room_id in due:
                     with contextlib.suppress(GameError, NoSuchRoom):

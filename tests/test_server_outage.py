@@ -4,7 +4,9 @@ connection stays usable), and clocks do not charge the side to move for the outa
 from __future__ import annotations
 
 import asyncio
+import re
 import signal
+import urllib.request
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
@@ -158,6 +160,8 @@ async def test_killed_server_restarts_without_charging_the_outage(
         lone_process.stop(signal.SIGKILL)
         await asyncio.sleep(OUTAGE_S)
         await asyncio.to_thread(lone_process.start)
+        metrics = await asyncio.to_thread(_metrics, lone_process.port)
+        assert re.search(r"^gomoku_outages_total 1$", metrics, re.MULTILINE)  # found at start
 
         back = {}
         for old in (alice, bob):
@@ -183,3 +187,9 @@ async def test_killed_server_restarts_without_charging_the_outage(
 async def _ask_snapshot(client: TestClient, room: str) -> m.Snapshot:
     await client.send(m.Join(room=room))
     return await client.until(lambda x: isinstance(x, m.Snapshot))  # type: ignore[return-value]
+
+
+def _metrics(port: int) -> str:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as response:
+        text: str = response.read().decode()
+    return text
