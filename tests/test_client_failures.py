@@ -232,6 +232,24 @@ async def test_esc_stops_trying_and_the_connect_screen_says_why(tmp_path: Path) 
         assert app.connection is None
 
 
+async def test_after_esc_the_address_is_there_to_fix(server: GomokuServer, tmp_path: Path) -> None:
+    """Started with --name against a closed port, Esc puts the cursor in the Server
+    field: the right address typed over it and Enter reach the lobby."""
+    options = PlayOptions(
+        server=ServerAddress("127.0.0.1", closed_port()), name="dave", config_dir=tmp_path
+    )
+    app = GomokuApp(options, backoff=Backoff(initial=5, maximum=5, jitter=0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: "connection refused" in screen_text(app))
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, ConnectScreen))
+        await pilot.pause()
+        assert app.focused is app.screen.query_one("#address")
+        await pilot.press(*f"127.0.0.1:{server.port}", "enter")
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await until(pilot, lambda: f"dave @ 127.0.0.1:{server.port} · online" in screen_text(app))
+
+
 @pytest.mark.parametrize("address", ["ws://127.0.0.1:{port}", "http://127.0.0.1:{port}/"])
 async def test_the_address_the_server_prints_connects(
     server: GomokuServer, tmp_path: Path, address: str

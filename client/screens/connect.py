@@ -64,7 +64,9 @@ class ConnectScreen(Screen[None]):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        self.query_one("#name", Input).focus()
+        """The name field first; the address field when trying it was given up (that
+        is what there is to fix)."""
+        self.query_one("#address" if self.error else "#name", Input).focus()
 
     @on(Input.Submitted)
     @on(Button.Pressed, "#connect")
