@@ -69,7 +69,7 @@ KEY_WORDS = {
     "question_mark": "?",
     "slash": "/",
     "colon": ":",
-    "period": ".",
+    "full_stop": ".",
     "escape": "Esc",
     "space": "Space",
     "tab": "Tab",

@@ -8,6 +8,7 @@ from textual.app import App, ComposeResult
 
 from client.glyphs import ASCII, UNICODE, Glyphs, glyphs_named
 from client.picture import BoardPicture, star_points
+from client.screens.help import describe_bindings
 from client.screenshot import screen_text
 from client.widgets.board import Board
 from engine.notation import parse_moves
@@ -209,8 +210,8 @@ async def test_tall_board_scrolls_with_the_cursor() -> None:
 
 
 async def test_new_move_out_of_view_is_shown() -> None:
-    """A move played out of the window scrolls it into view, and the cursor comes along
-    so that it is always on screen; . puts the cursor on the last move."""
+    """A move played out of the window scrolls it into view; . puts the cursor on the
+    last move."""
     app = BoardApp()
     async with app.run_test(size=(60, 12)) as pilot:
         board = app.query_one(Board)
@@ -220,10 +221,49 @@ async def test_new_move_out_of_view_is_shown() -> None:
         board.picture = BoardPicture.from_moves(parse_moves("m13 b2", 26), size=26)
         await pilot.pause()
         assert 2 in row_labels(screen_text(app))
-        top = board.window_top
-        assert top <= board.cursor.y < top + board.rows_shown
-        await pilot.press("period")
+        await pilot.press(".")
         assert board.cursor == Point(1, 24)  # b2
+
+
+async def test_full_stop_puts_the_cursor_on_the_last_move() -> None:
+    """The . key (Textual's full_stop) moves the cursor to the last move, and the help
+    names it "."."""
+    app = BoardApp()
+    async with app.run_test(size=(40, 17)) as pilot:
+        board = app.query_one(Board)
+        board.picture = BoardPicture.from_moves(parse_moves("h8 c3"))
+        board.focus()
+        await pilot.pause()
+        assert board.cursor == Point(7, 7)
+        await pilot.press(".")
+        assert board.cursor == Point(2, 12)  # c3
+    assert (".", "Cursor to the last move") in describe_bindings(Board.BINDINGS)
+
+
+async def test_a_new_move_never_moves_the_cursor() -> None:
+    """26x26 in 12 lines, the cursor on z26: a move at a3 scrolls the window down to it
+    and the cursor stays on z26; Enter first shows z26 again (playing nothing), the
+    next Enter plays z26."""
+    app = BoardApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        board = app.query_one(Board)
+        board.picture = BoardPicture.from_moves([], size=26)
+        board.focus()
+        board.cursor = Point(25, 0)  # z26
+        await pilot.pause()
+        assert row_labels(screen_text(app))[0] == 26
+        board.picture = BoardPicture.from_moves(parse_moves("a3", 26), size=26)
+        await pilot.pause()
+        assert 3 in row_labels(screen_text(app))
+        assert 26 not in row_labels(screen_text(app))
+        assert board.cursor == Point(25, 0)
+        await pilot.press("enter")
+        assert app.chosen == []
+        assert row_labels(screen_text(app))[0] == 26
+        assert "[·]" in screen_text(app).splitlines()[0]  # the cursor on z26, on screen
+        await pilot.press("enter")
+        await pilot.pause()
+    assert app.chosen == [Point(25, 0)]
 
 
 async def test_hint_is_drawn_with_its_glyph() -> None:

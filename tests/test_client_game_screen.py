@@ -73,6 +73,37 @@ async def test_typed_point_plays_and_text_chats(
         assert app.screen.query_one("#command", Input).value == "half a line"
 
 
+def rows_shown(app: GomokuApp) -> list[int]:
+    """The board's row numbers on screen, top to bottom."""
+    lines = screen_text(app).splitlines()
+    return [int(line[:2]) for line in lines if line[:2].strip().isdigit()]
+
+
+async def test_the_opponents_reply_never_moves_the_cursor(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """26x26 at 80x24 (the board scrolls): Alice types z26, Bob answers at a3 far below
+    and the view shows it, the cursor stays on z26: down and Enter play z25."""
+    async with running(server, tmp_path) as (app, pilot):
+        await app.send(m.CreateRoom(seat="black", size=26))
+        await until(pilot, lambda: app.model.room is not None, "the room")
+        assert app.model.room is not None
+        room = app.model.room.id
+        bob = await connect("bob")
+        await bob.join(room)
+        await until(pilot, lambda: app.model.room is not None and app.model.room.state == "playing")
+        board = app.screen.query_one(Board)
+        await until(pilot, lambda: 0 < board.rows_shown < 26, "the board scrolled")
+        await pilot.press(*"z26", "enter")
+        await bob_sees_move(bob, "z26")
+        await bob_plays(bob, room, "a3")
+        await until(pilot, lambda: stones(app) == 2)
+        await until(pilot, lambda: 3 in rows_shown(app) and 26 not in rows_shown(app))
+        assert board.cursor == Point(25, 0)  # z26
+        await pilot.press("down", "enter")
+        await bob_sees_move(bob, "z25")
+
+
 async def test_mouse_two_clicks_play(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:

@@ -9,6 +9,9 @@ from pathlib import Path
 
 from client_fixtures import answer, bob_sees_move, in_game_with_bob, running, stones, until
 from server_fixtures import Connect, TestClient
+from textual import events
+from textual.keys import _character_to_key
+from textual.pilot import Pilot
 from textual.widgets import Input
 
 from client.app import GomokuApp
@@ -18,6 +21,8 @@ from client.screens.lobby import LobbyScreen
 from client.state.game import GameView
 from client.widgets.board import Board
 from client.widgets.entry import PromptBar
+from client.widgets.log import LogPane
+from client.widgets.moves import MoveList
 from engine.notation import parse_point
 from engine.types import Point
 from protocol import events as ev
@@ -35,6 +40,28 @@ WHITE += ["n13", "o13"]
 def typed_forms(point: str, index: int) -> str:
     """``h8``, ``H8`` or ``h 8``, in turn."""
     return [point, point.upper(), f"{point[0]} {point[1:]}"][index % 3]
+
+
+async def burst(pilot: Pilot[None], text: str) -> None:
+    """Type ``text`` then Enter in one burst (a paste, a laggy link, tmux send-keys):
+    every key is queued before the app handles the first, unlike ``pilot.press``,
+    which lets the app settle after each key."""
+    app = pilot.app
+    for character in text:
+        key = character if character.isalnum() else _character_to_key(character)
+        app.post_message(events.Key(key, character))
+    app.post_message(events.Key("enter", "\r"))
+    await pilot.pause()
+
+
+async def offered_not_said(bob: TestClient, kind: str) -> None:
+    """Bob's next offer or chat line is an offer of ``kind`` (not the command as chat)."""
+    message = await bob.until(
+        lambda x: isinstance(x, m.Event) and isinstance(x.event, (ev.Offered, ev.ChatPosted))
+    )
+    assert isinstance(message, m.Event)
+    assert isinstance(message.event, ev.Offered), message.event
+    assert message.event.kind == kind
 
 
 def game(app: GomokuApp) -> GameView:
@@ -209,3 +236,45 @@ async def test_letters_typed_in_a_dialog_stay_in_the_dialog(
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
         assert app.model.room is None
+
+
+async def test_a_command_typed_in_a_burst_runs_as_typed_slowly(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """/draw Enter arriving in one burst on the board offers a draw (not chat "draw"),
+    /bogus is an unknown command, and no stray / is left for the next line: h8 plays."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, _ = await in_game_with_bob(app, pilot, connect)
+        await burst(pilot, "/draw")
+        await offered_not_said(bob, "draw")
+        await until(pilot, lambda: isinstance(app.focused, Board))
+        await burst(pilot, "/bogus")
+        await until(pilot, lambda: "Unknown command /bogus" in app.model.log[-1].text)
+        await until(pilot, lambda: isinstance(app.focused, Board))
+        await burst(pilot, "h8")
+        await bob_sees_move(bob, "h8")
+        assert app.screen.query_one("#command", Input).value == ""
+        assert not any("draw" in line.text for line in app.model.log if line.kind == "chat")
+
+
+async def test_typing_on_the_move_list_or_the_log_starts_the_text_line(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """Tab to the move list: h8 Enter plays h8; Tab on to the log: gl hf Enter is
+    chat, and /draw Enter in one burst offers a draw. No key typed is lost."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, room = await in_game_with_bob(app, pilot, connect)
+        await pilot.press("tab")
+        assert isinstance(app.focused, MoveList)
+        await pilot.press("h", "8", "enter")
+        await bob_sees_move(bob, "h8")
+        await bob.move(room, "a1")
+        await until(pilot, lambda: stones(app) == 2)
+        await pilot.press("tab", "tab")
+        assert isinstance(app.focused, LogPane)
+        await pilot.press(*"gl hf", "enter")
+        await chat_seen(bob, "gl hf")
+        await pilot.press("tab", "tab")
+        assert isinstance(app.focused, LogPane)
+        await burst(pilot, "/draw")
+        await offered_not_said(bob, "draw")

@@ -3,11 +3,12 @@ for questions, and the text line.
 
 The key model, as a player meets it:
 
-- **Typing is text.** A letter or digit pressed anywhere on this screen goes
-  into the text line (the board and the prompt bar hand it on), so ``h8``
-  Enter plays h8 (``H8`` and ``h 8`` too), ``/draw`` runs a command and
-  anything else is said in the room's chat. Nothing typed is ever taken as a
-  command key. Enter sends the line and gives the keys back to the board.
+- **Typing is text.** A letter, digit or ``/`` pressed anywhere on this screen
+  goes into the text line (the board, the move list, the log and the prompt bar
+  hand it on, in order, however fast the keys come), so ``h8`` Enter plays h8
+  (``H8`` and ``h 8`` too), ``/draw`` runs a command and anything else is said
+  in the room's chat. Nothing typed is ever taken as a command key. Enter sends
+  the line and gives the keys back to the board.
 - **The board** moves its cursor with the arrow keys and plays the cursor's
   point with Enter or Space (or the mouse: select, then confirm).
 - **Game actions are Ctrl keys** (nano-style, shown in the footer as ``^D``),
@@ -75,7 +76,9 @@ class GameScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help('key')", "Help", tooltip="Every key of this screen"),
         Binding("f1", "help('f1')", "Help", tooltip="The same, also while typing"),
-        Binding("slash", "command('/')", "Command", show=False, tooltip="Type a /command"),
+        # The widgets hand / on to the text line themselves, in its place among the keys
+        # typed (see client.widgets.entry); this binding names the key for the help.
+        Binding("slash", "command", "Command", show=False, tooltip="Type a /command"),
         Binding(
             "escape",
             "board",
@@ -125,7 +128,8 @@ class GameScreen(Screen[None]):
         self.notice = Static("", id="notice")
         self.prompt_bar = PromptBar(self.host.clock, id="prompt")
         self.entry = EntryLine(placeholder=sep.join(PLACEHOLDER_PLAYER), id="command")
-        self.board.sink = self.prompt_bar.sink = self.entry
+        for typed_on in (self.board, self.moves, self.log_pane, self.prompt_bar):
+            typed_on.sink = self.entry
         yield self.status_players
         yield self.status_game
         yield Horizontal(self.board, self.side, id="game-body")
@@ -388,12 +392,10 @@ class GameScreen(Screen[None]):
 
     # -- actions -----------------------------------------------------------------
 
-    def action_command(self, prefix: str = "") -> None:
-        box = self.entry
-        self.set_focus(box)
-        if prefix and not box.value:
-            box.value = prefix
-            box.cursor_position = len(prefix)
+    def action_command(self) -> None:
+        """``/`` that no widget handed on (nothing had focus): start a command line."""
+        self.set_focus(self.entry)
+        self.entry.start_command()
 
     def action_board(self) -> None:
         """Esc: to the question if one waits elsewhere, else to the board. (Focus

@@ -18,12 +18,14 @@ An AI's hint is drawn with the hint glyph (``◇`` / ``*``) on its point.
 
 A board taller than the space it is given (26x26 needs 27 lines; a game screen
 at 80x24 has 20) shows a window of whole rows: the window follows the cursor
-(keeping two rows of context around it) and jumps to show each new move, taking
-the cursor along if it would leave the window, so the cursor is always on
-screen and Enter never plays at a point you cannot see. The corner left of the
-column letters shows ``↑`` / ``↓`` while rows are out of view above / below,
-and the row numbers say which rows are shown. Columns always fit: 26 columns
-take 55 cells.
+(keeping two rows of context around it) and jumps to show each new move. The
+cursor is a board point and stays on the point the player put it on: a new
+move may scroll it out of view, never move it. Enter never plays at a point you
+cannot see: with the cursor out of view it brings the cursor back into view
+(and plays nothing); so does an arrow key, moving it from where it was. The
+corner left of the column letters shows ``↑`` / ``↓`` while rows are out of
+view above / below, and the row numbers say which rows are shown. Columns
+always fit: 26 columns take 55 cells.
 
 The widget decides nothing about the game: it posts :class:`Board.PointChosen`
 and the screen decides whether that is a move, an error or nothing. It has no
@@ -45,11 +47,10 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
-from textual.widget import Widget
 
 from client.glyphs import UNICODE, Glyphs
 from client.picture import BoardPicture, star_points
-from client.widgets.entry import TextSink, starts_text
+from client.widgets.entry import HandsTypingOn, starts_text
 from engine.types import Color, Point
 
 LABEL_WIDTH = 2  # row numbers up to 26
@@ -60,7 +61,7 @@ def column_letter(x: int) -> str:
     return chr(ord("a") + x)
 
 
-class Board(Widget, can_focus=True):
+class Board(HandsTypingOn, can_focus=True):
     """A Gomoku board with a keyboard cursor and mouse selection."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -69,7 +70,7 @@ class Board(Widget, can_focus=True):
         Binding("left", "cursor(-1,0)", "Cursor left", show=False),
         Binding("right", "cursor(1,0)", "Cursor right", show=False),
         Binding("enter,space", "choose", "Play", tooltip="Play the point under the cursor"),
-        Binding("period", "to_last", "Cursor to the last move", show=False),
+        Binding("full_stop", "to_last", "Cursor to the last move", show=False),
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -140,8 +141,6 @@ class Board(Widget, can_focus=True):
         self.interactive = interactive
         self.can_focus = interactive
         self.can_play = interactive  # False for a spectator: Enter plays nothing
-        self.sink: TextSink | None = None  # where typed text goes (the text line)
-        self._handing_on = False  # keys typed are going to the sink until focus returns
         self.window_top = 0  # the board row (0 = the top row) at the top of the window
 
     # -- geometry -----------------------------------------------------------
@@ -180,6 +179,10 @@ class Board(Widget, can_focus=True):
         if top != self.window_top:
             self.window_top = top
             self.refresh()
+
+    def in_view(self, point: Point) -> bool:
+        """Whether ``point``'s row is in the window (always, when every row fits)."""
+        return self.window_top <= point.y < self.window_top + self.rows_shown
 
     def point_at(self, x: int, y: int) -> Point | None:
         """The point under content offset ``(x, y)``: a glyph cell or the
@@ -284,18 +287,8 @@ class Board(Widget, can_focus=True):
         elif self.selected is not None and self.selected in new.stones:
             self.selected = None
         if new.last is not None and new.last != old.last:
-            self._show_move(new.last)
-
-    def _show_move(self, point: Point) -> None:
-        """Scroll to a new move; bring the cursor along if it would be out of view."""
-        self._follow_row(point.y)
-        n, rows, top = self.size_n, self.rows_shown, self.window_top
-        margin = min(SCROLL_MARGIN, (rows - 1) // 2)
-        low = top + (margin if top > 0 else 0)  # where the cursor may be without scrolling
-        high = top + rows - 1 - (margin if top + rows < n else 0)
-        cursor = self.cursor
-        if not low <= cursor.y <= high:
-            self.cursor = Point(cursor.x, min(max(cursor.y, low), high))
+            # Show the new move; the cursor stays on its point, even if now out of view.
+            self._follow_row(new.last.y)
 
     def watch_cursor(self, point: Point) -> None:
         self._follow_row(point.y)
@@ -312,32 +305,35 @@ class Board(Widget, can_focus=True):
         """A letter or digit starts a typed point (or chat) in the text line; the keys
         after it follow it there, even those that reach the board before the text
         line has taken focus."""
-        sink = self.sink
-        if sink is None or not (self._handing_on or starts_text(event)):
-            return
-        if await sink.take_key(event, typing=self._handing_on):
-            self._handing_on = True
-            event.stop()
-            event.prevent_default()
+        await self.hand_typing_on(event, starts=starts_text(event))
 
     def on_focus(self) -> None:
-        self._handing_on = False
         self.refresh()
 
     def on_blur(self) -> None:
         self.refresh()
 
     def action_cursor(self, dx: int, dy: int) -> None:
-        self.selected = None
-        self.cursor = Point(self.cursor.x + dx, self.cursor.y + dy)
+        self._move_cursor(Point(self.cursor.x + dx, self.cursor.y + dy))
 
     def action_to_last(self) -> None:
         if self.picture.last is not None:
-            self.selected = None
-            self.cursor = self.picture.last
+            self._move_cursor(self.picture.last)
+
+    def _move_cursor(self, point: Point) -> None:
+        """The player moves the cursor: the window shows it, even when it stays put
+        (at the edge, or already there) after a new move scrolled it out of view."""
+        self.selected = None
+        self.cursor = point
+        self._follow_row(self.cursor.y)
 
     def action_choose(self) -> None:
+        """Play the cursor's point if it is in view; else only bring it into view, so
+        the player sees what the next Enter plays."""
         self.selected = None
+        if not self.in_view(self.cursor):
+            self._follow_row(self.cursor.y)
+            return
         self.post_message(self.PointChosen(self, self.cursor))
 
     def on_click(self, event: events.Click) -> None:

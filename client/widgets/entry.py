@@ -1,15 +1,19 @@
 """The game screen's text line and its prompt bar.
 
 Typing is never a command on the game screen: a letter or digit pressed while
-the board or the prompt has focus starts the text line with that character
-(:meth:`EntryLine.take_key`), so ``h8`` Enter plays h8 whatever had focus, and
-chat is typed the same way. Game actions are on Ctrl keys, which no text uses.
+the board, the move list, the log or the prompt has focus starts the text line
+with that character (:meth:`EntryLine.take_key`), so ``h8`` Enter plays h8
+whatever had focus, and chat is typed the same way; ``/`` starts a command line
+the same way. Game actions are on Ctrl keys, which no text uses.
 
 Keys reach a widget through its own queue, so the keys typed right after the
-first one may already be on their way to the board when the text line takes
-focus. The board therefore keeps handing keys on (the rest of the point, Enter,
-Backspace) until it has focus again: ``h``, ``8``, Enter typed in one burst
-plays h8, never the cursor's point.
+first one may already be on their way to that widget when the text line takes
+focus. Each of those widgets (:class:`HandsTypingOn`) therefore keeps handing
+keys on (the rest of the line, Enter, Backspace) until it has focus again:
+``h``, ``8``, Enter typed in one burst plays h8, never the cursor's point, and
+``/draw`` Enter in one burst offers a draw. The ``/`` is handed on in its place
+among the keys for the same reason: as a screen binding it would reach the
+screen only after the letters behind it had reached the text line.
 
 The prompt bar shows a question (:class:`client.prompts.Prompt`) and takes its
 answer keys (``y`` / ``n``, ``b`` / ``w`` / ``p``; Enter is the first answer,
@@ -24,31 +28,73 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import ClassVar, Protocol
 
-from textual import events
+from textual import events, on
 from textual.binding import Binding, BindingType
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from client.prompts import Prompt
 
 PROMPT_GUARD_S = 0.4
+COMMAND_START = "/"
 ARROWS = frozenset({"up", "down", "left", "right"})
 
 
 class TextSink(Protocol):
-    """Where keys typed on the board or the prompt bar go: the text line."""
+    """Where keys typed on the board, the move list, the log or the prompt bar go:
+    the text line."""
 
     async def take_key(self, event: events.Key, *, typing: bool) -> bool:
-        """Take ``event`` if it belongs to the text: a letter or digit always, the
-        rest of a line (any printable key, Enter, Backspace) while ``typing``. True
-        when taken (the caller stops the key)."""
+        """Take ``event`` if it belongs to the text: a letter, a digit or ``/``
+        always, the rest of a line (any printable key, Enter, Backspace) while
+        ``typing``. True when taken (the caller stops the key)."""
         ...
 
 
 def starts_text(event: events.Key) -> bool:
-    """A key that begins typed text (a point, a chat line): a letter or a digit."""
+    """A key that begins typed text: a letter or a digit (a point, a chat line), or
+    ``/`` (a command)."""
     character = event.character
-    return character is not None and event.is_printable and character.isalnum()
+    if character is None or not event.is_printable:
+        return False
+    return character.isalnum() or character == COMMAND_START
+
+
+class HandsTypingOn(Widget, can_focus=True):
+    """A focusable widget of the game screen on which typing starts the text line
+    (:attr:`sink`). The widget's own key handler calls :meth:`hand_typing_on`.
+    Listed first among a widget's bases; ``can_focus=True`` here, since Textual
+    copies the flag into each subclass and a container after this class in the
+    bases (the log's VerticalScroll) would otherwise lose its own."""
+
+    sink: TextSink | None = None
+    """Where typed text goes (the text line); None: nowhere (the key is left alone)."""
+    _handing_on = False
+
+    async def hand_typing_on(self, event: events.Key, *, starts: bool) -> bool:
+        """Hand ``event`` on to :attr:`sink` when it starts a line (``starts``), or
+        follows one handed on from here: every key that still reaches this widget
+        after it gave the focus to the text line was typed after the start of that
+        line, so it goes there too, in order (Enter included). True when handed on
+        (the event is stopped: no binding of this widget or the screen acts on it)."""
+        sink = self.sink
+        typing = self._handing_on
+        if sink is None or not (typing or starts):
+            return False
+        if not await sink.take_key(event, typing=typing):
+            return False
+        self._handing_on = True
+        event.stop()
+        event.prevent_default()
+        return True
+
+    @on(events.Focus)
+    def _focus_back(self) -> None:
+        """Focus is back here: the next key typed starts a new line (or is this
+        widget's own key). A handler of its own, so it runs beside any ``on_focus``
+        of the widget."""
+        self._handing_on = False
 
 
 class ToBoard(Message):
@@ -78,9 +124,12 @@ class EntryLine(Input):
     async def take_key(self, event: events.Key, *, typing: bool) -> bool:
         """A key pressed on another widget that belongs here (see :class:`TextSink`):
         applied in order, and the focus moves here at once."""
-        if starts_text(event) or (typing and event.is_printable and event.character):
-            assert event.character is not None
-            self.insert_text_at_cursor(event.character)
+        character = event.character
+        if character == COMMAND_START and not typing:
+            self.start_command()
+        elif starts_text(event) or (typing and event.is_printable and character):
+            assert character is not None
+            self.insert_text_at_cursor(character)
         elif typing and event.key == "enter":
             await self.action_submit()
         elif typing and event.key == "backspace":
@@ -91,8 +140,14 @@ class EntryLine(Input):
             self.screen.set_focus(self)
         return True
 
+    def start_command(self) -> None:
+        """``/`` pressed elsewhere on the screen: an empty line starts with it; a line
+        half typed is kept as it is (the key just brings the focus back to it)."""
+        if not self.value:
+            self.insert_text_at_cursor(COMMAND_START)
 
-class PromptBar(Static, can_focus=True):
+
+class PromptBar(HandsTypingOn, Static, can_focus=True):
     """A question with its answer keys; :class:`Answered` carries the answer."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -123,7 +178,6 @@ class PromptBar(Static, can_focus=True):
         self.clock = clock
         self.prompt: Prompt | None = None
         self.shown_at = 0.0
-        self.sink: TextSink | None = None  # where other letters go (the text line)
 
     def ask(self, prompt: Prompt | None, marker: str = "▶", sep: str = "·") -> bool:
         """Show ``prompt`` (None: none); True when it is a new question."""
@@ -145,18 +199,16 @@ class PromptBar(Static, can_focus=True):
         return key in ("enter", "escape") or key in self.prompt.keys
 
     async def on_key(self, event: events.Key) -> None:
-        """An arrow goes back to the board; a letter that answers nothing starts the
-        text line; the answer keys are left to the bindings."""
+        """An arrow goes back to the board; a letter that answers nothing (or ``/``)
+        starts the text line, and the keys after it follow it there; the answer keys
+        are left to the bindings."""
         prompt = self.prompt
         if event.key in ARROWS:
             event.stop()
             self.post_message(ToBoard(event.key))
             return
         answer = prompt is not None and event.character in prompt.keys
-        if self.sink is not None and not answer and starts_text(event):
-            await self.sink.take_key(event, typing=False)
-            event.stop()
-            event.prevent_default()
+        await self.hand_typing_on(event, starts=not answer and starts_text(event))
 
     def action_answer(self, key: str) -> None:
         prompt = self.prompt

@@ -3,18 +3,22 @@
 Chat lines are ``name: text`` with the name in bold; the room's events start with a
 bullet and are set in italics (refusals in red, the client's own notes dim), so the
 two never mix. The log is rendered whole, so it wraps to the pane's width, and only
-when it has changed (the model keeps the same tuple while nothing was added).
+when it has changed (the model keeps the same tuple while nothing was added). A
+letter, digit or ``/`` typed on it starts the text line, as on the board
+(:class:`client.widgets.entry.HandsTypingOn`).
 """
 
 from __future__ import annotations
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from client.glyphs import Glyphs
 from client.state.log import LogLine
+from client.widgets.entry import HandsTypingOn, starts_text
 
 LOG_STYLES = {"chat": "", "event": "italic", "error": "bold red", "system": "dim"}
 
@@ -34,7 +38,7 @@ def log_text(log: tuple[LogLine, ...], glyphs: Glyphs) -> Text:
     return text
 
 
-class LogPane(VerticalScroll):
+class LogPane(HandsTypingOn, VerticalScroll):
     """A scrollable log; :meth:`show` draws a new one and scrolls to its end."""
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -44,6 +48,9 @@ class LogPane(VerticalScroll):
 
     def compose(self) -> ComposeResult:
         yield self._lines
+
+    async def on_key(self, event: events.Key) -> None:
+        await self.hand_typing_on(event, starts=starts_text(event))
 
     def show(self, log: tuple[LogLine, ...], glyphs: Glyphs) -> None:
         if log is self._shown:

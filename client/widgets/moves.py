@@ -4,7 +4,9 @@ Moves are listed two to a line, Black's then White's, numbered by line as game
 records are (``  3. j10  k11``). The marked move (the last one in play, the
 current one in review) is drawn in parentheses, as the board marks the last
 stone, and in reverse video; the list scrolls to keep it in view. It can take
-focus, so ↑/↓/PgUp/PgDn scroll a long game.
+focus, so ↑/↓/PgUp/PgDn scroll a long game. On the game screen a letter, digit
+or ``/`` typed on it starts the text line, as on the board
+(:class:`client.widgets.entry.HandsTypingOn`).
 """
 
 from __future__ import annotations
@@ -12,10 +14,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from client.widgets.entry import HandsTypingOn, starts_text
 from engine.types import Point
 from protocol.convert import point_to_wire
 
@@ -48,7 +52,7 @@ def move_list_text(points: Sequence[Point], size: int, marked: int | None) -> Te
     return text
 
 
-class MoveList(VerticalScroll, can_focus=True):
+class MoveList(HandsTypingOn, VerticalScroll, can_focus=True):
     """A scrollable move list; :meth:`show` replaces what it lists."""
 
     DEFAULT_CSS = f"""
@@ -64,6 +68,9 @@ class MoveList(VerticalScroll, can_focus=True):
 
     def compose(self) -> ComposeResult:
         yield self._lines
+
+    async def on_key(self, event: events.Key) -> None:
+        await self.hand_typing_on(event, starts=starts_text(event))
 
     def show(self, points: Sequence[Point], size: int, marked: int | None) -> None:
         """List ``points`` (on a ``size`` board) with stone number ``marked`` marked."""
