@@ -312,15 +312,8 @@ async def test_an_action_makes_a_connection_follow_the_room_again(
     """Bob's connection no longer follows the room (he left it, or came back with hello
     and no resume); his move there brings him the room's snapshot, then his own move's
     event, then Alice's answer, as the opponent sees him present again."""
-    if layout == "memory":
-        servers = [await make_server(_config())]
-    else:
-        url = request.getfixturevalue("redis_url")
-        servers = [await make_server(_config(), store=RedisStore(url)) for _ in range(2)]
-    alice = await connect("alice", to=servers[0])
-    bob = await connect("bob", to=servers[-1])
-    room = (await alice.create(seat="black")).room.id
-    await bob.join(room)
+    servers = await _instances(layout, make_server, request, _config())
+    alice, bob, room = await _pair(connect, servers)
     await alice.move(room, "h8")
     await bob.until_event(Moved)
     if way == "leave":
@@ -350,15 +343,8 @@ async def test_an_answer_makes_a_connection_follow_the_room_again(
 ) -> None:
     """Bob left the room; his answer to Alice's draw offer attaches him as a move does:
     Alice sees him back, and he gets the snapshot, then the answer's event."""
-    if layout == "memory":
-        servers = [await make_server(_config())]
-    else:
-        url = request.getfixturevalue("redis_url")
-        servers = [await make_server(_config(), store=RedisStore(url)) for _ in range(2)]
-    alice = await connect("alice", to=servers[0])
-    bob = await connect("bob", to=servers[-1])
-    room = (await alice.create(seat="black")).room.id
-    await bob.join(room)
+    servers = await _instances(layout, make_server, request, _config())
+    alice, bob, room = await _pair(connect, servers)
     await alice.move(room, "h8")
     await bob.send(m.Leave(room=room))
     await bob.until(lambda x: isinstance(x, m.Left))
@@ -382,15 +368,7 @@ async def test_a_rematch_accepted_while_its_proposer_is_away_can_be_claimed(
     room, is gone there once her seat's wait is over, and Bob's claim wins a whole grace
     period later (a claim used to restart her countdown every time it looked)."""
     config = _config(grace_ms=1_000, attach_wait_ms=300)  # the first claim comes in time
-    if layout == "memory":
-        servers = [await make_server(config)]
-    else:
-        url = request.getfixturevalue("redis_url")
-        servers = [await make_server(config, store=RedisStore(url)) for _ in range(2)]
-    alice = await connect("alice", to=servers[0])
-    bob = await connect("bob", to=servers[-1])
-    room = (await alice.create(seat="black")).room.id
-    await bob.join(room)
+    alice, bob, room = await _pair(connect, await _instances(layout, make_server, request, config))
     await alice.send(m.Resign(room=room))
     await bob.until_event(GameOver)
     await alice.send(m.Offer(room=room, kind="rematch"))
@@ -411,3 +389,25 @@ async def test_a_rematch_accepted_while_its_proposer_is_away_can_be_claimed(
     await bob.send(m.Claim(room=new, id=2))
     over = await bob.until_event(GameOver)
     assert (over.winner, over.reason) == ("black", "abandon")
+
+
+async def _instances(
+    layout: str, make_server: MakeServer, request: pytest.FixtureRequest, config: ServerConfig
+) -> list[GomokuServer]:
+    """One server on the memory store (``memory``), or two instances sharing the
+    session's Redis (``two instances``)."""
+    if layout == "memory":
+        return [await make_server(config)]
+    url = request.getfixturevalue("redis_url")
+    return [await make_server(config, store=RedisStore(url)) for _ in range(2)]
+
+
+async def _pair(
+    connect: Connect, servers: list[GomokuServer]
+) -> tuple[TestClient, TestClient, str]:
+    """Alice (Black, on the first server) and Bob (White, on the last) in a running game."""
+    alice = await connect("alice", to=servers[0])
+    bob = await connect("bob", to=servers[-1])
+    room = (await alice.create(seat="black")).room.id
+    await bob.join(room)
+    return alice, bob, room
