@@ -80,7 +80,7 @@ def add_play_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--name",
         type=checked(_check_name),
-        help="your display name (default: the remembered one; asked for if none)",
+        help="your display name; without it the first screen asks, the remembered one filled in",
     )
     parser.add_argument(
         "--profile",
