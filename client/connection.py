@@ -100,6 +100,11 @@ class Connection:
         self._seqs: dict[str, int] = {}  # room -> last event seq seen
         self._shown: str | None = None  # the room on screen: resumed in the foreground
         self._resumes: dict[int, _Resume] = {}
+        self._resumed: dict[int, str] = {}
+        """Request id -> room of every resume sent on this connection: an error answering
+        one means the room is gone even after its catch-up was taken as over (a resume
+        that is up to date gets no reply, so a slow server's refusal comes after the
+        quiet time that ends it)."""
         self._closing = False
         self._stopped = asyncio.Event()  # set by stop() / close(): no more attempts
         self._welcomed = asyncio.Event()
@@ -177,6 +182,7 @@ class Connection:
                 self._ws = None
                 self._welcomed.clear()
                 self._resumes.clear()
+                self._resumed.clear()
             if was_welcomed:
                 attempt = 0  # the backoff grows only while no attempt gets welcomed
             if self._closing:
@@ -267,11 +273,12 @@ class Connection:
                 # and try again on a new connection after the backoff, token kept.
                 self.dispatch(message)
                 raise LinkFailure("refused_hello", f"{code}: {text}")
-            case msg.Error(code=code, re=re) if re in self._resumes and code in (
+            case msg.Error(code=code, re=re) if re in self._resumed and code in (
                 ErrorCode.NO_SUCH_ROOM,
                 ErrorCode.NOT_IN_ROOM,
             ):
-                room = self._resumes.pop(re).room
+                self._resumes.pop(re, None)
+                room = self._resumed.pop(re)
                 self.forget_room(room)
                 self.dispatch(RoomGone(room))
                 return
@@ -302,6 +309,7 @@ class Connection:
     async def _resume(self, ws: ClientConnection, room: str, *, background: bool) -> None:
         request = self.next_id()
         self._resumes[request] = _Resume(room, request, self.clock(), background)
+        self._resumed[request] = room
         if not background:
             self.dispatch(ResumeStarted(room))
         after = self._seqs.get(room, 0)

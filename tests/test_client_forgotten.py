@@ -7,10 +7,13 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+import pytest
 import redis.asyncio as aioredis
 from client_fixtures import in_game_with_bob, running, stones, until
 from server_fixtures import Connect, TestClient
 
+import client.connection
+from client.connection import CATCH_UP_QUIET
 from client.screens.dialogs import NoticeDialog
 from client.screens.game import GameScreen
 from client.screens.lobby import LobbyScreen
@@ -69,12 +72,20 @@ async def test_a_restarted_server_that_forgot_the_player(
         await until(pilot, lambda: isinstance(app.screen, GameScreen), "a new game")
 
 
+@pytest.mark.parametrize("quiet_s", [CATCH_UP_QUIET, 0.0])
 async def test_a_room_that_expired_while_the_client_was_away(
-    make_server: MakeServer, connect: Connect, tmp_path: Path, redis_url: str
+    make_server: MakeServer,
+    connect: Connect,
+    tmp_path: Path,
+    redis_url: str,
+    quiet_s: float,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """On Redis, the room on screen expires while the client's network is down: the
     resume is refused with no_such_room, the client says the game is gone and shows
-    the lobby, still the same player."""
+    the lobby, still the same player; also when the refusal comes after the client
+    took the resume's catch-up as over (a busy server: quiet time 0 here)."""
+    monkeypatch.setattr(client.connection, "CATCH_UP_QUIET", quiet_s)
     first = await make_server(store=RedisStore(redis_url, poll_interval_s=0.2))
     async with running(first, tmp_path) as (app, pilot):
         bob, room = await in_game_with_bob(app, pilot, connect, to=first)
