@@ -274,7 +274,7 @@ async def test_a_claim_needs_the_whole_grace_period_without_a_connection(
     if layout == "memory":
         servers = [await make_server(_config(grace_ms=grace))]
     else:
-        url = request.getfixturevalue("redis_url")
+        url = _own_database(request.getfixturevalue("redis_url"))
         servers = [
             await make_server(_config(grace_ms=grace), store=RedisStore(url, poll_interval_s=0.2))
             for _ in range(2)
@@ -398,7 +398,7 @@ async def _instances(
     session's Redis (``two instances``)."""
     if layout == "memory":
         return [await make_server(config)]
-    url = request.getfixturevalue("redis_url")
+    url = _own_database(request.getfixturevalue("redis_url"))
     return [await make_server(config, store=RedisStore(url)) for _ in range(2)]
 
 
@@ -411,3 +411,10 @@ async def _pair(
     room = (await alice.create(seat="black")).room.id
     await bob.join(room)
     return alice, bob, room
+
+
+def _own_database(url: str) -> str:
+    """``url`` with database 1: the module's two server processes (``two_processes``,
+    database 0, default timings) would otherwise tick this test's rooms with their own
+    grace period."""
+    return url.rsplit("/", 1)[0] + "/1"
