@@ -16,7 +16,7 @@ from typing import Any
 from server import __version__
 from server.app import GomokuServer
 from server.config import ServerConfig
-from server.options import DAY_MS, parse_args, redacted, server_config
+from server.options import DAY_MS, cannot_use_redis, parse_args, redacted, server_config
 from server.processes import process_config, ready_line, stop_on_eof, supervise
 from server.store import Store, StoreUnavailable
 from server.store.embedded import EmbeddedStore
@@ -178,7 +178,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         run_loop(serve(config, store, process=process, eof_stops=args.stop_on_eof), args.loop)
     except store_errors as exc:
-        print(f"gomoku-server: cannot use redis at {redacted(args.redis)}: {exc}", file=sys.stderr)
+        print(cannot_use_redis(args.redis, exc), file=sys.stderr)
         return 1
     except OSError as exc:
         print(f"gomoku-server: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)

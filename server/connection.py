@@ -468,13 +468,16 @@ class Connection:
         s = self.identity
         return Seat(id=s.player, name=s.name, rating=s.rating, bot=s.bot)
 
-    async def act(self, room_id: str, action: game.GameAction, *, follow: bool = True) -> None:
+    async def act(
+        self, room_id: str, action: game.GameAction, *, follow: bool = True
+    ) -> game.Outcome:
         """Apply a seated player's action to a room (attaching this connection there
         first, see :meth:`attach_seated`), then report a late refusal (a fallen flag)."""
         await self.attach_seated(room_id, follow=follow)
         outcome, _ = await self.services.rooms.act(room_id, action)
         if outcome.error is not None:
             raise outcome.error
+        return outcome
 
     async def notice(self, notice: Notice) -> None:
         """A note for this player from any server instance."""

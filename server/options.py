@@ -45,6 +45,11 @@ def redacted(url: str) -> str:
     return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
 
 
+def cannot_use_redis(url: str, why: object) -> str:
+    """The one line that says the server cannot start on the Redis at ``url``."""
+    return f"gomoku-server: cannot use redis at {redacted(url)}: {why}"
+
+
 def redis_url(text: str) -> str:
     """A Redis URL: ``redis://[:password@]host[:port][/db]``, ``rediss://`` (TLS) the
     same, or ``unix:///path/to/socket[?db=N]``. Messages never show the password."""

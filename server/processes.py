@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 from protocol.backoff import sleep_unless
 from server import __version__
 from server.config import ServerConfig
-from server.options import redacted
+from server.options import cannot_use_redis, redacted
 
 log = logging.getLogger("gomoku.server")
 
@@ -259,10 +259,7 @@ def supervise(
         )
         problem = redis_problem(args.redis)
         if problem is not None:
-            print(
-                f"gomoku-server: cannot use redis at {redacted(args.redis)}: {problem}",
-                file=sys.stderr,
-            )
+            print(cannot_use_redis(args.redis, problem), file=sys.stderr)
             return 1
         supervisor = Supervisor([sys.executable, "-m", "server", *argv], args.processes, port)
         return asyncio.run(supervisor.run(lambda: announce(port)))

@@ -134,10 +134,12 @@ class Session(Protocol):
     def follow_lobby(self, on: bool) -> None:
         """Start or stop getting the lobby's changes."""
 
-    async def act(self, room_id: str, action: game.GameAction, *, follow: bool = True) -> None:
+    async def act(
+        self, room_id: str, action: game.GameAction, *, follow: bool = True
+    ) -> game.Outcome:
         """Apply the player's action to a room (attaching there first, and following it
-        unless ``follow`` is False: the caller sends the snapshot itself); raises the
-        action's refusal (GameError)."""
+        unless ``follow`` is False: the caller sends the snapshot itself); its outcome.
+        Raises the action's refusal (GameError)."""
 
 
 Handler = Callable[[Session, Any], Awaitable[None]]

@@ -16,18 +16,16 @@ async def on_offer(session: Session, msg: m.Offer) -> None:
 
 
 async def on_answer(session: Session, msg: m.Answer) -> None:
-    await session.attach_seated(msg.room)  # an answer is an action, as an offer is
     rematch_id = new_room_id()
     code = None
     if msg.kind == "rematch" and msg.accept:
         loaded = await session.services.rooms.load(msg.room)
-        if loaded is not None and loaded[1].private:  # its rematch is private: a code of its own
+        # Whether the room is private never changes, so the room as this instance last
+        # saw it says; its rematch is private too, with an invite code of its own.
+        if loaded is not None and loaded[1].private:
             code = await reserve_invite(session, rematch_id)
-    outcome, _ = await session.services.rooms.act(
-        msg.room, game.Answer(session.player, msg.kind, msg.accept, rematch_id, code)
-    )
-    if outcome.error is not None:
-        raise outcome.error
+    answer = game.Answer(session.player, msg.kind, msg.accept, rematch_id, code)
+    outcome = await session.act(msg.room, answer)
     if outcome.spawn is not None:
         for seat in outcome.spawn.seats:
             if seat is not None:
