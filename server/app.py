@@ -116,6 +116,7 @@ class GomokuServer:
             connections=len(self.listener.connections),
             players=len(self.players),
             workers=len(self.bots.live_workers()),
+            heard_ms=now_ms(),
         )
 
     def local_url(self) -> str:

@@ -105,6 +105,7 @@ def describe(cluster: Cluster, now: int) -> str:
         lines.append(
             f"  {name}  {i.address}  up {_duration(now - i.started_ms)}  "
             f"connections {i.connections}  players {i.players}  AI workers {i.workers}"
+            + (f"  heard {max(0, now - i.heard_ms) / 1000:.0f}s ago" if i.heard_ms else "")
         )
     seats = sum(w.seats for w in cluster.workers.values())
     lines.append(

@@ -102,7 +102,11 @@ _HELP: dict[str, tuple[str, Scope, str]] = {
         "AI pool jobs this instance took over from an instance that did not finish them.",
     ),
     "gomoku_hints_total": ("counter", "instance", "Hints answered."),
-    "gomoku_cluster_instances": ("gauge", "cluster", "Server instances running."),
+    "gomoku_cluster_instances": (
+        "gauge",
+        "cluster",
+        "Server instances heard from within the last three heartbeats (15 s).",
+    ),
     "gomoku_cluster_connections": ("gauge", "cluster", "Open WebSocket connections."),
     "gomoku_cluster_players_online": (
         "gauge",

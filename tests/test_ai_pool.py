@@ -220,6 +220,24 @@ async def test_status_finds_the_redis_the_servers_use_in_the_environment(
     assert b.housekeeping.instance_id in out
 
 
+async def test_status_tells_a_silent_instance_from_a_live_one(
+    make_server: MakeServer, redis_url: str
+) -> None:
+    """An instance killed 7 s ago is still listed (its record outlives it by three
+    heartbeats), but status says it was last heard 7 s ago; a live one, just now."""
+    live = await make_server(ai_config(), store=RedisStore(redis_url))
+    now = now_ms()
+    killed = jobs.InstanceRecord("10.0.0.9:8765", now - 60_000, 3, 2, 0, heard_ms=now - 7_000)
+    await live.store.put_instance_info("killed-one", jobs.encode(killed), now + 8_000)
+    done = await run_status("--redis", redis_url)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.decode().splitlines()
+    [dead] = [line for line in lines if "killed-one" in line]
+    assert re.search(r"heard [78]s ago$", dead), dead
+    [alive] = [line for line in lines if live.housekeeping.instance_id in line]
+    assert re.search(r"heard [01]s ago$", alive), alive
+
+
 async def run_status(
     *args: str, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[bytes]:

@@ -68,14 +68,18 @@ class WorkerRecord(msgspec.Struct, array_like=True, frozen=True):
 
 
 class InstanceRecord(msgspec.Struct, array_like=True, frozen=True):
-    """What an instance publishes about itself: its address, when it started, and its own
-    connections, players and AI workers."""
+    """What an instance publishes about itself: its address, when it started, its own
+    connections, players and AI workers, and when it published this (``heard_ms``; 0 in
+    a record from a version without it). A record stays listed for three heartbeats
+    after it was published, so an instance that was killed shows for that long: the
+    time it was last heard from tells it apart from a live one."""
 
     address: str
     started_ms: int
     connections: int
     players: int
     workers: int
+    heard_ms: int = 0
 
 
 class BadRecord(ValueError):
