@@ -216,9 +216,9 @@ class Codec:
         except (msgspec.DecodeError, ValueError, RecursionError, MemoryError, TypeError) as exc:
             # ValueError covers UnicodeDecodeError from malformed strings; RecursionError a
             # nesting bomb; TypeError unhashable keys and the like.
-            detail = str(exc) or type(exc).__name__
             raise ProtocolError(
-                ErrorCode.BAD_MESSAGE, f"frame is not a valid {self.name} message: {detail}"
+                ErrorCode.BAD_MESSAGE,
+                f"frame is not a valid {self.name} message: {_decode_failure(exc, data)}",
             ) from None
 
     def _peek(self, data: Any) -> tuple[str | None, int | None]:
@@ -232,6 +232,22 @@ class Codec:
         if request_id is not None and not 0 <= request_id <= MAX_REQUEST_ID:
             request_id = None
         return msg_type, request_id
+
+
+_LONE_HIGH_SURROGATE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u)")
+
+
+def _decode_failure(exc: Exception, data: Any) -> str:
+    """What is wrong with a frame that could not be decoded, in words a bot author can
+    act on: the decoder's own texts name a lone surrogate escape "truncated" input and
+    quote Python's codec for a bad UTF-8 byte."""
+    if isinstance(exc, UnicodeDecodeError):
+        return f"a string is not valid UTF-8 (byte 0x{exc.object[exc.start]:02x})"
+    text = str(exc)
+    truncated = text == "Input data was truncated"
+    if truncated and isinstance(data, str) and _LONE_HIGH_SURROGATE.search(data):
+        return "a \\u escape is half of a UTF-16 surrogate pair with no other half"
+    return text or type(exc).__name__
 
 
 def _extension_in(data: bytes) -> str | None:
