@@ -12,7 +12,7 @@ order of colours on the board.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 from engine import renju
 from engine.errors import ForbiddenMoveError, GameOverError, OccupiedError, OffBoardError
@@ -254,6 +254,54 @@ class Board:
         """A board after ``moves`` (a move list like ``"h8 i9"`` or points)."""
         board = cls(size, rule)
         board.play_all(parse_moves(moves, size) if isinstance(moves, str) else moves)
+        return board
+
+    @classmethod
+    def from_stones(
+        cls,
+        black: Sequence[Point],
+        white: Sequence[Point],
+        *,
+        size: int = 15,
+        rule: Rule = Rule.FREESTYLE,
+    ) -> Board:
+        """A board holding these stones, as moves with Black's and White's alternating in
+        the order given, set up without judging how they came: no renju foul check and no
+        game-over check on the way (a position given stone by stone, as a Gomocup
+        manager's BOARD, may list an overline's stones so that five of them come first).
+        The result is that of the final position: a winning line of the side that moved
+        last, else of the other side, else a full board.
+
+        Raises ValueError if the counts cannot alternate (White has one fewer stone than
+        Black, or as many), OffBoardError, or OccupiedError for a point given twice."""
+        if not len(black) - 1 <= len(white) <= len(black):
+            raise ValueError(f"{len(black)} black and {len(white)} white stones cannot alternate")
+        order: list[Point] = []
+        for n, point in enumerate(black):
+            order.append(point)
+            if n < len(white):
+                order.append(white[n])
+        board = cls(size, rule)
+        cells = board.cells
+        for n, (x, y) in enumerate(order):
+            if not (0 <= x < size and 0 <= y < size):
+                raise OffBoardError(f"{x},{y} is off a {size}x{size} board")
+            i = (y + 1) * board.stride + x
+            if cells[i]:
+                raise OccupiedError(f"{format_point(Point(x, y), size)} is given twice")
+            color = WHITE if n & 1 else BLACK
+            cells[i] = color
+            board._history.append(i)
+            board._hash ^= (_ZOBRIST_BLACK if color == BLACK else _ZOBRIST_WHITE)[i]
+        history = board._history
+        last_mover = history[1 - len(history) % 2 :: 2] if history else []
+        other = history[len(history) % 2 :: 2] if history else []
+        for i in [*last_mover, *other]:
+            board._result = board._check_win(i, cells[i])
+            if board._result is not None:
+                break
+        if board._result is None and len(history) == size * size:
+            board._result = Result(None, Reason.BOARD_FULL)
         return board
 
     def __eq__(self, other: object) -> bool:

@@ -3,17 +3,77 @@
 The protocol lives in :class:`gomocup.session.BrainSession`; this module only
 moves lines between it and the pipes. The level comes from ``--level`` or the
 environment variable ``GOMOKU_LEVEL`` (default: master).
+
+Lines are read by a thread of their own, so that ``END`` (or the end of the input)
+stops a search in progress: the manager kills a brain that has not exited soon after
+END, and a move found after END is not sent. A line may end with CR LF, LF or a lone
+CR.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import queue
 import sys
-from collections.abc import Sequence
+import threading
+import time
+from collections.abc import Iterator, Sequence
 
 from engine.ai import LEVEL_NAMES
 from gomocup.session import BrainSession
+
+READ_SIZE = 65536
+FAR_FUTURE_S = 1e9
+"""Added to the search's clock once END came: every deadline has passed."""
+
+
+def split_lines(chunks: Iterator[bytes]) -> Iterator[str]:
+    """The lines in a stream of byte chunks, each ending with CR LF, LF or a lone CR
+    (a CR LF split over two chunks is one line end), decoded leniently as UTF-8."""
+    pending = b""
+    after_cr = False
+    for chunk in chunks:
+        if after_cr and chunk.startswith(b"\n"):
+            chunk = chunk[1:]
+        after_cr = chunk.endswith(b"\r")
+        pending += chunk
+        *lines, pending = pending.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
+        for line in lines:
+            yield line.decode("utf-8", "replace")
+    if pending:
+        yield pending.decode("utf-8", "replace")
+
+
+def _chunks(fd: int) -> Iterator[bytes]:
+    while chunk := os.read(fd, READ_SIZE):
+        yield chunk
+
+
+def is_end(line: str) -> bool:
+    return line.strip().upper() == "END"
+
+
+class Reader(threading.Thread):
+    """Reads the manager's lines into ``lines`` (None at the end of the input) and sets
+    ``ended`` as soon as END or the end of the input is read."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__(daemon=True, name="stdin")
+        self.fd = fd
+        self.lines: queue.SimpleQueue[str | None] = queue.SimpleQueue()
+        self.ended = threading.Event()
+
+    def run(self) -> None:
+        try:
+            for line in split_lines(_chunks(self.fd)):
+                if is_end(line):
+                    self.ended.set()
+                self.lines.put(line)
+        except OSError:
+            pass
+        self.ended.set()
+        self.lines.put(None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -30,9 +90,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--verbose", action="store_true", help="send a MESSAGE line with search figures per move"
     )
     args = parser.parse_args(argv)
-    session = BrainSession(args.level, verbose=args.verbose)
-    for line in sys.stdin:
-        for reply in session.feed(line):
+    reader = Reader(sys.stdin.fileno())
+
+    def clock() -> float:
+        return time.perf_counter() + (FAR_FUTURE_S if reader.ended.is_set() else 0.0)
+
+    session = BrainSession(args.level, verbose=args.verbose, clock=clock)
+    reader.start()
+    while (line := reader.lines.get()) is not None:
+        ended_before = reader.ended.is_set()
+        replies = session.feed(line)
+        if reader.ended.is_set() and not ended_before:
+            break  # END came while this was worked on (a move): nothing more is sent
+        for reply in replies:
             sys.stdout.write(reply + "\n")
         sys.stdout.flush()
         if session.finished:

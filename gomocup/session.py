@@ -5,9 +5,10 @@ lines to send back; :mod:`gomocup.brain` connects it to stdin and stdout. The
 protocol (https://plastovicka.github.io/protocl2en.htm) in short: START/
 RECTSTART set up a board, INFO passes settings, BEGIN asks for the first move,
 TURN passes the opponent's move and asks for ours, BOARD ... DONE passes a
-whole position (``x,y,field``: 1 own stone, 2 opponent's, 3 a winning-line
-continuation, counted as the opponent's) and asks for a move, TAKEBACK removes
-a stone, RESTART clears the board, ABOUT describes the brain, END quits.
+whole position (``x,y,field``: 1 own stone, 2 opponent's; 3, a continuous game's
+finished line, is refused: this brain plays no continuous games) and asks for a
+move, TAKEBACK removes a stone, RESTART clears the board, ABOUT describes the
+brain, END quits (a move being thought about when END comes is dropped unsent).
 
 SWAP2BOARD (Gomocup's swap2 extension) passes the opening stones so far (``x,y``
 lines, Black first, then DONE): with none the brain answers its three opening
@@ -15,6 +16,11 @@ stones (``x,y x,y x,y``); with three it answers ``SWAP`` (it takes Black), one m
 (it takes White and plays the fourth stone) or two (it places the fourth and fifth
 and lets the opponent choose); with five, ``SWAP`` or the sixth stone. The choices
 come from :mod:`engine.ai.swap2`.
+
+Time: a move's budget is ``timeout_turn`` and, when the manager sends it, a share of
+``time_left`` (with or without ``timeout_match``). Piskvork's clock for a turn runs
+from the command after the brain's last answer, INFO lines included; what the session
+spends on those (``INFO rule`` rebuilds the search's tables) comes off the move.
 """
 
 from __future__ import annotations
@@ -32,34 +38,19 @@ ABOUT = 'name="gomoku-arena", version="0.1.0", author="Gomoku Arena", country="-
 DEFAULT_TIMEOUT_TURN_MS = 30_000  # Piskvork's default when the manager sends none
 FAST_MOVE_S = 0.05  # timeout_turn 0 means "play as fast as possible"
 REPLY_MARGIN_S = 0.08  # kept back from every turn for start-up, parsing and the reply
+ECHO_MAX = 40  # characters of an unknown command or a bad line quoted back
 
 
 def rule_from_info(value: int) -> Rule:
-    """Gomocup's ``INFO rule`` bitmask: 1 exactly five, 4 renju (2 = continuous game, ignored)."""
+    """Gomocup's ``INFO rule`` bitmask: 1 exactly five, 4 renju (2 = continuous game,
+    ignored). Raises ValueError for caro (8), which this brain does not play."""
+    if value & 8:
+        raise ValueError(f"rule {value}: caro is not supported")
     if value & 4:
         return Rule.RENJU
     if value & 1:
         return Rule.STANDARD
     return Rule.FREESTYLE
-
-
-def board_from_stones(size: int, rule: Rule, black: list[Point], white: list[Point]) -> Board:
-    """A board holding these stones, Black and White alternating in the order given.
-    If that order meets a renju foul the position is set up without the rule check
-    (the stones are there; how they came is not ours to judge)."""
-    if not (len(black) - 1 <= len(white) <= len(black)):
-        raise ValueError(f"{len(black)} black and {len(white)} white stones cannot alternate")
-    order: list[Point] = []
-    for n, p in enumerate(black):
-        order.append(p)
-        if n < len(white):
-            order.append(white[n])
-    try:
-        return Board.from_moves(order, size=size, rule=rule)
-    except IllegalMoveError:
-        board = Board.from_moves(order, size=size, rule=Rule.FREESTYLE)
-        board.rule = rule
-        return board
 
 
 @dataclass
@@ -92,11 +83,26 @@ class BrainSession:
         self.board: Board | None = None
         self.finished = False
         self._board_lines: list[tuple[Point, int]] | None = None
+        self._board_error: str | None = None
+        """The first bad stone line of the BOARD being read, answered at its DONE."""
         self._swap2_lines: list[Point] | None = None
+        self._spent = 0.0
+        """Seconds spent on the commands since the last answer (on this turn's clock)."""
 
     # -- feeding ------------------------------------------------------------
 
     def feed(self, line: str) -> list[str]:
+        """The lines that answer ``line`` (often none). The time spent on a line that
+        gets no answer counts against the next move (see the module's docstring)."""
+        started = self.clock()
+        replies = self._feed(line)
+        if replies:
+            self._spent = 0.0
+        else:
+            self._spent += self.clock() - started
+        return replies
+
+    def _feed(self, line: str) -> list[str]:
         text = line.strip()
         if self._board_lines is not None:
             return self._board_line(text)
@@ -107,7 +113,7 @@ class BrainSession:
         command, _, argument = text.partition(" ")
         handler = self._handlers().get(command.upper())
         if handler is None:
-            return [f"UNKNOWN {command} is not a command this brain knows"]
+            return [f"UNKNOWN {_quoted(command)} is not a command this brain knows"]
         try:
             return handler(argument.strip())
         except (ValueError, IllegalMoveError) as error:
@@ -180,18 +186,26 @@ class BrainSession:
 
     def _turn(self, argument: str) -> list[str]:
         board = self._need_board()
-        board.play(self._point(argument))
+        point = self._point(argument)
+        if board[point] is not None:
+            raise ValueError(f"{point.x},{point.y} is occupied")
+        board.play(point)
         return self._move()
 
     def _board(self, _: str) -> list[str]:
         self._need_board()
         self._board_lines = []
+        self._board_error = None
         return []
 
     def _board_line(self, text: str) -> list[str]:
         assert self._board_lines is not None
+        if not text:
+            return []  # a blank line between stones is no stone
         if text.upper() == "DONE":
             stones, self._board_lines = self._board_lines, None
+            if self._board_error is not None:
+                return [f"ERROR BOARD: {self._board_error}"]
             try:
                 self._load(stones)
             except (ValueError, IllegalMoveError) as error:
@@ -200,13 +214,18 @@ class BrainSession:
         parts = text.split(",")
         if len(parts) != 3:
             self._board_lines = None
-            return [f"ERROR BOARD: {text!r} is not a line like 7,7,1"]
+            return [f"ERROR BOARD: {_quoted(text)} is not a line like 7,7,1"]
         try:
             point = self._point(",".join(parts[:2]))
             owner = int(parts[2])
+            if owner == 3:
+                raise ValueError("field 3 (a continuous game's line) is not supported")
+            if owner not in (1, 2):
+                raise ValueError(f"{_quoted(text)}: the field is 1 (own stone) or 2 (opponent's)")
         except ValueError as error:
-            self._board_lines = None
-            return [f"ERROR BOARD: {error}"]
+            # A stone line that is wrong: the rest up to DONE is still this BOARD.
+            self._board_error = self._board_error or str(error)
+            return []
         self._board_lines.append((point, owner))
         return []
 
@@ -217,6 +236,8 @@ class BrainSession:
 
     def _swap2_line(self, text: str) -> list[str]:
         assert self._swap2_lines is not None
+        if not text:
+            return []
         if text.upper() != "DONE":
             try:
                 self._swap2_lines.append(self._point(text))
@@ -227,7 +248,9 @@ class BrainSession:
         stones, self._swap2_lines = self._swap2_lines, None
         board = self._need_board()
         try:
-            opening = board_from_stones(board.size, self.settings.rule, stones[0::2], stones[1::2])
+            opening = Board.from_stones(
+                stones[0::2], stones[1::2], size=board.size, rule=self.settings.rule
+            )
         except (ValueError, IllegalMoveError) as error:
             return [f"ERROR SWAP2BOARD: {error}"]
         budget, _ = self.move_time()
@@ -262,7 +285,7 @@ class BrainSession:
             return [f"ERROR TAKEBACK: no stone on {argument}"]
         moves = [p for p in board.moves if p != point]
         black, white = moves[0::2], moves[1::2]
-        self.board = board_from_stones(board.size, board.rule, black, white)
+        self.board = Board.from_stones(black, white, size=board.size, rule=board.rule)
         return ["OK"]
 
     def _end(self, _: str) -> list[str]:
@@ -282,7 +305,7 @@ class BrainSession:
         try:
             x, y = (int(part) for part in parts)
         except ValueError:
-            raise NotationError(f"{text!r} is not a point like 7,7") from None
+            raise NotationError(f"{_quoted(text)} is not a point like 7,7") from None
         if not (0 <= x < board.size and 0 <= y < board.size):
             raise NotationError(f"{x},{y} is off a {board.size}x{board.size} board")
         return Point(x, y)
@@ -290,27 +313,29 @@ class BrainSession:
     def _load(self, stones: list[tuple[Point, int]]) -> None:
         board = self._need_board()
         own = [p for p, owner in stones if owner == 1]
-        theirs = [p for p, owner in stones if owner != 1]
+        theirs = [p for p, owner in stones if owner == 2]
         if len(own) == len(theirs):
             black, white = own, theirs  # we are to move with as many stones: Black
         elif len(theirs) == len(own) + 1:
             black, white = theirs, own
         else:
             raise ValueError(f"{len(own)} own and {len(theirs)} opponent stones cannot be a game")
-        self.board = board_from_stones(board.size, self.settings.rule, black, white)
+        self.board = Board.from_stones(black, white, size=board.size, rule=self.settings.rule)
 
     def _rebuilt(self, board: Board, rule: Rule) -> Board:
         moves = board.moves
-        return board_from_stones(board.size, rule, moves[0::2], moves[1::2])
+        return Board.from_stones(moves[0::2], moves[1::2], size=board.size, rule=rule)
 
     def move_time(self) -> tuple[float, float | None]:
-        """(seconds for this move, seconds left in the game or None)."""
+        """(seconds for this move, seconds left in the game or None), less what this
+        turn's clock already ran on the commands before the move's."""
         settings = self.settings
         turn_ms = settings.timeout_turn_ms
-        turn = FAST_MOVE_S if turn_ms <= 0 else max(0.01, turn_ms / 1000 - REPLY_MARGIN_S)
+        reserve = REPLY_MARGIN_S + self._spent
+        turn = FAST_MOVE_S if turn_ms <= 0 else max(0.01, turn_ms / 1000 - reserve)
         left = None
-        if settings.time_left_ms is not None and settings.timeout_match_ms > 0:
-            left = max(0.01, settings.time_left_ms / 1000 - REPLY_MARGIN_S)
+        if settings.time_left_ms is not None:  # with or without timeout_match
+            left = max(0.01, settings.time_left_ms / 1000 - reserve)
         return turn, left
 
     def _move(self) -> list[str]:
@@ -330,3 +355,8 @@ class BrainSession:
             )
         lines.append(f"{result.best.x},{result.best.y}")
         return lines
+
+
+def _quoted(text: str) -> str:
+    """``text`` quoted back in a reply, cut to :data:`ECHO_MAX` characters."""
+    return repr(text if len(text) <= ECHO_MAX else text[:ECHO_MAX] + "...")

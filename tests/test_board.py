@@ -321,3 +321,39 @@ def test_diagram_marks_points() -> None:
     assert lines[0] == "5 . . . . *"
     assert lines[4] == "1 X O . . ."
     assert lines[5] == "  a b c d e"
+
+
+def test_from_stones_judges_only_the_final_position() -> None:
+    """Six in a row listed left to right (five of them first) under exact five: no win,
+    the same position as a game that closed the six in its middle."""
+    listed = [Point(x, 5) for x in (2, 3, 4, 5, 6, 7)]
+    played = [Point(x, 5) for x in (2, 3, 4, 6, 7, 5)]
+    fillers = [Point(14, y) for y in range(0, 12, 2)]
+    board = Board.from_stones(listed, fillers, rule=Rule.STANDARD)
+    game = Board.from_moves(
+        [p for pair in zip(played, fillers, strict=True) for p in pair], rule=Rule.STANDARD
+    )
+    assert board.result is None
+    assert game.result is None
+    assert board.cells == game.cells
+    assert board.turn is Color.BLACK
+    assert board.zobrist == game.zobrist
+    freestyle = Board.from_stones(listed, fillers, rule=Rule.FREESTYLE)
+    assert freestyle.result is not None
+    assert (freestyle.result.winner, freestyle.result.reason) == (Color.BLACK, Reason.OVERLINE)
+
+
+def test_from_stones_skips_the_renju_foul_check_and_finds_the_last_movers_five() -> None:
+    """A renju position whose listed order passes a forbidden point is set up as given;
+    White's five (White moved last) is the result."""
+    black = [Point(7, 7), Point(7, 8), Point(8, 7), Point(8, 8), Point(0, 0)]
+    white = [Point(3, 0), Point(3, 1), Point(3, 2), Point(3, 3), Point(3, 4)]
+    board = Board.from_stones(black, white, rule=Rule.RENJU)
+    assert board.result is not None
+    assert board.result.winner is Color.WHITE
+    with pytest.raises(ValueError, match="cannot alternate"):
+        Board.from_stones(black, [*white, Point(9, 9)])
+    with pytest.raises(OccupiedError):
+        Board.from_stones([Point(1, 1), Point(1, 1)], [Point(2, 2)])
+    with pytest.raises(OffBoardError):
+        Board.from_stones([Point(15, 1)], [])

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
+
+import pytest
 
 from engine import Board, Point, Rule
-from gomocup.session import BrainSession
+from gomocup.session import REPLY_MARGIN_S, BrainSession
 
 
 class Pipe:
@@ -119,3 +122,81 @@ def test_session_reports_bad_input_without_dying() -> None:
     reply = session.feed("TURN 7,7")
     assert len(reply) == 1
     assert reply[0] != "7,7"
+
+
+def test_a_board_in_any_order_with_blank_lines_gets_a_move() -> None:
+    """Exact five: the opponent's six in a row listed with five of them first is no win,
+    and a blank line inside BOARD is no stone; the brain answers with a move."""
+    session = BrainSession("novice")
+    assert session.feed("START 15") == ["OK"]
+    session.feed("INFO rule 1")
+    six = ["2,5,2", "3,5,2", "4,5,2", "6,5,2", "7,5,2", "5,5,2"]
+    own = ["0,0,1", "0,2,1", "0,4,1", "0,6,1", "0,8,1", "0,10,1"]
+    for line in ["BOARD", *six[:3], "", *own, *six[3:]]:
+        assert session.feed(line) == []
+    [move] = session.feed("DONE")
+    assert session.board is not None
+    assert session.board[as_point(move)] is not None
+
+
+def test_a_bad_stone_line_is_answered_once_at_done() -> None:
+    """A BOARD with a field-3 stone (continuous games are not played here) or an unknown
+    field gets one ERROR at its DONE, not an UNKNOWN for every line after it."""
+    session = BrainSession("novice")
+    session.feed("START 15")
+    for field in ("3", "5"):
+        for line in ["BOARD", "7,7,2", f"8,8,{field}", "9,9,2", "8,9,1"]:
+            assert session.feed(line) == []
+        [reply] = session.feed("DONE")
+        assert reply.startswith("ERROR BOARD: "), reply
+    assert session.feed("INFO rule 8")[0].startswith("ERROR INFO: rule 8: caro")
+
+
+def test_time_spent_on_info_lines_comes_off_the_move() -> None:
+    """The turn's clock runs from the command after the last answer: what the INFO
+    lines took (0.4 s each on this clock) is taken off the move's budget, and time_left
+    is used without timeout_match."""
+    ticks = iter(range(1_000_000))
+    session = BrainSession("novice", clock=lambda: next(ticks) * 0.4)
+    assert session.feed("START 15") == ["OK"]
+    session.feed("INFO timeout_turn 2000")
+    session.feed("INFO rule 4")
+    turn, left = session.move_time()
+    assert turn == pytest.approx(2.0 - REPLY_MARGIN_S - 0.8)
+    assert left is None
+    session.feed("INFO time_left 3000")
+    turn, left = session.move_time()
+    assert turn == pytest.approx(2.0 - REPLY_MARGIN_S - 1.2)
+    assert left == pytest.approx(3.0 - REPLY_MARGIN_S - 1.2)
+
+
+def test_end_stops_a_search_at_once_and_nothing_follows_it() -> None:
+    """END sent while the brain thinks (a 10 s turn): it exits within a second and
+    sends no move."""
+    brain = Pipe("--level", "master")
+    try:
+        brain.send("START 15")
+        assert brain.answer() == "OK"
+        brain.send("INFO timeout_turn 10000", "BOARD", "7,7,2", "8,8,1", "8,7,2", "DONE")
+        time.sleep(0.5)
+        sent = time.perf_counter()
+        brain.send("END")
+        assert brain.process.wait(timeout=5) == 0
+        assert time.perf_counter() - sent < 1.0
+        assert brain.process.stdout is not None
+        assert brain.process.stdout.read() == ""
+    finally:
+        brain.close()
+
+
+def test_lines_may_end_with_a_lone_carriage_return() -> None:
+    """CR alone ends a line as LF and CR LF do."""
+    brain = Pipe()
+    try:
+        assert brain.process.stdin is not None
+        brain.process.stdin.write("START 15\rABOUT\r")
+        brain.process.stdin.flush()
+        assert brain.answer() == "OK"
+        assert brain.answer().startswith('name="gomoku-arena"')
+    finally:
+        brain.close()
