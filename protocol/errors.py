@@ -60,6 +60,7 @@ class CloseCode(enum.IntEnum):
     NORMAL = 1000
     GOING_AWAY = 1001  # server shutting down; reconnect later and resume
     PROTOCOL_ERROR = 1002  # WebSocket-level violation (sent by the WebSocket library)
+    INVALID_DATA = 1007  # a text frame that is not UTF-8 (sent by the WebSocket library)
     POLICY = 1008  # flood beyond the rate limit, too many connections
     TOO_BIG = 1009  # frame above the size limit
     INTERNAL = 1011  # a bug on our side

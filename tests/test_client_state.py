@@ -257,6 +257,15 @@ def test_takeback_request_wording() -> None:
     assert model.log[-1].text == "bob asks for a takeback."
 
 
+def test_a_takeback_request_withdrawn_by_its_requesters_move_says_so() -> None:
+    """The server withdraws a takeback request when its requester moves (``answered`` by
+    the requester): the log says they moved on, not that they declined."""
+    model = in_room(moves=["h8", "a1"], to_move="black")
+    model = reduce(model, event(4, ev.Offered(kind="takeback", by="p-bob")), T0)
+    model = reduce(model, event(5, ev.Answered(kind="takeback", by="p-bob", accept=False)), T0)
+    assert model.log[-1].text == "bob moved on: the request for a takeback is withdrawn."
+
+
 def test_turn_rules_for_moving() -> None:
     """Black (alice) may move first; after her move it is bob's turn, not hers."""
     model = in_room()

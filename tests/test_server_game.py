@@ -7,6 +7,7 @@ import contextlib
 import pytest
 
 from engine import Opening, Reason, Rule
+from protocol.errors import ErrorCode
 from protocol.events import Answered, GameOver, Moved, PlayerLeft, Presence, Undone
 from protocol.values import TimeControl
 from server import game
@@ -285,6 +286,31 @@ def test_a_game_both_players_left_ends(
     assert room.state == "over"
     assert room.result is not None
     assert (room.result.winner, room.result.reason) == (winner, "abandon")
+
+
+def test_the_requesters_own_move_withdraws_their_takeback_request() -> None:
+    """Asking for a takeback and then moving (on one's turn) withdraws the request: it
+    would take back the new move, not the one it was asked for. Not a decline: the
+    requester may ask again at once. A draw offer outlives its maker's move."""
+    room = play(started(), "h8 a1 h9 a2")
+    room = apply(room, game.Offer(A, "takeback"), 0, RULES).room
+    outcome = apply(room, game.Move(A, "h10"), 0, RULES)
+    assert outcome.room.pending is None
+    assert [type(e) for e in outcome.events] == [Answered, Moved]
+    answered = outcome.events[0]
+    assert isinstance(answered, Answered)
+    assert (answered.kind, answered.by, answered.accept) == ("takeback", A, False)
+    with pytest.raises(GameError) as refused:
+        apply(outcome.room, game.Answer(B, "takeback", True), 0, RULES)
+    assert refused.value.code == ErrorCode.NO_OFFER
+    again = apply(outcome.room, game.Offer(A, "takeback"), 0, RULES).room  # no cooldown
+    assert again.pending is not None
+    assert (again.pending.kind, again.pending.by) == ("takeback", A)
+    drawing = play(started(), "h8")
+    drawing = apply(drawing, game.Offer(B, "draw"), 0, RULES).room
+    drawing = apply(drawing, game.Move(B, "a1"), 0, RULES).room
+    assert drawing.pending is not None
+    assert drawing.pending.kind == "draw"
 
 
 def test_a_move_declines_the_opponents_pending_offer() -> None:

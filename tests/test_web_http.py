@@ -22,6 +22,7 @@ from websockets.typing import Subprotocol
 
 from protocol import messages as m
 from protocol.codec import JSON
+from protocol.errors import CloseCode
 from server.app import GomokuServer
 from server.cli import page_address
 from server.config import ConnectionLimits
@@ -306,6 +307,29 @@ async def test_json_connections_get_the_same_errors_and_limits(make_server: Make
         await asyncio.wait_for(ws.recv(), 5)
     assert closed.value.rcvd is not None
     assert closed.value.rcvd.code == 1009
+
+
+async def test_a_text_frame_that_is_not_utf8_closes_1007_and_the_player_resumes(
+    server: GomokuServer,
+) -> None:
+    """A text frame with invalid UTF-8 is closed with 1007 (as protocol.md's close codes
+    say; the WebSocket rules require it); hello with the token afterwards is welcomed
+    back as the same player."""
+    ws = await json_client(server.port)
+    await ws.send('{"type": "hello", "name": "ann"}')
+    welcome = await recv_json(ws)
+    await ws.send(b'{"type": "chat", "room": "r", "text": "\xff\xfe"}', text=True)
+    with pytest.raises(ConnectionClosed) as closed:
+        await asyncio.wait_for(ws.recv(), 5)
+    assert closed.value.rcvd is not None
+    assert closed.value.rcvd.code == CloseCode.INVALID_DATA
+    again = await json_client(server.port)
+    await again.send(
+        msgspec.json.encode({"type": "hello", "name": "ann", "token": welcome["token"]}).decode()
+    )
+    back = await recv_json(again)
+    assert (back["type"], back["player"], back["resumed"]) == ("welcome", welcome["player"], True)
+    await again.close()
 
 
 async def test_json_and_messagepack_players_share_a_room(

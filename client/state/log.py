@@ -162,6 +162,11 @@ def _event_lines(
             if kind == "takeback":
                 verb = "ask for" if by == me else "asks for"
             say(f"{who} {verb} {_OFFER_WORDS[kind]}.")
+        case ev.Answered(kind=kind, by=by) if (
+            before.pending is not None and before.pending.by == by
+        ):
+            who = "You" if by == me else after.name_of(by)
+            say(f"{who} moved on: the request for {_OFFER_WORDS[kind]} is withdrawn.")
         case ev.Answered(kind=kind, by=by, accept=accept):
             who = "You" if by == me else after.name_of(by)
             say(f"{who} {'accepted' if accept else 'declined'} {_OFFER_WORDS[kind]}.")

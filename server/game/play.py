@@ -105,10 +105,13 @@ def move(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outco
         if model.done:  # pragma: no cover - swap2 always ends with a choice
             room.state = "playing"
     restart_clock(room, now_ms, seat)
-    if room.pending is not None and room.pending.by != action.player:
-        kind = room.pending.kind
-        room.pending = None  # playing on declines the opponent's offer
-        out.events.append(Answered(kind=kind, by=action.player, accept=False))
+    pending = room.pending
+    if pending is not None and (pending.by != action.player or pending.kind == "takeback"):
+        # Playing on declines the opponent's offer. A takeback asked for before one's own
+        # move would now take back a different move than the one it was asked for: the
+        # move withdraws it (``by`` the requester; not a decline, so no cooldown).
+        room.pending = None
+        out.events.append(Answered(kind=pending.kind, by=action.player, accept=False))
     out.events.append(
         Moved(
             point=room.moves[-1],
