@@ -43,7 +43,7 @@ import msgspec
 
 from protocol.errors import ErrorCode, ProtocolError, UnknownMessageType
 from protocol.events import RoomEvent
-from protocol.limits import MAX_CLIENT_FRAME, MAX_REQUEST_ID, MAX_SERVER_FRAME
+from protocol.limits import ID_MAX, MAX_CLIENT_FRAME, MAX_REQUEST_ID, MAX_SERVER_FRAME
 from protocol.messages import ClientMessage, Error, ServerMessage
 from protocol.values import LEVEL_PATTERN, POINT_PATTERN
 
@@ -63,10 +63,11 @@ __all__ = [
 
 
 class _Peek(msgspec.Struct):
-    """The two keys worth reporting from a message that failed to decode."""
+    """The keys worth reporting from a message that failed to decode."""
 
     type: Any = None
     id: Any = None
+    room: Any = None
 
 
 class _Extension(Exception):
@@ -212,7 +213,9 @@ class Codec:
         try:
             return decoder.decode(data)
         except msgspec.ValidationError as exc:
-            raise _from_validation(self, str(exc), data) from None
+            error = _from_validation(self, str(exc), data)
+            error.room = self._peek_room(data)
+            raise error from None
         except (msgspec.DecodeError, ValueError, RecursionError, MemoryError, TypeError) as exc:
             # ValueError covers UnicodeDecodeError from malformed strings; RecursionError a
             # nesting bomb; TypeError unhashable keys and the like.
@@ -220,6 +223,17 @@ class Codec:
                 ErrorCode.BAD_MESSAGE,
                 f"frame is not a valid {self.name} message: {_decode_failure(exc, data)}",
             ) from None
+
+    def _peek_room(self, data: Any) -> str | None:
+        """The ``room`` of a frame that failed validation, if it reads as a room id (the
+        error that answers it names the room, as the refusal of a valid message does)."""
+        try:
+            room = self._peek_decoder.decode(data).room
+        except Exception:
+            return None
+        if isinstance(room, str) and 0 < len(room) <= ID_MAX and room.isprintable():
+            return room
+        return None
 
     def _peek(self, data: Any) -> tuple[str | None, int | None]:
         """The ``type`` and ``id`` of a frame that failed validation, if they can be read."""

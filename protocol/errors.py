@@ -75,7 +75,8 @@ class ProtocolError(ValueError):
     ``code`` is the stable wire code, ``message`` human text naming the field
     at fault, ``field`` its dotted path when known (``"time.base_ms"``) and
     ``re`` the ``id`` of the offending client message when it could be read,
-    so the ``error`` reply can echo it.
+    so the ``error`` reply can echo it; ``room`` likewise its ``room`` (set by the codec
+    on a message that failed validation).
     """
 
     def __init__(
@@ -91,6 +92,7 @@ class ProtocolError(ValueError):
         self.message = message
         self.field = field
         self.re = re
+        self.room: str | None = None
 
     def __repr__(self) -> str:
         return (

@@ -233,7 +233,7 @@ class Connection:
         try:
             message = self.codec.decode_client(frame)
         except ProtocolError as exc:
-            self.error(exc.code, exc.message, re=exc.re)
+            self.error(exc.code, exc.message, re=exc.re, room=exc.room)
             if exc.code == ErrorCode.TOO_LARGE:
                 self.close(CloseCode.TOO_BIG, "frame too large")
             return

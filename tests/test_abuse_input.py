@@ -235,6 +235,9 @@ async def test_illegal_moves_are_refused_and_the_game_goes_on(connect: Connect) 
     await mallory.expect_error("no_such_room")
     await bob.send(m.Choose(room=room, choice="black"))
     await bob.expect_error("wrong_phase")
+    await bob.send_raw(msgspec.msgpack.encode({"type": "move", "room": room, "point": "H8"}))
+    error = await bob.expect_error("bad_value")
+    assert error.room == room  # a message that fails validation names its room too
     await assert_still_playable(alice, bob, room, ["h8"])
 
 
