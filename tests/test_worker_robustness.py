@@ -386,3 +386,59 @@ for line in sys.stdin:
     else:
         print("UNKNOWN " + words, flush=True)
 '''
+
+
+async def test_a_workers_hint_that_is_no_legal_move_never_reaches_the_player(
+    make_server: MakeServer,
+) -> None:
+    """A hand-made worker answers hints with an occupied point, a point off the board
+    and an unknown reason: the player gets no_ai_available for the first two and the
+    legal point with reason "positional" for the third, never a move they cannot make."""
+    server = await make_server(ai_config())
+
+    async def client() -> TestClient:
+        ws = await ws_connect(f"ws://127.0.0.1:{server.port}/", compression=None)
+        return TestClient(ws)
+
+    worker, person = await client(), await client()
+    try:
+        await worker.send(m.Hello(name="hand-made bot", bot_key=BOT_KEY, id=1))
+        await worker.expect(m.Welcome)
+        await worker.send(m.BotReady(seats=1, levels=["hand"], id=2))
+        await worker.expect(m.BotAccepted)
+        await person.hello("ann")
+        room = (await person.create(seat="black")).room.id
+        await person.send(m.SeatAi(room=room, level="hand"))
+        order = await worker.expect(m.BotSeat)
+        seat = await client()
+        await seat.send(m.Hello(name=order.name, token=order.token, bot_key=BOT_KEY, id=1))
+        await seat.expect(m.Welcome)
+        await seat.join(room)
+        await person.until_event(GameStarted)
+        await person.move(room, "h8")
+        await seat.until_event(Moved)
+        await seat.move(room, "a1")
+        await person.until(
+            lambda x: (
+                isinstance(x, m.Event) and isinstance(x.event, Moved) and x.event.point == "a1"
+            )
+        )
+        answers = [("h8", "block"), ("z26", "win"), ("j9", "a hunch")]
+        for n, (point, reason) in enumerate(answers, start=10):
+            await person.send(m.Hint(room=room, id=n))
+            asked = await worker.expect(m.HintRequest)
+            await worker.send(m.HintResult(request=asked.request, point=point, reason=reason))
+            if point == "j9":
+                suggestion = await person.expect(m.Suggestion)
+                assert (suggestion.point, suggestion.reason, suggestion.re) == (
+                    point,
+                    "positional",
+                    n,
+                )
+            else:
+                error = await person.expect_error("no_ai_available")
+                assert error.re == n
+        await seat.ws.close()
+    finally:
+        for c in (worker, person):
+            await c.ws.close()

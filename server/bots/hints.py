@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import logging
 import secrets
 
+from engine import NotationError
 from protocol import messages as m
 from protocol.errors import ErrorCode
 from server.bots import jobs
@@ -18,9 +20,22 @@ from server.bots.seating import cluster_workers
 from server.config import Bots
 from server.game import GameError
 from server.metrics import Metrics
-from server.room import Room
+from server.room import Room, cached_point
 from server.service import now_ms
 from server.store import Store
+
+log = logging.getLogger("gomoku.server")
+
+REASONS = frozenset({"win", "block", "threat", "positional"})
+"""Why a suggestion was chosen, as protocol.md lists (anything else reads "positional")."""
+
+
+def _legal(room: Room, point: str) -> bool:
+    """Whether ``point`` is a stone the side to move may place in ``room`` now."""
+    try:
+        return room.board().is_legal(cached_point(point, room.size))
+    except NotationError:
+        return False
 
 
 class HintDesk:
@@ -61,8 +76,15 @@ class HintDesk:
             raise GameError(ErrorCode.NO_AI_AVAILABLE, "the AI's answer was unreadable") from None
         if answer.point is None:
             raise GameError(ErrorCode.NO_AI_AVAILABLE, answer.reason or "the AI found no move")
+        if not _legal(room, answer.point):
+            # A worker is a program of its own: a suggestion must be a move the player
+            # could make here, whatever it sent.
+            log.warning(
+                "room %s: an AI worker suggested %r, not a legal move", room.id, answer.point
+            )
+            raise GameError(ErrorCode.NO_AI_AVAILABLE, "the AI's answer was not a legal move")
         self.metrics.inc("gomoku_hints_total")
-        return answer.point, answer.reason
+        return answer.point, answer.reason if answer.reason in REASONS else "positional"
 
     async def serve(self, job: jobs.HintJob) -> bool:
         """Ask the least busy worker of this instance and post its answer. False (the
