@@ -30,7 +30,9 @@ DEFAULT_SIZE = 15
 
 MAX_BASE_MS = 24 * 3_600_000
 MAX_INC_MS = 3_600_000
-MAX_REQUEST_ID = 2**53 - 1  # so JavaScript clients can use plain numbers
+MAX_SAFE_INT = 2**53 - 1
+"""The largest integer in any message, so JavaScript clients can use plain numbers."""
+MAX_REQUEST_ID = MAX_SAFE_INT
 
 __all__ = [
     "CHAT_MAX",

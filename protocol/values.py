@@ -29,6 +29,7 @@ from protocol.limits import (
     MAX_CLIENT_FRAME,
     MAX_INC_MS,
     MAX_REQUEST_ID,
+    MAX_SAFE_INT,
     MAX_SIZE,
     MIN_SIZE,
     NAME_MAX,
@@ -59,15 +60,15 @@ BoardSize = Annotated[int, msgspec.Meta(ge=MIN_SIZE, le=MAX_SIZE)]
 POINT_PATTERN = r"^[a-z][1-9][0-9]?\Z"
 WirePoint = Annotated[str, msgspec.Meta(pattern=POINT_PATTERN)]
 """``h8``: a lower-case column letter and a row number 1..99 (on-board is checked later)."""
-Millis = Annotated[int, msgspec.Meta(ge=0)]
+Millis = Annotated[int, msgspec.Meta(ge=0, le=MAX_SAFE_INT)]
 LEVEL_PATTERN = r"^[a-z0-9][a-z0-9_.:+-]{0,39}\Z"
 LevelName = Annotated[str, msgspec.Meta(pattern=LEVEL_PATTERN)]
 """An AI level or engine a worker offers: ``master``, ``beginner``, ``brain:embryo``...
 (1 to 40 characters: lower-case letters, digits and ``_.:+-``)."""
 AiWait = Annotated[int, msgspec.Meta(ge=0, le=3_600_000)]
 """How long a queued player waits for a person before an AI is seated (ms)."""
-Count = Annotated[int, msgspec.Meta(ge=0)]
-Seq = Annotated[int, msgspec.Meta(ge=0)]
+Count = Annotated[int, msgspec.Meta(ge=0, le=MAX_SAFE_INT)]
+Seq = Annotated[int, msgspec.Meta(ge=0, le=MAX_SAFE_INT)]
 MoveList = Annotated[list[WirePoint], msgspec.Meta(max_length=MAX_MOVES)]
 ShortText = Annotated[str, msgspec.Meta(max_length=1000)]
 

@@ -543,6 +543,8 @@ def test_unknown_event_type_from_a_newer_server_is_recognisable(codec: Codec) ->
         ({"type": "seat_ai", "room": "r1", "level": "master\n"}, ErrorCode.BAD_VALUE, "level"),
         ({"type": "bot_ready", "levels": ["master\n"]}, ErrorCode.BAD_VALUE, "levels[0]"),
         ({"type": "hello", "name": "ann", "id": -1}, ErrorCode.BAD_VALUE, "id"),
+        ({"type": "list_games", "before_ms": 2**53}, ErrorCode.BAD_VALUE, "before_ms"),
+        ({"type": "resume", "room": "r1", "after": 2**53}, ErrorCode.BAD_VALUE, "after"),
         ({"type": "hello", "name": " ann"}, ErrorCode.BAD_VALUE, "name"),
         ({"type": "hello", "name": "a\x00b"}, ErrorCode.BAD_VALUE, "name"),
         ({"type": "chat", "room": "r1", "text": "   "}, ErrorCode.BAD_VALUE, "text"),
