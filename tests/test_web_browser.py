@@ -76,7 +76,12 @@ async def browser() -> AsyncIterator[Browser]:
     assert HAVE_CHROMIUM, "no /usr/bin/chromium: scripts/test installs it (apt-get)"
     async with async_playwright() as playwright:
         launched = await playwright.chromium.launch(
-            executable_path=str(CHROMIUM), chromium_sandbox=False, args=QUIET
+            executable_path=str(CHROMIUM),
+            chromium_sandbox=False,
+            args=QUIET,
+            # Playwright turns the back/forward cache off; people's browsers have it on,
+            # and a page kept there must not keep its player present (a test below).
+            ignore_default_args=["--disable-back-forward-cache"],
         )
         yield launched
         await launched.close()
@@ -113,19 +118,25 @@ class People:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.server.port}/"
 
-    async def page(self, name: str, *, phone: bool = False, hash: str = "") -> Page:
-        """A browser at the server's page, named ``name``, connected."""
+    async def page(
+        self, name: str, *, phone: bool = False, hash: str = "", same_as: Page | None = None
+    ) -> Page:
+        """A browser at the server's page, named ``name``, connected; ``same_as``: another
+        device of that page's player (its stored name and token)."""
         options: dict[str, Any] = {"viewport": PHONE if phone else DESKTOP}
         if phone:
             options |= {"has_touch": True, "is_mobile": True, "device_scale_factor": 1}
+        if same_as is not None:
+            options["storage_state"] = await same_as.context.storage_state()
         context = await self.browser.new_context(**options)
         self.contexts.append(context)
         page = await context.new_page()
         page.set_default_timeout(WAIT_MS)
         page.on("pageerror", lambda error: self.errors.append(f"{name}: {error}"))
         await page.goto(self.url + hash)
-        await page.fill("#name-input", name)
-        await page.press("#name-input", "Enter")
+        if same_as is None:
+            await page.fill("#name-input", name)
+            await page.press("#name-input", "Enter")
         await expect(page.locator("#conn")).to_have_attribute("data-state", "online")
         return page
 
@@ -400,14 +411,16 @@ async def test_a_reload_on_the_lobby_keeps_the_player_present_in_her_game(
 
 async def test_renju_shows_a_forbidden_point_and_refuses_a_click_on_it(browser: Browser) -> None:
     """In renju, Black's double-three point is marked on the board with its reason, and a
-    click on it is refused on the page with a visible reason; nothing reaches the game.
-    ann joins hal's private room by typing its invite code in the lobby."""
+    click on it (or a first tap, on a phone) is refused on the page with a visible reason
+    that gives way to "Your move" after a while; nothing reaches the game. ann joins
+    hal's private room by typing its invite code in the lobby."""
     async with people(browser) as crowd:
         hal = await crowd.client("hal")
         snap = await hal.create(rule="renju", private=True, seat="white")
         room, code = snap.room.id, snap.room.code
         assert code is not None
         ann = await crowd.page("ann")
+        await ann.clock.install()  # the refusal's few seconds pass at once below
         await ann.fill("#code-form input[name=code]", code.lower())
         await ann.press("#code-form input[name=code]", "Enter")
         await expect(ann.locator("#name-black")).to_contain_text(re.compile(r"ann .*\(you\)"))
@@ -430,8 +443,23 @@ async def test_renju_shows_a_forbidden_point_and_refuses_a_click_on_it(browser: 
         await expect(status).to_have_class(re.compile("refusal"))
         await hal.silent(0.3)
         await moves_shown(ann, 8)
+        await ann.clock.fast_forward(7_000)  # the toast goes, and the refusal with it
+        await expect(ann.locator("#toast")).to_be_hidden()
+        await expect(status).to_have_text("Your move: Black.")
+        await expect(status).not_to_have_class(re.compile("refusal"))
+
+        # ann on her phone too: the first tap on j8 is refused as the click was, with no
+        # stone previewed and no "Place at j8" to press.
+        phone = await crowd.page("ann", phone=True, hash=f"#/room/{room}", same_as=ann)
+        await expect(phone.locator("#status")).to_have_text("Your move: Black.")
+        await point(phone, "j8").tap()
+        await expect(phone.locator("#status")).to_have_text(
+            "j8 is forbidden for Black in renju (double-three)."
+        )
+        await expect(phone.locator("#confirm-move")).to_be_hidden()
+        assert await phone.locator(".marks .preview").count() == 0
         await point(ann, "k7").click()
-        assert (await hal.event(Moved, room)).point == "k7"
+        assert (await hal.until_event(Moved)).point == "k7"
 
 
 def _renju_positions(count: int, seed: int) -> list[dict[str, Any]]:
@@ -564,6 +592,7 @@ async def test_the_ai_from_the_page(browser: Browser, thinker: Thinker) -> None:
             await expect(ann.locator("#status")).to_have_text(re.compile(r"^Hint: [a-o]\d+ \("))
             await expect(ann.locator(".marks .hint")).to_have_count(1)
 
+            ann.once("dialog", lambda dialog: dialog.accept())  # the game goes on: leave
             await ann.click("#leave")
             await ann.select_option("#aivai-form select[name=black]", "beginner")
             await ann.select_option("#aivai-form select[name=white]", "beginner")
@@ -575,3 +604,98 @@ async def test_the_ai_from_the_page(browser: Browser, thinker: Thinker) -> None:
             await crowd.close()
             await worker.stop()
             await asyncio.wait_for(running, 10)
+
+
+async def test_a_new_room_after_a_bigger_board_starts_clean(browser: Browser) -> None:
+    """A 9x9 room after a finished 15x15 game shows none of the old game and plays by keys."""
+    async with people(browser) as crowd:
+        hal = await crowd.client("hal")
+        room = (await hal.create(seat="white")).room.id
+        ann = await crowd.page("ann", hash=f"#/room/{room}")
+        await expect(ann.locator("#status")).to_have_text("Your move: Black.")
+        await ann.fill("#chat-input", "good luck")
+        await ann.press("#chat-input", "Enter")
+        await point(ann, "n2").click()  # the keyboard cursor is on n2 now
+        await moves_shown(ann, 1)
+        ann.once("dialog", lambda dialog: dialog.accept())
+        await ann.click("#resign")
+        await expect(ann.locator("#result")).to_contain_text("White wins by resignation")
+
+        await ann.click("header nav >> text=Lobby")
+        await ann.fill("#create-form input[name=size]", "9")
+        await ann.click("#create-button")
+        await expect(ann.locator(".room-title")).to_contain_text("9\u00d79")
+        await expect(ann.locator("#status")).to_have_text(
+            "Waiting for an opponent: share the link, or seat an AI."
+        )
+        await expect(ann.locator("#seat-ai")).to_be_visible()
+        await expect(ann.locator("#result")).to_be_hidden()
+        await expect(ann.locator("#offer-rematch")).to_have_count(0)
+        await moves_shown(ann, 0)
+        await expect(ann.locator("#chat-log")).not_to_contain_text("good luck")
+        await expect(ann.locator("[data-point]")).to_have_count(81)
+        await point(ann, "e5").focus()
+        await ann.keyboard.press("ArrowDown")
+        await expect(point(ann, "e4")).to_be_focused()
+
+
+async def test_leaving_a_running_game_warns_and_your_games_leads_back(browser: Browser) -> None:
+    """Take back waits for her stone; Leave mid-game asks first; "Your games" leads back."""
+    async with people(browser) as crowd:
+        hal = await crowd.client("hal")
+        room = (await hal.create(seat="black")).room.id
+        ann = await crowd.page("ann", hash=f"#/room/{room}")
+        await hal.until_event(GameStarted)
+        await hal.move(room, "h8")
+        await expect(ann.locator("#status")).to_have_text("Your move: White.")
+        await expect(ann.locator("#offer-takeback")).to_be_disabled()
+        await point(ann, "h9").click()
+        await expect(ann.locator("#status")).to_have_text("hal to move (Black).")
+        await expect(ann.locator("#offer-takeback")).to_be_enabled()
+
+        await ann.click("header nav >> text=Lobby")
+        await ann.click(f"text=Return to {room}")
+        await expect(ann.locator("#status")).to_have_text("hal to move (Black).")
+
+        questions: list[str] = []
+
+        async def answer(dialog: Any, accept: bool) -> None:
+            questions.append(dialog.message)
+            await (dialog.accept() if accept else dialog.dismiss())
+
+        ann.once("dialog", lambda dialog: answer(dialog, False))
+        await ann.click("#leave")
+        await expect(ann.locator("#status")).to_have_text("hal to move (Black).")
+        assert questions == [
+            "The game goes on without you: after 60 s away your opponent may claim the win. "
+            "Leave anyway?"
+        ]
+        ann.once("dialog", lambda dialog: answer(dialog, True))
+        await ann.click("#leave")
+        await expect(ann.locator("#lobby-view")).to_be_visible()
+        assert not (await hal.until_event(Presence)).online
+        await ann.click(f"text=Return to {room}")
+        await expect(ann.locator("#status")).to_have_text("hal to move (Black).")
+        assert (await hal.until_event(Presence)).online
+
+
+async def test_a_page_left_for_another_site_lets_the_player_go(browser: Browser) -> None:
+    """Going to another page shows her offline to hal; Back brings her game back to play."""
+    async with people(browser) as crowd:
+        hal = await crowd.client("hal")
+        room = (await hal.create(seat="white")).room.id
+        ann = await crowd.page("ann", hash=f"#/room/{room}")
+        await hal.until_event(GameStarted)
+        await point(ann, "h8").click()
+        assert (await hal.until_event(Moved)).point == "h8"
+
+        await ann.evaluate("window.kept = true")  # still there if the page was kept
+        await ann.goto("about:blank")
+        assert not (await hal.until_event(Presence)).online
+        await hal.move(room, "a1")
+        await ann.go_back(wait_until="commit")  # a page from the cache has no load event
+        assert (await hal.until_event(Presence)).online
+        assert await ann.evaluate("window.kept === true")  # the very page came back
+        await moves_shown(ann, 2)
+        await point(ann, "h9").click()
+        assert (await hal.until_event(Moved)).point == "h9"

@@ -19,7 +19,9 @@ function el(name, attrs = {}, parent = null) {
 export class BoardView {
   /**
    * @param {HTMLElement} host where the board goes
-   * @param {{onPlay: (point: string) => void, onSelect: (point: string|null) => void}} hooks
+   * @param {{onPlay: (point: string) => void, onSelect: (point: string|null) => void,
+   *          allowed?: (point: string) => boolean}} hooks (allowed: false when the page
+   *          refuses that point itself, having said why)
    */
   constructor(host, hooks) {
     this.host = host;
@@ -33,6 +35,11 @@ export class BoardView {
 
   build(size) {
     this.size = size;
+    // A new board (another room, another size): nothing of the old one's cursor, hover
+    // or preview carries over, since its points may not exist here.
+    this.cursor = null;
+    this.hover = null;
+    this.selected = null;
     this.host.replaceChildren();
     const svg = el("svg", {
       viewBox: `0 0 ${size + 1} ${size + 1}`,
@@ -91,11 +98,23 @@ export class BoardView {
     const size = this.size;
     x = Math.max(0, Math.min(size - 1, x));
     y = Math.max(0, Math.min(size - 1, y));
-    if (this.cursor) this.targets[this.cursor[1] * size + this.cursor[0]].setAttribute("tabindex", "-1");
+    const previous = this.cursor ? this.targets[this.cursor[1] * size + this.cursor[0]] : null;
+    if (previous) previous.setAttribute("tabindex", "-1");
     this.cursor = [x, y];
     const target = this.targets[y * size + x];
     target.setAttribute("tabindex", "0");
     if (focus) target.focus();
+  }
+
+  /** Forget the board on show (the page is about to show another room). */
+  clear() {
+    this.host.replaceChildren();
+    this.size = 0;
+    this.targets = [];
+    this.state = null;
+    this.cursor = null;
+    this.hover = null;
+    this.selected = null;
   }
 
   /**
@@ -195,6 +214,12 @@ export class BoardView {
     // A finger gets a preview first; pointerType is "" for synthetic clicks (keyboard).
     const touch = event.pointerType === "touch" || event.pointerType === "pen";
     if (touch && String(this.selected) !== String(xy)) {
+      // A point the page already knows is refused (Black's forbidden point in renju)
+      // is refused at the first tap, as a click would be, rather than previewed.
+      if (this.hooks.allowed && !this.hooks.allowed(name)) {
+        this.select(null);
+        return;
+      }
       this.select(xy);
       return;
     }

@@ -6,7 +6,7 @@ import { BoardView } from "./board.js";
 import { parsePoint } from "./notation.js";
 import { clockText, resultText, timeControlText } from "./room.js";
 import { downloadRecord } from "./records.js";
-import { errorText, h, option, toast } from "./ui.js";
+import { TOAST_MS, errorText, h, option, toast } from "./ui.js";
 
 const LEVELS = ["beginner", "novice", "intermediate", "advanced", "master"];
 const CHOICE_WORDS = { black: "Take Black", white: "Take White", place2: "Place two more stones" };
@@ -18,6 +18,8 @@ export class GameView {
     this.roomId = null;
     this.movesShown = -1;
     this.logShown = -1;
+    this.refusal = null; // a refusal shown on the status line for a while
+    this.refusalTimer = null;
     this.build();
   }
 
@@ -29,6 +31,7 @@ export class GameView {
     this.board = new BoardView(this.boardHost, {
       onPlay: (point) => this.play(point),
       onSelect: (point) => this.selected(point),
+      allowed: (point) => this.allowed(point),
     });
     this.confirmBar = h("div", { class: "confirm-bar", hidden: true },
       h("button", { type: "button", id: "confirm-move", onclick: () => this.board.confirm() }, "Place"),
@@ -67,9 +70,38 @@ export class GameView {
   }
 
   waiting(key) {
-    this.roomId = null;
+    this.clear();
     this.title.textContent = `Room ${key}`;
     this.status.textContent = "Joining…";
+  }
+
+  /** Empty the page of the room shown before (its board, result, controls, moves and
+   * chat), so that nothing of it shows in the next one. */
+  clear() {
+    this.roomId = null;
+    this.clearRefusal();
+    this.board.clear();
+    this.confirmBar.hidden = true;
+    this.chatInput.value = "";
+    this.title.textContent = "";
+    this.share.replaceChildren();
+    for (const seat of Object.values(this.seats)) {
+      seat.name.textContent = "";
+      seat.clock.textContent = "";
+      seat.presence.textContent = "";
+      seat.row.classList.remove("to-act");
+      seat.clock.classList.remove("running");
+    }
+    this.controls.replaceChildren();
+    this.offerBox.replaceChildren();
+    this.offerBox.hidden = true;
+    this.resultBox.replaceChildren();
+    this.resultBox.hidden = true;
+    this.moves.replaceChildren();
+    this.log.replaceChildren();
+    this.status.textContent = "";
+    this.movesShown = -1;
+    this.logShown = -1;
   }
 
   failed(key, why) {
@@ -83,9 +115,8 @@ export class GameView {
   /** Show a room afresh (a snapshot). */
   show(room) {
     if (this.roomId !== room.id) {
+      this.clear();
       this.roomId = room.id;
-      this.chatInput.value = "";
-      this.board.select(null);
     }
     this.movesShown = -1;
     this.logShown = -1;
@@ -105,7 +136,13 @@ export class GameView {
     this.renderControls(room, mySeat);
     this.renderMoves(room);
     this.renderLog(room);
-    if (event && event.type === "moved" && this.refusal) this.refusal = null;
+    // A refusal is news only until the game moves on (a chat line or a spectator
+    // count does not move it).
+    if (event && event.type !== "chat" && event.type !== "spectator_count") this.clearRefusal();
+    this.renderStatus(room, mySeat);
+  }
+
+  renderStatus(room, mySeat) {
     this.status.textContent = this.refusal ?? this.statusText(room, mySeat);
     this.status.classList.toggle("refusal", Boolean(this.refusal));
   }
@@ -194,7 +231,7 @@ export class GameView {
       const pendingMine = room.pending && room.pending.by === this.me;
       parts.push(h("div", { class: "row" },
         h("button", { type: "button", id: "offer-draw", disabled: Boolean(room.pending), onclick: () => act({ type: "offer", kind: "draw" }) }, "Offer a draw"),
-        h("button", { type: "button", id: "offer-takeback", disabled: Boolean(room.pending) || room.moves.length === 0, onclick: () => act({ type: "offer", kind: "takeback" }) }, "Take back"),
+        h("button", { type: "button", id: "offer-takeback", disabled: Boolean(room.pending) || !room.canTakeBack(this.me), onclick: () => act({ type: "offer", kind: "takeback" }) }, "Take back"),
         h("button", { type: "button", id: "resign", class: "danger", onclick: () => { if (window.confirm("Resign this game?")) act({ type: "resign" }); } }, "Resign")));
       if (pendingMine) parts.push(h("p", { class: "hint-text" }, `Your ${room.pending.kind} offer is waiting for an answer.`));
       const other = room.players[mySeat === "black" ? "white" : "black"];
@@ -264,11 +301,40 @@ export class GameView {
     if (away && room.state !== "over") this.renderControls(room, room.seatOf(this.me));
   }
 
+  /** Say why something was refused: as a toast, and on the status line while the toast
+   * shows (or until the game moves on); then the status line says the game's state. */
   refuse(text) {
+    this.clearRefusal();
     this.refusal = text;
     this.status.textContent = text;
     this.status.classList.add("refusal");
     toast(text);
+    const roomId = this.roomId;
+    this.refusalTimer = setTimeout(() => {
+      this.refusalTimer = null;
+      this.refusal = null;
+      const room = this.app.rooms.get(roomId);
+      if (room && this.roomId === roomId) this.renderStatus(room, room.seatOf(this.me));
+    }, TOAST_MS);
+  }
+
+  clearRefusal() {
+    clearTimeout(this.refusalTimer);
+    this.refusalTimer = null;
+    this.refusal = null;
+  }
+
+  /** Whether a stone may go on this point as far as the page knows; if not, says why. */
+  allowed(point) {
+    const room = this.app.rooms.get(this.roomId);
+    if (!room) return false;
+    const p = parsePoint(point, room.size);
+    const foul = p ? room.forbidden().get(`${p.x},${p.y}`) : null;
+    if (foul) {
+      this.refuse(`${point} is forbidden for Black in renju (${foul}).`);
+      return false;
+    }
+    return true;
   }
 
   selected(point) {
@@ -281,12 +347,8 @@ export class GameView {
     if (!room || !this.interactive(room)) return;
     const p = parsePoint(point, room.size);
     if (!p || room.cells()[p.y * room.size + p.x]) return;
-    const foul = room.forbidden().get(`${p.x},${p.y}`);
-    if (foul) {
-      this.refuse(`${point} is forbidden for Black in renju (${foul}).`);
-      return;
-    }
-    this.refusal = null;
+    if (!this.allowed(point)) return;
+    this.clearRefusal();
     this.app.conn.act({ type: "move", room: room.id, point }, (error) => {
       this.refuse(error.code === "forbidden" ? `${point} is forbidden for Black in renju (${error.foul}).` : errorText(error));
     });
@@ -320,6 +382,14 @@ export class GameView {
   }
 
   leave() {
+    const room = this.app.rooms.get(this.roomId);
+    if (room && room.seatOf(this.me) && (room.state === "playing" || room.state === "opening")) {
+      // Leaving does not end the game (protocol.md, leave): say what it does.
+      const grace = Math.round((this.app.me?.limits?.grace_ms ?? 60000) / 1000);
+      const clock = room.clocks ? "your clock runs and " : "";
+      const question = `The game goes on without you: ${clock}after ${grace} s away your opponent may claim the win. Leave anyway?`;
+      if (!window.confirm(question)) return;
+    }
     if (this.roomId) this.app.leave(this.roomId);
     else window.location.hash = "#/";
   }

@@ -85,7 +85,7 @@ export class LobbyView {
     const rows = [...app.lobby.values()].sort((a, b) => a.id.localeCompare(b.id));
     this.table.replaceChildren(...rows.map((room) => this.row(room)));
     this.empty.hidden = rows.length > 0;
-    const mine = app.me ? app.me.rooms.filter((id) => !app.rooms.has(id) || app.rooms.get(id).state !== "over") : [];
+    const mine = app.myGames();
     this.resumeBox.hidden = mine.length === 0;
     this.resumeBox.replaceChildren(h("h2", {}, "Your games"),
       ...mine.map((id) => h("a", { href: `#/room/${id}`, class: "button" }, `Return to ${id}`)));

@@ -21,6 +21,8 @@ export class App {
     this.rooms = new Map(); // room id -> RoomState
     this.lobby = new Map(); // room id -> RoomSummary
     this.queued = null; // {rule, time, since: ms, ai_after_ms}
+    this.seated = new Set(); // ids of the rooms this player sits in (the lobby's "Your games")
+    this.suspended = false; // the page went into the back/forward cache: no connection
     this.current = null; // the room id shown
     this.route = null;
     this.conn = new Connection(serverUrl(window.location), {
@@ -72,6 +74,19 @@ export class App {
       input.focus();
     });
     window.addEventListener("hashchange", () => this.navigate());
+    // Leaving the page for another (a link, the address bar) may keep it in the
+    // back/forward cache: its connection must not keep the player present in their
+    // games meanwhile. Closed here; coming back resumes by token like a reconnect.
+    window.addEventListener("pagehide", () => {
+      if (!this.name) return;
+      this.suspended = true;
+      this.conn.stop();
+    });
+    window.addEventListener("pageshow", (event) => {
+      if (!event.persisted || !this.suspended) return;
+      this.suspended = false;
+      this.conn.restart();
+    });
     setInterval(() => this.tick(), 250);
     document.getElementById("me").textContent = this.name;
     if (this.name) this.conn.start();
@@ -100,6 +115,7 @@ export class App {
   onWelcome(welcome) {
     const first = this.me === null;
     this.me = welcome;
+    this.seated = new Set(welcome.rooms);
     localStorage.setItem(STORE.token, welcome.token);
     document.getElementById("me").textContent = welcome.name;
     this.conn.request({ type: "lobby_watch", on: true }).catch((error) => toast(errorText(error)));
@@ -169,6 +185,7 @@ export class App {
     const room = new RoomState(m.room);
     if (previous) room.log = previous.log;
     this.rooms.set(room.id, room);
+    this.noteSeat(room);
     // An unrequested snapshot of a new room is a match or a rematch: go there.
     if (m.re === null && !previous) {
       this.open(room);
@@ -190,7 +207,20 @@ export class App {
     if (m.event.type === "chat") room.log.push({ name: m.event.name, text: m.event.text });
     else if (line) room.log.push({ text: line });
     if (m.event.type === "moved" && this.sound) clickSound();
+    if (m.event.type === "player_joined" || m.event.type === "player_left" || m.event.type === "game_over") this.noteSeat(room);
     if (this.current === room.id) this.views.game.update(room, m.event);
+  }
+
+  /** Keep the lobby's "Your games" in step with a room's seats. */
+  noteSeat(room) {
+    if (this.me && room.seatOf(this.me.player)) this.seated.add(room.id);
+    else this.seated.delete(room.id);
+    this.views.lobby.update();
+  }
+
+  /** The rooms to offer under "Your games": seated there, and the game not over. */
+  myGames() {
+    return [...this.seated].filter((id) => !this.rooms.has(id) || this.rooms.get(id).state !== "over");
   }
 
   /** Show a room that has arrived: its link in the address bar, its page. */
@@ -271,6 +301,11 @@ export class App {
 
   /** Leave the shown room (stop watching it) and go to the lobby. */
   async leave(roomId) {
+    // A running game goes on without this page (the seat is kept); a waiting room's seat
+    // is given up, and a finished game is done with.
+    const room = this.rooms.get(roomId);
+    const running = room && (room.state === "playing" || room.state === "opening");
+    if (!(running && this.me && room.seatOf(this.me.player))) this.seated.delete(roomId);
     this.rooms.delete(roomId);
     this.current = null;
     window.location.hash = "#/";

@@ -49,6 +49,7 @@ export class Connection {
   /** Close for good (a new name is said with a new connection: see restart). */
   stop() {
     clearTimeout(this.retryTimer);
+    this.retryTimer = null;
     if (this.ws) {
       const ws = this.ws;
       this.ws = null;

@@ -14,6 +14,9 @@ export class RoomState {
     this.presenceAt = performance.now();
     this.hint = null;
     this.cache = null;
+    // Stones of a swap2 opening, which no takeback removes: known once the choice that
+    // ends it is seen (a snapshot after it does not say whether there were 3 or 5).
+    this.openingStones = this.opening === "swap2" && !this.swap2 && this.state !== "waiting" ? 3 : 0;
   }
 
   /** Apply one room event; returns a line for the room's log, or null. */
@@ -61,15 +64,20 @@ export class RoomState {
           this.players = { black: byId[event.black] ?? this.players.black, white: byId[event.white] ?? this.players.white };
           this.swap2 = null;
           this.state = "playing";
+          this.openingStones = this.moves.length;
         }
         return line;
       }
       case "offered":
         this.pending = { kind: event.kind, by: event.by };
         return `${this.nameOf(event.by)} ${OFFER_WORDS[event.kind] ?? `offers ${event.kind}`}`;
-      case "answered":
+      case "answered": {
+        // Answered by the one who asked: they moved on, which withdraws a takeback request.
+        const withdrawn = this.pending && this.pending.by === event.by;
         this.pending = null;
+        if (withdrawn) return `${this.nameOf(event.by)} moved on: the ${event.kind} request is withdrawn`;
         return `${this.nameOf(event.by)} ${event.accept ? "accepted" : "declined"} the ${event.kind}`;
+      }
       case "undone":
         for (const _ of event.points) this.moves.pop();
         this.clocks = event.clocks;
@@ -114,6 +122,20 @@ export class RoomState {
       if (this.players[seat] && this.players[seat].id === playerId) return seat;
     }
     return null;
+  }
+
+  /** Whether a takeback by this player has a stone of theirs to remove: one of the
+   * last two stones is their colour (and not an opening stone), as the server counts. */
+  canTakeBack(playerId) {
+    const seat = this.seatOf(playerId);
+    if (!seat || this.swap2) return false;
+    const mine = seat === "black" ? 0 : 1;
+    for (const back of [1, 2]) {
+      const index = this.moves.length - back;
+      if (index < this.openingStones) return false;
+      if (index % 2 === mine) return true;
+    }
+    return false;
   }
 
   /** The colour of the next stone, or null when no stone is expected. */

@@ -26,13 +26,16 @@ export function option(value, label, selected = false) {
 
 let toastTimer = null;
 
+/** How long a toast stays up (ms). */
+export const TOAST_MS = 6000;
+
 /** Show a message for a few seconds in the page's alert area. */
 export function toast(text) {
   const box = document.getElementById("toast");
   box.textContent = text;
   box.hidden = false;
   clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => { box.hidden = true; }, 6000);
+  toastTimer = setTimeout(() => { box.hidden = true; }, TOAST_MS);
 }
 
 let audio = null;
