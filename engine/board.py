@@ -189,10 +189,27 @@ class Board:
         history.append(i)
         self._hash ^= (_ZOBRIST_BLACK if color == BLACK else _ZOBRIST_WHITE)[i]
         result = self._check_win(i, color)
-        if result is None and len(history) == size * size:
+        if result is None and self._no_move_left():
             result = Result(None, Reason.BOARD_FULL)
         self._result = result
         return result
+
+    def _no_move_left(self) -> bool:
+        """Whether the side to move has no point to play: the board is full, or, in
+        renju, every empty point is a foul for Black. Either is a draw (the rules let
+        Black pass there, and this engine has no pass)."""
+        history = self._history
+        if len(history) == self.size * self.size:
+            return True
+        if self.rule is not Rule.RENJU or len(history) & 1:  # Black is not to move
+            return False
+        cells = self.cells
+        i = cells.find(EMPTY)
+        while i >= 0:  # a point with no foul is usually met at once
+            if renju.foul_at(self, i) is None:
+                return False
+            i = cells.find(EMPTY, i + 1)
+        return True
 
     def undo(self, count: int = 1) -> list[Point]:
         """Take back the last ``count`` moves; return them, most recent first."""
@@ -300,7 +317,7 @@ class Board:
             board._result = board._check_win(i, cells[i])
             if board._result is not None:
                 break
-        if board._result is None and len(history) == size * size:
+        if board._result is None and board._no_move_left():
             board._result = Result(None, Reason.BOARD_FULL)
         return board
 

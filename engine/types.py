@@ -64,7 +64,7 @@ class Reason(enum.StrEnum):
 
     FIVE = "five"
     OVERLINE = "overline"  # six or more in a row, where that wins (freestyle; White in renju)
-    BOARD_FULL = "board-full"
+    BOARD_FULL = "board-full"  # a draw: no point left (in renju, none Black may play)
     RESIGN = "resign"
     TIMEOUT = "timeout"
     AGREEMENT = "agreement"

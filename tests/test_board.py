@@ -357,3 +357,25 @@ def test_from_stones_skips_the_renju_foul_check_and_finds_the_last_movers_five()
         Board.from_stones([Point(1, 1), Point(1, 1)], [Point(2, 2)])
     with pytest.raises(OffBoardError):
         Board.from_stones([Point(15, 1)], [])
+
+
+def test_renju_ends_in_a_draw_when_black_has_no_point_left() -> None:
+    """Renju on 7x7: after White's last stone every empty point (f5) is an overline for
+    Black, who is to move; the rules would let Black pass, this engine calls it a draw
+    (board-full) rather than leave a game nobody can continue. Not so in freestyle."""
+    moves = (
+        "a2 a1 b1 b2 c1 c3 c2 g2 g6 g3 f7 f2 c5 d2 e3 e2 e4 f1 b4 f4 d1 f6 b7 g7 c7 a5 "
+        "c6 a6 b5 b6 c4 a7 a3 g4 d4 e6 d3 d5 b3 d6 e1 f3 e5 e7 g5 g1 d7 a4"
+    )
+    board = Board.from_moves(moves, size=7, rule=Rule.RENJU)
+    assert list(board.empty_points()) == [parse_point("f5", 7)]  # g6-b1 would be six
+    assert board.result == Result(None, Reason.BOARD_FULL)
+    with pytest.raises(GameOverError):
+        board.play(parse_point("f5", 7))
+    board.undo(1)
+    assert board.result is None
+    free = Board.from_moves(moves, size=7, rule=Rule.FREESTYLE)
+    assert free.result is None
+    points = parse_moves(moves, 7)
+    given = Board.from_stones(points[0::2], points[1::2], size=7, rule=Rule.RENJU)
+    assert given.result == Result(None, Reason.BOARD_FULL)

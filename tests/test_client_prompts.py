@@ -4,6 +4,7 @@ state the server's forgetting leaves; and the prompt bar's keys, with a fixed cl
 
 from __future__ import annotations
 
+import dataclasses
 from typing import ClassVar
 
 from test_client_state import ALICE, T0, event, in_room, moved, view, welcomed
@@ -17,7 +18,7 @@ from client.state.room import RoomClosed, RoomGone, RoomSeen
 from client.state.session import ConnectionChanged, IdentityLost
 from client.state.words import describe_result
 from client.widgets.entry import PROMPT_GUARD_S, EntryLine, PromptBar
-from engine.types import Color, Reason
+from engine.types import Color, Point, Reason
 from protocol import events as ev
 from protocol import messages as msg
 from protocol.events import RatingChange
@@ -119,12 +120,19 @@ def test_every_reason_is_a_sentence() -> None:
         (Color.WHITE, Reason.TIMEOUT): "alice (black) ran out of time: bob (white) wins.",
         (Color.BLACK, Reason.ABANDON): "bob (white) left and did not come back: alice "
         "(black) wins.",
-        (None, Reason.BOARD_FULL): "Draw: the board is full.",
         (None, Reason.AGREEMENT): "Draw agreed.",
         (None, Reason.ABANDON): "Game aborted: both players left.",
     }
     for (winner, reason), text in said.items():
         assert describe_result(Outcome(winner, reason), game) == text
+    full = dataclasses.replace(
+        game, moves=tuple(Point(x, y) for x in range(game.size) for y in range(game.size))
+    )
+    drawn = Outcome(None, Reason.BOARD_FULL)
+    assert describe_result(drawn, full) == "Draw: the board is full."
+    # In renju the game also ends so when every empty point is a foul for Black.
+    stuck = dataclasses.replace(full, moves=full.moves[:-3])
+    assert describe_result(drawn, stuck) == "Draw: no point is left that Black may play."
 
 
 def test_a_finished_game_no_longer_shows_as_in_progress() -> None:

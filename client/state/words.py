@@ -69,6 +69,8 @@ def describe_result(outcome: Outcome, game: GameView) -> str:
     (black) wins.``"""
     winner = outcome.winner
     if winner is None:
+        if outcome.reason == Reason.BOARD_FULL and len(game.moves) < game.size**2:
+            return "Draw: no point is left that Black may play."  # renju: all are fouls
         return {
             Reason.BOARD_FULL: "Draw: the board is full.",
             Reason.AGREEMENT: "Draw agreed.",

@@ -199,7 +199,7 @@ const OFFER_WORDS = {
 const REASONS = {
   five: "five in a row",
   overline: "an overline",
-  "board-full": "the board is full",
+  "board-full": "no move left",
   resign: "resignation",
   timeout: "time",
   agreement: "agreement",
