@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import datetime
 import re
+import typing
 from typing import Any, NoReturn, TypeGuard
 
 import msgspec
@@ -213,7 +214,8 @@ class Codec:
         try:
             return decoder.decode(data)
         except msgspec.ValidationError as exc:
-            error = _from_validation(self, str(exc), data)
+            known = _CLIENT_TAGS if decoder is self._client else _SERVER_TAGS
+            error = _from_validation(self, str(exc), data, known)
             error.room = self._peek_room(data)
             raise error from None
         except (msgspec.DecodeError, ValueError, RecursionError, MemoryError, TypeError) as exc:
@@ -293,7 +295,15 @@ def _no_extensions(code: int) -> str:
     return f"MessagePack extension types are not part of the protocol (found type {code})"
 
 
-def _from_validation(codec: Codec, text: str, data: Any) -> ProtocolError:
+def _tags(union: Any) -> frozenset[str]:
+    return frozenset(str(member.__struct_config__.tag) for member in typing.get_args(union))
+
+
+_CLIENT_TAGS = _tags(ClientMessage)
+_SERVER_TAGS = _tags(ServerMessage)
+
+
+def _from_validation(codec: Codec, text: str, data: Any, known: frozenset[str]) -> ProtocolError:
     """Turn msgspec's validation message into a ProtocolError that names the field."""
     msg_type, request_id = codec._peek(data)
     what = f"{msg_type} message" if msg_type else "message"
@@ -335,6 +345,15 @@ def _from_validation(codec: Codec, text: str, data: Any) -> ProtocolError:
             re=request_id,
         )
     if field is not None and (field == "type" or field.endswith(".type")):
+        value = detail.removeprefix("Invalid value ").strip("'\"")
+        if field == "type" and detail.startswith("Invalid value") and value in known:
+            # The decoder took the first `type` and met another, naming a known message.
+            return ProtocolError(
+                ErrorCode.BAD_MESSAGE,
+                f"the `type` key is given more than once (`{value}` is one of them)",
+                field=field,
+                re=request_id,
+            )
         if detail.startswith("Invalid value"):
             name = field.removesuffix("type").rstrip(".")
             kind = f"`{name}` type" if name else "message type"

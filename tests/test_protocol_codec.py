@@ -444,6 +444,7 @@ def test_binary_frame_is_bad_frame_with_json() -> None:
         (b"\x82\xa4type\xa5hello\xa4name\xa2\xff\xfe", "not valid UTF-8 (byte 0xff)"),
         (b"\x91" * 4000 + b"\x01", "map"),
         (b"\x82\xa4type\xa5hello\xa1z" + b"\x91" * 4000 + b"\xc0", "MessagePack"),
+        (b"\x82\xa4type\xa4chat\xa4type\xabget_profile", "`type` key is given more than once"),
     ],
     ids=[
         "empty",
@@ -456,6 +457,7 @@ def test_binary_frame_is_bad_frame_with_json() -> None:
         "bad-utf8",
         "nested-arrays",
         "nesting-bomb-in-unknown-field",
+        "two-types",
     ],
 )
 def test_malformed_frames_are_bad_message(data: bytes, needle: str) -> None:
@@ -480,6 +482,7 @@ def test_malformed_frames_are_bad_message(data: bytes, needle: str) -> None:
         ("[" * 2000 + "1" + "]" * 2000, "JSON object"),
         ('{"type": "hello", "z": ' + "[" * 2000 + "]" * 2000 + "}", "JSON"),
         ('{"type": "hello", "name": "ann", "id": 1.5}', "`id`"),
+        ('{"type": "chat", "type": "get_profile"}', "`type` key is given more than once"),
     ],
     ids=[
         "empty",
@@ -494,6 +497,7 @@ def test_malformed_frames_are_bad_message(data: bytes, needle: str) -> None:
         "nested-arrays",
         "nesting-bomb-in-unknown-field",
         "float-id",
+        "two-types",
     ],
 )
 def test_malformed_json_frames_are_bad_message(data: str, needle: str) -> None:
