@@ -438,7 +438,10 @@ async def test_a_worker_killed_in_the_middle_of_games_hands_every_seat_over(
         with contextlib.suppress(ProcessLookupError):
             doomed.kill()
         await doomed.wait()
-    assert ai_server.metrics.counters["gomoku_ai_handovers_total"] == 3
+    # Each of the three seats was handed over; on a loaded machine one may be handed over
+    # again when the heir's connection for it comes after the test's 0.8 s lease (a
+    # fresh-clone CI run counted 4), which is the design, not a lost seat.
+    assert ai_server.metrics.counters["gomoku_ai_handovers_total"] >= 3
     assert heir.stats.moves >= 3
     for person in people:
         assert person.over is not None
