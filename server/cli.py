@@ -41,15 +41,24 @@ def page_address(ws_url: str) -> str:
     return "http://" + ws_url.removeprefix("ws://") + "/"
 
 
+WILDCARD_HOSTS = ("0.0.0.0", "", "::")
+"""``--host`` values that listen on every interface."""
+
+
+def url_host(host: str) -> str:
+    """``host`` as it goes in a URL: an IPv6 address in brackets (``[::1]``)."""
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
 def join_addresses(host: str, port: int) -> list[str]:
     """The ``ws://`` addresses to tell players, most useful first."""
-    if host in ("0.0.0.0", "", "::"):
+    if host in WILDCARD_HOSTS:
         hosts = [h for h in (lan_address(), socket.gethostname(), "127.0.0.1") if h]
     else:
         hosts = [host]
     seen: list[str] = []
     for h in hosts:
-        url = f"ws://{h}:{port}"
+        url = f"ws://{url_host(h)}:{port}"
         if url not in seen:
             seen.append(url)
     return seen
@@ -84,7 +93,8 @@ def banner(host: str, port: int, *, processes: int = 1) -> str:
     lines = [f"gomoku-server {__version__} listening on port {port}{shared}; players can join at:"]
     for url in join_addresses(host, port):
         lines.append(f"  {url}    in a browser: {page_address(url)}")
-    lines.append(f"health: http://127.0.0.1:{port}/healthz  metrics: /metrics")
+    local = "127.0.0.1" if host in WILDCARD_HOSTS else url_host(host)  # where it answers
+    lines.append(f"health: http://{local}:{port}/healthz  metrics: /metrics")
     return "\n".join(lines)
 
 

@@ -29,6 +29,7 @@ import secrets
 import signal
 import socket
 import sys
+import threading
 from collections.abc import Callable, Sequence
 
 from protocol.backoff import sleep_unless
@@ -66,18 +67,30 @@ def ready_line(index: int, instance: str, port: int) -> str:
 
 async def stop_on_eof(stops: asyncio.Queue[str]) -> None:
     """Ask the server to stop when standard input reaches its end: the process that
-    started it (the supervisor, or ``gomoku play --local``) is gone."""
+    started it (the supervisor, or ``gomoku play --local``) is gone.
+
+    Read on a thread, since standard input may be anything: a pipe, a terminal (Ctrl+D
+    ends it), a regular file or ``/dev/null`` (which end at once). The event loop's
+    pipe reader accepts only pipes and sockets, and uvloop aborted the process on the
+    others. The thread is a daemon: a server stopped for another reason does not wait
+    for it."""
     loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader()
-    transport, _ = await loop.connect_read_pipe(
-        lambda: asyncio.StreamReaderProtocol(reader), sys.stdin
-    )
-    try:
-        while await reader.read(4096):
-            pass
-        stops.put_nowait("standard input closed")
-    finally:
-        transport.close()
+    ended: asyncio.Future[None] = loop.create_future()
+
+    def finish() -> None:
+        if not ended.done():
+            ended.set_result(None)
+
+    def read() -> None:
+        with contextlib.suppress(OSError, ValueError, AttributeError):  # no stdin: ended
+            while os.read(sys.stdin.fileno(), 4096):
+                pass
+        with contextlib.suppress(RuntimeError):  # the loop has closed: nobody to tell
+            loop.call_soon_threadsafe(finish)
+
+    threading.Thread(target=read, name="stdin-eof", daemon=True).start()
+    await ended
+    stops.put_nowait("standard input closed")
 
 
 def reserve_port(host: str, port: int) -> socket.socket:

@@ -7,6 +7,7 @@ import os
 import re
 import shutil
 import signal
+import subprocess
 import sys
 import urllib.error
 import urllib.request
@@ -22,7 +23,7 @@ from protocol import messages as m
 from protocol.codec import decode_server, encode
 from protocol.events import Moved
 from server.app import GomokuServer
-from server.cli import join_addresses, lan_address
+from server.cli import banner, join_addresses, lan_address
 from server.store.redis import RedisStore
 
 MakeServer = Callable[..., Awaitable[GomokuServer]]
@@ -124,6 +125,40 @@ def test_join_addresses_include_lan_and_loopback() -> None:
     if lan is not None:
         assert urls[0] == f"ws://{lan}:8765"
     assert join_addresses("10.1.2.3", 9000) == ["ws://10.1.2.3:9000"]
+
+
+def test_the_banner_gives_addresses_that_answer() -> None:
+    """An IPv6 host is printed in brackets, and the health address is one the server
+    listens on: 127.0.0.1 only when it listens on every interface."""
+    assert join_addresses("::1", 8765) == ["ws://[::1]:8765"]
+    assert "http://[::1]:8765/healthz" in banner("::1", 8765)
+    assert "in a browser: http://[::1]:8765/" in banner("::1", 8765)
+    assert "http://10.1.2.3:9000/healthz" in banner("10.1.2.3", 9000)
+    assert "http://127.0.0.1:9000/healthz" in banner("0.0.0.0", 9000)
+
+
+@pytest.mark.parametrize("loop", ["uvloop", "asyncio"])
+@pytest.mark.parametrize("stdin", ["/dev/null", "file"])
+def test_stop_on_eof_with_stdin_not_a_pipe(loop: str, stdin: str, tmp_path: Path) -> None:
+    """``--stop-on-eof`` with standard input from a file or /dev/null stops cleanly at
+    its end (uvloop aborted the process on them; asyncio never stopped)."""
+    script = shutil.which("gomoku-server", path=str(Path(sys.executable).parent))
+    assert script is not None, "gomoku-server is not installed in this environment"
+    source = Path(stdin) if stdin != "file" else tmp_path / "input.txt"
+    if stdin == "file":
+        source.write_text("some lines\nof input\n")
+    args = [script, "--host", "127.0.0.1", "--port", "0", "--bots", "0", "--ephemeral"]
+    with source.open("rb") as given:
+        done = subprocess.run(
+            [*args, "--stop-on-eof", "--loop", loop],
+            stdin=given,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    assert done.returncode == 0, done.stderr
+    assert "standard input closed: stopping" in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 async def test_sigterm_closes_clients_with_1001() -> None:
