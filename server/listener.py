@@ -85,10 +85,10 @@ class Listener:
             return None
         self.draining = True
         log.info(
-            "draining: /healthz answers 503 for %g s, then %d connections close with 1001 "
+            "draining: /healthz answers 503 for %g s, then %s close with 1001 "
             "(signal again to stop now)",
             seconds,
-            len(players),
+            "1 connection" if len(players) == 1 else f"{len(players)} connections",
         )
         try:
             return await asyncio.wait_for(stop_now(), seconds)

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 
 from server.cluster import describe, read_cluster
-from server.options import redacted
+from server.options import redacted, redis_url
 from server.service import now_ms
 from server.store import StoreUnavailable
 
@@ -19,24 +19,25 @@ TIMEOUT_S = 5.0
 """How long the whole read may take before Redis counts as unreachable."""
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        print(f"gomoku-server status: {message}", file=sys.stderr)
-        raise SystemExit(2)
-
-
 def parse_status_args(argv: Sequence[str]) -> argparse.Namespace:
-    parser = _Parser(
+    """The options; a bad one exits 2 with the usage line and one line saying what is
+    wrong, as the server's own options do."""
+    parser = argparse.ArgumentParser(
         prog="gomoku-server status",
         description="Print the instances, AI workers and load of the cluster on a Redis.",
     )
     parser.add_argument(
         "--redis",
         metavar="URL",
-        default=os.environ.get("GOMOKU_REDIS_URL"),
+        type=redis_url,
         help="the cluster's Redis, as given to its servers (default: $GOMOKU_REDIS_URL)",
     )
     args = parser.parse_args(argv)
+    if args.redis is None and (given := os.environ.get("GOMOKU_REDIS_URL")):
+        try:
+            args.redis = redis_url(given)
+        except argparse.ArgumentTypeError as exc:
+            parser.error(f"environment variable GOMOKU_REDIS_URL: {exc}")
     if not args.redis:
         parser.error("--redis URL is needed (or GOMOKU_REDIS_URL)")
     return args

@@ -23,6 +23,7 @@ from worker_fixtures import Person, StartWorker, ai_config, eventually, worker_p
 from engine import Rule
 from protocol import messages as m
 from protocol.events import Moved
+from server import cluster
 from server.app import GomokuServer
 from server.bots import jobs
 from server.service import now_ms
@@ -236,6 +237,41 @@ async def test_status_tells_a_silent_instance_from_a_live_one(
     assert re.search(r"heard [78]s ago$", dead), dead
     [alive] = [line for line in lines if live.housekeeping.instance_id in line]
     assert re.search(r"heard [01]s ago$", alive), alive
+
+
+async def test_an_instance_stopped_cleanly_leaves_the_cluster_at_once(
+    make_server: MakeServer, redis_url: str
+) -> None:
+    """A planned stop (SIGTERM, a rolling restart) withdraws the instance's record: status
+    and /metrics stop counting it at once, not three heartbeats later as for a kill."""
+    a, b = await two_instances(make_server, redis_url)
+    gone = b.housekeeping.instance_id
+    for _ in range(200):  # both publish at start; wait until b's record is there
+        if gone in await cluster.instances(a.store):
+            break
+        await asyncio.sleep(0.05)
+    assert gone in await cluster.instances(a.store)
+    await b.stop()
+    assert list(await cluster.instances(a.store)) == [a.housekeeping.instance_id]
+    done = await run_status("--redis", redis_url)
+    assert "instances: 1" in done.stdout.decode()
+    assert gone not in done.stdout.decode()
+
+
+def test_status_refuses_a_malformed_url_as_the_server_does() -> None:
+    """Not a Redis URL: the usage line and one line saying so (not "cannot reach"), 2."""
+    done = subprocess.run(
+        [sys.executable, "-m", "server", "status", "--redis", "notaurl"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "usage: gomoku-server status [-h] [--redis URL]",
+        "gomoku-server status: error: argument --redis: 'notaurl' is not a redis://, "
+        "rediss:// or unix:// URL",
+    ]
 
 
 async def run_status(

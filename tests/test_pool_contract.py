@@ -96,3 +96,7 @@ async def test_worker_and_instance_records_last_their_lease(store: Store) -> Non
     await store.put_instance_info("i1", b"figures", now + 5_000)
     assert await store.instance_infos(now) == {"i1": b"figures"}
     assert await store.instance_infos(now + 10_000) == {}
+    await store.put_instance_info("i2", b"more", now + 5_000)
+    await store.drop_instance_info("i2")
+    await store.drop_instance_info("nobody")
+    assert await store.instance_infos(now) == {}

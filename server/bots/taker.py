@@ -130,6 +130,7 @@ class JobTaker:
             with contextlib.suppress(Exception):
                 for worker in self._published:
                     await self.store.drop_worker(worker)
+                await self.store.drop_instance_info(self.instance())
 
     async def _reclaim(self, queues: list[str]) -> None:
         for queue in queues:

@@ -112,6 +112,11 @@ class AiPool(abc.ABC):
         """Record (or replace) what a server instance publishes about itself."""
 
     @abc.abstractmethod
+    async def drop_instance_info(self, instance: str) -> None:
+        """Forget an instance's record (no-op if unknown): it stopped cleanly, so it
+        leaves the cluster's figures at once rather than when its lease runs out."""
+
+    @abc.abstractmethod
     async def instance_infos(self, now_ms: int) -> dict[str, bytes]:
         """Every instance whose record is live at ``now_ms``, by id (sorted)."""
 
@@ -254,6 +259,9 @@ class MemoryAiPool(AiPool):
 
     async def put_instance_info(self, instance: str, data: bytes, until_ms: int) -> None:
         self._instance_info.records[instance] = (data, until_ms)
+
+    async def drop_instance_info(self, instance: str) -> None:
+        self._instance_info.records.pop(instance, None)
 
     async def instance_infos(self, now_ms: int) -> dict[str, bytes]:
         return self._instance_info.live(now_ms)

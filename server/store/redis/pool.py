@@ -162,12 +162,15 @@ class RedisAiPool(RedisCore):
             self.keys.ai_workers, self.keys.ai_worker_leases, worker, data, until_ms
         )
 
+    async def _drop_leased(self, records: str, leases: str, name: str) -> None:
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hdel(records, name)
+            pipe.zrem(leases, name)
+            await pipe.execute()
+
     @runs_to_completion
     async def drop_worker(self, worker: str) -> None:
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hdel(self.keys.ai_workers, worker)
-            pipe.zrem(self.keys.ai_worker_leases, worker)
-            await pipe.execute()
+        await self._drop_leased(self.keys.ai_workers, self.keys.ai_worker_leases, worker)
 
     @runs_to_completion
     async def workers(self, now_ms: int) -> dict[str, bytes]:
@@ -178,6 +181,10 @@ class RedisAiPool(RedisCore):
         await self._put_leased(
             self.keys.instance_info, self.keys.instance_info_leases, instance, data, until_ms
         )
+
+    @runs_to_completion
+    async def drop_instance_info(self, instance: str) -> None:
+        await self._drop_leased(self.keys.instance_info, self.keys.instance_info_leases, instance)
 
     @runs_to_completion
     async def instance_infos(self, now_ms: int) -> dict[str, bytes]:
