@@ -106,12 +106,15 @@ class OpeningPhase(_RoomEvent, frozen=True, tag="opening"):
 
 class Chose(_RoomEvent, frozen=True, tag="chose"):
     """A swap2 choice was made. When it settles the colours, ``black`` and ``white``
-    name the players (otherwise null: ``place2`` continues the opening)."""
+    name the players (otherwise null: ``place2`` continues the opening). ``clocks``
+    (timed games) are the remaining times after the choice, by the colours as they stand
+    after it: a player who takes the other colour takes their own time with them."""
 
     player: PlayerId
     choice: SwapChoice
     black: PlayerId | None = None
     white: PlayerId | None = None
+    clocks: Clocks | None = None
 
 
 class Offered(_RoomEvent, frozen=True, tag="offered"):

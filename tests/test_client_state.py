@@ -35,6 +35,7 @@ from protocol.values import (
     RoomView,
     Seats,
     Standing,
+    Swap2State,
     TimeControl,
 )
 
@@ -183,6 +184,54 @@ def test_move_resets_clocks_from_the_server() -> None:
     assert clocks.running is Color.BLACK
     assert clocks.remaining(Color.BLACK, T0 + 11) == 249_000
     assert clocks.remaining(Color.WHITE, T0 + 11) == 280_000
+
+
+def test_in_a_swap2_opening_the_clock_of_whoever_must_act_runs() -> None:
+    """The chooser's clock runs while they choose, whatever colour the next stone is;
+    after a choice of colours each keeps their own time, as ``chose`` tells it."""
+    model = in_room(
+        opening=Opening.SWAP2,
+        state="opening",
+        moves=["h8", "h9", "j10"],
+        to_move="white",
+        swap2=Swap2State(phase="choose", to_act="p-bob", choices=["black", "white", "place2"]),
+        clocks=Clocks(black_ms=298_000, white_ms=300_000),
+    )
+    assert model.room is not None
+    assert model.room.clocks is not None
+    assert model.room.clocks.running is Color.WHITE  # bob chooses, seated as White
+    took_black = ev.Chose(
+        player="p-bob",
+        choice="black",
+        black="p-bob",
+        white="p-alice",
+        clocks=Clocks(black_ms=292_000, white_ms=298_000),
+    )
+    after = reduce(model, event(5, took_black), T0 + 8)
+    assert after.room is not None
+    assert after.room.clocks is not None
+    assert after.room.black is not None
+    assert after.room.black.name == "bob"
+    assert after.room.clocks.remaining(Color.BLACK, T0 + 9) == 292_000  # bob's own time
+    assert after.room.clocks.running is Color.WHITE  # alice plays stone 4
+    assert after.room.clocks.remaining(Color.WHITE, T0 + 9) == 297_000
+    # After place2 the opener chooses, though the next stone (the sixth) is White's.
+    five = in_room(
+        opening=Opening.SWAP2,
+        state="opening",
+        moves=["h8", "h9", "j10", "g7", "k11"],
+        to_move="white",
+        swap2=Swap2State(phase="choose", to_act="p-alice", choices=["black", "white"]),
+    )
+    assert five.room is not None
+    assert five.room.clocks is not None
+    assert five.room.clocks.running is Color.BLACK
+    placing = reduce(
+        five, event(9, ev.OpeningPhase(phase="place2", to_act="p-bob", choices=[])), T0
+    )
+    assert placing.room is not None
+    assert placing.room.clocks is not None
+    assert placing.room.clocks.running is Color.WHITE
 
 
 def test_clocks_do_not_run_before_the_first_move_or_after_the_end() -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from engine import Opening, Reason, Rule
 from protocol.errors import ErrorCode
-from protocol.events import Answered, GameOver, Moved, PlayerLeft, Presence, Undone
+from protocol.events import Answered, Chose, GameOver, Moved, PlayerLeft, Presence, Undone
 from protocol.values import TimeControl
 from server import game
 from server.game import GameError, GameRules, apply
@@ -320,3 +320,20 @@ def test_a_move_declines_the_opponents_pending_offer() -> None:
     outcome = apply(room, game.Move(B, "a1"), 0, RULES)
     assert outcome.room.pending is None
     assert [type(e) for e in outcome.events] == [Answered, Moved]
+
+
+def test_a_swap2_choice_tells_the_clocks_by_the_new_colours() -> None:
+    """``chose`` carries the clocks: B thought 8 s over the choice and takes Black with
+    their own time; A, who placed three stones in 3 s, keeps theirs as White."""
+    minute = TimeControl(base_ms=60_000, inc_ms=0)
+    room = play(started(opening=Opening.SWAP2, time=minute), "h8 h9 j10", now=1_000)
+    outcome = apply(room, game.Choose(B, "black"), 1_002 + 8_000, RULES)
+    [chose] = [e for e in outcome.events if isinstance(e, Chose)]
+    assert (chose.black, chose.white) == (B, A)
+    assert chose.clocks is not None
+    assert chose.clocks.black_ms == 60_000 - 8_000  # B's own time, B thinking
+    assert chose.clocks.white_ms == 60_000 - 2  # A placed the three stones at 1,000-1,002
+    place2 = apply(room, game.Choose(B, "place2"), 1_002 + 5_000, RULES)
+    [chose] = [e for e in place2.events if isinstance(e, Chose)]
+    assert chose.clocks is not None
+    assert (chose.clocks.black_ms, chose.clocks.white_ms) == (60_000 - 2, 60_000 - 5_000)

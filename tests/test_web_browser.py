@@ -43,6 +43,7 @@ from protocol.events import (
     Presence,
     Undone,
 )
+from protocol.values import TimeControl
 from server.app import GomokuServer
 from worker.control import AiWorker
 from worker.thinker import Thinker
@@ -568,6 +569,30 @@ async def test_swap2_choices_offers_chat_takeback_and_resign(browser: Browser) -
         over = await hal.until_event(GameOver)
         assert (over.winner, over.reason) == ("black", "resign")
         await expect(ann.locator("#result")).to_contain_text("Black wins by resignation")
+
+
+async def test_after_a_swap2_colour_choice_each_clock_keeps_its_players_time(
+    browser: Browser,
+) -> None:
+    """ann thinks 3 s over the swap2 choice and takes Black: the Black clock now shows
+    her time (under a minute) and stands, while hal's, as White, runs from his."""
+    async with people(browser) as crowd:
+        hal = await crowd.client("hal")
+        minute = TimeControl(base_ms=60_000, inc_ms=0)
+        room = (await hal.create(opening="swap2", seat="black", time=minute)).room.id
+        ann = await crowd.page("ann", hash=f"#/room/{room}")
+        await hal.until_event(GameStarted)
+        for stone in ("h8", "h9", "i8"):
+            await hal.move(room, stone)
+            await hal.until_event(Moved)
+        await expect(ann.locator("[data-choice]")).to_have_count(3)
+        await asyncio.sleep(3)
+        await ann.click('[data-choice="black"]')
+        assert (await hal.until_event(Chose)).black != hal.player
+        await expect(ann.locator("#name-black")).to_contain_text("(you)")
+        await expect(ann.locator("#clock-black")).to_have_text(re.compile(r"^0:5[0-7]$"))
+        await expect(ann.locator("#clock-black")).not_to_have_class(re.compile("running"))
+        await expect(ann.locator("#clock-white")).to_have_class(re.compile("running"))
 
 
 async def test_the_ai_from_the_page(browser: Browser, thinker: Thinker) -> None:

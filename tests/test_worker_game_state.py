@@ -81,3 +81,20 @@ def test_game_state_follows_a_swap2_opening() -> None:
     assert game.my_seat_color() is Color.BLACK
     assert game.task() is None  # White (the AI) plays stone 4
     assert game.state == "playing"
+
+
+def test_the_ai_budgets_from_its_own_clock_after_a_swap2_colour_choice() -> None:
+    """The person who took Black took their own time with them: the AI, now White,
+    reads its time from ``chose``'s clocks, not from the clock Black had before."""
+    minute = TimeControl(base_ms=60_000, inc_ms=0)
+    view = _view(opening="swap2", state="opening", clocks=None, time=minute)
+    game = GameState.from_view(view, "ai", now=0.0)
+    game.apply(GameStarted(black="ai", white="ann", time=minute), now=0.0)
+    for n, point in enumerate(["h8", "i8", "i9"], 1):
+        color = "black" if n % 2 else "white"
+        clocks = Clocks(black_ms=55_000, white_ms=60_000)  # the AI placed in 5 s
+        game.apply(Moved(point=point, color=color, move_no=n, clocks=clocks), now=5.0)  # type: ignore[arg-type]
+    took = Clocks(black_ms=40_000, white_ms=55_000)  # ann thought 20 s, takes Black
+    game.apply(Chose(player="ann", choice="black", black="ann", white="ai", clocks=took), now=25.0)
+    assert game.my_seat_color() is Color.WHITE
+    assert game.remaining_ms(now=26.0) == 54_000

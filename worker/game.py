@@ -97,6 +97,7 @@ class GameState:
             if event.black is not None and event.white is not None:
                 self.black, self.white = event.black, event.white
                 self.state = "playing"
+            self._set_clocks(event.clocks, now)  # by the colours after the choice
         elif isinstance(event, ev.Offered):
             self.pending = Pending(kind=event.kind, by=event.by)
         elif isinstance(event, ev.Answered):

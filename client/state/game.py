@@ -177,9 +177,14 @@ def _seat(ref: PlayerRef | None, now: float) -> Seat | None:
 
 
 def _running_clock(game: GameView) -> Color | None:
-    """The side whose clock runs: the side to move once Black's first stone is down."""
+    """The side whose clock runs, once Black's first stone is down: the player who must
+    act in a swap2 opening (who places stones or chooses, whatever the next stone's
+    colour), else the side to move. The server charges the same seat."""
     if not game.running or not game.moves:
         return None
+    swap2 = game.swap2
+    if game.state == "opening" and swap2 is not None and swap2.to_act is not None:
+        return game.color_of(swap2.to_act) or game.to_move
     return game.to_move
 
 
@@ -317,8 +322,10 @@ def apply_event(game: GameView, event: ev.RoomEvent, now: float) -> GameView:
             return with_picture(game)
         case ev.OpeningPhase(phase=phase, to_act=to_act, choices=choices):
             swap2 = Swap2State(phase=phase, to_act=to_act, choices=choices)
-            return dataclasses.replace(game, state="opening", swap2=swap2)
-        case ev.Chose(black=black, white=white) if black is not None and white is not None:
+            return _set_clocks(dataclasses.replace(game, state="opening", swap2=swap2), None, now)
+        case ev.Chose(black=black, white=white, clocks=clocks) if (
+            black is not None and white is not None
+        ):
             game = dataclasses.replace(
                 game,
                 black=_seat_for(game, black),
@@ -326,7 +333,9 @@ def apply_event(game: GameView, event: ev.RoomEvent, now: float) -> GameView:
                 swap2=None,
                 state="playing",
             )
-            return _set_clocks(game, None, now)
+            return _set_clocks(game, clocks, now)  # the seats' times follow their colours
+        case ev.Chose(clocks=clocks):
+            return _set_clocks(game, clocks, now)
         case ev.Offered(kind=kind, by=by):
             return dataclasses.replace(game, pending=Pending(kind=kind, by=by))
         case ev.Answered():

@@ -154,7 +154,15 @@ def choose(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Out
         assert white_seat is not None
         black, white = black_seat.id, white_seat.id
     restart_clock(room, now_ms, seat)
-    out.events.append(Chose(player=action.player, choice=action.choice, black=black, white=white))
+    out.events.append(
+        Chose(
+            player=action.player,
+            choice=action.choice,
+            black=black,
+            white=white,
+            clocks=room.clocks(now_ms),
+        )
+    )
     if not new_model.done:
         out.events.append(opening_event(room, new_model))
     return out

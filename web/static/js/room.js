@@ -58,6 +58,11 @@ export class RoomState {
           : `${this.nameOf(event.to_act)} places ${event.phase === "place3" ? "three" : "two"} stones`;
       case "chose": {
         const line = `${this.nameOf(event.player)} chose ${event.choice === "place2" ? "to place two more stones" : event.choice}`;
+        if (event.clocks) {
+          // By the colours after the choice: a player taking the other colour keeps their time.
+          this.clocks = event.clocks;
+          this.clocksAt = performance.now();
+        }
         if (event.black && event.white) {
           const byId = {};
           for (const seat of ["black", "white"]) if (this.players[seat]) byId[this.players[seat].id] = this.players[seat];
