@@ -98,3 +98,16 @@ def test_the_ai_budgets_from_its_own_clock_after_a_swap2_colour_choice() -> None
     game.apply(Chose(player="ann", choice="black", black="ann", white="ai", clocks=took), now=25.0)
     assert game.my_seat_color() is Color.WHITE
     assert game.remaining_ms(now=26.0) == 54_000
+
+
+def test_no_move_is_asked_for_after_a_five_before_its_game_over_arrives() -> None:
+    """A five ends the game on the board; the server sends game_over only after it has
+    archived the game, and meanwhile the other seat has nothing to play (it tried, and
+    the engine's 'the game is over' was logged as a failure with a traceback)."""
+    game = GameState.from_view(_view(clocks=None, time=None), "ann", now=0.0)
+    stones = ["h8", "a1", "i8", "a3", "j8", "a5", "k8", "a7", "l8"]
+    for n, point in enumerate(stones, 1):
+        color = "black" if n % 2 else "white"
+        game.apply(Moved(point=point, color=color, move_no=n, clocks=None))  # type: ignore[arg-type]
+    assert game.live
+    assert game.task() is None

@@ -155,7 +155,9 @@ class GameState:
                 return None
             return "choose" if swap2.phase == "choose" else "place"
         if self.state == "playing" and self.my_seat_color() is self.to_move():
-            return "place"
+            # The last stone may have ended the game on the board: its game_over comes
+            # once the server has archived the game, and there is nothing to play.
+            return None if self.board().is_over() else "place"
         return None
 
     def remaining_ms(self, now: float | None = None) -> int | None:
