@@ -213,8 +213,16 @@ class BrainSession:
             return self._move()
         parts = text.split(",")
         if len(parts) != 3:
-            self._board_lines = None
-            return [f"ERROR BOARD: {_quoted(text)} is not a line like 7,7,1"]
+            if text.partition(" ")[0].upper() in self._handlers():
+                # A command: the manager never sent DONE. This BOARD is given up (one
+                # ERROR for it) and the command is answered as usual.
+                self._board_lines = None
+                return [f"ERROR BOARD: no DONE before {_quoted(text)}", *self._feed(text)]
+            # Any other line is a stone line gone wrong: the rest up to DONE is still
+            # this BOARD, and DONE gets the one answer (a manager pairs one reply with
+            # each command).
+            self._board_error = self._board_error or f"{_quoted(text)} is not a line like 7,7,1"
+            return []
         try:
             point = self._point(",".join(parts[:2]))
             owner = int(parts[2])

@@ -152,6 +152,24 @@ def test_a_bad_stone_line_is_answered_once_at_done() -> None:
     assert session.feed("INFO rule 8")[0].startswith("ERROR INFO: rule 8: caro")
 
 
+def test_a_malformed_board_line_gets_one_reply_for_the_whole_board() -> None:
+    """A line that is not ``x,y,field`` inside BOARD: one ERROR at DONE, not an ERROR at
+    once and an UNKNOWN for each line after it (a manager pairs one reply with each
+    command). A command there means DONE never came: one ERROR, then its own answer."""
+    session = BrainSession("novice")
+    session.feed("START 15")
+    for line in ["BOARD", "7,7,2", "bogus", "8,8,2"]:
+        assert session.feed(line) == []
+    [reply] = session.feed("DONE")
+    assert reply.startswith("ERROR BOARD: 'bogus' is not a line like 7,7,1"), reply
+    for line in ["BOARD", "7,7,2"]:
+        assert session.feed(line) == []
+    error, about = session.feed("ABOUT")
+    assert error == "ERROR BOARD: no DONE before 'ABOUT'"
+    assert about.startswith("name=")
+    assert session.feed("TURN 0,0") != []  # out of BOARD: commands are answered again
+
+
 def test_time_spent_on_info_lines_comes_off_the_move() -> None:
     """The turn's clock runs from the command after the last answer: what the INFO
     lines took (0.4 s each on this clock) is taken off the move's budget, and time_left
