@@ -595,6 +595,24 @@ async def test_after_a_swap2_colour_choice_each_clock_keeps_its_players_time(
         await expect(ann.locator("#clock-white")).to_have_class(re.compile("running"))
 
 
+async def test_a_rated_game_that_did_not_count_says_so(browser: Browser) -> None:
+    """hal resigns a rated game after one stone: no rating moved, and the result says
+    why instead of leaving ann to look for a rating line."""
+    async with people(browser) as crowd:
+        hal = await crowd.client("hal")
+        room = (await hal.create(seat="black", rated=True)).room.id
+        ann = await crowd.page("ann", hash=f"#/room/{room}")
+        await hal.until_event(GameStarted)
+        await hal.move(room, "h8")
+        await hal.until_event(Moved)
+        await hal.send(m.Resign(room=room))
+        assert (await hal.until_event(GameOver)).ratings is None
+        await expect(ann.locator("#result")).to_contain_text("White wins by resignation")
+        await expect(ann.locator("#result")).to_contain_text(
+            "Not rated: the game ended before its second stone."
+        )
+
+
 async def test_the_ai_from_the_page(browser: Browser, thinker: Thinker) -> None:
     """With an AI worker connected: ann plays the AI of a level she picks in the lobby,
     asks for a hint (marked on the board), then starts an AI-vs-AI game and watches it."""

@@ -272,6 +272,9 @@ export class GameView {
         const diff = r.after - r.before;
         lines.push(h("div", { class: "rating-change" }, `${room.nameOf(r.player)}: ${r.before} → ${r.after} (${diff >= 0 ? "+" : ""}${diff})`));
       }
+      if (room.rated && room.ratingsKnown && !(room.ratings ?? []).length) {
+        lines.push(h("div", { class: "rating-change" }, uncountedText(room)));
+      }
       this.resultBox.replaceChildren(...lines);
     }
   }
@@ -393,4 +396,10 @@ export class GameView {
     if (this.roomId) this.app.leave(this.roomId);
     else window.location.hash = "#/";
   }
+}
+
+/** Why a rated game's end changed no rating (protocol.md, "Ratings and history"). */
+function uncountedText(room) {
+  if (room.moves.length < 2) return "Not rated: the game ended before its second stone.";
+  return "Not rated: both players left before each had made two moves.";
 }

@@ -10,6 +10,7 @@ export class RoomState {
     Object.assign(this, structuredClone(view));
     this.log = []; // {text} for what happened, {name, text} for chat lines
     this.ratings = null;
+    this.ratingsKnown = false;
     this.clocksAt = performance.now();
     this.presenceAt = performance.now();
     this.hint = null;
@@ -92,6 +93,7 @@ export class RoomState {
         this.state = "over";
         this.result = { winner: event.winner, reason: event.reason, line: event.line };
         this.ratings = event.ratings ?? null;
+        this.ratingsKnown = true; // a snapshot of a finished game does not carry them
         this.pending = null;
         this.swap2 = null;
         return resultText(this.result);
