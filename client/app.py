@@ -31,7 +31,7 @@ from client.screens.connect import ConnectScreen
 from client.screens.dialogs import NoticeDialog
 from client.screens.game import GameScreen
 from client.screens.lobby import LobbyScreen
-from client.screens.style import APP_CSS
+from client.screens.style import APP_CSS, plain_scrollbars
 from client.state.history import HistoryAction, HistoryFailed
 from client.state.log import Note
 from client.state.model import Action, ViewModel, reduce
@@ -116,7 +116,9 @@ class GomokuApp(App[None]):
         return self.connection is not None and not self.model.session.link.online
 
     async def on_mount(self) -> None:
-        self.set_class(self.options.glyphs.name == "ascii", "-ascii")
+        ascii_only = self.options.glyphs.name == "ascii"
+        self.set_class(ascii_only, "-ascii")
+        plain_scrollbars(ascii_only)
         if not self.autostart:
             return
         name = self.default_name
@@ -376,6 +378,7 @@ class GomokuApp(App[None]):
             await server.stop()
 
     async def on_unmount(self) -> None:
+        plain_scrollbars(False)
         await self._shut_down()
 
 

@@ -54,8 +54,10 @@ def seat_label(seat: Seat | None, color: Color, glyph: str, now: float) -> str:
 
 
 def clock_label(game: GameView, color: Color, now: float) -> str:
+    """The time ``color`` has left; before the server sends clocks (a room waiting for
+    its players), the room's starting time; ``--:--`` in a room without a clock."""
     if game.clocks is None:
-        return "--:--"
+        return format_clock(game.time.base_ms) if game.time is not None else "--:--"
     return format_clock(game.clocks.remaining(color, now))
 
 

@@ -280,3 +280,20 @@ async def test_hint_is_drawn_with_its_glyph() -> None:
     assert len(marked) == 1
     assert marked[0].style is not None
     assert marked[0].style.bgcolor == style.bgcolor
+
+
+async def test_the_cursor_beside_the_last_move_keeps_both_marks() -> None:
+    """The cursor on the point right of the last move (or left of it): the cell between
+    them closes one mark and opens the other, so neither loses a side."""
+    app = BoardApp()
+    async with app.run_test(size=(40, 17)) as pilot:
+        app.query_one(Board).picture = BoardPicture.from_moves(parse_moves("h8 i8"))
+        await pilot.press("right", "right")  # from h8 (the centre) to j8, beside i8
+        line = screen_text(app).splitlines()[7]
+        assert line[3 + 2 * 7 :].startswith("●(○|·]"), line
+        await pilot.press("left", "left")  # h8, left of i8
+        line = screen_text(app).splitlines()[7]
+        assert line[2 + 2 * 7 :].startswith("[●|○)"), line
+        await pilot.press("right")  # on the last move: the cursor's brackets
+        line = screen_text(app).splitlines()[7]
+        assert line[2 + 2 * 7 :].startswith(" ●[○]"), line

@@ -4,9 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from client.present import TimeControlError, format_clock, lobby_row, parse_time_control
+from client.glyphs import UNICODE
+from client.present import (
+    TimeControlError,
+    format_clock,
+    lobby_row,
+    parse_time_control,
+    status_lines,
+)
+from client.state.model import ViewModel, reduce
 from engine.types import Opening, Rule
-from protocol.values import PlayerRef, RoomSummary, Seats, TimeControl
+from protocol.messages import Snapshot, Welcome
+from protocol.values import PlayerRef, RoomSummary, RoomView, Seats, TimeControl
 
 
 @pytest.mark.parametrize(
@@ -53,3 +62,29 @@ def test_lobby_row() -> None:
         state="waiting",
     )
     assert lobby_row(room) == ("renju swap2 rated", "15", "10+5", "ann 1600", "-", "4", "waiting")
+
+
+def test_a_clocked_room_shows_its_starting_time_before_the_game() -> None:
+    """Waiting for an opponent in a 2+1 room (no clocks from the server yet): both clocks
+    read 2:00, not --:--; a room without a clock still reads --:--."""
+    welcome = Welcome(player="a", name="ann", token="t", resumed=False)
+    for time, shown in ((TimeControl(base_ms=120_000, inc_ms=1_000), "2:00"), (None, "--:--")):
+        room = RoomView(
+            id="r1",
+            rule=Rule.FREESTYLE,
+            size=15,
+            opening=Opening.FREE,
+            time=time,
+            rated=False,
+            private=False,
+            players=Seats(black=PlayerRef(id="a", name="ann", rating=1500)),
+            spectators=0,
+            state="waiting",
+            moves=[],
+            to_move=None,
+            clocks=None,
+            seq=1,
+        )
+        model = reduce(reduce(ViewModel(), welcome, 0.0), Snapshot(room=room), 0.0)
+        first, _ = status_lines(model, frozenset({"a"}), UNICODE, 0.0)
+        assert first.count(shown) == 2, first

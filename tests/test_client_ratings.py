@@ -12,6 +12,7 @@ from server_fixtures import Connect
 from textual.widgets import DataTable, Input
 
 from client.app import GomokuApp
+from client.screens.dialogs import ConfirmDialog
 from client.screens.game import GameScreen
 from client.screens.lobby import LobbyScreen
 from client.screens.ratings import LeaderboardScreen, ProfileScreen
@@ -144,3 +145,22 @@ async def test_archive_game_opens_in_review_and_exports(
         await until(pilot, lambda: isinstance(app.screen, ProfileScreen))
         assert isinstance(app.screen, ProfileScreen)
         assert not isinstance(app.screen, GameScreen)
+
+
+async def test_a_rated_game_too_short_to_count_says_so(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """A rated game resigned after one stone has no rating change (protocol.md: it ended
+    before its second stone): the log says in one line that it did not count, and why."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, _ = await in_game_with_bob(app, pilot, connect, rated=True)
+        await pilot.press("enter")  # h8
+        await bob_sees_move(bob, "h8")
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog), "resign asks first")
+        await pilot.press("y")
+        over = await bob.until_event(ev.GameOver)
+        assert over.ratings is None
+        said = "This game did not count for ratings: it ended before its second stone."
+        await until(pilot, lambda: app.model.log[-1].text == said)
+        await until(pilot, lambda: "before its second stone." in screen_text(app), "on screen")

@@ -13,9 +13,11 @@ from __future__ import annotations
 import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Select
 
 from client.address import ServerAddress
 from client.app import GomokuApp
@@ -23,11 +25,13 @@ from client.failures import LinkFailure
 from client.glyphs import ASCII, UNICODE, Glyphs
 from client.options import PlayOptions
 from client.screens.connect import ConnectScreen
+from client.screens.dialogs import CreateRoomDialog, PlayAiDialog, QuickMatchDialog
 from client.screens.game import GameScreen
 from client.screens.host import Host
 from client.screens.lobby import LobbyScreen
-from client.screens.ratings import LeaderboardScreen
+from client.screens.ratings import LeaderboardScreen, ProfileScreen
 from client.screenshot import screen_text
+from client.state.log import Note
 from client.state.model import Action
 from client.state.room import RoomGone
 from client.state.session import ConnectionChanged, IdentityLost
@@ -448,3 +452,68 @@ async def test_the_help_fits_snapshot() -> None:
     text = await screen_after([welcome(), m.Snapshot(room=game_view(OPENING))], then=help_screen)
     check_snapshot("game_help", text)
     assert "Esc Close help" in text
+
+
+# --- --glyphs ascii: every screen, not just the board --------------------------------------
+
+FORM_DIALOGS: dict[str, Callable[[], ModalScreen[Any]]] = {
+    "new room": CreateRoomDialog,
+    "play the AI": PlayAiDialog,
+    "quick match": QuickMatchDialog,
+}
+
+
+@pytest.mark.parametrize("glyphs", [ASCII, UNICODE], ids=["ascii", "unicode"])
+@pytest.mark.parametrize("dialog", list(FORM_DIALOGS))
+async def test_the_dialogs_dropdowns_are_ascii(dialog: str, glyphs: Glyphs) -> None:
+    """The New room / Play the AI / Quick match dialogs in ascii: the dropdowns' arrow is
+    v (^ while open), the open list and the fields are drawn in ASCII. The default set
+    keeps Textual's own arrow."""
+    options = PlayOptions(name="alice", glyphs=glyphs, remember=False)
+    app = GomokuApp(options, clock=lambda: NOW, autostart=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.push_screen(LobbyScreen(app))
+        await app.push_screen(FORM_DIALOGS[dialog]())
+        await pilot.pause()
+        await pilot.pause()
+        closed = screen_text(app)
+        app.screen.query_one("#rule", Select).expanded = True
+        await pilot.pause()
+        await pilot.pause()
+        opened = screen_text(app)
+    assert "Freestyle" in closed
+    assert "Renju" in opened
+    time_line = next(line for line in closed.splitlines() if "Time (min+s)" in line)
+    assert "none" in time_line or "5+3" in time_line  # the field one line, its value shown
+    if glyphs is ASCII:
+        assert closed.isascii(), closed
+        assert opened.isascii(), opened
+        assert "Freestyle" in next(line for line in closed.splitlines() if line.endswith("v   |"))
+        boxes = [line for line in closed.splitlines() if "+--" in line]
+        assert len(boxes) == 2, closed  # the dialog's own border: no box per field or button
+    else:
+        assert "▼" in closed
+
+
+async def test_the_connect_screen_and_profile_are_ascii() -> None:
+    """The connect screen's fields and button, and the profile's title, in ascii."""
+    address = ServerAddress("nosuchhost.invalid")
+    text = await screen_after(
+        [],
+        glyphs=ASCII,
+        screen=lambda host: ConnectScreen(host, address=address, name="alice"),
+    )
+    assert "nosuchhost.invalid" in text
+    assert text.isascii(), text
+    text = await screen_after([welcome()], glyphs=ASCII, screen=ProfileScreen)
+    assert "Profile | alice (you)" in text
+    assert text.isascii(), text
+
+
+async def test_a_scrolled_log_is_ascii() -> None:
+    """A log longer than its pane has a scrollbar: drawn in ASCII too."""
+    notes: list[Action] = [Note(f"note {n}") for n in range(40)]
+    actions: list[Action] = [welcome(), m.Snapshot(room=game_view(OPENING)), *notes]
+    text = await screen_after(actions, glyphs=ASCII)
+    assert "note 39" in text
+    assert text.isascii(), text

@@ -641,3 +641,22 @@ def test_offline_or_unavailable_ends_every_wait() -> None:
     down = reduce(model, msg.Error(code="unavailable", message="store down"), T0)
     assert down.history.leaderboard is not None
     assert down.history.leaderboard.error == "store down"
+
+
+def test_a_rated_game_without_ratings_says_why_it_did_not_count() -> None:
+    """protocol.md: a rated game that ends before its second stone does not count, nor one
+    both players left before each had made two moves (aborted); an unrated game's end
+    says nothing of ratings."""
+    short = in_room(rated=True, moves=["h8"], to_move="white")
+    short = reduce(short, event(4, ev.GameOver(winner="black", reason=Reason.RESIGN)), T0)
+    assert short.log[-1].text == (
+        "This game did not count for ratings: it ended before its second stone."
+    )
+    left = in_room(rated=True, moves=["h8", "a1", "h9"], to_move="white")
+    left = reduce(left, event(4, ev.GameOver(winner=None, reason=Reason.ABANDON)), T0)
+    assert left.log[-1].text == (
+        "This game did not count for ratings: both players left before each had made two moves."
+    )
+    unrated = in_room(moves=["h8"], to_move="white")
+    unrated = reduce(unrated, event(4, ev.GameOver(winner="black", reason=Reason.RESIGN)), T0)
+    assert "ratings" not in unrated.log[-1].text

@@ -15,9 +15,10 @@ from textual.pilot import Pilot
 from textual.widgets import Input
 
 from client.app import GomokuApp
-from client.screens.dialogs import CreateRoomDialog
+from client.screens.dialogs import ConfirmDialog, CreateRoomDialog
 from client.screens.game import GameScreen
 from client.screens.lobby import LobbyScreen
+from client.screenshot import screen_text
 from client.state.game import GameView
 from client.widgets.board import Board
 from client.widgets.entry import PromptBar
@@ -278,3 +279,60 @@ async def test_typing_on_the_move_list_or_the_log_starts_the_text_line(
         assert isinstance(app.focused, LogPane)
         await burst(pilot, "/draw")
         await offered_not_said(bob, "draw")
+
+
+def footer_text(app: GomokuApp) -> str:
+    """The footer line (the screen's last)."""
+    return screen_text(app).splitlines()[-1]
+
+
+async def test_game_keys_work_while_a_line_is_typed(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """With abc half typed, the footer names the game's keys, ^D offers a draw (it does
+    not delete: the line stays abc), ^R asks to resign; after the game ^N offers a
+    rematch from the text line too."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, room = await in_game_with_bob(app, pilot, connect)
+        await pilot.press(*"abc", "home")
+        entry = app.screen.query_one("#command", Input)
+        assert app.focused is entry
+        footer = footer_text(app)
+        assert "^D Draw" in footer, footer
+        assert "^R Resign" in footer, footer
+        await pilot.press("ctrl+d")
+        await offered_not_said(bob, "draw")
+        assert entry.value == "abc"
+        await bob.send(m.Answer(room=room, kind="draw", accept=False))
+        await until(pilot, lambda: game(app).pending is None)
+        assert app.focused is entry
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog), "resign asks first")
+        await pilot.press("y")
+        await until(pilot, lambda: game(app).state == "over")
+        await pilot.press(*"gg")
+        await until(pilot, lambda: app.focused is entry)
+        assert "^N Rematch" in footer_text(app)
+        await pilot.press("ctrl+n")
+        await offered_not_said(bob, "rematch")
+        assert entry.value == "ggabc"  # typed at the cursor, left at the start by Home
+
+
+async def test_a_stray_key_before_a_question_does_not_stick_to_the_next_line(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """y pressed a moment before Bob's draw offer arrives: the question takes the keys,
+    the lone y is cleared from the text line (the log says so), and h8 Enter then
+    plays h8 (not the chat line yh8)."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, room = await in_game_with_bob(app, pilot, connect)
+        await pilot.press("y")
+        entry = app.screen.query_one("#command", Input)
+        assert entry.value == "y"
+        await bob.send(m.Offer(room=room, kind="draw"))
+        await until(pilot, lambda: isinstance(app.focused, PromptBar), "the question's focus")
+        assert entry.value == ""
+        await until(pilot, lambda: '"y" was cleared' in app.model.log[-1].text)
+        await pilot.press(*"h8", "enter")
+        await bob_sees_move(bob, "h8")
+        assert not any(line.kind == "chat" for line in app.model.log)

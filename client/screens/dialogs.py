@@ -25,7 +25,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Checkbox, Input, Label, Select
+from textual.widget import Widget
+from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from client.present import TimeControlError, parse_time_control
 from engine.notation import MAX_SIZE, MIN_SIZE
@@ -42,6 +43,18 @@ DEFAULT_LEVEL = "intermediate"
 LEVELS = [(level.capitalize(), level) for level in AI_LEVELS]
 
 R = TypeVar("R")
+
+PLAIN_ARROWS = {"down-arrow": "v", "up-arrow": "^"}
+"""The Select's arrows (Textual draws ▼ and ▲) in ASCII."""
+
+
+def plain_select_arrows(root: Widget) -> None:
+    """The arrows of every Select under ``root`` in ASCII (``--glyphs ascii``)."""
+    for select in root.query(Select):
+        for arrow in select.query(".arrow").results(Static):
+            for name, plain in PLAIN_ARROWS.items():
+                if arrow.has_class(name):
+                    arrow.update(plain)
 
 
 class TickBox(Checkbox):
@@ -127,6 +140,8 @@ class _FormDialog(ModalScreen[R | None], Generic[R]):
 
     def on_mount(self) -> None:
         self.query_one(self.FOCUS).focus()
+        if self.app.has_class("-ascii"):
+            self.call_after_refresh(plain_select_arrows, self)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -12,12 +12,16 @@ The key model, as a player meets it:
 - **The board** moves its cursor with the arrow keys and plays the cursor's
   point with Enter or Space (or the mouse: select, then confirm).
 - **Game actions are Ctrl keys** (nano-style, shown in the footer as ``^D``),
-  declared once in :attr:`GameScreen.BINDINGS`; they act while the board, the
-  move list or the log has focus, never while text is being typed.
+  declared once in :attr:`GameScreen.BINDINGS`; they act whatever has focus, the
+  text line too (a half-typed line stays as it is; ^D there offers a draw, it
+  does not delete).
 - **Questions** (the opponent's draw, takeback or rematch offer, the swap2
   choice, a claim once the opponent is gone past the grace period) show in the
   prompt bar, which takes focus unless a line is half typed: ``y`` / ``n`` (or
-  Enter / Esc) answer it, another letter goes on to the text line.
+  Enter / Esc) answer it, another letter goes on to the text line. A lone
+  character in the text line is not a line: a new question clears it (and says
+  so in the log) and takes the keys, so a key pressed a moment too early never
+  sticks to the front of the next line (``y`` then ``h8`` is not chat ``yh8``).
 - **Focus is always visible** (the board's cursor and highlighted labels, the
   text line's and the prompt's colours), **Esc returns to the board**, ``?``
   (F1 while typing) lists every key, Tab moves on.
@@ -64,7 +68,7 @@ PLACEHOLDER_OVER = ("type to chat", "/help", "the game is over")
 """A seated player's text line once the game has ended (no point to play any more)."""
 NARROW_LOG = 24  # below this many columns for the log, the move list goes above it
 
-#: Actions that act on the game: not while text is being typed.
+#: Actions that act on the game (Ctrl keys: they work while a line is typed too).
 GAME_ACTIONS = frozenset({"seat_ai", "hint", "resign", "offer", "leave"})
 
 ARROW_STEPS = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
@@ -172,6 +176,7 @@ class GameScreen(Screen[None]):
                 self._dismissed.clear()
                 board.picture = game.picture
                 board.cursor = game.picture.last or Point(game.size // 2, game.size // 2)
+                self.log_pane.follow()  # a new room's log starts at its newest line
             board.picture = game.picture
             seated = self._my_seat_player() is not None
             board.can_play = self._can_play(model)
@@ -229,6 +234,11 @@ class GameScreen(Screen[None]):
         focused = self.focused
         glyphs = self.host.options.glyphs
         if bar.ask(prompt, glyphs.marker, glyphs.sep):
+            stray = self.entry.value
+            if len(stray) == 1:  # one key pressed a moment too early, not yet a line
+                self.entry.value = ""
+                cleared = f'"{stray}" was cleared from the text line: the question takes the keys.'
+                self.call_later(self.host.note, cleared)  # after this drawing
             typing = bool(self.entry.value)  # a line half typed keeps the focus
             if not typing and not isinstance(focused, MoveList):
                 self.set_focus(bar)
@@ -243,12 +253,10 @@ class GameScreen(Screen[None]):
         self.side.set_class(room < NARROW_LOG, "-stacked")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Which keys work now (the footer shows only those): nothing of the game
-        while text is typed; the game's actions as the room's state and the
-        player's seat allow."""
+        """Which keys work now (the footer shows only those): the game's actions as
+        the room's state and the player's seat allow, whether or not a line is
+        being typed."""
         typing = isinstance(self.focused, Input)
-        if action in GAME_ACTIONS and typing:
-            return False
         if action in GAME_ACTIONS - {"leave"} and not self.model.session.link.online:
             return False  # the server is needed for all of them
         if action == "board":
@@ -415,7 +423,7 @@ class GameScreen(Screen[None]):
         sections = [
             ("Typing (anywhere on this screen)", list(COMMANDS.items())),
             ("Board", describe_bindings(Board.BINDINGS, glyphs)),
-            ("Game (while the board has focus)", describe_bindings(self.BINDINGS, glyphs)),
+            ("Game (also while typing)", describe_bindings(self.BINDINGS, glyphs)),
             (
                 "Questions (the prompt bar)",
                 [

@@ -132,7 +132,8 @@ class LeaderboardScreen(_HistoryScreen):
         return board is not None and board.rule == self.rule
 
     def _draw(self, model: ViewModel) -> None:
-        title = f"Leaderboard · {self.rule} · f / s / r: freestyle, standard, renju"
+        sep = f" {self.host.options.glyphs.sep} "
+        title = sep.join(("Leaderboard", f"{self.rule}", "f / s / r: freestyle, standard, renju"))
         self.query_one("#lobby-title", Static).update(Text(title))
         board = model.history.leaderboard
         table = self.query_one("#leaders", DataTable)
@@ -245,7 +246,8 @@ class ProfileScreen(_HistoryScreen):
         name = profile.name if profile is not None and profile.name else ""
         if mine:
             name = f"{name or model.session.name} (you)"
-        self.query_one("#lobby-title", Static).update(Text(f"Profile · {name}"))
+        sep = f" {self.host.options.glyphs.sep} "
+        self.query_one("#lobby-title", Static).update(Text(f"Profile{sep}{name}"))
         if profile is not None:
             rows = [(str(s.rule), standing_row(s)) for s in profile.ratings]
             fill_rows(self.query_one("#standings", DataTable), rows)

@@ -27,7 +27,7 @@ from client.glyphs import UNICODE, Glyphs
 from client.picture import BoardPicture
 from client.review import export_record
 from client.screens.help import HelpScreen, describe_bindings
-from client.screens.style import APP_CSS
+from client.screens.style import APP_CSS, plain_scrollbars
 from client.widgets.board import Board
 from client.widgets.moves import MoveList
 from engine.record import GameRecord
@@ -119,7 +119,10 @@ class ReviewScreen(Screen[None]):
         r = self.record
         black = r.players.black or "?"
         white = r.players.white or "?"
-        return f"{black} (black) vs {white} (white) · {r.rule} {r.size}x{r.size} · {r.opening}"
+        sep = f" {self.glyphs.sep} "
+        return sep.join(
+            (f"{black} (black) vs {white} (white)", f"{r.rule} {r.size}x{r.size}", f"{r.opening}")
+        )
 
     def _points(self) -> list[Point]:
         return [m.point for m in self.record.moves]
@@ -145,9 +148,9 @@ class ReviewScreen(Screen[None]):
         status = f"move {self.index} of {total}"
         if result is not None:
             if result.winner is None:
-                status += f" · draw ({result.reason})"
+                status += f" {self.glyphs.sep} draw ({result.reason})"
             else:
-                status += f" · {result.winner} wins ({result.reason})"
+                status += f" {self.glyphs.sep} {result.winner} wins ({result.reason})"
         self.query_one("#status-game", Static).update(Text(status))
         self.query_one(MoveList).show(self._points(), record.size, self.index)
 
@@ -208,5 +211,10 @@ class ReviewApp(App[None]):
         return self.glyphs.key_name(binding.key)
 
     def on_mount(self) -> None:
-        self.set_class(self.glyphs.name == "ascii", "-ascii")
+        ascii_only = self.glyphs.name == "ascii"
+        self.set_class(ascii_only, "-ascii")
+        plain_scrollbars(ascii_only)
         self.push_screen(ReviewScreen(self.record, source=self.source, glyphs=self.glyphs))
+
+    def on_unmount(self) -> None:
+        plain_scrollbars(False)

@@ -2,7 +2,29 @@
 and ``gomoku review`` (:class:`client.screens.review.ReviewApp`).
 
 Inline rather than a .tcss file so a plain (non-editable) install needs no package data.
+
+With ``--glyphs ascii`` the app has the class ``-ascii``: the rules under it draw every
+border with ASCII (Textual's own widgets use ``tall`` and ``outer`` borders, block
+characters), and :func:`plain_scrollbars` draws scrollbars without the partial blocks
+Textual puts at the thumb's ends; the Select's arrows are swapped in the dialogs
+(:func:`client.screens.dialogs.plain_select_arrows`).
 """
+
+from textual.scrollbar import ScrollBar, ScrollBarRender
+
+
+class PlainScrollBarRender(ScrollBarRender):
+    """Scrollbars of coloured blanks only: the thumb's ends are whole cells."""
+
+    VERTICAL_BARS = [" "] * len(ScrollBarRender.VERTICAL_BARS)
+    HORIZONTAL_BARS = [" "] * len(ScrollBarRender.HORIZONTAL_BARS)
+
+
+def plain_scrollbars(plain: bool) -> None:
+    """Every scrollbar drawn plainly (``plain``) or as Textual draws it. Textual holds
+    the renderer on the ScrollBar class, so this is for the process (one app)."""
+    ScrollBar.renderer = PlainScrollBarRender if plain else ScrollBarRender
+
 
 APP_CSS = """
 Screen { layout: vertical; }
@@ -25,6 +47,15 @@ Screen { layout: vertical; }
 Board:focus > .board--label { background: $accent; color: $text; }
 .-ascii #moves, .-ascii #log-pane, .-ascii #review-moves { border-left: ascii $primary; }
 .-ascii .dialog, .-ascii #help-box { border: ascii $primary; }
+.-ascii Input, .-ascii Button, .-ascii SelectOverlay { border: ascii $border-blurred; }
+.-ascii Input:focus, .-ascii Button:focus, .-ascii SelectOverlay:focus { border: ascii $border; }
+.-ascii OptionList { border: ascii $border-blurred; }
+.-ascii EntryLine, .-ascii EntryLine:focus { border: none; }
+.-ascii Input.-textual-compact, .-ascii Input.-textual-compact:focus { border: none; }
+.-ascii Button.-textual-compact, .-ascii Button.-textual-compact:focus { border: none; }
+.-ascii Toast { border-left: ascii $success; }
+.-ascii Toast.-warning { border-left: ascii $warning; }
+.-ascii Toast.-error { border-left: ascii $error; }
 #lobby-title { height: 1; background: $boost; text-style: bold; padding: 0 1; }
 #queue { height: 1; background: $warning 30%; padding: 0 1; }
 LobbyScreen #banner { height: auto; background: $error 40%; padding: 0 1; }

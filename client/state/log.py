@@ -23,6 +23,7 @@ from client.state.words import (
     describe_error,
     describe_result,
     describe_time,
+    not_counted_line,
     phase_words,
     ratings_line,
     room_gone_text,
@@ -146,6 +147,8 @@ def _event_lines(
             say(describe_result(after.outcome, after))
             if after.outcome.ratings:
                 say(ratings_line(after, after.outcome.ratings))
+            elif after.rated and (why := not_counted_line(after, after.outcome)):
+                say(why)
         case ev.PlayerLeft(seat=seat, player=player):
             # Joining is not logged: "Game started" names both players, and a player who
             # joins later sees the same line (the log is the same for everyone in the room).

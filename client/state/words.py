@@ -99,6 +99,26 @@ def ratings_line(game: GameView, ratings: tuple[RatingChange, ...]) -> str:
     return "Ratings: " + ", ".join(parts) + "."
 
 
+ABORTED_BELOW_STONES = 4
+"""protocol.md, Ratings: a rated game both players left with fewer stones than this
+(before each had made two moves) was aborted and does not count."""
+
+
+def not_counted_line(game: GameView, outcome: Outcome) -> str | None:
+    """Why a rated game's ``game_over`` carried no rating change, by protocol.md's rule:
+    a rated game that ends before its second stone does not count, nor does one both
+    players left before they had made two moves each. None when neither applies (the
+    rule gives no reason, so the client does not guess one)."""
+    stones = len(game.moves)
+    text = "This game did not count for ratings"
+    if stones < 2:
+        return f"{text}: it ended before its second stone."
+    both_left = outcome.reason == Reason.ABANDON and outcome.winner is None
+    if both_left and stones < ABORTED_BELOW_STONES:
+        return f"{text}: both players left before each had made two moves."
+    return None
+
+
 def started_line(game: GameView) -> str:
     """``Game started: alice (black) vs bob (white), 5+3.``"""
     b = game.black.name if game.black else "?"

@@ -61,6 +61,10 @@ def column_letter(x: int) -> str:
     return chr(ord("a") + x)
 
 
+SHARED_MARK = "|"
+"""The cell between the last move's mark and the cursor's on the next point."""
+
+
 class Board(HandsTypingOn, can_focus=True):
     """A Gomoku board with a keyboard cursor and mouse selection."""
 
@@ -228,7 +232,8 @@ class Board(HandsTypingOn, can_focus=True):
 
     def _separators(self, y: int) -> list[Segment]:
         """The n+1 separator cells of row ``y``: blank, or a bracket of the
-        cursor / a parenthesis of the last move (the cursor wins a shared cell)."""
+        cursor / a parenthesis of the last move. When the two are neighbours, the
+        cell between them closes one and opens the other: ``(●|○]``, ``[●|○)``."""
         n = self.size_n
         base = self.rich_style
         chars = [" "] * (n + 1)
@@ -241,8 +246,12 @@ class Board(HandsTypingOn, can_focus=True):
         cur = self.cursor
         if cur.y == y and self.interactive and self.has_focus_or_selection:
             mark = base + self._style("board--cursor")
-            chars[cur.x], chars[cur.x + 1] = "[", "]"
-            styles[cur.x] = styles[cur.x + 1] = mark
+            # A cell holding the far side of the last move's mark (``)`` left of the
+            # cursor, ``(`` right of it) is shared; on the last move itself the
+            # cursor's brackets win.
+            for cell, bracket, far_side in ((cur.x, "[", ")"), (cur.x + 1, "]", "(")):
+                chars[cell] = SHARED_MARK if chars[cell] == far_side else bracket
+                styles[cell] = mark
         return [Segment(c, s) for c, s in zip(chars, styles, strict=True)]
 
     @property

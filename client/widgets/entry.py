@@ -4,7 +4,8 @@ Typing is never a command on the game screen: a letter or digit pressed while
 the board, the move list, the log or the prompt has focus starts the text line
 with that character (:meth:`EntryLine.take_key`), so ``h8`` Enter plays h8
 whatever had focus, and chat is typed the same way; ``/`` starts a command line
-the same way. Game actions are on Ctrl keys, which no text uses.
+the same way. Game actions are on Ctrl keys, which no text uses; they act while a
+line is typed too (the text line gives up Input's ^D, delete right, for the draw).
 
 Keys reach a widget through its own queue, so the keys typed right after the
 first one may already be on their way to that widget when the text line takes
@@ -110,6 +111,10 @@ class EntryLine(Input):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "submit", "Send", tooltip="Play the point typed, run a /command, chat"),
+        # Input deletes right with ^D; here ^D offers a draw (the screen's binding), as
+        # do the other game keys, which Input leaves alone. A binding never enabled
+        # (check_action) hands the key on up the chain and keeps it off the footer.
+        Binding("ctrl+d", "game_key", show=False),
     ]
 
     DEFAULT_CSS = """
@@ -120,6 +125,10 @@ class EntryLine(Input):
     def __init__(self, *, placeholder: str, id: str | None = None) -> None:
         super().__init__(placeholder=placeholder, id=id, select_on_focus=False)
         self.cursor_blink = False  # a blinking cursor would redraw an idle screen twice a second
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``game_key`` is never this line's: the key goes on to the game screen."""
+        return action != "game_key"
 
     async def take_key(self, event: events.Key, *, typing: bool) -> bool:
         """A key pressed on another widget that belongs here (see :class:`TextSink`):

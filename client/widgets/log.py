@@ -6,6 +6,11 @@ two never mix. The log is rendered whole, so it wraps to the pane's width, and o
 when it has changed (the model keeps the same tuple while nothing was added). A
 letter, digit or ``/`` typed on it starts the text line, as on the board
 (:class:`client.widgets.entry.HandsTypingOn`).
+
+The pane follows its newest line: each line that arrives is in view, until the
+player scrolls up to read (the arrows, PgUp/PgDn, Home/End while the log has focus,
+or the mouse wheel); scrolling back to the end follows again, and so does a new
+room's log. (Not Textual's ``anchor``: it would draw a short log at the bottom.)
 """
 
 from __future__ import annotations
@@ -39,12 +44,21 @@ def log_text(log: tuple[LogLine, ...], glyphs: Glyphs) -> Text:
 
 
 class LogPane(HandsTypingOn, VerticalScroll):
-    """A scrollable log; :meth:`show` draws a new one and scrolls to its end."""
+    """A scrollable log that follows its end; :meth:`show` draws a new one."""
+
+    # Textual takes default CSS from the first base only (HandsTypingOn, a plain
+    # Widget: overflow hidden), so VerticalScroll's own is restated here.
+    DEFAULT_CSS = """
+    LogPane { layout: vertical; overflow-x: hidden; overflow-y: auto; }
+    """
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._shown: tuple[LogLine, ...] | None = None
         self._lines = Static("", id="log")  # updated even before it is mounted
+        self.following = True
+        """Whether new lines scroll into view: the view is at the end (or was, before
+        they arrived); False once the player scrolled up."""
 
     def compose(self) -> ComposeResult:
         yield self._lines
@@ -53,8 +67,23 @@ class LogPane(HandsTypingOn, VerticalScroll):
         await self.hand_typing_on(event, starts=starts_text(event))
 
     def show(self, log: tuple[LogLine, ...], glyphs: Glyphs) -> None:
+        """Draw ``log``, its newest line in view unless the player scrolled up."""
         if log is self._shown:
             return
         self._shown = log
         self._lines.update(log_text(log, glyphs))
+        if self.following:
+            self.scroll_end(animate=False)  # once the new lines are laid out
+
+    def follow(self) -> None:
+        """Back to the newest line, following it again (a new room's log)."""
+        self.following = True
         self.scroll_end(animate=False)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        """The view moved (the player's keys or wheel, or :meth:`show` scrolling to the
+        end): it follows the newest line while it is at the end, or on its way there
+        (End scrolls smoothly: a line arriving meanwhile is followed too). Lines
+        arriving do not move it, so they leave this as it was."""
+        super().watch_scroll_y(old_value, new_value)
+        self.following = max(new_value, self.scroll_target_y) >= self.max_scroll_y

@@ -55,7 +55,10 @@ def move_list_text(points: Sequence[Point], size: int, marked: int | None) -> Te
 class MoveList(HandsTypingOn, VerticalScroll, can_focus=True):
     """A scrollable move list; :meth:`show` replaces what it lists."""
 
+    # Textual takes default CSS from the first base only (HandsTypingOn), so
+    # VerticalScroll's overflow is restated: a long game's list scrolls.
     DEFAULT_CSS = f"""
+    MoveList {{ layout: vertical; overflow-x: hidden; overflow-y: auto; }}
     MoveList {{ width: {WIDTH}; height: 1fr; padding: 0 0 0 1; scrollbar-size-vertical: 1; }}
     MoveList > Static {{ width: auto; }}
     MoveList:focus {{ background: $boost; }}

@@ -1,0 +1,61 @@
+"""The game screen's log scrolls: the newest line is always in view as lines arrive,
+unless the player scrolled up to read (keys while the log has focus, or the wheel);
+End (or scrolling back down) follows the newest line again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from client_fixtures import in_game_with_bob, running, until
+from server_fixtures import Connect
+from textual import events
+
+from client.screenshot import screen_text
+from client.widgets.log import LogPane
+from server.app import GomokuServer
+
+
+def wheel(pane: LogPane, up: bool) -> None:
+    """One turn of the mouse wheel over the log."""
+    kind = events.MouseScrollUp if up else events.MouseScrollDown
+    pane.post_message(kind(pane, 2, 2, 0, -1 if up else 1, 0, False, False, False))
+
+
+async def test_the_log_follows_new_lines_until_scrolled_up(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    async with running(server, tmp_path) as (app, pilot):
+        await in_game_with_bob(app, pilot, connect)
+        pane = app.screen.query_one(LogPane)
+        for n in range(40):
+            app.note(f"line {n}")
+            await pilot.pause()
+        await until(pilot, lambda: "line 39" in screen_text(app), "the newest line in view")
+        # The player reads back: keys on the focused log scroll it, and new lines
+        # arriving then do not pull the view away.
+        pane.focus()
+        await pilot.press("pageup", "up")
+        await until(pilot, lambda: "line 39" not in screen_text(app), "scrolled up")
+        top = pane.scroll_y
+        app.note("line 40")
+        await pilot.pause(0.2)
+        assert pane.scroll_y == top
+        assert "line 40" not in screen_text(app)
+        # End scrolls smoothly (pilot.press would wait for the animation to finish, so
+        # the key is posted as a terminal would send it); a line arriving on the way
+        # is followed too.
+        app.post_message(events.Key("end", None))
+        await pilot.pause(0.3)  # on the way down
+        assert pane.scroll_y < pane.max_scroll_y
+        app.note("line 41")
+        await until(pilot, lambda: "line 41" in screen_text(app), "following again")
+        await pilot.pause(1.2)  # past End's animation: still at the end
+        assert "line 41" in screen_text(app)
+        assert pane.scroll_y == pane.max_scroll_y
+        # The wheel scrolls too.
+        wheel(pane, up=True)
+        await until(pilot, lambda: pane.scroll_y < pane.max_scroll_y, "the wheel scrolled up")
+        wheel(pane, up=False)
+        await until(pilot, lambda: pane.scroll_y == pane.max_scroll_y, "the wheel back down")
+        app.note("line 42")
+        await until(pilot, lambda: "line 42" in screen_text(app), "following after the wheel")
