@@ -348,6 +348,14 @@ def test_waiting_room_fills_and_starts() -> None:
     assert "Game started: alice (black) vs bob (white), 1+0." in model.log[-1].text
 
 
+def test_leaving_a_finished_game_is_no_disconnect() -> None:
+    """After the game, an opponent going away has simply left: nothing to claim."""
+    result = GameResult(winner="white", reason=Reason.RESIGN, line=None)
+    model = in_room(state="over", result=result, moves=["h8", "h9"])
+    model = reduce(model, event(6, ev.Presence(player="p-bob", online=False)), T0)
+    assert model.log[-1].text == "bob left."
+
+
 def test_presence_sets_a_claim_countdown() -> None:
     """An opponent's disconnect marks them offline with the local time a claim opens."""
     model = in_room(moves=["h8"], to_move="white")

@@ -177,6 +177,8 @@ def _event_lines(
             name = after.name_of(player)
             if online:
                 say(f"{name} is back.")
+            elif after.state == "over":  # nothing to claim: leaving a finished game
+                say(f"{name} left.")
             elif deadline_ms:
                 say(f"{name} disconnected; the win may be claimed in {deadline_ms // 1000}s.")
             elif deadline_ms is not None:
