@@ -109,6 +109,10 @@ def status_lines(
         return ("", link_label(model.session.link, now))
     black = seat_label(game.black, Color.BLACK, glyphs.black, now)
     white = seat_label(game.white, Color.WHITE, glyphs.white, now)
+    if game.black is not None and game.white is not None and game.black.name == game.white.name:
+        # Names are display names, not unique: two "ann"s are told apart by "(you)".
+        black += " (you)" if game.black.id in me else ""
+        white += " (you)" if game.white.id in me else ""
     first = (
         f"{black} {clock_label(game, Color.BLACK, now)}  vs  "
         f"{white} {clock_label(game, Color.WHITE, now)}"

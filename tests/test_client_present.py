@@ -88,3 +88,31 @@ def test_a_clocked_room_shows_its_starting_time_before_the_game() -> None:
         model = reduce(reduce(ViewModel(), welcome, 0.0), Snapshot(room=room), 0.0)
         first, _ = status_lines(model, frozenset({"a"}), UNICODE, 0.0)
         assert first.count(shown) == 2, first
+
+
+def test_two_players_of_one_name_are_told_apart() -> None:
+    """Names are not unique: when both seats read "ann", the header marks which is you."""
+    welcome = Welcome(player="b", name="ann", token="t", resumed=False)
+    room = RoomView(
+        id="r1",
+        rule=Rule.FREESTYLE,
+        size=15,
+        opening=Opening.FREE,
+        time=None,
+        rated=False,
+        private=False,
+        players=Seats(
+            black=PlayerRef(id="a", name="ann", rating=1500),
+            white=PlayerRef(id="b", name="ann", rating=1742),
+        ),
+        spectators=0,
+        state="playing",
+        moves=[],
+        to_move="black",
+        clocks=None,
+        seq=2,
+    )
+    model = reduce(reduce(ViewModel(), welcome, 0.0), Snapshot(room=room), 0.0)
+    first, _ = status_lines(model, frozenset({"b"}), UNICODE, 0.0)
+    assert "ann (1500) --:--" in first
+    assert "ann (1742) (you) --:--" in first
