@@ -22,7 +22,7 @@ from worker_fixtures import Person, StartWorker, ai_config, eventually, worker_p
 
 from engine import Rule
 from protocol import messages as m
-from protocol.events import Moved
+from protocol.events import GameOver, Moved, PlayerJoined
 from server import cluster
 from server.app import GomokuServer
 from server.bots import jobs
@@ -138,6 +138,61 @@ async def test_a_worker_killed_mid_game_leaves_its_seat_to_a_worker_of_another_i
     assert (person.over.winner, person.over.reason) == ("black", "five")
     assert holder.metrics.counters["gomoku_ai_handovers_total"] == 1
     assert worker not in holder.bots.workers or holder.bots.workers[worker].link is None
+
+
+async def test_a_seat_whose_game_ended_while_it_waited_in_the_pool_frees_its_place(
+    make_server: MakeServer,
+) -> None:
+    """The worker playing a novice seat is killed; the seat goes back to the pool, where
+    no worker plays novice; the person resigns. The seat no longer counts against the
+    capacity: a one-seat master worker then plays a new game (it was "every AI is
+    busy" for as long as no novice worker came)."""
+    server = await make_server(ai_config())
+    novice = await worker_process(server, "--seats", "1", "--levels", "novice")
+    async with person_on(server.port, "ann") as client:
+        person = await seat_ai(client)
+        await person.play(until=lambda p: len(p.moves) >= 2)
+        novice.send_signal(signal.SIGKILL)
+        await novice.wait()
+        queue = jobs.seat_queue("novice")
+        for _ in range(200):  # the seat is handed back to the pool after the lease
+            depths = await server.store.pool_depths()
+            if queue in depths and depths[queue][0] == 1:
+                break
+            await asyncio.sleep(0.05)
+        assert (await server.store.pool_depths())[queue][0] == 1
+        await client.send(m.Resign(room=person.room))
+        await client.until(
+            lambda msg: (
+                isinstance(msg, m.Event)
+                and msg.room == person.room
+                and isinstance(msg.event, GameOver)
+            )
+        )
+        master = await worker_process(server, "--seats", "1", "--levels", "master")
+        try:
+            room = (await client.create(seat="white")).room.id
+            for _ in range(100):
+                await client.send(m.SeatAi(room=room, level="master", id=5))
+                reply = await client.until(
+                    lambda msg: (
+                        getattr(msg, "re", None) == 5
+                        or (
+                            isinstance(msg, m.Event)
+                            and msg.room == room
+                            and isinstance(msg.event, PlayerJoined)
+                        )
+                    )
+                )
+                if not isinstance(reply, m.Error):
+                    break
+                assert "busy" in reply.message, reply
+                await asyncio.sleep(0.1)
+            assert isinstance(reply, m.Event), reply
+            assert len(await server.store.ai_seats()) == 1  # the new game's seat only
+        finally:
+            master.kill()
+            await master.wait()
 
 
 async def test_seats_are_given_within_the_capacity_of_every_instances_workers(

@@ -11,6 +11,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+import msgspec
 import pytest
 from server_fixtures import Connect, TestClient
 from websockets.asyncio.client import connect as ws_connect
@@ -441,4 +442,58 @@ async def test_a_workers_hint_that_is_no_legal_move_never_reaches_the_player(
         await seat.ws.close()
     finally:
         for c in (worker, person):
+            await c.ws.close()
+
+
+async def test_an_ai_seat_plays_only_the_game_it_was_given(make_server: MakeServer) -> None:
+    """An AI seat's connection may join its own room and play, but not open a room,
+    start an AI game, queue, seat an AI, or sit down in a person's room (where it made
+    a game against an AI nobody asked for look rated): ``ai_not_allowed`` each."""
+    server = await make_server(ai_config())
+
+    async def client() -> TestClient:
+        ws = await ws_connect(f"ws://127.0.0.1:{server.port}/", compression=None)
+        return TestClient(ws)
+
+    worker, person, other = await client(), await client(), await client()
+    try:
+        await worker.send(m.Hello(name="hand-made bot", bot_key=BOT_KEY, id=1))
+        await worker.expect(m.Welcome)
+        await worker.send(m.BotReady(seats=1, levels=["hand"], id=2))
+        await worker.expect(m.BotAccepted)
+        await person.hello("ann")
+        room = (await person.create(seat="black")).room.id
+        await person.send(m.SeatAi(room=room, level="hand"))
+        order = await worker.expect(m.BotSeat)
+        await other.hello("bob")
+        elsewhere = (await other.create(seat="black", rated=True)).room.id
+        seat = await client()
+        await seat.send(m.Hello(name=order.name, token=order.token, bot_key=BOT_KEY, id=1))
+        await seat.expect(m.Welcome)
+        for n, refused in enumerate(
+            [
+                m.CreateRoom(),
+                m.CreateAiGame(),
+                m.Queue(),
+                m.SeatAi(room=room),
+                m.Join(room=elsewhere),
+                m.Join(room=elsewhere, role="spectator"),
+            ],
+            start=10,
+        ):
+            await seat.send(msgspec.structs.replace(refused, id=n))
+            error = await seat.expect_error("ai_not_allowed")
+            assert error.re == n
+        snapshot = await seat.join(room)
+        assert snapshot.room.state == "playing"
+        await person.move(room, "h8")
+        await seat.until_event(Moved)
+        await seat.move(room, "a1")
+        await person.until(
+            lambda x: (
+                isinstance(x, m.Event) and isinstance(x.event, Moved) and x.event.point == "a1"
+            )
+        )
+    finally:
+        for c in (worker, person, other):
             await c.ws.close()

@@ -80,6 +80,8 @@ class Watchdog:
         self.service = service
         self.settings = settings
         self.metrics = metrics
+        self._gameless: set[str] = set()
+        """AI seats waiting in the pool that had no running game at the last sweep."""
 
     async def watch(self) -> None:
         """Learn the AI seats in play from the store (once it answers), then close
@@ -125,6 +127,31 @@ class Watchdog:
         live = await cluster_workers(self.store)
         known = self.registry.workers
         await self.restore(keep=lambda worker: worker in live or worker in known)
+        await self.sweep_waiting()
+
+    async def sweep_waiting(self) -> None:
+        """Release the AI seats waiting in the pool whose games have ended: their game
+        ended before any worker of their level took them (the player resigned, say, after
+        the worker died), so no worker holds them and no watchdog judges them, and each
+        would count against every worker's capacity (``no_ai_available``) until a worker
+        of that level came. A seat is released when it had no running game at two sweeps
+        in a row, a lease apart: a seat just claimed is not in its room yet. Its job,
+        still queued, is dropped by whoever takes it (its token no longer works)."""
+        gameless: set[str] = set()
+        for player, data in (await self.store.ai_seats()).items():
+            try:
+                record = _record_decoder.decode(data)
+            except msgspec.DecodeError:
+                continue  # restore() forgets it
+            if record.worker or await self._in_open_room(player):
+                continue  # a worker holds it (judged there), or its game is not over
+            if player not in self._gameless:
+                gameless.add(player)
+                continue
+            await self.store.delete_session(record.token_hash)
+            await self.store.drop_ai_seat(player)
+            log.info("AI seat %s waiting in the AI pool: its game is over; released", player)
+        self._gameless = gameless
 
     async def restore(self, keep: Callable[[str], bool] | None = None) -> None:
         """Hold every AI seat the store records as in play and the registry does not
@@ -256,6 +283,15 @@ class Watchdog:
             if seat is not None:
                 places.append((room_id, seat))
         return places
+
+    async def _in_open_room(self, player: str) -> bool:
+        """Whether the AI seat sits in a room whose game is not over."""
+        for room_id in await self.store.player_rooms(player):
+            loaded = await self.service.load(room_id)
+            room = None if loaded is None else loaded[1]
+            if room is not None and room.state != "over" and room.seat_of(player) is not None:
+                return True
+        return False
 
     async def _release(self, seat: AiSeat) -> None:
         """The seat's games are over and its connection is gone: forget it."""

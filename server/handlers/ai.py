@@ -8,7 +8,7 @@ import logging
 
 from protocol import messages as m
 from protocol.errors import ErrorCode
-from server.handlers.base import Refused, Session
+from server.handlers.base import Refused, Session, refuse_ai_seat
 from server.handlers.rooms import owned_room
 from server.room import Room
 from server.service import NoSuchRoom, now_ms
@@ -17,10 +17,12 @@ log = logging.getLogger("gomoku.server")
 
 
 async def on_seat_ai(session: Session, msg: m.SeatAi) -> None:
+    refuse_ai_seat(session, "seating an AI")
     await session.services.ai.seat_in(msg.room, session.player, msg.level)
 
 
 async def on_create_ai_game(session: Session, msg: m.CreateAiGame) -> None:
+    refuse_ai_seat(session, "a game of its own")
     async with owned_room(session, msg) as (room_id, settings):
         room = await session.services.ai.ai_room(
             settings,

@@ -31,6 +31,18 @@ class Refused(Exception):
         self.message = message
 
 
+def refuse_ai_seat(session: Session, doing: str) -> None:
+    """Refuse ``doing`` to an AI seat's connection (``ai_not_allowed``): a seat plays the
+    game it was given out for, with the ordinary messages, and nothing else. It must not
+    open rooms, queue, or sit down in a person's room that asked for no AI (a game that
+    then looked rated, and whose seat the pool would later hand over)."""
+    identity = session.identity
+    if identity is not None and identity.bot and identity.worker is not None:
+        raise Refused(
+            ErrorCode.AI_NOT_ALLOWED, f"an AI seat plays only the game it was given: not {doing}"
+        )
+
+
 class Session(Protocol):
     """A client's connection as the message handlers see it."""
 

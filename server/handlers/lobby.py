@@ -14,7 +14,7 @@ from protocol.errors import ErrorCode
 from protocol.values import RoomSummary
 from server import game
 from server.game import GameError
-from server.handlers.base import Refused, Session
+from server.handlers.base import Refused, Session, refuse_ai_seat
 from server.matchmaking import queue_name
 from server.notices import Notice, encode_notice
 from server.service import now_ms
@@ -42,6 +42,7 @@ def _decode_summary(data: bytes) -> RoomSummary:
 
 
 async def on_queue(session: Session, msg: m.Queue) -> None:
+    refuse_ai_seat(session, "a quick match")
     if session.queue is not None:
         raise Refused(ErrorCode.ALREADY_QUEUED, "you are already waiting for a match")
     name = queue_name(msg.rule, msg.time)

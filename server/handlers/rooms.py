@@ -11,7 +11,7 @@ from protocol import messages as m
 from protocol.errors import ErrorCode
 from server import game
 from server.game import GameError
-from server.handlers.base import Refused, Session
+from server.handlers.base import Refused, Session, refuse_ai_seat
 from server.service import NoSuchRoom, now_ms
 from server.sessions import invite_key, new_invite_code, new_room_id
 from server.store import StoreUnavailable
@@ -24,6 +24,7 @@ ROOM_GONE = "the room is gone (it expired, or the server restarted): go back to 
 
 
 async def on_create_room(session: Session, msg: m.CreateRoom) -> None:
+    refuse_ai_seat(session, "a room of its own")
     service = session.services.rooms
     async with owned_room(session, msg) as (room_id, settings):
         seat = await session.rated_seat(msg.rule)
@@ -39,6 +40,8 @@ async def on_join(session: Session, msg: m.Join) -> None:
     if loaded is None:
         raise NoSuchRoom(room_id)
     _, room = loaded
+    if room.seat_of(session.player) is None:
+        refuse_ai_seat(session, "another room")
     if room.private and msg.code is None and room.seat_of(session.player) is None:
         raise Refused(ErrorCode.NO_SUCH_ROOM, "that room is private: join it by its invite code")
     service = session.services.rooms
