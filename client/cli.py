@@ -18,7 +18,9 @@ works on a lean install.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -37,6 +39,7 @@ from gomocup.match import add_match_parser
 from protocol.options import count, seconds
 
 EXIT_OK = 0
+EXIT_FAILURE = 1  # the output could not be written
 EXIT_USAGE = 2  # bad input: the same code argparse uses for a bad command line
 
 Subparsers = Any  # argparse's _SubParsersAction is private; its type is not worth importing
@@ -165,12 +168,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
-        return run(args)
+        code = run(args)
+        sys.stdout.flush()  # here, where a closed pipe can be told, not at the exit
+        return code
     except OptionError as exc:
         subparser: argparse.ArgumentParser = args.parser
         subparser.print_usage(sys.stderr)
         print(f"{subparser.prog}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:
+        # The reader went away (``| head -1``): nothing more to say to anyone. Python
+        # would complain again flushing stdout at exit, so it goes to /dev/null.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FAILURE
+    except OSError as exc:
+        if exc.errno != errno.ENOSPC:
+            raise
+        print(f"gomoku: cannot write the output: {exc.strerror}", file=sys.stderr)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FAILURE
 
 
 if __name__ == "__main__":

@@ -35,9 +35,17 @@ def record_format(path: Path) -> str:
 def load_record(path: Path, *, rule: Rule = Rule.FREESTYLE, size: int = 15) -> GameRecord:
     """Read and check the record in ``path``. ``rule`` and ``size`` apply to the
     formats that do not carry them (PSQ has a size but no rule; a move list has
-    neither). Raises RecordError (bad content) or OSError (unreadable file)."""
-    text = path.read_text(encoding="utf-8")
+    neither). A PSQ file that is not UTF-8 is read as Latin-1: Piskvork, a Windows
+    program, writes players' names in the system's code page. Raises RecordError (bad
+    content), UnicodeDecodeError (another format, not UTF-8) or OSError (unreadable)."""
     kind = record_format(path)
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        if kind != "psq" or b"\0" in data:  # no text has a NUL: a binary file
+            raise
+        text = data.decode("latin-1")
     if kind == "json":
         return parse_json(text).checked()
     if kind == "psq":

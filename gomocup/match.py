@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import math
+import shlex
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -106,17 +107,32 @@ def elo_with_margin(wins: int, losses: int, draws: int) -> tuple[float, float]:
     return elo(p), (hi - lo) / 2
 
 
-def read_openings(path: Path, size: int) -> list[list[Point]]:
-    """Openings, one a line, moves as Gomocup ``x,y`` separated by spaces; ``#`` comments."""
+def read_openings(path: Path, size: int, rule: Rule = Rule.FREESTYLE) -> list[list[Point]]:
+    """Openings, one a line, moves as Gomocup ``x,y`` separated by spaces; ``#`` comments.
+
+    Each is played out under ``rule`` as it is read, so a line that could not start a game
+    (a point twice, a foul for Black, a game already won) is refused here, naming its
+    line, rather than crashing the match at that game. Raises :class:`NotationError`
+    (bad input, the file not UTF-8 text included) or :class:`OSError`."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise NotationError(f"{path}: not a text file (UTF-8)") from None
     openings = []
-    for number, line in enumerate(path.read_text().splitlines(), 1):
-        text = line.split("#", 1)[0].strip()
-        if not text:
+    for number, line in enumerate(text.splitlines(), 1):
+        moves = line.split("#", 1)[0].strip()
+        if not moves:
             continue
         try:
-            openings.append([parse_gomocup(token, size) for token in text.split()])
-        except NotationError as error:
+            opening = [parse_gomocup(token, size) for token in moves.split()]
+            board = Board(size, rule)
+            for point in opening:
+                board.play(point)
+            if board.is_over():
+                raise NotationError("the opening ends the game: there is nothing to play")
+        except (NotationError, IllegalMoveError) as error:
             raise NotationError(f"{path}:{number}: {error}") from None
+        openings.append(opening)
     return openings
 
 
@@ -351,7 +367,12 @@ def _board_size(text: str) -> int:
 
 
 def _command(text: str) -> str:
-    if not text.strip():
+    """A brain's command line, split as the match will split it (shell quoting)."""
+    try:
+        words = shlex.split(text)
+    except ValueError as error:  # "No closing quotation"
+        raise argparse.ArgumentTypeError(f"{text!r}: {str(error).lower()}") from None
+    if not words:
         raise argparse.ArgumentTypeError("an empty command")
     return text
 
@@ -387,7 +408,9 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run a match from parsed arguments and print the table; 0 on success."""
     try:
-        openings = read_openings(args.openings, args.size) if args.openings else [[]]
+        openings = (
+            read_openings(args.openings, args.size, Rule(args.rule)) if args.openings else [[]]
+        )
     except (OSError, NotationError) as error:
         print(f"gomoku match: {error}", file=sys.stderr)
         return 2

@@ -139,10 +139,12 @@ __all__ = [
 
 
 def check_name(name: str) -> None:
-    """Display names: printable, not blank, no leading or trailing whitespace."""
-    if not name.isprintable() or name != name.strip() or not name:
+    """Display names: 1 to ``NAME_MAX`` printable characters, no leading or trailing
+    whitespace (the length is also in the message types; this check serves clients that
+    check a name before sending it)."""
+    if not name.isprintable() or name != name.strip() or not 1 <= len(name) <= NAME_MAX:
         raise ValueError(
-            "field `name`: a display name is 1 to 24 printable characters "
+            f"field `name`: a display name is 1 to {NAME_MAX} printable characters "
             "with no leading or trailing spaces"
         )
 

@@ -177,3 +177,32 @@ def test_cli_does_not_import_textual() -> None:
         [sys.executable, "-c", code], capture_output=True, timeout=60, check=False
     )
     assert proc.returncode == 0, proc.stderr
+
+
+def test_analyze_into_a_pipe_closed_early_says_nothing() -> None:
+    """``gomoku analyze ... | head -1``-like: the reader is gone before the diagram is
+    written; exit 1 with nothing on stderr (it was a BrokenPipeError traceback)."""
+    process = subprocess.Popen(
+        [str(Path(sys.executable).with_name("gomoku")), "analyze", "--moves", "h8"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    process.stdout.close()  # before it writes: the write meets a closed pipe
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 1
+    assert err == b""
+
+
+def test_analyze_onto_a_full_disk_says_so_in_one_line() -> None:
+    """Output to /dev/full (no space left): one line, exit 1, no traceback."""
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run(
+            [str(Path(sys.executable).with_name("gomoku")), "analyze", "--moves", "h8"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 1
+    assert done.stderr == "gomoku: cannot write the output: No space left on device\n"

@@ -46,6 +46,7 @@ def refused(proc: subprocess.CompletedProcess[str], command: str) -> str:
         (["play", "my host"], "has a space in it"),
         (["play", "--profile", "../bob"], "argument --profile: '../bob' is not a profile name"),
         (["play", "--name", ""], "argument --name: '' is not a name"),
+        (["play", "--name", "a" * 25], f"argument --name: '{'a' * 25}' is not a name"),
         (["play", "--glyphs", "emoji"], "argument --glyphs: invalid choice: 'emoji'"),
         (["play", "--colour"], "unrecognized arguments: --colour"),
         (["analyze", "--size", "40"], "argument --size: 40 is more than 26"),

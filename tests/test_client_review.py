@@ -62,3 +62,15 @@ async def test_review_exports_json_and_psq(tmp_path: Path) -> None:
     psq = tmp_path / "out.psq"
     assert export_record(record, psq) == "psq"
     assert parse_psq(psq.read_text(encoding="utf-8")).points == record.points
+
+
+def test_a_psq_file_from_windows_with_latin1_names_loads(tmp_path: Path) -> None:
+    """Piskvork writes names in the system's code page: a PSQ that is not UTF-8 loads,
+    read as Latin-1 (it was refused as "not a text file")."""
+    source = tmp_path / "latin1.psq"
+    source.write_bytes(
+        b"Piskvorky 15x15, 11:11, 0\r\n8,8,0\r\n9,9,10\r\nJos\xe9\r\nM\xfcller\r\n-1\r\n"
+    )
+    record = load_record(source)
+    assert (record.players.black, record.players.white) == ("José", "Müller")
+    assert len(record.moves) == 2

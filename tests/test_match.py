@@ -142,3 +142,48 @@ def test_elo_margin_shrinks_with_more_games() -> None:
     assert round(elo_with_margin(5, 5, 0)[0]) == 0
     assert diff > 0
     assert narrow < wide
+
+
+@pytest.mark.parametrize(
+    ("lines", "rule", "said"),
+    [
+        ("7,7 7,7", "freestyle", "badopen.txt:1: h8 is occupied"),
+        ("6,7 0,0 7,7 0,2 8,5 0,4 8,6 0,6 8,7", "renju", "i8 is forbidden for Black"),
+        ("0,0 0,1 1,0 1,1 2,0 2,1 3,0 3,1 4,0", "freestyle", "the opening ends the game"),
+        (b"\xff\xfe\x00binary", "freestyle", "not a text file"),
+    ],
+)
+def test_an_opening_that_cannot_start_a_game_is_refused_in_one_line(
+    tmp_path: Path, lines: str | bytes, rule: str, said: str
+) -> None:
+    """A point twice, a foul for Black, a game already won or a binary file: one line
+    naming the file (and line), exit 2, before any brain starts (it was a traceback, or
+    a 9-move "win" counted for each game)."""
+    openings = tmp_path / "badopen.txt"
+    if isinstance(lines, bytes):
+        openings.write_bytes(lines)
+    else:
+        openings.write_text(lines + "\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "gomocup.match", "--engine-a", "nobrain", "--engine-b",
+         "nobrain", "--openings", str(openings), "--rule", rule],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2
+    [line] = done.stderr.splitlines()
+    assert line.startswith("gomoku match: "), line
+    assert said in line, line
+
+
+def test_an_engine_command_with_unbalanced_quotes_is_a_usage_error() -> None:
+    """The command is split as a shell would; a quote left open is said at once."""
+    done = subprocess.run(
+        [sys.executable, "-m", "gomocup.match", "--engine-a", 'sh -c "echo hi',
+         "--engine-b", "nobrain"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == (
+        "gomoku match: error: argument --engine-a: 'sh -c \"echo hi': no closing quotation"
+    )
+    assert "Traceback" not in done.stderr
