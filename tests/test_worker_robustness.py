@@ -15,6 +15,7 @@ import msgspec
 import pytest
 from server_fixtures import Connect, TestClient
 from websockets.asyncio.client import connect as ws_connect
+from websockets.exceptions import ConnectionClosed
 from worker_fixtures import (
     BOT_KEY,
     FAST_BOTS,
@@ -496,4 +497,38 @@ async def test_an_ai_seat_plays_only_the_game_it_was_given(make_server: MakeServ
         )
     finally:
         for c in (worker, person, other):
+            await c.ws.close()
+
+
+async def test_a_worker_that_connects_again_replaces_its_old_connection(
+    make_server: MakeServer,
+) -> None:
+    """A second connection with the worker's token takes over the worker; the first is
+    closed (1008) saying why, instead of having its next heartbeat refused."""
+    server = await make_server(ai_config())
+
+    async def client() -> TestClient:
+        ws = await ws_connect(f"ws://127.0.0.1:{server.port}/", compression=None)
+        return TestClient(ws)
+
+    first, second = await client(), await client()
+    try:
+        await first.send(m.Hello(name="hand-made bot", bot_key=BOT_KEY, id=1))
+        welcome = await first.expect(m.Welcome)
+        await first.send(m.BotReady(seats=1, levels=["hand"], id=2))
+        await first.expect(m.BotAccepted)
+        await second.send(m.Hello(name="hand-made bot", bot_key=BOT_KEY, token=welcome.token, id=1))
+        assert (await second.expect(m.Welcome)).resumed
+        await second.send(m.BotReady(seats=1, levels=["hand"], id=2))
+        await second.expect(m.BotAccepted)
+        with pytest.raises(ConnectionClosed) as closed:
+            await asyncio.wait_for(first.ws.recv(), 5)
+        assert closed.value.rcvd is not None
+        assert closed.value.rcvd.code == 1008
+        assert "connected again" in closed.value.rcvd.reason
+        await second.send(m.BotHeartbeat())
+        [live] = server.bots.live_workers()
+        assert live.id == welcome.player
+    finally:
+        for c in (first, second):
             await c.ws.close()

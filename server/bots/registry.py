@@ -137,6 +137,14 @@ class WorkerRegistry:
         worker = self.workers.get(worker_id)
         if worker is None:
             worker = self.workers[worker_id] = Worker(worker_id, link)
+        if worker.link is not None and worker.link is not link:
+            # The worker came back (its old connection not yet seen to be dead), or a copy
+            # of it uses its token: one connection speaks for a worker, the newest, and
+            # the old one is told rather than left to find its heartbeats refused.
+            log.info("AI worker %s connected again; its old connection is closed", worker_id)
+            worker.link.close(
+                1008, "this worker connected again: the new connection replaces this one"
+            )
         worker.link, worker.lost_at = link, None
         worker.seats, worker.levels = seats, tuple(dict.fromkeys(levels))
         worker.last_seen = time.monotonic()
