@@ -15,7 +15,13 @@ import random
 from collections.abc import Iterable, Iterator, Sequence
 
 from engine import renju
-from engine.errors import ForbiddenMoveError, GameOverError, OccupiedError, OffBoardError
+from engine.errors import (
+    ForbiddenMoveError,
+    GameOverError,
+    IllegalMoveError,
+    OccupiedError,
+    OffBoardError,
+)
 from engine.notation import check_size, format_moves, format_point, parse_moves
 from engine.types import Color, Foul, Point, Reason, Result, Rule
 
@@ -331,8 +337,21 @@ class Board:
     __hash__ = None  # type: ignore[assignment]  # mutable
 
     def __repr__(self) -> str:
-        moves = format_moves(self.moves, self.size)
-        return f"Board.from_moves({moves!r}, size={self.size}, rule={self.rule!r})"
+        """``Board.from_moves(...)``, or for a position set up with :meth:`from_stones`
+        that play could not reach (a renju foul among its stones, say)
+        ``Board.from_stones(...)``: either way ``eval`` gives an equal board."""
+        moves = self.moves
+        try:
+            reachable = Board.from_moves(moves, size=self.size, rule=self.rule) == self
+        except IllegalMoveError:
+            reachable = False
+        if reachable:
+            text = format_moves(moves, self.size)
+            return f"Board.from_moves({text!r}, size={self.size}, rule={self.rule!r})"
+        return (
+            f"Board.from_stones({moves[0::2]!r}, {moves[1::2]!r}, size={self.size}, "
+            f"rule={self.rule!r})"
+        )
 
     def diagram(self, *, marks: Iterable[Point] = ()) -> str:
         """A text diagram: ``X`` black, ``O`` white, ``.`` empty, ``*`` for ``marks``

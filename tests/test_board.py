@@ -304,6 +304,19 @@ def test_from_moves_and_repr_round_trip() -> None:
     assert again.zobrist == board.zobrist
 
 
+def test_repr_of_a_position_play_could_not_reach_round_trips() -> None:
+    """A renju position set up stone by stone with a double-three among Black's stones
+    (as a Gomocup BOARD may give it) reprs as from_stones, which evals back to it (the
+    from_moves form raised ForbiddenMoveError)."""
+    black = [parse_point(p) for p in ["f8", "g8", "h6", "h7", "h8"]]
+    white = [parse_point(p) for p in ["a1", "c1", "e1", "g1", "i1"]]
+    board = Board.from_stones(black, white, rule=Rule.RENJU)
+    assert repr(board).startswith("Board.from_stones(")
+    again = eval(repr(board), {"Board": Board, "Rule": Rule, "Point": Point})
+    assert again == board
+    assert again.zobrist == board.zobrist
+
+
 def test_copy_is_independent() -> None:
     """Playing on a copy leaves the original alone."""
     board = Board.from_moves("h8 i9")
