@@ -532,3 +532,28 @@ async def test_a_worker_that_connects_again_replaces_its_old_connection(
     finally:
         for c in (first, second):
             await c.ws.close()
+
+
+async def test_an_ai_game_with_one_free_seat_says_it_needs_two(make_server: MakeServer) -> None:
+    """One idle worker with one seat: an AI-vs-AI game is refused saying it needs two
+    free seats (it said "every AI is busy" with nothing busy), and takes none."""
+    server = await make_server(ai_config())
+
+    async def client() -> TestClient:
+        ws = await ws_connect(f"ws://127.0.0.1:{server.port}/", compression=None)
+        return TestClient(ws)
+
+    worker, person = await client(), await client()
+    try:
+        await worker.send(m.Hello(name="hand-made bot", bot_key=BOT_KEY, id=1))
+        await worker.expect(m.Welcome)
+        await worker.send(m.BotReady(seats=1, levels=["hand"], id=2))
+        await worker.expect(m.BotAccepted)
+        await person.hello("ann")
+        await person.send(m.CreateAiGame(black="hand", white="hand", id=3))
+        error = await person.expect_error("no_ai_available")
+        assert error.message == "an AI-vs-AI game needs 2 free AI seats; fewer are free now"
+        assert await server.store.ai_seats() == {}
+    finally:
+        for c in (worker, person):
+            await c.ws.close()

@@ -49,6 +49,10 @@ class Claim:
     token: str
 
 
+ALL_BUSY = "every AI is busy; try again in a moment"
+"""``no_ai_available``'s words when the workers play the levels but have no seat free."""
+
+
 async def cluster_workers(store: Store) -> dict[str, jobs.WorkerRecord]:
     """Every AI worker connected to any instance, as published (unreadable records are
     left out)."""
@@ -90,7 +94,7 @@ class AiSeating:
             raise
         if not fits:
             await self.store.delete_session(seat.token_hash)
-            raise GameError(ErrorCode.NO_AI_AVAILABLE, "every AI is busy; try again in a moment")
+            raise GameError(ErrorCode.NO_AI_AVAILABLE, ALL_BUSY)
         return Claim(seat, token)
 
     def default_level(self, offered: Sequence[str]) -> str:
@@ -190,9 +194,14 @@ class AiSeating:
         try:
             for level in levels:
                 claims.append(await self.claim(level))
-        except GameError:
+        except GameError as refused:
             for claim in claims:
                 await self.cancel(claim)
+            if claims and refused.message == ALL_BUSY:  # a seat was free, not all of them
+                raise GameError(
+                    ErrorCode.NO_AI_AVAILABLE,
+                    f"an AI-vs-AI game needs {len(levels)} free AI seats; fewer are free now",
+                ) from None
             raise
         seats = [c.seat.seat() for c in claims] + list(people)
         if people:
