@@ -59,3 +59,26 @@ async def test_the_log_follows_new_lines_until_scrolled_up(
         await until(pilot, lambda: pane.scroll_y == pane.max_scroll_y, "the wheel back down")
         app.note("line 42")
         await until(pilot, lambda: "line 42" in screen_text(app), "following after the wheel")
+
+
+async def test_a_long_move_list_shows_the_marked_last_move_whole() -> None:
+    """A list longer than its pane scrolls to the last move, and a two-digit move number
+    with White's three-letter last move keeps its closing mark: "(m12)", not "(m12"."""
+    from textual.app import App, ComposeResult
+
+    from client.widgets.moves import MoveList
+    from engine.notation import parse_point
+
+    class ListApp(App[None]):
+        CSS = "MoveList { height: 8; border-left: tall $primary; }"
+
+        def compose(self) -> ComposeResult:
+            yield MoveList()
+
+    names = [*[f"{c}{r}" for c in "abcd" for r in range(1, 15)][:28], "k8", "m12"]
+    points = [parse_point(name) for name in names]
+    app = ListApp()
+    async with app.run_test(size=(40, 12)) as pilot:
+        app.query_one(MoveList).show(points, 15, len(points))
+        await until(pilot, lambda: "k8" in screen_text(app), "the last line in view")
+        assert "(m12)" in screen_text(app)

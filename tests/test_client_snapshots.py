@@ -311,6 +311,8 @@ async def test_the_swap2_choice_snapshot() -> None:
     text = await screen_after([welcome(), m.Snapshot(room=view)])
     check_snapshot("prompt_swap2", text)
     assert "Swap2: b take black · w take white · p place two more" in text
+    assert "^D Draw" not in text  # no draw or takeback before the colours are settled
+    assert "^T Takeback" not in text
 
 
 def bob_away(deadline_ms: int) -> m.Event:

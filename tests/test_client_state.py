@@ -348,6 +348,23 @@ def test_waiting_room_fills_and_starts() -> None:
     assert "Game started: alice (black) vs bob (white), 1+0." in model.log[-1].text
 
 
+def test_the_swap2_log_offers_only_the_choices_open() -> None:
+    """After place2 the opener only picks a colour; the log says so, and tells a place2
+    choice in words."""
+    model = in_room(
+        opening=Opening.SWAP2,
+        state="opening",
+        moves=["h8", "h9", "j10"],
+        to_move="white",
+        swap2=Swap2State(phase="choose", to_act="p-bob", choices=["black", "white", "place2"]),
+    )
+    model = reduce(model, event(5, ev.Chose(player="p-bob", choice="place2")), T0)
+    assert model.log[-1].text == "Swap2: bob chose to place two more."
+    final = ev.OpeningPhase(phase="choose", to_act="p-alice", choices=["black", "white"])
+    model = reduce(model, event(8, final), T0)
+    assert model.log[-1].text == "Swap2: alice to choose a colour."
+
+
 def test_leaving_a_finished_game_is_no_disconnect() -> None:
     """After the game, an opponent going away has simply left: nothing to claim."""
     result = GameResult(winner="white", reason=Reason.RESIGN, line=None)

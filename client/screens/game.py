@@ -280,7 +280,7 @@ class GameScreen(Screen[None]):
         if action == "offer":
             if parameters and parameters[0] == "rematch":
                 return game.state == "over" and seated and game.rematch_room is None
-            return running and seated
+            return game.state == "playing" and seated  # no draw or takeback in swap2's opening
         return True
 
     # -- keys handed on ----------------------------------------------------------

@@ -20,6 +20,7 @@ from client.state.words import (
     HINT_REASONS,
     IDENTITY_LOST,
     RATED_NOTE,
+    choice_words,
     describe_error,
     describe_result,
     describe_time,
@@ -155,10 +156,10 @@ def _event_lines(
             say(f"{before.name_of(player)} left the {seat} seat.")
         case ev.GameStarted():
             say(started_line(after))
-        case ev.OpeningPhase(phase=phase, to_act=to_act):
-            say(f"Swap2: {after.name_of(to_act)} to {phase_words(phase)}.")
+        case ev.OpeningPhase(phase=phase, to_act=to_act, choices=choices):
+            say(f"Swap2: {after.name_of(to_act)} to {phase_words(phase, choices)}.")
         case ev.Chose(player=player, choice=choice):
-            say(f"Swap2: {before.name_of(player)} chose {choice}.")
+            say(f"Swap2: {before.name_of(player)} chose {choice_words(choice)}.")
         case ev.Offered(kind=kind, by=by):
             who = "You" if by == me else after.name_of(by)
             verb = "offer" if by == me else "offers"

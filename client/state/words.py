@@ -7,6 +7,7 @@ Pure functions of the game's values; the log and the screens decide when to say 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from engine.types import Color, Reason
@@ -126,9 +127,17 @@ def started_line(game: GameView) -> str:
     return f"Game started: {b} (black) vs {w} (white), {describe_time(game.time)}."
 
 
-def phase_words(phase: str) -> str:
+def phase_words(phase: str, choices: Sequence[str] = ("black", "white", "place2")) -> str:
+    """What the player to act does in a swap2 ``phase``; for ``choose``, from the
+    ``choices`` open (after ``place2`` only the colours are)."""
+    if phase == "choose":
+        return "choose a colour or place two more" if "place2" in choices else "choose a colour"
     return {
         "place3": "place the first three stones",
-        "choose": "choose a colour or place two more",
         "place2": "place two more stones",
     }.get(phase, phase)
+
+
+def choice_words(choice: str) -> str:
+    """A swap2 choice as the log tells it: ``black``, ``white``, ``to place two more``."""
+    return "to place two more" if choice == "place2" else choice

@@ -56,10 +56,11 @@ class MoveList(HandsTypingOn, VerticalScroll, can_focus=True):
     """A scrollable move list; :meth:`show` replaces what it lists."""
 
     # Textual takes default CSS from the first base only (HandsTypingOn), so
-    # VerticalScroll's overflow is restated: a long game's list scrolls.
+    # VerticalScroll's overflow is restated: a long game's list scrolls (keys, wheel).
+    # No scrollbar: its column would crop the marked last move, "(m12)" of move 29.
     DEFAULT_CSS = f"""
     MoveList {{ layout: vertical; overflow-x: hidden; overflow-y: auto; }}
-    MoveList {{ width: {WIDTH}; height: 1fr; padding: 0 0 0 1; scrollbar-size-vertical: 1; }}
+    MoveList {{ width: {WIDTH}; height: 1fr; padding: 0 0 0 1; scrollbar-size-vertical: 0; }}
     MoveList > Static {{ width: auto; }}
     MoveList:focus {{ background: $boost; }}
     """
