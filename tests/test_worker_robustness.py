@@ -40,6 +40,22 @@ from worker.thinker import Thinker
 MakeServer = Callable[..., Awaitable[GomokuServer]]
 
 
+async def raw_client(server: GomokuServer) -> TestClient:
+    """A bare connection to ``server`` (nothing said yet)."""
+    ws = await ws_connect(f"ws://127.0.0.1:{server.port}/", compression=None)
+    return TestClient(ws)
+
+
+async def hand_made_worker(client: TestClient, token: str | None = None) -> m.Welcome:
+    """``client`` says hello with the bot key (and ``token``) and offers one seat at
+    level ``hand``: a worker written from protocol.md, played by the test."""
+    await client.send(m.Hello(name="hand-made bot", bot_key=BOT_KEY, token=token, id=1))
+    welcome = await client.expect(m.Welcome)
+    await client.send(m.BotReady(seats=1, levels=["hand"], id=2))
+    await client.expect(m.BotAccepted)
+    return welcome
+
+
 @pytest.fixture
 async def server(ai_server: GomokuServer) -> GomokuServer:
     """The ``connect`` fixture's server: the one that accepts the test bot key."""
@@ -195,10 +211,7 @@ async def test_a_seat_played_through_another_instance_is_not_taken_away(
 
     worker, person, seat = await client_of(first), await client_of(first), await client_of(second)
     try:
-        await worker.send(m.Hello(name="hand-made bot", bot_key=BOT_KEY, id=1))
-        await worker.expect(m.Welcome)
-        await worker.send(m.BotReady(seats=1, levels=["hand"], id=2))
-        await worker.expect(m.BotAccepted)
+        await hand_made_worker(worker)
 
         async def beat() -> None:
             while True:
@@ -398,21 +411,14 @@ async def test_a_workers_hint_that_is_no_legal_move_never_reaches_the_player(
     legal point with reason "positional" for the third, never a move they cannot make."""
     server = await make_server(ai_config())
 
-    async def client() -> TestClient:
-        ws = await ws_connect(f"ws://127.0.0.1:{server.port}/", compression=None)
-        return TestClient(ws)
-
-    worker, person = await client(), await client()
+    worker, person = await raw_client(server), await raw_client(server)
     try:
-        await worker.send(m.Hello(name="hand-made bot", bot_key=BOT_KEY, id=1))
-        await worker.expect(m.Welcome)
-        await worker.send(m.BotReady(seats=1, levels=["hand"], id=2))
-        await worker.expect(m.BotAccepted)
+        await hand_made_worker(worker)
         await person.hello("ann")
         room = (await person.create(seat="black")).room.id
         await person.send(m.SeatAi(room=room, level="hand"))
         order = await worker.expect(m.BotSeat)
-        seat = await client()
+        seat = await raw_client(server)
         await seat.send(m.Hello(name=order.name, token=order.token, bot_key=BOT_KEY, id=1))
         await seat.expect(m.Welcome)
         await seat.join(room)
@@ -452,23 +458,20 @@ async def test_an_ai_seat_plays_only_the_game_it_was_given(make_server: MakeServ
     a game against an AI nobody asked for look rated): ``ai_not_allowed`` each."""
     server = await make_server(ai_config())
 
-    async def client() -> TestClient:
-        ws = await ws_connect(f"ws://127.0.0.1:{server.port}/", compression=None)
-        return TestClient(ws)
-
-    worker, person, other = await client(), await client(), await client()
+    worker, person, other = (
+        await raw_client(server),
+        await raw_client(server),
+        await raw_client(server),
+    )
     try:
-        await worker.send(m.Hello(name="hand-made bot", bot_key=BOT_KEY, id=1))
-        await worker.expect(m.Welcome)
-        await worker.send(m.BotReady(seats=1, levels=["hand"], id=2))
-        await worker.expect(m.BotAccepted)
+        await hand_made_worker(worker)
         await person.hello("ann")
         room = (await person.create(seat="black")).room.id
         await person.send(m.SeatAi(room=room, level="hand"))
         order = await worker.expect(m.BotSeat)
         await other.hello("bob")
         elsewhere = (await other.create(seat="black", rated=True)).room.id
-        seat = await client()
+        seat = await raw_client(server)
         await seat.send(m.Hello(name=order.name, token=order.token, bot_key=BOT_KEY, id=1))
         await seat.expect(m.Welcome)
         for n, refused in enumerate(
@@ -507,20 +510,10 @@ async def test_a_worker_that_connects_again_replaces_its_old_connection(
     closed (1008) saying why, instead of having its next heartbeat refused."""
     server = await make_server(ai_config())
 
-    async def client() -> TestClient:
-        ws = await ws_connect(f"ws://127.0.0.1:{server.port}/", compression=None)
-        return TestClient(ws)
-
-    first, second = await client(), await client()
+    first, second = await raw_client(server), await raw_client(server)
     try:
-        await first.send(m.Hello(name="hand-made bot", bot_key=BOT_KEY, id=1))
-        welcome = await first.expect(m.Welcome)
-        await first.send(m.BotReady(seats=1, levels=["hand"], id=2))
-        await first.expect(m.BotAccepted)
-        await second.send(m.Hello(name="hand-made bot", bot_key=BOT_KEY, token=welcome.token, id=1))
-        assert (await second.expect(m.Welcome)).resumed
-        await second.send(m.BotReady(seats=1, levels=["hand"], id=2))
-        await second.expect(m.BotAccepted)
+        welcome = await hand_made_worker(first)
+        assert (await hand_made_worker(second, token=welcome.token)).resumed
         with pytest.raises(ConnectionClosed) as closed:
             await asyncio.wait_for(first.ws.recv(), 5)
         assert closed.value.rcvd is not None
@@ -539,16 +532,9 @@ async def test_an_ai_game_with_one_free_seat_says_it_needs_two(make_server: Make
     free seats (it said "every AI is busy" with nothing busy), and takes none."""
     server = await make_server(ai_config())
 
-    async def client() -> TestClient:
-        ws = await ws_connect(f"ws://127.0.0.1:{server.port}/", compression=None)
-        return TestClient(ws)
-
-    worker, person = await client(), await client()
+    worker, person = await raw_client(server), await raw_client(server)
     try:
-        await worker.send(m.Hello(name="hand-made bot", bot_key=BOT_KEY, id=1))
-        await worker.expect(m.Welcome)
-        await worker.send(m.BotReady(seats=1, levels=["hand"], id=2))
-        await worker.expect(m.BotAccepted)
+        await hand_made_worker(worker)
         await person.hello("ann")
         await person.send(m.CreateAiGame(black="hand", white="hand", id=3))
         error = await person.expect_error("no_ai_available")
