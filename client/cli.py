@@ -176,15 +176,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         subparser.print_usage(sys.stderr)
         print(f"{subparser.prog}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except BrokenPipeError:
-        # The reader went away (``| head -1``): nothing more to say to anyone. Python
-        # would complain again flushing stdout at exit, so it goes to /dev/null.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_FAILURE
     except OSError as exc:
-        if exc.errno != errno.ENOSPC:
-            raise
-        print(f"gomoku: cannot write the output: {exc.strerror}", file=sys.stderr)
+        # The reader went away (``| head -1``: nothing more to say to anyone), or the
+        # disk is full (said in one line). Python would meet the error again flushing
+        # stdout at exit, so stdout goes to /dev/null.
+        if not isinstance(exc, BrokenPipeError):
+            if exc.errno != errno.ENOSPC:
+                raise
+            print(f"gomoku: cannot write the output: {exc.strerror}", file=sys.stderr)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_FAILURE
 

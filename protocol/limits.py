@@ -34,7 +34,14 @@ MAX_SAFE_INT = 2**53 - 1
 """The largest integer in any message, so JavaScript clients can use plain numbers."""
 MAX_REQUEST_ID = MAX_SAFE_INT
 
+RATED_MIN_STONES = 2
+"""A rated game that ends with fewer stones than this (before its second) does not count."""
+ABORTED_BELOW_STONES = 4
+"""A rated game both players left (a draw by ``abandon``) with fewer stones than this
+(before each had made two moves) was aborted: it does not count either."""
+
 __all__ = [
+    "ABORTED_BELOW_STONES",
     "CHAT_MAX",
     "CHAT_PER_WINDOW",
     "CHAT_WINDOW_MS",
@@ -53,6 +60,7 @@ __all__ = [
     "PING_INTERVAL_MS",
     "PING_TIMEOUT_MS",
     "PROTOCOL_VERSION",
+    "RATED_MIN_STONES",
     "RATE_BURST",
     "RATE_PER_S",
     "TOKEN_MAX",

@@ -28,6 +28,7 @@ from engine.record import (
     record_to_dict,
 )
 from protocol.events import RatingChange
+from protocol.limits import ABORTED_BELOW_STONES, RATED_MIN_STONES
 from protocol.values import GameResult, GameSummary, RecordFormat, Standing
 from server.rating import DRAW, LOSS, WIN, PlayerRating
 from server.room import Room, Seat
@@ -57,11 +58,6 @@ def colour_seats(room: Room) -> tuple[Seat, Seat]:
     return black, white
 
 
-ABORTED_BELOW_STONES = 4
-"""A game both players left (a draw by ``abandon``) with fewer stones than this (fewer
-than two moves each) was aborted: it does not count."""
-
-
 def aborted(room: Room) -> bool:
     """Whether the room's game was aborted: both players left it (within the grace period
     of each other) before each had made two moves."""
@@ -79,7 +75,7 @@ def black_score(room: Room) -> float | None:
     it does not count: an unrated room, an AI in a seat, a game that ended before its
     second stone (a player who never showed up, as lichess aborts such games), or an
     aborted one (:func:`aborted`). A game both players left later is a draw."""
-    if not room.rated or room.result is None or len(room.moves) < 2 or aborted(room):
+    if not room.rated or room.result is None or len(room.moves) < RATED_MIN_STONES or aborted(room):
         return None
     if any(seat is None or seat.bot for seat in room.seats):
         return None

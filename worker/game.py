@@ -44,6 +44,10 @@ class GameState:
     rematch_room: str | None = None
     bots: frozenset[str] = frozenset()
     """The seated players who are AIs (as the snapshot showed them)."""
+    _board: tuple[tuple[int, int], Board] | None = dataclasses.field(
+        default=None, repr=False, compare=False
+    )
+    """The position at (``version``, number of moves), replayed once for all who ask."""
 
     @classmethod
     def from_view(cls, view: RoomView, me: str, now: float | None = None) -> GameState:
@@ -173,4 +177,8 @@ class GameState:
         return max(0, left)
 
     def board(self) -> Board:
-        return board_from_wire(self.rule, self.size, self.moves)
+        """The position (a copy: the caller may play on it)."""
+        key = (self.version, len(self.moves))
+        if self._board is None or self._board[0] != key:
+            self._board = (key, board_from_wire(self.rule, self.size, self.moves))
+        return self._board[1].copy()

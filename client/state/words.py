@@ -14,6 +14,7 @@ from engine.types import Color, Reason
 from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.events import RatingChange
+from protocol.limits import ABORTED_BELOW_STONES, RATED_MIN_STONES
 from protocol.values import TimeControl
 
 if TYPE_CHECKING:
@@ -100,11 +101,6 @@ def ratings_line(game: GameView, ratings: tuple[RatingChange, ...]) -> str:
     return "Ratings: " + ", ".join(parts) + "."
 
 
-ABORTED_BELOW_STONES = 4
-"""protocol.md, Ratings: a rated game both players left with fewer stones than this
-(before each had made two moves) was aborted and does not count."""
-
-
 def not_counted_line(game: GameView, outcome: Outcome) -> str | None:
     """Why a rated game's ``game_over`` carried no rating change, by protocol.md's rule:
     a rated game that ends before its second stone does not count, nor does one both
@@ -112,7 +108,7 @@ def not_counted_line(game: GameView, outcome: Outcome) -> str | None:
     rule gives no reason, so the client does not guess one)."""
     stones = len(game.moves)
     text = "This game did not count for ratings"
-    if stones < 2:
+    if stones < RATED_MIN_STONES:
         return f"{text}: it ended before its second stone."
     both_left = outcome.reason == Reason.ABANDON and outcome.winner is None
     if both_left and stones < ABORTED_BELOW_STONES:

@@ -49,8 +49,11 @@ class Claim:
     token: str
 
 
-ALL_BUSY = "every AI is busy; try again in a moment"
-"""``no_ai_available``'s words when the workers play the levels but have no seat free."""
+class AllBusy(GameError):
+    """``no_ai_available`` when the workers play the level but have no seat free."""
+
+    def __init__(self) -> None:
+        super().__init__(ErrorCode.NO_AI_AVAILABLE, "every AI is busy; try again in a moment")
 
 
 async def cluster_workers(store: Store) -> dict[str, jobs.WorkerRecord]:
@@ -94,7 +97,7 @@ class AiSeating:
             raise
         if not fits:
             await self.store.delete_session(seat.token_hash)
-            raise GameError(ErrorCode.NO_AI_AVAILABLE, ALL_BUSY)
+            raise AllBusy
         return Claim(seat, token)
 
     def default_level(self, offered: Sequence[str]) -> str:
@@ -197,7 +200,7 @@ class AiSeating:
         except GameError as refused:
             for claim in claims:
                 await self.cancel(claim)
-            if claims and refused.message == ALL_BUSY:  # a seat was free, not all of them
+            if claims and isinstance(refused, AllBusy):  # a seat was free, not all of them
                 raise GameError(
                     ErrorCode.NO_AI_AVAILABLE,
                     f"an AI-vs-AI game needs {len(levels)} free AI seats; fewer are free now",

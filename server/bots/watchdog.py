@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 import msgspec
 
@@ -55,6 +55,9 @@ from server.sessions import decode_session, new_token, token_hash
 from server.store import Store, StoreUnavailable
 
 log = logging.getLogger("gomoku.server")
+
+OPEN_STATES = frozenset({"waiting", *LIVE_STATES})
+"""A room whose game is not over."""
 
 SILENT_HEARTBEATS = 3
 """A worker that sends nothing for this many heartbeat intervals is closed."""
@@ -143,7 +146,7 @@ class Watchdog:
                 record = _record_decoder.decode(data)
             except msgspec.DecodeError:
                 continue  # restore() forgets it
-            if record.worker or await self._in_open_room(player):
+            if record.worker or await self._seat_rooms(player, OPEN_STATES):
                 continue  # a worker holds it (judged there), or its game is not over
             if player not in self._gameless:
                 gameless.add(player)
@@ -269,13 +272,15 @@ class Watchdog:
             and seen_ms < outage.end_ms
         )
 
-    async def _seat_rooms(self, player: str) -> list[tuple[str, Seat]]:
-        """The running games the AI seat plays, and its seat in each (with the presence
-        every server instance sees)."""
+    async def _seat_rooms(
+        self, player: str, states: Collection[str] = LIVE_STATES
+    ) -> list[tuple[str, Seat]]:
+        """The rooms in ``states`` (by default: running games) where the AI seat sits,
+        and its seat in each (with the presence every server instance sees)."""
         places = []
         for room_id in await self.store.player_rooms(player):
             loaded = await self.service.load(room_id)
-            if loaded is None or loaded[1].state not in LIVE_STATES:
+            if loaded is None or loaded[1].state not in states:
                 continue
             room = loaded[1]
             index = room.seat_of(player)
@@ -283,15 +288,6 @@ class Watchdog:
             if seat is not None:
                 places.append((room_id, seat))
         return places
-
-    async def _in_open_room(self, player: str) -> bool:
-        """Whether the AI seat sits in a room whose game is not over."""
-        for room_id in await self.store.player_rooms(player):
-            loaded = await self.service.load(room_id)
-            room = None if loaded is None else loaded[1]
-            if room is not None and room.state != "over" and room.seat_of(player) is not None:
-                return True
-        return False
 
     async def _release(self, seat: AiSeat) -> None:
         """The seat's games are over and its connection is gone: forget it."""

@@ -42,8 +42,9 @@ async def on_join(session: Session, msg: m.Join) -> None:
     _, room = loaded
     if room.seat_of(session.player) is None:
         refuse_ai_seat(session, "another room")
-    if room.private and msg.code is None and room.seat_of(session.player) is None:
-        raise Refused(ErrorCode.NO_SUCH_ROOM, "that room is private: join it by its invite code")
+        if room.private and msg.code is None:
+            private = "that room is private: join it by its invite code"
+            raise Refused(ErrorCode.NO_SUCH_ROOM, private)
     service = session.services.rooms
     if msg.role == "player":
         seat = await session.rated_seat(room.rule)

@@ -272,9 +272,8 @@ export class GameView {
         const diff = r.after - r.before;
         lines.push(h("div", { class: "rating-change" }, `${room.nameOf(r.player)}: ${r.before} → ${r.after} (${diff >= 0 ? "+" : ""}${diff})`));
       }
-      if (room.rated && room.ratingsKnown && !(room.ratings ?? []).length) {
-        lines.push(h("div", { class: "rating-change" }, uncountedText(room)));
-      }
+      const uncounted = room.rated && room.ratingsKnown && !(room.ratings ?? []).length ? uncountedText(room) : null;
+      if (uncounted) lines.push(h("div", { class: "rating-change" }, uncounted));
       this.resultBox.replaceChildren(...lines);
     }
   }
@@ -398,8 +397,13 @@ export class GameView {
   }
 }
 
-/** Why a rated game's end changed no rating (protocol.md, "Ratings and history"). */
+/** Why a rated game's end changed no rating, by protocol.md's rules ("Ratings and
+ * history"; the thresholds are protocol/limits.py's); null when neither applies. */
 function uncountedText(room) {
   if (room.moves.length < 2) return "Not rated: the game ended before its second stone.";
-  return "Not rated: both players left before each had made two moves.";
+  const { reason, winner } = room.result ?? {};
+  if (reason === "abandon" && winner === null && room.moves.length < 4) {
+    return "Not rated: both players left before each had made two moves.";
+  }
+  return null;
 }
