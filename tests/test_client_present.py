@@ -64,55 +64,47 @@ def test_lobby_row() -> None:
     assert lobby_row(room) == ("renju swap2 rated", "15", "10+5", "ann 1600", "-", "4", "waiting")
 
 
+def header_of(me: str, **changes: object) -> str:
+    """The game screen's first status line, for player ``me``, of a free-opening 15x15
+    room (waiting, with ann as Black, unless ``changes`` say otherwise)."""
+    fields: dict[str, object] = {
+        "id": "r1",
+        "rule": Rule.FREESTYLE,
+        "size": 15,
+        "opening": Opening.FREE,
+        "time": None,
+        "rated": False,
+        "private": False,
+        "players": Seats(black=PlayerRef(id="a", name="ann", rating=1500)),
+        "spectators": 0,
+        "state": "waiting",
+        "moves": [],
+        "to_move": None,
+        "clocks": None,
+        "seq": 1,
+    }
+    fields.update(changes)
+    room = RoomView(**fields)  # type: ignore[arg-type]
+    welcome = Welcome(player=me, name="ann", token="t", resumed=False)
+    model = reduce(reduce(ViewModel(), welcome, 0.0), Snapshot(room=room), 0.0)
+    first, _ = status_lines(model, frozenset({me}), UNICODE, 0.0)
+    return first
+
+
 def test_a_clocked_room_shows_its_starting_time_before_the_game() -> None:
     """Waiting for an opponent in a 2+1 room (no clocks from the server yet): both clocks
     read 2:00, not --:--; a room without a clock still reads --:--."""
-    welcome = Welcome(player="a", name="ann", token="t", resumed=False)
     for time, shown in ((TimeControl(base_ms=120_000, inc_ms=1_000), "2:00"), (None, "--:--")):
-        room = RoomView(
-            id="r1",
-            rule=Rule.FREESTYLE,
-            size=15,
-            opening=Opening.FREE,
-            time=time,
-            rated=False,
-            private=False,
-            players=Seats(black=PlayerRef(id="a", name="ann", rating=1500)),
-            spectators=0,
-            state="waiting",
-            moves=[],
-            to_move=None,
-            clocks=None,
-            seq=1,
-        )
-        model = reduce(reduce(ViewModel(), welcome, 0.0), Snapshot(room=room), 0.0)
-        first, _ = status_lines(model, frozenset({"a"}), UNICODE, 0.0)
+        first = header_of("a", time=time)
         assert first.count(shown) == 2, first
 
 
 def test_two_players_of_one_name_are_told_apart() -> None:
     """Names are not unique: when both seats read "ann", the header marks which is you."""
-    welcome = Welcome(player="b", name="ann", token="t", resumed=False)
-    room = RoomView(
-        id="r1",
-        rule=Rule.FREESTYLE,
-        size=15,
-        opening=Opening.FREE,
-        time=None,
-        rated=False,
-        private=False,
-        players=Seats(
-            black=PlayerRef(id="a", name="ann", rating=1500),
-            white=PlayerRef(id="b", name="ann", rating=1742),
-        ),
-        spectators=0,
-        state="playing",
-        moves=[],
-        to_move="black",
-        clocks=None,
-        seq=2,
+    players = Seats(
+        black=PlayerRef(id="a", name="ann", rating=1500),
+        white=PlayerRef(id="b", name="ann", rating=1742),
     )
-    model = reduce(reduce(ViewModel(), welcome, 0.0), Snapshot(room=room), 0.0)
-    first, _ = status_lines(model, frozenset({"b"}), UNICODE, 0.0)
+    first = header_of("b", players=players, state="playing", to_move="black", seq=2)
     assert "ann (1500) --:--" in first
     assert "ann (1742) (you) --:--" in first

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 
 from client.present import queue_label
@@ -186,17 +188,20 @@ def test_move_resets_clocks_from_the_server() -> None:
     assert clocks.remaining(Color.WHITE, T0 + 11) == 280_000
 
 
+BOB_CHOOSES: dict[str, Any] = {
+    "opening": Opening.SWAP2,
+    "state": "opening",
+    "moves": ["h8", "h9", "j10"],
+    "to_move": "white",
+    "swap2": Swap2State(phase="choose", to_act="p-bob", choices=["black", "white", "place2"]),
+}
+"""A swap2 room after alice's three stones: bob (White for now) chooses."""
+
+
 def test_in_a_swap2_opening_the_clock_of_whoever_must_act_runs() -> None:
     """The chooser's clock runs while they choose, whatever colour the next stone is;
     after a choice of colours each keeps their own time, as ``chose`` tells it."""
-    model = in_room(
-        opening=Opening.SWAP2,
-        state="opening",
-        moves=["h8", "h9", "j10"],
-        to_move="white",
-        swap2=Swap2State(phase="choose", to_act="p-bob", choices=["black", "white", "place2"]),
-        clocks=Clocks(black_ms=298_000, white_ms=300_000),
-    )
+    model = in_room(**BOB_CHOOSES, clocks=Clocks(black_ms=298_000, white_ms=300_000))
     assert model.room is not None
     assert model.room.clocks is not None
     assert model.room.clocks.running is Color.WHITE  # bob chooses, seated as White
@@ -351,13 +356,7 @@ def test_waiting_room_fills_and_starts() -> None:
 def test_the_swap2_log_offers_only_the_choices_open() -> None:
     """After place2 the opener only picks a colour; the log says so, and tells a place2
     choice in words."""
-    model = in_room(
-        opening=Opening.SWAP2,
-        state="opening",
-        moves=["h8", "h9", "j10"],
-        to_move="white",
-        swap2=Swap2State(phase="choose", to_act="p-bob", choices=["black", "white", "place2"]),
-    )
+    model = in_room(**BOB_CHOOSES)
     model = reduce(model, event(5, ev.Chose(player="p-bob", choice="place2")), T0)
     assert model.log[-1].text == "Swap2: bob chose to place two more."
     final = ev.OpeningPhase(phase="choose", to_act="p-alice", choices=["black", "white"])

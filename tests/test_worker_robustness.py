@@ -56,6 +56,35 @@ async def hand_made_worker(client: TestClient, token: str | None = None) -> m.We
     return welcome
 
 
+async def ann_seats_the_hand_made_ai(
+    person: TestClient, worker: TestClient
+) -> tuple[str, m.BotSeat]:
+    """``person`` says hello as ann, opens a room as Black and seats an AI of level
+    ``hand``: the room, and the seat order ``worker`` gets for it."""
+    await person.hello("ann")
+    room = (await person.create(seat="black")).room.id
+    await person.send(m.SeatAi(room=room, level="hand"))
+    return room, await worker.expect(m.BotSeat)
+
+
+async def ann_and_the_seat_move(person: TestClient, seat: TestClient, room: str) -> None:
+    """ann plays h8, the AI seat's connection answers a1, and ann sees it."""
+    await person.move(room, "h8")
+    await seat.until_event(Moved)
+    await seat.move(room, "a1")
+    await person.until(
+        lambda x: isinstance(x, m.Event) and isinstance(x.event, Moved) and x.event.point == "a1"
+    )
+
+
+async def seat_connection(server: GomokuServer, order: m.BotSeat) -> TestClient:
+    """The connection a worker opens for the AI seat ``order`` gives it (said hello)."""
+    seat = await raw_client(server)
+    await seat.send(m.Hello(name=order.name, token=order.token, bot_key=BOT_KEY, id=1))
+    await seat.expect(m.Welcome)
+    return seat
+
+
 @pytest.fixture
 async def server(ai_server: GomokuServer) -> GomokuServer:
     """The ``connect`` fixture's server: the one that accepts the test bot key."""
@@ -414,23 +443,11 @@ async def test_a_workers_hint_that_is_no_legal_move_never_reaches_the_player(
     worker, person = await raw_client(server), await raw_client(server)
     try:
         await hand_made_worker(worker)
-        await person.hello("ann")
-        room = (await person.create(seat="black")).room.id
-        await person.send(m.SeatAi(room=room, level="hand"))
-        order = await worker.expect(m.BotSeat)
-        seat = await raw_client(server)
-        await seat.send(m.Hello(name=order.name, token=order.token, bot_key=BOT_KEY, id=1))
-        await seat.expect(m.Welcome)
+        room, order = await ann_seats_the_hand_made_ai(person, worker)
+        seat = await seat_connection(server, order)
         await seat.join(room)
         await person.until_event(GameStarted)
-        await person.move(room, "h8")
-        await seat.until_event(Moved)
-        await seat.move(room, "a1")
-        await person.until(
-            lambda x: (
-                isinstance(x, m.Event) and isinstance(x.event, Moved) and x.event.point == "a1"
-            )
-        )
+        await ann_and_the_seat_move(person, seat, room)
         answers = [("h8", "block"), ("z26", "win"), ("j9", "a hunch")]
         for n, (point, reason) in enumerate(answers, start=10):
             await person.send(m.Hint(room=room, id=n))
@@ -465,15 +482,10 @@ async def test_an_ai_seat_plays_only_the_game_it_was_given(make_server: MakeServ
     )
     try:
         await hand_made_worker(worker)
-        await person.hello("ann")
-        room = (await person.create(seat="black")).room.id
-        await person.send(m.SeatAi(room=room, level="hand"))
-        order = await worker.expect(m.BotSeat)
+        room, order = await ann_seats_the_hand_made_ai(person, worker)
         await other.hello("bob")
         elsewhere = (await other.create(seat="black", rated=True)).room.id
-        seat = await raw_client(server)
-        await seat.send(m.Hello(name=order.name, token=order.token, bot_key=BOT_KEY, id=1))
-        await seat.expect(m.Welcome)
+        seat = await seat_connection(server, order)
         for n, refused in enumerate(
             [
                 m.CreateRoom(),
@@ -490,14 +502,7 @@ async def test_an_ai_seat_plays_only_the_game_it_was_given(make_server: MakeServ
             assert error.re == n
         snapshot = await seat.join(room)
         assert snapshot.room.state == "playing"
-        await person.move(room, "h8")
-        await seat.until_event(Moved)
-        await seat.move(room, "a1")
-        await person.until(
-            lambda x: (
-                isinstance(x, m.Event) and isinstance(x.event, Moved) and x.event.point == "a1"
-            )
-        )
+        await ann_and_the_seat_move(person, seat, room)
     finally:
         for c in (worker, person, other):
             await c.ws.close()
