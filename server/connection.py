@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Coroutine, Sequence
 from typing import Any
 
 import msgspec
-from websockets.asyncio.server import ServerConnection, broadcast
+from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from engine import Rule
@@ -30,6 +30,7 @@ from protocol import messages as m
 from protocol.codec import decode_event
 from protocol.errors import CloseCode, ErrorCode, ProtocolError
 from server import game, history
+from server.frames import write_message
 from server.game import GameError
 from server.handlers import HANDLERS, Refused
 from server.handshake import encoding_of
@@ -108,7 +109,7 @@ class Connection:
     def send_bytes(self, frame: bytes) -> None:
         """Send a frame already in this connection's encoding."""
         if self.admit(frame):
-            broadcast((self.ws,), frame, text=self.codec.text)  # a synchronous write
+            write_message((self.ws,), frame, text=self.codec.text)  # a synchronous write
 
     def send_together(self, messages: Sequence[msgspec.Struct]) -> None:
         """Send messages that make one reply (a long lobby in parts) as one frame would
@@ -119,7 +120,7 @@ class Connection:
             return
         self.bytes_sent += sum(len(frame) for frame in frames[1:])
         for frame in frames:
-            broadcast((self.ws,), frame, text=self.codec.text)
+            write_message((self.ws,), frame, text=self.codec.text)
 
     def admit(self, frame: bytes) -> bool:
         """Whether ``frame`` may be written now (counted as sent if so): not while

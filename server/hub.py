@@ -13,11 +13,12 @@ from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 import msgspec
-from websockets.asyncio.server import ServerConnection, broadcast
+from websockets.asyncio.server import ServerConnection
 
 from protocol.codec import Codec
 from protocol.messages import LobbyGone, LobbyRoom
 from protocol.values import RoomSummary
+from server.frames import write_message
 from server.store import PlayerInbox, Store, StoredEvent
 
 log = logging.getLogger("gomoku.server")
@@ -122,7 +123,7 @@ class Hub:
                     if ws is not None:
                         sockets.setdefault(codec, []).append(ws)
                 for codec, group in sockets.items():  # synchronous writes, encoded once
-                    broadcast(group, frames[codec], text=codec.text)
+                    write_message(group, frames[codec], text=codec.text)
 
             listener = self.store.listen_room(room_id, after, deliver)
             if listener is not None:  # handed over synchronously, no queue
