@@ -42,9 +42,18 @@ from server import game, history, outage
 from server.config import ServerConfig
 from server.metrics import Metrics
 from server.recent import Recent
-from server.room import ROOMS_REMEMBERED, Room, Seat, copy_room, decode_room, encode_room
+from server.room import (
+    ROOMS_REMEMBERED,
+    EncodedRoom,
+    Room,
+    Seat,
+    copy_room,
+    decode_room,
+    encode_room,
+)
 from server.sessions import invite_key, new_room_id
 from server.store import Conflict, Outage, RoomRecord, Store
+from server.store.base import RoomState
 
 log = logging.getLogger("gomoku.server")
 
@@ -62,7 +71,7 @@ class RoomService:
         self.store = store
         self.config = config
         self.metrics = metrics
-        self._known: Recent[str, tuple[bytes, Room]] = Recent(ROOMS_REMEMBERED)
+        self._known: Recent[str, tuple[RoomState, Room]] = Recent(ROOMS_REMEMBERED)
         """Room id -> the state this instance last committed or read and the room it
         encodes (read only): the next read of that state does not decode it again."""
         self.outage: Outage | None = None
@@ -76,11 +85,12 @@ class RoomService:
             return None
         # Decoded once, the first time this instance commits or reads a state: an action,
         # a join, a presence change and the spectator count read the same one in turn.
+        state = record.state
         known = self._known.get(room_id)
-        if known is not None and known[0] == record.state:
+        if known is not None and known[0] == state:
             return record, known[1]
-        room = decode_room(record.state)
-        self._known.put(room_id, (record.state, room))
+        room = state.room if isinstance(state, EncodedRoom) else decode_room(bytes(state))
+        self._known.put(room_id, (state, room))
         return record, room
 
     async def open(
@@ -191,7 +201,7 @@ class RoomService:
                 outcome.room.game_over_held = True
                 events = [e for e in events if not isinstance(e, GameOver)]
             try:
-                state = encode_room(outcome.room)
+                state = EncodedRoom(outcome.room)
                 result = await self.store.commit(
                     room_id,
                     record.version,
@@ -359,7 +369,7 @@ class RoomService:
                 await self.store.add_player_room(player, room.id)
             for player in old_ids - new_ids:
                 await self.store.remove_player_room(player, room.id)
-        empty = all(seat is None for seat in room.seats)
+        empty = room.seats.count(None) == len(room.seats)  # in C: a generator was 2% of a move
         ended = room.state == "over"
         if ended and before is not None and before.state != "over":
             # Before the lobby hears of it: once a game is gone from the lobby, its record

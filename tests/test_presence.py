@@ -159,7 +159,7 @@ class Table:
         """What the room as stored says of Bob's seat."""
         record = await self.store.load_room(self.room, fresh=True)
         assert record is not None
-        seat = decode_room(record.state).seats[1]
+        seat = decode_room(bytes(record.state)).seats[1]
         assert seat is not None
         return seat.online
 

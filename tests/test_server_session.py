@@ -25,7 +25,7 @@ from protocol.values import TimeControl
 from server.app import GomokuServer
 from server.game import GameRules
 from server.store import CommitResult, MemoryStore, StoreUnavailable
-from server.store.base import KEEP_DEADLINE
+from server.store.base import KEEP_DEADLINE, RoomState
 
 MakeServer = Callable[..., Awaitable[GomokuServer]]
 
@@ -375,7 +375,7 @@ class FirstGameFails(MemoryStore):
         self,
         room_id: str,
         expected_version: int,
-        state: bytes,
+        state: RoomState,
         events: Sequence[bytes] = (),
         *,
         deadline_ms: int | None = KEEP_DEADLINE,

@@ -44,7 +44,7 @@ import asyncio
 import itertools
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
-from typing import NamedTuple
+from typing import NamedTuple, SupportsBytes
 
 from server.store.archive import Archive
 from server.store.pool import AiPool
@@ -74,13 +74,21 @@ class Conflict(Exception):
     """
 
 
+RoomState = bytes | SupportsBytes
+"""A room's state as committed: its bytes, or an object that gives them (``bytes()``)
+when asked. A store that keeps states in this process may keep such an object as it is
+and hand it back (so a room that is never asked for its bytes is never encoded); one
+that writes them elsewhere asks for the bytes when it commits."""
+
+
 class RoomRecord(NamedTuple):
     """A room as stored: its version (1 after creation, +1 per commit), the
-    sequence number of its last event, and its encoded state."""
+    sequence number of its last event, and its state: what was committed (the memory
+    store), or its bytes."""
 
     version: int
     seq: int
-    state: bytes
+    state: RoomState
     remembered: bool = False
     """Answered from this instance's memory of the room, not read from the store: it
     may be a moment behind a commit another instance just made (see ``load_room``)."""
@@ -211,7 +219,7 @@ class Store(Archive, AiPool):
         self,
         room_id: str,
         expected_version: int,
-        state: bytes,
+        state: RoomState,
         events: Sequence[bytes] = (),
         *,
         deadline_ms: int | None = KEEP_DEADLINE,

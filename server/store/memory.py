@@ -28,6 +28,7 @@ from server.store.base import (
     PlayerMessage,
     QueueEntry,
     RoomRecord,
+    RoomState,
     Store,
     StoredEvent,
     pair_queue,
@@ -41,7 +42,7 @@ _T = TypeVar("_T")
 @dataclass
 class _Room:
     version: int
-    state: bytes
+    state: RoomState
     seq: int = 0
     log: deque[StoredEvent] = field(default_factory=deque)
     followers: set[asyncio.Queue[StoredEvent | None]] = field(default_factory=set)
@@ -164,7 +165,7 @@ class MemoryStore(MemoryArchive, MemoryAiPool, Store):
         self,
         room_id: str,
         expected_version: int,
-        state: bytes,
+        state: RoomState,
         events: Sequence[bytes] = (),
         *,
         deadline_ms: int | None = KEEP_DEADLINE,

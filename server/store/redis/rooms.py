@@ -28,6 +28,7 @@ from server.store.base import (
     CommitResult,
     Conflict,
     RoomRecord,
+    RoomState,
     StoredEvent,
 )
 from server.store.redis import codecs
@@ -78,11 +79,12 @@ class RedisRooms(RedisCore):
         self,
         room_id: str,
         expected_version: int,
-        state: bytes,
+        state: RoomState,
         events: Sequence[bytes] = (),
         *,
         deadline_ms: int | None = KEEP_DEADLINE,
     ) -> CommitResult:
+        state = bytes(state)  # written to Redis, and remembered as it was written
         feed = self.feeds.get(room_id)
         if feed is None:
             return await self._write_room(room_id, expected_version, state, events, deadline_ms)
