@@ -15,6 +15,7 @@ from protocol.events import (
     Moved,
     Offered,
     OpeningPhase,
+    Presence,
     Rematch,
     SpectatorCount,
     Undone,
@@ -269,6 +270,30 @@ async def test_resign_then_rematch_with_colours_swapped(connect: Connect) -> Non
     await bob.move(new.id, "h8")
     moved = await alice.event(Moved, new.id)
     assert moved.color == "black"
+
+
+async def test_no_rematch_offer_to_an_opponent_who_has_left(connect: Connect) -> None:
+    """Once the opponent has left a finished game, a rematch offer is refused at once
+    (nobody is there to answer it); back in the room, they can be asked again."""
+    alice, bob, room = await seated_pair(connect)
+    await alice.send(m.Resign(room=room))
+    for client in (alice, bob):
+        await client.event(GameOver, room)
+    await bob.send(m.Leave(room=room))
+    await bob.expect(m.Left)
+    while True:
+        presence = await alice.event(Presence, room)
+        if presence.player == bob.player and not presence.online:
+            break
+    await alice.send(m.Offer(room=room, kind="rematch"))
+    error = await alice.expect_error("wrong_phase")
+    assert "bob" in error.message
+    assert "left" in error.message
+    await bob.join(room)  # back (his seat is kept)
+    await alice.event(Presence, room)
+    await alice.send(m.Offer(room=room, kind="rematch"))
+    offered = await bob.event(Offered, room)
+    assert offered.kind == "rematch"
 
 
 async def test_room_full_and_join_as_spectator(connect: Connect) -> None:

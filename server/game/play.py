@@ -191,6 +191,12 @@ def offer(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outc
             raise GameError(ErrorCode.WRONG_PHASE, "you have no move to take back")
     if action.kind == "rematch" and room.rematch_room is not None:
         raise GameError(ErrorCode.WRONG_PHASE, "the rematch has already been agreed")
+    opponent = room.seats[1 - seat]
+    if action.kind == "rematch" and (opponent is None or not opponent.online):
+        # Nobody would answer it (an AI gone after its game, a player who left): say so
+        # now rather than leave the offer pending. Back in the room, they can be asked.
+        who = "your opponent" if opponent is None else opponent.name
+        raise GameError(ErrorCode.WRONG_PHASE, f"{who} has left the room")
     room.pending = Pending(kind=action.kind, by=action.player)
     return Outcome(room, [Offered(kind=action.kind, by=action.player)])
 
