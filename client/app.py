@@ -100,6 +100,7 @@ class GomokuApp(App[None]):
         self.local_server: LocalServer | None = None  # --local: the server this client started
         self.ai_after_create: AiRequest | None = None  # seat an AI in the room being created
         self.hot_seat_wanted = False  # the partner joins the room being created
+        self.welcomed_once = False  # this launch's first welcome may return to a game
 
     # -- starting ---------------------------------------------------------------
 
@@ -196,6 +197,7 @@ class GomokuApp(App[None]):
             if action.code in NOTIFIED_ERRORS:
                 self.notify(describe_error(action), severity="error", timeout=6)
         self._navigate(before, self.model)
+        self._return_to_game(action)
         for screen in self.screen_stack:
             if isinstance(screen, ModelView):
                 screen.show_model(self.model)
@@ -238,6 +240,18 @@ class GomokuApp(App[None]):
             while not isinstance(self.screen, GameScreen):
                 self.pop_screen()
             self.pop_screen()
+
+    def _return_to_game(self, action: Action) -> None:
+        """Launched while a game of ours is on (the terminal was closed, the machine
+        restarted): go straight back to it, as the lobby's g would, rather than leave
+        its clock running behind the lobby. Only at this launch's first welcome: a
+        player who goes to the lobby later, and is reconnected there, stays there."""
+        if not isinstance(action, msg.Welcome) or self.welcomed_once:
+            return
+        self.welcomed_once = True
+        if action.rooms and self.model.room is None:
+            message = msg.Join(room=action.rooms[0], role="player")
+            self.run_worker(self.send(message), group="send")
 
     def _follow_rematch(self, before: ViewModel, after: ViewModel) -> None:
         """A spectator follows the players into their rematch (the players are moved

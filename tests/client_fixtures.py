@@ -11,6 +11,7 @@ from pathlib import Path
 
 from server_fixtures import Connect, TestClient
 from textual.pilot import Pilot
+from textual.screen import Screen
 
 from client.address import ServerAddress
 from client.app import GomokuApp
@@ -41,9 +42,15 @@ async def until(pilot: Pilot[None], check: Callable[[], object], what: str = "")
 
 @asynccontextmanager
 async def running(
-    server: GomokuServer, tmp_path: Path, name: str = "alice", **options: object
+    server: GomokuServer,
+    tmp_path: Path,
+    name: str = "alice",
+    *,
+    first: type[Screen[None]] = LobbyScreen,
+    **options: object,
 ) -> AsyncIterator[tuple[GomokuApp, Pilot[None]]]:
-    """The client app connected to ``server`` as ``name``, in the lobby, at 80x24."""
+    """The client app connected to ``server`` as ``name``, on the screen ``first``
+    (the lobby), at 80x24."""
     opts = PlayOptions(
         server=ServerAddress("127.0.0.1", server.port),
         name=name,
@@ -52,7 +59,7 @@ async def running(
     )
     app = GomokuApp(opts, backoff=FAST)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: online(app) and isinstance(app.screen, LobbyScreen))
+        await until(pilot, lambda: online(app) and isinstance(app.screen, first))
         yield app, pilot
 
 

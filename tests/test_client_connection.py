@@ -8,7 +8,15 @@ import contextlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from client_fixtures import bob_plays, bob_sees_move, in_game_with_bob, running, stones, until
+from client_fixtures import (
+    bob_plays,
+    bob_sees_move,
+    in_game_with_bob,
+    log_text,
+    running,
+    stones,
+    until,
+)
 from redis_fixtures import RedisServer
 from server_fixtures import Connect
 
@@ -94,15 +102,18 @@ async def test_reconnect_resumes_and_catches_up(
 async def test_return_to_a_seated_game_after_restarting_the_client(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:
-    """The remembered token brings the same player back; g returns to the game."""
+    """The remembered token brings the same player back, and straight into the game
+    (not the lobby with 'g to return'), which goes on."""
     async with running(server, tmp_path) as (app, pilot):
         bob, room = await in_game_with_bob(app, pilot, connect)
         first = app.model.me
         await pilot.press("enter")
         await bob_sees_move(bob, "h8")
-    async with running(server, tmp_path) as (app, pilot):
+    async with running(server, tmp_path, first=GameScreen) as (app, pilot):
         assert app.model.me == first
-        await until(pilot, lambda: room in screen_text(app), "the game-in-progress hint")
-        await pilot.press("g")
-        await until(pilot, lambda: isinstance(app.screen, GameScreen))
-        assert stones(app) == 1
+        assert app.model.room is not None
+        assert app.model.room.id == room
+        await until(pilot, lambda: stones(app) == 1)
+        assert "1 move played so far." in log_text(app)
+        await bob.move(room, "a1")
+        await until(pilot, lambda: stones(app) == 2)

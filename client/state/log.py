@@ -122,7 +122,8 @@ def opening_lines(game: GameView) -> list[LogLine]:
     if game.state != "waiting":
         lines.append(LogLine("event", started_line(game)))
     if game.moves and game.state != "over":
-        lines.append(LogLine("event", f"{len(game.moves)} moves played so far."))
+        played = len(game.moves)
+        lines.append(LogLine("event", f"{played} move{'' if played == 1 else 's'} played so far."))
     if game.outcome is not None:
         lines.append(LogLine("event", describe_result(game.outcome, game)))
     return lines
