@@ -179,6 +179,24 @@ async def test_resign_asks_first_then_rematch(
         assert app.model.my_color is not None
 
 
+async def test_no_rematch_key_while_the_opponent_is_gone(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """After the game, ^N Rematch leaves the footer once Bob has left the room (nobody
+    would answer) and comes back with him."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, room = await in_game_with_bob(app, pilot, connect)
+        await bob.send(m.Resign(room=room))
+        await until(pilot, lambda: app.model.room is not None and app.model.room.state == "over")
+        await until(pilot, lambda: "^N Rematch" in screen_text(app).splitlines()[-1])
+        await bob.send(m.Leave(room=room))
+        await bob.until(lambda x: isinstance(x, m.Left))
+        await until(pilot, lambda: "bob left." in screen_text(app), "bob's leaving")
+        assert "Rematch" not in screen_text(app).splitlines()[-1]
+        await bob.send(m.Join(room=room))
+        await until(pilot, lambda: "^N Rematch" in screen_text(app).splitlines()[-1], "back")
+
+
 async def test_draw_offer_and_the_opponents_offers(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:
