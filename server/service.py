@@ -330,6 +330,7 @@ class RoomService:
                         reason=result.reason,
                         line=result.line,
                         ratings=ratings,
+                        clocks=room.clocks(now_ms()),  # stopped at the end: its final times
                     )
                 )
             room.archive_at_ms = None

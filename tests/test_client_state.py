@@ -188,6 +188,19 @@ def test_move_resets_clocks_from_the_server() -> None:
     assert clocks.remaining(Color.WHITE, T0 + 11) == 280_000
 
 
+def test_game_over_sets_the_final_clocks_and_stops_them() -> None:
+    """game_over's clocks are shown as they are, and no clock runs after it."""
+    model = in_room(moves=["h8"], to_move="white", seq=4)
+    final = Clocks(black_ms=290_000, white_ms=281_500)
+    over = ev.GameOver(winner="black", reason=Reason.RESIGN, clocks=final)
+    model = reduce(model, event(5, over), T0 + 20)
+    clocks = model.room.clocks if model.room else None
+    assert clocks is not None
+    assert clocks.running is None
+    assert clocks.remaining(Color.WHITE, T0 + 60) == 281_500
+    assert clocks.remaining(Color.BLACK, T0 + 60) == 290_000
+
+
 BOB_CHOOSES: dict[str, Any] = {
     "opening": Opening.SWAP2,
     "state": "opening",

@@ -310,6 +310,30 @@ async def test_increment_is_added_after_each_move(connect: Connect) -> None:
     assert 11_000 <= second.clocks.white_ms <= 11_950
 
 
+async def test_game_over_carries_the_clocks_as_they_stood_at_the_end(connect: Connect) -> None:
+    """A player who thinks, then resigns, was charged the thought: game_over's clocks say
+    so (a page that kept the clocks of the turn's start showed the time jump back); a
+    flag that fell shows 0."""
+    tc = TimeControl(base_ms=10_000, inc_ms=2_000)
+    alice, bob, room = await seated_pair(connect, time=tc)
+    await alice.move(room, "h8")
+    await bob.move(room, "a1")
+    await alice.until_event(Moved)
+    await alice.event(Moved, room)
+    await asyncio.sleep(0.3)  # Black thinks, then resigns
+    await alice.send(m.Resign(room=room))
+    over = await bob.until_event(GameOver)
+    assert over.clocks is not None
+    assert 11_000 <= over.clocks.black_ms <= 11_750  # 12 s at the turn's start, 0.3 s used
+    assert 11_000 <= over.clocks.white_ms <= 12_000  # stopped where Bob's move left it
+    alice, bob, room = await seated_pair(connect, time=TimeControl(base_ms=300, inc_ms=0))
+    await alice.move(room, "h8")
+    flagged = await bob.until_event(GameOver)
+    assert flagged.reason == "timeout"
+    assert flagged.clocks is not None
+    assert flagged.clocks.white_ms == 0
+
+
 async def test_spectator_leaving_updates_count(connect: Connect) -> None:
     """A spectator who leaves (or disconnects) is no longer counted."""
     alice, _bob, room = await seated_pair(connect)

@@ -294,11 +294,11 @@ def apply_event(game: GameView, event: ev.RoomEvent, now: float) -> GameView:
             to_move = Color.BLACK if len(moves) % 2 == 0 else Color.WHITE
             game = dataclasses.replace(game, moves=moves, to_move=to_move, hint=None)
             return with_picture(_set_clocks(game, clocks, now))
-        case ev.GameOver(winner=winner, reason=reason, line=line, ratings=ratings):
+        case ev.GameOver(winner=winner, reason=reason, line=line, ratings=ratings, clocks=clocks):
             changes = tuple(ratings or ())
             outcome = Outcome(color_named(winner), reason, game.read_points(line or []), changes)
             game = dataclasses.replace(game, state="over", outcome=outcome, pending=None, hint=None)
-            return _with_ratings(with_picture(_set_clocks(game, None, now)), changes)
+            return _with_ratings(with_picture(_set_clocks(game, clocks, now)), changes)
         case ev.PlayerJoined(seat=seat, player=player, name=name, rating=rating, bot=bot):
             return _with_seat(game, seat, Seat(player, name, rating, bot))
         case ev.PlayerLeft(seat=seat):
