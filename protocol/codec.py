@@ -220,11 +220,15 @@ class Codec:
             raise error from None
         except (msgspec.DecodeError, ValueError, RecursionError, MemoryError, TypeError) as exc:
             # ValueError covers UnicodeDecodeError from malformed strings; RecursionError a
-            # nesting bomb; TypeError unhashable keys and the like.
-            raise ProtocolError(
+            # nesting bomb; TypeError unhashable keys and the like. The id and room may
+            # still be read (a bad string in another field): the error names them.
+            failure = ProtocolError(
                 ErrorCode.BAD_MESSAGE,
                 f"frame is not a valid {self.name} message: {_decode_failure(exc, data)}",
-            ) from None
+                re=self._peek(data)[1],
+            )
+            failure.room = self._peek_room(data)
+            raise failure from None
 
     def _peek_room(self, data: Any) -> str | None:
         """The ``room`` of a frame that failed validation, if it reads as a room id (the

@@ -467,6 +467,17 @@ def test_malformed_frames_are_bad_message(data: bytes, needle: str) -> None:
     assert needle in exc.message
 
 
+def test_a_bad_string_is_answered_with_the_frames_id_and_room() -> None:
+    """Invalid UTF-8 in a chat line: the error still names the frame's id and room,
+    which are readable, so the sender knows which request failed."""
+    head = msgspec.msgpack.encode({"type": "chat", "id": 7, "room": "r-0123456789"})
+    frame = bytes([head[0] + 1]) + head[1:] + b"\xa4text\xa2\xff\xfe"  # one more key
+    exc = _error(frame)
+    assert exc.code == ErrorCode.BAD_MESSAGE
+    assert "not valid UTF-8" in exc.message
+    assert (exc.re, exc.room) == (7, "r-0123456789")
+
+
 @pytest.mark.parametrize(
     ("data", "needle"),
     [
