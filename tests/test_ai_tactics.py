@@ -152,6 +152,17 @@ def test_weak_levels_play_legal_moves_and_take_fives() -> None:
         game.play(move)
 
 
+@pytest.mark.parametrize("size", [15, 19])
+def test_weak_levels_open_in_the_centre(size: int) -> None:
+    """On an empty board the beginner and the novice open on the centre or next to it,
+    as a person would (they opened anywhere, a1 and o3 among them)."""
+    middle = (size - 1) / 2
+    for level in ("beginner", "novice"):
+        for seed in range(20):
+            first = think(Board(size), level=level, rng=random.Random(seed)).best
+            assert max(abs(first.x - middle), abs(first.y - middle)) <= 1, (level, first)
+
+
 def test_hint_names_a_block() -> None:
     """A hint against a four points at the block and says so."""
     advice = hint(Board.from_moves(CLOSED_FOUR), time_limit=0.3)

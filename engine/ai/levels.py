@@ -122,9 +122,13 @@ def human_move(core: Any, level: Level, rng: random.Random) -> tuple[int, str]:
         defence = 0 if i in blind else core.value_of(opp, i)
         shape = level.attack * core.value_of(me, i) + defence + 4 * core.near_of(i)
         scored.append((shape + rng.uniform(0, level.noise), i))
-    if not scored:
+    if not scored:  # no stone to play near: an empty board
         legal = [i for i in core.on_board() if core.is_empty(i) and core.legal_for(me, i)]
-        return rng.choice(legal), "positional"
+        middle = (core.size - 1) / 2
+        centre = [  # where a person opens, weak or not: the centre or next to it
+            i for i in legal if max(abs(c - middle) for c in core.point(i)) <= 1
+        ]
+        return rng.choice(centre or legal), "positional"
     _, best = max(scored)
     reason = "threat" if core.class_of(me, best) >= pt.K_THREE else "positional"
     return best, reason
