@@ -23,6 +23,7 @@ GRACE_MS = 60_000  # a disconnected player's seat is kept this long before a cla
 
 NAME_MAX = 24
 CHAT_MAX = 300
+CHAT_HISTORY = 30  # the last chat lines a snapshot carries
 ID_MAX = 40  # room ids, player ids
 CODE_MAX = 32  # private-room invite codes
 TOKEN_MAX = 128  # resume tokens and bot keys
@@ -42,6 +43,7 @@ ABORTED_BELOW_STONES = 4
 
 __all__ = [
     "ABORTED_BELOW_STONES",
+    "CHAT_HISTORY",
     "CHAT_MAX",
     "CHAT_PER_WINDOW",
     "CHAT_WINDOW_MS",

@@ -19,6 +19,7 @@ import msgspec
 
 from engine.types import Opening, Reason, Rule
 from protocol.limits import (
+    CHAT_HISTORY,
     CHAT_MAX,
     CHAT_PER_WINDOW,
     CHAT_WINDOW_MS,
@@ -95,6 +96,7 @@ __all__ = [
     "RECORD_TEXT_MAX",
     "AiWait",
     "BoardSize",
+    "ChatLine",
     "ChatText",
     "Clocks",
     "ColorName",
@@ -228,6 +230,15 @@ class Pending(msgspec.Struct, frozen=True, kw_only=True):
     by: PlayerId
 
 
+class ChatLine(msgspec.Struct, frozen=True, kw_only=True):
+    """A chat line of a room's log, as a snapshot recalls it (``seq`` is its event's)."""
+
+    seq: Seq
+    player: PlayerId
+    name: Name
+    text: ChatText
+
+
 class GameResult(msgspec.Struct, frozen=True, kw_only=True):
     """How a game ended: ``winner`` null is a draw; ``line`` the winning five (or more)
     when the game was won on the board."""
@@ -311,6 +322,9 @@ class RoomView(msgspec.Struct, frozen=True, kw_only=True):
     result: GameResult | None = None
     seq: Seq
     """Sequence number of the last event in this room; live events continue from seq + 1."""
+    chat: Annotated[list[ChatLine], msgspec.Meta(max_length=CHAT_HISTORY)] = []
+    """The room's last chat lines (its recent log's, oldest first): what was said before
+    this snapshot, for a player back after a reload or a spectator who came late."""
 
 
 class Limits(msgspec.Struct, frozen=True, kw_only=True):

@@ -403,8 +403,11 @@ class Connection:
                 record, room = loaded
                 viewer = None if self.identity is None else self.identity.player
                 watching, _ = await service.spectators(room)
+                chat = await service.recent_chat(room_id, record.seq)
                 grace = self.config.game.grace_ms
-                view = room.view(record.seq, now_ms(), grace, viewer=viewer, spectators=watching)
+                view = room.view(
+                    record.seq, now_ms(), grace, viewer=viewer, spectators=watching, chat=chat
+                )
                 self.send(m.Snapshot(room=view, re=re))
                 sync.last = record.seq
             else:

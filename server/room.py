@@ -9,6 +9,7 @@ swap2); colours come from the opening state.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import msgspec
@@ -16,6 +17,7 @@ import msgspec
 from engine import Board, Color, Opening, Point, Rule, parse_point
 from engine.opening import Action, OpeningState, Phase
 from protocol.values import (
+    ChatLine,
     Clocks,
     GameResult,
     Pending,
@@ -307,7 +309,14 @@ class Room(msgspec.Struct, kw_only=True):
         return Swap2State(phase=wire_phase(model.phase), to_act=seat.id, choices=choices(model))
 
     def view(
-        self, seq: int, now_ms: int, grace_ms: int, *, viewer: str | None, spectators: int = 0
+        self,
+        seq: int,
+        now_ms: int,
+        grace_ms: int,
+        *,
+        viewer: str | None,
+        spectators: int = 0,
+        chat: Sequence[ChatLine] = (),
     ) -> RoomView:
         """The snapshot ``viewer`` gets; the invite code only for seated players."""
         to_move: Literal["black", "white"] | None = None
@@ -333,6 +342,7 @@ class Room(msgspec.Struct, kw_only=True):
             pending=self.pending,
             result=self.result,
             seq=seq,
+            chat=list(chat),
         )
 
 

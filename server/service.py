@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 import msgspec
 
 from engine import Reason
-from protocol.codec import encode
+from protocol.codec import decode_event, encode
 from protocol.events import (
     ChatPosted,
     GameOver,
@@ -38,6 +38,8 @@ from protocol.events import (
     RoomEvent,
     SpectatorCount,
 )
+from protocol.limits import CHAT_HISTORY
+from protocol.values import ChatLine
 from server import game, history, outage
 from server.config import ServerConfig
 from server.metrics import Metrics
@@ -259,6 +261,23 @@ class RoomService:
         if done.seq and not room.private and room.state != "over" and room.seated():
             await self.store.lobby_put(room_id, encode(room.summary(count)))
 
+    async def recent_chat(self, room_id: str, last_seq: int) -> list[ChatLine]:
+        """The room's last chat lines up to ``last_seq`` (at most CHAT_HISTORY, among its
+        last CHAT_SCAN events), oldest first, for a snapshot: a player back after a reload
+        or a spectator who came late reads what was said. Empty if the log no longer
+        holds those events."""
+        events = await self.store.read_events(room_id, max(0, last_seq - CHAT_SCAN))
+        lines: list[ChatLine] = []
+        for stored in events or ():
+            if stored.seq > last_seq or b"chat" not in stored.data:  # most events: skipped
+                continue
+            event = decode_event(stored.data)
+            if isinstance(event, ChatPosted):
+                lines.append(
+                    ChatLine(seq=stored.seq, player=event.player, name=event.name, text=event.text)
+                )
+        return lines[-CHAT_HISTORY:]
+
     async def chat(self, room_id: str, line: ChatPosted) -> None:
         """Log a chat line: appended, never competing with the room's game actions."""
         if await self.store.append(room_id, [encode(line)]) is None:
@@ -390,6 +409,10 @@ class RoomService:
             summary = encode(room.summary(shown))
             if before is None or encode(before.summary(shown)) != summary:
                 await self.store.lobby_put(room.id, summary)
+
+
+CHAT_SCAN = 300
+"""How many of a room's last events a snapshot looks through for its chat lines."""
 
 
 class NoSuchRoom(LookupError):

@@ -25,6 +25,7 @@ from engine.types import Color, Point, Reason, Rule
 from protocol import events as ev
 from protocol import messages as msg
 from protocol.values import (
+    ChatLine,
     Clocks,
     GamePlayer,
     GameResult,
@@ -293,6 +294,19 @@ def test_chat_lines_are_logged_with_the_name() -> None:
     model = reduce(model, event(4, ev.ChatPosted(player="p-bob", name="bob", text="gl hf")), T0)
     assert model.log[-1].kind == "chat"
     assert model.log[-1].text == "bob: gl hf"
+
+
+def test_a_snapshot_logs_what_was_said_before() -> None:
+    """A room put on screen by a snapshot (a relaunch, a late spectator) shows its recent
+    chat after the room's and the game's lines, as if one had been there."""
+    said = [
+        ChatLine(seq=4, player="p-bob", name="bob", text="gl hf"),
+        ChatLine(seq=6, player="p-alice", name="alice", text="you too"),
+    ]
+    model = in_room(moves=["h8", "h9"], seq=7, chat=said)
+    texts = [(line.kind, line.text) for line in model.log]
+    assert texts[2:4] == [("chat", "bob: gl hf"), ("chat", "alice: you too")]
+    assert texts[-1] == ("event", "2 moves played so far.")
 
 
 def test_log_is_bounded() -> None:

@@ -296,6 +296,23 @@ async def test_no_rematch_offer_to_an_opponent_who_has_left(connect: Connect) ->
     assert offered.kind == "rematch"
 
 
+async def test_a_snapshot_recalls_what_was_said(connect: Connect) -> None:
+    """A spectator who comes late reads the chat said before (oldest first, with each
+    line's seq and speaker); a move in between is not a chat line."""
+    alice, bob, room = await seated_pair(connect)
+    await alice.send(m.Chat(room=room, text="good luck"))
+    await alice.move(room, "h8")
+    await bob.send(m.Chat(room=room, text="you too"))
+    said = [await bob.until_event(ChatPosted), await bob.until_event(ChatPosted)]
+    carol = await connect("carol")
+    snap = await carol.join(room, "spectator")
+    lines = [(c.name, c.text) for c in snap.room.chat]
+    assert lines == [("alice", "good luck"), ("bob", "you too")]
+    assert snap.room.chat[1].player == bob.player
+    assert snap.room.chat[1].seq <= snap.room.seq
+    assert [c.text for c in said] == ["good luck", "you too"]
+
+
 async def test_room_full_and_join_as_spectator(connect: Connect) -> None:
     """A third player cannot take a seat in a running game but may watch it."""
     _alice, bob, room = await seated_pair(connect)

@@ -11,6 +11,7 @@ reads the same for everyone in the room however late they came.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Literal, Protocol
 
 from client.state.game import GameView
@@ -34,6 +35,7 @@ from engine.errors import NotationError
 from protocol import events as ev
 from protocol import messages as msg
 from protocol.convert import point_from_wire
+from protocol.values import ChatLine
 
 LOG_LIMIT = 200  # lines kept in the chat/events pane
 
@@ -74,7 +76,7 @@ def reduce_log(
     """``log`` after ``action``, which turned the state ``before`` into ``after``."""
     match action:
         case msg.Snapshot(room=view) if before.room is None or before.room.id != view.id:
-            return tuple(opening_lines(after.room)) if after.room is not None else ()
+            return tuple(opening_lines(after.room, view.chat)) if after.room is not None else ()
     lines = _lines(action, before, after)
     return (*log, *lines)[-LOG_LIMIT:] if lines else log
 
@@ -110,9 +112,10 @@ def _lines(action: object, before: Scene, after: Scene) -> list[LogLine]:
     return []
 
 
-def opening_lines(game: GameView) -> list[LogLine]:
+def opening_lines(game: GameView, chat: Sequence[ChatLine] = ()) -> list[LogLine]:
     """What a player who had been in ``game`` from the start would have read of its
-    state so far: the room, the start, and the result."""
+    state so far: the room, the start, what was said (``chat``, the snapshot's last
+    lines), and the result."""
     text = f"Room {game.id}: {game.rule}, {game.size}x{game.size}, {describe_time(game.time)}"
     if game.code:
         text += f", invite code {game.code}"
@@ -121,6 +124,7 @@ def opening_lines(game: GameView) -> list[LogLine]:
     lines = [LogLine("system", text + ".")]
     if game.state != "waiting":
         lines.append(LogLine("event", started_line(game)))
+    lines += [LogLine("chat", f"{line.name}: {line.text}") for line in chat]
     if game.moves and game.state != "over":
         played = len(game.moves)
         lines.append(LogLine("event", f"{played} move{'' if played == 1 else 's'} played so far."))
