@@ -13,6 +13,7 @@ from client.state.lobby import QueueView
 from client.state.model import ViewModel
 from client.state.session import Link
 from client.state.words import describe_time
+from engine import Opening
 from engine.types import Color, Reason
 from protocol.limits import MAX_BASE_MS, MAX_INC_MS
 from protocol.values import (
@@ -120,7 +121,10 @@ def status_lines(
     parts = [
         f"move {game.move_number}",
         turn_label(game, me),
-        f"{game.rule}" + ("" if game.size == 15 else f" {game.size}x{game.size}"),
+        f"{game.rule}"
+        + ("" if game.size == 15 else f" {game.size}x{game.size}")
+        + (" swap2" if game.opening is Opening.SWAP2 else ""),
+        "rated" if game.rated else "",
         describe_time(game.time),
     ]
     watching = not any(game.color_of(p) is not None for p in me)
