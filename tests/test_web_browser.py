@@ -5,8 +5,10 @@ People play by clicking, tapping and typing, as a person would: two browsers pla
 game to the end while a third watches it; a browser plays the terminal protocol client
 (MessagePack) in one room; a reload and a dropped connection in the middle of a game
 are caught up; a renju game shows Black's forbidden point and refuses a click on it;
-a phone-size viewport plays by tap. Screenshots of the lobby, a game in progress and a
-finished game at 1280x800 and 360x740 go to ``screenshots/`` (see the README).
+a phone-size viewport plays by tap; double clicks act once; the end of a game (its
+clocks, an opponent gone, a game that ended while away) reads right. Screenshots of
+the lobby, a game in progress and a finished game at 1280x800 and 360x740 go to
+``screenshots/`` (see the README).
 
 Run them alone with ``pytest -m browser``. One browser serves the whole module.
 """
@@ -141,12 +143,13 @@ class People:
         await expect(page.locator("#conn")).to_have_attribute("data-state", "online")
         return page
 
-    async def client(self, name: str) -> TestClient:
-        """A terminal-style protocol client (MessagePack, no subprotocol)."""
+    async def client(self, name: str, token: str | None = None) -> TestClient:
+        """A terminal-style protocol client (MessagePack, no subprotocol); ``token``: an
+        earlier client's player, back."""
         ws = await ws_connect(f"ws://127.0.0.1:{self.server.port}/", compression=None)
         client = TestClient(ws)
         self.clients.append(client)
-        await client.hello(name)
+        await client.hello(name, token)
         return client
 
     async def close(self) -> None:
@@ -191,6 +194,26 @@ async def tap_move(page: Page, name: str) -> None:
 async def room_of(page: Page) -> str:
     await expect(page).to_have_url(re.compile(r"#/(room|watch)/"))
     return page.url.rsplit("/", 1)[-1]
+
+
+def clock_text(ms: int) -> str:
+    """A clock as the page shows it (whole seconds, rounded up), under an hour."""
+    seconds = -(-ms // 1000)
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+async def caught_up(page: Page) -> None:
+    """Wait until the server has answered all the page sent so far (it reads a
+    connection's messages in order): a refusal of any of them has come by then."""
+    await page.evaluate("gomoku.conn.request({type: 'lobby_watch', on: true})")
+
+
+async def rooms_opened(crowd: People, page: Page) -> list[str]:
+    """The open rooms the page's player created (the 5-room cap counts them), once the
+    server has answered all the page sent."""
+    await caught_up(page)
+    player = await page.evaluate("gomoku.me.player")
+    return sorted(await crowd.server.store.owned_rooms(player))
 
 
 # --- the tests --------------------------------------------------------------------------
@@ -404,7 +427,9 @@ async def test_a_reload_on_the_lobby_keeps_the_player_present_in_her_game(
         await ann.reload()
         assert not (await hal.until_event(Presence)).online  # the old page's socket closed
         assert (await hal.until_event(Presence)).online  # the new page is back in the room
-        await ann.click(f"text=Return to {room}")
+        game = ann.locator(f'.resume a[data-room="{room}"]')
+        await expect(game).to_have_text("Your game with hal: your turn")
+        await game.click()
         await expect(ann.locator("#status")).to_have_text("Your move: Black.")
         await point(ann, "h9").click()
         assert (await hal.until_event(Moved)).point == "h9"
@@ -615,7 +640,8 @@ async def test_a_rated_game_that_did_not_count_says_so(browser: Browser) -> None
 
 async def test_the_ai_from_the_page(browser: Browser, thinker: Thinker) -> None:
     """With an AI worker connected: ann plays the AI of a level she picks in the lobby,
-    asks for a hint (marked on the board), then starts an AI-vs-AI game and watches it."""
+    asks for a hint (marked on the board), then starts an AI-vs-AI game and watches it.
+    She double-clicks both buttons: one game each."""
     async with game_server(**ai_overrides()) as server:
         worker = AiWorker(worker_config(server, seats=4), thinker=thinker)
         running = asyncio.create_task(worker.run())
@@ -625,8 +651,10 @@ async def test_the_ai_from_the_page(browser: Browser, thinker: Thinker) -> None:
             ann = await crowd.page("ann")
             await ann.select_option("#create-form select[name=seat]", "black")
             await ann.select_option("#create-form select[name=level]", "beginner")
-            await ann.click("#play-ai-button")
+            await ann.dblclick("#play-ai-button")
             await expect(ann.locator("#name-white")).to_contain_text("AI beginner")
+            first = await room_of(ann)
+            assert await rooms_opened(crowd, ann) == [first]
             await expect(ann.locator("#status")).to_have_text("Your move: Black.")
             await point(ann, "h8").click()
             await moves_shown(ann, 2)  # the AI answered
@@ -639,8 +667,10 @@ async def test_the_ai_from_the_page(browser: Browser, thinker: Thinker) -> None:
             await ann.click("#leave")
             await ann.select_option("#aivai-form select[name=black]", "beginner")
             await ann.select_option("#aivai-form select[name=white]", "beginner")
-            await ann.click("#aivai-form button")
+            await ann.dblclick("#aivai-form button")
             await expect(ann).to_have_url(re.compile(r"#/watch/r-"))
+            await caught_up(ann)  # each create_ai_game's reply is a snapshot on the page:
+            assert await ann.evaluate("[...gomoku.rooms.keys()]") == [await room_of(ann)]
             await expect(ann.locator("#name-black")).to_contain_text("AI beginner")
             await expect(ann.locator("#moves li").nth(3)).to_be_visible()  # they play on
         finally:
@@ -683,7 +713,8 @@ async def test_a_new_room_after_a_bigger_board_starts_clean(browser: Browser) ->
 
 
 async def test_leaving_a_running_game_warns_and_your_games_leads_back(browser: Browser) -> None:
-    """Take back waits for her stone; Leave mid-game asks first; "Your games" leads back."""
+    """Take back waits for her stone; Leave mid-game asks first; "Your games" leads back,
+    naming the opponent and whose turn it is."""
     async with people(browser) as crowd:
         hal = await crowd.client("hal")
         room = (await hal.create(seat="black")).room.id
@@ -697,7 +728,13 @@ async def test_leaving_a_running_game_warns_and_your_games_leads_back(browser: B
         await expect(ann.locator("#offer-takeback")).to_be_enabled()
 
         await ann.click("header nav >> text=Lobby")
-        await ann.click(f"text=Return to {room}")
+        game = ann.locator(f'.resume a[data-room="{room}"]')
+        await expect(game).to_have_text("Your game with hal: hal's turn")
+        await hal.move(room, "h10")  # the lobby follows the game
+        await expect(game).to_have_text("Your game with hal: your turn")
+        await game.click()
+        await expect(ann.locator("#status")).to_have_text("Your move: White.")
+        await point(ann, "h11").click()
         await expect(ann.locator("#status")).to_have_text("hal to move (Black).")
 
         questions: list[str] = []
@@ -717,7 +754,8 @@ async def test_leaving_a_running_game_warns_and_your_games_leads_back(browser: B
         await ann.click("#leave")
         await expect(ann.locator("#lobby-view")).to_be_visible()
         assert not (await hal.until_event(Presence)).online
-        await ann.click(f"text=Return to {room}")
+        await expect(game).to_have_text("Your game with hal")  # from the lobby's list
+        await game.click()
         await expect(ann.locator("#status")).to_have_text("hal to move (Black).")
         assert (await hal.until_event(Presence)).online
 
@@ -742,3 +780,222 @@ async def test_a_page_left_for_another_site_lets_the_player_go(browser: Browser)
         await moves_shown(ann, 2)
         await point(ann, "h9").click()
         assert (await hal.until_event(Moved)).point == "h9"
+
+
+async def test_the_clocks_stop_where_the_game_ended(browser: Browser) -> None:
+    """ann thinks 2.5 s on her clock, then resigns: her clock and the watcher's show the
+    time she had left at the end (the game_over's clocks), stopped, not her turn's start."""
+    async with people(browser) as crowd:
+        hal = await crowd.client("hal")
+        minute = TimeControl(base_ms=60_000, inc_ms=0)
+        room = (await hal.create(seat="black", time=minute)).room.id
+        ann = await crowd.page("ann", hash=f"#/room/{room}")
+        cy = await crowd.page("cy", hash=f"#/watch/{room}")
+        await hal.until_event(GameStarted)
+        await hal.move(room, "h8")
+        await hal.until_event(Moved)
+        await expect(ann.locator("#clock-white")).to_have_class(re.compile("running"))
+        await asyncio.sleep(2.5)
+        ann.once("dialog", lambda dialog: dialog.accept())
+        await ann.click("#resign")
+        over = await hal.until_event(GameOver)
+        assert over.clocks is not None
+        assert over.clocks.white_ms < 58_000
+        for page in (ann, cy):
+            await expect(page.locator("#result")).to_contain_text("Black wins by resignation")
+            clock = page.locator("#clock-white")
+            await expect(clock).to_have_text(clock_text(over.clocks.white_ms))
+            await expect(clock).not_to_have_class(re.compile("running"))
+            await expect(page.locator("#clock-black")).to_have_text("1:00")
+        await asyncio.sleep(1.2)  # stopped: a second later it still shows the end
+        await expect(ann.locator("#clock-white")).to_have_text(clock_text(over.clocks.white_ms))
+
+
+async def test_a_double_click_on_a_lobby_button_sends_one_request(browser: Browser) -> None:
+    """A double click on Create room makes one room, and one on Find an opponent queues
+    once, with no refusal shown: a request button waits for its answer."""
+    async with people(browser) as crowd:
+        ann = await crowd.page("ann")
+        await ann.dblclick("#create-button")
+        room = await room_of(ann)
+        assert await rooms_opened(crowd, ann) == [room]
+        await expect(ann.locator("#status")).to_contain_text("Waiting for an opponent")
+
+        bob = await crowd.page("bob")
+        await bob.dblclick("#quick-button")
+        await expect(bob.locator(".queue-status")).to_contain_text("Waiting for an opponent")
+        await caught_up(bob)
+        await expect(bob.locator("#toast")).to_be_hidden()
+        await expect(bob.locator("#quick-button")).to_be_disabled()
+
+
+async def test_double_clicks_in_a_game_act_once(browser: Browser) -> None:
+    """A double click on the board plays one stone, on Accept accepts hal's draw once,
+    and on Rematch proposes once: no refusal ("It is not your turn.", "The game is
+    over.") shows where the game's state belongs. Refusals the page may get read in
+    words, not as the server's raw text."""
+    async with people(browser) as crowd:
+        hal = await crowd.client("hal")
+        room = (await hal.create(seat="white")).room.id
+        ann = await crowd.page("ann", hash=f"#/room/{room}")
+        await hal.until_event(GameStarted)
+        await expect(ann.locator("#status")).to_have_text("Your move: Black.")
+        await point(ann, "h8").dblclick()
+        assert (await hal.until_event(Moved)).point == "h8"
+        await caught_up(ann)
+        await expect(ann.locator("#status")).to_have_text("hal to move (White).")
+        await expect(ann.locator("#toast")).to_be_hidden()
+
+        await hal.move(room, "a1")
+        await hal.until_event(Moved)
+        await hal.send(m.Offer(room=room, kind="draw"))
+        await expect(ann.locator(".offer")).to_contain_text("hal offers a draw.")
+        await ann.dblclick("#accept")
+        over = await hal.until_event(GameOver)
+        assert (over.winner, over.reason) == (None, "agreement")
+        await caught_up(ann)
+        await expect(ann.locator("#status")).to_have_text("Draw (agreement)")
+        await expect(ann.locator("#toast")).to_be_hidden()
+
+        await ann.dblclick("#offer-rematch")
+        assert (await hal.until_event(Offered)).kind == "rematch"
+        await caught_up(ann)
+        await expect(ann.locator("#toast")).to_be_hidden()
+        await expect(ann.locator(".controls")).to_contain_text(
+            "Your rematch offer is waiting for an answer."
+        )
+        words = await ann.evaluate(
+            """async () => {
+                const { errorText } = await import("/js/ui.js");
+                return [
+                    errorText({code: "offer_pending", message: "a rematch offer is pending"}),
+                    errorText({code: "wrong_phase", message: "hal has left the room"}),
+                    errorText({code: "a_new_code", message: "something new"}),
+                ];
+            }"""
+        )
+        assert words == [
+            "An offer is already waiting for an answer.",
+            "Not now: hal has left the room.",
+            "The server refused: something new.",
+        ]
+
+
+async def test_an_opponent_gone_after_the_game_has_left(browser: Browser) -> None:
+    """hal's connection closes mid-game: ann sees the claim countdown; she resigns, and
+    the countdown goes (nothing to claim after the game), and so does Rematch while he is
+    away (the server would refuse it). He comes back: Rematch is back; he closes again:
+    the log says "hal left", not that he lost the connection."""
+    async with people(browser) as crowd:
+        hal = await crowd.client("hal")
+        room = (await hal.create(seat="white")).room.id
+        ann = await crowd.page("ann", hash=f"#/room/{room}")
+        await hal.until_event(GameStarted)
+        await point(ann, "h8").click()
+        await hal.until_event(Moved)
+        await hal.ws.close()
+        seat = ann.locator(".seat.white .presence")
+        await expect(seat).to_have_text(re.compile(r"^ offline \(claimable in 0:[56]\d\)$"))
+        await expect(ann.locator("#chat-log li").last).to_have_text("hal lost the connection")
+
+        ann.once("dialog", lambda dialog: dialog.accept())
+        await ann.click("#resign")
+        await expect(ann.locator("#result")).to_contain_text("White wins by resignation")
+        await expect(seat).to_have_text(" offline")
+        await expect(ann.locator("#offer-rematch")).to_have_count(0)
+        await expect(ann.locator("#no-rematch")).to_have_text(
+            "hal has left the room: no rematch for now."
+        )
+        await asyncio.sleep(1.2)  # a second later: still no countdown
+        await expect(seat).to_have_text(" offline")
+
+        back = await crowd.client("hal", token=hal.token)
+        await back.join(room)
+        await expect(ann.locator("#chat-log li").last).to_have_text("hal is back")
+        await expect(seat).to_be_empty()
+        await expect(ann.locator("#offer-rematch")).to_be_visible()
+        await back.ws.close()
+        await expect(ann.locator("#chat-log li").last).to_have_text("hal left")
+        await expect(ann.locator("#offer-rematch")).to_have_count(0)
+        await expect(seat).to_have_text(" offline")
+
+
+async def test_a_tap_on_a_stone_offers_nothing_to_place(browser: Browser) -> None:
+    """On a phone, a tap on a point with a stone (hers or hal's) brings up no "Place at"
+    bar, and takes back a preview shown before; an empty point still previews."""
+    async with people(browser) as crowd:
+        hal = await crowd.client("hal")
+        room = (await hal.create(seat="white")).room.id
+        ann = await crowd.page("ann", phone=True, hash=f"#/room/{room}")
+        await hal.until_event(GameStarted)
+        await tap_move(ann, "h8")
+        await hal.until_event(Moved)
+        await hal.move(room, "a1")
+        await expect(ann.locator("#status")).to_have_text("Your move: Black.")
+        confirm = ann.locator("#confirm-move")
+        for stone in ("h8", "a1"):
+            await point(ann, stone).tap()
+            await expect(confirm).to_be_hidden()
+        await point(ann, "j9").tap()
+        await expect(confirm).to_have_text("Place at j9")
+        await point(ann, "h8").tap()
+        await expect(confirm).to_be_hidden()
+        assert await ann.locator(".marks .preview").count() == 0
+
+
+async def test_chat_on_a_phone_wraps_and_keeps_a_refused_line(browser: Browser) -> None:
+    """On a phone, a 300-character line with no space wraps inside the screen; the sixth
+    line in a few seconds, refused for flooding, stays in the input to send again."""
+    async with people(browser) as crowd:
+        hal = await crowd.client("hal")
+        room = (await hal.create(seat="white")).room.id
+        ann = await crowd.page("ann", phone=True, hash=f"#/room/{room}")
+        await hal.until_event(GameStarted)
+        chat = ann.locator("#chat-input")
+        await chat.fill("x" * 300)
+        await chat.press("Enter")
+        line = ann.locator("#chat-log li.chat")
+        await expect(line).to_contain_text("x" * 300)
+        wide = "(e) => [e.scrollWidth, e.clientWidth, document.documentElement.scrollWidth]"
+        inner, outer, page_width = await ann.locator("#chat-log").evaluate(wide)
+        assert inner <= outer  # wrapped: nothing sticks out of the log, nor of the page
+        assert page_width <= PHONE["width"]
+
+        for n in range(2, 6):
+            await chat.fill(f"line {n}")
+            await chat.press("Enter")
+            await expect(line.last).to_have_text(f"ann: line {n}")
+        await chat.fill("line 6")
+        await chat.press("Enter")
+        await expect(ann.locator("#toast")).to_have_text("Too many chat lines; wait a moment.")
+        await expect(chat).to_have_value("line 6")
+        await expect(line).to_have_count(5)
+
+
+async def test_a_game_that_ended_while_away_is_listed_until_seen(browser: Browser) -> None:
+    """ann closes her page mid-game and hal resigns: when she opens the page again, "Your
+    games" says the game with hal is over and how; once she has seen it, it is gone."""
+    async with people(browser) as crowd:
+        hal = await crowd.client("hal")
+        room = (await hal.create(seat="white")).room.id
+        ann = await crowd.page("ann", hash=f"#/room/{room}")
+        await hal.until_event(GameStarted)
+        await point(ann, "h8").click()
+        await hal.until_event(Moved)
+        await ann.goto("about:blank")
+        assert not (await hal.until_event(Presence)).online
+        await hal.send(m.Resign(room=room))
+        await hal.until_event(GameOver)
+
+        await ann.goto(crowd.url)
+        game = ann.locator(f'.resume a[data-room="{room}"]')
+        await expect(game).to_have_text("Your game with hal is over: Black wins by resignation")
+        await game.click()
+        await expect(ann.locator("#result")).to_contain_text("Black wins by resignation")
+        await ann.click("header nav >> text=Lobby")
+        await expect(ann.locator("#lobby-view")).to_be_visible()
+        await expect(ann.locator(".resume")).to_be_hidden()
+        await ann.reload()
+        await expect(ann.locator("#conn")).to_have_attribute("data-state", "online")
+        await caught_up(ann)
+        await expect(ann.locator(".resume")).to_be_hidden()

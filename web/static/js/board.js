@@ -211,6 +211,10 @@ export class BoardView {
     if (!name || !this.state || !this.state.interactive) return;
     const xy = this.xyOf(event.target);
     this.setCursor(xy[0], xy[1], false);
+    if (this.state.cells[xy[1] * this.size + xy[0]]) {
+      this.select(null); // a stone is there: nothing to play, nor to preview
+      return;
+    }
     // A finger gets a preview first; pointerType is "" for synthetic clicks (keyboard).
     const touch = event.pointerType === "touch" || event.pointerType === "pen";
     if (touch && String(this.selected) !== String(xy)) {

@@ -10,6 +10,10 @@ import { TOAST_MS, errorText, h, option, toast } from "./ui.js";
 
 const LEVELS = ["beginner", "novice", "intermediate", "advanced", "master"];
 const CHOICE_WORDS = { black: "Take Black", white: "Take White", place2: "Place two more stones" };
+// The events that answer an action in flight: a move's stone (or what ends the turn
+// without it); for anything else, any news of the game.
+const MOVE_ANSWERS = new Set(["moved", "undone", "game_over"]);
+const NO_ANSWERS = new Set(["chat", "spectator_count", "presence"]);
 
 export class GameView {
   constructor(app, root) {
@@ -20,6 +24,7 @@ export class GameView {
     this.logShown = -1;
     this.refusal = null; // a refusal shown on the status line for a while
     this.refusalTimer = null;
+    this.sent = null; // {room, id, move}: an action of this page not answered yet
     this.build();
   }
 
@@ -79,6 +84,7 @@ export class GameView {
    * chat), so that nothing of it shows in the next one. */
   clear() {
     this.roomId = null;
+    this.sent = null;
     this.clearRefusal();
     this.board.clear();
     this.confirmBar.hidden = true;
@@ -126,6 +132,9 @@ export class GameView {
   /** Bring the page up to date after an event. */
   update(room, event) {
     if (this.roomId !== room.id) return;
+    if (event && this.sent && (this.sent.move ? MOVE_ANSWERS.has(event.type) : !NO_ANSWERS.has(event.type))) {
+      this.sent = null;
+    }
     const mySeat = room.seatOf(this.me);
     const bits = [room.rule, `${room.size}×${room.size}`, room.opening === "swap2" ? "swap2" : null,
       timeControlText(room.time), room.rated ? "rated" : "casual", room.private ? "private" : null];
@@ -140,6 +149,7 @@ export class GameView {
     // count does not move it).
     if (event && event.type !== "chat" && event.type !== "spectator_count") this.clearRefusal();
     this.renderStatus(room, mySeat);
+    if (room.state === "over" && mySeat) this.app.showedEnd(room.id);
   }
 
   renderStatus(room, mySeat) {
@@ -173,13 +183,36 @@ export class GameView {
   }
 
   deadlineText(room, p) {
-    if (p.deadline_ms === null || p.deadline_ms === undefined) return "";
-    const left = p.deadline_ms - (performance.now() - room.presenceAt);
+    const left = room.claimIn(p);
+    if (left === null) return "";
     return left > 0 ? ` (claimable in ${clockText(left)})` : " (claimable now)";
   }
 
   interactive(room) {
-    return this.app.conn.identified && room.toMove !== null && room.actor === this.me;
+    return this.app.conn.identified && room.toMove !== null && room.actor === this.me && !this.busy(room);
+  }
+
+  /** Whether an action this page sent in the room awaits its answer (its event, or its
+   * refusal): meanwhile the page sends nothing more there, so a double click acts once. */
+  busy(room) {
+    const sent = this.sent;
+    return Boolean(sent && sent.room === room.id && this.app.conn.live(sent.id));
+  }
+
+  /** Send an action of the room (answered by its event); `refused` words its refusal. */
+  send(room, message, { move = false, refused = errorText } = {}) {
+    if (this.busy(room)) return;
+    let id = null; // (not const: offline, the refusal comes before act returns)
+    id = this.app.conn.act({ ...message, room: room.id }, (error) => {
+      if (this.sent && this.sent.id === id) this.sent = null;
+      const current = this.app.rooms.get(room.id);
+      if (current && this.roomId === room.id) this.update(current, null);
+      this.refuse(refused(error));
+    });
+    if (id === null) return;
+    this.sent = { room: room.id, id, move };
+    if (move) this.renderBoard(room);
+    else this.renderControls(room, room.seatOf(this.me));
   }
 
   renderBoard(room, mySeat) {
@@ -214,29 +247,29 @@ export class GameView {
   }
 
   renderControls(room, mySeat) {
-    const app = this.app;
     const parts = [];
-    const act = (message) => app.conn.act({ ...message, room: room.id }, (e) => this.refuse(errorText(e)));
+    const act = (message) => this.send(room, message);
+    const waiting = this.busy(room);
     if (room.swap2 && room.swap2.phase === "choose" && room.swap2.to_act === this.me) {
       parts.push(h("div", { class: "choices" }, room.swap2.choices.map((choice) =>
-        h("button", { type: "button", dataset: { choice }, onclick: () => act({ type: "choose", choice }) }, CHOICE_WORDS[choice] ?? choice))));
+        h("button", { type: "button", dataset: { choice }, disabled: waiting, onclick: () => act({ type: "choose", choice }) }, CHOICE_WORDS[choice] ?? choice))));
     }
     const playing = room.state === "playing" || room.state === "opening";
     if (mySeat && room.state === "waiting" && !room.rated) {
       const level = h("select", { "aria-label": "AI level", id: "ai-level" }, LEVELS.map((l) => option(l, l, l === "intermediate")));
       parts.push(h("div", { class: "row" }, level,
-        h("button", { type: "button", id: "seat-ai", onclick: () => act({ type: "seat_ai", level: level.value }) }, "Seat an AI")));
+        h("button", { type: "button", id: "seat-ai", disabled: waiting, onclick: () => act({ type: "seat_ai", level: level.value }) }, "Seat an AI")));
     }
     if (mySeat && playing) {
       const pendingMine = room.pending && room.pending.by === this.me;
       parts.push(h("div", { class: "row" },
-        h("button", { type: "button", id: "offer-draw", disabled: Boolean(room.pending), onclick: () => act({ type: "offer", kind: "draw" }) }, "Offer a draw"),
-        h("button", { type: "button", id: "offer-takeback", disabled: Boolean(room.pending) || !room.canTakeBack(this.me), onclick: () => act({ type: "offer", kind: "takeback" }) }, "Take back"),
-        h("button", { type: "button", id: "resign", class: "danger", onclick: () => { if (window.confirm("Resign this game?")) act({ type: "resign" }); } }, "Resign")));
+        h("button", { type: "button", id: "offer-draw", disabled: waiting || Boolean(room.pending), onclick: () => act({ type: "offer", kind: "draw" }) }, "Offer a draw"),
+        h("button", { type: "button", id: "offer-takeback", disabled: waiting || Boolean(room.pending) || !room.canTakeBack(this.me), onclick: () => act({ type: "offer", kind: "takeback" }) }, "Take back"),
+        h("button", { type: "button", id: "resign", class: "danger", disabled: waiting, onclick: () => { if (window.confirm("Resign this game?")) act({ type: "resign" }); } }, "Resign")));
       if (pendingMine) parts.push(h("p", { class: "hint-text" }, `Your ${room.pending.kind} offer is waiting for an answer.`));
       const other = room.players[mySeat === "black" ? "white" : "black"];
-      if (other && !other.online && other.deadline_ms !== null && other.deadline_ms - (performance.now() - room.presenceAt) <= 0) {
-        parts.push(h("button", { type: "button", id: "claim", onclick: () => act({ type: "claim" }) }, "Claim the win"));
+      if (room.claimIn(other) === 0) {
+        parts.push(h("button", { type: "button", id: "claim", disabled: waiting, onclick: () => act({ type: "claim" }) }, "Claim the win"));
       }
     }
     if (playing && !room.rated && room.toMove) {
@@ -245,8 +278,15 @@ export class GameView {
       parts.push(h("p", { class: "hint-text" }, "No hints in a rated game."));
     }
     if (room.state === "over") {
-      if (mySeat && !room.pending && !room.rematchRoom) {
-        parts.push(h("button", { type: "button", id: "offer-rematch", onclick: () => act({ type: "offer", kind: "rematch" }) }, "Rematch"));
+      if (mySeat && room.pending && room.pending.by === this.me) {
+        parts.push(h("p", { class: "hint-text" }, "Your rematch offer is waiting for an answer."));
+      }
+      const other = mySeat ? room.players[mySeat === "black" ? "white" : "black"] : null;
+      if (other && !room.pending && !room.rematchRoom) {
+        // A rematch needs the opponent in the room to answer it (back, it is offered again).
+        parts.push(other.online
+          ? h("button", { type: "button", id: "offer-rematch", disabled: waiting, onclick: () => act({ type: "offer", kind: "rematch" }) }, "Rematch")
+          : h("p", { class: "hint-text", id: "no-rematch" }, `${other.name} has left the room: no rematch for now.`));
       }
       if (room.rematchRoom && !mySeat) parts.push(h("a", { class: "button", href: `#/watch/${room.rematchRoom}` }, "Watch the rematch"));
       parts.push(h("div", { class: "row" },
@@ -262,8 +302,8 @@ export class GameView {
     if (offer) {
       const words = { draw: "offers a draw", takeback: "asks to take back a move", rematch: "proposes a rematch" };
       this.offerBox.append(h("span", {}, `${room.nameOf(offer.by)} ${words[offer.kind] ?? offer.kind}. `),
-        h("button", { type: "button", id: "accept", onclick: () => act({ type: "answer", kind: offer.kind, accept: true }) }, "Accept"),
-        h("button", { type: "button", id: "decline", class: "secondary", onclick: () => act({ type: "answer", kind: offer.kind, accept: false }) }, "Decline"));
+        h("button", { type: "button", id: "accept", disabled: waiting, onclick: () => act({ type: "answer", kind: offer.kind, accept: true }) }, "Accept"),
+        h("button", { type: "button", id: "decline", class: "secondary", disabled: waiting, onclick: () => act({ type: "answer", kind: offer.kind, accept: false }) }, "Decline"));
     }
     this.resultBox.hidden = room.state !== "over";
     if (room.state === "over") {
@@ -351,8 +391,9 @@ export class GameView {
     if (!p || room.cells()[p.y * room.size + p.x]) return;
     if (!this.allowed(point)) return;
     this.clearRefusal();
-    this.app.conn.act({ type: "move", room: room.id, point }, (error) => {
-      this.refuse(error.code === "forbidden" ? `${point} is forbidden for Black in renju (${error.foul}).` : errorText(error));
+    this.send(room, { type: "move", point }, {
+      move: true,
+      refused: (error) => (error.code === "forbidden" ? `${point} is forbidden for Black in renju (${error.foul}).` : errorText(error)),
     });
   }
 
@@ -370,9 +411,14 @@ export class GameView {
   chat(event) {
     event.preventDefault();
     const text = this.chatInput.value.trim();
-    if (!text || !this.roomId) return;
-    this.app.conn.act({ type: "chat", room: this.roomId, text }, (error) => toast(errorText(error)));
+    const roomId = this.roomId;
+    if (!text || !roomId) return;
     this.chatInput.value = "";
+    this.app.conn.act({ type: "chat", room: roomId, text }, (error) => {
+      // Not said: the line goes back to the input to send again (unless more is typed).
+      if (this.roomId === roomId && !this.chatInput.value) this.chatInput.value = text;
+      toast(errorText(error));
+    });
   }
 
   async record(room, format) {

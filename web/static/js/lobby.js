@@ -2,7 +2,7 @@
 // the protocol has, a game against the AI, an AI-vs-AI game, joining by invite code, and
 // the live list of rooms to join or watch.
 
-import { clockText, timeControlText } from "./room.js";
+import { clockText, resultText, timeControlText } from "./room.js";
 import { errorText, h, option, toast } from "./ui.js";
 
 const RULES = [["freestyle", "Freestyle"], ["standard", "Standard"], ["renju", "Renju"]];
@@ -25,6 +25,7 @@ export class LobbyView {
   constructor(app, root) {
     this.app = app;
     this.root = root;
+    this.sending = new Set(); // forms whose request awaits its answer
     this.build();
   }
 
@@ -85,11 +86,31 @@ export class LobbyView {
     const rows = [...app.lobby.values()].sort((a, b) => a.id.localeCompare(b.id));
     this.table.replaceChildren(...rows.map((room) => this.row(room)));
     this.empty.hidden = rows.length > 0;
-    const mine = app.myGames();
+    this.renderGames();
+    this.tick();
+  }
+
+  /** "Your games": each with the opponent and where it stands. */
+  renderGames() {
+    const mine = this.app.myGames();
     this.resumeBox.hidden = mine.length === 0;
     this.resumeBox.replaceChildren(h("h2", {}, "Your games"),
-      ...mine.map((id) => h("a", { href: `#/room/${id}`, class: "button" }, `Return to ${id}`)));
-    this.tick();
+      h("div", { class: "buttons" }, mine.map((id) =>
+        h("a", { href: `#/room/${id}`, class: "button", dataset: { room: id } }, this.gameText(id)))));
+  }
+
+  /** A game of this player's in words: the opponent, and whose turn it is (from the room
+   * if the page has it, else from its lobby line) or how it ended. */
+  gameText(id) {
+    const me = this.app.me?.player;
+    const room = this.app.rooms.get(id) ?? this.app.lobby.get(id);
+    if (!room) return `Return to game ${id}`;
+    if (room.state === "waiting") return "Your room: waiting for an opponent";
+    const other = [room.players.black, room.players.white].find((p) => p && p.id !== me);
+    const game = `Your game with ${other?.name ?? "an opponent"}`;
+    if (room.state === "over") return `${game} is over: ${resultText(room.result)}`;
+    if (!("actor" in room)) return game;
+    return `${game}: ${room.actor === me ? "your turn" : `${other?.name ?? "the opponent"}'s turn`}`;
   }
 
   row(room) {
@@ -111,7 +132,7 @@ export class LobbyView {
   tick() {
     const q = this.app.queued;
     const button = this.root.querySelector("#quick-button");
-    button.disabled = Boolean(q);
+    button.disabled = Boolean(q) || this.sending.has(button.form);
     if (!q) {
       this.queueBox.replaceChildren();
       return;
@@ -125,7 +146,25 @@ export class LobbyView {
     }
   }
 
-  async quickMatch(event) {
+  /** Send a form's request once: its buttons wait for the answer, and a second submit
+   * meanwhile (a double click, Enter again) sends nothing. */
+  async once(form, send) {
+    if (this.sending.has(form)) return;
+    this.sending.add(form);
+    const buttons = [...form.querySelectorAll("button")];
+    for (const button of buttons) button.disabled = true;
+    try {
+      await send();
+    } catch (error) {
+      toast(errorText(error));
+    } finally {
+      this.sending.delete(form);
+      for (const button of buttons) button.disabled = false;
+      this.tick(); // the quick-match button stays off while queued
+    }
+  }
+
+  quickMatch(event) {
     event.preventDefault();
     const f = event.target.elements;
     const message = { type: "queue", rule: f.rule.value, time: timeFrom(f.time.value) };
@@ -133,11 +172,7 @@ export class LobbyView {
       message.ai_after_ms = Math.round(Number(f.ai_after.value) * 1000);
       message.ai_level = f.ai_level.value;
     }
-    try {
-      await this.app.conn.request(message);
-    } catch (error) {
-      toast(errorText(error));
-    }
+    return this.once(event.target, () => this.app.conn.request(message));
   }
 
   async cancel() {
@@ -150,7 +185,7 @@ export class LobbyView {
     this.update();
   }
 
-  async create(event) {
+  create(event) {
     event.preventDefault();
     const f = event.target.elements;
     const withAi = event.submitter?.name === "ai";
@@ -164,29 +199,25 @@ export class LobbyView {
       rated: withAi ? false : f.rated.checked,
       private: f.private.checked,
     };
-    try {
+    return this.once(event.target, async () => {
       const snap = await this.app.conn.request(message);
       if (withAi) {
         this.app.conn.act({ type: "seat_ai", room: snap.room.id, level: f.level.value },
           (error) => toast(errorText(error)));
       }
       this.app.open(this.app.rooms.get(snap.room.id));
-    } catch (error) {
-      toast(errorText(error));
-    }
+    });
   }
 
-  async aiGame(event) {
+  aiGame(event) {
     event.preventDefault();
     const f = event.target.elements;
-    try {
+    return this.once(event.target, async () => {
       const snap = await this.app.conn.request({
         type: "create_ai_game", rule: f.rule.value, black: f.black.value, white: f.white.value,
       });
       this.app.open(this.app.rooms.get(snap.room.id));
-    } catch (error) {
-      toast(errorText(error));
-    }
+    });
   }
 
   joinCode(event) {

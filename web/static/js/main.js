@@ -13,6 +13,7 @@ const STORE = {
   name: "gomoku.name",
   token: "gomoku.token",
   sound: "gomoku.sound",
+  ends: "gomoku.ends", // rooms whose finished game this browser has shown
 };
 
 export class App {
@@ -208,6 +209,7 @@ export class App {
     else if (line) room.log.push({ text: line });
     if (m.event.type === "moved" && this.sound) clickSound();
     if (m.event.type === "player_joined" || m.event.type === "player_left" || m.event.type === "game_over") this.noteSeat(room);
+    else if (this.seated.has(room.id)) this.views.lobby.renderGames(); // whose turn it is
     if (this.current === room.id) this.views.game.update(room, m.event);
   }
 
@@ -218,9 +220,31 @@ export class App {
     this.views.lobby.update();
   }
 
-  /** The rooms to offer under "Your games": seated there, and the game not over. */
+  /** The rooms to offer under "Your games": seated there, and the game not over, or
+   * over without this browser having shown its end (it ended while the player was away). */
   myGames() {
-    return [...this.seated].filter((id) => !this.rooms.has(id) || this.rooms.get(id).state !== "over");
+    return [...this.seated].filter((id) => !this.rooms.has(id) || this.rooms.get(id).state !== "over" || !this.endShown(id));
+  }
+
+  endShown(roomId) {
+    return this.shownEnds().includes(roomId);
+  }
+
+  /** Note that the page showed this room's finished game. */
+  showedEnd(roomId) {
+    const ends = this.shownEnds();
+    if (ends.includes(roomId)) return;
+    localStorage.setItem(STORE.ends, JSON.stringify([...ends, roomId].slice(-50)));
+    this.views.lobby.renderGames();
+  }
+
+  shownEnds() {
+    try {
+      const ends = JSON.parse(localStorage.getItem(STORE.ends) ?? "[]");
+      return Array.isArray(ends) ? ends : [];
+    } catch {
+      return [];
+    }
   }
 
   /** Show a room that has arrived: its link in the address bar, its page. */

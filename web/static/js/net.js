@@ -57,6 +57,7 @@ export class Connection {
       ws.close(1000);
     }
     this.failPending("the connection was closed");
+    this.actions.clear(); // what became of them, a resume tells
     this.identified = false;
   }
 
@@ -109,17 +110,24 @@ export class Connection {
   /**
    * Send an action whose effect is a room event (a move, a chat line, an AI seat...):
    * there is no reply, the event is the answer. If the server refuses it, its error
-   * (which carries the action's `id` as `re`) goes to `onError`.
+   * (which carries the action's `id` as `re`) goes to `onError`. Returns the action's
+   * id (null if it could not be sent).
    */
   act(message, onError) {
     if (!this.ws || this.ws.readyState !== WebSocket.OPEN || !this.identified) {
       onError(new RequestError({ code: "offline", message: "not connected to the server right now" }));
-      return;
+      return null;
     }
     const id = this.nextId++;
     this.actions.set(id, onError);
     if (this.actions.size > 200) this.actions.delete(this.actions.keys().next().value);
     this.ws.send(JSON.stringify({ ...message, id }));
+    return id;
+  }
+
+  /** Whether an action is live: sent on this connection and not refused (yet). */
+  live(id) {
+    return this.actions.has(id);
   }
 
   receive(text) {
@@ -155,6 +163,7 @@ export class Connection {
     this.ws = null;
     this.identified = false;
     this.failPending("the connection dropped");
+    this.actions.clear();
     const wait = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
     this.attempt += 1;
     this.retryDeadline = Date.now() + wait;

@@ -94,6 +94,11 @@ export class RoomState {
         this.result = { winner: event.winner, reason: event.reason, line: event.line };
         this.ratings = event.ratings ?? null;
         this.ratingsKnown = true; // a snapshot of a finished game does not carry them
+        if (event.clocks) {
+          // The times left at the end, the last turn charged: the clocks stop there.
+          this.clocks = event.clocks;
+          this.clocksAt = performance.now();
+        }
         this.pending = null;
         this.swap2 = null;
         return resultText(this.result);
@@ -106,7 +111,9 @@ export class RoomState {
           }
         }
         this.presenceAt = performance.now();
-        return `${this.nameOf(event.player)} ${event.online ? "is back" : "lost the connection"}`;
+        // After the game nothing is claimed: a player going away has just left.
+        if (event.online) return `${this.nameOf(event.player)} is back`;
+        return `${this.nameOf(event.player)} ${this.state === "over" ? "left" : "lost the connection"}`;
       case "chat":
         return null; // the log keeps chat lines with their author
       case "rematch":
@@ -129,6 +136,14 @@ export class RoomState {
       if (this.players[seat] && this.players[seat].id === playerId) return seat;
     }
     return null;
+  }
+
+  /** Ms left before the opponent may claim the win against this offline player (0: they
+   * may now), or null: no claim (online, or no game running). */
+  claimIn(player) {
+    const running = this.state === "playing" || this.state === "opening";
+    if (!running || !player || player.online || player.deadline_ms === null || player.deadline_ms === undefined) return null;
+    return Math.max(0, player.deadline_ms - (performance.now() - this.presenceAt));
   }
 
   /** Whether a takeback by this player has a stone of theirs to remove: one of the

@@ -68,12 +68,18 @@ export function download(name, text, type) {
 }
 
 const ERROR_WORDS = {
+  not_in_room: "You are not in that room.",
   not_your_turn: "It is not your turn.",
   occupied: "That point already has a stone.",
   off_board: "That point is off the board.",
   room_full: "That room has no free seat.",
   no_such_room: "That room does not exist (any more).",
   game_over: "The game is over.",
+  offer_pending: "An offer is already waiting for an answer.",
+  no_offer: "That offer is no longer open.",
+  not_claimable: "Your opponent is back, or was within the grace period: no win to claim yet.",
+  already_queued: "You are already waiting for a quick match.",
+  not_queued: "You are not waiting for a quick match.",
   rate_limited: "Slow down a little.",
   chat_rate_limited: "Too many chat lines; wait a moment.",
   hint_not_allowed: "No hints in a rated game.",
@@ -81,10 +87,23 @@ const ERROR_WORDS = {
   no_ai_available: "No AI is available right now.",
   offline: "Not connected to the server right now.",
   unavailable: "The server cannot reach its store; try again in a moment.",
+  internal: "Something went wrong on the server; try again.",
+  no_such_game: "There is no record of that game here (it may still be running).",
+  no_such_player: "That player has not finished a game here.",
 };
 
-/** A refusal from the server in words for people. */
+// Codes whose message says what stands in the way ("bob has left the room", "wait 5 s
+// before asking again"): it is kept (as written: it may begin with a name).
+const NOT_NOW = new Set(["wrong_phase", "throttled"]);
+// Codes whose message is the whole story, under a heading of the page's.
+const HEADED = { too_many_rooms: "No new room" };
+
+/** A refusal from the server in words for people: the page's own words for its code,
+ * else the server's message in a sentence. */
 export function errorText(error) {
   if (error.code === "forbidden") return `Forbidden for Black: ${error.foul ?? "a foul"}.`;
-  return ERROR_WORDS[error.code] ?? error.message ?? String(error);
+  if (ERROR_WORDS[error.code]) return ERROR_WORDS[error.code];
+  const message = String(error.message ?? error).replace(/[.\s]+$/, "");
+  if (HEADED[error.code]) return `${HEADED[error.code]}: ${message}.`;
+  return NOT_NOW.has(error.code) ? `Not now: ${message}.` : `The server refused: ${message}.`;
 }
