@@ -358,7 +358,8 @@ async def test_a_browser_plays_the_terminal_protocol_client(browser: Browser) ->
 
 async def test_a_reload_and_a_dropped_connection_resume_the_game(browser: Browser) -> None:
     """ann creates a private room; hal joins it by its invite code. ann reloads the page
-    mid-game: her name, her seat and the position come back and she plays on. Then her
+    mid-game: her name, her seat, the position and what hal said come back and she plays
+    on. Then her
     connection drops and hal moves meanwhile: the page reconnects by itself, catches up
     the missed move, and she plays on."""
     async with people(browser) as crowd:
@@ -378,11 +379,14 @@ async def test_a_reload_and_a_dropped_connection_resume_the_game(browser: Browse
         await hal.move(room, "a1")
         await hal.event(Moved, room)
         await moves_shown(ann, 2)
+        await hal.send(m.Chat(room=room, text="a1, of course"))
+        await expect(ann.locator("#chat-log")).to_contain_text("hal: a1, of course")
 
         await ann.reload()
         await expect(ann.locator("#conn")).to_have_attribute("data-state", "online")
         await expect(ann.locator("header #me")).to_have_text("ann")
         await moves_shown(ann, 2)
+        await expect(ann.locator("#chat-log")).to_contain_text("hal: a1, of course")  # kept
         await expect(ann.locator("#name-black")).to_contain_text(re.compile(r"ann .*\(you\)"))
         await expect(ann.locator("#status")).to_have_text("Your move: Black.")
         await point(ann, "h9").click()

@@ -8,7 +8,9 @@ export class RoomState {
   /** @param {object} view a RoomView from a snapshot */
   constructor(view) {
     Object.assign(this, structuredClone(view));
-    this.log = []; // {text} for what happened, {name, text} for chat lines
+    // {text} for what happened, {name, text} for chat lines: first what was said before
+    // the snapshot (its last chat lines), as if one had been there.
+    this.log = (view.chat ?? []).map((line) => ({ name: line.name, text: line.text }));
     this.ratings = null;
     this.ratingsKnown = false;
     this.clocksAt = performance.now();
