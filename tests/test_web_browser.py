@@ -152,6 +152,15 @@ class People:
         await client.hello(name, token)
         return client
 
+    async def ann_against_hal(self, *, phone: bool = False) -> tuple[Page, TestClient, str]:
+        """ann's page and hal (a protocol client) in a game hal opened as White: ann's
+        page, hal, and the room, once the game has started."""
+        hal = await self.client("hal")
+        room = (await hal.create(seat="white")).room.id
+        ann = await self.page("ann", phone=phone, hash=f"#/room/{room}")
+        await hal.until_event(GameStarted)
+        return ann, hal, room
+
     async def close(self) -> None:
         for client in self.clients:
             await client.ws.close()
@@ -767,10 +776,7 @@ async def test_leaving_a_running_game_warns_and_your_games_leads_back(browser: B
 async def test_a_page_left_for_another_site_lets_the_player_go(browser: Browser) -> None:
     """Going to another page shows her offline to hal; Back brings her game back to play."""
     async with people(browser) as crowd:
-        hal = await crowd.client("hal")
-        room = (await hal.create(seat="white")).room.id
-        ann = await crowd.page("ann", hash=f"#/room/{room}")
-        await hal.until_event(GameStarted)
+        ann, hal, room = await crowd.ann_against_hal()
         await point(ann, "h8").click()
         assert (await hal.until_event(Moved)).point == "h8"
 
@@ -839,10 +845,7 @@ async def test_double_clicks_in_a_game_act_once(browser: Browser) -> None:
     over.") shows where the game's state belongs. Refusals the page may get read in
     words, not as the server's raw text."""
     async with people(browser) as crowd:
-        hal = await crowd.client("hal")
-        room = (await hal.create(seat="white")).room.id
-        ann = await crowd.page("ann", hash=f"#/room/{room}")
-        await hal.until_event(GameStarted)
+        ann, hal, room = await crowd.ann_against_hal()
         await expect(ann.locator("#status")).to_have_text("Your move: Black.")
         await point(ann, "h8").dblclick()
         assert (await hal.until_event(Moved)).point == "h8"
@@ -891,10 +894,7 @@ async def test_an_opponent_gone_after_the_game_has_left(browser: Browser) -> Non
     away (the server would refuse it). He comes back: Rematch is back; he closes again:
     the log says "hal left", not that he lost the connection."""
     async with people(browser) as crowd:
-        hal = await crowd.client("hal")
-        room = (await hal.create(seat="white")).room.id
-        ann = await crowd.page("ann", hash=f"#/room/{room}")
-        await hal.until_event(GameStarted)
+        ann, hal, room = await crowd.ann_against_hal()
         await point(ann, "h8").click()
         await hal.until_event(Moved)
         await hal.ws.close()
@@ -928,10 +928,7 @@ async def test_a_tap_on_a_stone_offers_nothing_to_place(browser: Browser) -> Non
     """On a phone, a tap on a point with a stone (hers or hal's) brings up no "Place at"
     bar, and takes back a preview shown before; an empty point still previews."""
     async with people(browser) as crowd:
-        hal = await crowd.client("hal")
-        room = (await hal.create(seat="white")).room.id
-        ann = await crowd.page("ann", phone=True, hash=f"#/room/{room}")
-        await hal.until_event(GameStarted)
+        ann, hal, room = await crowd.ann_against_hal(phone=True)
         await tap_move(ann, "h8")
         await hal.until_event(Moved)
         await hal.move(room, "a1")
@@ -951,10 +948,7 @@ async def test_chat_on_a_phone_wraps_and_keeps_a_refused_line(browser: Browser) 
     """On a phone, a 300-character line with no space wraps inside the screen; the sixth
     line in a few seconds, refused for flooding, stays in the input to send again."""
     async with people(browser) as crowd:
-        hal = await crowd.client("hal")
-        room = (await hal.create(seat="white")).room.id
-        ann = await crowd.page("ann", phone=True, hash=f"#/room/{room}")
-        await hal.until_event(GameStarted)
+        ann, _hal, _room = await crowd.ann_against_hal(phone=True)
         chat = ann.locator("#chat-input")
         await chat.fill("x" * 300)
         await chat.press("Enter")
@@ -980,10 +974,7 @@ async def test_a_game_that_ended_while_away_is_listed_until_seen(browser: Browse
     """ann closes her page mid-game and hal resigns: when she opens the page again, "Your
     games" says the game with hal is over and how; once she has seen it, it is gone."""
     async with people(browser) as crowd:
-        hal = await crowd.client("hal")
-        room = (await hal.create(seat="white")).room.id
-        ann = await crowd.page("ann", hash=f"#/room/{room}")
-        await hal.until_event(GameStarted)
+        ann, hal, room = await crowd.ann_against_hal()
         await point(ann, "h8").click()
         await hal.until_event(Moved)
         await ann.goto("about:blank")
