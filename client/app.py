@@ -35,7 +35,7 @@ from client.screens.style import APP_CSS, plain_scrollbars
 from client.state.history import HistoryAction, HistoryFailed
 from client.state.log import Note
 from client.state.model import Action, ViewModel, reduce
-from client.state.room import RoomClosed, RoomGone
+from client.state.room import ResumeDone, RoomClosed, RoomGone, RoomSeen
 from client.state.session import IdentityLost
 from client.state.words import IDENTITY_LOST, describe_error, room_gone_text
 from protocol import messages as msg
@@ -100,7 +100,8 @@ class GomokuApp(App[None]):
         self.local_server: LocalServer | None = None  # --local: the server this client started
         self.ai_after_create: AiRequest | None = None  # seat an AI in the room being created
         self.hot_seat_wanted = False  # the partner joins the room being created
-        self.welcomed_once = False  # this launch's first welcome may return to a game
+        self.launch_rooms: set[str] | None = None
+        """The rooms of this launch's first welcome not caught up yet (None before it)."""
 
     # -- starting ---------------------------------------------------------------
 
@@ -244,13 +245,24 @@ class GomokuApp(App[None]):
     def _return_to_game(self, action: Action) -> None:
         """Launched while a game of ours is on (the terminal was closed, the machine
         restarted): go straight back to it, as the lobby's g would, rather than leave
-        its clock running behind the lobby. Only at this launch's first welcome: a
-        player who goes to the lobby later, and is reconnected there, stays there."""
-        if not isinstance(action, msg.Welcome) or self.welcomed_once:
+        its clock running behind the lobby. The rooms this launch's first welcome lists
+        are resumed in the background first: once each has caught up, the games that
+        ended meanwhile (a rematch's first game, a game lost by abandon) are known, and
+        the first game still on is shown. Only at launch: a player who goes to the lobby
+        later, and is reconnected there, stays there."""
+        if isinstance(action, msg.Welcome) and self.launch_rooms is None:
+            self.launch_rooms = set(action.rooms)
+        elif self.launch_rooms and isinstance(action, ResumeDone | RoomGone):
+            self.launch_rooms.discard(action.room)
+        elif self.launch_rooms and isinstance(action, RoomSeen):
+            self.launch_rooms.discard(action.view.id)
+        else:
             return
-        self.welcomed_once = True
-        if action.rooms and self.model.room is None:
-            message = msg.Join(room=action.rooms[0], role="player")
+        if self.launch_rooms:
+            return
+        self.launch_rooms = set()  # done: nothing more to wait for at this launch
+        if self.model.room is None and self.model.seated_rooms:
+            message = msg.Join(room=self.model.seated_rooms[0], role="player")
             self.run_worker(self.send(message), group="send")
 
     def _follow_rematch(self, before: ViewModel, after: ViewModel) -> None:

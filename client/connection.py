@@ -303,8 +303,7 @@ class Connection:
         re = getattr(message, "re", None)
         if re is not None and re in self._resumes:
             pending = self._resumes.pop(re)
-            if not pending.background:
-                self.dispatch(ResumeDone(pending.room))
+            self.dispatch(ResumeDone(pending.room))
 
     async def _resume(self, ws: ClientConnection, room: str, *, background: bool) -> None:
         request = self.next_id()
@@ -326,8 +325,7 @@ class Connection:
             wait = pending.last_activity + CATCH_UP_QUIET - self.clock()
             if wait <= 0:
                 del self._resumes[request]
-                if not pending.background:
-                    self.dispatch(ResumeDone(pending.room))
+                self.dispatch(ResumeDone(pending.room))  # (in the background too: caught up)
                 return
             await asyncio.sleep(wait)
 

@@ -117,3 +117,32 @@ async def test_return_to_a_seated_game_after_restarting_the_client(
         assert "1 move played so far." in log_text(app)
         await bob.move(room, "a1")
         await until(pilot, lambda: stones(app) == 2)
+
+
+async def test_restarted_the_client_returns_to_the_game_on_not_one_that_ended(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """Alice also still sits in finished games (she never left them) whose rooms sort
+    before her running one: started again, the client shows the running game."""
+    async with running(server, tmp_path) as (app, pilot):
+        _, live = await in_game_with_bob(app, pilot, connect)
+        finished: list[str] = []
+        while not finished or min(finished) > live:  # one sorts before the live room
+            await app.send(m.CreateRoom(seat="black"))
+            await until(pilot, lambda: app.model.room is not None and app.model.room.id != live)
+            assert app.model.room is not None
+            room = app.model.room.id
+            await (await connect(f"carl{len(finished)}")).join(room)
+            await app.send(m.Resign(room=room))
+            await until(
+                pilot, lambda: app.model.room is not None and app.model.room.state == "over"
+            )
+            finished.append(room)
+            await app.send(m.Join(room=live))  # back to the live game before the next one
+            await until(pilot, lambda: app.model.room is not None and app.model.room.id == live)
+    async with running(server, tmp_path, first=GameScreen) as (app, pilot):
+        await until(
+            pilot, lambda: app.model.room is not None and app.model.room.id == live, "the live game"
+        )
+        assert app.model.room is not None
+        assert app.model.room.state == "playing"

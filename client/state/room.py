@@ -39,7 +39,8 @@ class ResumeStarted:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class ResumeDone:
-    """The missed events of ``room`` have all arrived."""
+    """The missed events of ``room`` have all arrived (of a room on screen, or one resumed
+    in the background)."""
 
     room: str
 
