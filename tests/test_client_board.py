@@ -297,3 +297,19 @@ async def test_the_cursor_beside_the_last_move_keeps_both_marks() -> None:
         await pilot.press("right")  # on the last move: the cursor's brackets
         line = screen_text(app).splitlines()[7]
         assert line[2 + 2 * 7 :].startswith(" ●[○]"), line
+
+
+async def test_a_terminal_made_small_then_large_again_shows_the_whole_board() -> None:
+    """15x15 shrunk to a few lines (the window scrolls to the cursor), then back to full
+    size: rows 15 to 1 show again, never a row 0 in place of row 15."""
+    app = BoardApp()
+    async with app.run_test(size=(40, 17)) as pilot:
+        board = app.query_one(Board)
+        board.picture = BoardPicture.from_moves(parse_moves("h8 c3"))
+        board.focus()
+        await pilot.pause()
+        board.cursor = Point(2, 12)  # c3, low on the board
+        for size in ((40, 12), (40, 8), (40, 17)):
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+        assert row_labels(screen_text(app)) == list(range(15, 0, -1))

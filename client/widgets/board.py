@@ -303,7 +303,10 @@ class Board(HandsTypingOn, can_focus=True):
         self._follow_row(point.y)
 
     def on_resize(self) -> None:
-        self.window_top = max(0, min(self.window_top, self.size_n - self.rows_shown))
+        top = max(0, min(self.window_top, self.size_n - self.rows_shown))
+        if top != self.window_top:  # drawn already for the new size, from the old window
+            self.window_top = top
+            self.refresh()
         self._follow_row(self.cursor.y)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
