@@ -137,7 +137,8 @@ def test_every_reason_is_a_sentence() -> None:
 
 def test_a_finished_game_no_longer_shows_as_in_progress() -> None:
     """The lobby's 'game in progress' follows the game: listed by the welcome, gone
-    once it ends (even seen in the background), gone when the room is gone."""
+    once it ends (even seen in the background, or only as its room leaving the lobby's
+    list), gone when the room is gone."""
     model = reduce(
         ViewModel(),
         msg.Welcome(player="p-alice", name="alice", token="t", resumed=True, rooms=["r1", "r2"]),
@@ -149,6 +150,13 @@ def test_a_finished_game_no_longer_shows_as_in_progress() -> None:
     model = reduce(model, RoomSeen(view(id="r2", state="over", moves=["h8"])), T0)
     assert model.seated_rooms == ()
     assert model.room is None  # seen in the background: not put on screen
+    model = reduce(
+        model,
+        msg.Welcome(player="p-alice", name="alice", token="t", resumed=True, rooms=["r3"]),
+        T0,
+    )
+    model = reduce(model, msg.LobbyGone(room="r3"), T0)
+    assert model.seated_rooms == ()
 
     played = in_room()
     assert played.seated_rooms == ("r1",)

@@ -336,3 +336,23 @@ async def test_a_stray_key_before_a_question_does_not_stick_to_the_next_line(
         await pilot.press(*"h8", "enter")
         await bob_sees_move(bob, "h8")
         assert not any(line.kind == "chat" for line in app.model.log)
+
+
+async def test_a_long_chat_line_stops_at_the_limit_while_typed(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """The text line takes a chat line's 300 characters and no more: what was typed is
+    what is sent (the rest was cut without a word when it was sent)."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, _ = await in_game_with_bob(app, pilot, connect)
+        entry = app.screen.query_one("#command", Input)
+        await pilot.press("x")
+        await until(pilot, lambda: app.focused is entry)
+        for character in "y" * 320:
+            app.post_message(events.Key(character, character))
+        await until(pilot, lambda: len(entry.value) >= 300, "the line full")
+        await pilot.pause(0.1)
+        assert entry.value == "x" + "y" * 299
+        await pilot.press("enter")
+        said = await bob.until_event(ev.ChatPosted)
+        assert said.text == "x" + "y" * 299

@@ -131,7 +131,9 @@ class GameScreen(Screen[None]):
         self.banner = Static("", id="banner")
         self.notice = Static("", id="notice")
         self.prompt_bar = PromptBar(self.host.clock, id="prompt")
-        self.entry = EntryLine(placeholder=sep.join(PLACEHOLDER_PLAYER), id="command")
+        self.entry = EntryLine(
+            placeholder=sep.join(PLACEHOLDER_PLAYER), max_length=CHAT_MAX, id="command"
+        )  # typing stops at a chat line's limit, rather than the line being cut when sent
         for typed_on in (self.board, self.moves, self.log_pane, self.prompt_bar):
             typed_on.sink = self.entry
         yield self.status_players

@@ -154,6 +154,9 @@ def reduce_seated_rooms(
             return _with(rooms, view.id, _sits_in(game_from_view(view, now), me))
         case RoomGone(room=room):
             return _with(rooms, room, False)
+        case msg.LobbyGone(room=room) if not _shows(before, room):
+            # Off the lobby's list: a public game ended (or its room emptied) out of sight.
+            return _with(rooms, room, False)
         case IdentityLost():
             return ()
     return rooms

@@ -122,8 +122,11 @@ class EntryLine(Input):
     EntryLine:focus { border: none; background: $primary 40%; }
     """
 
-    def __init__(self, *, placeholder: str, id: str | None = None) -> None:
-        super().__init__(placeholder=placeholder, id=id, select_on_focus=False)
+    def __init__(self, *, placeholder: str, max_length: int = 0, id: str | None = None) -> None:
+        """``max_length``: the most characters it takes (a chat line's limit), 0 none."""
+        super().__init__(
+            placeholder=placeholder, id=id, select_on_focus=False, max_length=max_length
+        )
         self.cursor_blink = False  # a blinking cursor would redraw an idle screen twice a second
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
