@@ -132,7 +132,9 @@ class GomokuApp(App[None]):
                 return
             local = ServerAddress("127.0.0.1", self.local_server.port)
             self.start(local, name or "Player 1")
-        elif name and self.options.name:
+        elif name and (self.options.name or self.identity.token_for(self.options.server.key)):
+            # Named on the command line, or back on a server this identity has played on
+            # (its token kept): straight in, and back to a game left running.
             self.start(self.options.server, name)
         else:
             self.push_screen(ConnectScreen(self))

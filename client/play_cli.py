@@ -80,7 +80,8 @@ def add_play_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--name",
         type=checked(_check_name),
-        help="your display name; without it the first screen asks, the remembered one filled in",
+        help="your display name; without it the first screen asks, the remembered one "
+        "filled in (on a server you have played on, the remembered name connects at once)",
     )
     parser.add_argument(
         "--profile",

@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from client_fixtures import (
+    FAST,
     bob_plays,
     bob_sees_move,
     in_game_with_bob,
@@ -21,7 +22,10 @@ from redis_fixtures import RedisServer
 from server_fixtures import Connect
 
 from client.address import ServerAddress
+from client.app import GomokuApp
 from client.connection import Connection
+from client.options import PlayOptions
+from client.screens.connect import ConnectScreen
 from client.screens.game import GameScreen
 from client.screenshot import screen_text
 from client.state.model import Action
@@ -146,3 +150,27 @@ async def test_restarted_the_client_returns_to_the_game_on_not_one_that_ended(
         )
         assert app.model.room is not None
         assert app.model.room.state == "playing"
+
+
+async def test_back_on_a_server_played_on_the_remembered_name_connects_at_once(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """Started without --name, the client asks for a name the first time, but on a
+    server this identity has played on it connects at once as the remembered player and
+    goes back to the game left running; another server still asks."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, room = await in_game_with_bob(app, pilot, connect)
+        first = app.model.me
+        await pilot.press("enter")
+        await bob_sees_move(bob, "h8")
+    address = ServerAddress("127.0.0.1", server.port)
+    again = GomokuApp(PlayOptions(server=address, config_dir=tmp_path / "alice"), backoff=FAST)
+    async with again.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(again.screen, GameScreen), "the game, at once")
+        assert again.model.me == first
+        assert again.model.room is not None
+        assert again.model.room.id == room
+    elsewhere = ServerAddress("127.0.0.1", server.port + 1)
+    other = GomokuApp(PlayOptions(server=elsewhere, config_dir=tmp_path / "alice"), backoff=FAST)
+    async with other.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(other.screen, ConnectScreen), "the name screen")
