@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import http.server
 import socket
 import threading
@@ -208,8 +209,11 @@ def test_the_banner_names_the_problem_the_next_try_and_the_key() -> None:
         "Next try in 5s (attempt 3) · Esc: stop trying"
     )
     lost = Link("reconnecting", 1, 100.0, "connection lost", "lost", was_online=True)
-    assert link_banner(lost, "host:9", 100.0).startswith("Connection lost: connection lost.")
-    assert "Trying now" in link_banner(lost, "host:9", 100.0)
+    assert link_banner(lost, "host:9", 100.0).startswith("Connection lost. Trying now")
+    closed = dataclasses.replace(lost, detail="connection lost (closed by the server)")
+    assert link_banner(closed, "host:9", 100.0).startswith(
+        "Connection lost: closed by the server. Trying now"
+    )
 
 
 async def test_esc_stops_trying_and_the_connect_screen_says_why(tmp_path: Path) -> None:

@@ -273,6 +273,10 @@ def test_reconnecting_state_shows_attempt_and_next_try() -> None:
     assert model.session.link.describe(T0) == "reconnecting (attempt 3, next try in 4s)"
     assert model.log[-1].text == "Connection lost; reconnecting."
     assert can_move(model) == "Offline: moves are disabled until the connection is back."
+    model = reduce(model, ConnectionChanged("connected"), T0 + 5)
+    closed = ConnectionChanged("reconnecting", detail="connection lost (closed by the server)")
+    model = reduce(model, closed, T0 + 6)
+    assert model.log[-1].text == "Connection lost (closed by the server); reconnecting."
 
 
 def test_resume_reports_the_moves_caught_up() -> None:
