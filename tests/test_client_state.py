@@ -384,6 +384,24 @@ def test_waiting_room_fills_and_starts() -> None:
     assert "Game started: alice (black) vs bob (white), 1+0." in model.log[-1].text
 
 
+def test_a_swap2_game_starts_without_colours_in_the_log() -> None:
+    """The room's line says swap2, and the start of a swap2 game names no colours: they
+    are chosen in the opening."""
+    waiting = in_room(
+        players=Seats(black=ALICE),
+        state="waiting",
+        to_move=None,
+        clocks=None,
+        opening=Opening.SWAP2,
+    )
+    assert waiting.log[0].text.startswith("Room r1: freestyle, 15x15, swap2, 5+3")
+    model = reduce(waiting, event(4, ev.PlayerJoined(seat="white", player="p-bob", name="bob")), T0)
+    model = reduce(model, event(5, ev.GameStarted(black="p-alice", white="p-bob", time=None)), T0)
+    assert "Game started: alice vs bob, swap2 (colours to be chosen), no clock." in [
+        line.text for line in model.log
+    ]
+
+
 def test_the_swap2_log_offers_only_the_choices_open() -> None:
     """After place2 the opener only picks a colour; the log says so, and tells a place2
     choice in words."""

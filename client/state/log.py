@@ -32,6 +32,7 @@ from client.state.words import (
     room_gone_text,
     started_line,
 )
+from engine import Opening
 from engine.errors import NotationError
 from protocol import events as ev
 from protocol import messages as msg
@@ -117,7 +118,10 @@ def opening_lines(game: GameView, chat: Sequence[ChatLine] = ()) -> list[LogLine
     """What a player who had been in ``game`` from the start would have read of its
     state so far: the room, the start, what was said (``chat``, the snapshot's last
     lines), and the result."""
-    text = f"Room {game.id}: {game.rule}, {game.size}x{game.size}, {describe_time(game.time)}"
+    swap2 = ", swap2" if game.opening is Opening.SWAP2 else ""
+    text = (
+        f"Room {game.id}: {game.rule}, {game.size}x{game.size}{swap2}, {describe_time(game.time)}"
+    )
     if game.code:
         text += f", invite code {game.code}"
     if game.rated:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from engine import Opening
 from engine.types import Color, Reason
 from protocol import messages as msg
 from protocol.errors import ErrorCode
@@ -117,9 +118,15 @@ def not_counted_line(game: GameView, outcome: Outcome) -> str | None:
 
 
 def started_line(game: GameView) -> str:
-    """``Game started: alice (black) vs bob (white), 5+3.``"""
+    """``Game started: alice (black) vs bob (white), 5+3.``; in a swap2 opening, whose
+    colours are not settled yet, ``Game started: alice vs bob, swap2 (colours to be
+    chosen), 5+3.``"""
     b = game.black.name if game.black else "?"
     w = game.white.name if game.white else "?"
+    if game.opening is Opening.SWAP2 and game.state == "opening":
+        return (
+            f"Game started: {b} vs {w}, swap2 (colours to be chosen), {describe_time(game.time)}."
+        )
     return f"Game started: {b} (black) vs {w} (white), {describe_time(game.time)}."
 
 
