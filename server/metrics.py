@@ -105,7 +105,7 @@ _HELP: dict[str, tuple[str, Scope, str]] = {
     "gomoku_cluster_instances": (
         "gauge",
         "cluster",
-        "Server instances heard from within the last three heartbeats (15 s).",
+        "Server instances heard from within the last 15 s (each reports every second).",
     ),
     "gomoku_cluster_connections": ("gauge", "cluster", "Open WebSocket connections."),
     "gomoku_cluster_players_online": (

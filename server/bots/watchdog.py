@@ -200,7 +200,7 @@ class Watchdog:
                     registry.owner.pop(seat.player, None)
                     registry.orphans[seat.player] = seat
                 del registry.workers[worker.id]
-                log.info("AI worker %s did not come back", worker.id)
+                log.info("AI worker %s did not come back to this instance", worker.id)
         for worker in list(registry.workers.values()):
             for seat in list(worker.held.values()):
                 await self._judge(seat, worker)

@@ -236,7 +236,7 @@ class Lane:
             if isinstance(reply, ResponseError):
                 assert wire.transport is not None
                 wire.transport.close()
-                raise ConnectionError(f"redis refused the lane's set-up: {reply}")
+                raise ConnectionError(f"redis refused the connection's AUTH/SELECT: {reply}")
         if self.closed:
             assert wire.transport is not None
             wire.transport.close()
