@@ -10,9 +10,13 @@ import { TOAST_MS, errorText, h, option, toast } from "./ui.js";
 
 const LEVELS = ["beginner", "novice", "intermediate", "advanced", "master"];
 const CHOICE_WORDS = { black: "Take Black", white: "Take White", place2: "Place two more stones" };
-// The events that answer an action in flight: a move's stone (or what ends the turn
-// without it); for anything else, any news of the game.
+// The events that settle an action in flight: a move's stone (or what ends the turn
+// without it); an accepted offer's effect (an accepted draw's `answered` comes before
+// its `game_over`, and the page must not take clicks on the controls in between: the
+// second click of a double click would land on whatever replaced Accept); for anything
+// else, any news of the game.
 const MOVE_ANSWERS = new Set(["moved", "undone", "game_over"]);
+const ACCEPTED = { draw: new Set(["game_over"]), takeback: new Set(["undone", "game_over"]), rematch: new Set(["rematch"]) };
 const NO_ANSWERS = new Set(["chat", "spectator_count", "presence"]);
 
 export class GameView {
@@ -24,7 +28,7 @@ export class GameView {
     this.logShown = -1;
     this.refusal = null; // a refusal shown on the status line for a while
     this.refusalTimer = null;
-    this.sent = null; // {room, id, move}: an action of this page not answered yet
+    this.sent = null; // {room, id, settles}: an action of this page not answered yet
     this.build();
   }
 
@@ -132,7 +136,7 @@ export class GameView {
   /** Bring the page up to date after an event. */
   update(room, event) {
     if (this.roomId !== room.id) return;
-    if (event && this.sent && (this.sent.move ? MOVE_ANSWERS.has(event.type) : !NO_ANSWERS.has(event.type))) {
+    if (event && this.sent && (this.sent.settles ? this.sent.settles.has(event.type) : !NO_ANSWERS.has(event.type))) {
       this.sent = null;
     }
     const mySeat = room.seatOf(this.me);
@@ -199,7 +203,8 @@ export class GameView {
     return Boolean(sent && sent.room === room.id && this.app.conn.live(sent.id));
   }
 
-  /** Send an action of the room (answered by its event); `refused` words its refusal. */
+  /** Send an action of the room (answered by its event: see MOVE_ANSWERS and ACCEPTED);
+   * `refused` words its refusal. */
   send(room, message, { move = false, refused = errorText } = {}) {
     if (this.busy(room)) return;
     let id = null; // (not const: offline, the refusal comes before act returns)
@@ -210,7 +215,8 @@ export class GameView {
       this.refuse(refused(error));
     });
     if (id === null) return;
-    this.sent = { room: room.id, id, move };
+    const accepted = message.type === "answer" && message.accept ? ACCEPTED[message.kind] : null;
+    this.sent = { room: room.id, id, settles: move ? MOVE_ANSWERS : accepted };
     if (move) this.renderBoard(room);
     else this.renderControls(room, room.seatOf(this.me));
   }
