@@ -8,7 +8,8 @@ event to a room's two players or its thousand spectators costs one frame and one
 per peer. A connection that did negotiate an extension still goes through its protocol.
 
 As with ``broadcast``: connections that are not open (closing, closed) are skipped, and
-a write that fails on one connection is logged and does not stop the others.
+a write that fails on one connection is logged and does not stop the others. The server
+never sends a fragmented message, so no frame can land inside one.
 """
 
 from __future__ import annotations
@@ -49,8 +50,8 @@ def write_message(sockets: Iterable[ServerConnection], data: bytes, *, text: boo
         protocol = ws.protocol
         if protocol.state is not _OPEN:
             continue
-        if protocol.extensions or ws.send_in_progress is not None:
-            broadcast((ws,), data, text=text)  # its own frame; broadcast skips a fragment
+        if protocol.extensions:
+            broadcast((ws,), data, text=text)  # its own frame
             continue
         if frame is None:
             frame = unmasked_frame(data, text=text)
