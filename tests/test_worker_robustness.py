@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+import socket
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -34,6 +35,7 @@ from protocol.values import TimeControl
 from server.app import GomokuServer
 from server.config import Bots
 from server.store.redis import RedisStore
+from worker.config import WorkerConfig
 from worker.control import AiWorker
 from worker.thinker import Thinker
 
@@ -371,6 +373,35 @@ async def test_a_worker_stopped_while_waiting_to_reconnect_stops_at_once(
         running.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await running
+
+
+async def test_a_worker_that_cannot_connect_says_so(
+    thinker: Thinker, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Pointed at a port where nothing listens, the worker logs that the connection
+    could not be made (not that it was lost: it never was made) and keeps trying."""
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = WorkerConfig(
+        server=f"ws://127.0.0.1:{port}",
+        bot_key=BOT_KEY,
+        backoff=Backoff(initial=0.05, maximum=0.05, jitter=0),
+    )
+    worker = AiWorker(config, thinker=thinker)
+    caplog.set_level("INFO", logger="gomoku.worker")
+    running = asyncio.create_task(worker.run())
+    try:
+        await eventually(lambda: worker.stats.reconnects >= 2)
+        await worker.stop()
+        await asyncio.wait_for(running, STOP_HANG_S)
+    finally:
+        running.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await running
+    said = [r.getMessage() for r in caplog.records if "worker: connection to" in r.getMessage()]
+    assert said
+    assert all("could not be made" in line for line in said), said
 
 
 TINY_BRAIN = r'''

@@ -103,17 +103,22 @@ class AiWorker:
         attempt = 0  # reconnect attempts since the last session
         try:
             while not self._stopping:
+                connected = False
                 try:
                     ws = await self._unless_stopped(self._open())
                     if ws is None:
                         break  # stop() came while we were connecting
+                    connected = True
                     async with ws:
                         self._ws = ws
                         attempt = 0
                         await self._unless_stopped(self._session(ws))
                 except (OSError, ConnectionClosed, InvalidHandshake, TimeoutError) as error:
                     if not self._stopping:
-                        log.info("worker: connection to %s lost (%s)", self.config.server, error)
+                        what = "lost" if connected else "could not be made"
+                        log.info(
+                            "worker: connection to %s %s (%s)", self.config.server, what, error
+                        )
                 finally:
                     self._ws = None
                     self.ready.clear()
