@@ -194,13 +194,13 @@ class Connection:
                     "reconnecting",
                     attempt,
                     self.clock() + delay,
-                    detail=str(failure),
+                    detail=failure.told(),
                     problem=failure.problem,
                     was_online=was_welcomed,
                 )
             )
             await sleep_unless(self._stopped, delay)
-        self.dispatch(ConnectionChanged("offline", detail=str(failure), problem=failure.problem))
+        self.dispatch(ConnectionChanged("offline", detail=failure.told(), problem=failure.problem))
 
     async def _session(self, ws: ClientConnection) -> None:
         tasks = self._tasks = set()

@@ -53,17 +53,6 @@ PROBLEM_NAMES: dict[str, str] = {
 """The short name of each problem, as the banner starts its sentence."""
 
 
-def beyond_lost(detail: str) -> str:
-    """A lost connection's particulars without its own leading "connection lost" (as
-    in "connection lost (closed by the server)"): the sentences that show them begin
-    with those words already."""
-    name = PROBLEM_NAMES["lost"]
-    if not detail.startswith(name):
-        return detail
-    rest = detail[len(name) :].strip()
-    return rest[1:-1] if rest.startswith("(") and rest.endswith(")") else rest
-
-
 _HTTP_STATUS = re.compile(r"HTTP/\d(?:\.\d)? \d{3}")
 
 
@@ -79,6 +68,11 @@ class LinkFailure(Exception):
     def __str__(self) -> str:
         name = PROBLEM_NAMES[self.problem]
         return f"{name} ({self.detail})" if self.detail else name
+
+    def told(self) -> str:
+        """What the screens say of it after their own lead: ``str()``, but only the
+        particulars of a lost connection, whose sentences begin "Connection lost"."""
+        return self.detail if self.problem == "lost" else str(self)
 
 
 def failure_of(exc: BaseException, address: ServerAddress) -> LinkFailure:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import datetime
 import math
 
-from client.failures import beyond_lost
 from client.glyphs import UNICODE, Glyphs
 from client.state.game import GameView, Seat
 from client.state.lobby import QueueView
@@ -156,8 +155,7 @@ def link_banner(link: Link, server: str, now: float, glyphs: Glyphs = UNICODE) -
     when = "trying now"
     if link.next_try_at is not None and link.next_try_at > now:
         when = f"next try in {math.ceil(link.next_try_at - now)}s"
-    particulars = beyond_lost(link.detail) if link.was_online else link.detail
-    detail = f": {particulars}" if particulars else ""
+    detail = f": {link.detail}" if link.detail else ""
     return (
         f"{lead}{detail}. {when.capitalize()} (attempt {link.attempt}) "
         f"{glyphs.sep} Esc: stop trying"

@@ -208,9 +208,9 @@ def test_the_banner_names_the_problem_the_next_try_and_the_key() -> None:
         "Cannot connect to host:9: connection refused (nothing listens on port 9). "
         "Next try in 5s (attempt 3) · Esc: stop trying"
     )
-    lost = Link("reconnecting", 1, 100.0, "connection lost", "lost", was_online=True)
+    lost = Link("reconnecting", 1, 100.0, "", "lost", was_online=True)
     assert link_banner(lost, "host:9", 100.0).startswith("Connection lost. Trying now")
-    closed = dataclasses.replace(lost, detail="connection lost (closed by the server)")
+    closed = dataclasses.replace(lost, detail="closed by the server")
     assert link_banner(closed, "host:9", 100.0).startswith(
         "Connection lost: closed by the server. Trying now"
     )

@@ -274,7 +274,7 @@ def test_reconnecting_state_shows_attempt_and_next_try() -> None:
     assert model.log[-1].text == "Connection lost; reconnecting."
     assert can_move(model) == "Offline: moves are disabled until the connection is back."
     model = reduce(model, ConnectionChanged("connected"), T0 + 5)
-    closed = ConnectionChanged("reconnecting", detail="connection lost (closed by the server)")
+    closed = ConnectionChanged("reconnecting", detail="closed by the server")
     model = reduce(model, closed, T0 + 6)
     assert model.log[-1].text == "Connection lost (closed by the server); reconnecting."
 

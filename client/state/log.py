@@ -14,7 +14,6 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Literal, Protocol
 
-from client.failures import beyond_lost
 from client.state.game import GameView
 from client.state.room import CatchUp, ResumeDone, RoomGone
 from client.state.session import ConnectionChanged, IdentityLost, Session
@@ -97,7 +96,7 @@ def _lines(action: object, before: Scene, after: Scene) -> list[LogLine]:
         case ConnectionChanged(detail=detail) if (
             before.session.link.online and not after.session.link.online
         ):
-            why = f" ({beyond_lost(detail)})" if beyond_lost(detail) else ""
+            why = f" ({detail})" if detail else ""
             return [LogLine("system", f"Connection lost{why}; reconnecting.")]
         case IdentityLost():
             return [LogLine("system", IDENTITY_LOST)]
