@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from textual.app import App, ComposeResult
+from textual.pilot import Pilot
 
 from client.glyphs import ASCII, UNICODE, Glyphs, glyphs_named
 from client.picture import BoardPicture, star_points
@@ -31,6 +32,15 @@ class BoardApp(App[None]):
 
     def on_board_point_chosen(self, event: Board.PointChosen) -> None:
         self.chosen.append(event.point)
+
+
+async def focused_board(app: BoardApp, pilot: Pilot[None], moves: str) -> Board:
+    """The app's board showing ``moves`` on 15x15, focused and drawn."""
+    board = app.query_one(Board)
+    board.picture = BoardPicture.from_moves(parse_moves(moves))
+    board.focus()
+    await pilot.pause()
+    return board
 
 
 def glyph_offset(point: Point) -> tuple[int, int]:
@@ -230,10 +240,7 @@ async def test_full_stop_puts_the_cursor_on_the_last_move() -> None:
     names it "."."""
     app = BoardApp()
     async with app.run_test(size=(40, 17)) as pilot:
-        board = app.query_one(Board)
-        board.picture = BoardPicture.from_moves(parse_moves("h8 c3"))
-        board.focus()
-        await pilot.pause()
+        board = await focused_board(app, pilot, "h8 c3")
         assert board.cursor == Point(7, 7)
         await pilot.press(".")
         assert board.cursor == Point(2, 12)  # c3
@@ -304,10 +311,7 @@ async def test_a_terminal_made_small_then_large_again_shows_the_whole_board() ->
     size: rows 15 to 1 show again, never a row 0 in place of row 15."""
     app = BoardApp()
     async with app.run_test(size=(40, 17)) as pilot:
-        board = app.query_one(Board)
-        board.picture = BoardPicture.from_moves(parse_moves("h8 c3"))
-        board.focus()
-        await pilot.pause()
+        board = await focused_board(app, pilot, "h8 c3")
         board.cursor = Point(2, 12)  # c3, low on the board
         for size in ((40, 12), (40, 8), (40, 17)):
             await pilot.resize_terminal(*size)

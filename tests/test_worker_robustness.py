@@ -9,7 +9,7 @@ import contextlib
 import signal
 import socket
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import msgspec
@@ -351,6 +351,21 @@ async def test_a_worker_process_told_to_stop_mid_search_exits_at_once(
     assert code == 0
 
 
+@contextlib.asynccontextmanager
+async def stopped_at_the_end(worker: AiWorker) -> AsyncIterator[None]:
+    """``worker`` runs while the block does; at its end ``stop()`` must have ``run()``
+    return within STOP_HANG_S (the task is cancelled if the block fails)."""
+    running = asyncio.create_task(worker.run())
+    try:
+        yield
+        await worker.stop()
+        await asyncio.wait_for(running, STOP_HANG_S)
+    finally:
+        running.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await running
+
+
 async def test_a_worker_stopped_while_waiting_to_reconnect_stops_at_once(
     make_server: MakeServer, connect: Connect, thinker: Thinker
 ) -> None:
@@ -360,19 +375,12 @@ async def test_a_worker_stopped_while_waiting_to_reconnect_stops_at_once(
     worker = AiWorker(
         worker_config(own, backoff=Backoff(initial=60.0, maximum=60.0, jitter=0)), thinker=thinker
     )
-    running = asyncio.create_task(worker.run())
-    try:
+    async with stopped_at_the_end(worker):
         await asyncio.wait_for(worker.ready.wait(), 10)
         person = await seat_ai(await connect("ann", to=own), "novice")
         await person.play(until=lambda p: len(p.moves) >= 2)
         await own.stop()
         await eventually(lambda: worker.stats.reconnects >= 2)  # the worker's and its seat's
-        await worker.stop()
-        await asyncio.wait_for(running, STOP_HANG_S)
-    finally:
-        running.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await running
 
 
 async def test_a_worker_that_cannot_connect_says_so(
@@ -390,15 +398,8 @@ async def test_a_worker_that_cannot_connect_says_so(
     )
     worker = AiWorker(config, thinker=thinker)
     caplog.set_level("INFO", logger="gomoku.worker")
-    running = asyncio.create_task(worker.run())
-    try:
+    async with stopped_at_the_end(worker):
         await eventually(lambda: worker.stats.reconnects >= 2)
-        await worker.stop()
-        await asyncio.wait_for(running, STOP_HANG_S)
-    finally:
-        running.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await running
     said = [r.getMessage() for r in caplog.records if "worker: connection to" in r.getMessage()]
     assert said
     assert all("could not be made" in line for line in said), said
