@@ -97,10 +97,7 @@ def _opponent_offline(game: GameView, seated: list[str]) -> Seat | None:
     player seated: in hot seat both seats are here, nobody is away)."""
     if game.state not in ("playing", "opening") or len(seated) != 1:
         return None
-    mine = game.color_of(seated[0])
-    if mine is None:
-        return None
-    other = game.seat(mine.other)
+    other = game.opponent_of(seated[0])
     if other is None or other.online or other.bot:
         return None
     return other

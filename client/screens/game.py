@@ -281,8 +281,7 @@ class GameScreen(Screen[None]):
             return running and seated
         if action == "offer":
             if parameters and parameters[0] == "rematch":  # not with nobody there to answer
-                me = game.color_of(self._my_seat_player())
-                opponent = None if me is None else game.seat(me.other)
+                opponent = game.opponent_of(self._my_seat_player())
                 here = opponent is not None and opponent.online
                 return game.state == "over" and here and game.rematch_room is None
             return game.state == "playing" and seated  # no draw or takeback in swap2's opening

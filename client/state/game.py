@@ -124,6 +124,12 @@ class GameView:
             return Color.WHITE
         return None
 
+    def opponent_of(self, player: str | None) -> Seat | None:
+        """The other seat of the one ``player`` holds (None for a spectator, or an
+        empty seat)."""
+        color = self.color_of(player)
+        return None if color is None else self.seat(color.other)
+
     def name_of(self, player: str) -> str:
         for seat in (self.black, self.white):
             if seat is not None and seat.id == player:
