@@ -3,10 +3,12 @@ process (memory store, then Redis store), and the same clients against a bare re
 (``bench/relay.py``: no protocol, no validation, no store) as the ceiling.
 
 Run: ``.venv/bin/python bench/load.py [--pairs 100] [--seconds 10]
-[--client-processes 2] [--targets relay,memory,redis,redis2] [--rounds 1]``
+[--client-processes 2] [--targets relay,memory,redis,redis2,redis2same] [--rounds 1]``
 (``redis2``: ``gomoku-server --processes 2`` on one Redis, the kernel spreading the
 connections over the two processes, so about half the games have their players on
-different processes).
+different processes; ``redis2same``: two server instances on one Redis with both
+players of each game on the same one, as if connections were routed by room: how much
+of ``redis2``'s extra CPU is the games split over two processes).
 
 Each game is a pair of scripted clients on 15x15 playing a fixed legal sequence of
 spread-out moves in which nobody makes five; after ``--game-moves`` moves Black
@@ -248,7 +250,7 @@ async def relay_pair(
 
 def client_process(
     mode: str,
-    url: str,
+    urls: list[str],
     first: int,
     count: int,
     sequence: list[str],
@@ -259,7 +261,8 @@ def client_process(
     rooms: Any,
 ) -> None:
     """One load-generating process: ``count`` pairs, started together on ``go``;
-    they stop at the time the main process puts in ``stop_box``."""
+    they stop at the time the main process puts in ``stop_box``. Pair ``i`` plays on
+    ``urls[i % len(urls)]`` (both its players)."""
     raise_open_files()
 
     async def run() -> list[Sample]:
@@ -269,7 +272,10 @@ def client_process(
         await asyncio.to_thread(go.wait)
         stop_at = stop_box.value
         await asyncio.gather(
-            *(play(url, first + i, sequence, stop_at, samples, rooms) for i in range(count))
+            *(
+                play(urls[(first + i) % len(urls)], first + i, sequence, stop_at, samples, rooms)
+                for i in range(count)
+            )
         )
         return samples
 
@@ -324,15 +330,16 @@ class CpuWindow(threading.Thread):
 
 def drive(
     mode: str,
-    url: str,
-    pid: int | None,
+    urls: list[str],
+    pids: list[int],
     args: argparse.Namespace,
     rooms: Any = None,
     redis_url: str | None = None,
 ) -> Outcome:
     """Start the client processes, run the window, and gather what they measured
-    (``rooms``: a queue that gets the id of every room the pairs create). The CPU time
-    of ``pid`` counts its process tree (a ``--processes N`` supervisor's servers too)."""
+    (``rooms``: a queue that gets the id of every room the pairs create). The target's
+    CPU time is that of ``pids`` and their process trees (a ``--processes N``
+    supervisor's servers too)."""
     sequence = quiet_sequence(args.game_moves)
     ctx = multiprocessing.get_context("spawn")
     ready: Any = ctx.Queue()
@@ -346,7 +353,7 @@ def drive(
     for count in share:
         proc = ctx.Process(
             target=client_process,
-            args=(mode, url, first, count, sequence, stop_box, ready, go, results, rooms),
+            args=(mode, urls, first, count, sequence, stop_box, ready, go, results, rooms),
         )
         proc.start()
         processes.append(proc)
@@ -359,8 +366,8 @@ def drive(
     readers: dict[str, Callable[[], float]] = {
         "clients": lambda: sum(cpu_seconds(p.pid) for p in processes if p.pid is not None)
     }
-    if pid is not None:
-        readers["target"] = lambda: tree_cpu_seconds(pid)
+    if pids:
+        readers["target"] = lambda: sum(tree_cpu_seconds(pid) for pid in pids)
     if redis_url is not None:
         readers["redis"] = lambda: redis_cpu_seconds(redis_url)
     cpu = CpuWindow(readers, begin, end)
@@ -418,7 +425,8 @@ def main() -> None:
         "--targets",
         default="relay,memory,redis",
         help="what to measure, comma-separated (relay,memory,redis; redis2: two server "
-        "processes on one Redis, gomoku-server --processes 2); ratios need the relay",
+        "processes on one Redis, gomoku-server --processes 2; redis2same: two instances on "
+        "one Redis, each game's players on one of them); ratios need the relay",
     )
     parser.add_argument(
         "--rounds",
@@ -437,7 +445,7 @@ def main() -> None:
     ]
     print("\n".join(head), flush=True)
     targets = [t.strip() for t in args.targets.split(",") if t.strip()]
-    if unknown := set(targets) - {"relay", "memory", "redis", "redis2"}:
+    if unknown := set(targets) - {"relay", "memory", "redis", "redis2", "redis2same"}:
         raise SystemExit(f"unknown target {', '.join(sorted(unknown))}")
     runs: dict[str, list[Outcome]] = {target: [] for target in targets}
     errors = ""
@@ -472,21 +480,28 @@ def measure(target: str, args: argparse.Namespace) -> tuple[Outcome, str]:
     if target == "relay":
         relay, url = start_relay()
         try:
-            return drive("relay", url, relay.pid, args), ""
+            return drive("relay", [url], [relay.pid], args), ""
         finally:
             relay.terminate()
             relay.wait(20)
     with contextlib.ExitStack() as stack:
         extra: list[str] = []
         redis_url = None
-        if target in ("redis", "redis2"):
+        if target != "memory":
             redis_url = stack.enter_context(redis_server())
             extra = ["--redis", redis_url]
         if target == "redis2":  # two server processes on one port (SO_REUSEPORT)
             extra += ["--processes", "2"]
-        server = stack.enter_context(gomoku_server(extra))
-        outcome = drive(target, server.url, server.process.pid, args, redis_url=redis_url)
-        return outcome, server.errors_logged()
+        count = 2 if target == "redis2same" else 1  # two instances, each on its own port
+        servers = [stack.enter_context(gomoku_server(extra)) for _ in range(count)]
+        outcome = drive(
+            target,
+            [server.url for server in servers],
+            [server.process.pid for server in servers],
+            args,
+            redis_url=redis_url,
+        )
+        return outcome, "".join(server.errors_logged() for server in servers)
 
 
 def median_run(outcomes: list[Outcome]) -> Outcome:
@@ -496,7 +511,7 @@ def median_run(outcomes: list[Outcome]) -> Outcome:
 
 
 HEADER = (
-    f"{'target':<8} {'moves/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'samples':>8} "
+    f"{'target':<10} {'moves/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'samples':>8} "
     f"{'target CPU':>10} {'CPU us/move':>11} {'clients CPU':>11} {'redis CPU':>9}  vs relay"
 )
 
@@ -504,7 +519,7 @@ HEADER = (
 def row(o: Outcome, relay: Outcome | None) -> str:
     redis = "" if o.redis_share != o.redis_share else f"{o.redis_share * 100:.0f}%"  # NaN
     text = (
-        f"{o.name:<8} {o.moves_per_s:>9.0f} {o.p50_ms:>8.2f} {o.p99_ms:>8.2f} {o.samples:>8} "
+        f"{o.name:<10} {o.moves_per_s:>9.0f} {o.p50_ms:>8.2f} {o.p99_ms:>8.2f} {o.samples:>8} "
         f"{o.cpu_share * 100:>9.0f}% {o.cpu_us_per_move:>11.0f} "
         f"{o.clients_share * 100:>10.0f}% {redis:>9}"
     )
@@ -532,10 +547,20 @@ def verdicts(relay: Outcome | None, outcomes: list[Outcome]) -> list[str]:
             f"(x{two.moves_per_s / one.moves_per_s:.2f}; the same 2 cores also run the clients "
             f"and redis-server: see their CPU columns)"
         )
+    same = by_name.get("redis2same")
+    if one is not None and same is not None:
+        ratio = same.cpu_us_per_move / one.cpu_us_per_move
+        lines.append(
+            f"redis2same: two instances on one Redis, each game's players on one of them, use "
+            f"{ratio:.2f}x the CPU per move of one process; aggregate {same.moves_per_s:.0f} "
+            f"moves/s (x{same.moves_per_s / one.moves_per_s:.2f}). Not the target's case (in "
+            f"redis2 the kernel splits about half the games over the two processes): it shows "
+            f"how much of redis2's extra CPU the split games cost"
+        )
     if relay is None:
         return lines
     for o in outcomes:
-        if o.name == "redis2":
+        if o.name in ("redis2", "redis2same"):
             continue
         ratio = o.moves_per_s / relay.moves_per_s
         p99 = o.p99_ms / relay.p99_ms

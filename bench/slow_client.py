@@ -156,7 +156,7 @@ def one_run(slow: bool, args: argparse.Namespace) -> tuple[Outcome, Spectator, D
             game_moves=args.game_moves,
             client_processes=1,
         )
-        outcome = drive("slow" if slow else "baseline", server.url, None, load_args, rooms)
+        outcome = drive("slow" if slow else "baseline", [server.url], [], load_args, rooms)
         spectator.stop.set()
         watch.stop.set()
         if slow:
