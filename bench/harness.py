@@ -182,16 +182,22 @@ def tree_cpu_seconds(pid: int) -> float:
     return total
 
 
-def redis_cpu_seconds(url: str) -> float:
-    """CPU time redis-server has used so far (INFO cpu, over a raw RESP connection)."""
+def redis_info(url: str, section: str) -> str:
+    """One section of redis-server's INFO (over a raw RESP connection, so reading it
+    costs the benchmark no client library's work)."""
     host, port = url.split("//", 1)[1].split("/", 1)[0].rsplit(":", 1)
     with socket.create_connection((host, int(port)), timeout=5) as sock:
-        sock.sendall(b"INFO cpu\r\n")
+        sock.sendall(f"INFO {section}\r\n".encode())
         data = sock.recv(65536)  # a bulk string: $LENGTH CRLF body CRLF
         head, _, data = data.partition(b"\r\n")
         while len(data) < int(head[1:]) + 2 and (chunk := sock.recv(65536)):
             data += chunk
-    fields = dict(re.findall(r"(used_cpu_(?:sys|user)):([\d.]+)", data.decode()))
+    return data.decode()
+
+
+def redis_cpu_seconds(url: str) -> float:
+    """CPU time redis-server has used so far (INFO cpu)."""
+    fields = dict(re.findall(r"(used_cpu_(?:sys|user)):([\d.]+)", redis_info(url, "cpu")))
     return float(fields["used_cpu_sys"]) + float(fields["used_cpu_user"])
 
 

@@ -4,7 +4,9 @@ Layout (``gomoku:`` is the default prefix, so one Redis can hold other data too)
 
 - one room: ``gomoku:{room:ID}:state`` (hash: version, seq, state, deadline, the
   spectator count announced and when, a held announcement's due time),
-  ``gomoku:{room:ID}:events`` (stream; entry id ``<seq>-0``), the attachments
+  ``gomoku:{room:ID}:events`` (stream; entry id ``<seq>-0``), its last chat lines
+  ``gomoku:{room:ID}:chat`` (list of ``<seq>:<event>``, trimmed to the snapshot's 30,
+  written with the chat's event), the attachments
   ``gomoku:{room:ID}:conns`` (hash: connection -> player) and
   ``gomoku:{room:ID}:people`` (hash: ``players`` attached, per player ``n:ID`` connections
   and ``left:ID`` when the last left, per instance ``i:ID`` connections, per connection
@@ -93,6 +95,10 @@ class Keys:
     def room_events(self, room_id: str) -> str:
         return f"{self._room(room_id)}:events"
 
+    def room_chat(self, room_id: str) -> str:
+        """List: the room's last chat lines, each ``<seq>:<event>``, oldest first."""
+        return f"{self._room(room_id)}:chat"
+
     def room_conns(self, room_id: str) -> str:
         """Hash: attached connection -> its player."""
         return f"{self._room(room_id)}:conns"
@@ -107,6 +113,7 @@ class Keys:
         return [
             self.room_state(room_id),
             self.room_events(room_id),
+            self.room_chat(room_id),
             self.room_conns(room_id),
             self.room_people(room_id),
         ]

@@ -262,15 +262,14 @@ class RoomService:
             await self.store.lobby_put(room_id, encode(room.summary(count)))
 
     async def recent_chat(self, room_id: str, last_seq: int) -> list[ChatLine]:
-        """The room's last chat lines up to ``last_seq`` (at most CHAT_HISTORY, among its
-        last CHAT_SCAN events), oldest first, for a snapshot: a player back after a reload
-        or a spectator who came late reads what was said. Empty if the log no longer
-        holds those events."""
-        events = await self.store.read_events(room_id, max(0, last_seq - CHAT_SCAN))
+        """The room's last chat lines up to ``last_seq`` (at most CHAT_HISTORY), oldest
+        first, for a snapshot: a player back after a reload or a spectator who came late
+        reads what was said. The store keeps them apart from the log (:meth:`chat`), so a
+        crowd joining a long game never reads the game's events for them."""
         lines: list[ChatLine] = []
-        for stored in events or ():
-            if stored.seq > last_seq or b"chat" not in stored.data:  # most events: skipped
-                continue
+        for stored in await self.store.recent_chat(room_id):
+            if stored.seq > last_seq:  # said after the snapshot: it follows as an event
+                break
             event = decode_event(stored.data)
             if isinstance(event, ChatPosted):
                 lines.append(
@@ -279,8 +278,9 @@ class RoomService:
         return lines[-CHAT_HISTORY:]
 
     async def chat(self, room_id: str, line: ChatPosted) -> None:
-        """Log a chat line: appended, never competing with the room's game actions."""
-        if await self.store.append(room_id, [encode(line)]) is None:
+        """Log a chat line: appended, never competing with the room's game actions, and
+        kept among the room's last CHAT_HISTORY lines in the same step."""
+        if await self.store.append(room_id, [encode(line)], keep_chat=CHAT_HISTORY) is None:
             raise NoSuchRoom(room_id)
 
     async def _rate_seats(self, room: Room, events: list[RoomEvent]) -> None:
@@ -409,10 +409,6 @@ class RoomService:
             summary = encode(room.summary(shown))
             if before is None or encode(before.summary(shown)) != summary:
                 await self.store.lobby_put(room.id, summary)
-
-
-CHAT_SCAN = 300
-"""How many of a room's last events a snapshot looks through for its chat lines."""
 
 
 class NoSuchRoom(LookupError):

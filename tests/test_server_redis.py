@@ -7,11 +7,12 @@ import asyncio
 from collections.abc import Awaitable, Callable
 
 from redis_fixtures import RedisServer
-from server_fixtures import Connect, TestClient, healthz, wait_healthy
+from server_fixtures import Connect, TestClient, healthz, make_config, wait_healthy
 
 from protocol import messages as m
-from protocol.events import GameOver, GameStarted, Moved, PlayerJoined
+from protocol.events import ChatPosted, GameOver, GameStarted, Moved, PlayerJoined
 from server.app import GomokuServer
+from server.config import ConnectionLimits
 from server.store.redis import RedisStore
 
 MakeServer = Callable[..., Awaitable[GomokuServer]]
@@ -60,6 +61,51 @@ async def test_two_instances_play_one_game_with_spectators_on_both(
     assert [point for _, point in sequences[0]] == moves
     seqs = [seq for seq, _ in sequences[0]]
     assert seqs == sorted(seqs)
+
+
+async def test_a_late_spectator_reads_the_last_chat_lines_the_log_let_go(
+    make_server: MakeServer, connect: Connect, redis_url: str
+) -> None:
+    """On Redis, a spectator who joins reads the room's last 30 chat lines, oldest first
+    with their events' seqs, though the room's log no longer holds them; a line refused
+    (over the chat limit) is not among them."""
+    limits = ConnectionLimits(
+        ping_interval_s=None,
+        ping_timeout_s=None,
+        rate_per_s=1000,
+        rate_burst=1000,
+        chat_per_window=36,
+    )
+    store = RedisStore(redis_url, poll_interval_s=0.2, max_events=10)
+    server = await make_server(make_config(limits=limits), store=store)
+    alice = await connect("alice", to=server)
+    bob = await connect("bob", to=server)
+    room = (await alice.create(seat="black")).room.id
+    await bob.join(room)
+    await alice.event(PlayerJoined, room)
+    await alice.event(GameStarted, room)
+    for n in range(36):
+        await alice.send(m.Chat(room=room, text=f"line {n}"))
+    said = []
+    for _ in range(36):
+        message = await bob.until(
+            lambda x: isinstance(x, m.Event) and isinstance(x.event, ChatPosted)
+        )
+        assert isinstance(message, m.Event)
+        assert isinstance(message.event, ChatPosted)
+        said.append((message.seq, message.event.text))
+    await alice.send(m.Chat(room=room, text="one too many"))
+    refused = await alice.until(lambda x: isinstance(x, m.Error))
+    assert isinstance(refused, m.Error)
+    assert refused.code == "chat_rate_limited"
+    for i, point in enumerate(["h8", "a1", "h9", "a2", "h10", "a3", "j8", "b1", "k8", "c1"]):
+        await (alice if i % 2 == 0 else bob).move(room, point)
+        await bob.until_event(Moved)
+    assert await store.read_events(room, 0) is None  # the log kept only the moves
+    carol = await connect("carol", to=server)
+    snap = await carol.join(room, "spectator")
+    assert [(line.seq, line.text) for line in snap.room.chat] == said[-30:]
+    assert {line.player for line in snap.room.chat} == {alice.player}
 
 
 async def test_game_survives_a_redis_restart(

@@ -425,6 +425,52 @@ async def test_append_logs_events_without_touching_the_version(store: Store) -> 
     assert await store.append("nope", [b"x"]) is None
 
 
+async def test_chat_lines_are_kept_apart_from_the_log(store: Store) -> None:
+    """append with keep_chat also keeps the room's last chat lines with their seqs, oldest
+    first, after the log has let them go; other appends and commits are not kept."""
+    await store.commit("r1", 0, b"s0", [b"created"])
+    for n in range(1, 6):
+        appended = await store.append("r1", [b"chat-%d" % n], keep_chat=3)
+        assert appended is not None
+        assert appended.first_seq == n + 1
+    await store.append("r1", [b"not chat"])
+    await store.announce_count("r1", 1, b"count", 1_000, 500, due=False)
+    for version in range(1, 61):  # more than the log keeps (50)
+        await store.commit("r1", version, b"s%d" % version, [b"move"])
+    assert await store.read_events("r1", 0) is None
+    kept = [StoredEvent(4, b"chat-3"), StoredEvent(5, b"chat-4"), StoredEvent(6, b"chat-5")]
+    assert await store.recent_chat("r1") == kept
+    two = await store.append("r1", [b"chat-6", b"chat-7"], keep_chat=3)
+    assert two is not None
+    assert await store.recent_chat("r1") == [
+        StoredEvent(6, b"chat-5"),
+        StoredEvent(two.first_seq, b"chat-6"),
+        StoredEvent(two.last_seq, b"chat-7"),
+    ]
+    assert await store.recent_chat("nope") == []
+    assert await store.append("nope", [b"x"], keep_chat=3) is None
+    assert await store.recent_chat("nope") == []
+
+
+async def test_kept_chat_lines_go_with_the_room(store: Store) -> None:
+    """A room's kept chat lines expire with it (also when the first was said after it was
+    set to expire), and a new room by the same id starts with none."""
+    for room in ("r1", "r2"):
+        await store.commit(room, 0, b"s", [b"e"])
+    await store.append("r1", [b"before"], keep_chat=30)
+    for room in ("r1", "r2"):
+        await store.expire_room(room, 100)
+        await store.append(room, [b"after"], keep_chat=30)
+    assert [line.data for line in await store.recent_chat("r1")] == [b"before", b"after"]
+    assert [line.data for line in await store.recent_chat("r2")] == [b"after"]
+    await asyncio.sleep(0.2)
+    for room in ("r1", "r2"):
+        assert await store.load_room(room) is None
+        assert await store.recent_chat(room) == []
+    await store.commit("r1", 0, b"again")
+    assert await store.recent_chat("r1") == []
+
+
 async def test_counts_are_announced_at_most_once_per_interval(store: Store) -> None:
     """The first change goes out at once; a change within the interval is held and the
     room falls due at its end; the same count again is never announced."""

@@ -184,11 +184,12 @@ async def test_room_keys_share_one_cluster_slot(redis_url: str) -> None:
     try:
         for room in ("alpha", "beta"):
             await store.commit(room, 0, b"s", [b"e"], deadline_ms=10_000)
+            await store.append(room, [b"chat"], keep_chat=30)
             await store.expire_room(room, 60_000)
         slots = {}
         for room in ("alpha", "beta"):
             keys = [k async for k in client.scan_iter(match=f"*{room}*")]
-            assert len(keys) == 2  # state and events
+            assert len(keys) == 3  # state, events and the last chat lines
             room_slots = {key_slot(k) for k in keys}
             assert len(room_slots) == 1
             slots[room] = room_slots.pop()
@@ -211,6 +212,23 @@ async def test_finished_room_expires_from_redis(redis_url: str) -> None:
         events_ttl = await client.pttl(store.keys.room_events("room"))
         assert 0 < state_ttl <= 60_000
         assert 0 < events_ttl <= 60_000
+    finally:
+        await client.aclose()
+        await store.close()
+
+
+async def test_a_new_room_starts_without_what_an_expired_one_left(redis_url: str) -> None:
+    """A room's keys expire one by one: if an expired room's log or chat lines outlived its
+    state, a room created by the same id starts without them."""
+    store = RedisStore(redis_url)
+    await store.start()
+    client = Redis.from_url(redis_url)
+    try:
+        await client.xadd(store.keys.room_events("room"), {"d": b"old event"}, id="7-0")
+        await client.rpush(store.keys.room_chat("room"), b"7:old line")
+        await store.commit("room", 0, b"s", [b"e"])
+        assert await store.read_events("room", 0) == [StoredEvent(1, b"e")]
+        assert await store.recent_chat("room") == []
     finally:
         await client.aclose()
         await store.close()

@@ -26,7 +26,9 @@ shape follows what Redis does natively, so the Redis backend is a thin layer:
   (:meth:`Store.attach`), and events that are appended without a version check
   (:meth:`Store.append`: chat; :meth:`Store.announce_count`: the spectator count, at most
   once per interval). These never touch the record's version, so a crowd chatting and
-  coming and going never makes a game action conflict;
+  coming and going never makes a game action conflict. A room's last chat lines are also
+  kept apart from its log, written in the same step as their events, so a snapshot has
+  them without reading the log (:meth:`Store.recent_chat`);
 * every instance holds a lease it renews (:meth:`Store.instance_beat`); the attachments
   of an instance whose lease ran out (it was killed) are dropped by a survivor
   (:meth:`Store.reap_instance`), so they cannot keep a player online forever;
@@ -259,15 +261,28 @@ class Store(Archive, AiPool):
 
     @abc.abstractmethod
     async def expire_room(self, room_id: str, ttl_ms: int, *, invite: str | None = None) -> None:
-        """Forget the room (state, log, attachments, deadline; and the ``invite`` code
-        that leads to it) after ``ttl_ms``; a later commit, append or attach does not
-        cancel this. Used for finished and abandoned rooms."""
+        """Forget the room (state, log, kept chat lines, attachments, deadline; and the
+        ``invite`` code that leads to it) after ``ttl_ms``; a later commit, append or attach
+        does not cancel this. Used for finished and abandoned rooms."""
 
     @abc.abstractmethod
-    async def append(self, room_id: str, events: Sequence[bytes]) -> CommitResult | None:
+    async def append(
+        self, room_id: str, events: Sequence[bytes], *, keep_chat: int = 0
+    ) -> CommitResult | None:
         """Append ``events`` to the room's log with the next sequence numbers, without a
         version check and without changing the room's state or version (chat). None if
-        there is no such room."""
+        there is no such room.
+
+        With ``keep_chat``, the events are chat lines: in the same atomic step each is also
+        kept with its sequence number among the room's last ``keep_chat`` lines
+        (:meth:`recent_chat`)."""
+
+    @abc.abstractmethod
+    async def recent_chat(self, room_id: str) -> list[StoredEvent]:
+        """The chat lines :meth:`append` kept for the room (the last ones, however far back
+        in its log), oldest first; empty for no room. Kept apart from the log, so a
+        snapshot reads a room's last lines without reading its events; they expire with
+        the room (:meth:`expire_room`)."""
 
     @abc.abstractmethod
     async def announce_count(

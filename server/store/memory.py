@@ -45,6 +45,8 @@ class _Room:
     state: RoomState
     seq: int = 0
     log: deque[StoredEvent] = field(default_factory=deque)
+    chat: deque[StoredEvent] = field(default_factory=deque)
+    """The last chat lines appended (``Store.recent_chat``), whatever the log still holds."""
     followers: set[asyncio.Queue[StoredEvent | None]] = field(default_factory=set)
     listeners: dict[Callable[[StoredEvent], None], asyncio.Future[None]] = field(
         default_factory=dict
@@ -202,12 +204,22 @@ class MemoryStore(MemoryArchive, MemoryAiPool, Store):
             room.log.popleft()
         return first
 
-    async def append(self, room_id: str, events: Sequence[bytes]) -> CommitResult | None:
+    async def append(
+        self, room_id: str, events: Sequence[bytes], *, keep_chat: int = 0
+    ) -> CommitResult | None:
         room = self._room(room_id)
         if room is None:
             return None
         first = self._log(room, events)
+        if keep_chat > 0:
+            room.chat.extend(StoredEvent(first + i, data) for i, data in enumerate(events))
+            while len(room.chat) > keep_chat:
+                room.chat.popleft()
         return CommitResult(room.version, first, room.seq)
+
+    async def recent_chat(self, room_id: str) -> list[StoredEvent]:
+        room = self._room(room_id)
+        return [] if room is None else list(room.chat)
 
     async def announce_count(
         self, room_id: str, count: int, event: bytes, now_ms: int, every_ms: int, *, due: bool

@@ -7,7 +7,8 @@ How each part maps onto Redis (one module each, put together in :mod:`.store`):
 * **Rooms** (:mod:`.rooms`): a hash (version, last seq, state, deadline) and a stream
   (the event log, entry ids ``<seq>-0``) per room under one hash tag, written together
   by one commit script with a version check; chat and spectator counts are appended
-  without one.
+  without one, and a chat line also onto a short list of the room's last lines, which
+  snapshots read instead of the log.
 * **Fan-out** (:mod:`.feed`, :mod:`.bus`): each commit or append rings the room's bell
   (pub/sub) with the events it logged and a commit's new state; one pub/sub connection
   per instance, and per watched room one feed that hands the bell's events to every

@@ -35,6 +35,15 @@ def events(entries: list[Any]) -> list[StoredEvent]:
     ]
 
 
+def chat_lines(entries: list[Any]) -> list[StoredEvent]:
+    """A room's kept chat lines (LRANGE's reply: each ``<seq>:<event>``) as stored events."""
+    lines = []
+    for entry in entries:
+        seq, _, data = bytes(entry).partition(b":")
+        lines.append(StoredEvent(int(seq), data))
+    return lines
+
+
 class Bell(NamedTuple):
     """What a room's bell says: the log ends at ``seq`` and the room is at ``version``;
     a bell rung by a commit or an append also carries the events it logged (from

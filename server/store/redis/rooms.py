@@ -10,8 +10,10 @@ that had in fact landed, the script recognises its own token and answers the ori
 result instead of a conflict (no lost and no double-applied move, even on retry). The
 log is trimmed to ``max_events`` exactly (``MAXLEN =``), so what is retained is
 predictable. Chat and spectator counts are appended without a version check
-(``lua/append.lua``, ``lua/announce.lua``). Fan-out to subscribers goes through the
-room feeds (:mod:`server.store.redis.feed`).
+(``lua/append.lua``, ``lua/announce.lua``); a chat line is also pushed, in the same
+script, onto the room's short list of its last lines, which a snapshot reads instead
+of the log. Fan-out to subscribers goes through the room feeds
+(:mod:`server.store.redis.feed`).
 """
 
 from __future__ import annotations
@@ -111,6 +113,8 @@ class RedisRooms(RedisCore):
         deadline_ms: int | None,
     ) -> CommitResult:
         keys = [self.keys.room_state(room_id), self.keys.room_events(room_id)]
+        if expected_version == 0:  # a create clears what an expired room left of these
+            keys.append(self.keys.room_chat(room_id))
         if deadline_ms is None:
             mode, deadline = "c", 0
         elif deadline_ms == KEEP_DEADLINE:
@@ -232,13 +236,15 @@ class RedisRooms(RedisCore):
                 commands.append(("PEXPIRE", self.keys.invite(invite), ttl_ms))
             await self.hot(*commands)
 
-    async def append(self, room_id: str, events: Sequence[bytes]) -> CommitResult | None:
+    async def append(
+        self, room_id: str, events: Sequence[bytes], *, keep_chat: int = 0
+    ) -> CommitResult | None:
         feed = self.feeds.get(room_id)
         if feed is None:
-            return await self._append_events(room_id, events)
+            return await self._append_events(room_id, events, keep_chat)
         feed.local_commits += 1  # its own bell need not wake the reader
         try:
-            result = await self._append_events(room_id, events)
+            result = await self._append_events(room_id, events, keep_chat)
             if result is not None:
                 feed.appended(result.last_seq)
                 if result.last_seq - result.first_seq + 1 == len(events):
@@ -249,13 +255,25 @@ class RedisRooms(RedisCore):
             feed.settle()
 
     @runs_to_completion
-    async def _append_events(self, room_id: str, events: Sequence[bytes]) -> CommitResult | None:
-        keys = [self.keys.room_state(room_id), self.keys.room_events(room_id)]
-        args: list[bytes | str | int] = [self.max_events, self.keys.room_bell(room_id), *events]
+    async def _append_events(
+        self, room_id: str, events: Sequence[bytes], keep_chat: int
+    ) -> CommitResult | None:
+        keys = [
+            self.keys.room_state(room_id),
+            self.keys.room_events(room_id),
+            self.keys.room_chat(room_id),
+        ]
+        args: list[bytes | str | int] = [self.max_events, self.keys.room_bell(room_id)]
+        args += [keep_chat, *events]
         first, last = await self.scripts.append(keys, args)
         if first == -1:
             return None
         return CommitResult(0, int(first), int(last))
+
+    async def recent_chat(self, room_id: str) -> list[StoredEvent]:
+        # A read: on the hot path, which may send it twice.
+        entries = (await self.hot(("LRANGE", self.keys.room_chat(room_id), 0, -1)))[0]
+        return codecs.chat_lines(entries)
 
     async def announce_count(
         self, room_id: str, count: int, event: bytes, now_ms: int, every_ms: int, *, due: bool

@@ -1,5 +1,6 @@
--- KEYS: state hash, event stream. ARGV: expected version, state, deadline mode
--- ("k"eep / "s"et / "c"lear), deadline, max events, bell channel, commit token, events...
+-- KEYS: state hash, event stream (and on a create, the chat list). ARGV: expected version,
+-- state, deadline mode ("k"eep / "s"et / "c"lear), deadline, max events, bell channel,
+-- commit token, events...
 local version = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
 if version ~= tonumber(ARGV[1]) then
   if redis.call('HGET', KEYS[1], 'token') == ARGV[7] then
@@ -8,8 +9,11 @@ if version ~= tonumber(ARGV[1]) then
   end
   return {-1, version}
 end
-if version == 0 then
+if version == 0 then  -- a new room: nothing of an expired one by the same id is left
   redis.call('DEL', KEYS[2])
+  if KEYS[3] then
+    redis.call('DEL', KEYS[3])
+  end
 end
 local seq = tonumber(redis.call('HGET', KEYS[1], 'seq') or '0')
 local first = seq + 1
