@@ -10,6 +10,8 @@ import pytest
 
 from engine import Color, Opening, Reason, Result, Rule, parse_point
 from engine.record import GameRecord, Players, TimedMove, record_from_dict, record_to_dict
+from protocol.events import Undone
+from protocol.values import TimeControl
 from server import game, history
 from server.config import ServerConfig
 from server.metrics import Metrics
@@ -61,6 +63,31 @@ async def test_a_loaded_room_is_not_changed_by_the_actions_that_follow() -> None
     final = seen[-1][0]
     assert final.moves == ["h8", "a2"]  # the takeback took back a1 and h9
     assert len(final.move_ms) == 2
+
+
+async def test_a_takeback_gains_nobody_the_increments_of_the_stones_it_removes() -> None:
+    """In a 1+20 game, an accepted takeback of two stones leaves each player the time they
+    had before those stones were placed, less the time spent since: the increments the
+    two stones earned are taken back."""
+    service = RoomService(MemoryStore(), ServerConfig(), Metrics())
+    base, inc = 60_000, 20_000
+    room = await service.open(
+        "r-1",
+        game.RoomSettings(rule=Rule.FREESTYLE, time=TimeControl(base_ms=base, inc_ms=inc)),
+        seats=[(Seat(id=A, name="a"), "black"), (Seat(id=B, name="b"), "white")],
+    )
+    for action in [game.Move(A, "h8"), game.Move(B, "a1"), game.Move(A, "h9")]:
+        await service.act(room.id, action)
+    await service.act(room.id, game.Offer(B, "takeback"))
+    outcome, _ = await service.act(room.id, game.Answer(A, "takeback", True))
+    undone = outcome.events[-1]
+    assert isinstance(undone, Undone)
+    assert undone.points == ["h9", "a1"]
+    assert undone.clocks is not None
+    spent_at_most = 5_000  # a few ms in fact: the test's actions follow one another
+    assert base + inc - spent_at_most < undone.clocks.black_ms <= base + inc  # h8's stays
+    assert base - spent_at_most < undone.clocks.white_ms <= base
+    assert (await _loaded(service, room.id)).clocks_ms == outcome.room.clocks_ms
 
 
 async def test_the_archived_record_is_the_engines_record_of_the_game() -> None:

@@ -174,6 +174,53 @@ def test_takeback_never_reaches_into_the_swap2_opening() -> None:
     assert outcome.room.moves == ["h8", "h9", "i8"]
 
 
+def test_a_takeback_takes_back_the_increments_of_the_stones_it_removes() -> None:
+    """Each stone an accepted takeback removes takes the increment its player earned with
+    it off their clock; time spent stays spent (10+3, times in ms)."""
+    room = started(time=TimeControl(base_ms=10_000, inc_ms=3_000))
+    room = apply(room, game.Move(A, "h8"), 0, RULES).room  # A 13,000 (no clock ran yet)
+    room = apply(room, game.Move(B, "a1"), 1_000, RULES).room  # B 12,000
+    room = apply(room, game.Move(A, "h9"), 3_000, RULES).room  # A 14,000
+    room = apply(room, game.Offer(B, "takeback"), 4_000, RULES).room
+    outcome = apply(room, game.Answer(A, "takeback", True), 5_000, RULES)
+    assert outcome.room.moves == ["h8"]
+    undone = outcome.events[-1]
+    assert isinstance(undone, Undone)
+    assert undone.points == ["h9", "a1"]
+    assert undone.clocks is not None
+    assert undone.clocks.black_ms == 10_000 + 3_000 - 2_000  # h8's increment stays
+    assert undone.clocks.white_ms == 10_000 - 1_000 - 2_000
+    room = apply(outcome.room, game.Move(B, "a2"), 6_000, RULES).room  # B 9,000
+    room = apply(room, game.Offer(B, "takeback"), 6_500, RULES).room  # on A's turn
+    outcome = apply(room, game.Answer(A, "takeback", True), 7_000, RULES)
+    undone = outcome.events[-1]
+    assert isinstance(undone, Undone)
+    assert undone.points == ["a2"]
+    assert undone.clocks is not None
+    assert (undone.clocks.black_ms, undone.clocks.white_ms) == (11_000 - 1_000, 9_000 - 3_000)
+
+
+def test_a_takeback_leaving_the_player_to_move_no_time_ends_the_game_on_time() -> None:
+    """A requester who spent on this turn more than they had without the increment of the
+    stone taken back is out of time: their flag falls with the takeback."""
+    room = started(time=TimeControl(base_ms=10_000, inc_ms=3_000))
+    room = play(room, "h8", now=0)  # A 13,000
+    room = apply(room, game.Move(B, "a1"), 1_000, RULES).room  # B 12,000
+    room = apply(room, game.Move(A, "h9"), 12_000, RULES).room  # A 5,000
+    room = apply(room, game.Move(B, "a2"), 13_000, RULES).room  # B 14,000
+    room = apply(room, game.Offer(A, "takeback"), 17_000, RULES).room
+    outcome = apply(room, game.Answer(B, "takeback", True), 17_500, RULES)  # A 500 left
+    assert [type(e) for e in outcome.events] == [Answered, Undone, GameOver]
+    undone, over = outcome.events[1], outcome.events[2]
+    assert isinstance(undone, Undone)
+    assert undone.clocks is not None
+    assert (undone.clocks.black_ms, undone.clocks.white_ms) == (0, 11_000)
+    assert isinstance(over, GameOver)
+    assert (over.winner, over.reason) == ("white", Reason.TIMEOUT)
+    assert outcome.room.state == "over"
+    assert outcome.room.moves == ["h8", "a1"]
+
+
 def test_declined_takebacks_are_throttled_then_refused() -> None:
     """Each decline doubles the wait; after the limit, no more takebacks this game."""
     room = play(started(), "h8 a1 h9")

@@ -43,6 +43,18 @@ def restart_clock(room: Room, now_ms: int, previous_actor: int | None) -> None:
     room.clock_since_ms = now_ms
 
 
+def take_back_increments(room: Room, first: int) -> None:
+    """Each stone from index ``first`` on earned its player the increment (every stone after
+    the opening hands the turn over): a takeback removing them takes those increments off
+    their clocks too, so a takeback never gains anyone time. Time already spent stays
+    spent; a clock goes no lower than zero."""
+    if room.time is None or not room.time.inc_ms:
+        return
+    for index in range(first, len(room.moves)):
+        seat = room.seat_at(Color.BLACK if index % 2 == 0 else Color.WHITE)
+        room.clocks_ms[seat] = max(0, room.clocks_ms[seat] - room.time.inc_ms)
+
+
 def finish(room: Room, winner: Color | None, reason: Reason, line: list[str] | None) -> GameOver:
     room.state = "over"
     room.clock_since_ms = None
@@ -236,10 +248,15 @@ def answer(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Out
         requester = 1 - seat
         count = _takeback_count(room, requester)
         charge_clock(room, now_ms)
-        taken = room.moves[-count:][::-1] if count else []
-        del room.moves[len(room.moves) - count :]
+        first = len(room.moves) - count
+        taken = room.moves[first:][::-1]
+        take_back_increments(room, first)
+        del room.moves[first:]
         room.clock_since_ms = now_ms if room.time is not None and room.moves else None
         out.events.append(Undone(points=taken, clocks=room.clocks(now_ms)))
+        flagged = flag(room, now_ms)  # the player to move may have had only those increments
+        if flagged is not None:
+            out.events.append(flagged)
     else:
         if not action.rematch_id:
             raise GameError(ErrorCode.INTERNAL, "no id for the rematch room")
