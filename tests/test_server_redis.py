@@ -7,7 +7,14 @@ import asyncio
 from collections.abc import Awaitable, Callable
 
 from redis_fixtures import RedisServer
-from server_fixtures import Connect, TestClient, healthz, make_config, wait_healthy
+from server_fixtures import (
+    Connect,
+    TestClient,
+    healthz,
+    make_config,
+    seated_pair,
+    wait_healthy,
+)
 
 from protocol import messages as m
 from protocol.events import ChatPosted, GameOver, GameStarted, Moved, PlayerJoined
@@ -78,12 +85,7 @@ async def test_a_late_spectator_reads_the_last_chat_lines_the_log_let_go(
     )
     store = RedisStore(redis_url, poll_interval_s=0.2, max_events=10)
     server = await make_server(make_config(limits=limits), store=store)
-    alice = await connect("alice", to=server)
-    bob = await connect("bob", to=server)
-    room = (await alice.create(seat="black")).room.id
-    await bob.join(room)
-    await alice.event(PlayerJoined, room)
-    await alice.event(GameStarted, room)
+    alice, bob, room = await seated_pair(connect, to=server)
     for n in range(36):
         await alice.send(m.Chat(room=room, text=f"line {n}"))
     said = []
