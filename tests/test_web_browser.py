@@ -25,7 +25,16 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from playwright.async_api import Browser, BrowserContext, Page, async_playwright, expect
+from playwright.async_api import (
+    Browser,
+    BrowserContext,
+    FloatRect,
+    Locator,
+    Page,
+    ViewportSize,
+    async_playwright,
+    expect,
+)
 from server_fixtures import TestClient, make_config
 from websockets.asyncio.client import connect as ws_connect
 from worker_fixtures import ai_config, worker_config
@@ -60,8 +69,9 @@ pytestmark = [
 CHROMIUM = Path("/usr/bin/chromium")
 HAVE_CHROMIUM = CHROMIUM.exists()
 SHOTS = Path(__file__).resolve().parent.parent / "screenshots"
-DESKTOP = {"width": 1280, "height": 800}
-PHONE = {"width": 360, "height": 740}
+DESKTOP: ViewportSize = {"width": 1280, "height": 800}
+PHONE: ViewportSize = {"width": 360, "height": 740}
+BIG_PHONE: ViewportSize = {"width": 390, "height": 844}
 QUIET = [  # no background traffic to anywhere: the tests talk to 127.0.0.1 only
     "--disable-background-networking",
     "--disable-component-update",
@@ -122,11 +132,18 @@ class People:
         return f"http://127.0.0.1:{self.server.port}/"
 
     async def page(
-        self, name: str, *, phone: bool = False, hash: str = "", same_as: Page | None = None
+        self,
+        name: str,
+        *,
+        phone: bool = False,
+        hash: str = "",
+        same_as: Page | None = None,
+        viewport: ViewportSize | None = None,
     ) -> Page:
         """A browser at the server's page, named ``name``, connected; ``same_as``: another
-        device of that page's player (its stored name and token)."""
-        options: dict[str, Any] = {"viewport": PHONE if phone else DESKTOP}
+        device of that page's player (its stored name and token); ``viewport``: a size
+        other than DESKTOP's or PHONE's."""
+        options: dict[str, Any] = {"viewport": viewport or (PHONE if phone else DESKTOP)}
         if phone:
             options |= {"has_touch": True, "is_mobile": True, "device_scale_factor": 1}
         if same_as is not None:
@@ -198,6 +215,22 @@ async def tap_move(page: Page, name: str) -> None:
     await point(page, name).tap()
     await expect(page.locator("#confirm-move")).to_have_text(f"Place at {name}")
     await page.locator("#confirm-move").tap()
+
+
+async def box(locator: Locator) -> FloatRect:
+    """Where an element shows on the screen (it must show)."""
+    found = await locator.bounding_box()
+    assert found is not None, f"{locator} does not show"
+    return found
+
+
+def overlap(a: FloatRect, b: FloatRect) -> bool:
+    return (
+        a["x"] < b["x"] + b["width"]
+        and b["x"] < a["x"] + a["width"]
+        and a["y"] < b["y"] + b["height"]
+        and b["y"] < a["y"] + a["height"]
+    )
 
 
 async def room_of(page: Page) -> str:
@@ -564,10 +597,12 @@ async def test_swap2_choices_offers_chat_takeback_and_resign(browser: Browser) -
         room = (await hal.create(opening="swap2", seat="black")).room.id
         ann = await crowd.page("ann", hash=f"#/room/{room}")
         await hal.until_event(GameStarted)
+        status = ann.locator("#status")
+        await expect(status).to_have_text("Swap2: hal places stone 1 of 3, then you choose.")
         for stone in ("h8", "h9", "i8"):  # the opener's three stones
             await hal.move(room, stone)
             await hal.until_event(Moved)
-        await expect(ann.locator("#status")).to_have_text("Swap2: choose.")
+        await expect(status).to_have_text("Swap2: your choice: Black, White or two more stones.")
         await expect(ann.locator("[data-choice]")).to_have_count(3)
         await ann.click('[data-choice="white"]')
         chose = await hal.until_event(Chose)
@@ -994,3 +1029,231 @@ async def test_a_game_that_ended_while_away_is_listed_until_seen(browser: Browse
         await expect(ann.locator("#conn")).to_have_attribute("data-state", "online")
         await caught_up(ann)
         await expect(ann.locator(".resume")).to_be_hidden()
+
+
+# --- how the page reads and fits: long names, small screens, toasts ---------------------
+
+LONG_NAMES = ("Alexandria Montgomery-Xy", "Hieronymus_Bartholomew_X")  # 24 characters: the most
+
+# The innermost element of `root` that shows `text`, and whether all of that element shows.
+SHOWN = """(root, text) => {
+    let holder = root;
+    for (;;) {
+        const inner = [...holder.children].find((child) => child.textContent.includes(text));
+        if (!inner) break;
+        holder = inner;
+    }
+    const r = holder.getBoundingClientRect();
+    return {cut: holder.scrollWidth > holder.clientWidth, left: r.left, right: r.right};
+}"""
+
+
+def rows_of(boxes: list[FloatRect]) -> int:
+    """How many lines these boxes stand in (boxes side by side share a line)."""
+    rows, bottom = 0, float("-inf")
+    for b in sorted(boxes, key=lambda b: b["y"]):
+        if b["y"] >= bottom - 1:  # below the line so far: a new line
+            rows += 1
+            bottom = b["y"] + b["height"]
+        else:
+            bottom = max(bottom, b["y"] + b["height"])
+    return rows
+
+
+async def test_the_swap2_opening_says_who_is_to_do_what(browser: Browser) -> None:
+    """Through a swap2 opening the status line says who places which stone and who
+    chooses next, to the opener (ann) and to a watcher (cy): ann places three stones,
+    hal chooses to place two more, and ann chooses her colour. The room's log says
+    what hal may choose."""
+    async with people(browser) as crowd:
+        ann = await crowd.page("ann")
+        await ann.select_option("#create-form select[name=opening]", "swap2")
+        await ann.select_option("#create-form select[name=seat]", "black")
+        await ann.click("#create-button")
+        room = await room_of(ann)
+        hal = await crowd.client("hal")
+        await hal.join(room)
+        cy = await crowd.page("cy", hash=f"#/watch/{room}")
+        mine, watched = ann.locator("#status"), cy.locator("#status")
+        for n, (stone, colour) in enumerate((("h8", "Black"), ("h9", "White"), ("i8", "Black")), 1):
+            await expect(mine).to_have_text(
+                f"Swap2: place stone {n} of 3 ({colour}), then hal chooses."
+            )
+            await expect(watched).to_have_text(
+                f"Swap2: ann places stone {n} of 3, then hal chooses."
+            )
+            await point(ann, stone).click()
+        await expect(mine).to_have_text("Swap2: hal chooses: Black, White or two more stones.")
+        await expect(watched).to_have_text("Swap2: hal chooses: Black, White or two more stones.")
+        await expect(ann.locator("#chat-log")).to_contain_text(
+            "hal is to choose: Black, White or two more stones"
+        )
+        await hal.send(m.Choose(room=room, choice="place2"))
+        for n, stone in ((4, "j8"), (5, "g8")):
+            await expect(mine).to_have_text(f"Swap2: hal places stone {n} of 5, then you choose.")
+            await expect(watched).to_have_text(
+                f"Swap2: hal places stone {n} of 5, then ann chooses."
+            )
+            await hal.move(room, stone)
+        await expect(mine).to_have_text("Swap2: your choice: Black or White.")
+        await expect(watched).to_have_text("Swap2: ann chooses: Black or White.")
+        await expect(ann.locator("[data-choice]")).to_have_count(2)
+        await ann.click('[data-choice="white"]')
+        await expect(mine).to_have_text("Your move: White.")
+        await expect(watched).to_have_text("ann to move (White).")
+
+
+async def test_long_names_leave_the_rating_and_the_clock_in_view(browser: Browser) -> None:
+    """Two 24-character names in a rated game with a clock, on a desktop and on a phone:
+    a name gives way (whole in its title), while its rating, "(you)" and the clock show
+    in full inside the seat, in that order."""
+    ann_name, hal_name = LONG_NAMES
+    async with people(browser) as crowd:
+        hal = await crowd.client(hal_name)
+        five = TimeControl(base_ms=300_000, inc_ms=0)
+        room = (await hal.create(seat="white", rated=True, time=five)).room.id
+        desktop = await crowd.page(ann_name, hash=f"#/room/{room}")
+        phone = await crowd.page(
+            ann_name, phone=True, viewport=BIG_PHONE, hash=f"#/room/{room}", same_as=desktop
+        )
+        for page in (desktop, phone):
+            width = (page.viewport_size or DESKTOP)["width"]
+            for colour, name, tags in (
+                ("black", ann_name, "1500 (you)"),
+                ("white", hal_name, "1500"),
+            ):
+                seat = page.locator(f".seat.{colour}")
+                await expect(seat).to_contain_text(f"{name} {tags}")
+                shown = await seat.evaluate(SHOWN, tags)
+                clock = await box(page.locator(f"#clock-{colour}"))
+                around = await box(seat)
+                assert not shown["cut"], (width, colour, shown)
+                assert around["x"] <= shown["left"] < shown["right"] <= clock["x"], (width, colour)
+                assert clock["x"] + clock["width"] <= around["x"] + around["width"] <= width
+                await expect(page.locator(f"#name-{colour}")).to_have_attribute(
+                    "title", f"{name} {tags}"
+                )
+
+
+async def test_the_profile_says_unrated_and_provisional_in_words(browser: Browser) -> None:
+    """A newcomer's profile says "unrated" (why, in its title) where a rating would be,
+    and a dash for its RD; after a rated game that rating shows, said to be provisional.
+    No bare "?" anywhere."""
+    async with people(browser) as crowd:
+        hal = await crowd.client("hal")
+        room = (await hal.create(seat="white", rated=True)).room.id
+        ann = await crowd.page("ann")
+        await ann.click("header nav >> text=Profile")
+        rows = ann.locator("#profile-view .standings tbody tr")
+        await expect(rows).to_have_count(3)
+        for n, rule in enumerate(("freestyle", "standard", "renju")):
+            cells = rows.nth(n).locator("td")
+            await expect(cells.nth(1)).to_have_text("unrated")
+            await expect(cells.nth(1)).to_have_attribute(
+                "title", re.compile(f"^No rated {rule} game yet")
+            )
+            await expect(cells.nth(2)).to_have_text("\u2013")
+
+        await ann.evaluate(f"window.location.hash = '#/room/{room}'")
+        await hal.until_event(GameStarted)
+        await point(ann, "h8").click()
+        await hal.until_event(Moved)
+        await hal.move(room, "a1")
+        await moves_shown(ann, 2)
+        await hal.send(m.Resign(room=room))
+        await expect(ann.locator("#result .rating-change")).to_have_count(2)
+        await ann.click("header nav >> text=Profile")
+        freestyle = rows.nth(0).locator("td").nth(1)
+        await expect(freestyle).to_have_text(re.compile(r"^1\d{3} provisional$"))
+        await expect(freestyle).to_have_attribute(
+            "title", re.compile(r"^Provisional: 1\d{3} after 1")
+        )
+        await expect(rows.nth(1).locator("td").nth(1)).to_have_text("unrated")
+        await expect(ann.locator("#profile-view .standings")).not_to_contain_text("?")
+
+
+async def test_an_offers_answers_stay_on_one_line_on_a_phone(browser: Browser) -> None:
+    """On a 390-pixel phone hal asks to take back a move: Accept and Decline stand side
+    by side inside the offer, each one line high."""
+    async with people(browser) as crowd:
+        hal = await crowd.client("hal")
+        room = (await hal.create(seat="black")).room.id
+        ann = await crowd.page("ann", phone=True, viewport=BIG_PHONE, hash=f"#/room/{room}")
+        await hal.until_event(GameStarted)
+        await hal.move(room, "h8")
+        await moves_shown(ann, 1)
+        await hal.send(m.Offer(room=room, kind="takeback"))
+        offer = ann.locator(".offer")
+        await expect(offer).to_contain_text("hal asks to take back a move.")
+        accept, decline, around = [
+            await box(ann.locator(s)) for s in ("#accept", "#decline", ".offer")
+        ]
+        line = await ann.locator("#decline").evaluate(
+            "(e) => parseFloat(getComputedStyle(e).lineHeight)"
+        )
+        assert (decline["y"], decline["height"]) == (accept["y"], accept["height"])
+        assert decline["height"] < 2 * line
+        assert accept["x"] + accept["width"] <= decline["x"]
+        assert decline["x"] + decline["width"] <= around["x"] + around["width"]
+
+
+async def test_the_phone_header_takes_two_lines(browser: Browser) -> None:
+    """On a phone (390 and 360 pixels wide), with a 24-character name, the header's
+    brand, pages, name and connection take two lines, also while it says it is
+    reconnecting, and nothing sticks out of the screen; the name is whole in its title."""
+    name = LONG_NAMES[0]
+    async with people(browser) as crowd:
+        ann = await crowd.page(name, phone=True, viewport=BIG_PHONE)
+        parts = ["header .brand", "header nav", "header .who", "#conn"]
+        for size in (BIG_PHONE, PHONE):
+            await ann.set_viewport_size(size)
+            for state in ("online", "offline"):
+                if state == "offline":  # the longest the connection's badge says
+                    await ann.evaluate("gomoku.onState('offline', {retryAt: Date.now() + 10000})")
+                    await expect(ann.locator("#conn")).to_have_text("Offline: retrying in 10 s")
+                boxes = [await box(ann.locator(part)) for part in parts]
+                assert rows_of(boxes) == 2, (size, state, boxes)
+                assert all(b["x"] + b["width"] <= size["width"] for b in boxes), (size, state)
+            await ann.evaluate("gomoku.onState('online', {})")
+        await expect(ann.locator("#me")).to_have_attribute("title", name)
+
+
+async def test_a_toast_leaves_the_result_in_view(browser: Browser) -> None:
+    """At the end of a game a toast (too many chat lines) hides neither the status line
+    that says the result nor the result box: on a desktop, and on a phone scrolled, the
+    toast up, to have the result at the foot of the screen."""
+    async with people(browser) as crowd:
+        hal = await crowd.client("hal")
+        room = (await hal.create(seat="white")).room.id
+        desktop = await crowd.page("ann", hash=f"#/room/{room}")
+        phone = await crowd.page(
+            "ann", phone=True, viewport=BIG_PHONE, hash=f"#/room/{room}", same_as=desktop
+        )
+        await hal.until_event(GameStarted)
+        await point(desktop, "h8").click()
+        await hal.until_event(Moved)
+        await hal.send(m.Resign(room=room))
+        for page in (desktop, phone):
+            status = page.locator("#status")
+            await expect(status).to_have_text("Black wins by resignation")
+            toast = page.locator("#toast")
+            for n in range(6):
+                if await toast.is_visible():
+                    break
+                await page.fill("#chat-input", f"gg {n}")
+                await page.press("#chat-input", "Enter")
+            await expect(toast).to_have_text("Too many chat lines; wait a moment.")
+            if page is phone:
+                await page.evaluate(
+                    """() => new Promise((done) => {
+                        const r = document.getElementById("result").getBoundingClientRect();
+                        window.scrollBy(0, r.bottom - window.innerHeight + 8);
+                        requestAnimationFrame(() => requestAnimationFrame(done));
+                    })"""
+                )
+            height = (page.viewport_size or DESKTOP)["height"]
+            shown = await box(toast)
+            assert shown["y"] >= 0
+            assert shown["y"] + shown["height"] <= height
+            for kept in ("#status", "#result"):
+                assert not overlap(shown, await box(page.locator(kept))), kept

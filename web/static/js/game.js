@@ -4,9 +4,9 @@
 
 import { BoardView } from "./board.js";
 import { parsePoint } from "./notation.js";
-import { clockText, resultText, timeControlText } from "./room.js";
+import { choicesText, clockText, resultText, timeControlText } from "./room.js";
 import { downloadRecord } from "./records.js";
-import { TOAST_MS, errorText, h, option, toast } from "./ui.js";
+import { TOAST_MS, errorText, h, option, placeToast, toast } from "./ui.js";
 
 const LEVELS = ["beginner", "novice", "intermediate", "advanced", "master"];
 const CHOICE_WORDS = { black: "Take Black", white: "Take White", place2: "Place two more stones" };
@@ -35,7 +35,7 @@ export class GameView {
   build() {
     this.title = h("h1", { class: "room-title" });
     this.share = h("div", { class: "share" });
-    this.status = h("p", { id: "status", class: "status", role: "status", "aria-live": "polite" });
+    this.status = h("p", { id: "status", class: "status", role: "status", "aria-live": "polite", "data-toast-clear": true });
     this.boardHost = h("div", { class: "board-host" });
     this.board = new BoardView(this.boardHost, {
       onPlay: (point) => this.play(point),
@@ -51,7 +51,7 @@ export class GameView {
     };
     this.controls = h("div", { class: "controls" });
     this.offerBox = h("div", { class: "offer", role: "alert" });
-    this.resultBox = h("div", { class: "result", id: "result" });
+    this.resultBox = h("div", { class: "result", id: "result", "data-toast-clear": true });
     this.moves = h("ol", { class: "moves", id: "moves", "aria-label": "Moves" });
     this.log = h("ul", { class: "log", id: "chat-log", "aria-live": "polite" });
     this.chatInput = h("input", { id: "chat-input", maxlength: 300, autocomplete: "off", "aria-label": "Chat message", placeholder: "Say something" });
@@ -97,6 +97,7 @@ export class GameView {
     this.share.replaceChildren();
     for (const seat of Object.values(this.seats)) {
       seat.name.textContent = "";
+      seat.name.title = "";
       seat.clock.textContent = "";
       seat.presence.textContent = "";
       seat.row.classList.remove("to-act");
@@ -154,6 +155,7 @@ export class GameView {
     if (event && event.type !== "chat" && event.type !== "spectator_count") this.clearRefusal();
     this.renderStatus(room, mySeat);
     if (room.state === "over" && mySeat) this.app.showedEnd(room.id);
+    placeToast(); // the result may have come where a toast is
   }
 
   renderStatus(room, mySeat) {
@@ -177,13 +179,22 @@ export class GameView {
     for (const colour of ["black", "white"]) {
       const seat = this.seats[colour];
       const p = room.players[colour];
-      const you = p && p.id === this.me ? " (you)" : "";
-      seat.name.textContent = p ? `${p.name}${p.rating ? ` ${p.rating}` : ""}${p.bot ? " · AI" : ""}${you}` : "empty seat";
+      const tags = p ? [p.rating ? String(p.rating) : "", p.bot ? "· AI" : "", p.id === this.me ? "(you)" : ""] : [];
+      this.renderName(seat.name, p ? p.name : "empty seat", tags.filter(Boolean).join(" "));
       seat.row.classList.toggle("to-act", running === colour || (room.actor && p && room.actor === p.id));
       seat.clock.textContent = room.clocks ? clockText(room.clockMs(colour)) : "";
       seat.clock.classList.toggle("running", running === colour);
       seat.presence.textContent = p && !p.online ? ` offline${this.deadlineText(room, p)}` : "";
     }
+  }
+
+  /** A seat's player: a long name gives way (cut short, whole in the title), never
+   * the rating and tags after it, nor the clock. */
+  renderName(node, name, tags) {
+    const title = tags ? `${name} ${tags}` : name;
+    if (node.title === title) return;
+    node.title = title;
+    node.replaceChildren(h("span", { class: "player" }, name), tags ? " " : null, tags ? h("span", { class: "tags" }, tags) : null);
   }
 
   deadlineText(room, p) {
@@ -239,17 +250,30 @@ export class GameView {
   statusText(room, mySeat) {
     if (room.state === "over") return resultText(room.result);
     if (room.state === "waiting") return mySeat ? "Waiting for an opponent: share the link, or seat an AI." : "Waiting for players.";
-    if (room.swap2 && room.swap2.phase === "choose") {
-      return room.swap2.to_act === this.me ? "Swap2: choose." : `Swap2: ${room.nameOf(room.swap2.to_act)} chooses.`;
-    }
+    if (room.swap2) return this.swap2Text(room);
     const colour = room.toMove;
     const actor = room.actor;
     const stone = colour === "black" ? "Black" : "White";
-    if (actor === this.me) {
-      const opening = room.swap2 ? ` (swap2: ${room.swap2.phase === "place3" ? "three stones" : "two stones"})` : "";
-      return `Your move: ${stone}${opening}.`;
-    }
+    if (actor === this.me) return `Your move: ${stone}.`;
     return `${room.nameOf(actor)} to move (${stone}).`;
+  }
+
+  /** Where a swap2 opening stands, in words that say who does what now and who
+   * chooses next (protocol.md, swap2): the opener places stones 1 to 3 and holds the
+   * black seat until the colours are chosen; the other player chooses, or places
+   * stones 4 and 5 and lets the opener choose. */
+  swap2Text(room) {
+    const { phase, to_act: actor, choices } = room.swap2;
+    if (phase === "choose") {
+      const options = choicesText(choices);
+      return actor === this.me ? `Swap2: your choice: ${options}.` : `Swap2: ${room.nameOf(actor)} chooses: ${options}.`;
+    }
+    const stone = `stone ${room.moves.length + 1} of ${phase === "place3" ? 3 : 5}`;
+    const chooser = phase === "place3" ? room.players.white : room.players.black;
+    let then = "";
+    if (chooser) then = chooser.id === this.me ? ", then you choose" : `, then ${chooser.name} chooses`;
+    if (actor === this.me) return `Swap2: place ${stone} (${room.moves.length % 2 ? "White" : "Black"})${then}.`;
+    return `Swap2: ${room.nameOf(actor)} places ${stone}${then}.`;
   }
 
   renderControls(room, mySeat) {
@@ -307,9 +331,11 @@ export class GameView {
     this.offerBox.replaceChildren();
     if (offer) {
       const words = { draw: "offers a draw", takeback: "asks to take back a move", rematch: "proposes a rematch" };
-      this.offerBox.append(h("span", {}, `${room.nameOf(offer.by)} ${words[offer.kind] ?? offer.kind}. `),
-        h("button", { type: "button", id: "accept", disabled: waiting, onclick: () => act({ type: "answer", kind: offer.kind, accept: true }) }, "Accept"),
-        h("button", { type: "button", id: "decline", class: "secondary", disabled: waiting, onclick: () => act({ type: "answer", kind: offer.kind, accept: false }) }, "Decline"));
+      // The answers stay together on one line, after the words or under them.
+      this.offerBox.append(h("span", {}, `${room.nameOf(offer.by)} ${words[offer.kind] ?? offer.kind}.`), " ",
+        h("span", { class: "answers" },
+          h("button", { type: "button", id: "accept", disabled: waiting, onclick: () => act({ type: "answer", kind: offer.kind, accept: true }) }, "Accept"),
+          h("button", { type: "button", id: "decline", class: "secondary", disabled: waiting, onclick: () => act({ type: "answer", kind: offer.kind, accept: false }) }, "Decline")));
     }
     this.resultBox.hidden = room.state !== "over";
     if (room.state === "over") {

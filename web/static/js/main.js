@@ -65,7 +65,7 @@ export class App {
       if (!name) return;
       const changed = name !== this.name;
       localStorage.setItem(STORE.name, name);
-      document.getElementById("me").textContent = name;
+      showName(name);
       if (this.conn.state === "offline" && !this.me) this.conn.start();
       else if (changed || !this.me) this.conn.restart();
       this.navigate();
@@ -89,7 +89,7 @@ export class App {
       this.conn.restart();
     });
     setInterval(() => this.tick(), 250);
-    document.getElementById("me").textContent = this.name;
+    showName(this.name);
     if (this.name) this.conn.start();
     this.navigate();
   }
@@ -103,7 +103,7 @@ export class App {
     else if (state === "connecting") badge.textContent = "Connecting…";
     else if (state === "offline") {
       const secs = Math.max(1, Math.round((detail.retryAt - Date.now()) / 1000));
-      badge.textContent = `Offline: reconnecting in ${secs} s`;
+      badge.textContent = `Offline: retrying in ${secs} s`;
     } else if (state === "forgotten") {
       localStorage.removeItem(STORE.token);
       toast("The server did not know you any more: you start afresh.");
@@ -118,7 +118,7 @@ export class App {
     this.me = welcome;
     this.seated = new Set(welcome.rooms);
     localStorage.setItem(STORE.token, welcome.token);
-    document.getElementById("me").textContent = welcome.name;
+    showName(welcome.name);
     this.conn.request({ type: "lobby_watch", on: true }).catch((error) => toast(errorText(error)));
     // Rooms open in this page come back where they were (the events missed while away,
     // or a fresh snapshot); after a reload the route joins its room again.
@@ -345,6 +345,13 @@ export class App {
   retryAt() {
     return this.conn.retryDeadline ?? Date.now();
   }
+}
+
+/** The player's name in the header (cut short on a phone: whole in its title). */
+function showName(name) {
+  const me = document.getElementById("me");
+  me.textContent = name;
+  me.title = name;
 }
 
 window.addEventListener("DOMContentLoaded", () => {

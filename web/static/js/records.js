@@ -72,7 +72,7 @@ export class ProfileView {
       const standings = h("table", { class: "standings" },
         h("thead", {}, h("tr", {}, ["Rule", "Rating", "RD", "Won", "Lost", "Drawn"].map((t) => h("th", { scope: "col" }, t)))),
         h("tbody", {}, profile.ratings.map((s) => h("tr", {},
-          h("td", {}, s.rule), h("td", {}, `${s.rating}${s.provisional ? "?" : ""}`), h("td", {}, String(s.rd)),
+          h("td", {}, s.rule), ratingCell(s), rdCell(s),
           h("td", {}, String(s.wins)), h("td", {}, String(s.losses)), h("td", {}, String(s.draws))))));
       const list = h("ul", { class: "games" }, games.items.map((g) => h("li", {},
         h("a", { href: `#/review/${g.id}` }, `${g.black.name} – ${g.white.name}`),
@@ -83,6 +83,19 @@ export class ProfileView {
       this.root.replaceChildren(h("h1", {}, "Profile"), h("p", {}, errorText(error)));
     }
   }
+}
+
+/** A standing's rating for people: "unrated" before a rated game under the rule, and a
+ * provisional rating (RD above 110, protocol.md) said to be one, not marked "?". */
+function ratingCell(s) {
+  if (!s.games) return h("td", { class: "unrated", title: `No rated ${s.rule} game yet: the rating starts at ${s.rating}.` }, "unrated");
+  if (!s.provisional) return h("td", {}, String(s.rating));
+  return h("td", { title: `Provisional: ${s.rating} after ${s.games} rated ${s.games === 1 ? "game" : "games"}; it settles with more games (RD ${s.rd}, settled at 110 or less).` },
+    String(s.rating), " ", h("span", { class: "provisional" }, "provisional"));
+}
+
+function rdCell(s) {
+  return s.games ? h("td", {}, String(s.rd)) : h("td", { title: `No rated ${s.rule} game yet.` }, "–");
 }
 
 export class ReviewView {

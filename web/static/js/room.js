@@ -57,7 +57,7 @@ export class RoomState {
         this.state = "opening";
         this.swap2 = { phase: event.phase, to_act: event.to_act, choices: event.choices };
         return event.phase === "choose"
-          ? `${this.nameOf(event.to_act)} chooses: ${event.choices.join(", ")}`
+          ? `${this.nameOf(event.to_act)} is to choose: ${choicesText(event.choices)}`
           : `${this.nameOf(event.to_act)} places ${event.phase === "place3" ? "three" : "two"} stones`;
       case "chose": {
         const line = `${this.nameOf(event.player)} chose ${event.choice === "place2" ? "to place two more stones" : event.choice}`;
@@ -229,6 +229,14 @@ const REASONS = {
   agreement: "agreement",
   abandon: "abandonment",
 };
+
+const SWAP2_CHOICES = { black: "Black", white: "White", place2: "two more stones" };
+
+/** The choices open in a swap2 choice, in short: "Black, White or two more stones". */
+export function choicesText(choices) {
+  const words = choices.map((choice) => SWAP2_CHOICES[choice] ?? choice);
+  return words.length > 1 ? `${words.slice(0, -1).join(", ")} or ${words[words.length - 1]}` : words.join("");
+}
 
 export function resultText(result) {
   if (!result) return "";

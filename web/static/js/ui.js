@@ -34,9 +34,35 @@ export function toast(text) {
   const box = document.getElementById("toast");
   box.textContent = text;
   box.hidden = false;
+  placeToast();
   clearTimeout(toastTimer);
   toastTimer = setTimeout(() => { box.hidden = true; }, TOAST_MS);
 }
+
+/**
+ * Keep a toast off what it must not hide (elements marked `data-toast-clear`: a game's
+ * status line and result): at the foot of the window, or at its top when that would
+ * cover one of them. Called again when the page scrolls or changes under it.
+ */
+export function placeToast() {
+  const box = document.getElementById("toast");
+  if (!box || box.hidden) return;
+  const keep = [...document.querySelectorAll("[data-toast-clear]")]
+    .map((node) => node.getBoundingClientRect())
+    .filter((r) => r.width > 0 && r.height > 0);
+  const covers = () => {
+    const t = box.getBoundingClientRect();
+    return keep.some((r) => r.left < t.right && t.left < r.right && r.top < t.bottom && t.top < r.bottom);
+  };
+  box.classList.remove("top");
+  if (covers()) {
+    box.classList.add("top");
+    if (covers()) box.classList.remove("top"); // both ways: the foot, as usual
+  }
+}
+
+window.addEventListener("scroll", placeToast, { passive: true });
+window.addEventListener("resize", placeToast);
 
 let audio = null;
 
