@@ -18,9 +18,10 @@ import time
 from collections.abc import Callable
 from typing import ClassVar, Protocol, runtime_checkable
 
+import msgspec
 from textual.app import App
 from textual.binding import Binding, BindingType
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 
 from client.address import ServerAddress
 from client.config import Identity, load_identity, save_identity
@@ -33,6 +34,7 @@ from client.screens.game import GameScreen
 from client.screens.lobby import LobbyScreen
 from client.screens.style import APP_CSS, plain_scrollbars
 from client.state.history import HistoryAction, HistoryFailed
+from client.state.lobby import NOT_SENT, AiChoice, LobbyAsked, LobbyUnsent
 from client.state.log import Note
 from client.state.model import Action, ViewModel, reduce
 from client.state.room import ResumeDone, RoomClosed, RoomGone, RoomSeen
@@ -166,7 +168,7 @@ class GomokuApp(App[None]):
         self.connection = None
         while len(self.screen_stack) > 1:
             self.pop_screen()
-        lobby = dataclasses.replace(self.model.lobby, queue=None)
+        lobby = dataclasses.replace(self.model.lobby, queue=None, asked=None)
         self.model = dataclasses.replace(self.model, room=None, lobby=lobby)
         self.push_screen(ConnectScreen(self, address=conn.server, name=conn.name, error=why))
 
@@ -238,10 +240,18 @@ class GomokuApp(App[None]):
                 self.run_worker(self.send(msg.SeatAi(room=room, level=wanted.level)), group="send")
         self._follow_rematch(before, after)
         if after.room is not None and not on_game:
+            self._close_dialogs()
             self.push_screen(GameScreen(self))
         elif after.room is None and on_game:
             while not isinstance(self.screen, GameScreen):
                 self.pop_screen()
+            self.pop_screen()
+
+    def _close_dialogs(self) -> None:
+        """A game is coming on screen: the dialogs open over the lobby close (the
+        invite-code dialog that waited for this answer, a form left open: they were
+        the lobby's). A notice to read stays, on top of the game."""
+        while isinstance(self.screen, ModalScreen) and not isinstance(self.screen, NoticeDialog):
             self.pop_screen()
 
     def _return_to_game(self, action: Action) -> None:
@@ -293,7 +303,18 @@ class GomokuApp(App[None]):
     async def send(self, message: msg.ClientMessage) -> bool:
         """Send on the main connection; a note in the log if offline."""
         if self.connection is None or not await self.connection.send(message):
-            self.note("Offline: not sent.")
+            self.note(NOT_SENT)
+            return False
+        return True
+
+    async def ask(self, message: msg.ClientMessage, *, in_dialog: bool = False) -> bool:
+        """Send a request of the lobby's with an id of its own: the answer that echoes
+        it ends the wait, and a refusal is the lobby's notice (until its next request;
+        ``in_dialog``: the dialog that sent it shows it instead)."""
+        request = self.connection.next_id() if self.connection is not None else 0
+        self.dispatch(LobbyAsked(request, in_dialog))
+        if not await self.send(msgspec.structs.replace(message, id=request)):
+            self.dispatch(LobbyUnsent(request))
             return False
         return True
 
@@ -302,7 +323,7 @@ class GomokuApp(App[None]):
         partner = self.partner
         if partner is not None and player is not None and partner.player == player:
             if not await partner.send(message):
-                self.note("Offline: not sent.")
+                self.note(NOT_SENT)
                 return False
             return True
         return await self.send(message)
@@ -311,7 +332,7 @@ class GomokuApp(App[None]):
         """Ask the server for ratings or history: the view waits (``action``) for the reply."""
         self.dispatch(action)
         if not await self.send(message):
-            self.dispatch(HistoryFailed("Offline: not sent."))
+            self.dispatch(HistoryFailed(NOT_SENT))
 
     async def _local_ai(self) -> bool:
         """With --local, wait for the local AI worker to be up (it starts with the app);
@@ -328,12 +349,14 @@ class GomokuApp(App[None]):
         self.note("The local AI did not start.")
         return False
 
-    async def play_ai(self, create: msg.CreateRoom, level: str | None) -> None:
-        """Create a room (``create``), then seat an AI of ``level`` in its other seat."""
+    async def play_ai(self, create: msg.CreateRoom, level: str) -> None:
+        """Create a room (``create``), then seat an AI of ``level`` in its other seat.
+        The choice is kept: the dialog offers it next time."""
+        self.dispatch(AiChoice(create, level))
         if not await self._local_ai():
             return
         self.ai_after_create = AiRequest(level)
-        if not await self.send(create):
+        if not await self.ask(create):
             self.ai_after_create = None
 
     async def seat_ai(self, room: str, level: str | None) -> None:
@@ -344,7 +367,7 @@ class GomokuApp(App[None]):
     async def create_ai_game(self, message: msg.CreateAiGame) -> None:
         """A room where two AIs play each other; we watch it."""
         if await self._local_ai():
-            await self.send(message)
+            await self.ask(message)
 
     async def leave_room(self) -> None:
         room = self.model.room
@@ -376,7 +399,7 @@ class GomokuApp(App[None]):
             await self.partner.wait_welcomed()
         self.hot_seat_wanted = True
         self.ai_after_create = None
-        await self.send(msg.CreateRoom(seat="black"))
+        await self.ask(msg.CreateRoom(seat="black"))
 
     def _partner_dispatch(self, action: Action) -> None:
         """The partner's stream: only its refusals are shown (everything else the main

@@ -7,6 +7,8 @@ from __future__ import annotations
 import datetime
 import math
 
+from rich.cells import cell_len
+
 from client.glyphs import UNICODE, Glyphs
 from client.state.game import GameView, Seat
 from client.state.lobby import QueueView
@@ -39,9 +41,12 @@ def format_clock(ms: int) -> str:
     return f"{minutes}:{seconds:02d}"
 
 
-def seat_label(seat: Seat | None, color: Color, glyph: str, now: float) -> str:
+def seat_label(
+    seat: Seat | None, color: Color, glyph: str, now: float, *, over: bool = False
+) -> str:
     """``● alice (1500)``, with ``[bot]``, and ``[offline]`` when disconnected (the
-    line under the board says what the countdown is)."""
+    line under the board says what the countdown is); once the game is ``over``, a
+    player gone is ``[left]``: nothing is lost by leaving a finished game."""
     if seat is None:
         return f"{glyph} (empty)"
     text = f"{glyph} {seat.name}"
@@ -50,7 +55,7 @@ def seat_label(seat: Seat | None, color: Color, glyph: str, now: float) -> str:
     if seat.bot:
         text += " [bot]"
     if not seat.online:
-        text += " [offline]"
+        text += " [left]" if over else " [offline]"
     return text
 
 
@@ -101,15 +106,18 @@ RESULT_WORDS = {
 
 
 def status_lines(
-    model: ViewModel, me: frozenset[str], glyphs: Glyphs, now: float
+    model: ViewModel, me: frozenset[str], glyphs: Glyphs, now: float, width: int = 0
 ) -> tuple[str, str]:
     """The two status lines of the game screen: players with clocks; then move
-    number, turn, rule, watchers and connection."""
+    number, turn, rule, watchers and connection. The second fits in ``width``
+    columns (0: any width) by leaving out its least important parts whole (see
+    :func:`fit_parts`), never by cutting one off in the middle."""
     game = model.room
     if game is None:
         return ("", link_label(model.session.link, now))
-    black = seat_label(game.black, Color.BLACK, glyphs.black, now)
-    white = seat_label(game.white, Color.WHITE, glyphs.white, now)
+    over = game.state == "over"
+    black = seat_label(game.black, Color.BLACK, glyphs.black, now, over=over)
+    white = seat_label(game.white, Color.WHITE, glyphs.white, now, over=over)
     if game.black is not None and game.white is not None and game.black.name == game.white.name:
         # Names are display names, not unique: two "ann"s are told apart by "(you)".
         black += " (you)" if game.black.id in me else ""
@@ -118,24 +126,45 @@ def status_lines(
         f"{black} {clock_label(game, Color.BLACK, now)}  vs  "
         f"{white} {clock_label(game, Color.WHITE, now)}"
     )
-    parts = [
-        f"move {game.move_number}",
-        turn_label(game, me),
-        f"{game.rule}"
-        + ("" if game.size == 15 else f" {game.size}x{game.size}")
-        + (" swap2" if game.opening is Opening.SWAP2 else ""),
-        "rated" if game.rated else "",
-        describe_time(game.time),
+    # (how much it matters: 0 always shown, the highest left out first; the text)
+    parts: list[tuple[int, str]] = [
+        (0, f"move {game.move_number}"),
+        (0, turn_label(game, me)),
+        (
+            2,
+            f"{game.rule}"
+            + ("" if game.size == 15 else f" {game.size}x{game.size}")
+            + (" swap2" if game.opening is Opening.SWAP2 else ""),
+        ),
+        (3, "rated" if game.rated else ""),
+        (4, describe_time(game.time)),  # the clocks are on the first line
     ]
     watching = not any(game.color_of(p) is not None for p in me)
     if watching:
         others = game.spectators - 1
-        parts.append(f"you and {others} more watching" if others > 0 else "you are watching")
+        parts.append((1, f"you and {others} more watching" if others > 0 else "you are watching"))
     elif game.spectators:
-        parts.append(f"{game.spectators} watching")
+        parts.append((5, f"{game.spectators} watching"))
     if not model.session.link.online:
-        parts.append(model.session.link.status)
-    return first, f" {glyphs.sep} ".join(p for p in parts if p)
+        parts.append((0, model.session.link.status))
+    return first, fit_parts(parts, width, f" {glyphs.sep} ")
+
+
+def fit_parts(parts: list[tuple[int, str]], width: int, sep: str) -> str:
+    """The non-empty ``parts`` joined by ``sep``, in their order, leaving out the least
+    important (the highest number; of equals, the last) until the line fits in
+    ``width`` columns (0: any). Parts that matter most (0) always stay."""
+    shown = [(rank, text) for rank, text in parts if text]
+
+    def line() -> str:
+        return sep.join(text for _, text in shown)
+
+    while width and cell_len(line()) > width:
+        rank, index = max((rank, i) for i, (rank, _) in enumerate(shown))
+        if rank == 0:
+            break
+        del shown[index]
+    return line()
 
 
 def link_label(link: Link, now: float) -> str:

@@ -22,8 +22,15 @@ from server_fixtures import Connect
 from textual.widgets import Input, Select
 from worker_fixtures import StartWorker
 
-from client.screens.dialogs import AiGameDialog, PlayAiDialog, QuickMatchDialog, SeatAiDialog
+from client.screens.dialogs import (
+    AiGameDialog,
+    ConfirmDialog,
+    PlayAiDialog,
+    QuickMatchDialog,
+    SeatAiDialog,
+)
 from client.screens.game import GameScreen
+from client.screens.lobby import LobbyScreen
 from client.screenshot import screen_text
 from client.state.words import NO_AI_RATED, NO_HINT_RATED
 from client.widgets.board import Board
@@ -209,3 +216,31 @@ async def test_no_ai_available_is_shown(server: GomokuServer, tmp_path: Path) ->
         assert app.model.room is not None
         assert app.model.room.state == "waiting"
         assert app.model.room.black is None
+
+
+async def test_the_play_ai_dialog_offers_the_last_choice_again(
+    ai_server: GomokuServer, start_worker: StartWorker, tmp_path: Path
+) -> None:
+    """a, then White on 13x13 against a novice: back in the lobby after that game, a
+    opens the dialog with White, 13 and novice chosen again."""
+    await start_worker()
+    async with running(ai_server, tmp_path) as (app, pilot):
+        await pilot.press("a")
+        await until(pilot, lambda: isinstance(app.screen, PlayAiDialog))
+        dialog = app.screen
+        dialog.query_one("#seat", Select).value = "white"
+        dialog.query_one("#size", Input).value = "13"
+        dialog.query_one("#level", Select).value = "novice"
+        await pilot.click("#ok")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen))
+        await until(pilot, lambda: stones(app) >= 1, "the AI's first move")
+        await pilot.press("ctrl+l")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("y")
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await pilot.press("a")
+        await until(pilot, lambda: isinstance(app.screen, PlayAiDialog))
+        dialog = app.screen
+        assert dialog.query_one("#seat", Select).value == "white"
+        assert dialog.query_one("#size", Input).value == "13"
+        assert dialog.query_one("#level", Select).value == "novice"

@@ -291,7 +291,8 @@ async def test_hint_is_drawn_with_its_glyph() -> None:
 
 async def test_the_cursor_beside_the_last_move_keeps_both_marks() -> None:
     """The cursor on the point right of the last move (or left of it): the cell between
-    them closes one mark and opens the other, so neither loses a side."""
+    them closes one mark and opens the other, so neither loses a side; on the last move
+    itself each keeps one side: ``(○]``."""
     app = BoardApp()
     async with app.run_test(size=(40, 17)) as pilot:
         app.query_one(Board).picture = BoardPicture.from_moves(parse_moves("h8 i8"))
@@ -301,9 +302,9 @@ async def test_the_cursor_beside_the_last_move_keeps_both_marks() -> None:
         await pilot.press("left", "left")  # h8, left of i8
         line = screen_text(app).splitlines()[7]
         assert line[2 + 2 * 7 :].startswith("[●|○)"), line
-        await pilot.press("right")  # on the last move: the cursor's brackets
+        await pilot.press("right")  # on the last move: its ( and the cursor's ]
         line = screen_text(app).splitlines()[7]
-        assert line[2 + 2 * 7 :].startswith(" ●[○]"), line
+        assert line[2 + 2 * 7 :].startswith(" ●(○]"), line
 
 
 async def test_a_terminal_made_small_then_large_again_shows_the_whole_board() -> None:

@@ -342,3 +342,91 @@ async def test_ascii_glyphs_in_game(server: GomokuServer, connect: Connect, tmp_
         assert row8[3 + 2 * 7] == "X"
         assert "O" in next(line for line in text.splitlines() if line.startswith(" 9 "))
         assert "●" not in text
+
+
+def footer(app: GomokuApp) -> str:
+    """The footer line (the screen's last)."""
+    return screen_text(app).splitlines()[-1]
+
+
+async def test_the_footer_offers_play_on_your_turn_only_and_a_dialog_names_its_own_keys(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """⏎ Play is in the footer on Alice's turn and leaves it on Bob's (Enter then still
+    says why nothing is played); with the resign question open, the footer names the
+    question's keys, not the game's."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, room = await in_game_with_bob(app, pilot, connect)
+        assert "⏎ Play" in footer(app)
+        await pilot.press("enter")
+        await bob_sees_move(bob, "h8")
+        await until(pilot, lambda: stones(app) == 1)
+        await until(pilot, lambda: "Play" not in footer(app), "Play gone on Bob's turn")
+        await pilot.press("left", "enter")
+        await until(pilot, lambda: app.model.log[-1].text == "Not your turn.")
+        await bob_plays(bob, room, "a1")
+        await until(pilot, lambda: "⏎ Play" in footer(app), "Play back on Alice's turn")
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await until(pilot, lambda: "y Yes" in footer(app), "the question's keys")
+        assert "^D" not in footer(app)
+        assert "Play" not in footer(app)
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen))
+        await until(pilot, lambda: "^D Draw" in footer(app))
+
+
+async def test_the_last_move_keeps_its_mark_under_the_cursor(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """Bob's reply is marked ( ); with the cursor on it (.), the mark still shows:
+    (○], not the cursor's [○] alone."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, room = await in_game_with_bob(app, pilot, connect)
+        await pilot.press("enter")
+        await bob_sees_move(bob, "h8")
+        await bob_plays(bob, room, "j10")
+        await until(pilot, lambda: stones(app) == 2)
+
+        def row(number: int) -> str:
+            return next(
+                line for line in screen_text(app).splitlines() if line[:2] == f"{number:>2}"
+            )
+
+        await until(pilot, lambda: "(○)" in row(10), "the last move's mark")
+        await pilot.press("full_stop")  # the cursor to the last move
+        await until(pilot, lambda: "(○]" in row(10), "the mark and the cursor on j10")
+        assert row(10)[2 + 2 * 9 :].startswith("(○]"), row(10)
+
+
+async def test_a_player_who_leaves_a_finished_game_has_left_not_lost_the_connection(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """Bob resigns and leaves the finished game: his seat says [left], not [offline]."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, room = await in_game_with_bob(app, pilot, connect)
+        await bob.send(m.Resign(room=room))
+        await until(pilot, lambda: app.model.room is not None and app.model.room.state == "over")
+        await bob.send(m.Leave(room=room))
+        await until(pilot, lambda: "bob left." in screen_text(app), "bob's leaving")
+        first = screen_text(app).splitlines()[0]
+        assert "○ bob (1500) [left]" in first, first
+        assert "[offline]" not in first
+
+
+async def test_moves_typed_after_the_game_say_it_is_over_once(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """After Bob resigns, Alice types three moves: the log says "The game is over."
+    once, not once per move."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, room = await in_game_with_bob(app, pilot, connect)
+        await bob.send(m.Resign(room=room))
+        await until(pilot, lambda: app.model.room is not None and app.model.room.state == "over")
+        for point in ("h8", "h9", "h10"):
+            await pilot.press(*point, "enter")
+        await until(pilot, lambda: app.model.log[-1].text == "The game is over.")
+        await pilot.pause(0.1)
+        said = [line.text for line in app.model.log if line.text == "The game is over."]
+        assert said == ["The game is over."]
+        assert screen_text(app).count("The game is over.") == 1

@@ -4,18 +4,21 @@ by code, and the cap on open rooms said in words."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from client_fixtures import running, until
+from client_fixtures import in_game_with_bob, running, until
 from server_fixtures import Connect
-from textual.widgets import DataTable, Input
+from textual.widgets import DataTable, Input, Static
 
+from client.app import GomokuApp
 from client.screens.dialogs import CodeDialog, ConfirmDialog, CreateRoomDialog, QuickMatchDialog
 from client.screens.game import GameScreen
 from client.screens.lobby import LobbyScreen
 from client.screenshot import screen_text
 from protocol import messages as m
 from server.app import GomokuServer
+from server.config import ConnectionLimits
 
 
 async def test_lobby_create_room_dialog(server: GomokuServer, tmp_path: Path) -> None:
@@ -145,3 +148,68 @@ async def test_a_rooms_row_shows_a_player_who_sits_down_later_in_full(
         await late.send(m.Join(room=snap.room.id))
         await late.expect(m.Snapshot)
         await until(pilot, lambda: "maximilianus 1500" in screen_text(app), "the whole name")
+
+
+async def test_a_wrong_invite_code_is_said_in_the_dialog_and_can_be_typed_again(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """A mistyped code: the dialog stays open and says no room has that code (not the
+    lobby's line); the code typed over joins the room."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob = await connect("bob")
+        snap = await bob.create(private=True)
+        code = snap.room.code
+        assert code is not None
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, CodeDialog))
+        dialog = app.screen
+        await pilot.press(*"XYZ-XYZ-XYZ", "enter")
+        await until(
+            pilot, lambda: "no room has that invite code" in screen_text(app), "the refusal"
+        )
+        assert app.screen is dialog
+        field = dialog.query_one("#code", Input)
+        assert app.focused is field
+        assert field.value == "XYZ-XYZ-XYZ"
+        await pilot.press(*code, "enter")  # typed over the wrong code, selected
+        await until(pilot, lambda: isinstance(app.screen, GameScreen), "the private room")
+        assert app.model.room is not None
+        assert app.model.room.id == snap.room.id
+        await pilot.press("ctrl+l")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("y")
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        assert "invite code" not in lobby_line(app)
+
+
+def lobby_line(app: GomokuApp) -> str:
+    """The lobby's line under the table."""
+    return str(app.screen.query_one("#lobby-hint", Static).content)
+
+
+async def test_a_refusal_on_the_lobby_line_goes_once_it_no_longer_applies(
+    make_server: Callable[..., Awaitable[GomokuServer]], connect: Connect, tmp_path: Path
+) -> None:
+    """One open room each: with her game on (left for the lobby), Alice's new room is
+    refused and the lobby's line says why; once the game is over (Bob resigns) the line
+    no longer says it, and neither does it after her next request."""
+    one_room = ConnectionLimits(ping_interval_s=None, ping_timeout_s=None, max_rooms_per_player=1)
+    srv = await make_server(limits=one_room)
+    async with running(srv, tmp_path) as (app, pilot):
+        bob, room = await in_game_with_bob(app, pilot, connect, to=srv)
+        await pilot.press("ctrl+l")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("y")
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, CreateRoomDialog))
+        await pilot.click("#ok")
+        await until(pilot, lambda: "No new room" in lobby_line(app), "the refusal on the line")
+        await bob.send(m.Resign(room=room))
+        await until(pilot, lambda: not app.model.seated_rooms, "the game over")
+        await until(pilot, lambda: "No new room" not in lobby_line(app), "the line cleared")
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, CreateRoomDialog))
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        assert "No new room" not in lobby_line(app)

@@ -7,13 +7,16 @@ import pytest
 from client.glyphs import UNICODE
 from client.present import (
     TimeControlError,
+    fit_parts,
     format_clock,
     lobby_row,
     parse_time_control,
+    seat_label,
     status_lines,
 )
+from client.state.game import Seat
 from client.state.model import ViewModel, reduce
-from engine.types import Opening, Rule
+from engine.types import Color, Opening, Rule
 from protocol.messages import Snapshot, Welcome
 from protocol.values import PlayerRef, RoomSummary, RoomView, Seats, TimeControl
 
@@ -108,3 +111,20 @@ def test_two_players_of_one_name_are_told_apart() -> None:
     first = header_of("b", players=players, state="playing", to_move="black", seq=2)
     assert "ann (1500) --:--" in first
     assert "ann (1742) (you) --:--" in first
+
+
+def test_status_parts_left_out_to_fit_are_the_least_important_whole() -> None:
+    """What does not fit is left out whole, the highest rank first (of equals the last);
+    rank 0 always stays, even when the line is still too long."""
+    parts = [(0, "move 9"), (0, "bob to move (white)"), (2, "renju"), (4, "5+3"), (1, "you")]
+    assert fit_parts(parts, 0, " · ") == "move 9 · bob to move (white) · renju · 5+3 · you"
+    assert fit_parts(parts, 45, " · ") == "move 9 · bob to move (white) · renju · you"
+    assert fit_parts(parts, 40, " · ") == "move 9 · bob to move (white) · you"
+    assert fit_parts(parts, 20, " · ") == "move 9 · bob to move (white)"
+    assert fit_parts([(0, "a"), (3, ""), (3, "b"), (3, "c")], 4, "-") == "a-b"
+
+
+def test_a_seat_gone_from_a_finished_game_has_left() -> None:
+    seat = Seat("p-bob", "bob", 1500, online=False)
+    assert seat_label(seat, Color.WHITE, "○", 0.0) == "○ bob (1500) [offline]"
+    assert seat_label(seat, Color.WHITE, "○", 0.0, over=True) == "○ bob (1500) [left]"

@@ -9,7 +9,6 @@ from typing import ClassVar
 
 from test_client_state import ALICE, T0, event, in_room, moved, view, welcomed
 from textual.app import App, ComposeResult
-from textual.widgets import Input
 
 from client.prompts import next_change, notice_for, prompt_for
 from client.state.game import Outcome
@@ -264,13 +263,18 @@ async def test_the_prompt_bar_ignores_keys_just_after_it_appears() -> None:
         assert app.answers == ["y", "n", "y", "n"]
 
 
-async def test_other_letters_on_the_prompt_bar_go_to_the_text_line() -> None:
+async def test_other_letters_on_the_prompt_bar_are_ignored_and_capitals_answer() -> None:
+    """j and 9 answer nothing: they are ignored (the text line stays empty, the bar keeps
+    the focus), and a y right after them is not taken for an answer; later Y and N
+    answer as y and n do."""
     app = PromptApp()
     async with app.run_test() as pilot:
         app.now = 10.0
-        await pilot.press("j", "9")
+        await pilot.press("j", "9", "y")
         await pilot.pause()
-        entry = app.query_one(EntryLine)
-        assert entry.value == "j9"
-        assert isinstance(app.focused, Input)
+        assert app.query_one(EntryLine).value == ""
+        assert isinstance(app.focused, PromptBar)
         assert app.answers == []
+        app.now = 10.0 + PROMPT_GUARD_S
+        await pilot.press("Y", "N")
+        assert app.answers == ["y", "n"]

@@ -82,3 +82,21 @@ async def test_a_long_move_list_shows_the_marked_last_move_whole() -> None:
         app.query_one(MoveList).show(points, 15, len(points))
         await until(pilot, lambda: "k8" in screen_text(app), "the last line in view")
         assert "(m12)" in screen_text(app)
+
+
+async def test_the_log_stays_at_its_end_when_the_terminal_is_resized(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """A log at its newest line stays there when the terminal is made narrower (the lines
+    wrap to more rows) or lower, and when it is made larger again."""
+    async with running(server, tmp_path) as (app, pilot):
+        await in_game_with_bob(app, pilot, connect)
+        for n in range(25):
+            app.note(f"message {n} is long enough to wrap in the log")
+            await pilot.pause()
+        await until(pilot, lambda: "message 24" in screen_text(app), "the newest line in view")
+        for size in ((70, 24), (70, 16), (100, 30), (80, 24)):
+            await pilot.resize_terminal(*size)
+            await until(
+                pilot, lambda: "message 24" in screen_text(app), f"the end in view at {size}"
+            )

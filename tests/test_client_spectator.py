@@ -14,6 +14,7 @@ from client.screenshot import screen_text
 from client.widgets.board import Board
 from protocol import events as ev
 from protocol import messages as m
+from protocol.values import TimeControl
 from server.app import GomokuServer
 
 
@@ -63,3 +64,31 @@ async def test_a_spectator_sees_a_spectators_screen_and_follows_the_rematch(
         assert black.name == "bob"  # colours swapped
         started = "Game started: bob (black) vs alice (white), no clock."
         assert started in [line.text for line in app.model.log]
+
+
+async def test_a_spectators_status_line_fits_80_columns(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """Watching a rated renju game on 19x19 with a clock, at 80 columns: the second
+    status line keeps whose move it is and "you are watching" whole, and leaves out
+    what the screen shows elsewhere (the time control: the clocks are above)."""
+    maximilianus = await connect("maximilianus")
+    snap = await maximilianus.create(
+        seat="black",
+        rule="renju",
+        size=19,
+        rated=True,
+        time=TimeControl(base_ms=300_000, inc_ms=3_000),
+    )
+    bob = await connect("bob")
+    await bob.join(snap.room.id)
+    async with running(server, tmp_path, "carol") as (app, pilot):
+        await app.send(m.Join(room=snap.room.id, role="spectator"))
+        await until(pilot, lambda: isinstance(app.screen, GameScreen))
+        await until(pilot, lambda: "you are watching" in screen_text(app), "the status line")
+        second = screen_text(app).splitlines()[1].rstrip()
+        assert len(second) <= 80
+        assert (
+            second
+            == " move 1 · maximilianus to move (black) · renju 19x19 · rated · you are watching"
+        )

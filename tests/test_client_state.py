@@ -15,6 +15,7 @@ from client.state.history import (
     ProfileRequested,
     RecordRequested,
 )
+from client.state.lobby import AiChoice, LobbyAsked, LobbyUnsent
 from client.state.log import LOG_LIMIT, Note
 from client.state.model import ViewModel, reduce
 from client.state.questions import can_hint, can_move, can_seat_ai
@@ -733,3 +734,48 @@ def test_a_rated_game_without_ratings_says_why_it_did_not_count() -> None:
     unrated = in_room(moves=["h8"], to_move="white")
     unrated = reduce(unrated, event(4, ev.GameOver(winner="black", reason=Reason.RESIGN)), T0)
     assert "ratings" not in unrated.log[-1].text
+
+
+def test_the_lobbys_notice_is_the_refusal_of_its_latest_request_until_it_no_longer_applies() -> (
+    None
+):
+    """A refusal echoing the lobby's request is its notice (not another request's, nor a
+    refusal without its id); the next request, a game on screen or a change of the
+    games sat in clear it; one asked from a dialog is not the lobby line's."""
+    refused = msg.Error(code="room_full", message="the room is full", re=7)
+    model = reduce(welcomed(), LobbyAsked(7), T0)
+    assert model.lobby.asked == 7
+    assert reduce(model, msg.Error(code="x", message="other", re=8), T0).lobby.notice == ""
+    model = reduce(model, refused, T0)
+    assert (model.lobby.asked, model.lobby.notice) == (None, "the room is full")
+    assert model.lobby.line_notice == "the room is full"
+    assert reduce(model, LobbyAsked(9), T0).lobby.notice == ""
+    assert reduce(model, msg.Snapshot(room=view()), T0).lobby.notice == ""
+    seated = reduce(
+        welcomed(),
+        msg.Welcome(player="p-alice", name="alice", token="t", resumed=True, rooms=["r1"]),
+        T0,
+    )
+    seated = reduce(reduce(seated, LobbyAsked(7), T0), refused, T0)
+    assert seated.lobby.notice == "the room is full"
+    assert reduce(seated, msg.LobbyGone(room="r1"), T0).lobby.notice == ""
+    in_dialog = reduce(reduce(welcomed(), LobbyAsked(7, in_dialog=True), T0), refused, T0)
+    assert (in_dialog.lobby.notice, in_dialog.lobby.line_notice) == ("the room is full", "")
+    unsent = reduce(reduce(welcomed(), LobbyAsked(3), T0), LobbyUnsent(3), T0)
+    assert (unsent.lobby.asked, unsent.lobby.notice) == (None, "Offline: not sent.")
+
+
+def test_the_last_ai_game_settings_are_kept() -> None:
+    choice = AiChoice(msg.CreateRoom(seat="white", size=13), "novice")
+    model = reduce(welcomed(), choice, T0)
+    assert model.lobby.ai_choice == choice
+    assert reduce(model, msg.Snapshot(room=view()), T0).lobby.ai_choice == choice
+
+
+def test_a_note_saying_again_what_the_last_line_says_is_not_repeated() -> None:
+    model = in_room()
+    for _ in range(3):
+        model = reduce(model, Note("The game is over."), T0)
+    assert [line.text for line in model.log].count("The game is over.") == 1
+    model = reduce(reduce(model, Note("Not your turn."), T0), Note("The game is over."), T0)
+    assert [line.text for line in model.log][-2:] == ["Not your turn.", "The game is over."]

@@ -205,20 +205,31 @@ async def test_a_question_never_eats_a_line_being_typed(
         assert answered.accept is False
 
 
-async def test_a_question_takes_focus_and_other_letters_go_to_the_line(
+async def test_a_question_takes_the_keys_and_other_letters_wait_for_the_answer(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:
-    """With nothing typed, Bob's offer takes the focus; a letter that answers nothing
-    (j) starts the text line instead, so j9 Enter still plays j9 (the game goes on)."""
+    """With nothing typed, Bob's offer takes the focus; letters that answer nothing (j9
+    Enter, typed as a move) are ignored, not taken to the text line: nothing is played,
+    Enter right after them does not accept, the log says which keys answer. Y declines
+    as n does; then j9 Enter plays j9."""
     async with running(server, tmp_path) as (app, pilot):
         bob, room = await in_game_with_bob(app, pilot, connect)
         await bob.send(m.Offer(room=room, kind="draw"))
         await until(pilot, lambda: isinstance(app.focused, PromptBar), "the question's focus")
+        await answer(pilot, "j")
+        await pilot.press("9", "enter")
+        await pilot.pause(0.1)
+        assert isinstance(app.focused, PromptBar)
+        assert app.screen.query_one("#command", Input).value == ""
+        assert game(app).pending is not None  # neither played nor answered
+        assert game(app).moves == ()
+        assert "The question takes the keys: y / n" in app.model.log[-1].text
+        await answer(pilot, "N")
+        answered = await bob.until_event(ev.Answered)
+        assert answered.accept is False
         await pilot.press("j", "9", "enter")
         await bob_sees_move(bob, "j9")
-        await until(pilot, lambda: stones(app) == 1)
         assert game(app).moves == (parse_point("j9"),)
-        assert game(app).state == "playing"
 
 
 async def test_letters_typed_in_a_dialog_stay_in_the_dialog(
@@ -322,8 +333,8 @@ async def test_a_stray_key_before_a_question_does_not_stick_to_the_next_line(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:
     """y pressed a moment before Bob's draw offer arrives: the question takes the keys,
-    the lone y is cleared from the text line (the log says so), and h8 Enter then
-    plays h8 (not the chat line yh8)."""
+    the lone y is cleared from the text line (the log says so); once the offer is
+    declined, h8 Enter plays h8 (not the chat line yh8)."""
     async with running(server, tmp_path) as (app, pilot):
         bob, room = await in_game_with_bob(app, pilot, connect)
         await pilot.press("y")
@@ -333,6 +344,8 @@ async def test_a_stray_key_before_a_question_does_not_stick_to_the_next_line(
         await until(pilot, lambda: isinstance(app.focused, PromptBar), "the question's focus")
         assert entry.value == ""
         await until(pilot, lambda: '"y" was cleared' in app.model.log[-1].text)
+        await answer(pilot, "n")
+        await until(pilot, lambda: game(app).pending is None, "the offer declined")
         await pilot.press(*"h8", "enter")
         await bob_sees_move(bob, "h8")
         assert not any(line.kind == "chat" for line in app.model.log)

@@ -4,7 +4,13 @@ and the AI ones (play an AI, seat an AI, AI vs AI).
 Each returns a protocol message (or a plain value) through ``dismiss`` and
 None when cancelled; the caller sends it. Every option the protocol's
 ``create_room``, ``queue``, ``seat_ai`` and ``create_ai_game`` have is offered,
-nothing more.
+nothing more. The invite-code dialog is the exception: it sends its ``join`` itself
+and stays open until the server answers, so a code that leads nowhere is said in
+the dialog and can be typed again (a game coming on screen closes it). The play-the-AI
+dialog opens with the settings of the last game against an AI.
+
+Each dialog has its own footer: while it is open, the bottom line names its keys,
+not those of the screen underneath.
 
 AI levels: the server does not list the levels its workers offer, so the
 dialogs offer the project worker's five (weakest to strongest) in a list, and
@@ -26,9 +32,12 @@ from textual.containers import Grid, Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widget import Widget
-from textual.widgets import Button, Checkbox, Input, Label, Select, Static
+from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Static
 
 from client.present import TimeControlError, parse_time_control
+from client.screens.host import Host
+from client.state.lobby import AiChoice
+from client.state.model import ViewModel
 from engine.notation import MAX_SIZE, MIN_SIZE
 from engine.types import Opening, Rule
 from protocol import messages as msg
@@ -87,6 +96,7 @@ class ConfirmDialog(ModalScreen[bool]):
             with Horizontal(classes="buttons"):
                 yield Button("Yes (y)", id="yes", variant="error", compact=True)
                 yield Button("No (n)", id="no", variant="primary", compact=True)
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()
@@ -118,6 +128,7 @@ class NoticeDialog(ModalScreen[None]):
             yield Label(self.text)
             with Horizontal(classes="buttons"):
                 yield Button("OK (Enter)", id="ok", variant="primary", compact=True)
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#ok", Button).focus()
@@ -193,26 +204,36 @@ class _FormDialog(ModalScreen[R | None], Generic[R]):
         raise NotImplementedError
 
 
-def _game_fields(*, seat: bool) -> ComposeResult:
-    """The form rows every room has: rule, size, opening, time (and the seat)."""
+def _game_fields(*, seat: bool, last: msg.CreateRoom | None = None) -> ComposeResult:
+    """The form rows every room has: rule, size, opening, time (and the seat), filled
+    in with ``last``'s settings (None: the defaults)."""
+    room = last or msg.CreateRoom()
+    time = "none" if room.time is None else str(room.time)
     yield Label("Rule")
-    yield Select(RULES, value=Rule.FREESTYLE, allow_blank=False, id="rule", compact=True)
+    yield Select(RULES, value=room.rule, allow_blank=False, id="rule", compact=True)
     yield Label("Board size")
-    yield Input("15", id="size", restrict=r"[0-9]*", max_length=2, compact=True)
+    yield Input(str(room.size), id="size", restrict=r"[0-9]*", max_length=2, compact=True)
     yield Label("Opening")
-    yield Select(OPENINGS, value=Opening.FREE, allow_blank=False, id="opening", compact=True)
+    yield Select(OPENINGS, value=room.opening, allow_blank=False, id="opening", compact=True)
     yield Label("Time (min+s)")
-    yield Input("none", id="time", placeholder="5+3 or none", compact=True)
+    yield Input(time, id="time", placeholder="5+3 or none", compact=True)
     if seat:
         yield Label("Seat")
-        yield Select(SEATS, value="any", allow_blank=False, id="seat", compact=True)
+        yield Select(SEATS, value=room.seat, allow_blank=False, id="seat", compact=True)
 
 
-def _level_fields(label: str, select_id: str, other_id: str) -> ComposeResult:
+def _level_fields(
+    label: str, select_id: str, other_id: str, level: str = DEFAULT_LEVEL
+) -> ComposeResult:
+    """A level list and a field for any other level name; ``level`` chosen in the list
+    if it is there, else typed in the field."""
+    listed = level in AI_LEVELS
     yield Label(label)
-    yield Select(LEVELS, value=DEFAULT_LEVEL, allow_blank=False, id=select_id, compact=True)
+    value = level if listed else DEFAULT_LEVEL
+    yield Select(LEVELS, value=value, allow_blank=False, id=select_id, compact=True)
     yield Label("  or level name")
-    yield Input("", id=other_id, placeholder="e.g. brain:embryo", max_length=40, compact=True)
+    other = "" if listed else level
+    yield Input(other, id=other_id, placeholder="e.g. brain:embryo", max_length=40, compact=True)
 
 
 class CreateRoomDialog(_FormDialog[msg.ClientMessage]):
@@ -231,6 +252,7 @@ class CreateRoomDialog(_FormDialog[msg.ClientMessage]):
             with Horizontal(classes="buttons"):
                 yield Button("Create", id="ok", variant="primary", compact=True)
                 yield Button("Cancel", id="cancel", compact=True)
+        yield Footer(compact=True)
 
     def submit(self) -> None:
         size = self.board_size()
@@ -284,6 +306,7 @@ class QuickMatchDialog(_FormDialog[msg.ClientMessage]):
             with Horizontal(classes="buttons"):
                 yield Button("Find opponent", id="ok", variant="primary", compact=True)
                 yield Button("Cancel", id="cancel", compact=True)
+        yield Footer(compact=True)
 
     def ai_after_ms(self) -> tuple[bool, int | None]:
         text = self.query_one("#ai-after", Input).value.strip().lower()
@@ -323,19 +346,27 @@ class PlayAi:
 
 
 class PlayAiDialog(_FormDialog[PlayAi]):
-    """A game against an AI: the room's settings, your colour and the AI's level.
-    Games with an AI are never rated."""
+    """A game against an AI: the room's settings, your colour and the AI's level,
+    as chosen for the ``last`` one (None: the defaults). Games with an AI are never
+    rated."""
+
+    def __init__(self, last: AiChoice | None = None) -> None:
+        super().__init__()
+        self.last = last
 
     def compose(self) -> ComposeResult:
+        last = self.last
         with Vertical(classes="dialog"):
             yield Label("[b]Play the AI[/b] (unrated)")
             with Grid(classes="form"):
-                yield from _game_fields(seat=True)
-                yield from _level_fields("AI level", "level", "level-other")
+                yield from _game_fields(seat=True, last=last.room if last else None)
+                level = last.level if last else DEFAULT_LEVEL
+                yield from _level_fields("AI level", "level", "level-other", level)
             yield Label("", id="form-error", classes="error")
             with Horizontal(classes="buttons"):
                 yield Button("Play", id="ok", variant="primary", compact=True)
                 yield Button("Cancel", id="cancel", compact=True)
+        yield Footer(compact=True)
 
     def submit(self) -> None:
         size = self.board_size()
@@ -372,6 +403,7 @@ class SeatAiDialog(_FormDialog[msg.ClientMessage]):
             with Horizontal(classes="buttons"):
                 yield Button("Seat the AI", id="ok", variant="primary", compact=True)
                 yield Button("Cancel", id="cancel", compact=True)
+        yield Footer(compact=True)
 
     FOCUS = "#level"
 
@@ -397,6 +429,7 @@ class AiGameDialog(_FormDialog[msg.ClientMessage]):
             with Horizontal(classes="buttons"):
                 yield Button("Start", id="ok", variant="primary", compact=True)
                 yield Button("Cancel", id="cancel", compact=True)
+        yield Footer(compact=True)
 
     def submit(self) -> None:
         size = self.board_size()
@@ -420,8 +453,16 @@ class AiGameDialog(_FormDialog[msg.ClientMessage]):
         )
 
 
-class CodeDialog(_FormDialog[msg.ClientMessage]):
-    """The invite code of a private room."""
+class CodeDialog(_FormDialog[None]):
+    """The invite code of a private room. The dialog sends the ``join`` itself and
+    waits for the answer (``host.model.lobby.asked``): a refusal (no room has that
+    code) is shown here, the code kept and selected to be typed again; the game
+    coming on screen closes the dialog (the app closes it)."""
+
+    def __init__(self, host: Host) -> None:
+        super().__init__()
+        self.host = host
+        self.waiting = False
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -432,13 +473,31 @@ class CodeDialog(_FormDialog[msg.ClientMessage]):
             with Horizontal(classes="buttons"):
                 yield Button("Join", id="ok", variant="primary", compact=True)
                 yield Button("Cancel", id="cancel", compact=True)
+        yield Footer(compact=True)
 
     FOCUS = "#code"
 
     def submit(self) -> None:
+        if self.waiting:
+            return  # the server has not answered the code sent yet
         code = self.query_one("#code", Input).value.strip()
         if not code:
             self.error("Type the invite code the room's creator gave you.")
             return
         watch = self.query_one("#watch", Checkbox).value
-        self.dismiss(msg.Join(code=code, role="spectator" if watch else "player"))
+        self.waiting = True
+        self.error("")
+        join = msg.Join(code=code, role="spectator" if watch else "player")
+        self.run_worker(self.host.ask(join, in_dialog=True))
+
+    def show_model(self, model: ViewModel) -> None:
+        """The answer came: a refusal is said here, and the code can be typed again.
+        (When the room came on screen instead, the app has closed this dialog.)"""
+        if not self.waiting or model.lobby.asked is not None or model.room is not None:
+            return
+        self.waiting = False
+        if model.lobby.notice:
+            self.error(model.lobby.notice)
+            field = self.query_one("#code", Input)
+            field.focus()
+            field.select_all()

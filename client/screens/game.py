@@ -3,12 +3,12 @@ for questions, and the text line.
 
 The key model, as a player meets it:
 
-- **Typing is text.** A letter, digit or ``/`` pressed anywhere on this screen
-  goes into the text line (the board, the move list, the log and the prompt bar
-  hand it on, in order, however fast the keys come), so ``h8`` Enter plays h8
-  (``H8`` and ``h 8`` too), ``/draw`` runs a command and anything else is said
-  in the room's chat. Nothing typed is ever taken as a command key. Enter sends
-  the line and gives the keys back to the board.
+- **Typing is text.** A letter, digit or ``/`` pressed on this screen goes
+  into the text line (the board, the move list and the log hand it on, in order,
+  however fast the keys come; a question's prompt bar only ``/``, see below), so
+  ``h8`` Enter plays h8 (``H8`` and ``h 8`` too), ``/draw`` runs a command and
+  anything else is said in the room's chat. Nothing typed is ever taken as a
+  command key. Enter sends the line and gives the keys back to the board.
 - **The board** moves its cursor with the arrow keys and plays the cursor's
   point with Enter or Space (or the mouse: select, then confirm).
 - **Game actions are Ctrl keys** (nano-style, shown in the footer as ``^D``),
@@ -18,7 +18,8 @@ The key model, as a player meets it:
 - **Questions** (the opponent's draw, takeback or rematch offer, the swap2
   choice, a claim once the opponent is gone past the grace period) show in the
   prompt bar, which takes focus unless a line is half typed: ``y`` / ``n`` (or
-  Enter / Esc) answer it, another letter goes on to the text line. A lone
+  ``Y`` / ``N``, Enter / Esc) answer it; another letter or digit is ignored (the
+  log says which keys answer, and that Tab goes on to the text line). A lone
   character in the text line is not a line: a new question clears it (and says
   so in the log) and takes the keys, so a key pressed a moment too early never
   sticks to the front of the next line (``y`` then ``h8`` is not chat ``yh8``).
@@ -28,7 +29,9 @@ The key model, as a player meets it:
 
 The footer shows the keys that work now: the game's actions follow the room's
 state (resign and draw while it runs, rematch after it, an AI seat while
-waiting) and the player's role (a spectator has no Play, Resign or Draw).
+waiting) and the player's role (a spectator has no Play, Resign or Draw); Play
+shows on the player's turn only (out of turn Enter says why nothing is played).
+A dialog open over the game shows its own keys in its own footer.
 """
 
 from __future__ import annotations
@@ -125,6 +128,7 @@ class GameScreen(Screen[None]):
         self.board = Board(id="board", glyphs=options.glyphs, one_click=options.one_click)
         # Before the footer first shows the board's keys: a spectator never sees Play.
         self.board.can_play = self._can_play(self.model)
+        self.board.my_turn = can_move(self.model, self.me) is None
         self.moves = MoveList(id="moves")
         self.log_pane = LogPane(id="log-pane")
         self.side = Horizontal(self.moves, self.log_pane, id="side")
@@ -182,6 +186,7 @@ class GameScreen(Screen[None]):
             board.picture = game.picture
             seated = self._my_seat_player() is not None
             board.can_play = self._can_play(model)
+            board.my_turn = can_move(model, self.me) is None  # the footer offers Play
             sep = f" {self.host.options.glyphs.sep} "
             words = PLACEHOLDER_PLAYER if seated else PLACEHOLDER_WATCHER
             if seated and game.state == "over":
@@ -200,7 +205,8 @@ class GameScreen(Screen[None]):
         model = self.model
         glyphs = self.host.options.glyphs
         now = self.host.clock()
-        first, second = status_lines(model, self.me, glyphs, now)
+        width = self.status_game.content_size.width  # 0 before the first layout
+        first, second = status_lines(model, self.me, glyphs, now, width)
         self.status_players.update(Text(first))
         self.status_game.update(Text(second))
         banner = link_banner(model.session.link, self.host.server_shown, now, glyphs)
@@ -249,10 +255,12 @@ class GameScreen(Screen[None]):
 
     def on_resize(self) -> None:
         """Narrow room for the log (a big board at 80 columns): the move list goes
-        above the log instead of beside it."""
+        above the log instead of beside it. The status line is fitted to the new
+        width once it is laid out."""
         board_width = self.board.outer_size.width or 34
         room = self.size.width - board_width - MOVES_WIDTH
         self.side.set_class(room < NARROW_LOG, "-stacked")
+        self.call_after_refresh(self.tick)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Which keys work now (the footer shows only those): the game's actions as
@@ -309,6 +317,12 @@ class GameScreen(Screen[None]):
         else:
             self._dismissed.add(prompt.ident)
             self.tick()
+
+    @on(PromptBar.Ignored)
+    def ignored(self, event: PromptBar.Ignored) -> None:
+        """A letter that answers nothing, typed at a question: say which keys do."""
+        keys = " / ".join(key for key, _ in event.prompt.answers)
+        self.host.note(f"The question takes the keys: {keys} to answer, Tab for the text line.")
 
     # -- moving ----------------------------------------------------------------
 
@@ -434,6 +448,8 @@ class GameScreen(Screen[None]):
                     ("y / n", "accept / decline an offer; claim the win / not now"),
                     ("b / w / p", "swap2: take black / take white / place two more"),
                     ("Enter / Esc", "the first / the last answer"),
+                    ("", "capitals answer too; other letters wait for the answer"),
+                    ("Tab", "on to the text line (to chat while the question waits)"),
                 ],
             ),
             (

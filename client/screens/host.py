@@ -73,6 +73,12 @@ class Host(Protocol):
         """Send on the main connection; False (and a note in the log) if offline."""
         ...
 
+    async def ask(self, message: msg.ClientMessage, *, in_dialog: bool = False) -> bool:
+        """Send a request of the lobby's: the model's ``lobby.asked`` waits for its
+        answer, and ``lobby.notice`` says why it was refused (on the lobby's line,
+        unless ``in_dialog``: the dialog sending it shows it); False if not sent."""
+        ...
+
     async def send_as(self, player: str | None, message: msg.ClientMessage) -> bool:
         """Send as ``player`` (in hot seat, the partner's connection when it is theirs)."""
         ...
@@ -81,8 +87,9 @@ class Host(Protocol):
         """Ask for ratings or history; the view waits (``action``) for the reply."""
         ...
 
-    async def play_ai(self, create: msg.CreateRoom, level: str | None) -> None:
-        """Create a room, then seat an AI of ``level`` in its other seat."""
+    async def play_ai(self, create: msg.CreateRoom, level: str) -> None:
+        """Create a room, then seat an AI of ``level`` in its other seat (the choice is
+        kept in ``model.lobby.ai_choice``)."""
         ...
 
     async def seat_ai(self, room: str, level: str | None) -> None:

@@ -178,8 +178,8 @@ class LobbyScreen(Screen[None]):
             hint = "Enter joins, w watches the room; c joins a private room by its code."
         if model.seated_rooms and model.room is None:
             hint = f"You have a game in progress ({', '.join(model.seated_rooms)}): g to return."
-        if model.log and model.log[-1].kind == "error":
-            hint = model.log[-1].text
+        if model.lobby.line_notice:  # why the lobby's latest request was refused
+            hint = model.lobby.line_notice
         self.query_one("#lobby-hint", Static).update(Text(hint))
 
     def _selected_room(self) -> str | None:
@@ -202,7 +202,7 @@ class LobbyScreen(Screen[None]):
 
     async def _send_dialog_result(self, message: msg.ClientMessage | None) -> None:
         if message is not None:
-            await self.host.send(message)
+            await self.host.ask(message)
 
     async def action_create(self) -> None:
         await self.app.push_screen(CreateRoomDialog(), self._send_dialog_result)
@@ -215,7 +215,7 @@ class LobbyScreen(Screen[None]):
 
     async def action_cancel_match(self) -> None:
         if self.host.model.lobby.queue is not None:
-            await self.host.send(msg.Unqueue())
+            await self.host.ask(msg.Unqueue())
 
     def action_stop_trying(self) -> None:
         self.host.stop_trying()
@@ -225,7 +225,7 @@ class LobbyScreen(Screen[None]):
             if choice is not None:
                 await self.host.play_ai(choice.room, choice.level)
 
-        await self.app.push_screen(PlayAiDialog(), chosen)
+        await self.app.push_screen(PlayAiDialog(self.host.model.lobby.ai_choice), chosen)
 
     async def action_ai_game(self) -> None:
         async def chosen(message: msg.ClientMessage | None) -> None:
@@ -241,7 +241,7 @@ class LobbyScreen(Screen[None]):
         await self.app.push_screen(ProfileScreen(self.host))
 
     async def action_code(self) -> None:
-        await self.app.push_screen(CodeDialog(), self._send_dialog_result)
+        await self.app.push_screen(CodeDialog(self.host))
 
     async def action_join(self) -> None:
         """Sit down in the selected room, or watch it when nobody can sit down any
@@ -254,7 +254,7 @@ class LobbyScreen(Screen[None]):
             summary.state != "waiting"
             or (summary.players.black is not None and summary.players.white is not None)
         )
-        await self.host.send(msg.Join(room=room, role="spectator" if full else "player"))
+        await self.host.ask(msg.Join(room=room, role="spectator" if full else "player"))
 
     @on(DataTable.RowSelected)
     async def row_selected(self, event: DataTable.RowSelected) -> None:
@@ -263,12 +263,12 @@ class LobbyScreen(Screen[None]):
     async def action_watch(self) -> None:
         room = self._selected_room()
         if room is not None:
-            await self.host.send(msg.Join(room=room, role="spectator"))
+            await self.host.ask(msg.Join(room=room, role="spectator"))
 
     async def action_back_to_game(self) -> None:
         rooms = self.host.model.seated_rooms
         if rooms:
-            await self.host.send(msg.Join(room=rooms[0], role="player"))
+            await self.host.ask(msg.Join(room=rooms[0], role="player"))
 
     def _offered(self, binding: BindingType) -> bool:
         """Whether the key exists in this mode (hot seat with --local, quick match

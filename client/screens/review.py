@@ -50,6 +50,7 @@ class ExportDialog(ModalScreen[Path | None]):
             with Horizontal(classes="buttons"):
                 yield Button("Export", id="ok", variant="primary")
                 yield Button("Cancel", id="cancel")
+        yield Footer(compact=True)  # its own keys, not the review's underneath
 
     def action_cancel(self) -> None:
         self.dismiss(None)

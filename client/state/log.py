@@ -5,7 +5,9 @@
 (``Takeback: h9 taken back.``, ``bob (white) resigned: alice (black) wins.``), chat
 (``name: text``), refusals, the link lost, a resume caught up, notes of the client's
 own. Each room starts a fresh log, told as it would have been from the start, so it
-reads the same for everyone in the room however late they came.
+reads the same for everyone in the room however late they came. A note of the
+client's own that says again what the last line says (``The game is over.`` for each
+point typed after the game) is not repeated: the line is there already.
 """
 
 from __future__ import annotations
@@ -78,6 +80,8 @@ def reduce_log(
     match action:
         case msg.Snapshot(room=view) if before.room is None or before.room.id != view.id:
             return tuple(opening_lines(after.room, view.chat)) if after.room is not None else ()
+        case Note(text=text, kind=kind) if log and log[-1] == LogLine(kind, text):
+            return log  # said already, on the last line: no flood of the same words
     lines = _lines(action, before, after)
     return (*log, *lines)[-LOG_LIMIT:] if lines else log
 

@@ -11,7 +11,7 @@ it must, what the other slices hold) and returns its slice:
 slice              what it holds                                 reducer
 =================  ============================================  ================================
 ``session``        player id, name, token, the link              :mod:`client.state.session`
-``lobby``          the rooms listed, the quick-match queue        :mod:`client.state.lobby`
+``lobby``          rooms listed, the queue, the lobby's notice    :mod:`client.state.lobby`
 ``room``           the room on screen (:mod:`.game`)             :func:`.room.reduce_room`
 ``seated_rooms``   the rooms the player sits in                  :func:`.room.reduce_seated_rooms`
 ``catch_up``       a resume in progress                          :func:`.room.reduce_catch_up`
@@ -29,7 +29,7 @@ import dataclasses
 
 from client.state.game import GameView
 from client.state.history import HistoryAction, HistoryView, reduce_history
-from client.state.lobby import LobbyView, reduce_lobby
+from client.state.lobby import LobbyAction, LobbyView, reduce_lobby
 from client.state.log import LogLine, Note, reduce_log
 from client.state.room import (
     CatchUp,
@@ -56,7 +56,7 @@ LocalAction = (
     | RoomSeen
     | Note
 )
-Action = msg.ServerMessage | LocalAction | HistoryAction
+Action = msg.ServerMessage | LocalAction | HistoryAction | LobbyAction
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -86,13 +86,16 @@ def reduce(model: ViewModel, action: Action, now: float) -> ViewModel:
     session = reduce_session(model.session, action)
     room = reduce_room(model.room, action, now)
     shown = model.room.id if model.room is not None else None
+    seated = reduce_seated_rooms(
+        model.seated_rooms, action, me=session.me, before=model.room, after=room, now=now
+    )
     after = ViewModel(
         session=session,
-        lobby=reduce_lobby(model.lobby, action, now, shown),
-        room=room,
-        seated_rooms=reduce_seated_rooms(
-            model.seated_rooms, action, me=session.me, before=model.room, after=room, now=now
+        lobby=reduce_lobby(
+            model.lobby, action, now, shown, seated_changed=seated != model.seated_rooms
         ),
+        room=room,
+        seated_rooms=seated,
         catch_up=reduce_catch_up(model.catch_up, action, model.room),
         history=reduce_history(model.history, action, model.session.me),
     )

@@ -11,8 +11,8 @@ Layout of a line (15x15 shown, every glyph one cell wide)::
 A row label of two cells, then for each column a separator cell and a glyph
 cell, then one closing separator. Separators carry the cursor's ``[ ]`` and the
 last move's ``( )`` so both show even without colour (``NO_COLOR``, a
-monochrome terminal). Colours and emphasis come from component classes, so
-the theme lives in CSS.
+monochrome terminal); the cursor on the last move is ``(●]``, half of each.
+Colours and emphasis come from component classes, so the theme lives in CSS.
 
 An AI's hint is drawn with the hint glyph (``◇`` / ``*``) on its point.
 
@@ -74,6 +74,9 @@ class Board(HandsTypingOn, can_focus=True):
         Binding("left", "cursor(-1,0)", "Cursor left", show=False),
         Binding("right", "cursor(1,0)", "Cursor right", show=False),
         Binding("enter,space", "choose", "Play", tooltip="Play the point under the cursor"),
+        # Not the player's turn: Enter still says why nothing is played, but the footer
+        # does not offer Play (the first binding enabled for a key is the one used).
+        Binding("enter,space", "choose('early')", "", show=False),
         Binding("full_stop", "to_last", "Cursor to the last move", show=False),
     ]
 
@@ -145,6 +148,7 @@ class Board(HandsTypingOn, can_focus=True):
         self.interactive = interactive
         self.can_focus = interactive
         self.can_play = interactive  # False for a spectator: Enter plays nothing
+        self.my_turn = interactive  # False: Enter is not offered (and says why)
         self.window_top = 0  # the board row (0 = the top row) at the top of the window
 
     # -- geometry -----------------------------------------------------------
@@ -233,7 +237,8 @@ class Board(HandsTypingOn, can_focus=True):
     def _separators(self, y: int) -> list[Segment]:
         """The n+1 separator cells of row ``y``: blank, or a bracket of the
         cursor / a parenthesis of the last move. When the two are neighbours, the
-        cell between them closes one and opens the other: ``(●|○]``, ``[●|○)``."""
+        cell between them closes one and opens the other: ``(●|○]``, ``[●|○)``; with
+        the cursor on the last move, each keeps one side: ``(●]``."""
         n = self.size_n
         base = self.rich_style
         chars = [" "] * (n + 1)
@@ -247,9 +252,11 @@ class Board(HandsTypingOn, can_focus=True):
         if cur.y == y and self.interactive and self.has_focus_or_selection:
             mark = base + self._style("board--cursor")
             # A cell holding the far side of the last move's mark (``)`` left of the
-            # cursor, ``(`` right of it) is shared; on the last move itself the
-            # cursor's brackets win.
+            # cursor, ``(`` right of it) is shared; on the last move itself the mark
+            # keeps its ``(`` and the cursor closes with ``]``, so both still show.
             for cell, bracket, far_side in ((cur.x, "[", ")"), (cur.x + 1, "]", "(")):
+                if cur == last and bracket == "[":
+                    continue
                 chars[cell] = SHARED_MARK if chars[cell] == far_side else bracket
                 styles[cell] = mark
         return [Segment(c, s) for c, s in zip(chars, styles, strict=True)]
@@ -310,8 +317,12 @@ class Board(HandsTypingOn, can_focus=True):
         self._follow_row(self.cursor.y)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Play (Enter) only for a player: a spectator's board just moves its cursor."""
-        return self.can_play if action == "choose" else True
+        """Play (Enter) only for a player: a spectator's board just moves its cursor.
+        The footer offers Play on the player's turn only; out of turn Enter is taken
+        by the hidden binding, and the screen says why no stone is placed."""
+        if action != "choose":
+            return True
+        return self.can_play and self.my_turn == (parameters == ())
 
     async def on_key(self, event: events.Key) -> None:
         """A letter or digit starts a typed point (or chat) in the text line; the keys
@@ -339,9 +350,9 @@ class Board(HandsTypingOn, can_focus=True):
         self.cursor = point
         self._follow_row(self.cursor.y)
 
-    def action_choose(self) -> None:
+    def action_choose(self, when: str = "") -> None:
         """Play the cursor's point if it is in view; else only bring it into view, so
-        the player sees what the next Enter plays."""
+        the player sees what the next Enter plays. (``when``: ``early`` out of turn.)"""
         self.selected = None
         if not self.in_view(self.cursor):
             self._follow_row(self.cursor.y)

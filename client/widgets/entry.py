@@ -1,11 +1,12 @@
 """The game screen's text line and its prompt bar.
 
 Typing is never a command on the game screen: a letter or digit pressed while
-the board, the move list, the log or the prompt has focus starts the text line
-with that character (:meth:`EntryLine.take_key`), so ``h8`` Enter plays h8
-whatever had focus, and chat is typed the same way; ``/`` starts a command line
-the same way. Game actions are on Ctrl keys, which no text uses; they act while a
-line is typed too (the text line gives up Input's ^D, delete right, for the draw).
+the board, the move list or the log has focus starts the text line with that
+character (:meth:`EntryLine.take_key`), so ``h8`` Enter plays h8 whatever had
+focus, and chat is typed the same way; ``/`` starts a command line the same way
+(on the prompt bar too, where other letters wait for the question's answer). Game
+actions are on Ctrl keys, which no text uses; they act while a line is typed too
+(the text line gives up Input's ^D, delete right, for the draw).
 
 Keys reach a widget through its own queue, so the keys typed right after the
 first one may already be on their way to that widget when the text line takes
@@ -17,11 +18,14 @@ among the keys for the same reason: as a screen binding it would reach the
 screen only after the letters behind it had reached the text line.
 
 The prompt bar shows a question (:class:`client.prompts.Prompt`) and takes its
-answer keys (``y`` / ``n``, ``b`` / ``w`` / ``p``; Enter is the first answer,
-Esc the last) while it has focus. Any other letter goes on to the text line,
-and an arrow key back to the board. Answer keys pressed within
-:data:`PROMPT_GUARD_S` of the question appearing are ignored: they were meant
-for what was on screen before.
+answer keys (``y`` / ``n``, ``b`` / ``w`` / ``p``, capitals too; Enter is the first
+answer, Esc the last) while it has focus. Any other letter or digit is ignored (it
+was not meant for the question: it neither answers it nor starts a line the player
+did not see begin) and the screen says which keys answer; ``/`` starts a command
+line, Tab goes on to the text line and an arrow key back to the board. Answer keys
+pressed within :data:`PROMPT_GUARD_S` of the question appearing, or of a key it
+ignored, are ignored too: they were meant for what was on screen before, or are the
+rest of what was being typed (``h8`` Enter never accepts an offer).
 """
 
 from __future__ import annotations
@@ -160,14 +164,15 @@ class EntryLine(Input):
 
 
 class PromptBar(HandsTypingOn, Static, can_focus=True):
-    """A question with its answer keys; :class:`Answered` carries the answer."""
+    """A question with its answer keys; :class:`Answered` carries the answer, and
+    :class:`Ignored` a letter that answers nothing."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "answer('y')", "Yes"),
-        Binding("n", "answer('n')", "No"),
-        Binding("b", "answer('b')", "Black"),
-        Binding("w", "answer('w')", "White"),
-        Binding("p", "answer('p')", "Place two"),
+        Binding("y,Y", "answer('y')", "Yes"),
+        Binding("n,N", "answer('n')", "No"),
+        Binding("b,B", "answer('b')", "Black"),
+        Binding("w,W", "answer('w')", "White"),
+        Binding("p,P", "answer('p')", "Place two"),
         Binding("enter", "answer('enter')", "First answer", show=False),
         Binding("escape", "answer('escape')", "Last answer", show=False),
     ]
@@ -184,6 +189,13 @@ class PromptBar(HandsTypingOn, Static, can_focus=True):
             super().__init__()
             self.prompt = prompt
             self.key = key
+
+    class Ignored(Message):
+        """A letter or digit that answers nothing was typed at ``prompt``."""
+
+        def __init__(self, prompt: Prompt) -> None:
+            super().__init__()
+            self.prompt = prompt
 
     def __init__(self, clock: Callable[[], float], *, id: str | None = None) -> None:
         super().__init__("", id=id)
@@ -211,16 +223,25 @@ class PromptBar(HandsTypingOn, Static, can_focus=True):
         return key in ("enter", "escape") or key in self.prompt.keys
 
     async def on_key(self, event: events.Key) -> None:
-        """An arrow goes back to the board; a letter that answers nothing (or ``/``)
-        starts the text line, and the keys after it follow it there; the answer keys
-        are left to the bindings."""
+        """An arrow goes back to the board; ``/`` starts a command line, and the keys
+        after it follow it there; a letter or digit that answers nothing is ignored
+        (and the answer keys right after it too); the answer keys are left to the
+        bindings."""
         prompt = self.prompt
         if event.key in ARROWS:
             event.stop()
             self.post_message(ToBoard(event.key))
             return
-        answer = prompt is not None and event.character in prompt.keys
-        await self.hand_typing_on(event, starts=not answer and starts_text(event))
+        if await self.hand_typing_on(event, starts=event.character == COMMAND_START):
+            return
+        character = event.character
+        if prompt is None or character is None or not starts_text(event):
+            return
+        if character.lower() not in prompt.keys:
+            event.stop()
+            event.prevent_default()
+            self.shown_at = self.clock()  # what comes right after it is not an answer
+            self.post_message(self.Ignored(prompt))
 
     def action_answer(self, key: str) -> None:
         prompt = self.prompt

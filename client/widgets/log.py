@@ -11,6 +11,8 @@ The pane follows its newest line: each line that arrives is in view, until the
 player scrolls up to read (the arrows, PgUp/PgDn, Home/End while the log has focus,
 or the mouse wheel); scrolling back to the end follows again, and so does a new
 room's log. (Not Textual's ``anchor``: it would draw a short log at the bottom.)
+A pane that follows stays at the end when its size changes (the terminal resized:
+the lines wrap anew, and there may be more of them).
 """
 
 from __future__ import annotations
@@ -74,6 +76,12 @@ class LogPane(HandsTypingOn, VerticalScroll):
         self._lines.update(log_text(log, glyphs))
         if self.following:
             self.scroll_end(animate=False)  # once the new lines are laid out
+
+    def on_resize(self) -> None:
+        """A new size re-wraps the lines: a pane that followed the newest line shows it
+        still (once they are laid out anew)."""
+        if self.following:
+            self.scroll_end(animate=False)
 
     def follow(self) -> None:
         """Back to the newest line, following it again (a new room's log)."""
