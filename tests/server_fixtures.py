@@ -195,13 +195,10 @@ async def clients() -> AsyncIterator[list[TestClient]]:
         await client.ws.close()
 
 
-async def seated_pair(
-    connect: Connect, *, to: GomokuServer | None = None, **room: Any
-) -> tuple[TestClient, TestClient, str]:
-    """Alice creates a room as Black, Bob joins as White; both have seen the start
-    (on ``to`` if given, else on the ``connect`` fixture's server)."""
-    alice = await connect("alice", to=to)
-    bob = await connect("bob", to=to)
+async def seated_pair(connect: Connect, **room: Any) -> tuple[TestClient, TestClient, str]:
+    """Alice creates a room as Black, Bob joins as White; both have seen the start."""
+    alice = await connect("alice")
+    bob = await connect("bob")
     snap = await alice.create(seat="black", **room)
     room_id = snap.room.id
     await bob.join(room_id)
