@@ -90,6 +90,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--verbose", action="store_true", help="send a MESSAGE line with search figures per move"
     )
     args = parser.parse_args(argv)
+    if args.level not in LEVEL_NAMES:  # argparse checks a default against no choices
+        parser.error(
+            f"GOMOKU_LEVEL={os.environ.get('GOMOKU_LEVEL', '')!r} is not a level "
+            f"(choose from {', '.join(LEVEL_NAMES)})"
+        )
     reader = Reader(sys.stdin.fileno())
 
     def clock() -> float:

@@ -9,6 +9,7 @@ whole position (``x,y,field``: 1 own stone, 2 opponent's; 3, a continuous game's
 finished line, is refused: this brain plays no continuous games) and asks for a
 move, TAKEBACK removes a stone, RESTART clears the board, ABOUT describes the
 brain, END quits (a move being thought about when END comes is dropped unsent).
+Nothing answers INFO: a setting the brain cannot take is said in a MESSAGE.
 
 SWAP2BOARD (Gomocup's swap2 extension) passes the opening stones so far (``x,y``
 lines, Black first, then DONE): with none the brain answers its three opening
@@ -18,7 +19,8 @@ and lets the opponent choose); with five, ``SWAP`` or the sixth stone. The choic
 come from :mod:`engine.ai.swap2`.
 
 Time: a move's budget is ``timeout_turn`` and, when the manager sends it, a share of
-``time_left`` (with or without ``timeout_match``). Piskvork's clock for a turn runs
+``time_left`` (with or without ``timeout_match``, but not with ``timeout_match`` 0: no
+match limit). Piskvork's clock for a turn runs
 from the command after the brain's last answer, INFO lines included; what the session
 spends on those (``INFO rule`` rebuilds the search's tables) comes off the move.
 """
@@ -43,9 +45,10 @@ ECHO_MAX = 40  # characters of an unknown command or a bad line quoted back
 
 def rule_from_info(value: int) -> Rule:
     """Gomocup's ``INFO rule`` bitmask: 1 exactly five, 4 renju (2 = continuous game,
-    ignored). Raises ValueError for caro (8), which this brain does not play."""
+    played as the plain game: see :meth:`BrainSession._info`). Raises ValueError for
+    caro (8), which this brain does not play."""
     if value & 8:
-        raise ValueError(f"rule {value}: caro is not supported")
+        raise ValueError(f"{value} asks for caro, which is not played here")
     if value & 4:
         return Rule.RENJU
     if value & 1:
@@ -56,7 +59,8 @@ def rule_from_info(value: int) -> Rule:
 @dataclass
 class Settings:
     timeout_turn_ms: int = DEFAULT_TIMEOUT_TURN_MS
-    timeout_match_ms: int = 0
+    timeout_match_ms: int | None = None
+    """None until the manager sends it; 0 means the match has no time limit."""
     time_left_ms: int | None = None
     max_memory: int = 0
     rule: Rule = Rule.FREESTYLE
@@ -156,10 +160,23 @@ class BrainSession:
         return ["OK"]
 
     def _info(self, argument: str) -> list[str]:
+        """A setting. The manager reads no answer to INFO (the protocol: "the brain
+        doesn't answer"), so a setting this brain cannot take is said in a MESSAGE,
+        which managers show in their log and never pair with a command; an ERROR here
+        would be read as the answer to the manager's next command."""
         key, _, value = argument.partition(" ")
-        key = key.lower()
-        value = value.strip()
+        try:
+            return self._setting(key.lower(), value.strip())
+        except ValueError as error:
+            return [f"MESSAGE INFO {key.lower()}: {error}; ignored"]
+
+    def _setting(self, key: str, value: str) -> list[str]:
         settings = self.settings
+        if key in ("timeout_turn", "timeout_match", "time_left", "max_memory", "rule"):
+            try:
+                int(value)
+            except ValueError:
+                raise ValueError(f"{_quoted(value)} is not a whole number") from None
         if key == "timeout_turn":
             settings.timeout_turn_ms = int(value)
         elif key == "timeout_match":
@@ -174,6 +191,11 @@ class BrainSession:
                 self.board = self._rebuilt(self.board, settings.rule)
             if self.board is not None:
                 prepare(self.board.size, settings.rule, self.level)
+            if int(value) & 2:
+                return [
+                    "MESSAGE INFO rule: a continuous game (2) is not played here; "
+                    "a game ends at its first five"
+                ]
         else:
             settings.extra[key] = value
         return []
@@ -284,6 +306,9 @@ class BrainSession:
         return [" ".join(f"{p.x},{p.y}" for p in placed)]
 
     def _takeback(self, argument: str) -> list[str]:
+        """Remove one stone. Usually the last one; another (a BOARD lists its stones in
+        any order, so its "last" need not be the game's) is taken out of its colour,
+        every other stone keeping its own."""
         board = self._need_board()
         point = self._point(argument)
         if board.last_move == point:
@@ -291,8 +316,9 @@ class BrainSession:
             return ["OK"]
         if board[point] is None:
             return [f"ERROR TAKEBACK: no stone on {argument}"]
-        moves = [p for p in board.moves if p != point]
-        black, white = moves[0::2], moves[1::2]
+        black, white = board.moves[0::2], board.moves[1::2]
+        black = [p for p in black if p != point]
+        white = [p for p in white if p != point]
         self.board = Board.from_stones(black, white, size=board.size, rule=board.rule)
         return ["OK"]
 
@@ -342,7 +368,9 @@ class BrainSession:
         reserve = REPLY_MARGIN_S + self._spent
         turn = FAST_MOVE_S if turn_ms <= 0 else max(0.01, turn_ms / 1000 - reserve)
         left = None
-        if settings.time_left_ms is not None:  # with or without timeout_match
+        # time_left counts down a match's limit: with or without timeout_match, but not
+        # when timeout_match says there is none (0), whatever time_left then says.
+        if settings.time_left_ms is not None and settings.timeout_match_ms != 0:
             left = max(0.01, settings.time_left_ms / 1000 - reserve)
         return turn, left
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -149,7 +150,74 @@ def test_a_bad_stone_line_is_answered_once_at_done() -> None:
             assert session.feed(line) == []
         [reply] = session.feed("DONE")
         assert reply.startswith("ERROR BOARD: "), reply
-    assert session.feed("INFO rule 8")[0].startswith("ERROR INFO: rule 8: caro")
+
+
+def test_a_setting_it_cannot_take_is_said_in_a_message_not_an_error() -> None:
+    """The manager reads no answer to INFO: caro, a continuous game or a value that is
+    no number is said in a MESSAGE (shown, never paired with a command), never an
+    ERROR that a manager would take as its next command's answer, and the next
+    command gets its own answer."""
+    session = BrainSession("novice")
+    session.feed("START 15")
+    [caro] = session.feed("INFO rule 8")
+    assert caro == "MESSAGE INFO rule: 8 asks for caro, which is not played here; ignored"
+    [number] = session.feed("INFO timeout_turn abc")
+    assert number == "MESSAGE INFO timeout_turn: 'abc' is not a whole number; ignored"
+    [continuous] = session.feed("INFO rule 2")
+    assert continuous.startswith("MESSAGE INFO rule: a continuous game (2)"), continuous
+    assert session.settings.rule is Rule.FREESTYLE
+    [move] = session.feed("BEGIN")
+    assert as_point(move)
+
+
+def test_a_level_from_the_environment_that_is_none_gets_one_line() -> None:
+    """GOMOKU_LEVEL naming no level: the usage and one line saying so, exit status 2,
+    no traceback (as for --level)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "gomocup.brain"],
+        input="",
+        capture_output=True,
+        text=True,
+        env={**os.environ, "GOMOKU_LEVEL": "expert"},
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        "pbrain-gomoku: error: GOMOKU_LEVEL='expert' is not a level "
+        "(choose from beginner, novice, intermediate, advanced, master)"
+    )
+
+
+def test_time_left_counts_only_against_a_match_limit() -> None:
+    """timeout_match 0 means no match limit: a time_left of 0 (or less) then leaves the
+    move its whole turn, while with a limit it still means hurry."""
+    session = BrainSession("novice")
+    session.feed("START 15")
+    session.feed("INFO timeout_turn 1000")
+    session.feed("INFO time_left 0")
+    assert session.move_time()[1] == pytest.approx(0.01)  # no timeout_match sent: hurry
+    session.feed("INFO timeout_match 0")
+    assert session.move_time()[1] is None
+    session.feed("INFO timeout_match 60000")
+    assert session.move_time()[1] == pytest.approx(0.01)
+
+
+def test_a_takeback_of_a_stone_listed_first_leaves_the_others_their_colours() -> None:
+    """BOARD lists stones in any order, so the game's last stone may have come first:
+    taking it back removes it alone, and the brain then blocks the opponent's four
+    (the position as the manager has it), not a board with the colours swapped."""
+    session = BrainSession("master")
+    session.feed("START 15")
+    session.feed("INFO timeout_turn 500")
+    lines = ["BOARD", "7,7,2", "3,3,2", "3,4,2", "3,5,2", "3,2,1", "10,10,1", "12,12,1"]
+    for line in lines:
+        assert session.feed(line) == []
+    [mine] = session.feed("DONE")
+    assert session.feed(f"TAKEBACK {mine}") == ["OK"]
+    assert session.feed("TAKEBACK 7,7") == ["OK"]
+    [reply] = session.feed("TURN 3,6")  # the opponent's four, 3,3-3,6, blocked at 3,2
+    assert reply == "3,7"
 
 
 def test_a_malformed_board_line_gets_one_reply_for_the_whole_board() -> None:
