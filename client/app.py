@@ -29,7 +29,7 @@ from client.connection import RECONNECT, Connection
 from client.local import LocalServer, LocalServerError, start_local_server
 from client.options import PlayOptions
 from client.screens.connect import ConnectScreen
-from client.screens.dialogs import NoticeDialog
+from client.screens.dialogs import ConfirmDialog, NoticeDialog
 from client.screens.game import GameScreen
 from client.screens.lobby import LobbyScreen
 from client.screens.style import APP_CSS, plain_scrollbars
@@ -100,6 +100,8 @@ class GomokuApp(App[None]):
             load_identity(options.config_dir, options.profile) if options.remember else Identity()
         )
         self.local_server: LocalServer | None = None  # --local: the server this client started
+        self._asking_quit = False
+        """The quit question is on screen (^Q there quits without asking again)."""
         self.ai_after_create: AiRequest | None = None  # seat an AI in the room being created
         self.hot_seat_wanted = False  # the partner joins the room being created
         self.launch_rooms: set[str] | None = None
@@ -417,6 +419,28 @@ class GomokuApp(App[None]):
             await partner.send(msg.Join(room=room.id, role="player"))
 
     async def action_quit(self) -> None:
+        """Quit; from a running game of one's own only after asking, as ^L asks before
+        leaving it: the clock runs on and the opponent may claim the win. ^Q at the
+        question quits at once."""
+        game = self.model.room
+        running = (
+            game is not None
+            and game.state in ("playing", "opening")
+            and any(game.color_of(player) is not None for player in self.local_players)
+        )
+        if running and not self._asking_quit:
+            self._asking_quit = True
+
+            async def decided(yes: bool | None) -> None:
+                self._asking_quit = False
+                if yes:
+                    await self._quit_now()
+
+            await self.push_screen(ConfirmDialog(QUIT_QUESTION), decided)
+            return
+        await self._quit_now()
+
+    async def _quit_now(self) -> None:
         await self._shut_down()
         self.exit()
 
@@ -431,6 +455,13 @@ class GomokuApp(App[None]):
     async def on_unmount(self) -> None:
         plain_scrollbars(False)
         await self._shut_down()
+
+
+QUIT_QUESTION = (
+    "Quit while your game runs? Your clock keeps running, and your opponent may claim "
+    "the win after the grace period; start gomoku play again to come back to it. "
+    "(^Q again quits; ^R resigns instead.)"
+)
 
 
 def partner_name(name: str) -> str:

@@ -179,6 +179,25 @@ async def test_resign_asks_first_then_rematch(
         assert app.model.my_color is not None
 
 
+async def test_quit_in_a_running_game_asks_first(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """^Q in a running game asks first, as ^L does (n keeps the game and the client);
+    ^Q at that question quits."""
+    async with running(server, tmp_path) as (app, pilot):
+        await in_game_with_bob(app, pilot, connect)
+        await pilot.press("ctrl+q")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the question")
+        assert "Quit while your game runs?" in screen_text(app)
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game again")
+        assert app.return_code is None
+        await pilot.press("ctrl+q")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the question")
+        await pilot.press("ctrl+q")
+        await until(pilot, lambda: app.return_code == 0, "the client quit")
+
+
 async def test_no_rematch_key_while_the_opponent_is_gone(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:

@@ -252,15 +252,35 @@ class PromptApp(App[None]):
 
 
 async def test_the_prompt_bar_ignores_keys_just_after_it_appears() -> None:
-    """y or Enter within the guard time are not answers (they were typed for what was
-    on screen before); after it, Enter is the first answer and Esc the last."""
+    """y or n within the guard time are not answers (they were typed for what was on
+    screen before); after it, y and n answer and Esc is the last answer."""
     app = PromptApp()
     async with app.run_test() as pilot:
-        await pilot.press("y", "enter", "n")
+        await pilot.press("y", "n")
         assert app.answers == []
         app.now = PROMPT_GUARD_S
-        await pilot.press("enter", "escape", "y", "n")
-        assert app.answers == ["y", "n", "y", "n"]
+        await pilot.press("escape", "y", "n")
+        assert app.answers == ["n", "y", "n"]
+
+
+async def test_enter_never_answers_a_question() -> None:
+    """Enter at a question, however long after it appeared, answers nothing: it is
+    ignored like a stray letter (a person who typed a move ends it with Enter, and must
+    not accept a draw they did not read), and a y right after it is no answer either."""
+    app = PromptApp()
+    async with app.run_test() as pilot:
+        app.now = 10.0
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.answers == []
+        await pilot.press("y")
+        assert app.answers == []  # within the guard that Enter restarted
+        app.now = 10.0 + PROMPT_GUARD_S
+        await pilot.press("enter", "enter")
+        assert app.answers == []
+        app.now = 20.0
+        await pilot.press("y")
+        assert app.answers == ["y"]
 
 
 async def test_other_letters_on_the_prompt_bar_are_ignored_and_capitals_answer() -> None:

@@ -18,8 +18,9 @@ The key model, as a player meets it:
 - **Questions** (the opponent's draw, takeback or rematch offer, the swap2
   choice, a claim once the opponent is gone past the grace period) show in the
   prompt bar, which takes focus unless a line is half typed: ``y`` / ``n`` (or
-  ``Y`` / ``N``, Enter / Esc) answer it; another letter or digit is ignored (the
-  log says which keys answer, and that Tab goes on to the text line). A lone
+  ``Y`` / ``N``; Esc is the last answer) answer it; Enter and another letter or
+  digit are ignored (the log says which keys answer, and that Tab goes on to the
+  text line), so a move typed as the question comes never accepts it. A lone
   character in the text line is not a line: a new question clears it (and says
   so in the log) and takes the keys, so a key pressed a moment too early never
   sticks to the front of the next line (``y`` then ``h8`` is not chat ``yh8``).
@@ -447,8 +448,8 @@ class GameScreen(Screen[None]):
                 [
                     ("y / n", "accept / decline an offer; claim the win / not now"),
                     ("b / w / p", "swap2: take black / take white / place two more"),
-                    ("Enter / Esc", "the first / the last answer"),
-                    ("", "capitals answer too; other letters wait for the answer"),
+                    ("Esc", "the last answer (decline, not now)"),
+                    ("", "capitals answer too; Enter and other letters wait for the answer"),
                     ("Tab", "on to the text line (to chat while the question waits)"),
                 ],
             ),
@@ -460,7 +461,7 @@ class GameScreen(Screen[None]):
                     ("", "a board taller than the screen scrolls with the cursor"),
                 ],
             ),
-            ("Anywhere", [("^Q", "quit")]),
+            ("Anywhere", [("^Q", "quit (in a running game it asks first; ^Q again quits)")]),
         ]
         await self.app.push_screen(HelpScreen("Game keys", sections))
 

@@ -165,7 +165,10 @@ class EntryLine(Input):
 
 class PromptBar(HandsTypingOn, Static, can_focus=True):
     """A question with its answer keys; :class:`Answered` carries the answer, and
-    :class:`Ignored` a letter that answers nothing."""
+    :class:`Ignored` a key that answers nothing. Enter is one of those: a person who
+    was typing a move when the question came ends it with Enter, and an answer by Enter
+    would accept a draw or a takeback they never read. Esc takes the last answer
+    (decline, not now), which changes nothing in the game."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y,Y", "answer('y')", "Yes"),
@@ -173,7 +176,6 @@ class PromptBar(HandsTypingOn, Static, can_focus=True):
         Binding("b,B", "answer('b')", "Black"),
         Binding("w,W", "answer('w')", "White"),
         Binding("p,P", "answer('p')", "Place two"),
-        Binding("enter", "answer('enter')", "First answer", show=False),
         Binding("escape", "answer('escape')", "Last answer", show=False),
     ]
 
@@ -220,19 +222,25 @@ class PromptBar(HandsTypingOn, Static, can_focus=True):
         key = parameters[0]
         if self.prompt is None:
             return False
-        return key in ("enter", "escape") or key in self.prompt.keys
+        return key == "escape" or key in self.prompt.keys
 
     async def on_key(self, event: events.Key) -> None:
         """An arrow goes back to the board; ``/`` starts a command line, and the keys
-        after it follow it there; a letter or digit that answers nothing is ignored
-        (and the answer keys right after it too); the answer keys are left to the
-        bindings."""
+        after it follow it there; Enter, and a letter or digit that answers nothing, are
+        ignored (and the answer keys right after them too); the answer keys are left to
+        the bindings."""
         prompt = self.prompt
         if event.key in ARROWS:
             event.stop()
             self.post_message(ToBoard(event.key))
             return
         if await self.hand_typing_on(event, starts=event.character == COMMAND_START):
+            return
+        if prompt is not None and event.key == "enter":
+            event.stop()
+            event.prevent_default()
+            self.shown_at = self.clock()
+            self.post_message(self.Ignored(prompt))
             return
         character = event.character
         if prompt is None or character is None or not starts_text(event):
@@ -247,9 +255,7 @@ class PromptBar(HandsTypingOn, Static, can_focus=True):
         prompt = self.prompt
         if prompt is None or self.clock() - self.shown_at < PROMPT_GUARD_S:
             return
-        if key == "enter":
-            key = prompt.answers[0][0]
-        elif key == "escape":
+        if key == "escape":
             key = prompt.answers[-1][0]
         if key in prompt.keys:
             self.post_message(self.Answered(prompt, key))
