@@ -1135,6 +1135,21 @@ async def test_long_names_leave_the_rating_and_the_clock_in_view(browser: Browse
                 )
 
 
+async def test_an_empty_seat_says_so_and_nothing_more(browser: Browser) -> None:
+    """While a room waits for its second player, the free seat reads "empty seat" and
+    nothing after it, on a desktop and on a phone."""
+    async with people(browser) as crowd:
+        desktop = await crowd.page("ann")
+        await desktop.select_option("#create-form select[name=seat]", "black")
+        await desktop.click("#create-button")
+        await expect(desktop.locator("#status")).to_contain_text("Waiting for an opponent")
+        room = desktop.url.split("#/room/", 1)[1]
+        phone = await crowd.page("ann", phone=True, hash=f"#/room/{room}", same_as=desktop)
+        for page in (desktop, phone):
+            await expect(page.locator("#name-black")).to_contain_text("ann")
+            await expect(page.locator("#name-white")).to_have_text("empty seat")
+
+
 async def test_the_profile_says_unrated_and_provisional_in_words(browser: Browser) -> None:
     """A newcomer's profile says "unrated" (why, in its title) where a rating would be,
     and a dash for its RD; after a rated game that rating shows, said to be provisional.

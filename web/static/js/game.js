@@ -194,7 +194,9 @@ export class GameView {
     const title = tags ? `${name} ${tags}` : name;
     if (node.title === title) return;
     node.title = title;
-    node.replaceChildren(h("span", { class: "player" }, name), tags ? " " : null, tags ? h("span", { class: "tags" }, tags) : null);
+    const parts = [h("span", { class: "player" }, name)];
+    if (tags) parts.push(" ", h("span", { class: "tags" }, tags)); // (replaceChildren writes null as "null")
+    node.replaceChildren(...parts);
   }
 
   deadlineText(room, p) {
