@@ -312,8 +312,9 @@ async def test_two_browsers_play_to_the_end_while_a_third_watches(browser: Brows
                 await shot(bob, "game-360x740")
         played = [p for pair in zip(black, [*white, ""], strict=True) for p in pair if p]
         assert await cy.locator("#moves li").all_inner_texts() == played
-        for page in (ann, bob, cy):
+        for page, words in ((ann, "You win."), (bob, "You lose: ann wins."), (cy, "ann wins.")):
             await expect(page.locator("#result")).to_contain_text("Black wins by five in a row")
+            await expect(page.locator("#result .winner")).to_have_text(words)
             await expect(point(page, "h12")).to_have_attribute(
                 "aria-label", "h12, black stone, last move, winning five"
             )

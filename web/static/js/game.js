@@ -342,6 +342,12 @@ export class GameView {
     this.resultBox.hidden = room.state !== "over";
     if (room.state === "over") {
       const lines = [h("strong", {}, resultText(room.result))];
+      const winner = room.result && room.result.winner ? room.players[room.result.winner] : null;
+      if (winner) { // the colours alone leave a player to work out which was theirs (swap2)
+        const mine = mySeat === room.result.winner;
+        const words = mine ? "You win." : mySeat ? `You lose: ${winner.name} wins.` : `${winner.name} wins.`;
+        lines.push(h("div", { class: "winner" }, words));
+      }
       for (const r of room.ratings ?? []) {
         const diff = r.after - r.before;
         lines.push(h("div", { class: "rating-change" }, `${room.nameOf(r.player)}: ${r.before} → ${r.after} (${diff >= 0 ? "+" : ""}${diff})`));
