@@ -179,6 +179,29 @@ async def test_resign_asks_first_then_rematch(
         assert app.model.my_color is not None
 
 
+async def test_no_offer_keys_while_an_offer_waits(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """While Alice's draw offer waits for Bob's answer, the footer offers neither ^D nor
+    ^T (the server takes one offer at a time); once Bob declines, both are back."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, room = await in_game_with_bob(app, pilot, connect)
+
+        def footer() -> str:
+            return screen_text(app).splitlines()[-1]
+
+        assert "^D Draw" in footer()
+        assert "^T Takeback" in footer()
+        await pilot.press("ctrl+d")
+        offered = await bob.until_event(ev.Offered)
+        assert offered.kind == "draw"
+        await until(pilot, lambda: "^D Draw" not in footer(), "^D gone")
+        assert "^T Takeback" not in footer()
+        await bob.send(m.Answer(room=room, kind="draw", accept=False))
+        await until(pilot, lambda: "^D Draw" in footer(), "^D back")
+        assert "^T Takeback" in footer()
+
+
 async def test_quit_in_a_running_game_asks_first(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:

@@ -293,7 +293,9 @@ class GameScreen(Screen[None]):
                 opponent = game.opponent_of(self._my_seat_player())
                 here = opponent is not None and opponent.online
                 return game.state == "over" and here and game.rematch_room is None
-            return game.state == "playing" and seated  # no draw or takeback in swap2's opening
+            # No draw or takeback in swap2's opening, nor while an offer waits for its
+            # answer (the server takes one offer at a time, of either player).
+            return game.state == "playing" and seated and game.pending is None
         return True
 
     # -- keys handed on ----------------------------------------------------------
