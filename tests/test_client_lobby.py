@@ -77,16 +77,22 @@ async def test_lobby_lists_rooms_live_and_joins_or_watches(
 
 
 async def test_quick_match_waits_visibly_and_cancels(server: GomokuServer, tmp_path: Path) -> None:
-    """m queues (the waiting line shows), Esc cancels."""
+    """m queues (the waiting line shows, the footer says Esc cancels and still ends with
+    Quit at 80 columns), Esc cancels."""
     async with running(server, tmp_path) as (app, pilot):
         await pilot.press("m")
         await until(pilot, lambda: isinstance(app.screen, QuickMatchDialog))
         await pilot.click("#ok")
         await until(pilot, lambda: app.model.lobby.queue is not None)
         await until(pilot, lambda: "Looking for an opponent" in screen_text(app))
+        footer = screen_text(app).splitlines()[-1]  # at 80 columns, with its last key
+        assert "Esc Cancel match" in footer
+        assert footer.rstrip().endswith("q Quit"), footer
+        assert "m Match" not in footer  # Esc first
         await pilot.press("escape")
         await until(pilot, lambda: app.model.lobby.queue is None)
         assert "Looking for an opponent" not in screen_text(app)
+        assert "m Match" in screen_text(app).splitlines()[-1]
 
 
 async def test_quick_match_pairs_two_players(

@@ -286,6 +286,10 @@ class LobbyScreen(Screen[None]):
             return False  # the footer shows what works: Esc, help and quit
         if action == "hot_seat":
             return self.host.options.local
+        if action in ("quick_match", "ai_game") and model.lobby.queue is not None:
+            # While a match is looked for: Esc cancels it first (and the footer keeps
+            # its last keys, Quit among them, within 80 columns).
+            return False
         if action == "quick_match":
             return not self.host.options.local
         if action == "cancel_match":
