@@ -19,9 +19,11 @@ from client_fixtures import (
     until,
 )
 from server_fixtures import Connect
+from textual.pilot import Pilot
 from textual.widgets import Input, Select
 from worker_fixtures import StartWorker
 
+from client.app import GomokuApp
 from client.screens.dialogs import (
     AiGameDialog,
     ConfirmDialog,
@@ -63,6 +65,24 @@ async def test_seat_an_ai_from_the_game_screen(
         await until(pilot, lambda: stones(app) == 2, "the AI's answer")
 
 
+async def ai_dialog_as_white_on_13(app: GomokuApp, pilot: Pilot[None]) -> PlayAiDialog:
+    """The lobby's play-the-AI dialog (a), White and 13x13 chosen."""
+    await pilot.press("a")
+    await until(pilot, lambda: isinstance(app.screen, PlayAiDialog))
+    dialog = app.screen
+    assert isinstance(dialog, PlayAiDialog)
+    dialog.query_one("#seat", Select).value = "white"
+    dialog.query_one("#size", Input).value = "13"
+    return dialog
+
+
+async def play_from_the_dialog(app: GomokuApp, pilot: Pilot[None]) -> None:
+    """OK in the play-the-AI dialog, until the AI (Black) has opened."""
+    await pilot.click("#ok")
+    await until(pilot, lambda: isinstance(app.screen, GameScreen))
+    await until(pilot, lambda: stones(app) >= 1, "the AI's first move")
+
+
 async def test_play_the_ai_from_the_lobby_as_white(
     ai_server: GomokuServer, start_worker: StartWorker, tmp_path: Path
 ) -> None:
@@ -70,15 +90,9 @@ async def test_play_the_ai_from_the_lobby_as_white(
     level in the other seat; as White we see the AI open."""
     await start_worker()
     async with running(ai_server, tmp_path) as (app, pilot):
-        await pilot.press("a")
-        await until(pilot, lambda: isinstance(app.screen, PlayAiDialog))
-        dialog = app.screen
-        dialog.query_one("#seat", Select).value = "white"
-        dialog.query_one("#size", Input).value = "13"
+        dialog = await ai_dialog_as_white_on_13(app, pilot)
         dialog.query_one("#level-other", Input).value = "novice"
-        await pilot.click("#ok")
-        await until(pilot, lambda: isinstance(app.screen, GameScreen))
-        await until(pilot, lambda: stones(app) >= 1, "the AI's first move")
+        await play_from_the_dialog(app, pilot)
         room = app.model.room
         assert room is not None
         assert (room.size, room.rated) == (13, False)
@@ -225,22 +239,16 @@ async def test_the_play_ai_dialog_offers_the_last_choice_again(
     opens the dialog with White, 13 and novice chosen again."""
     await start_worker()
     async with running(ai_server, tmp_path) as (app, pilot):
-        await pilot.press("a")
-        await until(pilot, lambda: isinstance(app.screen, PlayAiDialog))
-        dialog = app.screen
-        dialog.query_one("#seat", Select).value = "white"
-        dialog.query_one("#size", Input).value = "13"
+        dialog = await ai_dialog_as_white_on_13(app, pilot)
         dialog.query_one("#level", Select).value = "novice"
-        await pilot.click("#ok")
-        await until(pilot, lambda: isinstance(app.screen, GameScreen))
-        await until(pilot, lambda: stones(app) >= 1, "the AI's first move")
+        await play_from_the_dialog(app, pilot)
         await pilot.press("ctrl+l")
         await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         await pilot.press("y")
         await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
         await pilot.press("a")
         await until(pilot, lambda: isinstance(app.screen, PlayAiDialog))
-        dialog = app.screen
-        assert dialog.query_one("#seat", Select).value == "white"
-        assert dialog.query_one("#size", Input).value == "13"
-        assert dialog.query_one("#level", Select).value == "novice"
+        again = app.screen
+        assert again.query_one("#seat", Select).value == "white"
+        assert again.query_one("#size", Input).value == "13"
+        assert again.query_one("#level", Select).value == "novice"
