@@ -728,6 +728,45 @@ async def test_the_ai_from_the_page(browser: Browser, thinker: Thinker) -> None:
             await asyncio.wait_for(running, 10)
 
 
+async def test_after_the_ai_has_left_the_same_game_again_is_one_click(
+    browser: Browser, thinker: Thinker
+) -> None:
+    """A finished game against an AI that has left (no rematch to offer): "Play the AI
+    again" opens a new room with the same settings, the colours swapped and an AI of the
+    same level in the other seat; a double click makes one room."""
+    async with game_server(**ai_overrides()) as server:
+        worker = AiWorker(worker_config(server, seats=4), thinker=thinker)
+        running = asyncio.create_task(worker.run())
+        await asyncio.wait_for(worker.ready.wait(), 10)
+        crowd = People(browser, server)
+        try:
+            ann = await crowd.page("ann")
+            await ann.fill("#create-form input[name=size]", "13")
+            await ann.select_option("#create-form select[name=seat]", "black")
+            await ann.select_option("#create-form select[name=level]", "novice")
+            await ann.click("#play-ai-button")
+            await expect(ann.locator("#name-white")).to_contain_text("AI novice")
+            first = await room_of(ann)
+            ann.once("dialog", lambda dialog: dialog.accept())
+            await ann.click("#resign")
+            await expect(ann.locator("#result")).to_contain_text("White wins by resignation")
+            again = ann.locator("#play-ai-again")
+            await expect(again).to_be_visible()  # the AI left (it lingers 0.3 s here)
+            await shot(ann, "ai-left-1280x800")
+            await again.dblclick()
+            await expect(ann.locator("#name-black")).to_contain_text("AI novice")
+            await expect(ann.locator("#name-white")).to_contain_text("ann")
+            second = await room_of(ann)
+            assert second != first
+            assert [r for r in await rooms_opened(crowd, ann) if r != first] == [second]
+            await expect(ann.locator(".room-title")).to_contain_text("13\u00d713")
+            await moves_shown(ann, 1)  # the AI, Black now, opens
+        finally:
+            await crowd.close()
+            await worker.stop()
+            await asyncio.wait_for(running, 10)
+
+
 async def test_a_new_room_after_a_bigger_board_starts_clean(browser: Browser) -> None:
     """A 9x9 room after a finished 15x15 game shows none of the old game and plays by keys."""
     async with people(browser) as crowd:
@@ -927,8 +966,9 @@ async def test_double_clicks_in_a_game_act_once(browser: Browser) -> None:
 async def test_an_opponent_gone_after_the_game_has_left(browser: Browser) -> None:
     """hal's connection closes mid-game: ann sees the claim countdown; she resigns, and
     the countdown goes (nothing to claim after the game), and so does Rematch while he is
-    away (the server would refuse it). He comes back: Rematch is back; he closes again:
-    the log says "hal left", not that he lost the connection."""
+    away (the server would refuse it), and his seat says he left. He comes back: Rematch is
+    back; he closes again: the log and his seat say "left", not that he lost the
+    connection."""
     async with people(browser) as crowd:
         ann, hal, room = await crowd.ann_against_hal()
         await point(ann, "h8").click()
@@ -941,13 +981,13 @@ async def test_an_opponent_gone_after_the_game_has_left(browser: Browser) -> Non
         ann.once("dialog", lambda dialog: dialog.accept())
         await ann.click("#resign")
         await expect(ann.locator("#result")).to_contain_text("White wins by resignation")
-        await expect(seat).to_have_text(" offline")
+        await expect(seat).to_have_text(" left")
         await expect(ann.locator("#offer-rematch")).to_have_count(0)
         await expect(ann.locator("#no-rematch")).to_have_text(
             "hal has left the room: no rematch for now."
         )
         await asyncio.sleep(1.2)  # a second later: still no countdown
-        await expect(seat).to_have_text(" offline")
+        await expect(seat).to_have_text(" left")
 
         back = await crowd.client("hal", token=hal.token)
         await back.join(room)
@@ -957,7 +997,7 @@ async def test_an_opponent_gone_after_the_game_has_left(browser: Browser) -> Non
         await back.ws.close()
         await expect(ann.locator("#chat-log li").last).to_have_text("hal left")
         await expect(ann.locator("#offer-rematch")).to_have_count(0)
-        await expect(seat).to_have_text(" offline")
+        await expect(seat).to_have_text(" left")
 
 
 async def test_a_tap_on_a_stone_offers_nothing_to_place(browser: Browser) -> None:

@@ -24,6 +24,7 @@ export class GameView {
     this.app = app;
     this.root = root;
     this.roomId = null;
+    this.againSent = false; // a "Play the AI again" request is on its way
     this.movesShown = -1;
     this.logShown = -1;
     this.refusal = null; // a refusal shown on the status line for a while
@@ -184,7 +185,9 @@ export class GameView {
       seat.row.classList.toggle("to-act", running === colour || (room.actor && p && room.actor === p.id));
       seat.clock.textContent = room.clocks ? clockText(room.clockMs(colour)) : "";
       seat.clock.classList.toggle("running", running === colour);
-      seat.presence.textContent = p && !p.online ? ` offline${this.deadlineText(room, p)}` : "";
+      // Gone from a finished game is leaving it, not a lost connection (nothing to claim).
+      const away = room.state === "over" ? " left" : ` offline${this.deadlineText(room, p)}`;
+      seat.presence.textContent = p && !p.online ? away : "";
     }
   }
 
@@ -316,9 +319,15 @@ export class GameView {
       const other = mySeat ? room.players[mySeat === "black" ? "white" : "black"] : null;
       if (other && !room.pending && !room.rematchRoom) {
         // A rematch needs the opponent in the room to answer it (back, it is offered again).
-        parts.push(other.online
-          ? h("button", { type: "button", id: "offer-rematch", disabled: waiting, onclick: () => act({ type: "offer", kind: "rematch" }) }, "Rematch")
-          : h("p", { class: "hint-text", id: "no-rematch" }, `${other.name} has left the room: no rematch for now.`));
+        if (other.online) {
+          parts.push(h("button", { type: "button", id: "offer-rematch", disabled: waiting, onclick: () => act({ type: "offer", kind: "rematch" }) }, "Rematch"));
+        } else if (other.bot) {
+          // An AI waits a little for a rematch, then leaves: the same game again is a
+          // new room with the colours swapped and an AI of the same level.
+          parts.push(h("button", { type: "button", id: "play-ai-again", disabled: this.againSent, onclick: () => this.playAiAgain(room, mySeat, other) }, "Play the AI again"));
+        } else {
+          parts.push(h("p", { class: "hint-text", id: "no-rematch" }, `${other.name} has left the room: no rematch for now.`));
+        }
       }
       if (room.rematchRoom && !mySeat) parts.push(h("a", { class: "button", href: `#/watch/${room.rematchRoom}` }, "Watch the rematch"));
       parts.push(h("div", { class: "row" },
@@ -435,6 +444,31 @@ export class GameView {
       move: true,
       refused: (error) => (error.code === "forbidden" ? `${point} is forbidden for Black in renju (${error.foul}).` : errorText(error)),
     });
+  }
+
+  /** A new room like `room` (rule, size, opening, clock; unrated), the colours swapped,
+   * and the AI that left it seated again at its level (the server names an AI seat
+   * "AI <level>"; another name gets the default level). One request at a time. */
+  async playAiAgain(room, mySeat, ai) {
+    if (this.againSent) return;
+    const named = /^AI (\w+)$/.exec(ai.name);
+    const level = named && LEVELS.includes(named[1]) ? named[1] : "intermediate";
+    this.againSent = true;
+    this.renderControls(room, mySeat);
+    try {
+      const snap = await this.app.conn.request({
+        type: "create_room", rule: room.rule, size: room.size, opening: room.opening,
+        time: room.time, seat: mySeat === "black" ? "white" : "black", rated: false, private: false,
+      });
+      this.app.conn.act({ type: "seat_ai", room: snap.room.id, level }, (error) => toast(errorText(error)));
+      this.app.open(this.app.rooms.get(snap.room.id));
+    } catch (error) {
+      this.refuse(errorText(error));
+    } finally {
+      this.againSent = false;
+      const current = this.app.rooms.get(room.id);
+      if (current && this.roomId === room.id) this.update(current, null);
+    }
   }
 
   async hint(room) {
