@@ -219,3 +219,26 @@ async def test_a_refusal_on_the_lobby_line_goes_once_it_no_longer_applies(
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
         assert "No new room" not in lobby_line(app)
+
+
+async def test_a_game_left_for_the_lobby_that_ends_there_is_said_on_the_lobby_line(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """Alice leaves her running game for the lobby (^L, y): the lobby line says g returns
+    to it. Bob resigns meanwhile: the lobby line says that game has ended and where to
+    see how, instead of offering it still; a new request clears that line."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, room = await in_game_with_bob(app, pilot, connect)
+        await pilot.press("ctrl+l")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("y")
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await until(pilot, lambda: f"You have a game in progress ({room})" in screen_text(app))
+        await bob.send(m.Resign(room=room))
+        ended = f"Your game ({room}) has ended: p shows how, in your profile."
+        await until(pilot, lambda: ended in screen_text(app), "the line about the end")
+        assert app.model.seated_rooms == ()
+        await pilot.press("m")
+        await until(pilot, lambda: isinstance(app.screen, QuickMatchDialog))
+        await pilot.click("#ok")
+        await until(pilot, lambda: ended not in screen_text(app), "the line cleared")

@@ -400,7 +400,8 @@ async def test_a_rated_game_ends_with_the_rating_change_snapshot() -> None:
 
 
 async def test_the_lobby_after_a_game_is_fresh_snapshot() -> None:
-    """Back in the lobby after the game ended: no 'game in progress'."""
+    """Back in the lobby after the game ended: no 'game in progress', and the line says
+    it ended."""
     welcome_back = m.Welcome(
         player="p-alice", name="alice", token="secret", resumed=True, rooms=["r-7f3a"]
     )
@@ -413,6 +414,7 @@ async def test_the_lobby_after_a_game_is_fresh_snapshot() -> None:
     text = await screen_after(actions, lobby=True)
     check_snapshot("lobby_after_game", text)
     assert "game in progress" not in text
+    assert "Your game (r-7f3a) has ended: p shows how, in your profile." in text
 
 
 # --- the server forgot us (point 11), and the dialogs of point 10 --------------------------

@@ -758,7 +758,9 @@ def test_the_lobbys_notice_is_the_refusal_of_its_latest_request_until_it_no_long
     )
     seated = reduce(reduce(seated, LobbyAsked(7), T0), refused, T0)
     assert seated.lobby.notice == "the room is full"
-    assert reduce(seated, msg.LobbyGone(room="r1"), T0).lobby.notice == ""
+    # r1 leaving the lobby's list out of sight: that game ended, which the line says now
+    ended = "Your game (r1) has ended: p shows how, in your profile."
+    assert reduce(seated, msg.LobbyGone(room="r1"), T0).lobby.notice == ended
     in_dialog = reduce(reduce(welcomed(), LobbyAsked(7, in_dialog=True), T0), refused, T0)
     assert (in_dialog.lobby.notice, in_dialog.lobby.line_notice) == ("the room is full", "")
     unsent = reduce(reduce(welcomed(), LobbyAsked(3), T0), LobbyUnsent(3), T0)

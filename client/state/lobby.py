@@ -12,7 +12,8 @@ the lobby's next request, a game coming on screen, or a change of the games the
 player sits in (``you already have 5 open rooms`` is over once one ends) clears it.
 A request sent from a dialog that shows its own answer (the invite code's) is said
 there, not on the lobby's line. A refusal of anything else (a move, a chat line) is
-never the lobby's to show.
+never the lobby's to show. A game of the player's that ends out of sight (left with
+^L, then lost on time or abandoned) is the notice too, until the same things clear it.
 """
 
 from __future__ import annotations
@@ -120,13 +121,18 @@ def reduce_lobby(
     shown: str | None,
     *,
     seated_changed: bool = False,
+    ended: tuple[str, ...] = (),
 ) -> LobbyView:
     """``lobby`` after ``action`` at local time ``now``; ``shown`` is the room on
     screen before it (a snapshot of another room ends the wait for a match);
-    ``seated_changed``: the action changed the rooms the player sits in."""
+    ``seated_changed``: the action changed the rooms the player sits in; ``ended``:
+    the player's games it showed over, out of sight."""
     lobby = _answer(lobby, action, shown)
     if seated_changed and lobby.notice:
         lobby = dataclasses.replace(lobby, notice="")  # it was about the games as they were
+    if ended:
+        notice = f"Your game ({', '.join(ended)}) has ended: p shows how, in your profile."
+        lobby = dataclasses.replace(lobby, notice=notice, in_dialog=False)
     match action:
         case AiChoice() as choice:
             return dataclasses.replace(lobby, ai_choice=choice)

@@ -44,6 +44,7 @@ from client.state.room import (
 )
 from client.state.session import ConnectionChanged, IdentityLost, Session, reduce_session
 from engine.types import Color
+from protocol import events as ev
 from protocol import messages as msg
 
 LocalAction = (
@@ -81,6 +82,19 @@ class ViewModel:
         return self.room.color_of(self.me) if self.room is not None else None
 
 
+def _ended_out_of_sight(
+    before: tuple[str, ...], after: tuple[str, ...], action: Action, shown: str | None
+) -> tuple[str, ...]:
+    """The player's games that ``action`` showed over while another screen was up: its
+    ``game_over``, or the room leaving the lobby's list (the game ended or its room
+    emptied); not a room the player left, or one on screen."""
+    match action:
+        case msg.Event(room=room, event=ev.GameOver()) | msg.LobbyGone(room=room):
+            if room != shown and room in before and room not in after:
+                return (room,)
+    return ()
+
+
 def reduce(model: ViewModel, action: Action, now: float) -> ViewModel:
     """The model after ``action`` at local monotonic time ``now`` (seconds)."""
     session = reduce_session(model.session, action)
@@ -92,7 +106,12 @@ def reduce(model: ViewModel, action: Action, now: float) -> ViewModel:
     after = ViewModel(
         session=session,
         lobby=reduce_lobby(
-            model.lobby, action, now, shown, seated_changed=seated != model.seated_rooms
+            model.lobby,
+            action,
+            now,
+            shown,
+            seated_changed=seated != model.seated_rooms,
+            ended=_ended_out_of_sight(model.seated_rooms, seated, action, shown),
         ),
         room=room,
         seated_rooms=seated,
