@@ -196,6 +196,22 @@ async def people(browser: Browser, **overrides: Any) -> AsyncIterator[People]:
             await crowd.close()
 
 
+@asynccontextmanager
+async def people_and_an_ai(browser: Browser, thinker: Thinker) -> AsyncIterator[People]:
+    """People on a server with AI seats (``ai_overrides``) and one AI worker connected."""
+    async with game_server(**ai_overrides()) as server:
+        worker = AiWorker(worker_config(server, seats=4), thinker=thinker)
+        running = asyncio.create_task(worker.run())
+        await asyncio.wait_for(worker.ready.wait(), 10)
+        crowd = People(browser, server)
+        try:
+            yield crowd
+        finally:
+            await crowd.close()
+            await worker.stop()
+            await asyncio.wait_for(running, 10)
+
+
 async def shot(page: Page, name: str) -> None:
     SHOTS.mkdir(exist_ok=True)
     await page.screenshot(path=str(SHOTS / f"{name}.png"))
@@ -691,41 +707,32 @@ async def test_the_ai_from_the_page(browser: Browser, thinker: Thinker) -> None:
     """With an AI worker connected: ann plays the AI of a level she picks in the lobby,
     asks for a hint (marked on the board), then starts an AI-vs-AI game and watches it.
     She double-clicks both buttons: one game each."""
-    async with game_server(**ai_overrides()) as server:
-        worker = AiWorker(worker_config(server, seats=4), thinker=thinker)
-        running = asyncio.create_task(worker.run())
-        await asyncio.wait_for(worker.ready.wait(), 10)
-        crowd = People(browser, server)
-        try:
-            ann = await crowd.page("ann")
-            await ann.select_option("#create-form select[name=seat]", "black")
-            await ann.select_option("#create-form select[name=level]", "beginner")
-            await ann.dblclick("#play-ai-button")
-            await expect(ann.locator("#name-white")).to_contain_text("AI beginner")
-            first = await room_of(ann)
-            assert await rooms_opened(crowd, ann) == [first]
-            await expect(ann.locator("#status")).to_have_text("Your move: Black.")
-            await point(ann, "h8").click()
-            await moves_shown(ann, 2)  # the AI answered
-            await expect(ann.locator("#status")).to_have_text("Your move: Black.")
-            await ann.click("#hint")
-            await expect(ann.locator("#status")).to_have_text(re.compile(r"^Hint: [a-o]\d+ \("))
-            await expect(ann.locator(".marks .hint")).to_have_count(1)
+    async with people_and_an_ai(browser, thinker) as crowd:
+        ann = await crowd.page("ann")
+        await ann.select_option("#create-form select[name=seat]", "black")
+        await ann.select_option("#create-form select[name=level]", "beginner")
+        await ann.dblclick("#play-ai-button")
+        await expect(ann.locator("#name-white")).to_contain_text("AI beginner")
+        first = await room_of(ann)
+        assert await rooms_opened(crowd, ann) == [first]
+        await expect(ann.locator("#status")).to_have_text("Your move: Black.")
+        await point(ann, "h8").click()
+        await moves_shown(ann, 2)  # the AI answered
+        await expect(ann.locator("#status")).to_have_text("Your move: Black.")
+        await ann.click("#hint")
+        await expect(ann.locator("#status")).to_have_text(re.compile(r"^Hint: [a-o]\d+ \("))
+        await expect(ann.locator(".marks .hint")).to_have_count(1)
 
-            ann.once("dialog", lambda dialog: dialog.accept())  # the game goes on: leave
-            await ann.click("#leave")
-            await ann.select_option("#aivai-form select[name=black]", "beginner")
-            await ann.select_option("#aivai-form select[name=white]", "beginner")
-            await ann.dblclick("#aivai-form button")
-            await expect(ann).to_have_url(re.compile(r"#/watch/r-"))
-            await caught_up(ann)  # each create_ai_game's reply is a snapshot on the page:
-            assert await ann.evaluate("[...gomoku.rooms.keys()]") == [await room_of(ann)]
-            await expect(ann.locator("#name-black")).to_contain_text("AI beginner")
-            await expect(ann.locator("#moves li").nth(3)).to_be_visible()  # they play on
-        finally:
-            await crowd.close()
-            await worker.stop()
-            await asyncio.wait_for(running, 10)
+        ann.once("dialog", lambda dialog: dialog.accept())  # the game goes on: leave
+        await ann.click("#leave")
+        await ann.select_option("#aivai-form select[name=black]", "beginner")
+        await ann.select_option("#aivai-form select[name=white]", "beginner")
+        await ann.dblclick("#aivai-form button")
+        await expect(ann).to_have_url(re.compile(r"#/watch/r-"))
+        await caught_up(ann)  # each create_ai_game's reply is a snapshot on the page:
+        assert await ann.evaluate("[...gomoku.rooms.keys()]") == [await room_of(ann)]
+        await expect(ann.locator("#name-black")).to_contain_text("AI beginner")
+        await expect(ann.locator("#moves li").nth(3)).to_be_visible()  # they play on
 
 
 async def test_after_the_ai_has_left_the_same_game_again_is_one_click(
@@ -734,37 +741,28 @@ async def test_after_the_ai_has_left_the_same_game_again_is_one_click(
     """A finished game against an AI that has left (no rematch to offer): "Play the AI
     again" opens a new room with the same settings, the colours swapped and an AI of the
     same level in the other seat; a double click makes one room."""
-    async with game_server(**ai_overrides()) as server:
-        worker = AiWorker(worker_config(server, seats=4), thinker=thinker)
-        running = asyncio.create_task(worker.run())
-        await asyncio.wait_for(worker.ready.wait(), 10)
-        crowd = People(browser, server)
-        try:
-            ann = await crowd.page("ann")
-            await ann.fill("#create-form input[name=size]", "13")
-            await ann.select_option("#create-form select[name=seat]", "black")
-            await ann.select_option("#create-form select[name=level]", "novice")
-            await ann.click("#play-ai-button")
-            await expect(ann.locator("#name-white")).to_contain_text("AI novice")
-            first = await room_of(ann)
-            ann.once("dialog", lambda dialog: dialog.accept())
-            await ann.click("#resign")
-            await expect(ann.locator("#result")).to_contain_text("White wins by resignation")
-            again = ann.locator("#play-ai-again")
-            await expect(again).to_be_visible()  # the AI left (it lingers 0.3 s here)
-            await shot(ann, "ai-left-1280x800")
-            await again.dblclick()
-            await expect(ann.locator("#name-black")).to_contain_text("AI novice")
-            await expect(ann.locator("#name-white")).to_contain_text("ann")
-            second = await room_of(ann)
-            assert second != first
-            assert [r for r in await rooms_opened(crowd, ann) if r != first] == [second]
-            await expect(ann.locator(".room-title")).to_contain_text("13\u00d713")
-            await moves_shown(ann, 1)  # the AI, Black now, opens
-        finally:
-            await crowd.close()
-            await worker.stop()
-            await asyncio.wait_for(running, 10)
+    async with people_and_an_ai(browser, thinker) as crowd:
+        ann = await crowd.page("ann")
+        await ann.fill("#create-form input[name=size]", "13")
+        await ann.select_option("#create-form select[name=seat]", "black")
+        await ann.select_option("#create-form select[name=level]", "novice")
+        await ann.click("#play-ai-button")
+        await expect(ann.locator("#name-white")).to_contain_text("AI novice")
+        first = await room_of(ann)
+        ann.once("dialog", lambda dialog: dialog.accept())
+        await ann.click("#resign")
+        await expect(ann.locator("#result")).to_contain_text("White wins by resignation")
+        again = ann.locator("#play-ai-again")
+        await expect(again).to_be_visible()  # the AI left (it lingers 0.3 s here)
+        await shot(ann, "ai-left-1280x800")
+        await again.dblclick()
+        await expect(ann.locator("#name-black")).to_contain_text("AI novice")
+        await expect(ann.locator("#name-white")).to_contain_text("ann")
+        second = await room_of(ann)
+        assert second != first
+        assert [r for r in await rooms_opened(crowd, ann) if r != first] == [second]
+        await expect(ann.locator(".room-title")).to_contain_text("13\u00d713")
+        await moves_shown(ann, 1)  # the AI, Black now, opens
 
 
 async def test_a_new_room_after_a_bigger_board_starts_clean(browser: Browser) -> None:

@@ -456,12 +456,10 @@ export class GameView {
     this.againSent = true;
     this.renderControls(room, mySeat);
     try {
-      const snap = await this.app.conn.request({
+      await this.app.createRoom({
         type: "create_room", rule: room.rule, size: room.size, opening: room.opening,
         time: room.time, seat: mySeat === "black" ? "white" : "black", rated: false, private: false,
-      });
-      this.app.conn.act({ type: "seat_ai", room: snap.room.id, level }, (error) => toast(errorText(error)));
-      this.app.open(this.app.rooms.get(snap.room.id));
+      }, level);
     } catch (error) {
       this.refuse(errorText(error));
     } finally {

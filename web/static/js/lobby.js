@@ -199,14 +199,7 @@ export class LobbyView {
       rated: withAi ? false : f.rated.checked,
       private: f.private.checked,
     };
-    return this.once(event.target, async () => {
-      const snap = await this.app.conn.request(message);
-      if (withAi) {
-        this.app.conn.act({ type: "seat_ai", room: snap.room.id, level: f.level.value },
-          (error) => toast(errorText(error)));
-      }
-      this.app.open(this.app.rooms.get(snap.room.id));
-    });
+    return this.once(event.target, () => this.app.createRoom(message, withAi ? f.level.value : null));
   }
 
   aiGame(event) {

@@ -247,6 +247,17 @@ export class App {
     }
   }
 
+  /** Make a room (a create_room message), seat an AI of `aiLevel` in its free seat if
+   * given (a refusal of that is a toast: the room stays, waiting), and show it. Throws
+   * the server's refusal of the room. */
+  async createRoom(message, aiLevel = null) {
+    const snap = await this.conn.request(message);
+    if (aiLevel) {
+      this.conn.act({ type: "seat_ai", room: snap.room.id, level: aiLevel }, (error) => toast(errorText(error)));
+    }
+    this.open(this.rooms.get(snap.room.id));
+  }
+
   /** Show a room that has arrived: its link in the address bar, its page. */
   open(room) {
     const mine = this.me && room.seatOf(this.me.player);
