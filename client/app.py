@@ -425,7 +425,7 @@ class GomokuApp(App[None]):
         game = self.model.room
         running = (
             game is not None
-            and game.state in ("playing", "opening")
+            and game.running
             and any(game.color_of(player) is not None for player in self.local_players)
         )
         if running and not self._asking_quit:

@@ -56,6 +56,17 @@ def rule_from_info(value: int) -> Rule:
     return Rule.FREESTYLE
 
 
+NUMBERS = {
+    "timeout_turn": "timeout_turn_ms",
+    "timeout_match": "timeout_match_ms",
+    "time_left": "time_left_ms",
+    "max_memory": "max_memory",
+    "rule": "rule",
+}
+"""The INFO keys whose value is a whole number, and the Settings field each sets (the
+rule, a bitmask, is read by :func:`rule_from_info`)."""
+
+
 @dataclass
 class Settings:
     timeout_turn_ms: int = DEFAULT_TIMEOUT_TURN_MS
@@ -172,32 +183,26 @@ class BrainSession:
 
     def _setting(self, key: str, value: str) -> list[str]:
         settings = self.settings
-        if key in ("timeout_turn", "timeout_match", "time_left", "max_memory", "rule"):
-            try:
-                int(value)
-            except ValueError:
-                raise ValueError(f"{_quoted(value)} is not a whole number") from None
-        if key == "timeout_turn":
-            settings.timeout_turn_ms = int(value)
-        elif key == "timeout_match":
-            settings.timeout_match_ms = int(value)
-        elif key == "time_left":
-            settings.time_left_ms = int(value)
-        elif key == "max_memory":
-            settings.max_memory = int(value)
-        elif key == "rule":
-            settings.rule = rule_from_info(int(value))
-            if self.board is not None and self.board.rule is not settings.rule:
-                self.board = self._rebuilt(self.board, settings.rule)
-            if self.board is not None:
-                prepare(self.board.size, settings.rule, self.level)
-            if int(value) & 2:
-                return [
-                    "MESSAGE INFO rule: a continuous game (2) is not played here; "
-                    "a game ends at its first five"
-                ]
-        else:
+        if key not in NUMBERS:
             settings.extra[key] = value
+            return []
+        try:
+            number = int(value)
+        except ValueError:
+            raise ValueError(f"{_quoted(value)} is not a whole number") from None
+        if key != "rule":
+            setattr(settings, NUMBERS[key], number)
+            return []
+        settings.rule = rule_from_info(number)
+        if self.board is not None and self.board.rule is not settings.rule:
+            self.board = self._rebuilt(self.board, settings.rule)
+        if self.board is not None:
+            prepare(self.board.size, settings.rule, self.level)
+        if number & 2:
+            return [
+                "MESSAGE INFO rule: a continuous game (2) is not played here; "
+                "a game ends at its first five"
+            ]
         return []
 
     def _begin(self, _: str) -> list[str]:

@@ -281,7 +281,7 @@ class GameScreen(Screen[None]):
         if game is None:
             return action == "help"
         seated = self._my_seat_player() is not None
-        running = game.state in ("playing", "opening")
+        running = game.running
         if action == "seat_ai":
             return can_seat_ai(self.model, self.me) is None
         if action == "hint":
@@ -471,7 +471,7 @@ class GameScreen(Screen[None]):
         """Whether Enter on the board plays: a game running, a local player seated in
         it, and the server there."""
         game = model.room
-        running = game is not None and game.state in ("playing", "opening")
+        running = game is not None and game.running
         return running and self._my_seat_player() is not None and model.session.link.online
 
     def _my_seat_player(self) -> str | None:
@@ -582,7 +582,7 @@ class GameScreen(Screen[None]):
         game = self.model.room
         if game is None:
             return
-        running = game.state in ("playing", "opening") and self._my_seat_player() is not None
+        running = game.running and self._my_seat_player() is not None
 
         async def decided(yes: bool | None) -> None:
             if yes:
