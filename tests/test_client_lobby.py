@@ -9,6 +9,7 @@ from pathlib import Path
 
 from client_fixtures import in_game_with_bob, running, until
 from server_fixtures import Connect
+from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Static
 
 from client.app import GomokuApp
@@ -111,21 +112,29 @@ async def test_quick_match_pairs_two_players(
         assert app.model.lobby.queue is None
 
 
+async def bobs_private_room_and_the_code_dialog(
+    app: GomokuApp, pilot: Pilot[None], connect: Connect
+) -> tuple[str, str]:
+    """Bob makes a private room; Alice (the app) opens the invite-code dialog (c). The
+    room's id and its code."""
+    bob = await connect("bob")
+    snap = await bob.create(private=True)
+    assert snap.room.code is not None
+    await pilot.press("c")
+    await until(pilot, lambda: isinstance(app.screen, CodeDialog))
+    return snap.room.id, snap.room.code
+
+
 async def test_join_private_room_by_code(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:
     """c asks for an invite code and joins that private room."""
     async with running(server, tmp_path) as (app, pilot):
-        bob = await connect("bob")
-        snap = await bob.create(private=True)
-        code = snap.room.code
-        assert code is not None
-        await pilot.press("c")
-        await until(pilot, lambda: isinstance(app.screen, CodeDialog))
+        room, code = await bobs_private_room_and_the_code_dialog(app, pilot, connect)
         await pilot.press(*code, "enter")
         await until(pilot, lambda: isinstance(app.screen, GameScreen))
         assert app.model.room is not None
-        assert app.model.room.id == snap.room.id
+        assert app.model.room.id == room
 
 
 async def test_too_many_rooms_is_said_in_words(server: GomokuServer, tmp_path: Path) -> None:
@@ -162,12 +171,7 @@ async def test_a_wrong_invite_code_is_said_in_the_dialog_and_can_be_typed_again(
     """A mistyped code: the dialog stays open and says no room has that code (not the
     lobby's line); the code typed over joins the room."""
     async with running(server, tmp_path) as (app, pilot):
-        bob = await connect("bob")
-        snap = await bob.create(private=True)
-        code = snap.room.code
-        assert code is not None
-        await pilot.press("c")
-        await until(pilot, lambda: isinstance(app.screen, CodeDialog))
+        room, code = await bobs_private_room_and_the_code_dialog(app, pilot, connect)
         dialog = app.screen
         await pilot.press(*"XYZ-XYZ-XYZ", "enter")
         await until(
@@ -180,7 +184,7 @@ async def test_a_wrong_invite_code_is_said_in_the_dialog_and_can_be_typed_again(
         await pilot.press(*code, "enter")  # typed over the wrong code, selected
         await until(pilot, lambda: isinstance(app.screen, GameScreen), "the private room")
         assert app.model.room is not None
-        assert app.model.room.id == snap.room.id
+        assert app.model.room.id == room
         await pilot.press("ctrl+l")
         await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         await pilot.press("y")
