@@ -515,6 +515,22 @@ async def test_attachments_count_connections_per_player(store: Store) -> None:
     assert (await store.attendance("r1", ["ann"])).seated == {"ann": Attachment(1, 6_000)}
 
 
+async def test_a_players_connections_in_a_room_are_listed_with_their_instances(
+    store: Store,
+) -> None:
+    """Where a player's attached connections are: their ids (which start with their
+    instance's), sorted, without other players' or detached ones."""
+    await store.commit("r1", 0, b"s")
+    await store.attach("r1", "ann", "i2/7")
+    await store.attach("r1", "ann", "i1/1")
+    await store.attach("r1", "bob", "i1/2")
+    assert await store.connections_of("r1", "ann") == ["i1/1", "i2/7"]
+    await store.detach("r1", "i2/7", 5_000)
+    assert await store.connections_of("r1", "ann") == ["i1/1"]
+    assert await store.connections_of("r1", "cy") == []
+    assert await store.connections_of("nope", "ann") == []
+
+
 async def test_a_dead_instance_is_reaped_once(store: Store) -> None:
     """An instance whose lease ran out is handed to one reaper, which detaches all its
     connections (and only its) and names the players who are gone with them."""

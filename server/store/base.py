@@ -311,6 +311,12 @@ class Store(Archive, AiPool):
         (reaching 0 notes ``now_ms`` as when they left), or None if it was not attached."""
 
     @abc.abstractmethod
+    async def connections_of(self, room_id: str, player_id: str) -> list[str]:
+        """The ids of ``player_id``'s connections attached to the room, on any instance
+        (each id starts with its instance's id), sorted; none for no room. The processes
+        of ``gomoku-server --processes`` read where a game's players are connected."""
+
+    @abc.abstractmethod
     async def attendance(self, room_id: str, players: Sequence[str]) -> Attendance:
         """How many players have connections attached to the room, the attachments of
         ``players``, and the spectator count last announced (all zero for no room)."""

@@ -320,6 +320,12 @@ class MemoryStore(MemoryArchive, MemoryAiPool, Store):
             return None
         return _drop_conn(room, conn_id, now_ms)
 
+    async def connections_of(self, room_id: str, player_id: str) -> list[str]:
+        room = self._room(room_id)
+        if room is None:
+            return []
+        return sorted(conn for conn, player in room.conns.items() if player == player_id)
+
     async def attendance(self, room_id: str, players: Sequence[str]) -> Attendance:
         room = self._room(room_id)
         if room is None:

@@ -48,6 +48,13 @@ class RedisPresence(RedisCore):
             await self.hot(("SREM", self.keys.instance_rooms(conn_id.partition("/")[0]), room_id))
         return int(count)
 
+    async def connections_of(self, room_id: str, player_id: str) -> list[str]:
+        found = (await self.hot(("HGETALL", self.keys.room_conns(room_id))))[0]
+        if isinstance(found, dict):  # redis-py's pool, without the lane
+            found = [item for pair in found.items() for item in pair]
+        conns = zip(found[::2], found[1::2], strict=True)
+        return sorted(text(conn) for conn, player in conns if text(player) == player_id)
+
     async def attendance(self, room_id: str, players: Sequence[str]) -> Attendance:
         fields = ["players"]
         for player in players:
