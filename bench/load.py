@@ -5,10 +5,11 @@ process (memory store, then Redis store), and the same clients against a bare re
 Run: ``.venv/bin/python bench/load.py [--pairs 100] [--seconds 10]
 [--client-processes 2] [--targets relay,memory,redis,redis2,redis2same] [--rounds 1]``
 (``redis2``: ``gomoku-server --processes 2`` on one Redis, the kernel spreading the
-connections over the two processes, so about half the games have their players on
-different processes; ``redis2same``: two server instances on one Redis with both
-players of each game on the same one, as if connections were routed by room: how much
-of ``redis2``'s extra CPU is the games split over two processes).
+connections over the two processes, so about half the pairs start with their players
+on different processes, until the server hands one of the two connections to the
+other's process at the first join (``server/handoff.py``); ``redis2same``: two server
+instances on one Redis, with no handoff, where both players of each game connect to
+the same one from the start: what two processes cost with no game ever split).
 
 Each game is a pair of scripted clients on 15x15 playing a fixed legal sequence of
 spread-out moves in which nobody makes five; after ``--game-moves`` moves Black
@@ -554,8 +555,8 @@ def verdicts(relay: Outcome | None, outcomes: list[Outcome]) -> list[str]:
             f"redis2same: two instances on one Redis, each game's players on one of them, use "
             f"{ratio:.2f}x the CPU per move of one process; aggregate {same.moves_per_s:.0f} "
             f"moves/s (x{same.moves_per_s / one.moves_per_s:.2f}). Not the target's case (in "
-            f"redis2 the kernel splits about half the games over the two processes): it shows "
-            f"how much of redis2's extra CPU the split games cost"
+            f"redis2 the kernel splits about half the pairs over the two processes, and the "
+            f"server then brings each pair onto one): it shows what no split at all costs"
         )
     if relay is None:
         return lines

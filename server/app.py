@@ -23,6 +23,7 @@ from server.bots.jobs import InstanceRecord
 from server.cluster import add_cluster_gauges
 from server.config import ServerConfig
 from server.connection import Connection
+from server.handoff import Handoff
 from server.housekeeping import Housekeeping
 from server.hub import Hub
 from server.listener import Listener
@@ -74,6 +75,15 @@ class GomokuServer:
         self.ticker = ClockTicker(store, self.service, config.timers, metrics)
         self.local_workers = LocalWorkers(config.bots.embedded_seats)
         limits = config.limits
+        self.handoff = None
+        if config.handoff_key is not None:
+            self.handoff = Handoff(
+                config.handoff_key,
+                lambda: self.housekeeping.instance_id,
+                store,
+                self.service,
+                metrics,
+            )
         self.services = Services(
             version=self.version,
             config=config,
@@ -90,8 +100,12 @@ class GomokuServer:
             hints=self.hints,
             bot_keys=set(config.bot_keys),
             code_failures=KeyedWindows(limits.code_failures_per_ip, limits.code_failure_window_ms),
+            handoff=self.handoff,
         )
         self.listener = Listener(self.services)
+        if self.handoff is not None:
+            self.handoff.adopt = self.listener.adopt
+            self.handoff.find = self.listener.find
         self._tasks: list[asyncio.Task[None]] = []
         metrics.gauges["gomoku_connections"] = lambda: len(self.listener.connections)
         metrics.gauges["gomoku_players_online"] = lambda: len(self.players)
@@ -133,6 +147,8 @@ class GomokuServer:
         self.hub.on_notice = self.players.deliver_notice
         await self.hub.start()
         await self.listener.start()
+        if self.handoff is not None:
+            self.handoff.start()
         self._address = f"{self.config.host}:{self.port}"
         self._background(self.ticker.run())
         self._background(self.housekeeping.keep_lease())
@@ -151,6 +167,8 @@ class GomokuServer:
         """Close every connection with 1001 (going away) and stop background work.
         Every acknowledged move is already committed to the store."""
         await self.local_workers.stop()
+        if self.handoff is not None:
+            await self.handoff.stop()
         await self.listener.stop()
         await self.housekeeping.leave()
         for task in self._tasks:

@@ -154,3 +154,6 @@ class ServerConfig:
     reuse_port: bool = False
     """Listen with SO_REUSEPORT, so the processes of ``gomoku-server --processes`` share
     one port (the kernel spreads connections over them)."""
+    handoff_key: str | None = None
+    """The key the processes of ``gomoku-server --processes`` share to hand each other
+    connections (:mod:`server.handoff`); None: no handoffs."""

@@ -33,13 +33,15 @@ from server import game, history
 from server.frames import write_message
 from server.game import GameError
 from server.handlers import HANDLERS, Refused
+from server.handlers.lobby import send_lobby
+from server.handoff import Moving
 from server.handshake import encoding_of
 from server.notices import Notice
 from server.ratelimit import SlidingWindow, TokenBucket
 from server.room import Seat
 from server.service import NoSuchRoom, now_ms
 from server.services import Services
-from server.sessions import SessionRecord
+from server.sessions import SessionRecord, decode_session, encode_session
 from server.store import StoreUnavailable
 
 log = logging.getLogger("gomoku.server")
@@ -100,6 +102,21 @@ class Connection:
         online, or a spectator) while any connection of theirs is, on any instance."""
         self._tasks: set[asyncio.Task[None]] = set()
         self._closing = False
+        # Moving to a sibling process (server.handoff):
+        self.busy = False
+        """A request is being handled (the connection may not move now)."""
+        self.placement_due: list[str] = []
+        """Rooms attached to since the handoff last looked where their players are."""
+        self.wanted: str | None = None
+        """A sibling asked for this connection while it was busy."""
+        self.moving = False
+        """Being handed over: nothing is written to it meanwhile."""
+        self.moved = False
+        """Handed over: another process serves it; this one only lets go."""
+        self._held: list[Notice] = []
+        """Notices that came while moving (passed on, or handled if it stays)."""
+        self._dropped = False
+        """Something was not written because it was moving."""
 
     # -- sending ---------------------------------------------------------------
 
@@ -126,7 +143,8 @@ class Connection:
         """Whether ``frame`` may be written now (counted as sent if so): not while
         closing, and not past the send buffer limit, where the peer is dropped
         instead. The caller writes it at once, before anything else is sent here."""
-        if self._closing:
+        if self._closing or self.moving:
+            self._dropped = self._dropped or self.moving
             return False
         waiting = self.waiting_bytes()
         if waiting >= self.config.limits.send_buffer:  # one frame may pass it (a big lobby)
@@ -209,7 +227,13 @@ class Connection:
     async def run(self) -> None:
         try:
             async for frame in self.ws:
-                await self._receive(frame)
+                self.busy = True
+                try:
+                    await self._receive(frame)
+                finally:
+                    self.busy = False
+                if (self.placement_due or self.wanted) and await self.settle():
+                    break
         except ConnectionClosed:
             pass
         finally:
@@ -280,7 +304,10 @@ class Connection:
 
     async def _cleanup(self) -> None:
         """The connection is gone: stop watching, leave queues, detach from its rooms
-        (which changes its player's presence only where it was their last connection)."""
+        (which changes its player's presence only where it was their last connection).
+        One handed to a sibling let go of all that when it went (:meth:`moved_away`)."""
+        if self.moved:
+            return
         for room_id in list(self.rooms):
             self.services.hub.unwatch(room_id, self)
         self.services.hub.lobby_watchers.discard(self)
@@ -300,10 +327,12 @@ class Connection:
 
     # -- attachments (presence) --------------------------------------------------
 
-    async def attach(self, room_id: str) -> bool:
+    async def attach(self, room_id: str, *, quietly: bool = False) -> bool:
         """Attach this connection to a room (a resume, a join, an action of a seated
         player): its player is present there from now on. True if they arrived (no
-        connection of theirs was attached there before). Raises NoSuchRoom."""
+        connection of theirs was attached there before). Raises NoSuchRoom, except
+        ``quietly`` (a connection taken over from a sibling, which leaves a gone room out
+        and is not placed again)."""
         if room_id in self.attached:
             return False
         self.attached.add(room_id)
@@ -314,7 +343,11 @@ class Connection:
             raise
         if count is None:
             self.attached.discard(room_id)
+            if quietly:
+                return False
             raise NoSuchRoom(room_id)
+        if self.services.handoff is not None and not quietly:
+            self.placement_due.append(room_id)
         if count != 1:
             return False
         await self.services.rooms.presence_changed(room_id, self.player)  # they arrived
@@ -359,9 +392,12 @@ class Connection:
     def room_event(self, room_id: str, seq: int, frame: bytes) -> ServerConnection | None:
         """Take a room's event; returns the socket to write ``frame`` to now (the hub
         writes one event to all its watchers in one go), or None if it is not for
-        sending now (buffered while catching up, a duplicate, or refused)."""
+        sending now (buffered while catching up, a duplicate, or refused). While the
+        connection moves, events are left to the log: whoever serves it next reads
+        them from the last one sent."""
         sync = self.rooms.get(room_id)
-        if sync is None:
+        if sync is None or self.moving:
+            self._dropped = self._dropped or self.moving
             return None
         if sync.syncing:
             sync.buffer.append((seq, frame))
@@ -485,6 +521,9 @@ class Connection:
 
     async def notice(self, notice: Notice) -> None:
         """A note for this player from any server instance."""
+        if self.moving:
+            self._held.append(notice)
+            return
         if notice.kind == "revoke":
             if notice.token and notice.token == self.token_hash:
                 self.close(CloseCode.NORMAL, "this AI seat moved to another worker")
@@ -499,3 +538,147 @@ class Connection:
             except NoSuchRoom:
                 return  # gone already (a rematch nobody took up, an expired room)
             await self.sync_room(room_id, None)
+        if self.placement_due and not self.busy:
+            await self.settle()
+
+    # -- moving to a sibling process (server.handoff) -------------------------------
+
+    async def settle(self) -> bool:
+        """Between requests, with ``gomoku-server --processes``: move this connection (or
+        its opponent's) if a room it was attached to has them on two processes, or go
+        to the sibling that asked for it. True if it moved away. A failure here (the
+        store unreachable) only means it stays where it is."""
+        handoff = self.services.handoff
+        if handoff is None or not (self.placement_due or self.wanted):
+            return False
+        wanted, self.wanted = self.wanted, None
+        try:
+            if wanted is None or not await handoff.move(self, wanted):
+                await handoff.place(self)
+        except (StoreUnavailable, NoSuchRoom, OSError) as exc:
+            log.warning("could not place a connection with its game: %s", exc)
+        except Exception:
+            self.services.metrics.inc("gomoku_errors_internal_total")
+            log.exception("placing a connection with its game failed")
+        return self.moved
+
+    def movable(self) -> bool:
+        """Whether nothing of this connection's own is under way, so it could move: a
+        player's connection (not a worker's or an AI seat's) with no request being
+        handled, nothing started beside it, no queue, and every room caught up."""
+        identity = self.identity
+        return (
+            identity is not None
+            and identity.worker is None
+            and not self.worker
+            and not (self.busy or self.moving or self.moved or self._closing)
+            and self.queue is None
+            and not self.hint_pending
+            and not self._tasks
+            and not any(sync.syncing or sync.lock.locked() for sync in self.rooms.values())
+        )
+
+    def start_moving(self) -> None:
+        """From now on nothing is written to the socket (it reads nothing already)."""
+        self.moving = True
+        self._dropped = False
+        if self.ws.keepalive_task is not None:
+            self.ws.keepalive_task.cancel()
+            self.ws.keepalive_task = None
+
+    def moving_state(self, key: str) -> Moving:
+        """What the process taking this connection needs to serve it on."""
+        assert self.identity is not None
+        return Moving(
+            key=key,
+            conn_id=self.conn_id,
+            address=self.address,
+            subprotocol=self.ws.subprotocol,
+            identity=encode_session(self.identity),
+            token_hash=self.token_hash,
+            rooms={room_id: sync.last for room_id, sync in self.rooms.items()},
+            attached=sorted(self.attached),
+            lobby=self in self.services.hub.lobby_watchers,
+        )
+
+    def moved_away(self) -> list[Notice]:
+        """A sibling serves this connection now: let go of it here without a word to the
+        store (the sibling moved its attachments), and return the notices held for it."""
+        self.moved = True
+        for room_id in list(self.rooms):
+            self.services.hub.unwatch(room_id, self)
+        self.rooms.clear()
+        self.services.hub.lobby_watchers.discard(self)
+        if self.identity is not None:
+            self.services.players.detach(self.identity.player, self)
+        held, self._held = self._held, []
+        return held
+
+    def stay(self) -> None:
+        """The move did not happen: read and write again, catch up on the rooms' events
+        and the lobby left unsent meanwhile, and handle the notices that came."""
+        self.moving = False
+        if self.moved:
+            return
+        self.ws.transport.resume_reading()
+        if self.ws.keepalive_task is None:
+            self.ws.start_keepalive()
+        if self._dropped:
+            for room_id in list(self.rooms):
+                self.spawn(self.sync_room(room_id, REPAIR))
+            if self in self.services.hub.lobby_watchers:
+                self.spawn(send_lobby(self, None))
+        held, self._held = self._held, []
+        for notice in held:
+            self.spawn(self.notice(notice))
+
+    async def take_over(self, moving: Moving) -> None:
+        """The first half of serving, from here, a connection a sibling hands over, done
+        before its socket is read: the same player, known here and attached to the same
+        rooms (before the old attachments go: nobody sees them leave). Raises what the
+        store raises, having undone what it did, so the sibling may go on serving it."""
+        identity = decode_session(moving.identity)
+        self.identity = identity
+        self.token_hash = moving.token_hash
+        try:
+            await self.services.players.attach(identity.player, self)
+            for room_id in moving.attached:
+                await self.attach(room_id, quietly=True)
+        except BaseException:
+            await self.give_back()
+            raise
+
+    async def give_back(self) -> None:
+        """Undo :meth:`take_over` (the sibling keeps the connection), without a word to
+        anyone: the old attachments still hold the player present."""
+        for room_id in sorted(self.attached):
+            try:
+                await self.services.store.detach(room_id, self.conn_id, now_ms())
+            except StoreUnavailable:
+                self.services.housekeeping.detach_later(room_id, self.conn_id)
+        self.attached.clear()
+        if self.identity is not None:
+            self.services.players.detach(self.identity.player, self)
+        self.identity = None
+
+    async def carry_on(self, moving: Moving) -> None:
+        """The second half, once the socket is read here: the old attachments dropped
+        (later, if the store cannot now), each room's events from the last one the
+        sibling sent and, to a lobby watcher, the lobby's list again. With the store
+        unreachable meanwhile, the connection is closed with 1001, as at a restart: the
+        client reconnects and resumes."""
+        for room_id in moving.attached:
+            try:
+                await self.services.store.detach(room_id, moving.conn_id, now_ms())
+            except StoreUnavailable:
+                self.services.housekeeping.detach_later(room_id, moving.conn_id)
+        try:
+            for room_id, last in moving.rooms.items():
+                with contextlib.suppress(NoSuchRoom):
+                    await self.sync_room(room_id, last)
+            if moving.lobby:
+                self.follow_lobby(True)
+                await send_lobby(self, None)
+        except StoreUnavailable as exc:
+            log.warning("store unavailable taking over a connection: %s", exc)
+            self.close(CloseCode.GOING_AWAY, "the game store is unreachable; reconnect")

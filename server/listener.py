@@ -11,6 +11,7 @@ import asyncio
 import collections
 import http
 import logging
+import socket
 import time
 from collections.abc import Awaitable, Callable
 
@@ -19,12 +20,17 @@ from websockets.http11 import Request, Response
 
 from protocol.errors import CloseCode
 from server.connection import Connection
+from server.handoff import Moving
 from server.handshake import OriginPolicy, select_encoding
 from server.http_files import StaticSite, wants_websocket, without_body
 from server.services import Services
+from server.store import StoreUnavailable
+from server.wsconn import MovableConnection, adopted
 
 log = logging.getLogger("gomoku.server")
 
+MAX_QUEUE = 16
+"""Frames websockets reads ahead of the connection's handler before it stops reading."""
 WRITE_LIMIT = 64 * 1024
 """Bytes websockets buffers for a peer before its own sends (pings, close) wait; our
 frames are written without waiting and bounded by ``send_buffer`` instead."""
@@ -67,9 +73,11 @@ class Listener:
             compression=None,
             ping_interval=limits.ping_interval_s,
             ping_timeout=limits.ping_timeout_s,
-            max_queue=16,
+            max_queue=MAX_QUEUE,
             write_limit=WRITE_LIMIT,
             reuse_port=self.config.reuse_port,
+            # Counting frames costs a little per frame: only where connections may move.
+            create_connection=MovableConnection if self.services.handoff else None,
         )
 
     async def drain(self, seconds: float, stop_now: Callable[[], Awaitable[str]]) -> str | None:
@@ -122,20 +130,94 @@ class Listener:
             self.metrics.inc("gomoku_refused_per_ip_total")
             await ws.close(CloseCode.POLICY, "too many connections from your address")
             return
-        conn = Connection(self.services, ws, address)
+        await self._serve(Connection(self.services, ws, address))
+
+    async def _serve(self, conn: Connection, first: Awaitable[None] | None = None) -> None:
+        """Serve a connection until it closes, after ``first`` (a failure there closes it
+        as an internal error)."""
+        address = conn.address
         self.connections.add(conn)
         self.per_address[address] += 1
         try:
+            if first is not None:
+                await first
             await conn.run()
         except Exception:
             self.metrics.inc("gomoku_errors_internal_total")
             log.exception("connection handler failed")
-            await ws.close(CloseCode.INTERNAL, "internal server error")
+            await conn.ws.close(CloseCode.INTERNAL, "internal server error")
         finally:
             self.connections.discard(conn)
             self.per_address[address] -= 1
             if self.per_address[address] <= 0:
                 del self.per_address[address]
+
+    # -- connections handed over by a sibling process (server.handoff) ----------------
+
+    async def adopt(self, sock: socket.socket, moving: Moving) -> Connection | None:
+        """Serve a connection a sibling process handed over (its socket, open and between
+        two of the client's frames): None, the socket closed, if this instance is
+        stopping, is full, or cannot take it over in the store. Beyond the limit of
+        connections in all only; its address was let in where it connected."""
+        server = self._server
+        if (
+            server is None
+            or self.draining
+            or not server.is_serving()
+            or len(self.connections) >= self.config.limits.max_connections
+        ):
+            sock.close()
+            return None
+        limits = self.config.limits
+        ws = adopted(
+            server,
+            moving.subprotocol,
+            max_size=limits.max_frame,
+            ping_interval=limits.ping_interval_s,
+            ping_timeout=limits.ping_timeout_s,
+            max_queue=MAX_QUEUE,
+            write_limit=WRITE_LIMIT,
+        )
+        conn = Connection(self.services, ws, moving.address)
+        try:
+            await conn.take_over(moving)
+        except Exception as exc:  # undone: the sibling goes on serving it
+            if not isinstance(exc, StoreUnavailable | OSError):
+                self.metrics.inc("gomoku_errors_internal_total")
+                log.exception("taking over a connection from a sibling failed")
+            else:
+                log.warning("could not take over a connection from a sibling: %s", exc)
+            sock.close()
+            return None
+        # Once the socket is in the event loop it is read (uvloop reads before a pause
+        # could stop it): from there on the connection is this instance's, come what may.
+        try:
+            await asyncio.get_running_loop().connect_accepted_socket(lambda: ws, sock)
+        except OSError as exc:  # nothing was read from it: the sibling goes on serving it
+            log.warning("could not take over a connection from a sibling: %s", exc)
+            await conn.give_back()
+            sock.close()
+            return None
+        task = asyncio.create_task(self._run_adopted(server, ws, conn, moving))
+        server.handler_tasks.add(task)
+        return conn
+
+    async def _run_adopted(
+        self, server: Server, ws: MovableConnection, conn: Connection, moving: Moving
+    ) -> None:
+        """What websockets does for a connection it accepted, after the handshake."""
+        server.all_connections.add(ws)
+        ws.start_keepalive()
+        try:
+            async with ws:
+                await self._serve(conn, first=conn.carry_on(moving))
+        finally:
+            server.all_connections.discard(ws)
+            server.handler_tasks.discard(asyncio.current_task())
+
+    def find(self, conn_id: str) -> Connection | None:
+        """The connection here with the store id ``conn_id``, if it is open."""
+        return next((c for c in self.connections if c.conn_id == conn_id), None)
 
     def client_address(self, ws: ServerConnection, request: Request | None) -> str:
         """Who is connecting: the peer's IP, or the client a trusted reverse proxy

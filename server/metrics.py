@@ -65,6 +65,16 @@ _HELP: dict[str, tuple[str, Scope, str]] = {
         "instance",
         "Unexpected exceptions in message handlers and background work.",
     ),
+    "gomoku_connections_handed_off_total": (
+        "counter",
+        "instance",
+        "Connections handed to a sibling process that holds their game (--processes).",
+    ),
+    "gomoku_connections_adopted_total": (
+        "counter",
+        "instance",
+        "Connections a sibling process handed over, served here since (--processes).",
+    ),
     "gomoku_slow_readers_dropped_total": (
         "counter",
         "instance",

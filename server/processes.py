@@ -44,6 +44,10 @@ EMBEDDED_KEY_VARIABLE = "GOMOKU_PROCESSES_EMBEDDED_KEY"
 with (a worker's connection may land on any process). An environment variable, since
 command lines are visible to every user of the machine."""
 
+HANDOFF_KEY_VARIABLE = "GOMOKU_PROCESSES_HANDOFF_KEY"
+"""How the supervisor gives its processes the key they prove they are siblings with when
+they hand each other connections (:mod:`server.handoff`)."""
+
 _READY = re.compile(r" process (\d+) \(pid \d+, instance \w+\) ready on port \d+$")
 RESTART_PAUSE_S = (0.5, 30.0)
 """The first and the longest pause before a process that died is started again."""
@@ -51,9 +55,14 @@ RESTART_PAUSE_S = (0.5, 30.0)
 
 def process_config(config: ServerConfig) -> ServerConfig:
     """A process's settings: its local AI workers log in with the key the supervisor
-    gave every process (:data:`EMBEDDED_KEY_VARIABLE`)."""
+    gave every process (:data:`EMBEDDED_KEY_VARIABLE`), and it hands connections to its
+    siblings with the other key it gave them (:data:`HANDOFF_KEY_VARIABLE`)."""
     key = os.environ.get(EMBEDDED_KEY_VARIABLE) or None
-    return dataclasses.replace(config, bots=dataclasses.replace(config.bots, embedded_key=key))
+    return dataclasses.replace(
+        config,
+        bots=dataclasses.replace(config.bots, embedded_key=key),
+        handoff_key=os.environ.get(HANDOFF_KEY_VARIABLE) or None,
+    )
 
 
 def ready_line(index: int, instance: str, port: int) -> str:
@@ -134,7 +143,11 @@ class Supervisor:
         """The processes' command line, without the options each one gets of its own."""
         self.count = count
         self.port = port
-        self.env = {**os.environ, EMBEDDED_KEY_VARIABLE: "embedded-" + secrets.token_urlsafe(24)}
+        self.env = {
+            **os.environ,
+            EMBEDDED_KEY_VARIABLE: "embedded-" + secrets.token_urlsafe(24),
+            HANDOFF_KEY_VARIABLE: secrets.token_urlsafe(24),
+        }
         self.processes: dict[int, asyncio.subprocess.Process] = {}
         self.ready: set[int] = set()
         """Processes that printed their ready line (and have not died since)."""

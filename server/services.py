@@ -9,6 +9,7 @@ import dataclasses
 
 from server.bots import AiSeating, HintDesk, JobTaker, WorkerRegistry
 from server.config import ServerConfig
+from server.handoff import Handoff
 from server.housekeeping import Housekeeping
 from server.hub import Hub
 from server.matchmaking import Matchmaker
@@ -44,3 +45,6 @@ class Services:
     """Accepted bot keys: the configured ones and the local workers' own."""
     code_failures: KeyedWindows
     """Joins by a wrong invite code per client address (guessing)."""
+    handoff: Handoff | None = None
+    """Moves connections to the sibling process holding their game (a process of
+    ``gomoku-server --processes``; None otherwise)."""

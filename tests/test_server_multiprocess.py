@@ -7,6 +7,7 @@ store (where the processes could not share rooms) is refused before anything sta
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import os
 import re
@@ -17,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import redis
 from live_server import LiveServer, start, stop
 from redis_fixtures import free_port
 from server_fixtures import TestClient
@@ -24,8 +26,10 @@ from test_startup_checks import assert_refused, run
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
 
-from protocol.events import GameOver, GameStarted, Moved, PlayerJoined
+from protocol import messages as m
+from protocol.events import GameOver, GameStarted, Moved, PlayerJoined, Presence
 from server import options
+from server.keys import Keys
 
 WITHIN_S = 30.0
 INFO = re.compile(r'^gomoku_instance_info\{instance="(\w+)",pid="(\d+)",process="(\d+)"\} 1$', re.M)
@@ -108,6 +112,97 @@ async def test_connections_land_on_both_processes_and_their_players_meet(
         for client in (black, white):
             assert (await client.until_event(Moved)).point == point
     for client in (black, white):
+        over = await client.until_event(GameOver)
+        assert (over.winner, over.reason) == ("black", "five")
+
+
+def instances_attached(redis_url: str, room: str) -> dict[str, str]:
+    """Player -> the instance id of each connection of theirs attached to the room, as
+    Redis has it (a player with connections on two instances appears as ``"several"``)."""
+    with redis.Redis.from_url(redis_url, decode_responses=True) as store:
+        conns: dict[str, str] = store.hgetall(Keys().room_conns(room))
+    where: dict[str, str] = {}
+    for conn, player in conns.items():
+        instance = conn.partition("/")[0]
+        where[player] = instance if where.get(player, instance) == instance else "several"
+    return where
+
+
+@pytest.fixture(params=["uvloop", "asyncio"])
+def two_on(request: pytest.FixtureRequest, redis_url: str, tmp_path: Path) -> Iterator[LiveServer]:
+    """``gomoku-server --processes 2`` on the test's Redis, on each event loop (their
+    transports hand over and take sockets each in their own way)."""
+    argv = ["--processes", "2", "--redis", redis_url, "--loop", request.param]
+    server = start(argv, tmp_path / "server.log")
+    try:
+        yield server
+    finally:
+        stop(server.process)
+
+
+async def test_a_game_split_over_two_processes_moves_to_one(
+    two_on: LiveServer, clients: list[TestClient], redis_url: str
+) -> None:
+    """Black lands on one process and White on the other: once White joins, one of their
+    connections is handed to the other's process (Redis then has both attached from one
+    instance). Neither player sees anyone go offline, each gets every event once and in
+    order, the one that moved is sent the lobby's list again (both watch it), and the
+    moved one's resume token still works."""
+    two = two_on
+    seen = processes(two)
+    black = await client_on(two, seen["1"][1], clients)
+    white = await client_on(two, seen["2"][1], clients)
+    for client, name in ((black, "black"), (white, "white")):
+        await client.hello(name)
+        await client.send(m.LobbyWatch(on=True, id=1))
+        assert (await client.expect(m.Lobby)).re == 1
+    await black.send(m.CreateRoom(seat="black"))
+    snapshot = await black.until(lambda x: isinstance(x, m.Snapshot))
+    assert isinstance(snapshot, m.Snapshot)
+    room = snapshot.room.id
+    await white.send(m.Join(room=room))
+    await white.until(lambda x: isinstance(x, m.Snapshot))
+    deadline = time.monotonic() + WITHIN_S
+    while len(set(instances_attached(redis_url, room).values())) != 1:
+        assert time.monotonic() < deadline, instances_attached(redis_url, room)
+        await asyncio.sleep(0.02)
+    where = instances_attached(redis_url, room)
+    assert set(where) == {black.player, white.player}
+    assert set(where.values()) <= {seen["1"][1], seen["2"][1]}
+
+    last = {black: 0, white: 0}
+    lobby_again = {black: 0, white: 0}
+
+    async def until_moved(client: TestClient, point: str) -> None:
+        while True:
+            message = await client.recv()
+            if isinstance(message, m.Lobby):
+                assert message.re is None
+                lobby_again[client] += 1
+            if not isinstance(message, m.Event):
+                continue
+            assert last[client] == 0 or message.seq == last[client] + 1, (last, message)
+            last[client] = message.seq
+            assert not (isinstance(message.event, Presence) and not message.event.online)
+            if isinstance(message.event, Moved) and message.event.point == point:
+                return
+
+    moves = ["h8", "a1", "h9", "a2", "h10", "a3", "h11", "a4"]
+    for i, point in enumerate(moves):
+        await (black if i % 2 == 0 else white).move(room, point)
+        for client in (black, white):
+            await until_moved(client, point)
+    assert sorted(lobby_again.values()) == [0, 1]
+
+    token, after = white.token, last[white]
+    await white.ws.close()
+    again = TestClient(await ws_connect(two.url, compression=None))
+    clients.append(again)
+    assert (await again.hello("white", token=token)).resumed
+    await again.send(m.Resume(room=room, after=after))
+    await black.move(room, "h12")
+    assert (await again.until_event(Moved)).point == "h12"
+    for client in (black, again):
         over = await client.until_event(GameOver)
         assert (over.winner, over.reason) == ("black", "five")
 

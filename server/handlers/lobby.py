@@ -25,15 +25,21 @@ log = logging.getLogger("gomoku.server")
 
 async def on_lobby_watch(session: Session, msg: m.LobbyWatch) -> None:
     session.follow_lobby(msg.on)
-    if not msg.on:
-        return
+    if msg.on:
+        await send_lobby(session, msg.id)
+
+
+async def send_lobby(session: Session, re: int | None) -> None:
+    """The lobby's whole list, in parts: the answer to ``lobby_watch`` (``re``), or sent
+    unasked (None) to a watcher that may have missed changes (it moved between the
+    processes of ``gomoku-server --processes``)."""
     listing = await session.services.store.lobby_list()
     summaries = sorted((_decode_summary(v) for v in listing.values()), key=lambda s: s.id)
     size = max(1, session.services.config.lobby_part_rooms)
     parts = [summaries[i : i + size] for i in range(0, len(summaries), size)] or [[]]
     last = len(parts) - 1
     session.send_together(
-        [m.Lobby(rooms=rooms, re=msg.id, part=i, more=i < last) for i, rooms in enumerate(parts)]
+        [m.Lobby(rooms=rooms, re=re, part=i, more=i < last) for i, rooms in enumerate(parts)]
     )
 
 

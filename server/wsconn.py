@@ -1,0 +1,112 @@
+"""The server's WebSocket connections: websockets' own, able to change process.
+
+With ``gomoku-server --processes``, a connection's socket may be handed to the sibling
+process that holds the connection's game (:mod:`server.handoff`). The TCP stream goes
+with it, so that is safe only between two of the client's frames, with nothing read
+but not yet handled: :class:`MovableConnection` counts the bytes it has read and the
+bytes of the whole frames it has parsed from them, and :meth:`between_frames` says
+whether they agree. A connection made from a handed socket (:func:`adopted`) starts
+open: the handshake was done by the process that accepted it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from websockets.asyncio.connection import Connection as _Connection
+from websockets.asyncio.server import Server, ServerConnection
+from websockets.frames import Frame, Opcode
+from websockets.protocol import Event, State
+from websockets.server import ServerProtocol
+from websockets.typing import Subprotocol
+
+_DATA = (Opcode.TEXT, Opcode.BINARY, Opcode.CONT)
+
+
+def wire_size(payload: int) -> int:
+    """The bytes of a client's frame carrying ``payload`` bytes (RFC 6455, 5.2: two
+    bytes, the extended length a client must use for that size, the mask's four)."""
+    if payload < 126:
+        return payload + 6
+    if payload < 65536:
+        return payload + 8
+    return payload + 14
+
+
+class MovableConnection(ServerConnection):
+    """A server connection that knows when it stands between two of the client's frames."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.adopted = False
+        """Made from a socket another process handed over (no handshake here)."""
+        self.bytes_read = 0
+        """Bytes read from the socket once the connection was open."""
+        self.bytes_framed = 0
+        """Bytes of the whole frames parsed from them (as a client must send them)."""
+        self.mid_message = False
+        """A fragmented message has begun and not ended."""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        if self.adopted:  # no handshake, and the handler runs from the adopting code
+            _Connection.connection_made(self, transport)
+        else:
+            super().connection_made(transport)
+
+    def data_received(self, data: bytes) -> None:
+        # Bytes that came with the handshake's request (a client must wait for the
+        # answer before it sends frames) are not counted: their frames then never add
+        # up, and the connection stays where it is.
+        if self.protocol.state is State.OPEN:
+            self.bytes_read += len(data)
+        super().data_received(data)
+
+    def process_event(self, event: Event) -> None:
+        if isinstance(event, Frame):
+            self.bytes_framed += wire_size(len(event.data))
+            if event.opcode in _DATA:
+                self.mid_message = not event.fin
+        if self.adopted:  # frames from the start: no request comes first
+            _Connection.process_event(self, event)
+        else:
+            super().process_event(event)
+
+    def between_frames(self) -> bool:
+        """Whether everything read from the socket so far is whole frames that reached
+        the server's reader, with no message begun and not ended, so the stream could
+        go on in another process. (A client that sends a length in more bytes than it
+        needs never is: then its connection stays where it is.)"""
+        return (
+            self.protocol.state is State.OPEN
+            and self.bytes_read == self.bytes_framed
+            and not self.mid_message
+            and len(self.recv_messages.frames) == 0
+            and not self.protocol.reader.buffer
+        )
+
+
+def adopted(
+    server: Server,
+    subprotocol: str | None,
+    *,
+    max_size: int,
+    ping_interval: float | None,
+    ping_timeout: float | None,
+    max_queue: int,
+    write_limit: int,
+) -> MovableConnection:
+    """A connection, already open, for a socket handed over by another process: its
+    handshake chose ``subprotocol``; the other options are the listener's."""
+    protocol = ServerProtocol(state=State.OPEN, max_size=max_size)
+    protocol.subprotocol = Subprotocol(subprotocol) if subprotocol else None
+    connection = MovableConnection(
+        protocol,
+        server,
+        ping_interval=ping_interval,
+        ping_timeout=ping_timeout,
+        max_queue=max_queue,
+        write_limit=write_limit,
+    )
+    connection.adopted = True
+    return connection

@@ -1,0 +1,193 @@
+"""Connections handed between sibling server instances (``server/handoff.py``, what the
+processes of ``gomoku-server --processes`` do), here two instances in one test process
+on a real Redis, with real sockets handed over a real Unix socket. The players of a
+game that landed on two instances end up on one and play on; a refused handoff leaves
+the connection where it was, working; a stranger's handoff is not taken; and a
+connection moves only between two of its client's frames."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import struct
+from collections.abc import Awaitable, Callable
+
+import msgspec
+from server_fixtures import TestClient, make_config
+from websockets.asyncio.client import connect as ws_connect
+
+from protocol import messages as m
+from protocol.codec import encode
+from protocol.events import GameStarted, Moved, PlayerJoined, Presence
+from server.app import GomokuServer
+from server.connection import Connection
+from server.handoff import Moving
+from server.sessions import SessionRecord, encode_session
+from server.store.redis import RedisStore
+from server.wsconn import MovableConnection
+
+MakeServer = Callable[..., Awaitable[GomokuServer]]
+KEY = "the-siblings-key"
+
+
+async def siblings(make_server: MakeServer, redis_url: str) -> tuple[GomokuServer, GomokuServer]:
+    config = make_config(handoff_key=KEY)
+    first = await make_server(config, store=RedisStore(redis_url))
+    second = await make_server(config, store=RedisStore(redis_url))
+    return first, second
+
+
+async def client_of(server: GomokuServer, name: str, opened: list[TestClient]) -> TestClient:
+    ws = await ws_connect(f"ws://127.0.0.1:{server.port}/", compression=None)
+    client = TestClient(ws)
+    opened.append(client)
+    await client.hello(name)
+    return client
+
+
+def served_by(server: GomokuServer, player: str) -> list[Connection]:
+    return [c for c in server.connections if c.identity and c.identity.player == player]
+
+
+async def eventually(check: Callable[[], bool], within_s: float = 5.0) -> None:
+    for _ in range(int(within_s / 0.01)):
+        if check():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("never happened")
+
+
+async def split_game(
+    make_server: MakeServer, redis_url: str, opened: list[TestClient]
+) -> tuple[GomokuServer, GomokuServer, TestClient, TestClient, str]:
+    """Alice on the first instance creates a room as Black; Bob on the second joins."""
+    first, second = await siblings(make_server, redis_url)
+    alice = await client_of(first, "alice", opened)
+    bob = await client_of(second, "bob", opened)
+    room = (await alice.create(seat="black")).room.id
+    await bob.join(room)
+    await alice.event(PlayerJoined)
+    await alice.event(GameStarted)
+    return first, second, alice, bob, room
+
+
+async def play(black: TestClient, white: TestClient, room: str, moves: list[str]) -> None:
+    """Play ``moves`` in turn; both players get each as the next event, in order."""
+    for i, point in enumerate(moves):
+        await (black if i % 2 == 0 else white).move(room, point)
+        for client in (black, white):
+            event = await client.until_event(Moved)
+            assert event.point == point
+
+
+async def test_a_split_game_ends_up_on_one_instance(
+    make_server: MakeServer, redis_url: str, clients: list[TestClient]
+) -> None:
+    """Once Bob joins, one of the two connections is served by the other's instance,
+    which alone knows both players; nobody is seen going offline; the game goes on."""
+    first, second, alice, bob, room = await split_game(make_server, redis_url, clients)
+
+    def together() -> bool:
+        return any(
+            len(served_by(s, alice.player)) == len(served_by(s, bob.player)) == 1
+            for s in (first, second)
+        )
+
+    await eventually(together)
+    home, away = (first, second) if served_by(first, bob.player) else (second, first)
+    assert not away.connections
+    assert len(away.players) == 0
+    assert home.metrics.counters["gomoku_connections_adopted_total"] == 1
+    assert away.metrics.counters["gomoku_connections_handed_off_total"] == 1
+    await play(alice, bob, room, ["h8", "a1", "h9", "a2"])
+    for client in (alice, bob):
+        await client.send(m.Chat(room=room, text=f"hi from {client.player}"))
+    for client in (alice, bob):
+        seen = [await client.recv() for _ in range(2)]
+        assert all(isinstance(x, m.Event) for x in seen), seen
+        assert not any(isinstance(x, m.Event) and isinstance(x.event, Presence) for x in seen)
+
+
+async def test_a_refused_handoff_leaves_the_connection_working_where_it_was(
+    make_server: MakeServer, redis_url: str, clients: list[TestClient]
+) -> None:
+    """Both instances are draining (a stopping instance takes no connection): each
+    player stays on their own instance and the game is played as before."""
+    first, second = await siblings(make_server, redis_url)
+    first.listener.draining = second.listener.draining = True
+    alice = await client_of(first, "alice", clients)
+    bob = await client_of(second, "bob", clients)
+    room = (await alice.create(seat="black")).room.id
+    await bob.join(room)
+    await alice.event(PlayerJoined)
+    await alice.event(GameStarted)
+    await play(alice, bob, room, ["h8", "a1", "h9", "a2", "h10"])
+    assert len(served_by(first, alice.player)) == len(served_by(second, bob.player)) == 1
+    for server in (first, second):
+        assert server.metrics.counters["gomoku_connections_adopted_total"] == 0
+        assert server.metrics.counters["gomoku_connections_handed_off_total"] == 0
+
+
+async def test_a_handoff_without_the_siblings_key_is_not_taken(
+    make_server: MakeServer, redis_url: str
+) -> None:
+    """A process that does not know the key hands a socket with a made-up session: it is
+    closed unanswered, and nobody is served as that player."""
+    first, _ = await siblings(make_server, redis_url)
+    assert first.handoff is not None
+    ours, theirs = socket.socketpair()
+    record = SessionRecord(player="p-victim", name="victim", rating=1500)
+    forged = Moving(
+        key="a-guess",
+        conn_id="x/1",
+        address="127.0.0.1",
+        subprotocol=None,
+        identity=encode_session(record),
+        token_hash=None,
+        rooms={},
+        attached=[],
+        lobby=False,
+    )
+    loop = asyncio.get_running_loop()
+    with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as peer:
+        peer.setblocking(False)
+        await loop.sock_connect(peer, first.handoff.address(first.housekeeping.instance_id))
+        socket.send_fds(peer, [msgspec.msgpack.encode(forged)], [theirs.fileno()])
+        theirs.close()
+        assert await asyncio.wait_for(loop.sock_recv(peer, 1), 5) == b""  # no answer
+    with ours:
+        ours.setblocking(False)
+        assert await asyncio.wait_for(loop.sock_recv(ours, 1), 5) == b""  # closed, not served
+    assert not served_by(first, "p-victim")
+    assert first.metrics.counters["gomoku_connections_adopted_total"] == 0
+
+
+async def test_a_connection_is_between_frames_only_with_nothing_half_read(
+    make_server: MakeServer, clients: list[TestClient]
+) -> None:
+    """The server counts a connection between its client's frames only when every byte
+    it read is part of a whole frame it handled: not with half a frame read, nor
+    within a message sent in fragments."""
+    server = await make_server(make_config(handoff_key=KEY))
+    client = await client_of(server, "alice", clients)
+    [conn] = server.connections
+    ws = conn.ws
+    assert isinstance(ws, MovableConnection)
+    assert ws.between_frames()
+    data = encode(m.LobbyWatch(on=False))  # a request with no answer
+    mask = b"\x01\x02\x03\x04"
+    masked = bytes(b ^ mask[i % 4] for i, b in enumerate(data))
+    frame = struct.pack("!BB", 0x82, 0x80 | len(data)) + mask + masked
+    transport = client.ws.transport
+    transport.write(frame[:3])
+    await eventually(lambda: ws.bytes_read == ws.bytes_framed + 3)
+    assert not ws.between_frames()
+    transport.write(frame[3:])
+    await eventually(ws.between_frames)
+    first_part = struct.pack("!BB", 0x02, 0x80 | len(data)) + mask + masked
+    transport.write(first_part)
+    await eventually(lambda: ws.mid_message)
+    assert not ws.between_frames()
+    last_part = struct.pack("!BB", 0x80, 0x80) + mask
+    transport.write(last_part)
+    await eventually(ws.between_frames)
