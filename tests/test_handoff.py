@@ -58,10 +58,12 @@ async def eventually(check: Callable[[], bool], within_s: float = 5.0) -> None:
 
 
 async def split_game(
-    make_server: MakeServer, redis_url: str, opened: list[TestClient]
+    make_server: MakeServer, redis_url: str, opened: list[TestClient], *, draining: bool = False
 ) -> tuple[GomokuServer, GomokuServer, TestClient, TestClient, str]:
-    """Alice on the first instance creates a room as Black; Bob on the second joins."""
+    """Alice on the first instance creates a room as Black; Bob on the second joins
+    (with ``draining``, both instances are stopping soon)."""
     first, second = await siblings(make_server, redis_url)
+    first.listener.draining = second.listener.draining = draining
     alice = await client_of(first, "alice", opened)
     bob = await client_of(second, "bob", opened)
     room = (await alice.create(seat="black")).room.id
@@ -113,14 +115,9 @@ async def test_a_refused_handoff_leaves_the_connection_working_where_it_was(
 ) -> None:
     """Both instances are draining (a stopping instance takes no connection): each
     player stays on their own instance and the game is played as before."""
-    first, second = await siblings(make_server, redis_url)
-    first.listener.draining = second.listener.draining = True
-    alice = await client_of(first, "alice", clients)
-    bob = await client_of(second, "bob", clients)
-    room = (await alice.create(seat="black")).room.id
-    await bob.join(room)
-    await alice.event(PlayerJoined)
-    await alice.event(GameStarted)
+    first, second, alice, bob, room = await split_game(
+        make_server, redis_url, clients, draining=True
+    )
     await play(alice, bob, room, ["h8", "a1", "h9", "a2", "h10"])
     assert len(served_by(first, alice.player)) == len(served_by(second, bob.player)) == 1
     for server in (first, second):
