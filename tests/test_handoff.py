@@ -8,11 +8,13 @@ connection moves only between two of its client's frames."""
 from __future__ import annotations
 
 import asyncio
+import secrets
 import socket
 import struct
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import msgspec
+import pytest
 from server_fixtures import TestClient, make_config
 from websockets.asyncio.client import connect as ws_connect
 
@@ -26,15 +28,23 @@ from server.sessions import SessionRecord, encode_session
 from server.store.redis import RedisStore
 from server.wsconn import MovableConnection
 
-MakeServer = Callable[..., Awaitable[GomokuServer]]
 KEY = "the-siblings-key"
 
 
-async def siblings(make_server: MakeServer, redis_url: str) -> tuple[GomokuServer, GomokuServer]:
-    config = make_config(handoff_key=KEY)
-    first = await make_server(config, store=RedisStore(redis_url))
-    second = await make_server(config, store=RedisStore(redis_url))
-    return first, second
+@pytest.fixture
+async def siblings(redis_url: str) -> AsyncIterator[tuple[GomokuServer, GomokuServer]]:
+    """Two sibling instances on the test's Redis, the first with the smaller instance id
+    (toward which a connection moves)."""
+    ids = sorted(secrets.token_hex(6) for _ in range(2))
+    servers = []
+    for instance in ids:
+        server = GomokuServer(make_config(handoff_key=KEY), store=RedisStore(redis_url))
+        server.housekeeping.instance_id = instance
+        await server.start()
+        servers.append(server)
+    yield servers[0], servers[1]
+    for server in servers:
+        await server.stop()
 
 
 async def client_of(server: GomokuServer, name: str, opened: list[TestClient]) -> TestClient:
@@ -58,19 +68,16 @@ async def eventually(check: Callable[[], bool], within_s: float = 5.0) -> None:
 
 
 async def split_game(
-    make_server: MakeServer, redis_url: str, opened: list[TestClient], *, draining: bool = False
-) -> tuple[GomokuServer, GomokuServer, TestClient, TestClient, str]:
-    """Alice on the first instance creates a room as Black; Bob on the second joins
-    (with ``draining``, both instances are stopping soon)."""
-    first, second = await siblings(make_server, redis_url)
-    first.listener.draining = second.listener.draining = draining
-    alice = await client_of(first, "alice", opened)
-    bob = await client_of(second, "bob", opened)
+    creator_on: GomokuServer, joiner_on: GomokuServer, opened: list[TestClient]
+) -> tuple[TestClient, TestClient, str]:
+    """Alice creates a room as Black on one instance; Bob joins it from the other."""
+    alice = await client_of(creator_on, "alice", opened)
+    bob = await client_of(joiner_on, "bob", opened)
     room = (await alice.create(seat="black")).room.id
     await bob.join(room)
     await alice.event(PlayerJoined)
     await alice.event(GameStarted)
-    return first, second, alice, bob, room
+    return alice, bob, room
 
 
 async def play(black: TestClient, white: TestClient, room: str, moves: list[str]) -> None:
@@ -82,25 +89,20 @@ async def play(black: TestClient, white: TestClient, room: str, moves: list[str]
             assert event.point == point
 
 
-async def test_a_split_game_ends_up_on_one_instance(
-    make_server: MakeServer, redis_url: str, clients: list[TestClient]
+async def test_the_joiner_on_the_larger_instance_id_goes_to_the_other(
+    siblings: tuple[GomokuServer, GomokuServer], clients: list[TestClient]
 ) -> None:
-    """Once Bob joins, one of the two connections is served by the other's instance,
-    which alone knows both players; nobody is seen going offline; the game goes on."""
-    first, second, alice, bob, room = await split_game(make_server, redis_url, clients)
-
-    def together() -> bool:
-        return any(
-            len(served_by(s, alice.player)) == len(served_by(s, bob.player)) == 1
-            for s in (first, second)
-        )
-
-    await eventually(together)
-    home, away = (first, second) if served_by(first, bob.player) else (second, first)
-    assert not away.connections
-    assert len(away.players) == 0
-    assert home.metrics.counters["gomoku_connections_adopted_total"] == 1
-    assert away.metrics.counters["gomoku_connections_handed_off_total"] == 1
+    """Bob joins, from the instance with the larger id, Alice's room on the other: his
+    connection is handed to hers, which alone knows both players now; nobody is seen
+    going offline, and the game and its chat go on."""
+    low, high = siblings
+    alice, bob, room = await split_game(low, high, clients)
+    await eventually(lambda: len(served_by(low, bob.player)) == 1)
+    assert len(served_by(low, alice.player)) == 1
+    assert not high.connections
+    assert len(high.players) == 0
+    assert low.metrics.counters["gomoku_connections_adopted_total"] == 1
+    assert high.metrics.counters["gomoku_connections_handed_off_total"] == 1
     await play(alice, bob, room, ["h8", "a1", "h9", "a2"])
     for client in (alice, bob):
         await client.send(m.Chat(room=room, text=f"hi from {client.player}"))
@@ -110,27 +112,41 @@ async def test_a_split_game_ends_up_on_one_instance(
         assert not any(isinstance(x, m.Event) and isinstance(x.event, Presence) for x in seen)
 
 
+async def test_the_joiner_on_the_smaller_instance_id_asks_for_the_other(
+    siblings: tuple[GomokuServer, GomokuServer], clients: list[TestClient]
+) -> None:
+    """Bob joins, from the instance with the smaller id, Alice's room on the other: his
+    instance asks hers for her connection, which comes over; the game goes on."""
+    low, high = siblings
+    alice, bob, room = await split_game(high, low, clients)
+    await eventually(lambda: len(served_by(low, alice.player)) == 1)
+    assert len(served_by(low, bob.player)) == 1
+    assert not high.connections
+    assert high.metrics.counters["gomoku_connections_handed_off_total"] == 1
+    await play(alice, bob, room, ["h8", "a1", "h9"])
+
+
 async def test_a_refused_handoff_leaves_the_connection_working_where_it_was(
-    make_server: MakeServer, redis_url: str, clients: list[TestClient]
+    siblings: tuple[GomokuServer, GomokuServer], clients: list[TestClient]
 ) -> None:
     """Both instances are draining (a stopping instance takes no connection): each
     player stays on their own instance and the game is played as before."""
-    first, second, alice, bob, room = await split_game(
-        make_server, redis_url, clients, draining=True
-    )
+    low, high = siblings
+    low.listener.draining = high.listener.draining = True
+    alice, bob, room = await split_game(low, high, clients)
     await play(alice, bob, room, ["h8", "a1", "h9", "a2", "h10"])
-    assert len(served_by(first, alice.player)) == len(served_by(second, bob.player)) == 1
-    for server in (first, second):
+    assert len(served_by(low, alice.player)) == len(served_by(high, bob.player)) == 1
+    for server in (low, high):
         assert server.metrics.counters["gomoku_connections_adopted_total"] == 0
         assert server.metrics.counters["gomoku_connections_handed_off_total"] == 0
 
 
 async def test_a_handoff_without_the_siblings_key_is_not_taken(
-    make_server: MakeServer, redis_url: str
+    siblings: tuple[GomokuServer, GomokuServer],
 ) -> None:
     """A process that does not know the key hands a socket with a made-up session: it is
     closed unanswered, and nobody is served as that player."""
-    first, _ = await siblings(make_server, redis_url)
+    first, _ = siblings
     assert first.handoff is not None
     ours, theirs = socket.socketpair()
     record = SessionRecord(player="p-victim", name="victim", rating=1500)
@@ -160,7 +176,7 @@ async def test_a_handoff_without_the_siblings_key_is_not_taken(
 
 
 async def test_a_connection_is_between_frames_only_with_nothing_half_read(
-    make_server: MakeServer, clients: list[TestClient]
+    make_server: Callable[..., Awaitable[GomokuServer]], clients: list[TestClient]
 ) -> None:
     """The server counts a connection between its client's frames only when every byte
     it read is part of a whole frame it handled: not with half a frame read, nor
