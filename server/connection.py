@@ -565,7 +565,9 @@ class Connection:
     def movable(self) -> bool:
         """Whether nothing of this connection's own is under way, so it could move: a
         player's connection (not a worker's or an AI seat's) with no request being
-        handled, nothing started beside it, no queue, and every room caught up."""
+        handled, no queue, no hint awaited and every room caught up. (What else may run
+        beside it is a close, which stops the move, or a quick match's wait for an AI,
+        which has nothing left to do once the player left the queue.)"""
         identity = self.identity
         return (
             identity is not None
@@ -574,7 +576,6 @@ class Connection:
             and not (self.busy or self.moving or self.moved or self._closing)
             and self.queue is None
             and not self.hint_pending
-            and not self._tasks
             and not any(sync.syncing or sync.lock.locked() for sync in self.rooms.values())
         )
 

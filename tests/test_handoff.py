@@ -18,6 +18,7 @@ import pytest
 from server_fixtures import TestClient, make_config
 from websockets.asyncio.client import connect as ws_connect
 
+from engine import Rule
 from protocol import messages as m
 from protocol.codec import encode
 from protocol.events import GameStarted, Moved, PlayerJoined, Presence
@@ -124,6 +125,33 @@ async def test_the_joiner_on_the_smaller_instance_id_asks_for_the_other(
     assert not high.connections
     assert high.metrics.counters["gomoku_connections_handed_off_total"] == 1
     await play(alice, bob, room, ["h8", "a1", "h9"])
+
+
+async def test_a_quick_match_over_two_instances_ends_up_on_one(
+    siblings: tuple[GomokuServer, GomokuServer], clients: list[TestClient]
+) -> None:
+    """Two players queue for a quick match (each ready to take an AI after a minute),
+    one on each instance; they are matched, both instances look at once, and they end
+    up on one, playing."""
+    low, high = siblings
+    cat = await client_of(low, "cat", clients)
+    dan = await client_of(high, "dan", clients)
+    for client in (cat, dan):
+        await client.send(m.Queue(rule=Rule.FREESTYLE, ai_after_ms=60_000, ai_level="beginner"))
+        await client.expect(m.Queued)
+    snapshots = []
+    for client in (cat, dan):
+        await client.expect(m.Unqueued)
+        snapshots.append(await client.until(lambda x: isinstance(x, m.Snapshot)))
+    await eventually(lambda: len(served_by(low, dan.player)) == 1)
+    assert len(served_by(low, cat.player)) == 1
+    assert not high.connections
+    [snapshot, _] = snapshots
+    assert isinstance(snapshot, m.Snapshot)
+    room = snapshot.room
+    black = cat if room.players.black and room.players.black.id == cat.player else dan
+    white = dan if black is cat else cat
+    await play(black, white, room.id, ["h8", "a1", "h9"])
 
 
 async def test_a_refused_handoff_leaves_the_connection_working_where_it_was(
