@@ -324,8 +324,8 @@ def add_process_options(parser: argparse.ArgumentParser, env: EnvOptions) -> Non
         metavar="N",
         help="with --redis, on Linux: run N server processes that share the port "
         "(SO_REUSEPORT) and one supervisor that starts them, passes SIGTERM and SIGINT on "
-        "and starts again one that dies; each starts its own --bots workers; 0 or auto: "
-        "one per CPU (1)",
+        "and starts again one that dies; the two players of a game are brought onto one "
+        "process; each starts its own --bots workers; 0 or auto: one per CPU (1)",
     )
     parser.add_argument(  # set by the supervisor for the processes it starts
         "--process-index", type=count(1, 1024), default=None, help=argparse.SUPPRESS
