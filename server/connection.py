@@ -107,6 +107,8 @@ class Connection:
         """A request is being handled (the connection may not move now)."""
         self.placement_due: list[str] = []
         """Rooms attached to since the handoff last looked where their players are."""
+        self.placement_tries = 0
+        """Moves tried again after one could not happen then."""
         self.wanted: str | None = None
         """A sibling asked for this connection while it was busy."""
         self.moving = False

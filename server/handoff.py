@@ -62,6 +62,9 @@ REPLY_TIMEOUT_S = 5.0
 DRAIN_TIMEOUT_S = 1.0
 """How long a connection may take to have its written frames taken by the kernel
 before it moves (longer: it stays)."""
+PLACEMENT_TRIES = 3
+"""How many more times a connection that could not move (its client had sent more
+frames, say) tries again, each after its next request."""
 MAX_MESSAGE = 1 << 20
 _YES, _NO = b"y", b"n"
 
@@ -109,6 +112,7 @@ class Connection(Protocol):
     busy: bool
     wanted: str | None
     placement_due: list[str]
+    placement_tries: int
 
     @property
     def player(self) -> str: ...
@@ -280,8 +284,9 @@ class Handoff:
                 return
             if conn.identity.worker is not None or (not others[0].bot and there > here):
                 await self._pull(there, theirs[0])
-            else:
-                await self.move(conn, there)
+            elif not await self.move(conn, there) and conn.placement_tries < PLACEMENT_TRIES:
+                conn.placement_tries += 1
+                conn.placement_due.append(room_id)  # after its next request, say
             return
 
     async def _pull(self, there: str, conn_id: str) -> None:

@@ -21,7 +21,7 @@ from websockets.asyncio.client import connect as ws_connect
 from engine import Rule
 from protocol import messages as m
 from protocol.codec import encode
-from protocol.events import GameStarted, Moved, PlayerJoined, Presence
+from protocol.events import ChatPosted, GameStarted, Moved, PlayerJoined, Presence
 from server.app import GomokuServer
 from server.connection import Connection
 from server.handoff import Moving
@@ -127,6 +127,30 @@ async def test_the_joiner_on_the_smaller_instance_id_asks_for_the_other(
     await play(alice, bob, room, ["h8", "a1", "h9"])
 
 
+def masked(data: bytes, *, fin: bool = True, opcode: int = 0x2) -> bytes:
+    """A client's frame carrying ``data`` (under 126 bytes), as RFC 6455 5.2 lays it out."""
+    mask = b"\x01\x02\x03\x04"
+    head = struct.pack("!BB", (0x80 if fin else 0) | opcode, 0x80 | len(data))
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data))
+
+
+async def test_a_joiner_whose_next_frame_came_with_the_join_moves_after_it(
+    siblings: tuple[GomokuServer, GomokuServer], clients: list[TestClient]
+) -> None:
+    """Bob's join and a chat line arrive in one read: after the join his connection is
+    not between frames and cannot move yet; it does once the chat line is handled."""
+    low, high = siblings
+    alice = await client_of(low, "alice", clients)
+    bob = await client_of(high, "bob", clients)
+    room = (await alice.create(seat="black")).room.id
+    join, chat = m.Join(room=room), m.Chat(room=room, text="hello")
+    bob.ws.transport.write(masked(encode(join)) + masked(encode(chat)))
+    await eventually(lambda: len(served_by(low, bob.player)) == 1)
+    await bob.until(lambda x: isinstance(x, m.Event) and isinstance(x.event, ChatPosted))
+    await alice.until(lambda x: isinstance(x, m.Event) and isinstance(x.event, ChatPosted))
+    await play(alice, bob, room, ["h8", "a1", "h9"])
+
+
 async def test_a_quick_match_over_two_instances_ends_up_on_one(
     siblings: tuple[GomokuServer, GomokuServer], clients: list[TestClient]
 ) -> None:
@@ -216,19 +240,15 @@ async def test_a_connection_is_between_frames_only_with_nothing_half_read(
     assert isinstance(ws, MovableConnection)
     assert ws.between_frames()
     data = encode(m.LobbyWatch(on=False))  # a request with no answer
-    mask = b"\x01\x02\x03\x04"
-    masked = bytes(b ^ mask[i % 4] for i, b in enumerate(data))
-    frame = struct.pack("!BB", 0x82, 0x80 | len(data)) + mask + masked
+    frame = masked(data)
     transport = client.ws.transport
     transport.write(frame[:3])
     await eventually(lambda: ws.bytes_read == ws.bytes_framed + 3)
     assert not ws.between_frames()
     transport.write(frame[3:])
     await eventually(ws.between_frames)
-    first_part = struct.pack("!BB", 0x02, 0x80 | len(data)) + mask + masked
-    transport.write(first_part)
+    transport.write(masked(data, fin=False))  # a message's first fragment
     await eventually(lambda: ws.mid_message)
     assert not ws.between_frames()
-    last_part = struct.pack("!BB", 0x80, 0x80) + mask
-    transport.write(last_part)
+    transport.write(masked(b"", opcode=0x0))  # and its last, empty
     await eventually(ws.between_frames)
