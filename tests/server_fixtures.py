@@ -23,7 +23,7 @@ from websockets.asyncio.client import connect as ws_connect
 
 from protocol import messages as m
 from protocol.codec import decode_server, encode
-from protocol.events import GameStarted, PlayerJoined, RoomEvent
+from protocol.events import GameStarted, Moved, PlayerJoined, RoomEvent
 from server.app import GomokuServer
 from server.config import ConnectionLimits, Matchmaking, ServerConfig, Timers
 from server.game import GameRules
@@ -206,6 +206,16 @@ async def seated_pair(connect: Connect, **room: Any) -> tuple[TestClient, TestCl
     await alice.event(PlayerJoined)
     await alice.event(GameStarted)
     return alice, bob, room_id
+
+
+async def play_moves(black: TestClient, white: TestClient, room: str, moves: list[str]) -> None:
+    """Play ``moves`` alternately from Black; both players see each one (skipping other
+    messages on the way)."""
+    for i, point in enumerate(moves):
+        await (black if i % 2 == 0 else white).move(room, point)
+        for client in (black, white):
+            moved = await client.until_event(Moved)
+            assert moved.point == point
 
 
 def healthz(port: int) -> int:

@@ -15,13 +15,13 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import msgspec
 import pytest
-from server_fixtures import TestClient, make_config
+from server_fixtures import TestClient, make_config, play_moves
 from websockets.asyncio.client import connect as ws_connect
 
 from engine import Rule
 from protocol import messages as m
 from protocol.codec import encode
-from protocol.events import ChatPosted, GameStarted, Moved, PlayerJoined, Presence
+from protocol.events import ChatPosted, GameStarted, PlayerJoined, Presence
 from server.app import GomokuServer
 from server.connection import Connection
 from server.handoff import Moving
@@ -81,15 +81,6 @@ async def split_game(
     return alice, bob, room
 
 
-async def play(black: TestClient, white: TestClient, room: str, moves: list[str]) -> None:
-    """Play ``moves`` in turn; both players get each as the next event, in order."""
-    for i, point in enumerate(moves):
-        await (black if i % 2 == 0 else white).move(room, point)
-        for client in (black, white):
-            event = await client.until_event(Moved)
-            assert event.point == point
-
-
 async def test_the_joiner_on_the_larger_instance_id_goes_to_the_other(
     siblings: tuple[GomokuServer, GomokuServer], clients: list[TestClient]
 ) -> None:
@@ -104,7 +95,7 @@ async def test_the_joiner_on_the_larger_instance_id_goes_to_the_other(
     assert len(high.players) == 0
     assert low.metrics.counters["gomoku_connections_adopted_total"] == 1
     assert high.metrics.counters["gomoku_connections_handed_off_total"] == 1
-    await play(alice, bob, room, ["h8", "a1", "h9", "a2"])
+    await play_moves(alice, bob, room, ["h8", "a1", "h9", "a2"])
     for client in (alice, bob):
         await client.send(m.Chat(room=room, text=f"hi from {client.player}"))
     for client in (alice, bob):
@@ -124,7 +115,7 @@ async def test_the_joiner_on_the_smaller_instance_id_asks_for_the_other(
     assert len(served_by(low, bob.player)) == 1
     await eventually(lambda: not high.connections)  # the old one lets go just after
     assert high.metrics.counters["gomoku_connections_handed_off_total"] == 1
-    await play(alice, bob, room, ["h8", "a1", "h9"])
+    await play_moves(alice, bob, room, ["h8", "a1", "h9"])
 
 
 def masked(data: bytes, *, fin: bool = True, opcode: int = 0x2) -> bytes:
@@ -148,7 +139,7 @@ async def test_a_joiner_whose_next_frame_came_with_the_join_moves_after_it(
     await eventually(lambda: len(served_by(low, bob.player)) == 1)
     await bob.until(lambda x: isinstance(x, m.Event) and isinstance(x.event, ChatPosted))
     await alice.until(lambda x: isinstance(x, m.Event) and isinstance(x.event, ChatPosted))
-    await play(alice, bob, room, ["h8", "a1", "h9"])
+    await play_moves(alice, bob, room, ["h8", "a1", "h9"])
 
 
 async def test_a_quick_match_over_two_instances_ends_up_on_one(
@@ -175,7 +166,7 @@ async def test_a_quick_match_over_two_instances_ends_up_on_one(
     room = snapshot.room
     black = cat if room.players.black and room.players.black.id == cat.player else dan
     white = dan if black is cat else cat
-    await play(black, white, room.id, ["h8", "a1", "h9"])
+    await play_moves(black, white, room.id, ["h8", "a1", "h9"])
 
 
 async def test_a_refused_handoff_leaves_the_connection_working_where_it_was(
@@ -186,7 +177,7 @@ async def test_a_refused_handoff_leaves_the_connection_working_where_it_was(
     low, high = siblings
     low.listener.draining = high.listener.draining = True
     alice, bob, room = await split_game(low, high, clients)
-    await play(alice, bob, room, ["h8", "a1", "h9", "a2", "h10"])
+    await play_moves(alice, bob, room, ["h8", "a1", "h9", "a2", "h10"])
     assert len(served_by(low, alice.player)) == len(served_by(high, bob.player)) == 1
     for server in (low, high):
         assert server.metrics.counters["gomoku_connections_adopted_total"] == 0

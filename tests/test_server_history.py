@@ -8,13 +8,13 @@ import asyncio
 from collections.abc import Awaitable, Callable
 
 import pytest
-from server_fixtures import Connect, TestClient
+from server_fixtures import Connect, TestClient, play_moves
 
 from engine import Color, Opening, Reason, Rule
 from engine.record import parse_json, parse_move_list, parse_psq
 from protocol import messages as m
 from protocol.codec import decode_event
-from protocol.events import GameOver, GameStarted, Moved, Offered, PlayerJoined, RatingChange
+from protocol.events import GameOver, GameStarted, Offered, PlayerJoined, RatingChange
 from protocol.values import Standing, TimeControl
 from server import game
 from server.app import GomokuServer
@@ -36,15 +36,6 @@ async def arena(request: pytest.FixtureRequest, make_server: MakeServer) -> Gomo
         return await make_server()
     url = request.getfixturevalue("redis_url")
     return await make_server(store=RedisStore(url, poll_interval_s=0.2))
-
-
-async def _play(black: TestClient, white: TestClient, room: str, moves: list[str]) -> None:
-    """Play ``moves`` alternately from Black; both players see each one."""
-    for i, point in enumerate(moves):
-        await (black if i % 2 == 0 else white).move(room, point)
-        for client in (black, white):
-            moved = await client.until_event(Moved)
-            assert moved.point == point
 
 
 async def _ask(client: TestClient, message: m.ClientMessage) -> m.ServerMessage:
@@ -93,7 +84,9 @@ async def test_rated_quick_match_updates_both_ratings_once(
     black, white = (alice, bob) if room.players.black.id == alice.player else (bob, alice)
 
     # White wins: Black scatters stones down the a-file, White makes five on the h-file.
-    await _play(black, white, room.id, ["a1", "h8", "a3", "h9", "a5", "h10", "a7", "h11", "a9"])
+    await play_moves(
+        black, white, room.id, ["a1", "h8", "a3", "h9", "a5", "h10", "a7", "h11", "a9"]
+    )
     await white.move(room.id, "h12")
     for client in (black, white):
         over = await client.until_event(GameOver)
@@ -157,13 +150,13 @@ async def test_finished_game_is_listed_and_exported(arena: GomokuServer, connect
     alice, bob, room = await _seated(
         arena, connect, rule=Rule.STANDARD, time=TimeControl(base_ms=60_000, inc_ms=1_000)
     )
-    await _play(alice, bob, room, ["h8", "a1"])
+    await play_moves(alice, bob, room, ["h8", "a1"])
     running = await _ask(alice, m.GetRecord(game=room, id=1))
     assert isinstance(running, m.Error)
     assert running.code == "no_such_game"  # a running game has no record yet
 
     moves = ["h8", "a1", "h9", "a2", "h10", "a3", "h11", "a4", "h12"]
-    await _play(alice, bob, room, moves[2:])
+    await play_moves(alice, bob, room, moves[2:])
     await alice.until_event(GameOver)
 
     for client, player in ((alice, None), (bob, alice.player)):
@@ -318,7 +311,7 @@ async def test_game_over_carries_the_ratings_that_a_profile_then_shows(
     await bob.join(room)
     await alice.event(PlayerJoined)
     await alice.event(GameStarted)
-    await _play(alice, bob, room, ["h8", "a1", "h9", "a2", "h10", "a3", "h11", "a4"])
+    await play_moves(alice, bob, room, ["h8", "a1", "h9", "a2", "h10", "a3", "h11", "a4"])
     await alice.move(room, "h12")
     won, lost = apply_game(PlayerRating(), PlayerRating(), WIN)
     expected = [
