@@ -26,6 +26,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Literal
 
 from harness import (
     environment,
@@ -85,10 +86,12 @@ async def connected(url: str, name: str) -> Client:
     return client
 
 
-async def join(client: Client, room: str) -> tuple[float, m.Snapshot]:
-    """Join ``room`` as a spectator: the seconds until the snapshot, and the snapshot."""
+async def join(
+    client: Client, room: str, role: Literal["player", "spectator"] = "spectator"
+) -> tuple[float, m.Snapshot]:
+    """Join ``room`` (as a spectator): the seconds until the snapshot, and the snapshot."""
     start = time.perf_counter()
-    await client.ws.send(encode(m.Join(room=room, role="spectator")))
+    await client.ws.send(encode(m.Join(room=room, role=role)))
     received, snapshot = await asyncio.wait_for(client.snapshots.get(), 60)
     return received - start, snapshot
 
@@ -101,7 +104,7 @@ async def play_with_chat(
     await black.ws.send(encode(m.CreateRoom(size=SIZE, seat="black")))
     _, created = await asyncio.wait_for(black.snapshots.get(), 30)
     room = created.room.id
-    await join_as_player(white, room)
+    await join(white, room, role="player")
     lines = moves // chat_every
     chatters = [await connected(url, f"chatter{i}") for i in range(-(-lines // CHAT_PER_WINDOW))]
     for chatter in chatters:
@@ -117,11 +120,6 @@ async def play_with_chat(
             await chatters[len(said) % len(chatters)].ws.send(encode(m.Chat(room=room, text=text)))
             said.append(text)
     return room, said, [black, white, *chatters]
-
-
-async def join_as_player(client: Client, room: str) -> None:
-    await client.ws.send(encode(m.Join(room=room)))
-    await asyncio.wait_for(client.snapshots.get(), 30)
 
 
 async def run(url: str, args: argparse.Namespace, cpu: CpuMeter) -> list[str]:

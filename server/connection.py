@@ -145,8 +145,9 @@ class Connection:
         """Whether ``frame`` may be written now (counted as sent if so): not while
         closing, and not past the send buffer limit, where the peer is dropped
         instead. The caller writes it at once, before anything else is sent here."""
+        if self.moving:
+            self._dropped = True
         if self._closing or self.moving:
-            self._dropped = self._dropped or self.moving
             return False
         waiting = self.waiting_bytes()
         if waiting >= self.config.limits.send_buffer:  # one frame may pass it (a big lobby)
@@ -310,9 +311,7 @@ class Connection:
         One handed to a sibling let go of all that when it went (:meth:`moved_away`)."""
         if self.moved:
             return
-        for room_id in list(self.rooms):
-            self.services.hub.unwatch(room_id, self)
-        self.services.hub.lobby_watchers.discard(self)
+        self._stop_following()
         identity = self.identity
         if identity is None:
             return
@@ -397,9 +396,11 @@ class Connection:
         sending now (buffered while catching up, a duplicate, or refused). While the
         connection moves, events are left to the log: whoever serves it next reads
         them from the last one sent."""
+        if self.moving:
+            self._dropped = True
+            return None
         sync = self.rooms.get(room_id)
-        if sync is None or self.moving:
-            self._dropped = self._dropped or self.moving
+        if sync is None:
             return None
         if sync.syncing:
             sync.buffer.append((seq, frame))
@@ -485,6 +486,12 @@ class Connection:
     def unwatch(self, room_id: str) -> None:
         self.rooms.pop(room_id, None)
         self.services.hub.unwatch(room_id, self)
+
+    def _stop_following(self) -> None:
+        """This instance sends it no more room events or lobby changes."""
+        for room_id in list(self.rooms):
+            self.unwatch(room_id)
+        self.follow_lobby(False)
 
     # -- helpers ---------------------------------------------------------------
 
@@ -608,10 +615,7 @@ class Connection:
         """A sibling serves this connection now: let go of it here without a word to the
         store (the sibling moved its attachments), and return the notices held for it."""
         self.moved = True
-        for room_id in list(self.rooms):
-            self.services.hub.unwatch(room_id, self)
-        self.rooms.clear()
-        self.services.hub.lobby_watchers.discard(self)
+        self._stop_following()
         if self.identity is not None:
             self.services.players.detach(self.identity.player, self)
         held, self._held = self._held, []

@@ -25,7 +25,7 @@ from server.handshake import OriginPolicy, select_encoding
 from server.http_files import StaticSite, wants_websocket, without_body
 from server.services import Services
 from server.store import StoreUnavailable
-from server.wsconn import MovableConnection, adopted
+from server.wsconn import MovableConnection, Options, adopted
 
 log = logging.getLogger("gomoku.server")
 
@@ -53,6 +53,15 @@ class Listener:
         """Stopping soon (:meth:`drain`): ``/healthz`` answers 503 so a load balancer
         sends new connections elsewhere; everything else is served as usual."""
         self._server: Server | None = None
+        limits = self.config.limits
+        self.options = Options(
+            max_size=limits.max_frame,
+            ping_interval=limits.ping_interval_s,
+            ping_timeout=limits.ping_timeout_s,
+            max_queue=MAX_QUEUE,
+            write_limit=WRITE_LIMIT,
+        )
+        """Every connection's options, accepted here or handed over by a sibling."""
 
     @property
     def port(self) -> int:
@@ -61,7 +70,6 @@ class Listener:
         return port
 
     async def start(self) -> None:
-        limits = self.config.limits
         self._server = await serve(
             self._handle,
             self.config.host,
@@ -69,12 +77,8 @@ class Listener:
             process_request=self._process_request,
             process_response=self._process_response,
             select_subprotocol=select_encoding,
-            max_size=limits.max_frame,
             compression=None,
-            ping_interval=limits.ping_interval_s,
-            ping_timeout=limits.ping_timeout_s,
-            max_queue=MAX_QUEUE,
-            write_limit=WRITE_LIMIT,
+            **self.options,
             reuse_port=self.config.reuse_port,
             # Counting frames costs a little per frame: only where connections may move.
             create_connection=MovableConnection if self.services.handoff else None,
@@ -168,16 +172,7 @@ class Listener:
         ):
             sock.close()
             return None
-        limits = self.config.limits
-        ws = adopted(
-            server,
-            moving.subprotocol,
-            max_size=limits.max_frame,
-            ping_interval=limits.ping_interval_s,
-            ping_timeout=limits.ping_timeout_s,
-            max_queue=MAX_QUEUE,
-            write_limit=WRITE_LIMIT,
-        )
+        ws = adopted(server, moving.subprotocol, self.options)
         conn = Connection(self.services, ws, moving.address)
         try:
             await conn.take_over(moving)

@@ -12,7 +12,7 @@ open: the handshake was done by the process that accepted it.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, TypedDict
 
 from websockets.asyncio.connection import Connection as _Connection
 from websockets.asyncio.server import Server, ServerConnection
@@ -86,27 +86,29 @@ class MovableConnection(ServerConnection):
         )
 
 
-def adopted(
-    server: Server,
-    subprotocol: str | None,
-    *,
-    max_size: int,
-    ping_interval: float | None,
-    ping_timeout: float | None,
-    max_queue: int,
-    write_limit: int,
-) -> MovableConnection:
+class Options(TypedDict):
+    """A server connection's options (websockets' names), the same for the connections
+    the listener accepts and those it is handed."""
+
+    max_size: int
+    ping_interval: float | None
+    ping_timeout: float | None
+    max_queue: int
+    write_limit: int
+
+
+def adopted(server: Server, subprotocol: str | None, options: Options) -> MovableConnection:
     """A connection, already open, for a socket handed over by another process: its
-    handshake chose ``subprotocol``; the other options are the listener's."""
-    protocol = ServerProtocol(state=State.OPEN, max_size=max_size)
+    handshake chose ``subprotocol``."""
+    protocol = ServerProtocol(state=State.OPEN, max_size=options["max_size"])
     protocol.subprotocol = Subprotocol(subprotocol) if subprotocol else None
     connection = MovableConnection(
         protocol,
         server,
-        ping_interval=ping_interval,
-        ping_timeout=ping_timeout,
-        max_queue=max_queue,
-        write_limit=write_limit,
+        ping_interval=options["ping_interval"],
+        ping_timeout=options["ping_timeout"],
+        max_queue=options["max_queue"],
+        write_limit=options["write_limit"],
     )
     connection.adopted = True
     return connection

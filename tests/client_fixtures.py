@@ -16,6 +16,7 @@ from textual.screen import Screen
 from client.address import ServerAddress
 from client.app import GomokuApp
 from client.options import PlayOptions
+from client.screens.dialogs import ConfirmDialog
 from client.screens.game import GameScreen
 from client.screens.lobby import LobbyScreen
 from client.screenshot import screen_text
@@ -99,6 +100,14 @@ async def answer(pilot: Pilot[None], key: str) -> None:
     """Answer the prompt on screen: after its guard time, as a person reading it would."""
     await pilot.pause(PROMPT_GUARD_S)
     await pilot.press(key)
+
+
+async def leave_for_the_lobby(app: GomokuApp, pilot: Pilot[None]) -> None:
+    """^L in a game, y to the question: back on the lobby (the game goes on without us)."""
+    await pilot.press("ctrl+l")
+    await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+    await pilot.press("y")
+    await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
 
 
 def online(app: GomokuApp) -> bool:

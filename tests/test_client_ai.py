@@ -12,6 +12,7 @@ from client_fixtures import (
     bob_plays,
     bob_sees_move,
     in_game_with_bob,
+    leave_for_the_lobby,
     log_text,
     playing,
     running,
@@ -26,13 +27,11 @@ from worker_fixtures import StartWorker
 from client.app import GomokuApp
 from client.screens.dialogs import (
     AiGameDialog,
-    ConfirmDialog,
     PlayAiDialog,
     QuickMatchDialog,
     SeatAiDialog,
 )
 from client.screens.game import GameScreen
-from client.screens.lobby import LobbyScreen
 from client.screenshot import screen_text
 from client.state.words import NO_AI_RATED, NO_HINT_RATED
 from client.widgets.board import Board
@@ -242,10 +241,7 @@ async def test_the_play_ai_dialog_offers_the_last_choice_again(
         dialog = await ai_dialog_as_white_on_13(app, pilot)
         dialog.query_one("#level", Select).value = "novice"
         await play_from_the_dialog(app, pilot)
-        await pilot.press("ctrl+l")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
-        await pilot.press("y")
-        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await leave_for_the_lobby(app, pilot)
         await pilot.press("a")
         await until(pilot, lambda: isinstance(app.screen, PlayAiDialog))
         again = app.screen

@@ -11,6 +11,7 @@ from client_fixtures import (
     bob_plays,
     bob_sees_move,
     in_game_with_bob,
+    leave_for_the_lobby,
     running,
     stones,
     until,
@@ -364,10 +365,7 @@ async def test_leave_returns_to_the_lobby(
     """^L in a running game asks first; after y the lobby is back."""
     async with running(server, tmp_path) as (app, pilot):
         await in_game_with_bob(app, pilot, connect)
-        await pilot.press("ctrl+l")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
-        await pilot.press("y")
-        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await leave_for_the_lobby(app, pilot)
         assert app.model.room is None
 
 

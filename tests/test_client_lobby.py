@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from client_fixtures import in_game_with_bob, running, until
+from client_fixtures import in_game_with_bob, leave_for_the_lobby, running, until
 from server_fixtures import Connect
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Static
 
 from client.app import GomokuApp
-from client.screens.dialogs import CodeDialog, ConfirmDialog, CreateRoomDialog, QuickMatchDialog
+from client.screens.dialogs import CodeDialog, CreateRoomDialog, QuickMatchDialog
 from client.screens.game import GameScreen
 from client.screens.lobby import LobbyScreen
 from client.screenshot import screen_text
@@ -55,10 +55,7 @@ async def test_lobby_lists_rooms_live_and_joins_or_watches(
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, GameScreen))
         assert app.model.my_color is not None
-        await pilot.press("ctrl+l")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
-        await pilot.press("y")
-        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await leave_for_the_lobby(app, pilot)
         carol = await connect("carol")
         dave = await connect("dave")
         other = await carol.create(seat="black")
@@ -185,10 +182,7 @@ async def test_a_wrong_invite_code_is_said_in_the_dialog_and_can_be_typed_again(
         await until(pilot, lambda: isinstance(app.screen, GameScreen), "the private room")
         assert app.model.room is not None
         assert app.model.room.id == room
-        await pilot.press("ctrl+l")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
-        await pilot.press("y")
-        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await leave_for_the_lobby(app, pilot)
         assert "invite code" not in lobby_line(app)
 
 
@@ -207,10 +201,7 @@ async def test_a_refusal_on_the_lobby_line_goes_once_it_no_longer_applies(
     srv = await make_server(limits=one_room)
     async with running(srv, tmp_path) as (app, pilot):
         bob, room = await in_game_with_bob(app, pilot, connect, to=srv)
-        await pilot.press("ctrl+l")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
-        await pilot.press("y")
-        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await leave_for_the_lobby(app, pilot)
         await pilot.press("n")
         await until(pilot, lambda: isinstance(app.screen, CreateRoomDialog))
         await pilot.click("#ok")
@@ -233,10 +224,7 @@ async def test_a_game_left_for_the_lobby_that_ends_there_is_said_on_the_lobby_li
     see how, instead of offering it still; a new request clears that line."""
     async with running(server, tmp_path) as (app, pilot):
         bob, room = await in_game_with_bob(app, pilot, connect)
-        await pilot.press("ctrl+l")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
-        await pilot.press("y")
-        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await leave_for_the_lobby(app, pilot)
         await until(pilot, lambda: f"You have a game in progress ({room})" in screen_text(app))
         await bob.send(m.Resign(room=room))
         ended = f"Your game ({room}) has ended: p shows how, in your profile."
