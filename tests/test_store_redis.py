@@ -317,6 +317,22 @@ async def test_another_instances_commits_reach_a_follower_without_reads(redis_ur
         await b.close()
 
 
+async def test_a_room_feed_opens_while_another_rooms_is_held_up(redis_url: str) -> None:
+    """A room's events reach its follower while another room's feed is being started or
+    stopped: one room's subscription round trips never wait for another's."""
+    store = RedisStore(redis_url)
+    await store.start()
+    try:
+        await store.commit("slow", 0, b"s")
+        await store.commit("room", 0, b"s")
+        async with store.feeds.locks.hold("slow"), asyncio.timeout(5):
+            async with store.subscribe_room("room", 0) as events:
+                await store.commit("room", 1, b"s2", [b"e1"])
+                assert await anext(events) == StoredEvent(1, b"e1")
+    finally:
+        await store.close()
+
+
 async def test_queue_entries_keep_name_and_wait_across_instances(
     two_instances: tuple[RedisStore, RedisStore],
 ) -> None:
