@@ -325,10 +325,13 @@ async def test_a_room_feed_opens_while_another_rooms_is_held_up(redis_url: str) 
     try:
         await store.commit("slow", 0, b"s")
         await store.commit("room", 0, b"s")
-        async with store.feeds.locks.hold("slow"), asyncio.timeout(5):
-            async with store.subscribe_room("room", 0) as events:
-                await store.commit("room", 1, b"s2", [b"e1"])
-                assert await anext(events) == StoredEvent(1, b"e1")
+        async with (
+            store.feeds.locks.hold("slow"),
+            asyncio.timeout(5),
+            store.subscribe_room("room", 0) as events,
+        ):
+            await store.commit("room", 1, b"s2", [b"e1"])
+            assert await anext(events) == StoredEvent(1, b"e1")
     finally:
         await store.close()
 
