@@ -22,10 +22,13 @@ meanwhile are passed on. A refusal (the sibling is stopping, say) leaves it wher
 was, its rooms caught up; a sibling that took the socket and never answered has it (or
 nobody has, and the client reconnects as after any drop).
 
-Which one moves: an AI seat's connection never does; otherwise the one on the process
-with the larger instance id, so that two processes looking at once (both players of a
-quick match arrive together) agree. When its own connection is the one that stays, a
-process asks the sibling to send the other over (:class:`Pull`).
+Which one moves: an AI seat's connection never does; otherwise the one of the player in
+the room's second seat goes to the first seat's process. Two processes looking at once
+(both players of a quick match arrive together) read the same room, so they agree; and
+the kernel put the first seat's player on either process alike, so the games end up
+spread evenly (a rule by instance id had brought every split game to one process, three
+games in four). When its own connection is the one that stays, a process asks the
+sibling to send the other over (:class:`Pull`).
 
 Siblings find each other by instance id (an abstract Unix socket named after the
 processes' shared key and the id) and prove they are siblings with the key, which the
@@ -282,7 +285,9 @@ class Handoff:
             there = theirs[0].partition("/")[0]
             if there == here:
                 return
-            if conn.identity.worker is not None or (not others[0].bot and there > here):
+            first = room.seats[0]
+            stays = not others[0].bot and first is not None and first.id == conn.player
+            if conn.identity.worker is not None or stays:
                 await self._pull(there, theirs[0])
             elif not await self.move(conn, there) and conn.placement_tries < PLACEMENT_TRIES:
                 conn.placement_tries += 1

@@ -34,8 +34,7 @@ KEY = "the-siblings-key"
 
 @pytest.fixture
 async def siblings(redis_url: str) -> AsyncIterator[tuple[GomokuServer, GomokuServer]]:
-    """Two sibling instances on the test's Redis, the first with the smaller instance id
-    (toward which a connection moves)."""
+    """Two sibling instances on the test's Redis."""
     ids = sorted(secrets.token_hex(6) for _ in range(2))
     servers = []
     for instance in ids:
@@ -69,32 +68,38 @@ async def eventually(check: Callable[[], bool], within_s: float = 5.0) -> None:
 
 
 async def split_game(
-    creator_on: GomokuServer, joiner_on: GomokuServer, opened: list[TestClient]
+    creator_on: GomokuServer,
+    joiner_on: GomokuServer,
+    opened: list[TestClient],
+    *,
+    creator_seat: str = "black",
 ) -> tuple[TestClient, TestClient, str]:
-    """Alice creates a room as Black on one instance; Bob joins it from the other."""
+    """Alice creates a room (as Black: its first seat) on one instance; Bob joins it from
+    the other."""
     alice = await client_of(creator_on, "alice", opened)
     bob = await client_of(joiner_on, "bob", opened)
-    room = (await alice.create(seat="black")).room.id
+    room = (await alice.create(seat=creator_seat)).room.id
     await bob.join(room)
     await alice.event(PlayerJoined)
     await alice.event(GameStarted)
     return alice, bob, room
 
 
-async def test_the_joiner_on_the_larger_instance_id_goes_to_the_other(
+async def test_the_joiner_in_the_second_seat_goes_to_the_other(
     siblings: tuple[GomokuServer, GomokuServer], clients: list[TestClient]
 ) -> None:
-    """Bob joins, from the instance with the larger id, Alice's room on the other: his
-    connection is handed to hers, which alone knows both players now; nobody is seen
-    going offline, and the game and its chat go on."""
+    """Bob joins Alice's room as White from the other instance: his connection is handed
+    to hers, which alone knows both players now; nobody is seen going offline, and the
+    game and its chat go on. (Hers has the larger instance id: which id is larger does
+    not decide.)"""
     low, high = siblings
-    alice, bob, room = await split_game(low, high, clients)
-    await eventually(lambda: len(served_by(low, bob.player)) == 1)
-    assert len(served_by(low, alice.player)) == 1
-    await eventually(lambda: not high.connections)  # the old one lets go just after
-    assert len(high.players) == 0
-    assert low.metrics.counters["gomoku_connections_adopted_total"] == 1
-    assert high.metrics.counters["gomoku_connections_handed_off_total"] == 1
+    alice, bob, room = await split_game(high, low, clients)
+    await eventually(lambda: len(served_by(high, bob.player)) == 1)
+    assert len(served_by(high, alice.player)) == 1
+    await eventually(lambda: not low.connections)  # the old one lets go just after
+    assert len(low.players) == 0
+    assert high.metrics.counters["gomoku_connections_adopted_total"] == 1
+    assert low.metrics.counters["gomoku_connections_handed_off_total"] == 1
     await play_moves(alice, bob, room, ["h8", "a1", "h9", "a2"])
     for client in (alice, bob):
         await client.send(m.Chat(room=room, text=f"hi from {client.player}"))
@@ -104,18 +109,18 @@ async def test_the_joiner_on_the_larger_instance_id_goes_to_the_other(
         assert not any(isinstance(x, m.Event) and isinstance(x.event, Presence) for x in seen)
 
 
-async def test_the_joiner_on_the_smaller_instance_id_asks_for_the_other(
+async def test_the_joiner_in_the_first_seat_asks_for_the_other(
     siblings: tuple[GomokuServer, GomokuServer], clients: list[TestClient]
 ) -> None:
-    """Bob joins, from the instance with the smaller id, Alice's room on the other: his
+    """Bob joins Alice's room as Black (she took White) from the other instance: his
     instance asks hers for her connection, which comes over; the game goes on."""
     low, high = siblings
-    alice, bob, room = await split_game(high, low, clients)
-    await eventually(lambda: len(served_by(low, alice.player)) == 1)
-    assert len(served_by(low, bob.player)) == 1
-    await eventually(lambda: not high.connections)  # the old one lets go just after
-    assert high.metrics.counters["gomoku_connections_handed_off_total"] == 1
-    await play_moves(alice, bob, room, ["h8", "a1", "h9"])
+    alice, bob, room = await split_game(low, high, clients, creator_seat="white")
+    await eventually(lambda: len(served_by(high, alice.player)) == 1)
+    assert len(served_by(high, bob.player)) == 1
+    await eventually(lambda: not low.connections)  # the old one lets go just after
+    assert low.metrics.counters["gomoku_connections_handed_off_total"] == 1
+    await play_moves(bob, alice, room, ["h8", "a1", "h9"])
 
 
 def masked(data: bytes, *, fin: bool = True, opcode: int = 0x2) -> bytes:
@@ -147,7 +152,7 @@ async def test_a_quick_match_over_two_instances_ends_up_on_one(
 ) -> None:
     """Two players queue for a quick match (each ready to take an AI after a minute),
     one on each instance; they are matched, both instances look at once, and they end
-    up on one, playing."""
+    up on one (Black's), playing."""
     low, high = siblings
     cat = await client_of(low, "cat", clients)
     dan = await client_of(high, "dan", clients)
@@ -158,14 +163,15 @@ async def test_a_quick_match_over_two_instances_ends_up_on_one(
     for client in (cat, dan):
         await client.expect(m.Unqueued)
         snapshots.append(await client.until(lambda x: isinstance(x, m.Snapshot)))
-    await eventually(lambda: len(served_by(low, dan.player)) == 1)
-    assert len(served_by(low, cat.player)) == 1
-    await eventually(lambda: not high.connections)  # the old one lets go just after
     [snapshot, _] = snapshots
     assert isinstance(snapshot, m.Snapshot)
     room = snapshot.room
     black = cat if room.players.black and room.players.black.id == cat.player else dan
     white = dan if black is cat else cat
+    home, away = (low, high) if black is cat else (high, low)
+    await eventually(lambda: len(served_by(home, white.player)) == 1)
+    assert len(served_by(home, black.player)) == 1
+    await eventually(lambda: not away.connections)  # the old one lets go just after
     await play_moves(black, white, room.id, ["h8", "a1", "h9"])
 
 
