@@ -101,6 +101,7 @@ async def start_local_server(*, ai: bool = True) -> LocalServer:
     :class:`LocalServerError` if it does not start."""
     process = await asyncio.create_subprocess_exec(
         sys.executable,
+        "-P",  # not a ``server`` package in the current directory (python -m looks there first)
         "-m",
         "server",
         "--host",

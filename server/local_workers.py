@@ -41,6 +41,7 @@ class LocalWorkers:
         while not self._stopping:
             args = [
                 sys.executable,
+                "-P",  # not a ``worker`` package in the current directory
                 "-m",
                 "worker",
                 "--server",

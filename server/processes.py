@@ -287,5 +287,7 @@ def supervise(
         if problem is not None:
             print(cannot_use_redis(args.redis, problem), file=sys.stderr)
             return 1
-        supervisor = Supervisor([sys.executable, "-m", "server", *argv], args.processes, port)
+        # -P: ``python -m`` would look for ``server`` in the current directory first.
+        command = [sys.executable, "-P", "-m", "server", *argv]
+        supervisor = Supervisor(command, args.processes, port)
         return asyncio.run(supervisor.run(lambda: announce(port)))

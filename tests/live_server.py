@@ -50,12 +50,14 @@ def start(
     env: Mapping[str, str] | None = None,
     *,
     ephemeral: bool | None = None,
+    cwd: Path | None = None,
 ) -> LiveServer:
     """Start ``gomoku-server --host 127.0.0.1 --port 0 --bots 0 --drain 0 ARGS...`` (no AI
     worker processes, no pause before a stop unless ``args`` ask for one, and
     GOMOKU_REDIS_URL ignored: the store is what ``args`` say, and with
     none of ``--redis``, ``--data``, ``--ephemeral`` in them it is ``--ephemeral`` unless
-    ``ephemeral`` is False; ``env`` adds variables) and wait for its banner."""
+    ``ephemeral`` is False; ``env`` adds variables; run in ``cwd``, else this process's
+    directory) and wait for its banner."""
     script = shutil.which("gomoku-server", path=str(Path(sys.executable).parent))
     assert script is not None, "gomoku-server is not installed in this environment"
     command = [script, "--host", "127.0.0.1", "--port", "0", "--bots", "0", "--drain", "0"]
@@ -67,7 +69,9 @@ def start(
     }
     environment = {**inherited, **(env or {}), "PYTHONUNBUFFERED": "1"}
     with log.open("wb") as err:
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=err, env=environment)
+        process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=err, env=environment, cwd=cwd
+        )
     assert process.stdout is not None
     banner = ""
     found = None

@@ -94,3 +94,22 @@ async def test_a_local_server_that_cannot_start_says_why(monkeypatch: pytest.Mon
     monkeypatch.setitem(os.environ, "GOMOKU_MAX_ROOMS_PER_PLAYER", "lots")
     with pytest.raises(LocalServerError, match="GOMOKU_MAX_ROOMS_PER_PLAYER"):
         await start_local_server(ai=False)
+
+
+async def test_a_local_server_started_beside_packages_of_the_same_names_is_ours(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Run from a directory holding packages named ``server`` and ``worker`` of its own
+    (``python -m`` looks in the current directory first), the local server and its AI
+    worker are still Gomoku Arena's: the AI comes."""
+    for name in ("server", "worker"):
+        decoy = tmp_path / name
+        decoy.mkdir()
+        (decoy / "__init__.py").write_text(f"raise SystemExit('not the gomoku {name}')\n")
+        (decoy / "__main__.py").write_text("")
+    monkeypatch.chdir(tmp_path)
+    local = await start_local_server()
+    try:
+        assert await local.wait_for_ai()
+    finally:
+        await local.stop()

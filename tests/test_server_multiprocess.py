@@ -248,6 +248,23 @@ async def test_a_killed_supervisor_leaves_no_process_behind(two: LiveServer) -> 
     wait_until_gone(pids)
 
 
+def test_the_processes_run_the_installed_server_from_any_directory(
+    redis_url: str, tmp_path: Path
+) -> None:
+    """Started from a directory holding a package named ``server`` of its own, the
+    processes still run Gomoku Arena's server (``python -m`` looks in the current
+    directory first): both answer."""
+    decoy = tmp_path / "server"
+    decoy.mkdir()
+    (decoy / "__init__.py").write_text("raise SystemExit('not the gomoku server')\n")
+    (decoy / "__main__.py").write_text("")
+    server = start(["--processes", "2", "--redis", redis_url], tmp_path / "log", cwd=tmp_path)
+    try:
+        assert len(processes(server)) == 2
+    finally:
+        stop(server.process)
+
+
 def test_processes_need_redis() -> None:
     """With the embedded store each process would keep rooms of its own: refused at start,
     in one line that says why, from the option and from GOMOKU_PROCESSES."""
