@@ -26,9 +26,9 @@ Which one moves: an AI seat's connection never does; otherwise the one of the pl
 the room's second seat goes to the first seat's process. Two processes looking at once
 (both players of a quick match arrive together) read the same room, so they agree; and
 the kernel put the first seat's player on either process alike, so the games end up
-spread evenly (a rule by instance id had brought every split game to one process, three
-games in four). When its own connection is the one that stays, a process asks the
-sibling to send the other over (:class:`Pull`).
+spread evenly (a rule by instance id had brought every split game to one process). When
+its own connection is the one that stays, a process asks the sibling to send the other
+over (:class:`Pull`).
 
 Siblings find each other by instance id (an abstract Unix socket named after the
 processes' shared key and the id) and prove they are siblings with the key, which the
