@@ -108,6 +108,11 @@ class Keys:
         and the answers of detaches (``d:CONN``)."""
         return f"{self._room(room_id)}:people"
 
+    def room_followers(self, room_id: str) -> str:
+        """Set: the stores (server processes) that follow the room's bell. A commit rings
+        the bell only if a store other than its own is in it."""
+        return f"{self._room(room_id)}:followers"
+
     def room_keys(self, room_id: str) -> list[str]:
         """Every key of one room (its bell is a channel, not a key)."""
         return [
@@ -116,10 +121,12 @@ class Keys:
             self.room_chat(room_id),
             self.room_conns(room_id),
             self.room_people(room_id),
+            self.room_followers(room_id),
         ]
 
     def room_bell(self, room_id: str) -> str:
-        """Pub/sub channel rung after each commit that appended events."""
+        """Pub/sub channel rung after each commit that appended events and that a store
+        other than the committer's follows (:meth:`room_followers`), and after each append."""
         return f"{self._room(room_id)}:bell"
 
     @property

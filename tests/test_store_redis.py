@@ -217,6 +217,29 @@ async def test_finished_room_expires_from_redis(redis_url: str) -> None:
         await store.close()
 
 
+async def test_who_follows_a_room_expires_with_it(redis_url: str) -> None:
+    """The set of instances following a room takes the room's expiry, whether they began
+    to follow before the room's game ended or after."""
+    early, late = RedisStore(redis_url), RedisStore(redis_url)
+    await early.start()
+    await late.start()
+    client = Redis.from_url(redis_url)
+    followers = early.keys.room_followers("room")
+    try:
+        await early.commit("room", 0, b"s", [b"e1"])
+        async with early.subscribe_room("room", 0):
+            assert await client.smembers(followers) == {early.feeds.follower.encode()}
+            await early.expire_room("room", 60_000)
+            async with late.subscribe_room("room", 0):
+                assert len(await client.smembers(followers)) == 2
+                assert 0 < await client.pttl(followers) <= 60_000
+        assert await client.smembers(followers) == set()  # both stopped following
+    finally:
+        await client.aclose()
+        await early.close()
+        await late.close()
+
+
 async def test_a_new_room_starts_without_what_an_expired_one_left(redis_url: str) -> None:
     """A room's keys expire one by one: if an expired room's log or chat lines outlived its
     state, a room created by the same id starts without them."""
@@ -336,6 +359,43 @@ async def test_a_room_feed_opens_while_another_rooms_is_held_up(redis_url: str) 
         await store.close()
 
 
+async def test_a_commit_rings_the_bell_only_for_another_follower(redis_url: str) -> None:
+    """A room followed by the committing instance alone costs Redis no PUBLISH; once a
+    second instance follows it, each commit rings, and that instance gets its events
+    from the bell (its polls are a minute apart)."""
+    a, b = RedisStore(redis_url), RedisStore(redis_url, poll_interval_s=60)
+    await a.start()
+    await b.start()
+    stats = Redis.from_url(redis_url)
+
+    async def publishes() -> int:
+        found = (await stats.info("commandstats")).get("cmdstat_publish")
+        return 0 if found is None else int(found["calls"])
+
+    try:
+        await a.commit("room", 0, b"s0", [b"e1"])
+        async with a.subscribe_room("room", 0) as on_a:
+            assert await anext(on_a) == StoredEvent(1, b"e1")
+            await stats.config_resetstat()
+            for version in range(1, 4):
+                await a.commit("room", version, b"s", [b"m%d" % version])
+            async with asyncio.timeout(5):
+                assert [await anext(on_a) for _ in range(3)] == [
+                    StoredEvent(n + 1, b"m%d" % n) for n in range(1, 4)
+                ]
+            assert await publishes() == 0
+            async with b.subscribe_room("room", 4) as on_b:
+                await a.commit("room", 4, b"s", [b"m4"])
+                async with asyncio.timeout(5):
+                    assert await anext(on_b) == StoredEvent(5, b"m4")
+                    assert await anext(on_a) == StoredEvent(5, b"m4")
+                assert await publishes() == 1
+    finally:
+        await stats.aclose()
+        await a.close()
+        await b.close()
+
+
 async def test_queue_entries_keep_name_and_wait_across_instances(
     two_instances: tuple[RedisStore, RedisStore],
 ) -> None:
@@ -353,9 +413,11 @@ async def test_a_resent_commit_is_answered_not_applied_twice(redis_url: str) -> 
     await store.start()
     try:
         await store.commit("room", 0, b"s0")
-        keys = [store.keys.room_state("room"), store.keys.room_events("room")]
+        room_keys = store.keys.room_state, store.keys.room_events, store.keys.room_followers
+        keys = [key("room") for key in room_keys]
         bell = store.keys.room_bell("room")
-        args: list[bytes | str | int] = [1, b"s1", "k", 0, store.max_events, bell, "token-1", b"h8"]
+        args: list[bytes | str | int] = [1, b"s1", "k", 0, store.max_events, bell, "token-1", ""]
+        args.append(b"h8")
         first = await store.scripts.commit(keys, args)
         again = await store.scripts.commit(keys, args)
         assert first == again == [2, 1, 1]

@@ -3,6 +3,10 @@ shared by its local subscribers.
 
 Each commit PUBLISHes the room's last seq, new version, new state and the events it
 logged on the room's "bell" channel (inside the commit script; an append, its events).
+A commit rings only if a store other than its own follows the room: each store's feeds
+register it in the room's followers set (``lua/follow.lua``) once subscribed, and the
+committing store delivers its own events from the commit's reply. So a game whose two
+players are on one process costs Redis no PUBLISH and the process no bell to read.
 A feed hands a bell's events to every local listener when they follow what it
 delivered, and XRANGEs after its cursor when they do not (a bell missed). Events this
 instance commits itself are handed over from the commit, without reading them back,
@@ -23,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
@@ -129,6 +134,12 @@ class RoomFeed:
             return
         self._wake.set()
 
+    def announced(self, seq: int) -> None:
+        """A local commit ended the log at ``seq``. Its bell rings only for other stores
+        (``lua/commit.lua``), so :meth:`settle` wakes the reader for whatever of it the
+        commit could not deliver itself, as it does for a bell heard meanwhile."""
+        self._bell_seq = max(self._bell_seq, seq)
+
     def settle(self) -> None:
         """A local commit ended: wake the reader for what other commits' bells announced
         meanwhile (or what this one did not deliver itself)."""
@@ -189,6 +200,8 @@ class RoomFeed:
             self._task = None
         with contextlib.suppress(RedisError, OSError):
             await self.feeds.bus.unsubscribe(self.bell)
+        with contextlib.suppress(RedisError, OSError, StoreUnavailable):
+            await self.feeds.unfollow(self.room_id)  # left behind, it costs bells only
         for listener in self.listeners:
             listener.end()
 
@@ -234,11 +247,25 @@ class RoomFeed:
 class RoomFeeds:
     """This instance's feeds, one per room some local subscriber follows."""
 
-    def __init__(self, hot: Hot, keys: Keys, bus: Bus, poll_interval_s: float) -> None:
+    def __init__(
+        self,
+        hot: Hot,
+        keys: Keys,
+        bus: Bus,
+        poll_interval_s: float,
+        follow: Callable[[str], Awaitable[int | None]],
+        unfollow: Callable[[str], Awaitable[None]],
+    ) -> None:
         self.hot = hot
         self.keys = keys
         self.bus = bus
         self.poll_interval_s = poll_interval_s
+        self.follow = follow
+        """Register this store as a follower of a room (:meth:`Keys.room_followers`); the
+        room's seq, None if there is no such room."""
+        self.unfollow = unfollow
+        self.follower = os.urandom(6).hex()
+        """This store's name among a room's followers."""
         self._feeds: dict[str, RoomFeed] = {}
         self.locks = KeyedLock()
         """A room's feed starts and stops in turn; other rooms' meanwhile (one lock for
@@ -257,12 +284,14 @@ class RoomFeeds:
                 return feed
             bell = self.keys.room_bell(room_id)
             feed = RoomFeed(self, room_id, bell)
+            # Subscribed before registered: a commit in between may skip the bell, and
+            # the seq read with the registration then covers it.
             await self.bus.subscribe(bell, feed.ring)
-            seq = (await self.hot(("HGET", self.keys.room_state(room_id), "seq")))[0]
+            seq = await self.follow(room_id)
             if seq is None:
                 await self.bus.unsubscribe(bell)
                 return None
-            feed.cursor = int(seq)
+            feed.cursor = seq
             feed.start()
             self._feeds[room_id] = feed
             return feed
@@ -285,6 +314,14 @@ class RoomFeeds:
         """Bells may have been missed (the bus was down): no remembered record is trusted."""
         for feed in self._feeds.values():
             feed.forget()
+
+    async def follow_all(self) -> None:
+        """Register this store again as a follower of every room it follows (a Redis that
+        restarted may have lost the last registrations): until then those rooms' commits
+        elsewhere may ring no bell, and their feeds read them on their polls."""
+        for feed in list(self._feeds.values()):
+            with contextlib.suppress(RedisError, OSError, StoreUnavailable):
+                await self.follow(feed.room_id)
 
     def ring_all(self) -> None:
         """Wake every feed to read what it may have missed."""

@@ -44,7 +44,9 @@ class RedisRooms(RedisCore):
 
     def __init__(self, url: str, **options: Any) -> None:
         super().__init__(url, **options)
-        self.feeds = RoomFeeds(self.hot, self.keys, self.bus, self.poll_interval_s)
+        self.feeds = RoomFeeds(
+            self.hot, self.keys, self.bus, self.poll_interval_s, self._follow, self._unfollow
+        )
 
     def _pubsub_connected(self) -> None:
         self.feeds.forget_records()  # bells may have been missed while the bus was down
@@ -52,7 +54,18 @@ class RedisRooms(RedisCore):
 
     async def _pubsub_reconnected(self) -> None:
         self.feeds.ring_all()
+        await self.feeds.follow_all()  # in case Redis restarted and lost who follows
         await super()._pubsub_reconnected()
+
+    async def _follow(self, room_id: str) -> int | None:
+        """Register this store as a follower of the room's bell; the room's seq (None: no
+        such room). A read that may run twice, on the hot path."""
+        keys = [self.keys.room_state(room_id), self.keys.room_followers(room_id)]
+        seq = (await self.hot_script((), self.scripts.follow, keys, [self.feeds.follower]))[-1]
+        return None if seq is None else int(seq)
+
+    async def _unfollow(self, room_id: str) -> None:
+        await self.hot(("SREM", self.keys.room_followers(room_id), self.feeds.follower))
 
     async def _end_subscriptions(self) -> None:
         await self.feeds.stop_all()
@@ -96,6 +109,7 @@ class RedisRooms(RedisCore):
             feed.remember(RoomRecord(result.version, result.last_seq, state))
             if events and result.last_seq - result.first_seq + 1 == len(events):
                 feed.committed(result.first_seq, events)
+            feed.announced(result.last_seq)  # rung for others only, if at all
             return result
         except Conflict:
             feed.forget()
@@ -112,7 +126,11 @@ class RedisRooms(RedisCore):
         events: Sequence[bytes],
         deadline_ms: int | None,
     ) -> CommitResult:
-        keys = [self.keys.room_state(room_id), self.keys.room_events(room_id)]
+        keys = [
+            self.keys.room_state(room_id),
+            self.keys.room_events(room_id),
+            self.keys.room_followers(room_id),
+        ]
         if expected_version == 0:  # a create clears what an expired room left of these
             keys.append(self.keys.room_chat(room_id))
         if deadline_ms is None:
@@ -129,6 +147,7 @@ class RedisRooms(RedisCore):
             self.max_events,
             self.keys.room_bell(room_id),
             call_token(),
+            self.feeds.follower if self.feeds.get(room_id) is not None else "",
             *events,
         ]
         # File the deadline in the index first (only ever earlier: LT), so no crash

@@ -25,6 +25,7 @@ def source(name: str, *, uses: Sequence[str] = ()) -> str:
 
 
 COMMIT = source("commit")
+FOLLOW = source("follow")
 SET_DEADLINE = source("set_deadline")
 EXPIRE_ROOM = source("expire_room")
 APPEND = source("append", uses=["append_events"])
@@ -50,6 +51,7 @@ class Scripts:
 
     def __init__(self, redis: Redis) -> None:
         self.commit: AsyncScript = redis.register_script(COMMIT)
+        self.follow: AsyncScript = redis.register_script(FOLLOW)
         self.set_deadline: AsyncScript = redis.register_script(SET_DEADLINE)
         self.expire_room: AsyncScript = redis.register_script(EXPIRE_ROOM)
         self.append: AsyncScript = redis.register_script(APPEND)
