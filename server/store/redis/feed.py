@@ -192,7 +192,10 @@ class RoomFeed:
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"room-feed-{self.room_id}")
 
-    async def stop(self) -> None:
+    async def stop(self, *, unfollow: bool = True) -> None:
+        """Stop reading and listening; with ``unfollow``, also take this store off the
+        room's followers (a registration left behind costs other stores' commits a bell
+        nobody reads, until the room expires)."""
         self._stopping = True
         self._wake.set()
         if self._task is not None:
@@ -200,8 +203,9 @@ class RoomFeed:
             self._task = None
         with contextlib.suppress(RedisError, OSError):
             await self.feeds.bus.unsubscribe(self.bell)
-        with contextlib.suppress(RedisError, OSError, StoreUnavailable):
-            await self.feeds.unfollow(self.room_id)  # left behind, it costs bells only
+        if unfollow:
+            with contextlib.suppress(RedisError, OSError, StoreUnavailable):
+                await self.feeds.unfollow(self.room_id)
         for listener in self.listeners:
             listener.end()
 
@@ -329,6 +333,9 @@ class RoomFeeds:
             feed.ring(b"")
 
     async def stop_all(self) -> None:
+        """The store closes: every feed stops. Its registrations stay (one round trip per
+        room would hold up a shutdown, and a Redis that is down would hold it up for
+        seconds per room); they cost other stores' commits a bell until the rooms expire."""
         for feed in list(self._feeds.values()):
-            await feed.stop()
+            await feed.stop(unfollow=False)
         self._feeds.clear()
