@@ -334,8 +334,8 @@ class RoomFeeds:
 
     async def stop_all(self) -> None:
         """The store closes: every feed stops. Its registrations stay (one round trip per
-        room would hold up a shutdown, and a Redis that is down would hold it up for
-        seconds per room); they cost other stores' commits a bell until the rooms expire."""
+        room would hold up a shutdown, and with Redis down each would wait out the lane's
+        retries); they cost other stores' commits a bell until the rooms expire."""
         for feed in list(self._feeds.values()):
             await feed.stop(unfollow=False)
         self._feeds.clear()
