@@ -218,7 +218,14 @@ async def shot(page: Page, name: str) -> None:
 
 
 async def moves_shown(page: Page, count: int) -> None:
-    await expect(page.locator("#moves li")).to_have_count(count)
+    try:
+        await expect(page.locator("#moves li")).to_have_count(count)
+    except AssertionError as exc:  # say what the page held (seen once: 4 moves for 2)
+        held = await page.evaluate(
+            "JSON.stringify([...gomoku.rooms.values()].map((r) => "
+            "({id: r.id, seq: r.seq, state: r.state, moves: r.moves, log: r.log})))"
+        )
+        raise AssertionError(f"{exc}\nthe page's rooms: {held}") from None
 
 
 def point(page: Page, name: str) -> Any:
