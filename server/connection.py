@@ -379,11 +379,7 @@ class Connection:
         if room_id not in self.attached:
             return
         self.attached.discard(room_id)
-        try:
-            count = await self.services.store.detach(room_id, self.conn_id, now_ms())
-        except StoreUnavailable:
-            self.services.housekeeping.detach_later(room_id, self.conn_id)
-            return
+        count = await self.services.housekeeping.detach(room_id, self.conn_id)
         if count == 0:  # their last connection here: they left
             with contextlib.suppress(GameError, NoSuchRoom, StoreUnavailable):
                 await self.services.rooms.presence_changed(room_id, self.player)
@@ -659,10 +655,7 @@ class Connection:
         """Undo :meth:`take_over` (the sibling keeps the connection), without a word to
         anyone: the old attachments still hold the player present."""
         for room_id in sorted(self.attached):
-            try:
-                await self.services.store.detach(room_id, self.conn_id, now_ms())
-            except StoreUnavailable:
-                self.services.housekeeping.detach_later(room_id, self.conn_id)
+            await self.services.housekeeping.detach(room_id, self.conn_id)
         self.attached.clear()
         if self.identity is not None:
             self.services.players.detach(self.identity.player, self)
@@ -675,10 +668,7 @@ class Connection:
         unreachable meanwhile, the connection is closed with 1001, as at a restart: the
         client reconnects and resumes."""
         for room_id in moving.attached:
-            try:
-                await self.services.store.detach(room_id, moving.conn_id, now_ms())
-            except StoreUnavailable:
-                self.services.housekeeping.detach_later(room_id, moving.conn_id)
+            await self.services.housekeeping.detach(room_id, moving.conn_id)
         try:
             for room_id, last in moving.rooms.items():
                 with contextlib.suppress(NoSuchRoom):

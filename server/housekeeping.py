@@ -47,6 +47,16 @@ class Housekeeping:
         """A closed connection's attachment that could not be dropped now: try again."""
         self._detach_retry.add((room_id, conn_id))
 
+    async def detach(self, room_id: str, conn_id: str) -> int | None:
+        """Drop a connection's attachment to a room: the player's attachments left there,
+        or None if the store is unreachable (then it is dropped later, :meth:`detach_later`:
+        an attachment left behind would keep the player present)."""
+        try:
+            return await self.store.detach(room_id, conn_id, now_ms())
+        except StoreUnavailable:
+            self.detach_later(room_id, conn_id)
+            return None
+
     async def join(self) -> None:
         """Starting: take the lease before serving anyone."""
         await self.store.instance_beat(self.instance_id, now_ms() + self.timers.instance_lease_ms)
