@@ -268,10 +268,12 @@ class Handoff:
         """``conn`` was attached to rooms (:attr:`Connection.placement_due`): where it
         sits in one with an opponent connected to a sibling, move one of the two."""
         rooms, conn.placement_due = conn.placement_due, []
+        if conn.identity is None:
+            return
         here = self.instance_id()
         for room_id in rooms:
             loaded = await self.rooms.load(room_id)
-            if loaded is None or conn.identity is None:
+            if loaded is None:
                 continue
             room = loaded[1]
             if room.state == "over" or room.seat_of(conn.player) is None:

@@ -105,7 +105,9 @@ class RedisRooms(RedisCore):
             return await self._write_room(room_id, expected_version, state, events, deadline_ms)
         feed.local_commits += 1  # its own bell need not wake the reader
         try:
-            result = await self._write_room(room_id, expected_version, state, events, deadline_ms)
+            result = await self._write_room(
+                room_id, expected_version, state, events, deadline_ms, following=True
+            )
             feed.remember(RoomRecord(result.version, result.last_seq, state))
             if events and result.last_seq - result.first_seq + 1 == len(events):
                 feed.committed(result.first_seq, events)
@@ -125,7 +127,11 @@ class RedisRooms(RedisCore):
         state: bytes,
         events: Sequence[bytes],
         deadline_ms: int | None,
+        *,
+        following: bool = False,
     ) -> CommitResult:
+        """Run the commit script; ``following``: this store follows the room (a feed here),
+        so the script rings the room's bell only for other followers."""
         keys = [
             self.keys.room_state(room_id),
             self.keys.room_events(room_id),
@@ -147,7 +153,7 @@ class RedisRooms(RedisCore):
             self.max_events,
             self.keys.room_bell(room_id),
             call_token(),
-            self.feeds.follower if self.feeds.get(room_id) is not None else "",
+            self.feeds.follower if following else "",
             *events,
         ]
         # File the deadline in the index first (only ever earlier: LT), so no crash
