@@ -28,6 +28,22 @@ async def two_instances(redis_url: str) -> AsyncIterator[tuple[RedisStore, Redis
         await second.close()
 
 
+@pytest.fixture
+async def bells(redis_url: str) -> AsyncIterator[tuple[RedisStore, RedisStore, Redis]]:
+    """A committing instance, a following one whose polls are a minute apart (what it
+    gets soon came from a bell), and a client reading Redis's command counts."""
+    a, b = RedisStore(redis_url), RedisStore(redis_url, poll_interval_s=60)
+    await a.start()
+    await b.start()
+    stats = Redis.from_url(redis_url)
+    try:
+        yield a, b, stats
+    finally:
+        await stats.aclose()
+        await a.close()
+        await b.close()
+
+
 async def test_two_writers_exactly_one_wins_each_race(
     two_instances: tuple[RedisStore, RedisStore],
 ) -> None:
@@ -311,33 +327,27 @@ async def test_a_remembered_room_says_so_and_a_fresh_read_goes_to_redis(
         assert await b.load_room("room") == RoomRecord(3, 4, b"s3", remembered=True)
 
 
-async def test_another_instances_commits_reach_a_follower_without_reads(redis_url: str) -> None:
+async def test_another_instances_commits_reach_a_follower_without_reads(
+    bells: tuple[RedisStore, RedisStore, Redis],
+) -> None:
     """Moves and chat committed on one instance reach another instance's subscribers, in
     order, from the room's bell alone: Redis serves no XRANGE or room read for them."""
-    a, b = RedisStore(redis_url), RedisStore(redis_url, poll_interval_s=60)
-    await a.start()
-    await b.start()
-    stats = Redis.from_url(redis_url)
-    try:
-        await a.commit("room", 0, b"s1", [b"e1"])
-        async with b.subscribe_room("room", 0) as events:
-            assert await anext(events) == StoredEvent(1, b"e1")
-            await stats.config_resetstat()
-            for version in range(1, 21):
-                await a.commit("room", version, b"s%d" % (version + 1), [b"m%d" % version])
-            await a.append("room", [b"gg", b"wp"])
-            expected = [StoredEvent(n + 1, b"m%d" % n) for n in range(1, 21)]
-            expected += [StoredEvent(22, b"gg"), StoredEvent(23, b"wp")]
-            async with asyncio.timeout(10):
-                assert [await anext(events) for _ in expected] == expected
-            assert await b.load_room("room") == RoomRecord(21, 23, b"s21", remembered=True)
-            commands = await stats.info("commandstats")
-            assert "cmdstat_xrange" not in commands
-            assert "cmdstat_hmget" not in commands
-    finally:
-        await stats.aclose()
-        await a.close()
-        await b.close()
+    a, b, stats = bells
+    await a.commit("room", 0, b"s1", [b"e1"])
+    async with b.subscribe_room("room", 0) as events:
+        assert await anext(events) == StoredEvent(1, b"e1")
+        await stats.config_resetstat()
+        for version in range(1, 21):
+            await a.commit("room", version, b"s%d" % (version + 1), [b"m%d" % version])
+        await a.append("room", [b"gg", b"wp"])
+        expected = [StoredEvent(n + 1, b"m%d" % n) for n in range(1, 21)]
+        expected += [StoredEvent(22, b"gg"), StoredEvent(23, b"wp")]
+        async with asyncio.timeout(10):
+            assert [await anext(events) for _ in expected] == expected
+        assert await b.load_room("room") == RoomRecord(21, 23, b"s21", remembered=True)
+        commands = await stats.info("commandstats")
+        assert "cmdstat_xrange" not in commands
+        assert "cmdstat_hmget" not in commands
 
 
 async def test_a_room_feed_opens_while_another_rooms_is_held_up(redis_url: str) -> None:
@@ -359,41 +369,35 @@ async def test_a_room_feed_opens_while_another_rooms_is_held_up(redis_url: str) 
         await store.close()
 
 
-async def test_a_commit_rings_the_bell_only_for_another_follower(redis_url: str) -> None:
+async def test_a_commit_rings_the_bell_only_for_another_follower(
+    bells: tuple[RedisStore, RedisStore, Redis],
+) -> None:
     """A room followed by the committing instance alone costs Redis no PUBLISH; once a
     second instance follows it, each commit rings, and that instance gets its events
     from the bell (its polls are a minute apart)."""
-    a, b = RedisStore(redis_url), RedisStore(redis_url, poll_interval_s=60)
-    await a.start()
-    await b.start()
-    stats = Redis.from_url(redis_url)
+    a, b, stats = bells
 
     async def publishes() -> int:
         found = (await stats.info("commandstats")).get("cmdstat_publish")
         return 0 if found is None else int(found["calls"])
 
-    try:
-        await a.commit("room", 0, b"s0", [b"e1"])
-        async with a.subscribe_room("room", 0) as on_a:
-            assert await anext(on_a) == StoredEvent(1, b"e1")
-            await stats.config_resetstat()
-            for version in range(1, 4):
-                await a.commit("room", version, b"s", [b"m%d" % version])
+    await a.commit("room", 0, b"s0", [b"e1"])
+    async with a.subscribe_room("room", 0) as on_a:
+        assert await anext(on_a) == StoredEvent(1, b"e1")
+        await stats.config_resetstat()
+        for version in range(1, 4):
+            await a.commit("room", version, b"s", [b"m%d" % version])
+        async with asyncio.timeout(5):
+            assert [await anext(on_a) for _ in range(3)] == [
+                StoredEvent(n + 1, b"m%d" % n) for n in range(1, 4)
+            ]
+        assert await publishes() == 0
+        async with b.subscribe_room("room", 4) as on_b:
+            await a.commit("room", 4, b"s", [b"m4"])
             async with asyncio.timeout(5):
-                assert [await anext(on_a) for _ in range(3)] == [
-                    StoredEvent(n + 1, b"m%d" % n) for n in range(1, 4)
-                ]
-            assert await publishes() == 0
-            async with b.subscribe_room("room", 4) as on_b:
-                await a.commit("room", 4, b"s", [b"m4"])
-                async with asyncio.timeout(5):
-                    assert await anext(on_b) == StoredEvent(5, b"m4")
-                    assert await anext(on_a) == StoredEvent(5, b"m4")
-                assert await publishes() == 1
-    finally:
-        await stats.aclose()
-        await a.close()
-        await b.close()
+                assert await anext(on_b) == StoredEvent(5, b"m4")
+                assert await anext(on_a) == StoredEvent(5, b"m4")
+            assert await publishes() == 1
 
 
 async def test_queue_entries_keep_name_and_wait_across_instances(
