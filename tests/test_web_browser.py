@@ -16,6 +16,7 @@ Run them alone with ``pytest -m browser``. One browser serves the whole module.
 from __future__ import annotations
 
 import asyncio
+import collections
 import random
 import re
 from collections.abc import AsyncIterator
@@ -32,6 +33,7 @@ from playwright.async_api import (
     Locator,
     Page,
     ViewportSize,
+    WebSocket,
     async_playwright,
     expect,
 )
@@ -153,6 +155,7 @@ class People:
         page = await context.new_page()
         page.set_default_timeout(WAIT_MS)
         page.on("pageerror", lambda error: self.errors.append(f"{name}: {error}"))
+        page.on("websocket", lambda ws: record_frames(page, ws))
         await page.goto(self.url + hash)
         if same_as is None:
             await page.fill("#name-input", name)
@@ -217,15 +220,31 @@ async def shot(page: Page, name: str) -> None:
     await page.screenshot(path=str(SHOTS / f"{name}.png"))
 
 
+WIRE: dict[Page, collections.deque[str]] = {}
+"""The last frames each page's WebSocket sent (">") and received ("<"), for failures."""
+
+
+def record_frames(page: Page, ws: WebSocket) -> None:
+    wire = WIRE.setdefault(page, collections.deque(maxlen=60))
+    ws.on("framesent", lambda data: wire.append(f"> {data!s:.400}"))
+    ws.on("framereceived", lambda data: wire.append(f"< {data!s:.400}"))
+    page.on("close", lambda _: forget_frames(page))
+
+
+def forget_frames(page: Page) -> None:
+    WIRE.pop(page, None)
+
+
 async def moves_shown(page: Page, count: int) -> None:
     try:
         await expect(page.locator("#moves li")).to_have_count(count)
-    except AssertionError as exc:  # say what the page held (seen once: 4 moves for 2)
+    except AssertionError as exc:  # say what the page held (seen twice: 4 moves for 2)
         held = await page.evaluate(
             "JSON.stringify([...gomoku.rooms.values()].map((r) => "
             "({id: r.id, seq: r.seq, state: r.state, moves: r.moves, log: r.log})))"
         )
-        raise AssertionError(f"{exc}\nthe page's rooms: {held}") from None
+        frames = "\n".join(WIRE.get(page, ()))
+        raise AssertionError(f"{exc}\nthe page's rooms: {held}\nlast frames:\n{frames}") from None
 
 
 def point(page: Page, name: str) -> Any:
