@@ -106,8 +106,9 @@ def test_finds_a_win_by_threes(rule: Rule) -> None:
 
 @pytest.mark.parametrize("rule", ALL_RULES)
 def test_no_forced_win_in_a_quiet_opening(rule: Rule) -> None:
-    """In a three-stone opening there is no forced win to report."""
-    result = think(Board.from_moves(QUIET, rule=rule), time_limit=0.3)
+    """In a three-stone opening there is no forced win to report. Bounded by nodes,
+    not time: on a busy machine 0.3 s once ended the search at depth 1."""
+    result = think(Board.from_moves(QUIET, rule=rule), time_limit=30.0, node_limit=5_000)
     assert result.win_in is None
     assert result.depth >= 2
 
