@@ -1044,6 +1044,30 @@ async def test_a_tap_on_a_stone_offers_nothing_to_place(browser: Browser) -> Non
         assert await ann.locator(".marks .preview").count() == 0
 
 
+async def test_the_boards_coordinates_are_readable_on_a_phone(browser: Browser) -> None:
+    """On a 360-pixel phone the letters and numbers round the board are drawn at 10 px
+    or more (they were 7-8 px), and those by a1 stand clear of the stone on it."""
+    async with people(browser) as crowd:
+        ann, hal, _room = await crowd.ann_against_hal(phone=True)
+        await tap_move(ann, "a1")
+        await hal.until_event(Moved)
+        sizes = await ann.evaluate(
+            "[...document.querySelectorAll('svg.board .coords text')]"
+            ".filter((t) => t.getClientRects().length)"
+            ".map((t) => parseFloat(getComputedStyle(t).fontSize)"
+            " * t.ownerSVGElement.getScreenCTM().a)"
+        )
+        assert len(sizes) == 30, sizes
+        assert min(sizes) >= 10, sizes
+        # Glyphs take up about the middle half of their line's box, which is taller than
+        # the margin: their centres stand a third of the font size off the stone's edge.
+        stone = await box(ann.locator("svg.board .stone.black >> visible=true").first)
+        letter = await box(ann.locator("svg.board .coords text >> text='a' >> visible=true"))
+        number = await box(ann.locator("svg.board .coords text >> text='1' >> visible=true"))
+        assert letter["y"] + letter["height"] / 2 - (stone["y"] + stone["height"]) > min(sizes) / 3
+        assert stone["x"] - (number["x"] + number["width"] / 2) > min(sizes) / 3
+
+
 async def test_chat_on_a_phone_wraps_and_keeps_a_refused_line(browser: Browser) -> None:
     """On a phone, a 300-character line with no space wraps inside the screen; the sixth
     line in a few seconds, refused for flooding, stays in the input to send again."""

@@ -57,9 +57,10 @@ export class BoardView {
     for (const [x, y] of starPoints(size)) el("circle", { cx: x + 1, cy: y + 1, r: 0.1, class: "star" }, svg);
     const labels = el("g", { class: "coords", "aria-hidden": "true" }, svg);
     for (let i = 0; i < size; i += 1) {
-      const col = el("text", { x: i + 1, y: size + 0.84 }, labels);
+      // Centred in the margin (the style sets a central baseline), whatever their size.
+      const col = el("text", { x: i + 1, y: size + 0.75 }, labels);
       col.textContent = columnLetter(i);
-      const row = el("text", { x: 0.27, y: i + 1.13 }, labels);
+      const row = el("text", { x: 0.27, y: i + 1 }, labels);
       row.textContent = String(size - i);
     }
     this.marks = el("g", { class: "marks" }, svg);
