@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import re
 import signal
@@ -14,6 +15,7 @@ import subprocess
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 
+import pytest
 from redis_fixtures import free_port
 from server_fixtures import TestClient
 from test_server_ops import http_get
@@ -26,6 +28,7 @@ from protocol.events import GameOver, Moved, PlayerJoined
 from server import cluster
 from server.app import GomokuServer
 from server.bots import jobs
+from server.bots.registry import AiSeat
 from server.service import now_ms
 from server.store.redis import RedisStore
 
@@ -138,6 +141,21 @@ async def test_a_worker_killed_mid_game_leaves_its_seat_to_a_worker_of_another_i
     assert (person.over.winner, person.over.reason) == ("black", "five")
     assert holder.metrics.counters["gomoku_ai_handovers_total"] == 1
     assert worker not in holder.bots.workers or holder.bots.workers[worker].link is None
+
+
+async def test_a_seat_both_instances_release_is_logged_as_released_once(
+    make_server: MakeServer, redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Both instances judge a dead worker's seat and release it at once: the operator
+    reads "released" once in the cluster's logs, not once per instance."""
+    a, b = await two_instances(make_server, redis_url)
+    seat = AiSeat("p-gone", "AI novice", "novice", "its token's hash", worker="w-dead")
+    await a.store.put_ai_seat(seat.player, seat.record())
+    with caplog.at_level(logging.INFO, logger="gomoku.server"):
+        await asyncio.gather(a.watchdog._release(seat), b.watchdog._release(seat))
+    said = [r.getMessage() for r in caplog.records if "released" in r.getMessage()]
+    assert said == ["AI seat p-gone released"]
+    assert await b.store.ai_seats() == {}
 
 
 async def test_a_seat_whose_game_ended_while_it_waited_in_the_pool_frees_its_place(

@@ -246,14 +246,15 @@ async def test_deleted_session_is_gone(store: Store) -> None:
 
 async def test_ai_seats_are_recorded_listed_and_dropped(store: Store) -> None:
     """AI seats in play are listed with their records until dropped; a second put
-    replaces a record, and dropping an unknown seat is harmless."""
+    replaces a record; dropping one says whether it was there."""
     assert await store.ai_seats() == {}
     assert await store.put_ai_seat("p1", b"seat one")
     assert await store.put_ai_seat("p2", b"seat two")
     assert await store.put_ai_seat("p2", b"seat two, again")
     assert await store.ai_seats() == {"p1": b"seat one", "p2": b"seat two, again"}
-    await store.drop_ai_seat("p1")
-    await store.drop_ai_seat("never-there")
+    assert await store.drop_ai_seat("p1")
+    assert not await store.drop_ai_seat("p1")  # released already (by another instance)
+    assert not await store.drop_ai_seat("never-there")
     assert await store.ai_seats() == {"p2": b"seat two, again"}
 
 

@@ -135,8 +135,8 @@ class AiSeating:
         if loaded is None or loaded[1].state == "over":
             # The game ended (or the room went) while the seat waited: nothing to play.
             await self.store.delete_session(hashed)
-            await self.store.drop_ai_seat(job.player)
-            log.info("AI seat %s: its game in room %s is over; released", job.player, job.room)
+            if await self.store.drop_ai_seat(job.player):
+                log.info("AI seat %s: its game in room %s is over; released", job.player, job.room)
             return True
         seat = AiSeat(job.player, job.name, job.level, hashed)
         waiting = SeatRecord(hashed, "", job.name, job.level)

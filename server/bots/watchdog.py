@@ -152,8 +152,8 @@ class Watchdog:
                 gameless.add(player)
                 continue
             await self.store.delete_session(record.token_hash)
-            await self.store.drop_ai_seat(player)
-            log.info("AI seat %s waiting in the AI pool: its game is over; released", player)
+            if await self.store.drop_ai_seat(player):  # (not by another instance first)
+                log.info("AI seat %s waiting in the AI pool: its game is over; released", player)
         self._gameless = gameless
 
     async def restore(self, keep: Callable[[str], bool] | None = None) -> None:
@@ -293,8 +293,8 @@ class Watchdog:
         """The seat's games are over and its connection is gone: forget it."""
         self.registry.drop(seat.player)
         await self.store.delete_session(seat.token_hash)
-        await self.store.drop_ai_seat(seat.player)
-        log.info("AI seat %s released", seat.player)
+        if await self.store.drop_ai_seat(seat.player):  # (not by another instance first)
+            log.info("AI seat %s released", seat.player)
 
     async def _hand_over(self, seat: AiSeat, rooms: list[str]) -> bool:
         """Give a seat whose worker is gone back to the pool with a new token (the old

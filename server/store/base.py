@@ -460,8 +460,10 @@ class Store(Archive, AiPool):
         the same atomic step: instances giving out seats at once never exceed it."""
 
     @abc.abstractmethod
-    async def drop_ai_seat(self, player_id: str) -> None:
-        """Forget an AI seat's record (no-op if absent): the seat was released."""
+    async def drop_ai_seat(self, player_id: str) -> bool:
+        """Forget an AI seat's record: the seat was released. Whether there was one: of
+        instances releasing the same seat at once, one is told True (the one to say so
+        in its log)."""
 
     @abc.abstractmethod
     async def ai_seats(self) -> dict[str, bytes]:

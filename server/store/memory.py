@@ -499,8 +499,8 @@ class MemoryStore(MemoryArchive, MemoryAiPool, Store):
         self._ai_seats[player_id] = data
         return True
 
-    async def drop_ai_seat(self, player_id: str) -> None:
-        self._ai_seats.pop(player_id, None)
+    async def drop_ai_seat(self, player_id: str) -> bool:
+        return self._ai_seats.pop(player_id, None) is not None
 
     async def ai_seats(self) -> dict[str, bytes]:
         return dict(self._ai_seats)

@@ -140,8 +140,8 @@ class RedisIdentity(RedisCore):
         return bool(written)
 
     @runs_to_completion
-    async def drop_ai_seat(self, player_id: str) -> None:
-        await self.redis.hdel(self.keys.ai_seats, player_id)
+    async def drop_ai_seat(self, player_id: str) -> bool:
+        return bool(await self.redis.hdel(self.keys.ai_seats, player_id))
 
     @runs_to_completion
     async def ai_seats(self) -> dict[str, bytes]:
