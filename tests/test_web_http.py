@@ -20,6 +20,7 @@ from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol
 
+from engine.ai import LEVEL_NAMES
 from protocol import messages as m
 from protocol.codec import JSON
 from protocol.errors import CloseCode
@@ -98,6 +99,14 @@ async def test_the_page_and_every_shipped_file_is_served_with_its_type(
         if path.endswith(".js"):
             for ref in re.findall(r'from "\./([^"]+)"', data.decode()):
                 assert f"/js/{ref}" in files, f"{path} imports {ref}, which is not shipped"
+
+
+def test_the_pages_ai_levels_are_the_engines() -> None:
+    """The levels the page offers (lobby and room) are the engine's, weakest first."""
+    source = shipped()["/js/levels.js"].decode()
+    found = re.search(r"export const LEVELS = (\[[^\]]*\]);", source)
+    assert found is not None, source
+    assert tuple(msgspec.json.decode(found.group(1))) == LEVEL_NAMES
 
 
 async def test_files_carry_an_etag_and_a_304_answers_a_fresh_copy(server: GomokuServer) -> None:

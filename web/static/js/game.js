@@ -3,12 +3,12 @@
 // claim, rematch), the result with rating changes, the move list, and the chat.
 
 import { BoardView } from "./board.js";
+import { LEVELS } from "./levels.js";
 import { parsePoint } from "./notation.js";
 import { choicesText, clockText, resultText, timeControlText } from "./room.js";
 import { downloadRecord } from "./records.js";
 import { TOAST_MS, errorText, h, option, placeToast, toast } from "./ui.js";
 
-const LEVELS = ["beginner", "novice", "intermediate", "advanced", "master"];
 const CHOICE_WORDS = { black: "Take Black", white: "Take White", place2: "Place two more stones" };
 // The events that settle an action in flight: a move's stone (or what ends the turn
 // without it); an accepted offer's effect (an accepted draw's `answered` comes before

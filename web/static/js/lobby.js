@@ -2,11 +2,11 @@
 // the protocol has, a game against the AI, an AI-vs-AI game, joining by invite code, and
 // the live list of rooms to join or watch.
 
+import { LEVELS } from "./levels.js";
 import { clockText, resultText, timeControlText } from "./room.js";
 import { errorText, h, option, toast } from "./ui.js";
 
 const RULES = [["freestyle", "Freestyle"], ["standard", "Standard"], ["renju", "Renju"]];
-const LEVELS = ["beginner", "novice", "intermediate", "advanced", "master"];
 const CLOCKS = [["", "No clock"], ["60000+0", "1+0"], ["180000+2000", "3+2"], ["300000+3000", "5+3"],
   ["600000+5000", "10+5"], ["900000+10000", "15+10"], ["1800000+0", "30+0"]];
 
