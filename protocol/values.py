@@ -318,6 +318,9 @@ class RoomView(msgspec.Struct, frozen=True, kw_only=True):
     to_move: ColorName | None
     clocks: Clocks | None
     swap2: Swap2State | None = None
+    opening_stones: Count = 0
+    """How many of ``moves`` a swap2 opening placed (3 or 5; 0 until its colour choice
+    settles them, and in a free opening): stones no takeback removes."""
     pending: Pending | None = None
     result: GameResult | None = None
     seq: Seq

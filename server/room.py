@@ -339,6 +339,7 @@ class Room(msgspec.Struct, kw_only=True):
             to_move=to_move,
             clocks=self.clocks(now_ms) if self.state != "waiting" else None,
             swap2=self.swap2_view(),
+            opening_stones=self.opening_stones,
             pending=self.pending,
             result=self.result,
             seq=seq,

@@ -183,8 +183,9 @@ async def test_resign_asks_first_then_rematch(
 async def test_no_offer_keys_while_an_offer_waits(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:
-    """While Alice's draw offer waits for Bob's answer, the footer offers neither ^D nor
-    ^T (the server takes one offer at a time); once Bob declines, both are back."""
+    """Before her first stone Alice has nothing to take back: no ^T. Once she has played,
+    while her draw offer waits for Bob's answer, the footer offers neither ^D nor ^T
+    (the server takes one offer at a time); once Bob declines, both are back."""
     async with running(server, tmp_path) as (app, pilot):
         bob, room = await in_game_with_bob(app, pilot, connect)
 
@@ -192,7 +193,11 @@ async def test_no_offer_keys_while_an_offer_waits(
             return screen_text(app).splitlines()[-1]
 
         assert "^D Draw" in footer()
-        assert "^T Takeback" in footer()
+        assert "^T Takeback" not in footer()
+        await pilot.press("enter")
+        await bob_sees_move(bob, "h8")
+        await until(pilot, lambda: "^T Takeback" in footer(), "^T after her stone")
+        assert "^D Draw" in footer()
         await pilot.press("ctrl+d")
         offered = await bob.until_event(ev.Offered)
         assert offered.kind == "draw"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import msgspec
@@ -211,6 +212,28 @@ BOB_CHOOSES: dict[str, Any] = {
     "swap2": Swap2State(phase="choose", to_act="p-bob", choices=["black", "white", "place2"]),
 }
 """A swap2 room after alice's three stones: bob (White for now) chooses."""
+
+
+def test_no_takeback_reaches_into_the_opening_stones() -> None:
+    """A takeback is there only for a player's own stone, at most two back and not one
+    of a swap2 opening's: as the choice that ends the opening sets them live, and as a
+    snapshot after it says."""
+    model = in_room(**BOB_CHOOSES)
+    took_black = ev.Chose(player="p-bob", choice="black", black="p-bob", white="p-alice")
+    model = reduce(model, event(5, took_black), T0)
+    game = model.room
+    assert game is not None
+    assert game.opening_stones == 3
+    assert not game.can_take_back("p-alice")  # her stones are the opening's
+    assert not game.can_take_back("p-bob")  # he has none
+    game = dataclasses.replace(game, moves=game.read_points(["h8", "h9", "j10", "a1"]))
+    assert game.can_take_back("p-alice")  # a1, hers (White)
+    assert not game.can_take_back("p-bob")
+    five = in_room(moves=["h8", "h9", "j10", "g7", "k11", "a1"], opening_stones=5)
+    assert five.room is not None
+    assert not five.room.can_take_back("p-alice")  # Black's last is k11, an opening stone
+    assert five.room.can_take_back("p-bob")  # a1, White's
+    assert not in_room(moves=[]).room.can_take_back("p-alice")  # type: ignore[union-attr]
 
 
 def test_in_a_swap2_opening_the_clock_of_whoever_must_act_runs() -> None:

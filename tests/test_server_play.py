@@ -103,7 +103,8 @@ async def test_renju_forbidden_move_refused_with_foul(connect: Connect) -> None:
 
 
 async def test_swap2_opening_place2_then_choice(connect: Connect) -> None:
-    """Swap2: the opener places three, the other places two more, the opener picks White."""
+    """Swap2: the opener places three, the other places two more, the opener picks White;
+    a later snapshot says the five opening stones are the opening's."""
     alice, bob, room = await seated_pair(connect, opening="swap2")
     first = await alice.event(OpeningPhase, room)
     assert (first.phase, first.to_act) == ("place3", alice.player)
@@ -111,6 +112,7 @@ async def test_swap2_opening_place2_then_choice(connect: Connect) -> None:
     assert snap.room.state == "opening"
     assert snap.room.swap2 is not None
     assert (snap.room.swap2.phase, snap.room.swap2.to_act) == ("place3", alice.player)
+    assert snap.room.opening_stones == 0  # none settled yet
     for point in ("h8", "h9", "i8"):
         await alice.move(room, point)
     for client in (alice, bob):
@@ -154,6 +156,7 @@ async def test_swap2_opening_place2_then_choice(connect: Connect) -> None:
     assert snap.room.players.black is not None
     assert snap.room.players.black.id == bob.player
     assert snap.room.moves == ["h8", "h9", "i8", "j10", "g7", "a1"]
+    assert snap.room.opening_stones == 5
 
 
 async def test_spectators_receive_everything_in_order(connect: Connect) -> None:

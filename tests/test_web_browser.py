@@ -687,6 +687,40 @@ async def test_swap2_choices_offers_chat_takeback_and_resign(browser: Browser) -
         await expect(ann.locator("#result")).to_contain_text("Black wins by resignation")
 
 
+async def test_after_a_reload_no_takeback_reaches_into_a_five_stone_opening(
+    browser: Browser,
+) -> None:
+    """A swap2 opening of five stones, the last two ann's; she is Black and hal, White,
+    answers. After a reload the page still knows all five are the opening's: her only
+    stones are, so Take back is off (it took the snapshot for three and offered it)."""
+    async with people(browser) as crowd:
+        hal = await crowd.client("hal")
+        room = (await hal.create(opening="swap2", seat="black")).room.id
+        ann = await crowd.page("ann", hash=f"#/room/{room}")
+        await hal.until_event(GameStarted)
+        for stone in ("h8", "h9", "i8"):
+            await hal.move(room, stone)
+            await hal.until_event(Moved)
+        await ann.click('[data-choice="place2"]')
+        assert (await hal.until_event(Chose)).choice == "place2"
+        for stone in ("j10", "g7"):
+            await expect(point(ann, stone)).to_be_visible()
+            await point(ann, stone).click()
+            assert (await hal.until_event(Moved)).point == stone
+        await hal.send(m.Choose(room=room, choice="white"))
+        await hal.until_event(Chose)
+        await hal.move(room, "a1")
+        await hal.until_event(Moved)
+        await moves_shown(ann, 6)
+        takeback = ann.locator("#offer-takeback")
+        await expect(takeback).to_be_disabled()
+        await ann.reload()
+        await expect(ann.locator("#conn")).to_have_attribute("data-state", "online")
+        await moves_shown(ann, 6)
+        await expect(ann.locator("#status")).to_have_text("Your move: Black.")
+        await expect(takeback).to_be_disabled()
+
+
 async def test_after_a_swap2_colour_choice_each_clock_keeps_its_players_time(
     browser: Browser,
 ) -> None:

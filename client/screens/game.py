@@ -294,7 +294,10 @@ class GameScreen(Screen[None]):
                 here = opponent is not None and opponent.online
                 return game.state == "over" and here and game.rematch_room is None
             # No draw or takeback in swap2's opening, nor while an offer waits for its
-            # answer (the server takes one offer at a time, of either player).
+            # answer (the server takes one offer at a time, of either player); no
+            # takeback without a stone of one's own to take back.
+            if parameters and parameters[0] == "takeback":
+                return game.pending is None and game.can_take_back(self._my_seat_player())
             return game.state == "playing" and seated and game.pending is None
         return True
 

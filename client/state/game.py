@@ -104,6 +104,8 @@ class GameView:
     to_move: Color | None = None
     clocks: ClockView | None = None
     swap2: Swap2State | None = None
+    opening_stones: int = 0
+    """How many of ``moves`` a swap2 opening placed: no takeback removes them."""
     pending: Pending | None = None
     outcome: Outcome | None = None
     seq: int = 0
@@ -145,6 +147,20 @@ class GameView:
             return None
         seat = self.seat(self.to_move)
         return seat.id if seat is not None else None
+
+    def can_take_back(self, player: str | None) -> bool:
+        """Whether ``player`` has a stone to take back, as the server judges it: their
+        last one, at most two stones back, not one of the opening's."""
+        color = self.color_of(player)
+        if color is None or self.state != "playing":
+            return False
+        for back in (1, 2):
+            index = len(self.moves) - back
+            if index < self.opening_stones:
+                return False
+            if (Color.BLACK if index % 2 == 0 else Color.WHITE) is color:
+                return True
+        return False
 
     @property
     def running(self) -> bool:
@@ -226,6 +242,7 @@ def game_from_view(view: RoomView, now: float) -> GameView:
         state=view.state,
         to_move=color_named(view.to_move),
         swap2=view.swap2,
+        opening_stones=view.opening_stones,
         pending=view.pending,
         seq=view.seq,
     )
@@ -338,6 +355,7 @@ def apply_event(game: GameView, event: ev.RoomEvent, now: float) -> GameView:
                 white=_seat_for(game, white),
                 swap2=None,
                 state="playing",
+                opening_stones=len(game.moves),
             )
             return _set_clocks(game, clocks, now)  # the seats' times follow their colours
         case ev.Chose(clocks=clocks):

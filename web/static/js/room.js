@@ -17,9 +17,9 @@ export class RoomState {
     this.presenceAt = performance.now();
     this.hint = null;
     this.cache = null;
-    // Stones of a swap2 opening, which no takeback removes: known once the choice that
-    // ends it is seen (a snapshot after it does not say whether there were 3 or 5).
-    this.openingStones = this.opening === "swap2" && !this.swap2 && this.state !== "waiting" ? 3 : 0;
+    // Stones of a swap2 opening, which no takeback removes (3 or 5): the snapshot says,
+    // and the choice that ends the opening sets them live.
+    this.openingStones = view.opening_stones;
   }
 
   /** Apply one room event; returns a line for the room's log, or null. */
