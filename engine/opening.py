@@ -235,6 +235,19 @@ class OpeningState:
         return cls(opening, phase, stones, black)
 
 
+def takeback_count(stones: int, opening_stones: int, color: Color) -> int:
+    """How many stones a takeback by the player of ``color`` removes from a game of
+    ``stones`` stones: back to their own last stone, at most two stones back, never
+    into the first ``opening_stones`` (those the opening placed); 0 if it cannot."""
+    for count in (1, 2):
+        index = stones - count
+        if index < opening_stones:
+            return 0
+        if (Color.BLACK if index % 2 == 0 else Color.WHITE) is color:
+            return count
+    return 0
+
+
 def _check_player(player: int) -> None:
     if type(player) is not int or player not in (0, 1):
         raise OpeningError(f"player must be 0 or 1, not {player!r}")

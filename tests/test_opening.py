@@ -8,7 +8,7 @@ import pytest
 
 from engine.board import Board
 from engine.notation import parse_moves
-from engine.opening import Action, OpeningError, OpeningState, Phase
+from engine.opening import Action, OpeningError, OpeningState, Phase, takeback_count
 from engine.types import Color, Opening
 
 
@@ -217,3 +217,15 @@ def test_state_from_bad_data(data: dict[str, Any], message: str) -> None:
     """Stored data that no opening can reach is refused."""
     with pytest.raises(OpeningError, match=message):
         OpeningState.from_dict(data)
+
+
+def test_a_takeback_goes_back_to_the_players_last_stone_never_into_the_opening() -> None:
+    """One stone if the player's is the last, two if the opponent answered it; none
+    before their first stone or when their last is one the opening placed."""
+    assert takeback_count(1, 0, Color.BLACK) == 1
+    assert takeback_count(2, 0, Color.BLACK) == 2
+    assert takeback_count(1, 0, Color.WHITE) == 0
+    assert takeback_count(0, 0, Color.BLACK) == 0
+    assert takeback_count(6, 5, Color.BLACK) == 0  # k11, the fifth, was the opening's
+    assert takeback_count(6, 5, Color.WHITE) == 1
+    assert takeback_count(4, 3, Color.WHITE) == 1

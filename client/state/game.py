@@ -16,6 +16,7 @@ import dataclasses
 
 from client.picture import BoardPicture
 from engine.errors import NotationError
+from engine.opening import takeback_count
 from engine.types import Color, Point, Reason, Rule
 from protocol import events as ev
 from protocol.convert import color_from_wire, point_from_wire, point_to_wire
@@ -154,13 +155,7 @@ class GameView:
         color = self.color_of(player)
         if color is None or self.state != "playing":
             return False
-        for back in (1, 2):
-            index = len(self.moves) - back
-            if index < self.opening_stones:
-                return False
-            if (Color.BLACK if index % 2 == 0 else Color.WHITE) is color:
-                return True
-        return False
+        return takeback_count(len(self.moves), self.opening_stones, color) > 0
 
     @property
     def running(self) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from engine import Color, ForbiddenMoveError, Reason, Result, format_point
 from engine.errors import GameOverError, NotationError, OccupiedError, OffBoardError
-from engine.opening import Action, OpeningError
+from engine.opening import Action, OpeningError, takeback_count
 from protocol.errors import ErrorCode
 from protocol.events import Answered, Chose, GameOver, Moved, Offered, Rematch, RoomEvent, Undone
 from protocol.values import GameResult, Pending
@@ -215,15 +215,7 @@ def offer(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outc
 
 def _takeback_count(room: Room, seat: int) -> int:
     """How many stones a takeback by ``seat`` removes: back to their last move."""
-    color = room.color_of(seat)
-    n = len(room.moves)
-    for count in (1, 2):
-        index = n - count
-        if index < room.opening_stones:
-            return 0
-        if (Color.BLACK if index % 2 == 0 else Color.WHITE) is color:
-            return count
-    return 0
+    return takeback_count(len(room.moves), room.opening_stones, room.color_of(seat))
 
 
 def answer(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outcome:
