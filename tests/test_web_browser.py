@@ -156,6 +156,7 @@ class People:
         page.set_default_timeout(WAIT_MS)
         page.on("pageerror", lambda error: self.errors.append(f"{name}: {error}"))
         page.on("websocket", lambda ws: record_frames(page, ws))
+        page.on("close", lambda _: forget_frames(page))
         await page.goto(self.url + hash)
         if same_as is None:
             await page.fill("#name-input", name)
@@ -228,7 +229,6 @@ def record_frames(page: Page, ws: WebSocket) -> None:
     wire = WIRE.setdefault(page, collections.deque(maxlen=60))
     ws.on("framesent", lambda data: wire.append(f"> {data!s:.400}"))
     ws.on("framereceived", lambda data: wire.append(f"< {data!s:.400}"))
-    page.on("close", lambda _: forget_frames(page))
 
 
 def forget_frames(page: Page) -> None:
