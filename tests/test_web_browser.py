@@ -795,6 +795,22 @@ async def test_the_ai_from_the_page(browser: Browser, thinker: Thinker) -> None:
         await expect(ann.locator("#moves li").nth(3)).to_be_visible()  # they play on
 
 
+async def test_the_lobby_marks_an_ai_seat_in_words(browser: Browser, thinker: Thinker) -> None:
+    """The lobby's row of a game against the AI says "· AI" by that seat, as the game
+    page does: no emoji, which a browser without an emoji font draws as an empty box."""
+    async with people_and_an_ai(browser, thinker) as crowd:
+        ann = await crowd.page("ann")
+        await ann.select_option("#create-form select[name=seat]", "black")
+        await ann.select_option("#create-form select[name=level]", "beginner")
+        await ann.click("#play-ai-button")
+        await expect(ann.locator("#name-white")).to_contain_text("AI beginner")
+        room = await room_of(ann)
+        bob = await crowd.page("bob")
+        row = bob.locator(f'tr[data-room="{room}"]')
+        await expect(row.locator("td").nth(3)).to_have_text("● ann (1500)")
+        await expect(row.locator("td").nth(4)).to_have_text("○ AI beginner · AI")
+
+
 async def test_after_the_ai_has_left_the_same_game_again_is_one_click(
     browser: Browser, thinker: Thinker
 ) -> None:

@@ -114,7 +114,8 @@ export class LobbyView {
   }
 
   row(room) {
-    const player = (p) => (p ? `${p.name}${p.rating ? ` (${p.rating})` : ""}${p.bot ? " 🤖" : ""}` : "—");
+    // The game page's words for an AI seat ("· AI"): an emoji needs a font many systems lack.
+    const player = (p) => (p ? `${p.name}${p.rating ? ` (${p.rating})` : ""}${p.bot ? " · AI" : ""}` : "—");
     const free = room.state === "waiting";
     return h("tr", { dataset: { room: room.id } },
       h("td", {}, room.rule, room.opening === "swap2" ? " (swap2)" : "", room.rated ? " · rated" : ""),
