@@ -71,6 +71,7 @@ pytestmark = [
 CHROMIUM = Path("/usr/bin/chromium")
 HAVE_CHROMIUM = CHROMIUM.exists()
 SHOTS = Path(__file__).resolve().parent.parent / "screenshots"
+STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
 DESKTOP: ViewportSize = {"width": 1280, "height": 800}
 PHONE: ViewportSize = {"width": 360, "height": 740}
 BIG_PHONE: ViewportSize = {"width": 390, "height": 844}
@@ -1272,6 +1273,43 @@ async def test_long_names_leave_the_rating_and_the_clock_in_view(browser: Browse
                 await expect(page.locator(f"#name-{colour}")).to_have_attribute(
                     "title", f"{name} {tags}"
                 )
+
+
+MISSING_GLYPHS = """(characters) => {
+  const canvas = document.createElement("canvas");
+  canvas.width = canvas.height = 48;
+  const pen = canvas.getContext("2d", { willReadFrequently: true });
+  pen.font = "32px system-ui, sans-serif";  // the page's own font stack
+  const drawn = (text) => {
+    pen.clearRect(0, 0, 48, 48);
+    pen.fillText(text, 4, 36);
+    return pen.getImageData(0, 0, 48, 48).data.join(",");
+  };
+  const box = drawn("\\uE000");  // a private-use point: no font has it, so the empty box
+  return characters.filter((c) => drawn(c) === box);
+}"""
+
+
+async def test_every_character_the_page_writes_has_a_font(browser: Browser) -> None:
+    """Each character beyond ASCII in the page's files is drawn by a font Debian's
+    Chromium has: none comes out as the empty box of a missing glyph (an emoji did)."""
+    characters = sorted(
+        {
+            c
+            for path in STATIC.rglob("*")
+            if path.suffix in {".html", ".js", ".css"}
+            for c in path.read_text(encoding="utf-8")
+            if ord(c) > 127
+        }
+    )
+    assert "\u25cf" in characters  # the stones of the lobby's seats: the scan reads the files
+    page = await browser.new_page()
+    try:
+        # The comparison tells a missing glyph (another private-use point) from a drawn one.
+        assert await page.evaluate(MISSING_GLYPHS, ["\ue001", "A"]) == ["\ue001"]
+        assert await page.evaluate(MISSING_GLYPHS, characters) == []
+    finally:
+        await page.close()
 
 
 async def test_an_empty_seat_says_so_and_nothing_more(browser: Browser) -> None:

@@ -137,10 +137,10 @@ export class ReviewView {
     this.list = h("ol", { class: "moves review-moves" }, r.moves.map((m, i) =>
       h("li", { class: i % 2 ? "white" : "black" }, h("button", { type: "button", class: "link", onclick: () => this.go(i + 1) }, m.move))));
     const nav = h("div", { class: "row review-nav" },
-      h("button", { type: "button", "aria-label": "First position", onclick: () => this.go(0) }, "⏮"),
+      h("button", { type: "button", "aria-label": "First position", onclick: () => this.go(0) }, "|◀"),
       h("button", { type: "button", id: "review-back", "aria-label": "Back one move", onclick: () => this.go(this.step - 1) }, "◀"),
       h("button", { type: "button", id: "review-forward", "aria-label": "Forward one move", onclick: () => this.go(this.step + 1) }, "▶"),
-      h("button", { type: "button", "aria-label": "Last position", onclick: () => this.go(r.moves.length) }, "⏭"));
+      h("button", { type: "button", "aria-label": "Last position", onclick: () => this.go(r.moves.length) }, "▶|"));
     const players = r.players ?? {};
     this.root.replaceChildren(
       h("h1", {}, `${players.black ?? "Black"} – ${players.white ?? "White"}`),
