@@ -180,7 +180,7 @@ class Board:
         i = (y + 1) * self.stride + x
         cells = self.cells
         if cells[i]:
-            raise OccupiedError(f"{format_point(Point(x, y), size)} is occupied")
+            raise OccupiedError(f"{format_point(Point(x, y), size)} is occupied", point=Point(x, y))
         history = self._history
         color = WHITE if len(history) & 1 else BLACK
         if color == BLACK and self.rule is Rule.RENJU:
@@ -311,7 +311,9 @@ class Board:
                 raise OffBoardError(f"{x},{y} is off a {size}x{size} board")
             i = (y + 1) * board.stride + x
             if cells[i]:
-                raise OccupiedError(f"{format_point(Point(x, y), size)} is given twice")
+                raise OccupiedError(
+                    f"{format_point(Point(x, y), size)} is given twice", point=Point(x, y)
+                )
             color = WHITE if n & 1 else BLACK
             cells[i] = color
             board._history.append(i)

@@ -7,7 +7,13 @@ from engine.types import Foul, Point
 
 
 class IllegalMoveError(ValueError):
-    """A move that the position does not allow."""
+    """A move that the position does not allow. ``point``: the point it was about, where
+    the message names one (in board notation, ``h8``, at its start), so that a caller
+    speaking another notation (the Gomocup brain's ``7,7``) can name it its own way."""
+
+    def __init__(self, message: str, *, point: Point | None = None) -> None:
+        super().__init__(message)
+        self.point = point
 
 
 class OffBoardError(IllegalMoveError):
@@ -26,8 +32,8 @@ class ForbiddenMoveError(IllegalMoveError):
     """Black tried a renju foul; ``foul`` says which one."""
 
     def __init__(self, message: str, *, point: Point, foul: Foul) -> None:
-        super().__init__(message)
-        self.point = point
+        super().__init__(message, point=point)
+        self.point: Point = point
         self.foul = foul
 
 

@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from engine import Board, IllegalMoveError, NotationError, Point, Rule
+from engine import Board, IllegalMoveError, NotationError, Point, Rule, format_point
 from engine.ai import get_level, prepare, swap2, think
 from engine.ai.levels import Level
 
@@ -131,8 +131,8 @@ class BrainSession:
             return [f"UNKNOWN {_quoted(command)} is not a command this brain knows"]
         try:
             return handler(argument.strip())
-        except (ValueError, IllegalMoveError) as error:
-            return [f"ERROR {command.upper()}: {error}"]
+        except ValueError as error:
+            return [f"ERROR {command.upper()}: {self._error_text(error)}"]
 
     def _handlers(self) -> dict[str, Callable[[str], list[str]]]:
         return {
@@ -213,10 +213,7 @@ class BrainSession:
 
     def _turn(self, argument: str) -> list[str]:
         board = self._need_board()
-        point = self._point(argument)
-        if board[point] is not None:
-            raise ValueError(f"{point.x},{point.y} is occupied")
-        board.play(point)
+        board.play(self._point(argument))  # an error names its point x,y (_error_text)
         return self._move()
 
     def _board(self, _: str) -> list[str]:
@@ -235,8 +232,8 @@ class BrainSession:
                 return [f"ERROR BOARD: {self._board_error}"]
             try:
                 self._load(stones)
-            except (ValueError, IllegalMoveError) as error:
-                return [f"ERROR BOARD: {error}"]
+            except ValueError as error:
+                return [f"ERROR BOARD: {self._error_text(error)}"]
             return self._move()
         parts = text.split(",")
         if len(parts) != 3:
@@ -286,8 +283,8 @@ class BrainSession:
             opening = Board.from_stones(
                 stones[0::2], stones[1::2], size=board.size, rule=self.settings.rule
             )
-        except (ValueError, IllegalMoveError) as error:
-            return [f"ERROR SWAP2BOARD: {error}"]
+        except ValueError as error:
+            return [f"ERROR SWAP2BOARD: {self._error_text(error)}"]
         budget, _ = self.move_time()
         if len(stones) == 0:
             placed = swap2.opening(opening, self.rng, budget_s=budget)
@@ -337,6 +334,20 @@ class BrainSession:
         if self.board is None:
             raise ValueError("no board yet: send START first")
         return self.board
+
+    def _error_text(self, error: ValueError) -> str:
+        """What went wrong, with the point the engine named in board notation (``h8 is
+        occupied``) named as the manager names points (``7,7 is occupied``)."""
+        text = str(error)
+        if (
+            isinstance(error, IllegalMoveError)
+            and error.point is not None
+            and self.board is not None
+        ):
+            label = format_point(error.point, self.board.size)
+            if text.startswith(label):
+                return f"{error.point.x},{error.point.y}{text[len(label) :]}"
+        return text
 
     def _point(self, text: str) -> Point:
         board = self._need_board()

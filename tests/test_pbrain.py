@@ -125,6 +125,27 @@ def test_session_reports_bad_input_without_dying() -> None:
     assert reply[0] != "7,7"
 
 
+def test_errors_name_points_as_the_manager_does() -> None:
+    """An ERROR about a point names it x,y, as the manager wrote it, not h8."""
+    session = BrainSession("novice")
+    assert session.feed("START 15") == ["OK"]
+    assert session.feed("TURN 7,7") != ["7,7"]  # its answer, elsewhere
+    assert session.feed("TURN 7,7") == ["ERROR TURN: 7,7 is occupied"]
+    for line in ["BOARD", "3,4,1", "3,4,2"]:
+        assert session.feed(line) == []
+    assert session.feed("DONE") == ["ERROR BOARD: 3,4 is given twice"]
+
+    renju = BrainSession("novice")  # renju: White (the brain) must block the four at 5,10
+    assert renju.feed("INFO rule 4") == []
+    assert renju.feed("START 15") == ["OK"]
+    black = ["5,7", "6,7", "7,5", "7,6", "1,10", "2,10", "3,10", "4,10"]  # 7,7: two threes
+    white = ["0,10", "0,0", "0,14", "14,0", "14,14", "14,7", "0,7"]
+    for line in ["BOARD", *(f"{p},2" for p in black), *(f"{p},1" for p in white)]:
+        assert renju.feed(line) == []
+    assert renju.feed("DONE") == ["5,10"]
+    assert renju.feed("TURN 7,7") == ["ERROR TURN: 7,7 is forbidden for Black (double-three)"]
+
+
 def test_a_board_in_any_order_with_blank_lines_gets_a_move() -> None:
     """Exact five: the opponent's six in a row listed with five of them first is no win,
     and a blank line inside BOARD is no stone; the brain answers with a move."""
