@@ -217,6 +217,15 @@ async def people_and_an_ai(browser: Browser, thinker: Thinker) -> AsyncIterator[
             await asyncio.wait_for(running, 10)
 
 
+async def play_the_ai_as_black(page: Page, level: str) -> None:
+    """From the lobby's New room form: a room where the page's player is Black and an
+    AI of ``level`` sits down as White."""
+    await page.select_option("#create-form select[name=seat]", "black")
+    await page.select_option("#create-form select[name=level]", level)
+    await page.click("#play-ai-button")
+    await expect(page.locator("#name-white")).to_contain_text(f"AI {level}")
+
+
 async def shot(page: Page, name: str) -> None:
     SHOTS.mkdir(exist_ok=True)
     await page.screenshot(path=str(SHOTS / f"{name}.png"))
@@ -801,10 +810,7 @@ async def test_the_lobby_marks_an_ai_seat_in_words(browser: Browser, thinker: Th
     page does: no emoji, which a browser without an emoji font draws as an empty box."""
     async with people_and_an_ai(browser, thinker) as crowd:
         ann = await crowd.page("ann")
-        await ann.select_option("#create-form select[name=seat]", "black")
-        await ann.select_option("#create-form select[name=level]", "beginner")
-        await ann.click("#play-ai-button")
-        await expect(ann.locator("#name-white")).to_contain_text("AI beginner")
+        await play_the_ai_as_black(ann, "beginner")
         room = await room_of(ann)
         bob = await crowd.page("bob")
         row = bob.locator(f'tr[data-room="{room}"]')
@@ -821,10 +827,7 @@ async def test_after_the_ai_has_left_the_same_game_again_is_one_click(
     async with people_and_an_ai(browser, thinker) as crowd:
         ann = await crowd.page("ann")
         await ann.fill("#create-form input[name=size]", "13")
-        await ann.select_option("#create-form select[name=seat]", "black")
-        await ann.select_option("#create-form select[name=level]", "novice")
-        await ann.click("#play-ai-button")
-        await expect(ann.locator("#name-white")).to_contain_text("AI novice")
+        await play_the_ai_as_black(ann, "novice")
         first = await room_of(ann)
         ann.once("dialog", lambda dialog: dialog.accept())
         await ann.click("#resign")
