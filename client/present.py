@@ -256,7 +256,9 @@ def parse_time_control(text: str) -> TimeControl | None:
         minutes = float(base_text)
         seconds = float(inc_text) if inc_text else 0.0
     except ValueError:
-        raise TimeControlError(f"{text!r} is not a time control like 5+3 or none") from None
+        minutes = seconds = math.nan
+    if not (math.isfinite(minutes) and math.isfinite(seconds)):  # "inf" and "nan" are floats
+        raise TimeControlError(f"{text!r} is not a time control like 5+3 or none")
     base_ms, inc_ms = round(minutes * 60_000), round(seconds * 1000)
     if base_ms < 1 or inc_ms < 0 or base_ms > MAX_BASE_MS or inc_ms > MAX_INC_MS:
         raise TimeControlError(f"{text!r} is out of range (1 s to 24 h, increment up to 1 h)")

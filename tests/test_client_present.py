@@ -48,6 +48,9 @@ def test_parse_time_control() -> None:
         parse_time_control("five")
     with pytest.raises(TimeControlError):
         parse_time_control("0+3")
+    for word in ("inf", "nan", "5+inf", "-inf"):  # words float() reads as numbers
+        with pytest.raises(TimeControlError, match="is not a time control"):
+            parse_time_control(word)
 
 
 def test_lobby_row() -> None:
