@@ -41,6 +41,7 @@ from server_fixtures import TestClient, make_config
 from websockets.asyncio.client import connect as ws_connect
 from worker_fixtures import ai_config, worker_config
 
+from client.present import TimeControlError, parse_time_control
 from engine import Board, Rule
 from engine.types import Color, Point
 from protocol import messages as m
@@ -330,7 +331,7 @@ async def test_two_browsers_play_to_the_end_while_a_third_watches(browser: Brows
         await bob.locator("#cancel-queue").tap()
         await expect(waiting).to_be_empty()
         await expect(bob.locator("#quick-button")).to_be_enabled()
-        await ann.select_option("#create-form select[name=time]", "300000+3000")
+        await ann.fill("#create-form input[name=time]", "5+3")
         await ann.select_option("#create-form select[name=seat]", "black")
         await ann.check("#create-form input[name=rated]")
         await ann.click("#create-button")
@@ -639,6 +640,60 @@ async def test_the_pages_renju_fouls_agree_with_the_engine(browser: Browser) -> 
         )
     for position, seen in zip(positions, found, strict=True):
         assert sorted(seen) == position["fouls"]
+
+
+CLOCKS_TYPED = [
+    *("5+3", " 0.5 ", "10", "none", "", "1+2", "5+", ".5+.5", "2.5+0.5"),
+    *("1440", "1441", "0+3600", "0+3601", "0+3", "-1", "five", "inf", "nan", "5+inf"),
+    *("5+3+1", "1,5"),
+]
+
+
+async def test_any_clock_typed_makes_the_room_the_terminal_would(browser: Browser) -> None:
+    """The New room form takes any clock typed as minutes + seconds (1+2 is in no list),
+    read as the terminal client reads it; what it cannot read is said by the field, and
+    no room is made."""
+    wanted: list[list[int] | str | None] = []
+    for text in CLOCKS_TYPED:
+        try:
+            clock = parse_time_control(text)
+        except TimeControlError:
+            wanted.append("refused")
+        else:
+            wanted.append(None if clock is None else [clock.base_ms, clock.inc_ms])
+    async with people(browser) as crowd:
+        ann = await crowd.page("ann")
+        read = await ann.evaluate(
+            """async (texts) => {
+                const room = await import("/js/room.js");
+                return texts.map((text) => {
+                    try {
+                        const clock = room.parseTimeControl(text);
+                        return clock === null ? null : [clock.base_ms, clock.inc_ms];
+                    } catch {
+                        return "refused";
+                    }
+                });
+            }""",
+            CLOCKS_TYPED,
+        )
+        assert dict(zip(CLOCKS_TYPED, read, strict=True)) == dict(
+            zip(CLOCKS_TYPED, wanted, strict=True)
+        )
+
+        field = ann.locator("#create-form input[name=time]")
+        await field.fill("five")
+        await ann.click("#create-button")
+        message = await field.evaluate("(input) => input.validationMessage")
+        assert message.startswith('"five" is not a clock like 5+3'), message
+        assert await rooms_opened(crowd, ann) == []
+        await field.fill("1+2")  # typing clears the complaint
+        assert await field.evaluate("(input) => input.validationMessage") == ""
+        await ann.click("#create-button")
+        room = await room_of(ann)
+        await expect(ann.locator(".room-title")).to_contain_text("1+2")
+        bob = await crowd.page("bob")  # the server's own word for the room's clock
+        await expect(bob.locator(f'tr[data-room="{room}"] td').nth(2)).to_have_text("1+2")
 
 
 async def test_swap2_choices_offers_chat_takeback_and_resign(browser: Browser) -> None:

@@ -3,7 +3,7 @@
 // the live list of rooms to join or watch.
 
 import { LEVELS } from "./levels.js";
-import { clockText, resultText, timeControlText } from "./room.js";
+import { clockText, parseTimeControl, resultText, timeControlText } from "./room.js";
 import { errorText, h, option, toast } from "./ui.js";
 
 const RULES = [["freestyle", "Freestyle"], ["standard", "Standard"], ["renju", "Renju"]];
@@ -47,7 +47,13 @@ export class LobbyView {
       select("rule", "Rule", RULES, "freestyle"),
       h("label", {}, "Board ", h("input", { type: "number", name: "size", min: 5, max: 26, value: 15, class: "short" })),
       select("opening", "Opening", [["free", "Free"], ["swap2", "Swap2"]], "free"),
-      select("time", "Clock", CLOCKS, ""),
+      h("label", {}, "Clock ",
+        h("input", {
+          name: "time", list: "clock-presets", class: "clock", autocomplete: "off", placeholder: "none",
+          title: "Minutes + seconds added after each move, like 5+3 or 1+2; empty for no clock",
+          oninput: (e) => e.target.setCustomValidity(""),
+        }),
+        h("datalist", { id: "clock-presets" }, CLOCKS.slice(1).map(([, label]) => option(label, label)))),
       select("seat", "Your seat", [["any", "Any"], ["black", "Black"], ["white", "White"]], "any"),
       h("label", {}, h("input", { type: "checkbox", name: "rated" }), " Rated"),
       h("label", {}, h("input", { type: "checkbox", name: "private" }), " Private (join by invite code)"),
@@ -190,12 +196,20 @@ export class LobbyView {
     event.preventDefault();
     const f = event.target.elements;
     const withAi = event.submitter?.name === "ai";
+    let time;
+    try {
+      time = parseTimeControl(f.time.value);
+    } catch (error) { // said by the field itself, like any field the browser checks
+      f.time.setCustomValidity(error.message);
+      f.time.reportValidity();
+      return undefined;
+    }
     const message = {
       type: "create_room",
       rule: f.rule.value,
       size: Number(f.size.value),
       opening: f.opening.value,
-      time: timeFrom(f.time.value),
+      time,
       seat: f.seat.value,
       rated: withAi ? false : f.rated.checked,
       private: f.private.checked,

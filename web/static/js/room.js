@@ -256,6 +256,32 @@ export function clockText(ms) {
   return `${h ? `${h}:` : ""}${mm}:${String(s).padStart(2, "0")}`;
 }
 
+const MAX_BASE_MS = 24 * 3600000; // protocol/limits.py
+const MAX_INC_MS = 3600000;
+
+/**
+ * A clock as players write it, read as the terminal client reads it: "5+3" is five
+ * minutes and three seconds more per move (decimals allowed), "10" is 10+0, "" or
+ * "none" is no clock (null). Throws an Error saying what is wrong.
+ */
+export function parseTimeControl(text) {
+  const cleaned = text.trim().toLowerCase();
+  if (["", "none", "-", "no", "unlimited"].includes(cleaned)) return null;
+  const plus = cleaned.indexOf("+");
+  const baseText = plus < 0 ? cleaned : cleaned.slice(0, plus);
+  const incText = plus < 0 || cleaned.slice(plus + 1).trim() === "" ? "0" : cleaned.slice(plus + 1);
+  const number = /^\s*(\d+\.?\d*|\.\d+)\s*$/; // no sign, no exponent, no "Infinity"
+  if (!number.test(baseText) || !number.test(incText)) {
+    throw new Error(`"${text.trim()}" is not a clock like 5+3 (minutes + seconds a move), or none`);
+  }
+  const base_ms = Math.round(Number(baseText) * 60000);
+  const inc_ms = Math.round(Number(incText) * 1000);
+  if (base_ms < 1 || base_ms > MAX_BASE_MS || inc_ms > MAX_INC_MS) {
+    throw new Error(`"${text.trim()}" is out of range (1 s to 24 h, and up to 1 h a move)`);
+  }
+  return { base_ms, inc_ms };
+}
+
 export function timeControlText(time) {
   if (!time) return "no clock";
   const base = time.base_ms / 60000;
