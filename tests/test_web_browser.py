@@ -347,6 +347,8 @@ async def test_two_browsers_play_to_the_end_while_a_third_watches(browser: Brows
         await cy.click(f"{row} a.watch")
         await expect(cy.locator("#status")).to_contain_text("ann to move")
         await expect(ann.locator("#status")).to_have_text("Your move: Black.")
+        for page in (ann, bob, cy):  # bob's join started it: his page says so too
+            await expect(page.locator("#chat-log")).to_contain_text("The game has started")
 
         black, white = ["h8", "h9", "h10", "h11", "h12"], ["a1", "a2", "a3", "a4"]
         for n in range(9):

@@ -11,6 +11,10 @@ export class RoomState {
     // {text} for what happened, {name, text} for chat lines: first what was said before
     // the snapshot (its last chat lines), as if one had been there.
     this.log = (view.chat ?? []).map((line) => ({ name: line.name, text: line.text }));
+    if (["opening", "playing"].includes(view.state) && view.moves.length === 0) {
+      // Who joins a room starts its game: the snapshot is all that player is sent of it.
+      this.log.push({ text: "The game has started" });
+    }
     this.ratings = null;
     this.ratingsKnown = false;
     this.clocksAt = performance.now();
