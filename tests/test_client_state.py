@@ -437,6 +437,24 @@ def test_the_swap2_log_offers_only_the_choices_open() -> None:
     assert model.log[-1].text == "Swap2: alice to choose a colour."
 
 
+def test_a_snapshot_in_a_swap2_opening_says_who_does_what() -> None:
+    """Who joins (or comes back) during a swap2 opening reads the line the room read
+    when the phase began: who is to place stones or choose."""
+    bob = PlayerRef(id="p-bob", name="bob", rating=1500)
+    placing = in_room(
+        players=Seats(black=ALICE, white=bob),
+        opening=Opening.SWAP2,
+        state="opening",
+        swap2=Swap2State(phase="place3", to_act="p-alice"),
+    )
+    assert placing.log[-1].text == "Swap2: alice to place the first three stones."
+    choosing = in_room(players=Seats(black=ALICE, white=bob), **BOB_CHOOSES)
+    assert [line.text for line in choosing.log[-2:]] == [
+        "3 moves played so far.",
+        "Swap2: bob to choose a colour or place two more.",
+    ]
+
+
 def test_leaving_a_finished_game_is_no_disconnect() -> None:
     """After the game, an opponent going away has simply left: nothing to claim."""
     result = GameResult(winner="white", reason=Reason.RESIGN, line=None)

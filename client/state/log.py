@@ -136,6 +136,10 @@ def opening_lines(game: GameView, chat: Sequence[ChatLine] = ()) -> list[LogLine
     if game.moves and game.state != "over":
         played = len(game.moves)
         lines.append(LogLine("event", f"{played} move{'' if played == 1 else 's'} played so far."))
+    phase = game.swap2
+    if game.state == "opening" and phase is not None:  # what the room read when it began
+        to_do = phase_words(phase.phase, phase.choices)
+        lines.append(LogLine("event", f"Swap2: {game.name_of(phase.to_act)} to {to_do}."))
     if game.outcome is not None:
         lines.append(LogLine("event", describe_result(game.outcome, game)))
     return lines
