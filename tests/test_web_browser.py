@@ -519,6 +519,8 @@ async def test_a_reload_on_the_lobby_keeps_the_player_present_in_her_game(
         hal = await crowd.client("hal")
         await hal.send(m.Join(room=room))
         await hal.expect(m.Snapshot)
+        # As a person would: a click before her page heard of the start played nothing.
+        await expect(ann.locator("#status")).to_have_text("Your move: Black.")
         await point(ann, "h8").click()
         await hal.event(Moved, room)
         await hal.move(room, "a1")
