@@ -48,6 +48,9 @@ def test_parse_time_control() -> None:
         parse_time_control("five")
     with pytest.raises(TimeControlError):
         parse_time_control("0+3")
+    with pytest.raises(TimeControlError, match="out of range"):
+        parse_time_control("0.01")  # 0.6 s: under the 1 s the message gives as the least
+    assert parse_time_control("0.02") == TimeControl(base_ms=1_200, inc_ms=0)
     for word in ("inf", "nan", "5+inf", "-inf"):  # words float() reads as numbers
         with pytest.raises(TimeControlError, match="is not a time control"):
             parse_time_control(word)

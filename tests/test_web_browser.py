@@ -649,7 +649,7 @@ async def test_the_pages_renju_fouls_agree_with_the_engine(browser: Browser) -> 
 CLOCKS_TYPED = [
     *("5+3", " 0.5 ", "10", "none", "", "1+2", "5+", ".5+.5", "2.5+0.5"),
     *("1440", "1441", "0+3600", "0+3601", "0+3", "-1", "five", "inf", "nan", "5+inf"),
-    *("5+3+1", "1,5"),
+    *("5+3+1", "1,5", "0.01", "0.02"),
 ]
 
 

@@ -260,6 +260,7 @@ export function clockText(ms) {
   return `${h ? `${h}:` : ""}${mm}:${String(s).padStart(2, "0")}`;
 }
 
+const MIN_BASE_MS = 1000; // as the terminal client (client/present.py); the wire takes 1 ms
 const MAX_BASE_MS = 24 * 3600000; // protocol/limits.py
 const MAX_INC_MS = 3600000;
 
@@ -280,7 +281,7 @@ export function parseTimeControl(text) {
   }
   const base_ms = Math.round(Number(baseText) * 60000);
   const inc_ms = Math.round(Number(incText) * 1000);
-  if (base_ms < 1 || base_ms > MAX_BASE_MS || inc_ms > MAX_INC_MS) {
+  if (base_ms < MIN_BASE_MS || base_ms > MAX_BASE_MS || inc_ms > MAX_INC_MS) {
     throw new Error(`"${text.trim()}" is out of range (1 s to 24 h, and up to 1 h a move)`);
   }
   return { base_ms, inc_ms };
