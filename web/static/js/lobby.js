@@ -49,7 +49,7 @@ export class LobbyView {
       select("opening", "Opening", [["free", "Free"], ["swap2", "Swap2"]], "free"),
       h("label", {}, "Clock ",
         h("input", {
-          name: "time", list: "clock-presets", class: "clock", autocomplete: "off", placeholder: "none",
+          name: "time", list: "clock-presets", class: "clock-field", autocomplete: "off", placeholder: "none",
           title: "Minutes + seconds added after each move, like 5+3 or 1+2; empty for no clock",
           oninput: (e) => e.target.setCustomValidity(""),
         }),
