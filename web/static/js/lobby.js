@@ -7,14 +7,9 @@ import { clockText, parseTimeControl, resultText, timeControlText } from "./room
 import { errorText, h, option, toast } from "./ui.js";
 
 const RULES = [["freestyle", "Freestyle"], ["standard", "Standard"], ["renju", "Renju"]];
-const CLOCKS = [["", "No clock"], ["60000+0", "1+0"], ["180000+2000", "3+2"], ["300000+3000", "5+3"],
-  ["600000+5000", "10+5"], ["900000+10000", "15+10"], ["1800000+0", "30+0"]];
-
-function timeFrom(value) {
-  if (!value) return null;
-  const [base, inc] = value.split("+").map(Number);
-  return { base_ms: base, inc_ms: inc };
-}
+// The usual clocks, as players write them (parseTimeControl reads them): quick match's
+// choices, and the New room field's list.
+const CLOCKS = ["1+0", "3+2", "5+3", "10+5", "15+10", "30+0"];
 
 function select(name, label, options, value) {
   return h("label", {}, label, " ",
@@ -36,7 +31,7 @@ export class LobbyView {
       h("h2", {}, "Quick match"),
       h("p", { class: "hint-text" }, "Rated, 15×15, colours drawn at random."),
       select("rule", "Rule", RULES, "freestyle"),
-      select("time", "Clock", CLOCKS, "300000+3000"),
+      select("time", "Clock", [["", "No clock"], ...CLOCKS.map((c) => [c, c])], "5+3"),
       h("label", {}, h("input", { type: "checkbox", name: "ai" }), " Play the AI if nobody comes within ",
         h("input", { type: "number", name: "ai_after", min: 5, max: 3600, value: 30, class: "short" }), " s"),
       select("ai_level", "AI level", LEVELS.map((l) => [l, l]), "intermediate"),
@@ -53,7 +48,7 @@ export class LobbyView {
           title: "Minutes + seconds added after each move, like 5+3 or 1+2; empty for no clock",
           oninput: (e) => e.target.setCustomValidity(""),
         }),
-        h("datalist", { id: "clock-presets" }, CLOCKS.slice(1).map(([, label]) => option(label, label)))),
+        h("datalist", { id: "clock-presets" }, CLOCKS.map((c) => option(c, c)))),
       select("seat", "Your seat", [["any", "Any"], ["black", "Black"], ["white", "White"]], "any"),
       h("label", {}, h("input", { type: "checkbox", name: "rated" }), " Rated"),
       h("label", {}, h("input", { type: "checkbox", name: "private" }), " Private (join by invite code)"),
@@ -174,7 +169,7 @@ export class LobbyView {
   quickMatch(event) {
     event.preventDefault();
     const f = event.target.elements;
-    const message = { type: "queue", rule: f.rule.value, time: timeFrom(f.time.value) };
+    const message = { type: "queue", rule: f.rule.value, time: parseTimeControl(f.time.value) };
     if (f.ai.checked) {
       message.ai_after_ms = Math.round(Number(f.ai_after.value) * 1000);
       message.ai_level = f.ai_level.value;

@@ -274,7 +274,7 @@ export function parseTimeControl(text) {
   if (["", "none", "-", "no", "unlimited"].includes(cleaned)) return null;
   const plus = cleaned.indexOf("+");
   const baseText = plus < 0 ? cleaned : cleaned.slice(0, plus);
-  const incText = plus < 0 || cleaned.slice(plus + 1).trim() === "" ? "0" : cleaned.slice(plus + 1);
+  const incText = (plus < 0 ? "" : cleaned.slice(plus + 1)).trim() || "0"; // "5+" is 5+0
   const number = /^\s*(\d+\.?\d*|\.\d+)\s*$/; // no sign, no exponent, no "Infinity"
   if (!number.test(baseText) || !number.test(incText)) {
     throw new Error(`"${text.trim()}" is not a clock like 5+3 (minutes + seconds a move), or none`);
