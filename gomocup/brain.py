@@ -4,10 +4,12 @@ The protocol lives in :class:`gomocup.session.BrainSession`; this module only
 moves lines between it and the pipes. The level comes from ``--level`` or the
 environment variable ``GOMOKU_LEVEL`` (default: master).
 
-Lines are read by a thread of their own, so that ``END`` (or the end of the input)
-stops a search in progress: the manager kills a brain that has not exited soon after
-END, and a move found after END is not sent. A line may end with CR LF, LF or a lone
-CR.
+Lines are read by a thread of their own, so that ``END`` stops a search in progress:
+the manager kills a brain that has not exited soon after END, and nothing is sent
+after END is read, not even the answer to a command that came before it in the same
+write. The end of the input (a pipe closed without END) cuts a search short too, but
+what was asked is still answered, for someone who pipes commands in. A line may end
+with CR LF, LF or a lone CR.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import time
 from collections.abc import Iterator, Sequence
 
 from engine.ai import LEVEL_NAMES
-from gomocup.session import BrainSession
+from gomocup.session import BrainSession, is_end
 
 READ_SIZE = 65536
 FAR_FUTURE_S = 1e9
@@ -50,24 +52,23 @@ def _chunks(fd: int) -> Iterator[bytes]:
         yield chunk
 
 
-def is_end(line: str) -> bool:
-    return line.strip().upper() == "END"
-
-
 class Reader(threading.Thread):
     """Reads the manager's lines into ``lines`` (None at the end of the input) and sets
-    ``ended`` as soon as END or the end of the input is read."""
+    ``ended`` as soon as END or the end of the input is read, and ``end_read`` as soon
+    as END is."""
 
     def __init__(self, fd: int) -> None:
         super().__init__(daemon=True, name="stdin")
         self.fd = fd
         self.lines: queue.SimpleQueue[str | None] = queue.SimpleQueue()
         self.ended = threading.Event()
+        self.end_read = threading.Event()
 
     def run(self) -> None:
         try:
             for line in split_lines(_chunks(self.fd)):
                 if is_end(line):
+                    self.end_read.set()
                     self.ended.set()
                 self.lines.put(line)
         except OSError:
@@ -103,13 +104,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     session = BrainSession(args.level, verbose=args.verbose, clock=clock)
     reader.start()
     while (line := reader.lines.get()) is not None:
-        ended_before = reader.ended.is_set()
+        if reader.end_read.is_set():
+            # END is read: at this line, or behind it (they came in one write), or while
+            # the line before was worked on. The manager wants the brain gone: nothing
+            # more is worked on or sent.
+            break
         replies = session.feed(line)
-        if reader.ended.is_set() and not ended_before:
-            break  # END came while this was worked on (a move): nothing more is sent
-        for reply in replies:
-            sys.stdout.write(reply + "\n")
-        sys.stdout.flush()
+        if reader.end_read.is_set():
+            break  # END came while this was worked on (a move): its answer is not sent
+        try:
+            for reply in replies:
+                sys.stdout.write(reply + "\n")
+            sys.stdout.flush()
+        except BrokenPipeError:
+            # Nobody reads the answers any more (the manager went without END).
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            break
         if session.finished:
             break
     return 0

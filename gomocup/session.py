@@ -22,7 +22,8 @@ Time: a move's budget is ``timeout_turn`` and, when the manager sends it, a shar
 ``time_left`` (with or without ``timeout_match``, but not with ``timeout_match`` 0: no
 match limit). Piskvork's clock for a turn runs
 from the command after the brain's last answer, INFO lines included; what the session
-spends on those (``INFO rule`` rebuilds the search's tables) comes off the move.
+spends on those (``INFO rule`` sets up a search for the rule) comes off the move. The
+tables of every rule are built at START, which is off the clock.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine import Board, IllegalMoveError, NotationError, Point, Rule, format_point
-from engine.ai import get_level, prepare, swap2, think
+from engine.ai import get_level, prepare, prepare_tables, swap2, think
 from engine.ai.levels import Level
 
 ABOUT = 'name="gomoku-arena", version="0.1.0", author="Gomoku Arena", country="-"'
@@ -41,14 +42,14 @@ DEFAULT_TIMEOUT_TURN_MS = 30_000  # Piskvork's default when the manager sends no
 FAST_MOVE_S = 0.05  # timeout_turn 0 means "play as fast as possible"
 REPLY_MARGIN_S = 0.08  # kept back from every turn for start-up, parsing and the reply
 ECHO_MAX = 40  # characters of an unknown command or a bad line quoted back
+BOM = "\ufeff"  # a byte order mark some Windows tools put before the first line
 
 
 def rule_from_info(value: int) -> Rule:
-    """Gomocup's ``INFO rule`` bitmask: 1 exactly five, 4 renju (2 = continuous game,
-    played as the plain game: see :meth:`BrainSession._info`). Raises ValueError for
-    caro (8), which this brain does not play."""
-    if value & 8:
-        raise ValueError(f"{value} asks for caro, which is not played here")
+    """Gomocup's ``INFO rule`` bitmask: 1 exactly five, 4 renju. The bits this brain
+    does not play (2, a continuous game; 8, caro) leave the rule the others give, and
+    :meth:`BrainSession._info` says so in a MESSAGE: a rule kept from an earlier INFO
+    (renju, say) would be further from the game asked for than the plain one."""
     if value & 4:
         return Rule.RENJU
     if value & 1:
@@ -97,10 +98,8 @@ class BrainSession:
         self.settings = Settings()
         self.board: Board | None = None
         self.finished = False
-        self._board_lines: list[tuple[Point, int]] | None = None
-        self._board_error: str | None = None
-        """The first bad stone line of the BOARD being read, answered at its DONE."""
-        self._swap2_lines: list[Point] | None = None
+        self._block: _Block | None = None
+        """The BOARD or SWAP2BOARD whose lines are being read, up to its DONE."""
         self._spent = 0.0
         """Seconds spent on the commands since the last answer (on this turn's clock)."""
 
@@ -118,11 +117,9 @@ class BrainSession:
         return replies
 
     def _feed(self, line: str) -> list[str]:
-        text = line.strip()
-        if self._board_lines is not None:
-            return self._board_line(text)
-        if self._swap2_lines is not None:
-            return self._swap2_line(text)
+        text = line.strip().lstrip(BOM)
+        if self._block is not None:
+            return self._block_line(text)
         if not text:
             return []
         command, _, argument = text.partition(" ")
@@ -152,16 +149,20 @@ class BrainSession:
     # -- commands -----------------------------------------------------------
 
     def _start(self, argument: str) -> list[str]:
-        size = int(argument)
+        size = _whole(argument, f"{_quoted(argument)} is not a board size like 15")
         if not 5 <= size <= 26:
             return [f"ERROR unsupported board size {size} (5 to 26 supported)"]
         self.board = Board(size, self.settings.rule)
+        # START is off the turn's clock, and the manager's INFO rule comes after it,
+        # on the first move's: every rule's tables are built here.
+        prepare_tables()
         prepare(size, self.settings.rule, self.level)
         return ["OK"]
 
     def _rectstart(self, argument: str) -> list[str]:
         width, _, height = argument.partition(",")
-        if int(width) != int(height):
+        expected = f"{_quoted(argument)} is not a board size like 15,15"
+        if _whole(width, expected) != _whole(height, expected):
             return ["ERROR only square boards are supported"]
         return self._start(width)
 
@@ -186,24 +187,28 @@ class BrainSession:
         if key not in NUMBERS:
             settings.extra[key] = value
             return []
-        try:
-            number = int(value)
-        except ValueError:
-            raise ValueError(f"{_quoted(value)} is not a whole number") from None
+        number = _whole(value, f"{_quoted(value)} is not a whole number", signed=True)
         if key != "rule":
             setattr(settings, NUMBERS[key], number)
             return []
+        if number < 0:
+            raise ValueError(f"{number} is not a rule (bits: 1 exactly five, 4 renju)")
         settings.rule = rule_from_info(number)
         if self.board is not None and self.board.rule is not settings.rule:
             self.board = self._rebuilt(self.board, settings.rule)
         if self.board is not None:
             prepare(self.board.size, settings.rule, self.level)
+        said = []
         if number & 2:
-            return [
+            said.append(
                 "MESSAGE INFO rule: a continuous game (2) is not played here; "
                 "a game ends at its first five"
-            ]
-        return []
+            )
+        if number & 8:
+            said.append(
+                f"MESSAGE INFO rule: caro (8) is not played here; played as {settings.rule.value}"
+            )
+        return said
 
     def _begin(self, _: str) -> list[str]:
         board = self._need_board()
@@ -217,67 +222,74 @@ class BrainSession:
         return self._move()
 
     def _board(self, _: str) -> list[str]:
-        self._need_board()
-        self._board_lines = []
-        self._board_error = None
-        return []
-
-    def _board_line(self, text: str) -> list[str]:
-        assert self._board_lines is not None
-        if not text:
-            return []  # a blank line between stones is no stone
-        if text.upper() == "DONE":
-            stones, self._board_lines = self._board_lines, None
-            if self._board_error is not None:
-                return [f"ERROR BOARD: {self._board_error}"]
-            try:
-                self._load(stones)
-            except ValueError as error:
-                return [f"ERROR BOARD: {self._error_text(error)}"]
-            return self._move()
-        parts = text.split(",")
-        if len(parts) != 3:
-            if text.partition(" ")[0].upper() in self._handlers():
-                # A command: the manager never sent DONE. This BOARD is given up (one
-                # ERROR for it) and the command is answered as usual.
-                self._board_lines = None
-                return [f"ERROR BOARD: no DONE before {_quoted(text)}", *self._feed(text)]
-            # Any other line is a stone line gone wrong: the rest up to DONE is still
-            # this BOARD, and DONE gets the one answer (a manager pairs one reply with
-            # each command).
-            self._board_error = self._board_error or f"{_quoted(text)} is not a line like 7,7,1"
-            return []
-        try:
-            point = self._point(",".join(parts[:2]))
-            owner = int(parts[2])
-            if owner == 3:
-                raise ValueError("field 3 (a continuous game's line) is not supported")
-            if owner not in (1, 2):
-                raise ValueError(f"{_quoted(text)}: the field is 1 (own stone) or 2 (opponent's)")
-        except ValueError as error:
-            # A stone line that is wrong: the rest up to DONE is still this BOARD.
-            self._board_error = self._board_error or str(error)
-            return []
-        self._board_lines.append((point, owner))
+        self._open_block("BOARD")
         return []
 
     def _swap2board(self, _: str) -> list[str]:
-        self._need_board()
-        self._swap2_lines = []
+        self._open_block("SWAP2BOARD")
         return []
 
-    def _swap2_line(self, text: str) -> list[str]:
-        assert self._swap2_lines is not None
+    def _open_block(self, command: str) -> None:
+        """Read the lines up to DONE as ``command``'s. Without a board the block is
+        still read to its DONE, which gets the one ERROR (a manager pairs one reply
+        with each command, so its stone lines must not each get an UNKNOWN)."""
+        self._block = _Block(command)
+        if self.board is None:
+            self._block.error = "no board yet: send START first"
+
+    def _block_line(self, text: str) -> list[str]:
+        """One line inside BOARD or SWAP2BOARD: a stone, DONE, or a command meaning
+        DONE never came. A bad stone line is remembered and answered at DONE."""
+        block = self._block
+        assert block is not None
         if not text:
-            return []
-        if text.upper() != "DONE":
+            return []  # a blank line between stones is no stone
+        if text.upper() == "DONE":
+            self._block = None
+            if block.error is not None:
+                return [f"ERROR {block.command}: {block.error}"]
+            if block.command == "BOARD":
+                return self._board_done(block.stones)
+            return self._swap2_done([point for point, _ in block.stones])
+        if text.partition(" ")[0].upper() in self._handlers():
+            # A command: the manager never sent DONE, and this block is given up. END
+            # ends the brain at once, with nothing more sent; any other command gets
+            # one ERROR for the block, then its own answer.
+            self._block = None
+            if is_end(text):
+                return self._end("")
+            return [f"ERROR {block.command}: no DONE before {_quoted(text)}", *self._feed(text)]
+        if block.error is None:
             try:
-                self._swap2_lines.append(self._point(text))
+                block.stones.append(
+                    self._stone(text) if block.command == "BOARD" else (self._point(text), 0)
+                )
             except ValueError as error:
-                self._swap2_lines = None
-                return [f"ERROR SWAP2BOARD: {error}"]
-            return []
-        stones, self._swap2_lines = self._swap2_lines, None
+                block.error = str(error)
+        return []
+
+    def _stone(self, text: str) -> tuple[Point, int]:
+        """A BOARD line ``x,y,field``: the point and its field (1 own, 2 opponent's)."""
+        x, comma, rest = text.partition(",")
+        y, comma2, field = rest.partition(",")
+        if not (comma and comma2) or "," in field:
+            raise ValueError(f"{_quoted(text)} is not a line like 7,7,1")
+        point = self._point(f"{x},{y}")
+        owner = _whole(field.strip(), f"{_quoted(text)} is not a line like 7,7,1")
+        if owner == 3:
+            raise ValueError("field 3 (a continuous game's line) is not supported")
+        if owner not in (1, 2):
+            raise ValueError(f"{_quoted(text)}: the field is 1 (own stone) or 2 (opponent's)")
+        return point, owner
+
+    def _board_done(self, stones: list[tuple[Point, int]]) -> list[str]:
+        try:
+            self._load(stones)
+        except ValueError as error:
+            return [f"ERROR BOARD: {self._error_text(error)}"]
+        return self._move()
+
+    def _swap2_done(self, stones: list[Point]) -> list[str]:
         board = self._need_board()
         try:
             opening = Board.from_stones(
@@ -351,11 +363,14 @@ class BrainSession:
 
     def _point(self, text: str) -> Point:
         board = self._need_board()
-        parts = text.split(",")
+        expected = f"{_quoted(text)} is not a point like 7,7"
+        x_text, comma, y_text = text.partition(",")
+        if not comma:
+            raise NotationError(expected)
         try:
-            x, y = (int(part) for part in parts)
+            x, y = _whole(x_text, expected), _whole(y_text, expected)
         except ValueError:
-            raise NotationError(f"{_quoted(text)} is not a point like 7,7") from None
+            raise NotationError(expected) from None
         if not (0 <= x < board.size and 0 <= y < board.size):
             raise NotationError(f"{x},{y} is off a {board.size}x{board.size} board")
         return Point(x, y)
@@ -407,6 +422,33 @@ class BrainSession:
             )
         lines.append(f"{result.best.x},{result.best.y}")
         return lines
+
+
+@dataclass
+class _Block:
+    """A BOARD or SWAP2BOARD being read: its stones so far (SWAP2BOARD's with field
+    0), and the first bad line's error, answered at DONE."""
+
+    command: str
+    stones: list[tuple[Point, int]] = field(default_factory=list)
+    error: str | None = None
+
+
+def is_end(line: str) -> bool:
+    """Whether ``line`` is END, the manager's order to exit."""
+    return line.strip().lstrip(BOM).upper() == "END"
+
+
+def _whole(text: str, expected: str, *, signed: bool = False) -> int:
+    """``text`` as a whole number in ASCII digits (with a leading minus if ``signed``).
+    Python's ``int`` would also take ``1_0``, ``+3`` and other scripts' digits, which no
+    manager sends: a line that has them is a line gone wrong. Raises ValueError saying
+    ``expected``."""
+    text = text.strip()
+    digits = text[1:] if signed and text.startswith("-") else text
+    if not (digits.isascii() and digits.isdigit()):
+        raise ValueError(expected)
+    return int(text)
 
 
 def _quoted(text: str) -> str:

@@ -180,8 +180,15 @@ def test_a_setting_it_cannot_take_is_said_in_a_message_not_an_error() -> None:
     command gets its own answer."""
     session = BrainSession("novice")
     session.feed("START 15")
-    [caro] = session.feed("INFO rule 8")
-    assert caro == "MESSAGE INFO rule: 8 asks for caro, which is not played here; ignored"
+    assert session.feed("INFO rule 4") == []
+    [caro] = session.feed("INFO rule 8")  # caro alone: the renju of the INFO before goes
+    assert caro == "MESSAGE INFO rule: caro (8) is not played here; played as freestyle"
+    played = [session.settings.rule]
+    [caro] = session.feed("INFO rule 9")
+    assert caro == "MESSAGE INFO rule: caro (8) is not played here; played as standard"
+    played.append(session.settings.rule)
+    assert played == [Rule.FREESTYLE, Rule.STANDARD]
+    session.feed("INFO rule 0")
     [number] = session.feed("INFO timeout_turn abc")
     assert number == "MESSAGE INFO timeout_turn: 'abc' is not a whole number; ignored"
     [continuous] = session.feed("INFO rule 2")
@@ -307,3 +314,101 @@ def test_lines_may_end_with_a_lone_carriage_return() -> None:
         assert brain.answer().startswith('name="gomoku-arena"')
     finally:
         brain.close()
+
+
+def test_a_swap2board_or_a_board_before_start_gets_one_answer_at_done() -> None:
+    """SWAP2BOARD with a stone off the board, or BOARD before START: one ERROR at DONE,
+    not one at once and an UNKNOWN for each line after it."""
+    session = BrainSession("novice")
+    for line in ["BOARD", "7,7,1", "8,8,2"]:
+        assert session.feed(line) == []
+    assert session.feed("DONE") == ["ERROR BOARD: no board yet: send START first"]
+    for line in ["SWAP2BOARD", "7,7"]:
+        assert session.feed(line) == []
+    assert session.feed("DONE") == ["ERROR SWAP2BOARD: no board yet: send START first"]
+    assert session.feed("START 15") == ["OK"]
+    for line in ["SWAP2BOARD", "7,7", "99,99", "9,9"]:
+        assert session.feed(line) == []
+    assert session.feed("DONE") == ["ERROR SWAP2BOARD: 99,99 is off a 15x15 board"]
+    assert session.feed("ABOUT")[0].startswith("name=")
+
+
+def test_numbers_are_ascii_digits() -> None:
+    """``1_0``, ``+3`` and other scripts' digits, which Python's int() reads, are bad
+    lines; a bad board size says what is expected."""
+    session = BrainSession("novice")
+    assert session.feed("START abc") == ["ERROR START: 'abc' is not a board size like 15"]
+    assert session.feed("RECTSTART 15,x") == [
+        "ERROR RECTSTART: '15,x' is not a board size like 15,15"
+    ]
+    assert session.feed("START 15") == ["OK"]
+    for point in ("1_0,3", "+3,3", "\u0663,3", "3, 3,3"):
+        assert session.feed(f"TURN {point}") == [f"ERROR TURN: {point!r} is not a point like 7,7"]
+    [message] = session.feed("INFO timeout_turn 1_000")
+    assert message == "MESSAGE INFO timeout_turn: '1_000' is not a whole number; ignored"
+    assert session.feed("INFO time_left -5") == []  # time_left may be below 0
+    assert session.feed("\ufeffABOUT")[0].startswith("name=")  # a byte order mark first
+
+
+def test_end_inside_a_board_or_swap2board_ends_the_brain() -> None:
+    """END before a block's DONE: the brain exits at once and writes nothing (it waited
+    for DONE forever after SWAP2BOARD, and answered BOARD with an ERROR after END)."""
+    for block in (["SWAP2BOARD", "7,7"], ["BOARD", "7,7,1"]):
+        brain = Pipe("--level", "novice")
+        try:
+            brain.send("START 15")
+            assert brain.answer() == "OK"
+            brain.send(*block, "END")
+            assert brain.process.wait(timeout=5) == 0
+            assert brain.process.stdout is not None
+            assert brain.process.stdout.read() == ""
+        finally:
+            brain.close()
+
+
+def test_a_turn_sent_with_end_in_one_write_is_not_answered() -> None:
+    """TURN and END in one write (a 10 s turn): the brain exits within a second and
+    sends no move (it searched the whole turn and sent its move after END)."""
+    brain = Pipe("--level", "master")
+    try:
+        brain.send("START 15")
+        assert brain.answer() == "OK"
+        sent = time.perf_counter()
+        brain.send("INFO timeout_turn 10000", "TURN 7,7", "END")  # one write
+        assert brain.process.wait(timeout=15) == 0
+        assert time.perf_counter() - sent < 1.0
+        assert brain.process.stdout is not None
+        assert brain.process.stdout.read() == ""
+    finally:
+        brain.close()
+
+
+def test_commands_piped_in_are_all_answered() -> None:
+    """Commands piped in, with no END (the input just ends): each is answered."""
+    done = subprocess.run(
+        [sys.executable, "-m", "gomocup.brain", "--level", "novice"],
+        input="START 15\nABOUT\nBEGIN\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0
+    ok, about, move = done.stdout.splitlines()
+    assert (ok, about[:5]) == ("OK", "name=")
+    assert Board(15).is_legal(as_point(move))
+
+
+def test_a_rule_sent_after_start_costs_the_first_move_little() -> None:
+    """Piskvork sends INFO rule after START, on the first move's clock: the tables of
+    every rule are built at START, so a fresh brain's INFO rule 4 takes a few ms of a
+    1 s turn, not the 0.15-0.2 s of building renju's tables."""
+    script = (
+        "from gomocup.session import BrainSession\n"
+        "s = BrainSession('master')\n"
+        "s.feed('START 15'); s.feed('INFO timeout_turn 1000'); s.feed('INFO rule 4')\n"
+        "print(s.move_time()[0])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert float(done.stdout) > 1.0 - REPLY_MARGIN_S - 0.07

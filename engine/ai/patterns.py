@@ -120,15 +120,20 @@ def _run(line: list[int]) -> int:
     return hi - lo + 1
 
 
-@functools.cache
 def line_table(exact: bool, slots: int = 8) -> list[int]:
     """Pattern by line key of ``slots`` (8 or 10) neighbours. Exactly-five tables need
-    10; a five-or-more table over 10 slots ignores the outer two. Built once per process."""
+    10, whatever ``slots`` says; a five-or-more table over 10 slots ignores the outer
+    two. Built once per process."""
+    return _line_table(exact, 10 if exact else slots)
+
+
+@functools.cache
+def _line_table(exact: bool, slots: int) -> list[int]:
     if exact:
         return _build(10, True)
-    table = _build(8, False)
     if slots == 8:
-        return table
+        return _build(8, False)
+    table = _line_table(False, 8)
     return [table[key % POW3[8]] for key in range(3**10)]
 
 
