@@ -485,6 +485,9 @@ async def test_a_reload_and_a_dropped_connection_resume_the_game(browser: Browse
         await expect(ann.locator("header #me")).to_have_text("ann")
         await moves_shown(ann, 2)
         await expect(ann.locator("#chat-log")).to_contain_text("hal: a1, of course")  # kept
+        await expect(ann.locator("#chat-log")).to_contain_text(
+            "The game is on: 2 moves played so far"
+        )
         await expect(ann.locator("#name-black")).to_contain_text(re.compile(r"ann .*\(you\)"))
         await expect(ann.locator("#status")).to_have_text("Your move: Black.")
         await point(ann, "h9").click()

@@ -11,9 +11,14 @@ export class RoomState {
     // {text} for what happened, {name, text} for chat lines: first what was said before
     // the snapshot (its last chat lines), as if one had been there.
     this.log = (view.chat ?? []).map((line) => ({ name: line.name, text: line.text }));
-    if (["opening", "playing"].includes(view.state) && view.moves.length === 0) {
-      // Who joins a room starts its game: the snapshot is all that player is sent of it.
-      this.log.push({ text: "The game has started" });
+    if (["opening", "playing"].includes(view.state)) {
+      // Who joins a room starts its game (the snapshot is all that player is sent of
+      // it); who comes in later, or back after a reload, is told how far it is.
+      const played = view.moves.length;
+      const plural = played === 1 ? "" : "s";
+      this.log.push({
+        text: played === 0 ? "The game has started" : `The game is on: ${played} move${plural} played so far`,
+      });
     }
     this.ratings = null;
     this.ratingsKnown = false;
