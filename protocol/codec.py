@@ -111,6 +111,11 @@ _PATTERNS = {
 
 _stored_event_decoder = msgspec.msgpack.Decoder()  # untyped: events we stored ourselves
 
+_NULL_AT = re.compile(r"^Expected `[^`]+`, got `(?:null|None)` - at `\$(?P<path>(?:\.[a-z_]+)+)`$")
+"""msgspec's words for a null (JSON's, or MessagePack's nil) in a field of a map, at
+any depth, that takes no null."""
+_MAX_NULLS_TAKEN = 16  # more than any message has optional fields
+
 
 class Codec:
     """One wire encoding: how messages become frames and frames become messages.
@@ -142,6 +147,7 @@ class Codec:
         self._client = module.Decoder(ClientMessage)
         self._server = module.Decoder(ServerMessage)
         self._peek_decoder = module.Decoder(_Peek)
+        self._untyped = module.Decoder()
 
     def __repr__(self) -> str:
         return f"<Codec {self.subprotocol}>"
@@ -214,6 +220,9 @@ class Codec:
         try:
             return decoder.decode(data)
         except msgspec.ValidationError as exc:
+            taken = self._nulls_as_absent(data, str(exc)) if decoder is self._client else None
+            if taken is not None:
+                return taken
             known = _CLIENT_TAGS if decoder is self._client else _SERVER_TAGS
             error = _from_validation(self, str(exc), data, known)
             error.room = self._peek_room(data)
@@ -229,6 +238,38 @@ class Codec:
             )
             failure.room = self._peek_room(data)
             raise failure from None
+
+    def _nulls_as_absent(self, data: Any, failure: str) -> ClientMessage | None:
+        """The client message in ``data`` read with each null that failed validation
+        taken out, as if the field had not been sent: an optional field whose default
+        is not null (``version``, ``size``, ``as`` ...) may be absent, and a null there
+        can mean nothing else (protocol.md, "Encoding"). None if anything else fails,
+        a null in a required field included (its error is then the one reported).
+        Only refused frames get here: a valid one costs nothing more."""
+        try:
+            message = self._untyped.decode(data)
+        except Exception:
+            return None
+        for _ in range(_MAX_NULLS_TAKEN):
+            found = _NULL_AT.match(failure)
+            if found is None:
+                return None
+            *parents, key = found.group("path")[1:].split(".")
+            node = message
+            for parent in parents:
+                node = node.get(parent) if isinstance(node, dict) else None
+            if not isinstance(node, dict) or key not in node or node[key] is not None:
+                return None
+            del node[key]
+            try:
+                taken: ClientMessage = self._client.decode(self._encoder.encode(message))
+            except msgspec.ValidationError as exc:
+                failure = str(exc)
+            except Exception:
+                return None
+            else:
+                return taken
+        return None
 
     def _peek_room(self, data: Any) -> str | None:
         """The ``room`` of a frame that failed validation, if it reads as a room id (the

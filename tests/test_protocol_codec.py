@@ -141,6 +141,41 @@ def test_every_client_message_round_trips(cls: type[msgspec.Struct], data: st.Da
     assert _as_map(message, JSON) == _as_map(message, MSGPACK)
 
 
+@pytest.mark.parametrize("cls", CLIENT_TYPES, ids=lambda c: c.__name__)
+@given(data=st.data())
+def test_a_null_in_an_optional_field_means_its_default(
+    cls: type[msgspec.Struct], data: st.DataObject
+) -> None:
+    """A client that sends null for every optional field it leaves at its default (as
+    "nil where there is nothing" suggests) is read as if it had left them out."""
+    message = data.draw(messages(cls))
+    info = mi.type_info(cls)
+    assert isinstance(info, mi.StructType)
+    defaulted = [
+        field
+        for field in info.fields
+        if not field.required and field.default is not mi.NODEFAULT and field.default is not None
+    ]
+    expected = msgspec.structs.replace(message, **{f.name: f.default for f in defaulted})
+    for codec in CODECS:
+        raw = plain(codec, frame(codec, message))
+        raw |= {field.encode_name: None for field in defaulted}
+        assert codec.decode_client(frame(codec, raw)) == expected
+
+
+@by_codec
+def test_a_null_in_a_required_field_or_inside_one_is_still_refused(codec: Codec) -> None:
+    """Null stands for a default only where there is one: a null point is refused naming
+    the field; a null increment in a clock is its default (0)."""
+    with pytest.raises(ProtocolError, match="field `point`") as refused:
+        codec.decode_client(frame(codec, {"type": "move", "room": "r1", "point": None}))
+    assert refused.value.code == "bad_message"
+    clock = {"type": "create_room", "size": None, "time": {"base_ms": 60_000, "inc_ms": None}}
+    assert codec.decode_client(frame(codec, clock)) == CreateRoom(
+        time=TimeControl(base_ms=60_000, inc_ms=0)
+    )
+
+
 @pytest.mark.parametrize("cls", SERVER_TYPES, ids=lambda c: c.__name__)
 @given(data=st.data())
 def test_every_server_message_round_trips(cls: type[msgspec.Struct], data: st.DataObject) -> None:
