@@ -308,6 +308,11 @@ class Room(msgspec.Struct, kw_only=True):
             return None
         return Swap2State(phase=wire_phase(model.phase), to_act=seat.id, choices=choices(model))
 
+    def may_see_code(self, player: str) -> bool:
+        """Whether ``player`` may be shown the invite code (and so come back in by the
+        room's id): a seated player, or the one who made the room."""
+        return player == self.owner or self.seat_of(player) is not None
+
     def view(
         self,
         seq: int,
@@ -318,14 +323,15 @@ class Room(msgspec.Struct, kw_only=True):
         spectators: int = 0,
         chat: Sequence[ChatLine] = (),
     ) -> RoomView:
-        """The snapshot ``viewer`` gets; the invite code only for seated players."""
+        """The snapshot ``viewer`` gets; the invite code only for seated players and the
+        room's creator (who watches the AI-vs-AI game they made, and may share it)."""
         to_move: Literal["black", "white"] | None = None
         model = self.opening_model()
         if self.state in LIVE_STATES and (model.done or Action.PLACE in model.allowed()):
             to_move = "white" if len(self.moves) % 2 else "black"
         return RoomView(
             id=self.id,
-            code=self.code if viewer is not None and self.seat_of(viewer) is not None else None,
+            code=self.code if viewer is not None and self.may_see_code(viewer) else None,
             rule=self.rule,
             size=self.size,
             opening=self.opening,

@@ -200,6 +200,42 @@ async def test_private_room_by_invite_code(connect: Connect) -> None:
     assert watching.room.code is None
 
 
+async def test_a_spectator_of_a_private_room_may_join_it_again_by_its_id(
+    connect: Connect,
+) -> None:
+    """protocol.md's advice after an up-to-date ``resume`` (``join`` the room for a
+    snapshot) holds for a spectator who came in by the code: being in the room, she
+    is let in by its id, as a resume lets her in."""
+    alice = await connect("alice")
+    snap = await alice.create(private=True, seat="black")
+    assert snap.room.code is not None
+    carol = await connect("carol")
+    await carol.send(m.Join(code=snap.room.code, role="spectator"))
+    seq = (await carol.expect(m.Snapshot)).room.seq
+    await carol.send(m.Resume(room=snap.room.id, after=seq))
+    await carol.send(m.Join(room=snap.room.id, role="spectator", id=7))
+    again = await carol.expect(m.Snapshot)
+    assert (again.re, again.room.id, again.room.code) == (7, snap.room.id, None)
+
+
+async def test_an_action_from_outside_the_room_is_refused_as_not_in_room(
+    connect: Connect,
+) -> None:
+    """A spectator who asks for a swap2 choice or a rematch in a game she does not play is
+    told she is not in it, not that the game is in the wrong phase for it."""
+    alice, _bob, room = await seated_pair(connect)
+    carol = await connect("carol")
+    await carol.join(room, "spectator")
+    await carol.send(m.Choose(room=room, choice="black"))
+    await carol.expect_error("not_in_room")
+    await carol.send(m.Offer(room=room, kind="rematch"))
+    await carol.expect_error("not_in_room")
+    await alice.send(m.Choose(room=room, choice="black"))  # a player: the phase is wrong
+    refusal = await alice.until(lambda x: isinstance(x, m.Error))  # after carol's arrival
+    assert isinstance(refusal, m.Error)
+    assert refusal.code == "wrong_phase"
+
+
 async def test_a_private_rooms_rematch_has_an_invite_code_of_its_own(connect: Connect) -> None:
     """A private game's rematch is private too, with a new code that its players see and
     that lets a spectator follow them to the next game."""

@@ -397,3 +397,31 @@ async def test_ai_plays_both_swap2_roles_in_rooms(
         sixth = await next_room_event(other, room, Moved)
         assert isinstance(sixth, Moved)
         assert (sixth.color, sixth.point) != ("white", "a1")
+
+
+async def test_a_private_ai_game_can_be_shared_and_come_back_to(
+    connect: Connect, start_worker: StartWorker
+) -> None:
+    """The creator of a private AI-vs-AI game is shown its invite code, so others can
+    watch it, and may come back into it by its id from a new connection; a stranger
+    may not."""
+    await start_worker(seats=2)
+    creator = await connect("cy")
+    await creator.send(m.CreateAiGame(black="beginner", white="beginner", private=True, id=2))
+    view = (await creator.expect(m.Snapshot)).room
+    assert view.private
+    assert view.code is not None
+    friend = await connect("dee")
+    await friend.send(m.Join(code=view.code, role="spectator", id=3))
+    watching = (await friend.expect(m.Snapshot)).room
+    assert (watching.id, watching.code) == (view.id, None)  # he did not make it
+    stranger = await connect("eve")
+    await stranger.send(m.Join(room=view.id, role="spectator", id=4))
+    await stranger.expect_error("no_such_room")
+    await creator.ws.close()
+    again = await connect()
+    await again.hello("cy", token=creator.token)
+    await again.send(m.Join(room=view.id, role="spectator", id=5))
+    back = await again.until(lambda x: isinstance(x, m.Snapshot | m.Error))
+    assert isinstance(back, m.Snapshot), back
+    assert back.room.code == view.code

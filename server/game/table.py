@@ -69,6 +69,11 @@ def apply_to_copy(room: Room, action: GameAction, now_ms: int, rules: GameRules)
 def _dispatch(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outcome:
     handler = HANDLERS.get((room.state, action.key))
     if handler is None:
+        # Blame first: an action of someone not seated here is refused as theirs,
+        # whatever the room's state would have said to a player.
+        player = getattr(action, "player", None)
+        if isinstance(player, str) and room.seat_of(player) is None:
+            raise GameError(ErrorCode.NOT_IN_ROOM, "you are not seated in this room")
         if room.state == "over":
             raise GameError(ErrorCode.GAME_OVER, "the game is over")
         if action.key.startswith("answer:"):

@@ -12,6 +12,7 @@ from protocol.errors import ErrorCode
 from server import game
 from server.game import GameError
 from server.handlers.base import Refused, Session, refuse_ai_seat
+from server.room import Room
 from server.service import NoSuchRoom, now_ms
 from server.sessions import invite_key, new_invite_code, new_room_id
 from server.store import StoreUnavailable
@@ -42,7 +43,7 @@ async def on_join(session: Session, msg: m.Join) -> None:
     _, room = loaded
     if room.seat_of(session.player) is None:
         refuse_ai_seat(session, "another room")
-        if room.private and msg.code is None:
+        if room.private and msg.code is None and not await _admitted(session, room_id, room):
             private = "that room is private: join it by its invite code"
             raise Refused(ErrorCode.NO_SUCH_ROOM, private)
     service = session.services.rooms
@@ -53,6 +54,16 @@ async def on_join(session: Session, msg: m.Join) -> None:
     if msg.role == "player" and not arrived:  # a spectator who sat down is no longer one
         await service.announce_spectators(room_id)
     await session.sync_room(room_id, None, re=msg.id)
+
+
+async def _admitted(session: Session, room_id: str, room: Room) -> bool:
+    """Whether the player may come into private ``room`` by its id, without the code:
+    its creator, or a spectator already in it (this connection or another, as for
+    ``resume``). Seated players are let in before this is asked."""
+    if room.owner == session.player or room_id in session.attached:
+        return True
+    attendance = await session.services.store.attendance(room_id, [session.player])
+    return attendance.attached(session.player) > 0
 
 
 async def on_leave(session: Session, msg: m.Leave) -> None:
@@ -75,10 +86,12 @@ async def on_resume(session: Session, msg: m.Resume) -> None:
     if loaded is None:  # expired, or lost when a server without Redis restarted
         raise Refused(ErrorCode.NO_SUCH_ROOM, ROOM_GONE)
     record, room = loaded
-    if room.private and room.seat_of(session.player) is None and msg.room not in session.attached:
-        attendance = await session.services.store.attendance(msg.room, [session.player])
-        if not attendance.attached(session.player):
-            raise Refused(ErrorCode.NOT_IN_ROOM, "you are not in that private room")
+    if (
+        room.private
+        and room.seat_of(session.player) is None
+        and not await _admitted(session, msg.room, room)
+    ):
+        raise Refused(ErrorCode.NOT_IN_ROOM, "you are not in that private room")
     if msg.after > record.seq:
         raise Refused(ErrorCode.BAD_VALUE, f"the room's log ends at seq {record.seq}")
     await session.attach(msg.room)
