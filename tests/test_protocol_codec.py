@@ -154,7 +154,7 @@ def test_a_null_in_an_optional_field_means_its_default(
     defaulted = [
         field
         for field in info.fields
-        if not field.required and field.default is not mi.NODEFAULT and field.default is not None
+        if not field.required and field.default not in (msgspec.NODEFAULT, None)
     ]
     expected = msgspec.structs.replace(message, **{f.name: f.default for f in defaulted})
     for codec in CODECS:
