@@ -153,3 +153,20 @@ def test_analyze_engine_info_names_the_core(capsys: pytest.CaptureFixture[str]) 
     assert main(["analyze", "--engine-info"]) == 0
     out = capsys.readouterr().out
     assert "core: compiled" in out
+
+
+@pytest.mark.parametrize("kind", ["compiled", "python"])
+@pytest.mark.parametrize("nodes", [1, 100])
+def test_a_search_stopped_before_its_first_iteration_claims_no_mate(kind: str, nodes: int) -> None:
+    """Out of nodes (or time) before one root move is searched, the score is a static
+    guess: it was -INFINITY, below every mate score, which the worker reads as a proven
+    loss (and resigns with --resign) and ``gomoku analyze --json`` printed."""
+    board = Board.from_moves("h8 a1 i8 a3 g7 a5 o15 a7", rule=Rule.RENJU)
+    core = new_core(board, compiled() if kind == "compiled" else pure())
+    best, score, _pv, plies, depth, _reason, _scores = core.search(
+        LEVELS["master"].search, 0.0, 0.0, nodes, None
+    )
+    assert depth == 0
+    assert -MATE_BOUND < score < MATE_BOUND
+    assert plies == 0
+    assert board[Point(*core.point(best))] is None

@@ -171,15 +171,19 @@ def think(
 
     ``time_limit`` is the most seconds this move may take (default 1 s);
     ``time_left`` the remaining game clock, from which a per-move share is taken.
+    Neither counts the set-up of a board size and rule's first search in a process
+    (its tables, 0.2-0.5 s once): :func:`prepare` does that where time is free.
     Raises GameOverError if the game has ended.
     """
-    start = clock()
     if board.is_over():
         raise GameOverError("the game is over")
     chosen = get_level(level)
     rng = rng or random.Random()
-    budget_s = move_budget(time_limit, time_left, len(board), board.size**2, chosen.max_time)
+    # Set-up before the clock: a rule's first search in a process builds its tables
+    # (0.2-0.5 s), which would otherwise leave the search itself no time at all.
     core = _core_for(board, chosen.name)
+    start = clock()
+    budget_s = move_budget(time_limit, time_left, len(board), board.size**2, chosen.max_time)
     if chosen.search is None:
         cell, reason = human_move(core, chosen, rng)
         point = Point(*core.point(cell))

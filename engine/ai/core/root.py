@@ -232,9 +232,9 @@ class Core(AlphaBeta):
             self.partial_score = 0
             score, move, scores = self._aspirate(depth, moves, best_score)
             if self.aborted:
-                if self.partial_move >= 0 and self.partial_move != best:
+                if self.partial_move >= 0 and (self.partial_move != best or not done_depth):
                     # The unfinished iteration proved another move better than the
-                    # last iteration's best (searched first): take it.
+                    # last iteration's best (searched first), or scored the first: take it.
                     best = self.partial_move
                     best_score = self.partial_score
                     best_pv = [best]
@@ -250,6 +250,12 @@ class Core(AlphaBeta):
                 break  # a proven result: deeper search cannot change it
             if len(moves) == 1 and depth >= 2:
                 break
+        if best_score == -INFINITY:
+            # Not one root move was searched in time: the static value after the first
+            # candidate, a guess and never a mate score (which would read as a proven loss).
+            self.play(best)
+            best_score = -self.evaluate()
+            self.undo()
         if best_score >= MATE_BOUND:
             reason = R_WIN
         elif defending:
