@@ -162,7 +162,8 @@ def add_review_parser(subparsers: Any) -> None:
         help="step through a finished game from a record file, and export it",
         description=(
             "Review a game move by move: FILE is a .json record, a .psq (Piskvork) file "
-            "or a move list (h8 i9 ...). Keys: ←/→ step, Home/End, e export, q quit."
+            "or a move list (h8 i9 ...). Keys: ←/→ step, Home/End, e export, q quit. "
+            "With --export OUT it converts the file and opens no screen."
         ),
     )
     parser.add_argument("file", type=Path, metavar="FILE")
@@ -179,6 +180,12 @@ def add_review_parser(subparsers: Any) -> None:
         help=f"board size for a move list, {MIN_SIZE}..{MAX_SIZE} (default 15)",
     )
     parser.add_argument("--glyphs", choices=sorted(GLYPH_SETS), default="unicode")
+    parser.add_argument(
+        "--export",
+        type=Path,
+        metavar="OUT",
+        help="write the game to OUT (.json, .psq, else a move list) and stop, with no screen",
+    )
     parser.set_defaults(run=run_review)
 
 
@@ -195,6 +202,15 @@ def run_review(args: argparse.Namespace) -> int:
         raise OptionError("FILE", f"{args.file} is not a text file") from None
     except (RecordError, ValueError) as exc:
         raise OptionError("FILE", f"{args.file}: {exc}") from None
+    if args.export is not None:
+        from client.review import export_record
+
+        try:
+            kind = export_record(record, args.export)
+        except OSError as exc:
+            raise OptionError("--export", f"cannot write {args.export}: {exc.strerror}") from None
+        print(f"{args.file} ({len(record.moves)} moves) exported as {kind} to {args.export}")
+        return EXIT_OK
     review_app = load_ui("gomoku review", _review_app)
     if review_app is None:
         return EXIT_USAGE

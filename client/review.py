@@ -1,7 +1,8 @@
 """Reading and writing game records for the review screen, by file name.
 
 ``.json`` is the project's own record (everything), ``.psq`` the Piskvork /
-Gomocup file, anything else a move list (``h8 i9 j10``). The formats
+Gomocup file, anything else a move list (``h8 i9 j10``), unless its text is plainly
+one of the other two (a JSON object, a Piskvork header). The formats
 themselves live in :mod:`engine.record`; this module only picks one.
 """
 
@@ -32,6 +33,17 @@ def record_format(path: Path) -> str:
     return "moves"
 
 
+def content_format(text: str) -> str:
+    """The format a file's text shows, for a name that does not say (no extension, or
+    ``.txt``): a JSON object, a Piskvork header, else a move list."""
+    start = text.removeprefix("\ufeff").lstrip()
+    if start.startswith("{"):
+        return "json"
+    if start[:9].lower() == "piskvorky":
+        return "psq"
+    return "moves"
+
+
 def load_record(path: Path, *, rule: Rule = Rule.FREESTYLE, size: int = 15) -> GameRecord:
     """Read and check the record in ``path``. ``rule`` and ``size`` apply to the
     formats that do not carry them (PSQ has a size but no rule; a move list has
@@ -43,9 +55,15 @@ def load_record(path: Path, *, rule: Rule = Rule.FREESTYLE, size: int = 15) -> G
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        if kind != "psq" or b"\0" in data:  # no text has a NUL: a binary file
-            raise
+        piskvork = kind == "psq" or (kind == "moves" and data.lstrip().startswith(b"Piskvorky"))
+        if b"\0" in data or not piskvork:
+            raise  # a binary file (no text has a NUL), or not a Piskvork file
         text = data.decode("latin-1")
+        kind = "psq"
+    if kind == "moves":
+        kind = content_format(text)
+    if not text.removeprefix("\ufeff").strip():
+        raise RecordError("the file is empty")
     if kind == "json":
         return parse_json(text).checked()
     if kind == "psq":
@@ -71,4 +89,4 @@ def export_record(record: GameRecord, path: Path, *, original_json: str | None =
     return kind
 
 
-__all__ = ["RecordError", "export_record", "load_record", "record_format"]
+__all__ = ["RecordError", "content_format", "export_record", "load_record", "record_format"]

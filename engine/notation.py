@@ -37,6 +37,7 @@ def on_board(point: Point, size: int) -> bool:
 
 def parse_point(text: str, size: int = 15) -> Point:
     """Parse ``h8`` (case-insensitive) into a :class:`Point` on a ``size`` board."""
+    check_size(size)
     token = text.strip().lower()
     m = _POINT_RE.fullmatch(token)
     if m is None:
@@ -51,6 +52,7 @@ def parse_point(text: str, size: int = 15) -> Point:
 
 def format_point(point: Point, size: int = 15) -> str:
     """Write ``point`` as ``h8``; the inverse of :func:`parse_point`."""
+    check_size(size)
     if not on_board(point, size):
         raise NotationError(f"{tuple(point)} is off a {size}x{size} board")
     return f"{chr(ord('a') + point.x)}{size - point.y}"
@@ -68,6 +70,9 @@ def parse_gomocup(text: str, size: int = 15) -> Point:
 
 
 def format_gomocup(point: Point) -> str:
+    """Write ``point`` as Gomocup ``x,y``; the inverse of :func:`parse_gomocup`."""
+    if point.x < 0 or point.y < 0:
+        raise NotationError(f"{tuple(point)} is off any board")
     return f"{point.x},{point.y}"
 
 

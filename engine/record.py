@@ -193,7 +193,7 @@ def format_move_list(record: GameRecord, *, compact: bool = False) -> str:
 def parse_move_list(text: str, *, size: int = 15, rule: Rule = Rule.FREESTYLE) -> GameRecord:
     """A record of the moves in ``text``, replayed and checked. Raises RecordError."""
     try:
-        points = parse_moves(text, check_size(size))
+        points = parse_moves(text.removeprefix("\ufeff"), check_size(size))
     except NotationError as exc:
         raise RecordError(str(exc)) from None
     record = GameRecord(rule=Rule(rule), size=size, moves=tuple(TimedMove(p) for p in points))
@@ -340,7 +340,8 @@ def record_from_dict(data: Mapping[str, Any]) -> GameRecord:
         raise RecordError("a JSON record is an object")
     if data.get("format") != JSON_FORMAT:
         raise RecordError(f"not a {JSON_FORMAT} (format is {data.get('format')!r})")
-    if data.get("version") != JSON_VERSION:
+    version = data.get("version")
+    if type(version) is not int or version != JSON_VERSION:  # not 1.0, not true
         raise RecordError(f"unsupported record version {data.get('version')!r}")
     rule = _enum(Rule, data.get("rule"), "rule")
     size = data.get("size")
@@ -371,7 +372,7 @@ def format_json(record: GameRecord, *, indent: int | None = None) -> str:
 def parse_json(text: str) -> GameRecord:
     """A record from JSON text; see :func:`record_from_dict`. Raises RecordError."""
     try:
-        data = json.loads(text)
+        data = json.loads(text.removeprefix("\ufeff"))
     except (json.JSONDecodeError, RecursionError) as exc:
         raise RecordError(f"not JSON: {exc}") from None
     return record_from_dict(data)
@@ -428,7 +429,7 @@ def _result(value: object, size: int) -> Result | None:
     if not isinstance(value, Mapping):
         raise RecordError("result must be an object or null")
     winner_text = value.get("winner")
-    winner = None if winner_text is None else _WINNERS.get(winner_text)
+    winner = _WINNERS.get(winner_text) if isinstance(winner_text, str) else None
     if winner_text is not None and winner is None:
         raise RecordError(f"result.winner must be 'black', 'white' or null, not {winner_text!r}")
     reason = _enum(Reason, value.get("reason"), "result.reason")

@@ -16,7 +16,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import math
+import re
 import shlex
+import shutil
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -107,24 +109,50 @@ def elo_with_margin(wins: int, losses: int, draws: int) -> tuple[float, float]:
     return elo(p), (hi - lo) / 2
 
 
+_OFFSET_LINE = re.compile(r"-?\d{1,3}(?:\s*,\s*-?\d{1,3})*", re.ASCII)
+_OFFSET_HINT = re.compile(r"-|,\s", re.ASCII)
+
+
+def _offset_points(line: str, size: int) -> list[Point]:
+    """``x,y, x,y, ...`` as offsets from the centre (``size // 2``), as Gomocup's own
+    openings files and c-gomoku-cli write them."""
+    if _OFFSET_LINE.fullmatch(line) is None or line.count(",") % 2 == 0:
+        raise NotationError(f"{line!r} is not a line of offsets like 0,0, 1,-1")
+    numbers = [int(n) + size // 2 for n in line.replace(",", " ").split()]
+    points = [Point(x, y) for x, y in zip(numbers[::2], numbers[1::2], strict=True)]
+    for point, dx, dy in zip(points, numbers[::2], numbers[1::2], strict=True):
+        if not (0 <= point.x < size and 0 <= point.y < size):
+            raise NotationError(
+                f"offset {dx - size // 2},{dy - size // 2} is off a {size}x{size} board"
+            )
+    return points
+
+
 def read_openings(path: Path, size: int, rule: Rule = Rule.FREESTYLE) -> list[list[Point]]:
-    """Openings, one a line, moves as Gomocup ``x,y`` separated by spaces; ``#`` comments.
+    """Openings, one a line; ``#`` comments. Two formats, told apart by the whole file:
+    absolute Gomocup points ``x,y`` separated by spaces (``7,7 8,6``), or, when a line
+    has a negative number or a comma followed by a space, offsets from the centre
+    ``x,y, x,y`` (``0,0, 1,-1``) as Gomocup's openings files write them.
 
     Each is played out under ``rule`` as it is read, so a line that could not start a game
     (a point twice, a foul for Black, a game already won) is refused here, naming its
     line, rather than crashing the match at that game. Raises :class:`NotationError`
     (bad input, the file not UTF-8 text included) or :class:`OSError`."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
         raise NotationError(f"{path}: not a text file (UTF-8)") from None
+    lines = [line.split("#", 1)[0].strip() for line in text.splitlines()]
+    offsets = any(_OFFSET_HINT.search(line) for line in lines)
     openings = []
-    for number, line in enumerate(text.splitlines(), 1):
-        moves = line.split("#", 1)[0].strip()
+    for number, moves in enumerate(lines, 1):
         if not moves:
             continue
         try:
-            opening = [parse_gomocup(token, size) for token in moves.split()]
+            if offsets:
+                opening = _offset_points(moves, size)
+            else:
+                opening = [parse_gomocup(token, size) for token in moves.split()]
             board = Board(size, rule)
             for point in opening:
                 board.play(point)
@@ -334,9 +362,9 @@ def format_table(result: MatchResult, engine_a: str, engine_b: str) -> str:
                 f" max {max(times):.3f} s over {len(times)} moves,"
                 f" largest overrun {1000 * result.max_overrun(name):+.0f} ms"
             )
-    failures = [g for g in result.games if g.reason.startswith(("A ", "B "))]
-    for game in failures:
-        lines.append(f"game {game.opening}: {game.reason}")
+    for number, game in enumerate(result.games, 1):  # numbered as the progress lines
+        if game.reason.startswith(("A ", "B ")):
+            lines.append(f"game {number} (opening {game.opening}): {game.reason}")
     return "\n".join(lines)
 
 
@@ -374,6 +402,8 @@ def _command(text: str) -> str:
         raise argparse.ArgumentTypeError(f"{text!r}: {str(error).lower()}") from None
     if not words:
         raise argparse.ArgumentTypeError("an empty command")
+    if shutil.which(words[0]) is None:  # a typo would otherwise lose every game
+        raise argparse.ArgumentTypeError(f"{words[0]!r}: no such command")
     return text
 
 
@@ -386,7 +416,12 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--engine-b", required=True, type=_command, help="command that runs brain B"
     )
-    parser.add_argument("--openings", type=Path, help="openings file (Gomocup x,y moves per line)")
+    parser.add_argument(
+        "--openings",
+        type=Path,
+        help="openings file, one a line: Gomocup points (7,7 8,6) or, as Gomocup's own "
+        "files, offsets from the centre (0,0, 1,-1)",
+    )
     parser.add_argument("--games", type=count(1), default=2, help="number of games (default 2)")
     parser.add_argument("--rule", choices=[r.value for r in Rule], default=Rule.FREESTYLE.value)
     parser.add_argument("--size", type=_board_size, default=15, help="board size, 5..26")
@@ -411,7 +446,10 @@ def run(args: argparse.Namespace) -> int:
         openings = (
             read_openings(args.openings, args.size, Rule(args.rule)) if args.openings else [[]]
         )
-    except (OSError, NotationError) as error:
+    except OSError as error:
+        print(f"gomoku match: cannot read {args.openings}: {error.strerror}", file=sys.stderr)
+        return 2
+    except NotationError as error:
         print(f"gomoku match: {error}", file=sys.stderr)
         return 2
 

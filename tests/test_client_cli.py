@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 GOMOKU = Path(sys.executable).with_name("gomoku")
+MATCH = ["match", "--engine-a", "true", "--engine-b", "true"]  # `true`: a program that exists
 
 
 def gomoku(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -55,10 +56,11 @@ def refused(proc: subprocess.CompletedProcess[str], command: str) -> str:
         (["analyze", "--moves", "h8 h8"], "argument --moves: move 2 (h8): h8 is occupied"),
         (["review", "--size", "99", "x.txt"], "argument --size: 99 is more than 26"),
         (["review", "/nonexistent/game.json"], "argument FILE: cannot read /nonexistent"),
-        (["match", "--engine-a", "a", "--engine-b", "b", "--games", "0"], "argument --games: 0"),
-        (["match", "--engine-a", "", "--engine-b", "b"], "argument --engine-a: an empty command"),
-        (["match", "--engine-a", "a", "--engine-b", "b", "--size", "3"], "argument --size"),
-        (["match", "--engine-a", "a", "--engine-b", "b", "--turn-ms", "x"], "not a whole number"),
+        ([*MATCH, "--games", "0"], "argument --games: 0"),
+        (["match", "--engine-a", "", "--engine-b", "true"], "--engine-a: an empty command"),
+        (["match", "--engine-a", "true", "--engine-b", "nobrain"], "'nobrain': no such command"),
+        ([*MATCH, "--size", "3"], "argument --size"),
+        ([*MATCH, "--turn-ms", "x"], "not a whole number"),
     ],
 )
 def test_a_bad_option_is_one_line_with_the_usage(args: list[str], says: str) -> None:
@@ -73,6 +75,31 @@ def test_review_of_a_directory_or_a_binary_file(tmp_path: Path) -> None:
     binary = tmp_path / "game.psq"
     binary.write_bytes(b"\xff\xfe\x00garbage")
     assert "is not a text file" in refused(gomoku("review", str(binary)), "gomoku review")
+
+
+def test_review_export_converts_a_file_with_no_screen(tmp_path: Path) -> None:
+    """--export writes the record in the format OUT's extension names, prints one line and
+    opens no terminal UI (there was no way to convert a file from a script). A file
+    with no extension is read by what its text is: here a Piskvork file."""
+    source = tmp_path / "game"
+    source.write_text("Piskvorky 15x15, 11:11, 0\r\n8,8,0\r\n9,9,0\r\n8,9,0\r\n-1\r\n")
+    out = tmp_path / "game.txt"
+    proc = gomoku("review", str(source), "--export", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == f"{source} (3 moves) exported as moves to {out}\n"
+    assert out.read_text() == "h8 i7 h7\n"
+    again = tmp_path / "again.json"
+    assert gomoku("review", str(out), "--export", str(again)).returncode == 0
+    assert '"moves"' in again.read_text()
+
+
+def test_review_of_an_empty_file_is_refused(tmp_path: Path) -> None:
+    """An empty move list opened as a game of no moves, as if nothing were wrong."""
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n")
+    assert refused(gomoku("review", str(empty)), "gomoku review") == (
+        f"argument FILE: {empty}: the file is empty"
+    )
 
 
 def test_a_config_dir_that_is_a_file_is_refused(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from engine import Point
 from gomocup.driver import Brain, BrainError
-from gomocup.match import elo_with_margin, run_match
+from gomocup.match import elo_with_margin, read_openings, run_match
 
 # Plays the first empty point in reading order; with "--stubborn" always 0,0 (illegal
 # once taken); with "--mute" never answers a move.
@@ -165,8 +165,8 @@ def test_an_opening_that_cannot_start_a_game_is_refused_in_one_line(
     else:
         openings.write_text(lines + "\n")
     done = subprocess.run(
-        [sys.executable, "-m", "gomocup.match", "--engine-a", "nobrain", "--engine-b",
-         "nobrain", "--openings", str(openings), "--rule", rule],
+        [sys.executable, "-m", "gomocup.match", "--engine-a", "true", "--engine-b",
+         "true", "--openings", str(openings), "--rule", rule],
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert done.returncode == 2
@@ -179,7 +179,7 @@ def test_an_engine_command_with_unbalanced_quotes_is_a_usage_error() -> None:
     """The command is split as a shell would; a quote left open is said at once."""
     done = subprocess.run(
         [sys.executable, "-m", "gomocup.match", "--engine-a", 'sh -c "echo hi',
-         "--engine-b", "nobrain"],
+         "--engine-b", "true"],
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert done.returncode == 2
@@ -187,3 +187,66 @@ def test_an_engine_command_with_unbalanced_quotes_is_a_usage_error() -> None:
         "gomoku match: error: argument --engine-a: 'sh -c \"echo hi': no closing quotation"
     )
     assert "Traceback" not in done.stderr
+
+
+def test_gomocup_openings_files_are_read_as_offsets_from_the_centre(tmp_path: Path) -> None:
+    """Gomocup's own openings files (and c-gomoku-cli's) write ``x,y, x,y`` as offsets
+    from the centre, negative ones included; they were refused as not points."""
+    openings = tmp_path / "openings_freestyle.txt"
+    openings.write_text("8,-3, 6,-4, 5,-4, 4,-3, 2,-8, -1,-5\r\n0,0\r\n")
+    first, second = read_openings(openings, 20)
+    assert first == [Point(18, 7), Point(16, 6), Point(15, 6), Point(14, 7), Point(12, 2),
+                     Point(9, 5)]  # fmt: skip
+    assert second == [Point(10, 10)]
+    plain = tmp_path / "plain.txt"
+    plain.write_text("7,7 8,6\n")
+    assert read_openings(plain, 15) == [[Point(7, 7), Point(8, 6)]]
+
+
+@pytest.mark.parametrize(
+    ("lines", "said"),
+    [("0,0, 1,", "is not a line of offsets"), ("0,0, 9,0", "offset 9,0 is off a 15x15 board")],
+)
+def test_a_bad_line_of_offsets_is_refused_in_one_line(
+    tmp_path: Path, lines: str, said: str
+) -> None:
+    """An odd number of coordinates, or an offset beyond the edge, names the line."""
+    openings = tmp_path / "offsets.txt"
+    openings.write_text(lines + "\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "gomocup.match", "--engine-a", "true", "--engine-b", "true",
+         "--openings", str(openings)],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2
+    [line] = done.stderr.splitlines()
+    assert line.startswith("gomoku match: "), line
+    assert "offsets.txt:1:" in line, line
+    assert said in line, line
+
+
+def test_a_brain_command_that_names_no_program_is_refused_before_the_match() -> None:
+    """A typo in a brain's command lost every game to a forfeit and printed the result of
+    a match that was never played, with exit status 0."""
+    done = subprocess.run(
+        [sys.executable, "-m", "gomocup.match", "--engine-a", "true", "--engine-b",
+         "nonexistent-brain --level master"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == (
+        "gomoku match: error: argument --engine-b: 'nonexistent-brain': no such command"
+    )
+
+
+def test_a_missing_openings_file_is_one_line(tmp_path: Path) -> None:
+    """Not Python's errno text: what could not be read, and why."""
+    done = subprocess.run(
+        [sys.executable, "-m", "gomocup.match", "--engine-a", "true", "--engine-b", "true",
+         "--openings", str(tmp_path / "missing.txt")],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        f"gomoku match: cannot read {tmp_path / 'missing.txt'}: No such file or directory"
+    ]

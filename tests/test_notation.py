@@ -163,3 +163,13 @@ def test_unsupported_sizes(size: int) -> None:
     """Sizes outside 5..26 raise NotationError."""
     with pytest.raises(NotationError, match=f"board size {size} is not between 5 and 26"):
         check_size(size)
+
+
+def test_sizes_beyond_the_letters_are_refused_both_ways() -> None:
+    """``a1`` on a 100x100 board was read, and column 27 was written as ``{27``."""
+    with pytest.raises(NotationError, match="board size 100"):
+        parse_point("a1", 100)
+    with pytest.raises(NotationError, match="board size 27"):
+        format_point(Point(26, 0), 27)
+    with pytest.raises(NotationError, match="off any board"):
+        format_gomocup(Point(-1, 0))

@@ -318,3 +318,29 @@ def test_record_points_on_other_sizes() -> None:
     assert record.points == [parse_point("a19", 19), parse_point("s1", 19), parse_point("j10", 19)]
     assert record_to_dict(record)["moves"] == [{"move": "a19"}, {"move": "s1"}, {"move": "j10"}]
     assert format_psq(record).splitlines()[1:4] == ["1,1,0", "19,19,0", "10,10,0"]
+
+
+@pytest.mark.parametrize("winner", [["black"], {"colour": "black"}, 1])
+def test_a_winner_that_is_not_a_string_is_a_record_error(winner: object) -> None:
+    """A list or an object as the winner was a TypeError (unhashable) and a traceback in
+    ``gomoku review``."""
+    data = record_to_dict(parse_move_list(BLACK_WINS))
+    data["result"]["winner"] = winner
+    with pytest.raises(RecordError, match=r"result\.winner must be"):
+        record_from_dict(data)
+
+
+@pytest.mark.parametrize("version", [1.0, True, "1"])
+def test_the_version_is_the_integer_1(version: object) -> None:
+    """1.0 and true compared equal to 1 and were read as version 1."""
+    data = record_to_dict(parse_move_list(BLACK_WINS))
+    data["version"] = version
+    with pytest.raises(RecordError, match="unsupported record version"):
+        record_from_dict(data)
+
+
+def test_a_byte_order_mark_is_skipped_in_json_and_move_lists() -> None:
+    """Editors on Windows write one; PSQ files already skipped it."""
+    record = parse_move_list(BLACK_WINS)
+    assert parse_json("\ufeff" + format_json(record)).moves == record.moves
+    assert parse_move_list("\ufeff" + BLACK_WINS).moves == record.moves
