@@ -395,16 +395,21 @@ def _board_size(text: str) -> int:
 
 
 def _command(text: str) -> str:
-    """A brain's command line, split as the match will split it (shell quoting)."""
+    """A brain's command line, split as the match will split it (shell quoting). Its
+    program is looked up on PATH, then beside this Python (the programs installed with
+    this one, such as ``pbrain-gomoku``, where the environment is not activated)."""
     try:
         words = shlex.split(text)
     except ValueError as error:  # "No closing quotation"
         raise argparse.ArgumentTypeError(f"{text!r}: {str(error).lower()}") from None
     if not words:
         raise argparse.ArgumentTypeError("an empty command")
-    if shutil.which(words[0]) is None:  # a typo would otherwise lose every game
-        raise argparse.ArgumentTypeError(f"{words[0]!r}: no such command")
-    return text
+    if shutil.which(words[0]) is not None:
+        return text
+    beside = Path(sys.executable).with_name(words[0])  # pbrain-gomoku in a venv not activated
+    if "/" not in words[0] and shutil.which(beside) is not None:
+        return shlex.join([str(beside), *words[1:]])
+    raise argparse.ArgumentTypeError(f"{words[0]!r}: no such command")  # not a lost match
 
 
 def configure_parser(parser: argparse.ArgumentParser) -> None:

@@ -250,3 +250,22 @@ def test_a_missing_openings_file_is_one_line(tmp_path: Path) -> None:
     assert done.stderr.splitlines() == [
         f"gomoku match: cannot read {tmp_path / 'missing.txt'}: No such file or directory"
     ]
+
+
+def test_pbrain_gomoku_is_found_beside_python_when_the_venv_is_not_activated(
+    tmp_path: Path,
+) -> None:
+    """README's own command (``--engine-a "pbrain-gomoku ..."``) run as
+    ``.venv/bin/gomoku match`` with the environment not activated: the brain is the one
+    installed beside this Python, and the games are played."""
+    gomoku = Path(sys.executable).with_name("gomoku")
+    done = subprocess.run(
+        [str(gomoku), "match", "--engine-a", "pbrain-gomoku --level beginner",
+         "--engine-b", "pbrain-gomoku --level beginner", "--games", "2", "--turn-ms", "300",
+         "--quiet"],
+        capture_output=True, text=True, timeout=120, env={"PATH": "/usr/bin:/bin"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert f"A: {gomoku.with_name('pbrain-gomoku')} --level beginner" in done.stdout
+    assert "A total" in done.stdout
+    assert "failed to start" not in done.stdout
