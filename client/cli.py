@@ -28,13 +28,13 @@ from typing import Any
 from client.play_cli import add_play_parser, add_review_parser
 from client.usage import OptionError
 from engine.ai import analysis as ai_analysis
-from engine.ai import engine_info
+from engine.ai import engine_info, think
 from engine.analysis import analyze, sorted_points
 from engine.board import Board
 from engine.errors import NotationError, RecordError
 from engine.notation import MAX_SIZE, MIN_SIZE, format_point
 from engine.record import parse_move_list
-from engine.types import Rule
+from engine.types import Color, Rule
 from gomocup.match import add_match_parser
 from protocol.options import count, seconds
 
@@ -77,8 +77,8 @@ def _add_analyze(subparsers: Subparsers) -> None:
         "--time",
         type=seconds(),
         metavar="SECONDS",
-        help="with --json: let the AI think this long and add its best move, score, "
-        "principal variation (pv) and win_in (own moves to a proven win, or null)",
+        help="let the AI think this long and add its best move, score, principal "
+        "variation (pv) and win_in (own moves to a proven win, or null)",
     )
     parser.add_argument(
         "--engine-info",
@@ -105,6 +105,13 @@ def _run_analyze(args: argparse.Namespace) -> int:
         print(json.dumps(data))
     else:
         print(describe(board))
+        if args.time is not None and not board.is_over():
+            found = think(board, level="master", time_limit=args.time)
+            win = "" if found.win_in is None else f", a win in {found.win_in} (proven)"
+            side = "Black" if board.turn is Color.BLACK else "White"
+            best = format_point(found.best, board.size)
+            print(f"AI ({args.time:g} s): {best}, score {found.score} for {side}{win}")
+            print("line: " + " ".join(format_point(p, board.size) for p in found.pv))
     return EXIT_OK
 
 

@@ -100,6 +100,18 @@ def test_analyze_diagram_of_a_win(capsys: pytest.CaptureFixture[str]) -> None:
     assert out.splitlines()[-1] == "Black wins (five: h8 i8 j8 k8 l8)."
 
 
+def test_analyze_diagram_with_time_adds_the_ai_move(capsys: pytest.CaptureFixture[str]) -> None:
+    """--time without --json was read and then ignored; the diagram now ends with the
+    AI's move, its score for the side to move, a proven win, and its line."""
+    assert main(["analyze", "--moves", "h8 a1 i8 a2 j8 a3 k8 a4", "--time", "0.5"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-3] == "Black to move."
+    assert lines[-2].startswith("AI (0.5 s): ")
+    assert lines[-2].endswith(" for Black, a win in 1 (proven)")
+    assert lines[-2].split()[3] in {"g8,", "l8,"}
+    assert lines[-1] in {"line: g8", "line: l8"}
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
