@@ -74,3 +74,27 @@ def test_a_psq_file_from_windows_with_latin1_names_loads(tmp_path: Path) -> None
     record = load_record(source)
     assert (record.players.black, record.players.white) == ("José", "Müller")
     assert len(record.moves) == 2
+
+
+async def test_export_asks_before_replacing_a_file(tmp_path: Path) -> None:
+    """Export onto a file that exists says so and waits for a second Export: it replaced
+    the file at once (the source itself, if its name was typed)."""
+    source = tmp_path / "game.txt"
+    compact = MOVES.replace(" ", "")  # written back spaced: the file tells when it was
+    source.write_text(compact, encoding="utf-8")
+    app = ReviewApp(load_record(source), source=source)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("e")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ExportDialog)
+        dialog.query_one("#path").value = str(source)  # type: ignore[attr-defined]
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is dialog
+        assert "game.txt exists: Export again replaces it" in screen_text(app)
+        assert source.read_text(encoding="utf-8") == compact
+        await pilot.press("enter")
+        await pilot.pause()
+        assert not isinstance(app.screen, ExportDialog)
+    assert source.read_text(encoding="utf-8") == MOVES

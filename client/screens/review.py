@@ -19,6 +19,7 @@ from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Input, Label, Static
@@ -42,10 +43,14 @@ class ExportDialog(ModalScreen[Path | None]):
     def __init__(self, suggestion: str) -> None:
         super().__init__()
         self.suggestion = suggestion
+        self.replace: Path | None = None  # a file that exists, asked about once
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label("[b]Export[/b]: .json (full record), .psq (Piskvork), other: move list")
+            yield Label(
+                "[b]Export[/b]: .json (full record), .psq (Piskvork), other: move list",
+                id="ask",
+            )
             yield Input(self.suggestion, id="path")
             with Horizontal(classes="buttons"):
                 yield Button("Export", id="ok", variant="primary")
@@ -63,7 +68,14 @@ class ExportDialog(ModalScreen[Path | None]):
     @on(Button.Pressed, "#ok")
     def ok(self) -> None:
         text = self.query_one("#path", Input).value.strip()
-        self.dismiss(Path(text).expanduser() if text else None)
+        path = Path(text).expanduser() if text else None
+        if path is not None and path.exists() and path != self.replace:
+            self.replace = path  # a second Export (or Enter) replaces it
+            self.query_one("#ask", Label).update(
+                Content.from_markup("[b]$name exists[/b]: Export again replaces it", name=path.name)
+            )
+            return
+        self.dismiss(path)
 
 
 class ReviewScreen(Screen[None]):
