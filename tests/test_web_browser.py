@@ -988,6 +988,58 @@ async def test_leaving_a_running_game_warns_and_your_games_leads_back(browser: B
         assert (await hal.until_event(Presence)).online
 
 
+async def test_a_private_game_left_is_named_by_its_opponent_in_your_games(
+    browser: Browser,
+) -> None:
+    """A private room is in no lobby list: after Leave, "Your games" showed its raw id
+    ("Return to game r-...") instead of who the game is with."""
+    async with people(browser) as crowd:
+        hal = await crowd.client("hal")
+        snap = await hal.create(seat="black", private=True)
+        ann = await crowd.page("ann", hash=f"#/room/{snap.room.code}")
+        await hal.until_event(GameStarted)
+        ann.once("dialog", lambda dialog: dialog.accept())
+        await ann.click("#leave")
+        await expect(ann.locator("#lobby-view")).to_be_visible()
+        game = ann.locator(f'.resume a[data-room="{snap.room.id}"]')
+        await expect(game).to_have_text("Your game with hal")
+        await game.click()
+        await expect(ann.locator("#status")).to_have_text("hal to move (Black).")
+
+
+async def test_a_first_visit_a_bad_name_and_a_bad_link_say_what_is_wrong(
+    browser: Browser,
+) -> None:
+    """Before a name is chosen nothing connects, and the badge says "Not connected" (it
+    counted down a red "Offline: retrying" forever); a name of spaces is refused in words
+    (it did nothing); a link to no room shows why and the way back, not an empty room."""
+    async with people(browser) as crowd:
+        context = await browser.new_context(viewport=DESKTOP)
+        crowd.contexts.append(context)
+        page = await context.new_page()
+        page.set_default_timeout(WAIT_MS)
+        page.on("pageerror", lambda error: crowd.errors.append(f"first: {error}"))
+        await page.goto(crowd.url + "#/room/NOPE")
+        await page.wait_for_timeout(1500)  # the badge's ticks (every 250 ms) have run
+        await expect(page.locator("#conn")).to_have_text("Not connected")
+        await expect(page.locator("#conn")).not_to_have_attribute("data-state", "offline")
+        await page.fill("#name-input", "   ")
+        await page.press("#name-input", "Enter")
+        said = await page.eval_on_selector("#name-input", "e => e.validationMessage")
+        assert said == "A name needs more than spaces."
+        await page.fill("#name-input", "ann")
+        await page.press("#name-input", "Enter")
+        await expect(page.locator("#status")).to_have_text(
+            "Could not enter NOPE: That room does not exist (any more). Back to the lobby"
+        )
+        for panel in (".side", ".board-host", "#leave"):
+            await expect(page.locator(f"#room-view {panel}")).to_be_hidden()
+        await page.click("#status >> text=Back to the lobby")
+        await expect(page.locator("#lobby-view")).to_be_visible()
+        await page.goto(crowd.url + "#/room/")
+        await expect(page.locator("#lobby-view")).to_be_visible()
+
+
 async def test_a_page_left_for_another_site_lets_the_player_go(browser: Browser) -> None:
     """Going to another page shows her offline to hal; Back brings her game back to play."""
     async with people(browser) as crowd:
@@ -1116,7 +1168,7 @@ async def test_an_opponent_gone_after_the_game_has_left(browser: Browser) -> Non
         await hal.ws.close()
         seat = ann.locator(".seat.white .presence")
         await expect(seat).to_have_text(re.compile(r"^ offline \(claimable in 0:[56]\d\)$"))
-        await expect(ann.locator("#chat-log li").last).to_have_text("hal lost the connection")
+        await expect(ann.locator("#chat-log li").last).to_have_text("hal is offline")
 
         ann.once("dialog", lambda dialog: dialog.accept())
         await ann.click("#resign")

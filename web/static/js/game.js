@@ -88,6 +88,7 @@ export class GameView {
   /** Empty the page of the room shown before (its board, result, controls, moves and
    * chat), so that nothing of it shows in the next one. */
   clear() {
+    this.root.classList.remove("failed");
     this.roomId = null;
     this.sent = null;
     this.clearRefusal();
@@ -116,8 +117,13 @@ export class GameView {
     this.logShown = -1;
   }
 
+  /** A room that could not be entered: its name, why, and the way back; the room's
+   * panels (seats, moves, chat) are hidden, having nothing to show. */
   failed(key, why) {
-    this.status.textContent = `Could not enter ${key}: ${why}`;
+    this.root.classList.add("failed");
+    this.title.textContent = `Room ${key}`;
+    this.status.replaceChildren(`Could not enter ${key}: ${why} `,
+      h("a", { href: "#/" }, "Back to the lobby"));
   }
 
   get me() {

@@ -29,7 +29,7 @@ export class LobbyView {
     this.queueBox = h("div", { class: "queue-status", role: "status", "aria-live": "polite" });
     const quick = h("form", { class: "card", id: "quick-form", onsubmit: (e) => this.quickMatch(e) },
       h("h2", {}, "Quick match"),
-      h("p", { class: "hint-text" }, "Rated, 15×15, colours drawn at random."),
+      h("p", { class: "hint-text" }, "Rated, 15×15, colours drawn at random (casual if the AI steps in)."),
       select("rule", "Rule", RULES, "freestyle"),
       select("time", "Clock", [["", "No clock"], ...CLOCKS.map((c) => [c, c])], "5+3"),
       h("label", {}, h("input", { type: "checkbox", name: "ai" }), " Play the AI if nobody comes within ",
@@ -105,7 +105,10 @@ export class LobbyView {
   gameText(id) {
     const me = this.app.me?.player;
     const room = this.app.rooms.get(id) ?? this.app.lobby.get(id);
-    if (!room) return `Return to game ${id}`;
+    if (!room) {
+      const name = this.app.opponents.get(id);
+      return name ? `Your game with ${name}` : "Return to your game";
+    }
     if (room.state === "waiting") return "Your room: waiting for an opponent";
     const other = [room.players.black, room.players.white].find((p) => p && p.id !== me);
     const game = `Your game with ${other?.name ?? "an opponent"}`;
@@ -209,6 +212,7 @@ export class LobbyView {
       rated: withAi ? false : f.rated.checked,
       private: f.private.checked,
     };
+    if (withAi && f.rated.checked) toast("A game against the AI is not rated: this one is casual.");
     return this.once(event.target, () => this.app.createRoom(message, withAi ? f.level.value : null));
   }
 

@@ -23,6 +23,7 @@ export class App {
     this.lobby = new Map(); // room id -> RoomSummary
     this.queued = null; // {rule, time, since: ms, ai_after_ms}
     this.seated = new Set(); // ids of the rooms this player sits in (the lobby's "Your games")
+    this.opponents = new Map(); // room id -> opponent's name, of running games left here
     this.suspended = false; // the page went into the back/forward cache: no connection
     this.current = null; // the room id shown
     this.route = null;
@@ -59,10 +60,15 @@ export class App {
     const form = document.getElementById("name-form");
     const input = document.getElementById("name-input");
     input.value = this.name;
+    input.addEventListener("input", () => input.setCustomValidity(""));
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       const name = input.value.trim();
-      if (!name) return;
+      if (!name) {
+        input.setCustomValidity("A name needs more than spaces.");
+        input.reportValidity();
+        return;
+      }
       const changed = name !== this.name;
       localStorage.setItem(STORE.name, name);
       showName(name);
@@ -278,7 +284,7 @@ export class App {
     const parts = window.location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
     const [page, arg] = parts;
     this.route = parts;
-    if (page === "room" || page === "watch") {
+    if ((page === "room" || page === "watch") && arg) {  // no id: the lobby
       this.showView("game");
       this.enterRoom(arg, page === "watch");
     } else if (page === "leaderboard") {
@@ -341,6 +347,11 @@ export class App {
     const room = this.rooms.get(roomId);
     const running = room && (room.state === "playing" || room.state === "opening");
     if (!(running && this.me && room.seatOf(this.me.player))) this.seated.delete(roomId);
+    else {
+      // Its events stop coming here, so the lobby says only who the game is with.
+      const other = [room.players.black, room.players.white].find((p) => p && p.id !== this.me.player);
+      if (other) this.opponents.set(roomId, other.name);
+    }
     this.rooms.delete(roomId);
     this.current = null;
     window.location.hash = "#/";
@@ -350,7 +361,11 @@ export class App {
   tick() {
     if (this.current && this.rooms.has(this.current)) this.views.game.tick(this.rooms.get(this.current));
     if (this.queued) this.views.lobby.tick();
-    if (this.conn.state === "offline") this.onState("offline", { retryAt: this.retryAt() });
+    // Only a connection that dropped counts down to its retry: before a name is chosen
+    // nothing connects, and the badge stays "Not connected" (not a red "retrying").
+    if (this.conn.state === "offline" && this.conn.retryTimer !== null) {
+      this.onState("offline", { retryAt: this.retryAt() });
+    }
   }
 
   retryAt() {

@@ -124,7 +124,7 @@ export class RoomState {
         this.presenceAt = performance.now();
         // After the game nothing is claimed: a player going away has just left.
         if (event.online) return `${this.nameOf(event.player)} is back`;
-        return `${this.nameOf(event.player)} ${this.state === "over" ? "left" : "lost the connection"}`;
+        return `${this.nameOf(event.player)} ${this.state === "over" ? "left" : "is offline"}`; // (or left the page)
       case "chat":
         return null; // the log keeps chat lines with their author
       case "rematch":
