@@ -22,6 +22,7 @@ import msgspec
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen, Screen
+from textual.widget import Widget
 
 from client.address import ServerAddress
 from client.config import Identity, load_identity, save_identity
@@ -105,6 +106,7 @@ class GomokuApp(App[None]):
         self.ai_after_create: AiRequest | None = None  # seat an AI in the room being created
         self.hot_seat_wanted = False  # the partner joins the room being created
         self.launch_rooms: set[str] | None = None
+        self.game_coming = False  # the game screen waits for dialogs still mounting
         """The rooms of this launch's first welcome not caught up yet (None before it)."""
 
     # -- starting ---------------------------------------------------------------
@@ -202,7 +204,7 @@ class GomokuApp(App[None]):
             self.ai_after_create = None  # whatever it refused, do not seat an AI later
             self.hot_seat_wanted = False
             if action.code in NOTIFIED_ERRORS:
-                self.notify(describe_error(action), severity="error", timeout=6)
+                self.notify(describe_error(action), severity="error", timeout=6, markup=False)
         self._navigate(before, self.model)
         self._return_to_game(action)
         for screen in self.screen_stack:
@@ -242,12 +244,33 @@ class GomokuApp(App[None]):
                 self.run_worker(self.send(msg.SeatAi(room=room, level=wanted.level)), group="send")
         self._follow_rematch(before, after)
         if after.room is not None and not on_game:
-            self._close_dialogs()
-            self.push_screen(GameScreen(self))
+            self._show_game()
         elif after.room is None and on_game:
             while not isinstance(self.screen, GameScreen):
                 self.pop_screen()
             self.pop_screen()
+
+    def _show_game(self) -> None:
+        """The game screen over the lobby, once the dialogs it closes have finished
+        mounting: a dialog opened a moment before (``n`` pressed just after Enter) and
+        removed while its widgets were still mounting crashed the client (Textual's
+        Select looked for its overlay in a removed dialog). Meanwhile nothing else is
+        pushed: the game comes once, when the dialogs are settled."""
+        if self.game_coming:
+            return
+        if not all(_settled(screen) for screen in self.screen_stack):
+            self.game_coming = True
+            self.set_timer(0.02, self._show_game_when_settled)
+            return
+        self._close_dialogs()
+        self.push_screen(GameScreen(self))
+
+    def _show_game_when_settled(self) -> None:
+        self.game_coming = False
+        if self.model.room is not None and not any(
+            isinstance(screen, GameScreen) for screen in self.screen_stack
+        ):
+            self._show_game()
 
     def _close_dialogs(self) -> None:
         """A game is coming on screen: the dialogs open over the lobby close (the
@@ -467,3 +490,10 @@ QUIT_QUESTION = (
 def partner_name(name: str) -> str:
     """The second hot-seat player's name, distinct from the first."""
     return "Player 2" if name != "Player 2" else "Player 1"
+
+
+def _settled(screen: Screen[object]) -> bool:
+    """Whether ``screen`` and every widget in it have run their mount handlers (so
+    removing it now leaves none of them to run on a removed widget)."""
+    widgets = screen.walk_children(Widget)
+    return screen.is_mounted and all(widget.is_mounted for widget in widgets)

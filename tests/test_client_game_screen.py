@@ -74,6 +74,25 @@ async def test_typed_point_plays_and_text_chats(
         assert app.screen.query_one("#command", Input).value == "half a line"
 
 
+async def test_chat_may_begin_with_punctuation(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """``:)`` Enter on the board: both keys were dropped (only a letter, a digit or /
+    began a line) and Enter played the cursor's point. Now it is chat, as typed; ``?``
+    and ``.`` keep their own meaning."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, _ = await in_game_with_bob(app, pilot, connect)
+        assert isinstance(app.focused, Board)
+        await pilot.press("colon", "right_parenthesis", "enter")
+        chat = await bob.until_event(ev.ChatPosted)
+        assert chat.text == ":)"
+        assert stones(app) == 0
+        await pilot.press(*"[b]hi", "enter")
+        chat = await bob.until_event(ev.ChatPosted)
+        assert chat.text == "[b]hi"
+        assert stones(app) == 0
+
+
 def rows_shown(app: GomokuApp) -> list[int]:
     """The board's row numbers on screen, top to bottom."""
     lines = screen_text(app).splitlines()
@@ -476,3 +495,22 @@ async def test_moves_typed_after_the_game_say_it_is_over_once(
         said = [line.text for line in app.model.log if line.text == "The game is over."]
         assert said == ["The game is over."]
         assert screen_text(app).count("The game is over.") == 1
+
+
+async def test_the_question_line_shows_a_name_as_written(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """An opponent named ``[red]eve[/red]`` offering a draw: the question named her in
+    red (``[/x]`` would have crashed); it shows the name as she typed it."""
+    async with running(server, tmp_path) as (app, pilot):
+        await app.send(m.CreateRoom(seat="black"))
+        await until(pilot, lambda: app.model.room is not None, "the room")
+        assert app.model.room is not None
+        room = app.model.room.id
+        eve = await connect("[red]eve[/red]")
+        await eve.join(room)
+        await until(pilot, lambda: app.model.room is not None and app.model.room.state == "playing")
+        await eve.send(m.Offer(room=room, kind="draw"))
+        asks = "[red]eve[/red] offers a draw: y accept · n decline"
+        await until(pilot, lambda: asks in screen_text(app), "the name as written")
+        assert app.is_running

@@ -6,17 +6,26 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 from client_fixtures import in_game_with_bob, leave_for_the_lobby, running, until
 from server_fixtures import Connect
 from textual.pilot import Pilot
+from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Input, Static
 
 from client.app import GomokuApp
-from client.screens.dialogs import CodeDialog, CreateRoomDialog, QuickMatchDialog
+from client.screens.dialogs import (
+    AiGameDialog,
+    CodeDialog,
+    CreateRoomDialog,
+    PlayAiDialog,
+    QuickMatchDialog,
+)
 from client.screens.game import GameScreen
 from client.screens.lobby import LobbyScreen
 from client.screenshot import screen_text
+from client.state.model import Action
 from protocol import messages as m
 from server.app import GomokuServer
 from server.config import ConnectionLimits
@@ -234,3 +243,59 @@ async def test_a_game_left_for_the_lobby_that_ends_there_is_said_on_the_lobby_li
         await until(pilot, lambda: isinstance(app.screen, QuickMatchDialog))
         await pilot.click("#ok")
         await until(pilot, lambda: ended not in screen_text(app), "the line cleared")
+
+
+async def test_a_dialog_opened_just_as_a_game_comes_does_not_crash(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """w (watch) and then n at once, as typed under tmux: the game's snapshot came while
+    the new-room dialog was still mounting, the dialog was closed half-built, and
+    Textual's Select crashed the client (NoMatches). Here each dialog is opened in the
+    very step the snapshot is taken in; the game comes once it has settled."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob = await connect("bob")
+        carol = await connect("carol")
+        snap = await bob.create(seat="black")
+        await carol.join(snap.room.id)
+        await until(pilot, lambda: "carol 1500" in screen_text(app))
+        assert app.connection is not None
+        dispatch = app.connection.dispatch
+        for dialog in (CreateRoomDialog, QuickMatchDialog, PlayAiDialog, AiGameDialog):
+
+            def opened_first(action: Action, dialog: type[Screen[Any]] = dialog) -> None:
+                if isinstance(action, m.Snapshot):
+                    app.push_screen(dialog())
+                dispatch(action)
+
+            app.connection.dispatch = opened_first
+            await pilot.press("w")
+            await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game screen")
+            app.connection.dispatch = dispatch
+            await pilot.pause(0.1)
+            assert app.is_running
+            assert not any(isinstance(s, ModalScreen) for s in app.screen_stack)
+            assert sum(isinstance(s, GameScreen) for s in app.screen_stack) == 1
+            await pilot.press("ctrl+l")  # a spectator leaves at once
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+
+
+async def test_names_and_typed_text_are_shown_as_written_never_as_markup(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """A player named ``[/x]`` crashed every client showing the lobby (the table read
+    names as Rich markup: MarkupError); ``[red]eve[/red]`` turned red. An AI level
+    typed as ``[/x]`` crashed the dialog's error line the same way."""
+    async with running(server, tmp_path) as (app, pilot):
+        bad = await connect("[/x]")
+        await bad.create(seat="black")
+        red = await connect("[red]eve[/red]")
+        await red.create(seat="white")
+        await until(pilot, lambda: "[/x] 1500" in screen_text(app), "the name as written")
+        await until(pilot, lambda: "[red]eve[/red] 1500" in screen_text(app))
+        assert app.is_running
+        await pilot.press("a")
+        await until(pilot, lambda: isinstance(app.screen, PlayAiDialog))
+        app.screen.query_one("#level-other", Input).value = "[/x]"
+        await pilot.click("#ok")
+        await until(pilot, lambda: "'[/x]' is not a level name" in screen_text(app))
+        assert app.is_running

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -77,7 +78,7 @@ class ConnectScreen(Screen[None]):
         try:
             address = ServerAddress.parse(text)
         except AddressError as exc:
-            error.update(str(exc))
+            error.update(Text(str(exc)))  # it quotes what was typed
             return
         try:
             check_name(name)

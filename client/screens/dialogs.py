@@ -25,6 +25,7 @@ import dataclasses
 import re
 from typing import ClassVar, Generic, TypeVar
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -92,7 +93,7 @@ class ConfirmDialog(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(self.question)
+            yield Label(Text(self.question))  # names in it are text, not markup
             with Horizontal(classes="buttons"):
                 yield Button("Yes (y)", id="yes", variant="error", compact=True)
                 yield Button("No (n)", id="no", variant="primary", compact=True)
@@ -124,8 +125,8 @@ class NoticeDialog(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(f"[b]{self.heading}[/b]")
-            yield Label(self.text)
+            yield Label(Text(self.heading, style="bold"))
+            yield Label(Text(self.text))
             with Horizontal(classes="buttons"):
                 yield Button("OK (Enter)", id="ok", variant="primary", compact=True)
         yield Footer(compact=True)
@@ -158,7 +159,7 @@ class _FormDialog(ModalScreen[R | None], Generic[R]):
         self.dismiss(None)
 
     def error(self, text: str) -> None:
-        self.query_one("#form-error", Label).update(text)
+        self.query_one("#form-error", Label).update(Text(text))  # it may quote what was typed
 
     def time_control(self) -> tuple[bool, TimeControl | None]:
         try:

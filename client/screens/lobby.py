@@ -109,7 +109,7 @@ class LobbyScreen(Screen[None]):
         yield Static("", id="lobby-title")
         yield Static("", id="banner")
         yield Static("", id="queue")
-        table: DataTable[str] = DataTable(id="rooms", cursor_type="row", zebra_stripes=True)
+        table: DataTable[Text] = DataTable(id="rooms", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", id="lobby-hint")
         yield Footer(compact=True)

@@ -109,7 +109,7 @@ class LeaderboardScreen(_HistoryScreen):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="lobby-title")
-        table: DataTable[str] = DataTable(id="leaders", cursor_type="row", zebra_stripes=True)
+        table: DataTable[Text] = DataTable(id="leaders", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", id="history-status")
         yield Footer(compact=True)
@@ -198,11 +198,11 @@ class ProfileScreen(_HistoryScreen):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="lobby-title")
-        standings: DataTable[str] = DataTable(id="standings", cursor_type="none")
+        standings: DataTable[Text] = DataTable(id="standings", cursor_type="none")
         standings.can_focus = False
         yield standings
         yield Static("", id="games-title")
-        games: DataTable[str] = DataTable(id="games", cursor_type="row", zebra_stripes=True)
+        games: DataTable[Text] = DataTable(id="games", cursor_type="row", zebra_stripes=True)
         yield games
         yield Static("", id="history-status")
         yield Footer(compact=True)

@@ -191,9 +191,11 @@ class ReviewScreen(Screen[None]):
             try:
                 kind = export_record(self.record, path, original_json=self.original_json)
             except OSError as exc:
-                self.notify(f"Could not write {path}: {exc.strerror}", severity="error")
+                self.notify(
+                    f"Could not write {path}: {exc.strerror}", severity="error", markup=False
+                )
                 return
-            self.notify(f"Exported as {kind} to {path}")
+            self.notify(f"Exported as {kind} to {path}", markup=False)
 
         await self.app.push_screen(ExportDialog(suggestion), done)
 

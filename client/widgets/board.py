@@ -325,7 +325,7 @@ class Board(HandsTypingOn, can_focus=True):
         return self.can_play and self.my_turn == (parameters == ())
 
     async def on_key(self, event: events.Key) -> None:
-        """A letter or digit starts a typed point (or chat) in the text line; the keys
+        """A printable key starts a typed point (or chat) in the text line; the keys
         after it follow it there, even those that reach the board before the text
         line has taken focus."""
         await self.hand_typing_on(event, starts=starts_text(event))

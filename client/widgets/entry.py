@@ -1,7 +1,8 @@
 """The game screen's text line and its prompt bar.
 
-Typing is never a command on the game screen: a letter or digit pressed while
-the board, the move list or the log has focus starts the text line with that
+Typing is never a command on the game screen: a printable key pressed while the
+board, the move list or the log has focus (all but a space, and ``?`` and ``.``,
+which are keys of their own: help, the last move) starts the text line with that
 character (:meth:`EntryLine.take_key`), so ``h8`` Enter plays h8 whatever had
 focus, and chat is typed the same way; ``/`` starts a command line the same way
 (on the prompt bar too, where other letters wait for the question's answer). Game
@@ -33,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import ClassVar, Protocol
 
+from rich.text import Text
 from textual import events, on
 from textual.binding import Binding, BindingType
 from textual.message import Message
@@ -51,19 +53,25 @@ class TextSink(Protocol):
     the text line."""
 
     async def take_key(self, event: events.Key, *, typing: bool) -> bool:
-        """Take ``event`` if it belongs to the text: a letter, a digit or ``/``
-        always, the rest of a line (any printable key, Enter, Backspace) while
+        """Take ``event`` if it belongs to the text: a key that starts text
+        (:func:`starts_text`) always, the rest of a line (any printable key, Enter, Backspace) while
         ``typing``. True when taken (the caller stops the key)."""
         ...
 
 
+KEYS_OF_THEIR_OWN = frozenset("?.")
+"""Printable keys that do not begin text on the game screen: help, the last move."""
+
+
 def starts_text(event: events.Key) -> bool:
-    """A key that begins typed text: a letter or a digit (a point, a chat line), or
-    ``/`` (a command)."""
+    """A key that begins typed text: any printable character but a space and
+    :data:`KEYS_OF_THEIR_OWN` (a point, a chat line, ``/`` a command). Chat may begin
+    with punctuation: ``:)`` was dropped key by key, and its Enter then played the
+    cursor's point."""
     character = event.character
-    if character is None or not event.is_printable:
+    if character is None or not event.is_printable or character.isspace():
         return False
-    return character.isalnum() or character == COMMAND_START
+    return character not in KEYS_OF_THEIR_OWN
 
 
 class HandsTypingOn(Widget, can_focus=True):
@@ -211,7 +219,7 @@ class PromptBar(HandsTypingOn, Static, can_focus=True):
         if new:
             self.shown_at = self.clock()
         self.prompt = prompt
-        self.update(f"{marker} {prompt.line(sep)}" if prompt is not None else "")
+        self.update(Text(f"{marker} {prompt.line(sep)}") if prompt is not None else "")
         self.display = prompt is not None
         self.refresh_bindings()
         return new

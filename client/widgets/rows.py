@@ -12,14 +12,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.cells import cell_len
+from rich.text import Text
 from textual.coordinate import Coordinate
 from textual.widgets import DataTable
 
 Row = tuple[str, Sequence[str]]
-"""A row's key and its cells, in the table's column order."""
+"""A row's key and its cells, in the table's column order: plain text, never markup (a
+player named ``[/x]`` is shown so, where markup would have crashed the table)."""
 
 
-def fill_rows(table: DataTable[str], rows: Sequence[Row]) -> None:
+def fill_rows(table: DataTable[Text], rows: Sequence[Row]) -> None:
     """Show ``rows`` (in this order) under the table's columns, keeping the cursor on
     the same row (by key, else by number): in place when the keys and the column
     widths stay the same, otherwise by building the table again."""
@@ -34,7 +36,7 @@ def fill_rows(table: DataTable[str], rows: Sequence[Row]) -> None:
     if same_widths and [k.value for k in table.rows] == keys:
         for key, cells in rows:
             for column, value in zip(columns, cells, strict=True):
-                table.update_cell(key, column.key, value)
+                table.update_cell(key, column.key, Text(value))
         return
     shown = _key_at(table, table.cursor_row)
     cursor = keys.index(shown) if shown in keys else table.cursor_row
@@ -43,12 +45,12 @@ def fill_rows(table: DataTable[str], rows: Sequence[Row]) -> None:
     for (column_key, label), width in zip(labels, widths, strict=True):
         table.add_column(label, width=width, key=column_key)
     for key, cells in rows:
-        table.add_row(*cells, key=key)
+        table.add_row(*(Text(cell) for cell in cells), key=key)
     if rows:
         table.move_cursor(row=min(cursor, len(rows) - 1))
 
 
-def _key_at(table: DataTable[str], row: int) -> str | None:
+def _key_at(table: DataTable[Text], row: int) -> str | None:
     if not 0 <= row < table.row_count:
         return None
     return table.coordinate_to_cell_key(Coordinate(row, 0)).row_key.value
