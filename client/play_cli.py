@@ -152,8 +152,9 @@ def run_play(args: argparse.Namespace) -> int:
         one_click=args.one_click,
         local=args.local,
     )
-    app_class(options).run()
-    return EXIT_OK
+    app = app_class(options)
+    app.run()
+    return app.return_code or EXIT_OK  # 1 after a crash (its traceback is printed)
 
 
 def add_review_parser(subparsers: Any) -> None:
@@ -170,8 +171,7 @@ def add_review_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--rule",
         choices=[r.value for r in Rule],
-        default=Rule.FREESTYLE.value,
-        help="the rule, for formats that do not record it (psq, move list)",
+        help="the rule, for formats that do not record it (psq, move list; default freestyle)",
     )
     parser.add_argument(
         "--size",
@@ -195,13 +195,17 @@ def run_review(args: argparse.Namespace) -> int:
     if args.file.is_dir():
         raise OptionError("FILE", f"{args.file} is a directory, not a record file")
     try:
-        record = load_record(args.file, rule=Rule(args.rule), size=args.size)
+        record = load_record(args.file, rule=Rule(args.rule or "freestyle"), size=args.size)
     except OSError as exc:
         raise OptionError("FILE", f"cannot read {args.file}: {exc.strerror}") from None
     except UnicodeDecodeError:
         raise OptionError("FILE", f"{args.file} is not a text file") from None
     except (RecordError, ValueError) as exc:
-        raise OptionError("FILE", f"{args.file}: {exc}") from None
+        hint = ""
+        if args.rule is None and args.file.suffix.lower() != ".json" and "): " in str(exc):
+            # A move refused (``move 16 (x23): the game is over``) may be the rule's doing.
+            hint = " (read as freestyle: this format does not record the rule; try --rule)"
+        raise OptionError("FILE", f"{args.file}: {exc}{hint}") from None
     if args.export is not None:
         from client.review import export_record
 
@@ -214,5 +218,6 @@ def run_review(args: argparse.Namespace) -> int:
     review_app = load_ui("gomoku review", _review_app)
     if review_app is None:
         return EXIT_USAGE
-    review_app(record, source=args.file, glyphs=glyphs_named(args.glyphs)).run()
-    return EXIT_OK
+    app = review_app(record, source=args.file, glyphs=glyphs_named(args.glyphs))
+    app.run()
+    return app.return_code or EXIT_OK

@@ -93,6 +93,24 @@ def test_review_export_converts_a_file_with_no_screen(tmp_path: Path) -> None:
     assert '"moves"' in again.read_text()
 
 
+def test_a_psq_refused_under_freestyle_says_the_rule_is_not_recorded(tmp_path: Path) -> None:
+    """A standard game (Black's overline did not win) exported as .psq: read as
+    freestyle, the overline ends it and a later move is refused. The line now says the
+    file does not record its rule; --rule standard reads it."""
+    game = tmp_path / "standard.psq"
+    game.write_text(
+        "Piskvorky 15x15, 11:11, 0\n3,11,0\n3,15,0\n4,11,0\n4,15,0\n5,11,0\n5,15,0\n"
+        "7,11,0\n6,14,0\n8,11,0\n7,14,0\n6,11,0\n8,14,0\n-1\n"
+    )
+    assert refused(gomoku("review", str(game)), "gomoku review") == (
+        f"argument FILE: {game}: move 12 (h2): the game is over"
+        " (read as freestyle: this format does not record the rule; try --rule)"
+    )
+    out = tmp_path / "out.txt"
+    proc = gomoku("review", str(game), "--rule", "standard", "--export", str(out))
+    assert proc.returncode == 0, proc.stderr
+
+
 def test_review_of_an_empty_file_is_refused(tmp_path: Path) -> None:
     """An empty move list opened as a game of no moves, as if nothing were wrong."""
     empty = tmp_path / "empty.txt"
