@@ -299,3 +299,27 @@ async def test_names_and_typed_text_are_shown_as_written_never_as_markup(
         await pilot.click("#ok")
         await until(pilot, lambda: "'[/x]' is not a level name" in screen_text(app))
         assert app.is_running
+
+
+async def test_the_footer_is_rebuilt_only_when_its_keys_change(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """Every lobby update rebuilt the footer (a widget a key, each styled): a client
+    relaunched mid-game, catching up on 130 events, came back to its game 3.5-9 s
+    late. Ten spectators coming and going in a listed room change no key: the footer
+    stays as it is."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob = await connect("bob")
+        snap = await bob.create(seat="black")
+        await until(pilot, lambda: "bob 1500" in screen_text(app))
+        await pilot.pause(0.2)
+        rebuilt: list[object] = []
+        app.screen.bindings_updated_signal.subscribe(app.screen, rebuilt.append, immediate=True)
+        watcher = await connect("eve")
+        for _ in range(10):
+            await watcher.join(snap.room.id, role="spectator")
+            await watcher.send(m.Leave(room=snap.room.id))
+            await watcher.expect(m.Left)
+        await until(pilot, lambda: app.model.lobby.rooms[snap.room.id].spectators == 0)
+        await pilot.pause(0.2)
+        assert rebuilt == []

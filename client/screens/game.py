@@ -52,6 +52,7 @@ from client.commands import CHAT_MAX, COMMANDS, NotOnBoard, typed_point
 from client.present import link_banner, status_lines
 from client.prompts import Prompt, next_change, notice_for, prompt_for
 from client.screens.dialogs import ConfirmDialog, SeatAiDialog
+from client.screens.footer import refresh_footer
 from client.screens.help import HelpScreen, describe_bindings
 from client.screens.host import Host
 from client.state.model import ViewModel
@@ -196,7 +197,7 @@ class GameScreen(Screen[None]):
             self.moves.show(game.moves, game.size, len(game.moves))
         board.set_class(not model.session.link.online, "-disabled")
         self.log_pane.show(model.log, self.host.options.glyphs)
-        self.refresh_bindings()
+        refresh_footer(self)
         self.tick()
 
     def tick(self) -> None:

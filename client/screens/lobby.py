@@ -39,6 +39,7 @@ from client.screens.dialogs import (
     PlayAiDialog,
     QuickMatchDialog,
 )
+from client.screens.footer import refresh_footer
 from client.screens.help import HelpScreen, describe_bindings
 from client.screens.host import Host
 from client.screens.ratings import LeaderboardScreen, ProfileScreen
@@ -140,7 +141,7 @@ class LobbyScreen(Screen[None]):
         if not model.session.link.online:
             self._watching = False
         self._fill_table(model)
-        self.refresh_bindings()
+        refresh_footer(self)
         self.tick()
 
     def _fill_table(self, model: ViewModel) -> None:

@@ -25,6 +25,7 @@ from client.present import (
     leaderboard_row,
     standing_row,
 )
+from client.screens.footer import refresh_footer
 from client.screens.help import HelpScreen, describe_bindings
 from client.screens.host import Host
 from client.screens.review import ReviewScreen
@@ -263,7 +264,7 @@ class ProfileScreen(_HistoryScreen):
             me = self.player or model.me
             fill_rows(games_table, [(g.id, game_row(g, me)) for g in archive.games])
         self.status(self._status(model, count))
-        self.refresh_bindings()
+        refresh_footer(self)
         self._open_record(model)
 
     def _status(self, model: ViewModel, count: int) -> str:

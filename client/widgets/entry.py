@@ -218,10 +218,14 @@ class PromptBar(HandsTypingOn, Static, can_focus=True):
         new = prompt is not None and (self.prompt is None or self.prompt.ident != prompt.ident)
         if new:
             self.shown_at = self.clock()
+        keys_before = None if self.prompt is None else self.prompt.keys
         self.prompt = prompt
         self.update(Text(f"{marker} {prompt.line(sep)}") if prompt is not None else "")
         self.display = prompt is not None
-        self.refresh_bindings()
+        if keys_before != (None if prompt is None else prompt.keys):
+            # The footer shows the answer keys: told only when they change (each tick of
+            # a countdown in the question rebuilt it, a flicker under tmux).
+            self.refresh_bindings()
         return new
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
