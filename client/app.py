@@ -459,7 +459,8 @@ class GomokuApp(App[None]):
                 if yes:
                     await self._quit_now()
 
-            await self.push_screen(ConfirmDialog(QUIT_QUESTION), decided)
+            question = LOCAL_QUIT_QUESTION if self.options.local else QUIT_QUESTION
+            await self.push_screen(ConfirmDialog(question), decided)
             return
         await self._quit_now()
 
@@ -484,6 +485,11 @@ QUIT_QUESTION = (
     "Quit while your game runs? Your clock keeps running, and your opponent may claim "
     "the win after the grace period; start gomoku play again to come back to it. "
     "(^Q again quits; ^R resigns instead.)"
+)
+
+LOCAL_QUIT_QUESTION = (
+    "Quit while your game runs? This local server stops with the client: the game "
+    "is over for good. (^Q again quits; ^R resigns instead.)"
 )
 
 

@@ -128,7 +128,8 @@ def status_lines(
     )
     # (how much it matters: 0 always shown, the highest left out first; the text)
     parts: list[tuple[int, str]] = [
-        (0, f"move {game.move_number}"),
+        # Over, the count is the moves played ("move 10 · black wins" after 9 moves).
+        (0, f"{len(game.moves)} moves" if over else f"move {game.move_number}"),
         (0, turn_label(game, me)),
         (
             2,

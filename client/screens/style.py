@@ -45,6 +45,11 @@ Screen { layout: vertical; }
 #banner { height: auto; background: $error 40%; padding: 0 1; }
 #notice { height: auto; background: $boost; padding: 0 1; }
 Board:focus > .board--label { background: $accent; color: $text; }
+/* A dialog's compact fields have no border: the focused one is told by its background
+   (Textual's own focus tint was one step of grey, near invisible). */
+.dialog Input.-textual-compact:focus, .dialog Select:focus > SelectCurrent {
+    background: $primary 40%;
+}
 .-ascii #moves, .-ascii #log-pane, .-ascii #review-moves { border-left: ascii $primary; }
 .-ascii .dialog, .-ascii #help-box { border: ascii $primary; }
 .-ascii Input, .-ascii Button, .-ascii SelectOverlay { border: ascii $border-blurred; }
