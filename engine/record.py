@@ -142,9 +142,15 @@ class GameRecord:
 
     def checked(self) -> GameRecord:
         """This record after a replay, with the result filled in from the board
-        when the moves decide it (with the winning line). Raises RecordError."""
+        when the moves decide it (with the winning line). A result the board does not
+        decide (a resignation, a timeout) has no line: one given is dropped. Raises
+        RecordError."""
         on_board = self.board().result
-        if on_board is None or self.result == on_board:
+        if on_board is None:
+            if self.result is None or self.result.line is None:
+                return self
+            return dataclasses.replace(self, result=self.result._replace(line=None))
+        if self.result == on_board:
             return self
         return dataclasses.replace(self, result=on_board)
 

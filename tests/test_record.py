@@ -344,3 +344,11 @@ def test_a_byte_order_mark_is_skipped_in_json_and_move_lists() -> None:
     record = parse_move_list(BLACK_WINS)
     assert parse_json("\ufeff" + format_json(record)).moves == record.moves
     assert parse_move_list("\ufeff" + BLACK_WINS).moves == record.moves
+
+
+def test_a_result_the_board_does_not_decide_has_no_line() -> None:
+    """A resignation read with a "winning line" kept it, as if five stones had won."""
+    data = record_to_dict(parse_move_list("h8 a1 i8"))
+    data["result"] = {"winner": "white", "reason": "resign", "line": ["h8", "i8"]}
+    record = record_from_dict(data)
+    assert record.result == Result(Color.WHITE, Reason.RESIGN, None)
