@@ -514,3 +514,26 @@ async def test_the_question_line_shows_a_name_as_written(
         asks = "[red]eve[/red] offers a draw: y accept · n decline"
         await until(pilot, lambda: asks in screen_text(app), "the name as written")
         assert app.is_running
+
+
+async def test_a_question_under_a_big_board_keeps_the_newest_stone_in_view(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """26x26 at 100x30, swap2: bob's third stone at a1 is shown, then the choice's
+    question takes a row from the board and the window went back to the cursor's rows,
+    hiding the stone the question is about. It stays in view now."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob = await connect("bob")
+        room = (await bob.create(seat="black", size=26, opening="swap2")).room.id
+        await app.send(m.Join(room=room, role="player"))
+        await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game screen")
+        await pilot.resize_terminal(100, 30)
+        for point in ("n13", "z26", "a1"):
+            await bob.move(room, point)
+            await bob.until_event(ev.Moved)
+        take = "Swap2: b take black · w take white · p place two more"
+        await until(pilot, lambda: take in screen_text(app), "the swap2 question")
+        await pilot.pause(0.2)
+        board = app.screen.query_one(Board)
+        assert board.in_view(Point(0, 25))
+        assert " 1(●)" in screen_text(app)

@@ -150,6 +150,7 @@ class Board(HandsTypingOn, can_focus=True):
         self.can_play = interactive  # False for a spectator: Enter plays nothing
         self.my_turn = interactive  # False: Enter is not offered (and says why)
         self.window_top = 0  # the board row (0 = the top row) at the top of the window
+        self._showing_last = False  # the window last moved to show a new move (not the cursor)
 
     # -- geometry -----------------------------------------------------------
 
@@ -305,16 +306,22 @@ class Board(HandsTypingOn, can_focus=True):
         if new.last is not None and new.last != old.last:
             # Show the new move; the cursor stays on its point, even if now out of view.
             self._follow_row(new.last.y)
+            self._showing_last = True
 
     def watch_cursor(self, point: Point) -> None:
         self._follow_row(point.y)
+        self._showing_last = False
 
     def on_resize(self) -> None:
+        """Keep in view what the window last followed: the newest move if it jumped
+        there, else the cursor. (A question appearing under the board takes a row: on
+        26x26, swap2's choice hid the stone it asked about.)"""
         top = max(0, min(self.window_top, self.size_n - self.rows_shown))
         if top != self.window_top:  # drawn already for the new size, from the old window
             self.window_top = top
             self.refresh()
-        self._follow_row(self.cursor.y)
+        last = self.picture.last
+        self._follow_row(last.y if self._showing_last and last is not None else self.cursor.y)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Play (Enter) only for a player: a spectator's board just moves its cursor.
