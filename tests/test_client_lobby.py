@@ -143,6 +143,21 @@ async def test_join_private_room_by_code(
         assert app.model.room.id == room
 
 
+async def test_watch_only_ticked_then_enter_watches(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """The code typed, Tab to "Watch only", Space ticks it, Enter joins as a spectator:
+    Enter on the box unticked it again and sent nothing."""
+    async with running(server, tmp_path) as (app, pilot):
+        room, code = await bobs_private_room_and_the_code_dialog(app, pilot, connect)
+        await pilot.press(*code, "tab", "space", "enter")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen), "the room")
+        assert app.model.room is not None
+        assert app.model.room.id == room
+        assert app.model.my_color is None
+        await until(pilot, lambda: "you are watching" in screen_text(app))
+
+
 async def test_too_many_rooms_is_said_in_words(server: GomokuServer, tmp_path: Path) -> None:
     """A room beyond the cap on open rooms is refused with the server's reason, shown
     at once (a notification) and in the log."""

@@ -67,9 +67,15 @@ def plain_select_arrows(root: Widget) -> None:
                     arrow.update(plain)
 
 
-class TickBox(Checkbox):
+class TickBox(Checkbox, inherit_bindings=False):
     """A checkbox that reads right without colour: ``[X]`` when ticked, ``[ ]`` when
-    not (Textual's own draws the X either way and tells them apart by colour)."""
+    not (Textual's own draws the X either way and tells them apart by colour). Space
+    ticks it; Enter submits its form, as on every other field (Textual's Enter ticked
+    it too: "Watch only" ticked, then Enter, unticked it and sent nothing)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("space", "toggle_button", "Toggle", show=False),
+    ]
 
     BUTTON_LEFT = "["
     BUTTON_RIGHT = "]"
@@ -143,7 +149,10 @@ class NoticeDialog(ModalScreen[None]):
 
 
 class _FormDialog(ModalScreen[R | None], Generic[R]):
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("enter", "submit", show=False),  # from a field that does not take Enter
+    ]
 
     FOCUS: ClassVar[str] = "#ok"
     """The widget focused on opening: the OK button, so Enter submits the form with its
@@ -199,6 +208,9 @@ class _FormDialog(ModalScreen[R | None], Generic[R]):
 
     @on(Button.Pressed, "#ok")
     def ok(self) -> None:
+        self.submit()
+
+    def action_submit(self) -> None:
         self.submit()
 
     def submit(self) -> None:
