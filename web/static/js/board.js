@@ -210,14 +210,18 @@ export class BoardView {
   onClick(event) {
     const name = event.target.getAttribute?.("data-point");
     if (!name || !this.state || !this.state.interactive) return;
+    // A finger gets a preview first; pointerType is "" for synthetic clicks (keyboard).
+    const touch = event.pointerType === "touch" || event.pointerType === "pen";
+    // A mouse's second click of a double click is never a move: a double-clicked "Play
+    // the AI" opens this board under the pointer, and its second click played a stone
+    // there. (A finger's double tap plays the point its first tap showed.)
+    if (!touch && event.detail > 1) return;
     const xy = this.xyOf(event.target);
     this.setCursor(xy[0], xy[1], false);
     if (this.state.cells[xy[1] * this.size + xy[0]]) {
       this.select(null); // a stone is there: nothing to play, nor to preview
       return;
     }
-    // A finger gets a preview first; pointerType is "" for synthetic clicks (keyboard).
-    const touch = event.pointerType === "touch" || event.pointerType === "pen";
     if (touch && String(this.selected) !== String(xy)) {
       // A point the page already knows is refused (Black's forbidden point in renju)
       // is refused at the first tap, as a click would be, rather than previewed.
