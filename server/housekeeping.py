@@ -66,15 +66,27 @@ class Housekeeping:
         attachments would keep players present forever); drop attachments that closed
         connections left behind while the store was unreachable."""
         lease = self.timers.instance_lease_ms
+        last_beat: int | None = None  # when this instance's lease was last renewed
+        steady_since: int | None = None  # renewed on time since then
         while True:
             await asyncio.sleep(lease / 5000)
             try:
                 now = now_ms()
                 await self.store.instance_beat(self.instance_id, now + lease)
+                renewed = now_ms()
+                if last_beat is None or steady_since is None or renewed - last_beat > lease / 2:
+                    # A gap in our own renewals (starting, or the store hung or was gone):
+                    # the other instances may have had the same gap. Their leases ran out
+                    # with ours; they get a whole lease to renew before being reaped (a
+                    # hung Redis made every instance reap the others' live players).
+                    steady_since = renewed
+                last_beat = renewed
                 for room_id, conn_id in sorted(self._detach_retry):
                     if await self.store.detach(room_id, conn_id, now) == 0:
                         await self.service.presence_changed(room_id)
                     self._detach_retry.discard((room_id, conn_id))
+                if renewed - steady_since < lease:
+                    continue
                 for instance in await self.store.expired_instances(now, lease):
                     gone = await self.store.reap_instance(instance, now)
                     log.warning(
@@ -87,6 +99,7 @@ class Housekeeping:
                         with contextlib.suppress(GameError, NoSuchRoom):
                             await self.service.presence_changed(room_id)
             except StoreUnavailable as exc:
+                steady_since = None
                 log.info("the instance lease waits for the store: %s", exc)
             except Exception:
                 self.metrics.inc("gomoku_errors_internal_total")

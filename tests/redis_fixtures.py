@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -136,6 +137,12 @@ class RedisServer:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+
+    def hang(self, *, on: bool) -> None:
+        """Freeze the process (SIGSTOP: connections stay open and nothing answers, as in
+        a hung Redis) or let it go on (SIGCONT)."""
+        assert self._process is not None
+        self._process.send_signal(signal.SIGSTOP if on else signal.SIGCONT)
 
     def restart(self, *, kill: bool = False) -> None:
         """Stop and start again on the same port and dir (persisted data comes back)."""

@@ -18,10 +18,11 @@ from websockets.asyncio.client import connect as ws_connect
 
 from engine import Opening, Rule
 from protocol import messages as m
-from protocol.events import GameStarted, Moved, PlayerJoined
+from protocol.events import GameStarted, Moved, PlayerJoined, Presence
 from protocol.values import Clocks, TimeControl
 from server import game
 from server.app import GomokuServer
+from server.config import Timers
 from server.game import GameRules, apply
 from server.outage import give_back
 from server.room import Room, Seat
@@ -127,6 +128,38 @@ async def test_store_outage_gives_unavailable_then_play_resumes_fairly(
     assert moved.clocks is not None
     assert moved.clocks.black_ms > BASE_MS - 1_500  # the outage was not charged
     assert (await _moved(bob)).point == "h9"
+
+
+async def test_after_a_redis_hang_an_instance_waits_a_lease_before_reaping_another(
+    make_server: MakeServer, connect: Connect, persistent_redis: RedisServer
+) -> None:
+    """Redis hangs longer than an instance's lease, for every instance on it. When it
+    answered again, the first instance to renew found the others' leases run out and
+    reaped their live connections at once: players still connected went offline, and
+    their game was lost by abandon at the end of the grace (seen with two `gomoku-server`
+    processes and a 15 s SIGSTOP of redis-server). Here instance A's renewals are
+    stopped during the hang: B waits a whole lease of its own renewals first (A, alive,
+    would have renewed by then), then reaps A as dead."""
+    timers = Timers(tick_interval_s=0.02, instance_lease_ms=1_000)
+    a, _b = [
+        await make_server(store=RedisStore(persistent_redis.url), timers=timers) for _ in range(2)
+    ]
+    alice = await connect("alice", to=a)
+    bob = await connect("bob", to=a)
+    room = (await alice.create(seat="black")).room.id
+    await bob.join(room)
+    await alice.until_event(GameStarted)
+    renewals = next(t for t in a._tasks if "keep_lease" in repr(t.get_coro()))
+    renewals.cancel()
+    persistent_redis.hang(on=True)
+    try:
+        await asyncio.sleep(2.0)
+    finally:
+        persistent_redis.hang(on=False)
+    with pytest.raises(TimeoutError):  # not within B's first lease after the hang
+        await asyncio.wait_for(alice.until_event(Presence), 0.6)
+    gone = await asyncio.wait_for(alice.until_event(Presence), 5)  # A is dead: reaped
+    assert not gone.online
 
 
 @pytest.fixture
