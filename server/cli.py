@@ -114,6 +114,10 @@ def tune_gc() -> None:
     gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
 
 
+STOP_AFTER_FAILED_START_S = 5.0
+"""The most a server that could not start spends releasing what it took."""
+
+
 async def serve(
     config: ServerConfig,
     store: Store | None = None,
@@ -135,11 +139,26 @@ async def serve(
     watch_stdin = eof_stops or process is not None
     orphaned = asyncio.create_task(stop_on_eof(stops)) if watch_stdin else None
     server = GomokuServer(config, store=store)
+    starting = asyncio.create_task(server.start())
+    signalled = asyncio.create_task(stops.get())
     try:
-        await server.start()
-    except BaseException:
-        await server.stop()  # releases the store (the data file's lock) too
+        # A signal stops a start that waits (on a store that does not answer, say).
+        await asyncio.wait({starting, signalled}, return_when=asyncio.FIRST_COMPLETED)
+        if not starting.done():
+            starting.cancel()
+            log.info("%s: stopping before the server started", signalled.result())
+        await starting
+    except BaseException as exc:
+        signalled.cancel()
+        # Releases the store (the data file's lock) too; bounded: a store that does not
+        # answer would hold the process here (its lease and attachments expire anyway).
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(STOP_AFTER_FAILED_START_S):
+                await server.stop()
+        if isinstance(exc, asyncio.CancelledError) and signalled.done():
+            return  # stopped by the operator while starting
         raise
+    signalled.cancel()
     tune_gc()
     if process is None:
         print(banner(config.host, server.port), flush=True)

@@ -11,7 +11,7 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import pytest
@@ -24,7 +24,9 @@ from protocol.codec import decode_server, encode
 from protocol.events import Moved
 from server.app import GomokuServer
 from server.cli import banner, join_addresses, lan_address
+from server.store import StoreUnavailable
 from server.store.redis import RedisStore
+from server.store.redis import core as redis_core
 
 MakeServer = Callable[..., Awaitable[GomokuServer]]
 
@@ -213,3 +215,49 @@ async def test_compression_is_never_negotiated(server: GomokuServer) -> None:
         assert "Sec-WebSocket-Extensions" not in ws.response.headers
         await ws.send(encode(m.Hello(name="alice")))
         assert isinstance(decode_server(await ws.recv()), m.Welcome)
+
+
+@pytest.fixture
+async def deaf_port() -> AsyncIterator[int]:
+    """A port that takes TCP connections and never says a word (a TLS-only Redis reached
+    with redis://, a firewall that holds connections)."""
+    held: list[asyncio.StreamWriter] = []
+
+    async def hold(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        held.append(writer)
+
+    listening = await asyncio.start_server(hold, "127.0.0.1", 0)
+    yield listening.sockets[0].getsockname()[1]
+    for writer in held:
+        writer.close()
+    listening.close()
+
+
+async def test_a_redis_that_never_answers_is_said_at_start(
+    deaf_port: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The store's first ping waited for good: the server printed its store line and
+    hung there. It gives up after START_TIMEOUT_S (10 s; 0.5 s here) and says why."""
+    monkeypatch.setattr(redis_core, "START_TIMEOUT_S", 0.5)
+    store = RedisStore(f"redis://127.0.0.1:{deaf_port}/0")
+    with pytest.raises(StoreUnavailable, match=r"does not answer within 0.5 s \(is it Redis\?"):
+        await asyncio.wait_for(store.start(), 5)
+
+
+async def test_sigterm_stops_a_server_still_waiting_for_its_store(deaf_port: int) -> None:
+    """SIGINT and SIGTERM were queued for after the start, which never came: only kill -9
+    stopped a server whose Redis never answered. SIGTERM now stops it at once."""
+    script = shutil.which("gomoku-server", path=str(Path(sys.executable).parent))
+    assert script is not None, "gomoku-server is not installed in this environment"
+    proc = await asyncio.create_subprocess_exec(
+        script, "--host", "127.0.0.1", "--port", "0", "--bots", "0",
+        "--redis", f"redis://127.0.0.1:{deaf_port}/0",
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    await asyncio.sleep(1.5)
+    assert proc.returncode is None
+    proc.send_signal(signal.SIGTERM)
+    _, err = await asyncio.wait_for(proc.communicate(), 8)  # within the 5 s bound on stop
+    assert proc.returncode == 0
+    assert "SIGTERM: stopping before the server started" in err.decode()
+    assert "Traceback" not in err.decode()

@@ -36,6 +36,8 @@ DAY_MS = 86_400_000
 
 MAX_REDIS_CONNECTIONS = 256
 """Redis connections one server instance opens at most (commands beyond wait for one)."""
+START_TIMEOUT_S = 10.0
+"""How long a starting server waits for Redis's first answer."""
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -107,9 +109,20 @@ class RedisCore(Store):
     # -- lifecycle -----------------------------------------------------------
 
     async def start(self) -> None:
-        await self.redis.ping()
-        if self.lane is not None:
-            await self.lane.call(("PING",))
+        """Check that Redis answers, then start the bus. Raises StoreUnavailable when
+        nothing answers within :data:`START_TIMEOUT_S`: a port that accepts connections
+        and never replies (a TLS-only Redis reached with ``redis://``, a firewall) held
+        the server at start-up for good, deaf to SIGINT and SIGTERM."""
+        try:
+            async with asyncio.timeout(START_TIMEOUT_S):
+                await self.redis.ping()
+                if self.lane is not None:
+                    await self.lane.call(("PING",))
+        except TimeoutError:
+            raise StoreUnavailable(
+                f"{self!r} takes connections but does not answer within {START_TIMEOUT_S:g} s"
+                " (is it Redis? a TLS one needs rediss://)"
+            ) from None
         await self.bus.start()
 
     async def close(self) -> None:
