@@ -158,7 +158,10 @@ async def serve(
         if isinstance(exc, asyncio.CancelledError) and signalled.done():
             return  # stopped by the operator while starting
         raise
-    signalled.cancel()
+    if signalled.done():
+        stops.put_nowait(signalled.result())  # came as the start ended: still to act on
+    else:
+        signalled.cancel()
     tune_gc()
     if process is None:
         print(banner(config.host, server.port), flush=True)
