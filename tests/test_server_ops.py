@@ -261,3 +261,24 @@ async def test_sigterm_stops_a_server_still_waiting_for_its_store(deaf_port: int
     assert proc.returncode == 0
     assert "SIGTERM: stopping before the server started" in err.decode()
     assert "Traceback" not in err.decode()
+
+
+async def test_ctrl_c_to_the_process_group_stops_without_tracebacks() -> None:
+    """A terminal's Ctrl-C goes to every process of its group, the local AI worker's
+    pool processes too: each printed a KeyboardInterrupt traceback (about 60 lines) as
+    the server stopped. The pool leaves SIGINT to the worker now."""
+    script = shutil.which("gomoku-server", path=str(Path(sys.executable).parent))
+    assert script is not None, "gomoku-server is not installed in this environment"
+    proc = await asyncio.create_subprocess_exec(
+        script, "--host", "127.0.0.1", "--port", "0", "--ephemeral", "--bots", "1",
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+    )  # fmt: skip
+    assert proc.stderr is not None
+    seen = b""
+    while b" ready: " not in seen:  # the local worker is up, its pool warmed
+        seen += await asyncio.wait_for(proc.stderr.readline(), 30)
+    await asyncio.sleep(0.5)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = await asyncio.wait_for(proc.communicate(), 20)
+    assert proc.returncode == 0
+    assert "Traceback" not in (seen + err).decode(), (seen + err).decode()

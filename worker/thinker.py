@@ -22,6 +22,7 @@ import logging
 import multiprocessing
 import os
 import random
+import signal
 import threading
 import time
 from concurrent.futures import BrokenExecutor, ProcessPoolExecutor
@@ -115,7 +116,10 @@ CLOSE_GRACE_S = 0.2
 def _exit_with_parent(parent: int, stop: ProcessEvent) -> None:
     """Runs in a pool process: exit when the worker process is gone (even SIGKILLed,
     which gives the pool no chance to stop its processes), so none is left behind;
-    and at once, mid-search, when the worker sets ``stop`` (it is closing)."""
+    and at once, mid-search, when the worker sets ``stop`` (it is closing). Ctrl-C in
+    a terminal reaches every process of its group: here it is left to the worker,
+    which stops the pool (each process printed a KeyboardInterrupt traceback)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def watch() -> None:
         while not stop.wait(PARENT_CHECK_S):
