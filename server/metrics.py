@@ -9,12 +9,16 @@ never the sum).
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Literal
+from typing import Any, Literal
 
 log = logging.getLogger("gomoku.server")
+
+CLUSTER_READ_S = 1.5
+"""How long a scrape of /metrics waits for the store's cluster-wide figures."""
 
 Scope = Literal["instance", "cluster"]
 
@@ -166,20 +170,30 @@ class Metrics:
         self.errors[code] += 1
 
     async def collect(self) -> str:
-        """The whole page: cluster-wide gauges are read from the store first; one the store
-        cannot answer right now is left without a sample (its HELP and TYPE stay)."""
+        """The whole page: cluster-wide gauges are read from the store first, together and
+        for at most :data:`CLUSTER_READ_S`; one the store cannot answer by then is left
+        without a sample (its HELP and TYPE stay). Read one after another with no bound,
+        a hung Redis kept a scrape waiting past any scraper's timeout, this instance's
+        own figures with it."""
+        readers: dict[str, Callable[[], Awaitable[Any]]] = {
+            **self.cluster_gauges,
+            **self.cluster_series,
+        }
+        tasks = {name: asyncio.ensure_future(reader()) for name, reader in readers.items()}
+        if tasks:
+            await asyncio.wait(tasks.values(), timeout=CLUSTER_READ_S)
         read: dict[str, int] = {}
         series: dict[str, dict[str, int]] = {}
-        for name, gauge in self.cluster_gauges.items():
-            try:
-                read[name] = await gauge()
-            except Exception as exc:  # the store is down: the page still answers
+        for name, task in tasks.items():
+            if not task.done():
+                task.cancel()
+                log.info("metric %s not read: the store did not answer in time", name)
+            elif (exc := task.exception()) is not None:  # the store is down: the page answers
                 log.info("metric %s not read: %s", name, exc)
-        for name, reader in self.cluster_series.items():
-            try:
-                series[name] = await reader()
-            except Exception as exc:
-                log.info("metric %s not read: %s", name, exc)
+            elif name in self.cluster_series:
+                series[name] = task.result()
+            else:
+                read[name] = task.result()
         return self.render(read, series)
 
     def render(

@@ -162,6 +162,29 @@ async def test_after_a_redis_hang_an_instance_waits_a_lease_before_reaping_anoth
     assert not gone.online
 
 
+async def test_metrics_answer_while_redis_hangs(
+    make_server: MakeServer, persistent_redis: RedisServer
+) -> None:
+    """A scrape while Redis hung got no answer (closed after 10 s): the cluster figures
+    were read one after another with no bound. It answers within the read's bound now,
+    with this instance's own figures and without the cluster's samples."""
+    server = await make_server(store=RedisStore(persistent_redis.url))
+    url = f"http://127.0.0.1:{server.port}/metrics"
+    persistent_redis.hang(on=True)
+    try:
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        with await asyncio.to_thread(urllib.request.urlopen, url, timeout=10) as answer:
+            page = answer.read().decode()
+        waited = loop.time() - started
+    finally:
+        persistent_redis.hang(on=False)
+    assert waited < 5, waited
+    assert re.search(r"^gomoku_connections \d+$", page, re.MULTILINE)
+    assert "# TYPE gomoku_cluster_players_online gauge" in page
+    assert not re.search(r"^gomoku_cluster_players_online ", page, re.MULTILINE)
+
+
 @pytest.fixture
 def lone_process(redis_url: str, tmp_path: Path) -> Iterator[ServerProcess]:
     """One `gomoku-server --redis` process (so nobody else serves while it is down)."""
