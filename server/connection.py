@@ -291,7 +291,7 @@ class Connection:
         except NoSuchRoom:
             self.error(ErrorCode.NO_SUCH_ROOM, "no such room", re=message.id, room=room)
         except StoreUnavailable as exc:
-            log.warning("store unavailable handling %s: %s", type(message).__name__, exc)
+            _log_unavailable(type(message).__name__, exc)
             self.error(
                 ErrorCode.UNAVAILABLE,
                 "the game store is unreachable right now; try again in a moment",
@@ -679,3 +679,25 @@ class Connection:
         except StoreUnavailable as exc:
             log.warning("store unavailable taking over a connection: %s", exc)
             self.close(CloseCode.GOING_AWAY, "the game store is unreachable; reconnect")
+
+
+UNAVAILABLE_LOG_EVERY_S = 10.0
+"""Requests refused for an unreachable store are logged once in this many seconds (an
+outage refused every move of every player, a warning each: 67 lines in 12 s); the
+``gomoku_errors_total{code="unavailable"}`` counter counts them all."""
+_unavailable_logged = -UNAVAILABLE_LOG_EVERY_S
+
+
+def _log_unavailable(request: str, exc: StoreUnavailable) -> None:
+    global _unavailable_logged
+    now = time.monotonic()
+    if now - _unavailable_logged < UNAVAILABLE_LOG_EVERY_S:
+        log.debug("store unavailable handling %s: %s", request, exc)
+        return
+    _unavailable_logged = now
+    log.warning(
+        "store unavailable handling %s: %s (more in the next %g s are not logged)",
+        request,
+        exc,
+        UNAVAILABLE_LOG_EVERY_S,
+    )

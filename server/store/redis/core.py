@@ -230,7 +230,9 @@ def runs_to_completion(
         except StoreUnavailable:
             raise
         except (RedisConnectionError, RedisTimeoutError, ConnectionError) as exc:
-            raise StoreUnavailable(f"redis is unreachable: {exc}") from exc
+            raise StoreUnavailable(
+                f"redis is unreachable: {str(exc) or type(exc).__name__}"
+            ) from exc
 
     return shielded
 

@@ -162,7 +162,9 @@ class Lane:
                 return await wire.write(payload, len(commands))
             except (ConnectionError, OSError, TimeoutError) as exc:
                 if attempt == RETRIES:
-                    raise StoreUnavailable(f"redis is unreachable: {exc}") from exc
+                    raise StoreUnavailable(
+                        f"redis is unreachable: {str(exc) or type(exc).__name__}"
+                    ) from exc
                 await asyncio.sleep(min(1.0, 0.05 * 2**attempt))
         raise AssertionError("unreachable")
 
