@@ -6,6 +6,7 @@ decoder bombs; illegal moves; acting as someone else or as a bot.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import struct
 from typing import Any
@@ -340,15 +341,18 @@ async def test_tokens_never_reach_other_players_and_their_hashes_resume_nobody(
 
 
 async def test_worker_messages_and_the_bot_flag_need_the_bot_key(
-    make_server: MakeServer, connect: Connect
+    make_server: MakeServer, connect: Connect, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Without a bot key a connection cannot register as an AI worker, answer hints or
     send heartbeats, and a ``bot`` field in hello does not make it a bot; a server with
-    no bot keys refuses every key."""
+    no bot keys refuses every key, and logs the refusal (without the key)."""
     keyless = await make_server()
     guess = await connect(to=keyless)
-    await guess.send(m.Hello(name="bot", bot_key="gomoku"))
-    await guess.expect_error("bad_bot_key")
+    with caplog.at_level(logging.WARNING, logger="gomoku.server"):
+        await guess.send(m.Hello(name="bot", bot_key="gomoku"))
+        await guess.expect_error("bad_bot_key")
+    said = [r.getMessage() for r in caplog.records if "bot key" in r.getMessage()]
+    assert said == ["refused a bot key from 127.0.0.1 (hello as 'bot')"]
     server = await make_server(bot_keys=frozenset({"s3cret"}))
     mallory = await connect(to=server)
     await mallory.send_raw(msgspec.msgpack.encode({"type": "hello", "name": "ai", "bot": True}))

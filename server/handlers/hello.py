@@ -47,6 +47,8 @@ async def on_hello(session: Session, msg: m.Hello) -> None:
     bot = False
     if msg.bot_key is not None:
         if msg.bot_key not in services.bot_keys:
+            # The operator hears of it (a worker with an old key; someone guessing).
+            log.warning("refused a bot key from %s (hello as %r)", session.address, msg.name)
             raise Refused(ErrorCode.BAD_BOT_KEY, "unknown bot key")
         bot = True
     store = services.store
