@@ -387,7 +387,9 @@ async def test_a_worker_that_cannot_connect_says_so(
     thinker: Thinker, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Pointed at a port where nothing listens, the worker logs that the connection
-    could not be made (not that it was lost: it never was made) and keeps trying."""
+    could not be made (not that it was lost: it never was made) and when it tries again,
+    and keeps trying: the first failure and every tenth are said (each one was, 800
+    lines an hour)."""
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -399,10 +401,11 @@ async def test_a_worker_that_cannot_connect_says_so(
     worker = AiWorker(config, thinker=thinker)
     caplog.set_level("INFO", logger="gomoku.worker")
     async with stopped_at_the_end(worker):
-        await eventually(lambda: worker.stats.reconnects >= 2)
+        await eventually(lambda: worker.stats.reconnects >= 12)
     said = [r.getMessage() for r in caplog.records if "worker: connection to" in r.getMessage()]
-    assert said
+    assert len(said) == 1 + worker.stats.reconnects // 10, said  # attempts 1, 10, 20...
     assert all("could not be made" in line for line in said), said
+    assert said[0].endswith("; trying again in 0.1 s (attempt 1)"), said
 
 
 TINY_BRAIN = r'''

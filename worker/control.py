@@ -104,6 +104,7 @@ class AiWorker:
         try:
             while not self._stopping:
                 connected = False
+                failure = "closed"
                 try:
                     ws = await self._unless_stopped(self._open())
                     if ws is None:
@@ -115,10 +116,7 @@ class AiWorker:
                         await self._unless_stopped(self._session(ws))
                 except (OSError, ConnectionClosed, InvalidHandshake, TimeoutError) as error:
                     if not self._stopping:
-                        what = "lost" if connected else "could not be made"
-                        log.info(
-                            "worker: connection to %s %s (%s)", self.config.server, what, error
-                        )
+                        failure = f"{'lost' if connected else 'could not be made'} ({error})"
                 finally:
                     self._ws = None
                     self.ready.clear()
@@ -126,7 +124,18 @@ class AiWorker:
                     break
                 self.stats.reconnects += 1
                 attempt += 1
-                await sleep_unless(self._stopped, self.config.backoff.delay(attempt))
+                wait = self.config.backoff.delay(attempt)
+                # Said at the first failure and every tenth after (one line each 4-5 s
+                # for an hour of a server gone was 800 lines), with when the next try is.
+                if attempt == 1 or attempt % 10 == 0:
+                    log.info(
+                        "worker: connection to %s %s; trying again in %.1f s (attempt %d)",
+                        self.config.server,
+                        failure,
+                        wait,
+                        attempt,
+                    )
+                await sleep_unless(self._stopped, wait)
         except InvalidURI as error:
             raise WorkerRefused(f"bad server address: {error}") from None
         finally:
