@@ -106,8 +106,8 @@ class GomokuApp(App[None]):
         self.ai_after_create: AiRequest | None = None  # seat an AI in the room being created
         self.hot_seat_wanted = False  # the partner joins the room being created
         self.launch_rooms: set[str] | None = None
-        self.game_coming = False  # the game screen waits for dialogs still mounting
         """The rooms of this launch's first welcome not caught up yet (None before it)."""
+        self.game_coming = False  # the game screen waits for dialogs still mounting
 
     # -- starting ---------------------------------------------------------------
 

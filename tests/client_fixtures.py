@@ -69,14 +69,16 @@ async def in_game_with_bob(
     pilot: Pilot[None],
     connect: Connect,
     to: GomokuServer | None = None,
+    opponent: str = "bob",
     **room: object,
 ) -> tuple[TestClient, str]:
-    """Alice (the app) creates a room as Black; Bob (a protocol client) joins."""
+    """Alice (the app) creates a room as Black; Bob (a protocol client, named
+    ``opponent``) joins."""
     await app.send(m.CreateRoom(seat="black", **room))  # type: ignore[arg-type]
     await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game screen")
     assert app.model.room is not None
     room_id = app.model.room.id
-    bob = await connect("bob", to=to)
+    bob = await connect(opponent, to=to)
     await bob.join(room_id)
     await until(pilot, lambda: app.model.room is not None and app.model.room.state == "playing")
     board = app.screen.query_one(Board)

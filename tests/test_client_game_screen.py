@@ -503,13 +503,7 @@ async def test_the_question_line_shows_a_name_as_written(
     """An opponent named ``[red]eve[/red]`` offering a draw: the question named her in
     red (``[/x]`` would have crashed); it shows the name as she typed it."""
     async with running(server, tmp_path) as (app, pilot):
-        await app.send(m.CreateRoom(seat="black"))
-        await until(pilot, lambda: app.model.room is not None, "the room")
-        assert app.model.room is not None
-        room = app.model.room.id
-        eve = await connect("[red]eve[/red]")
-        await eve.join(room)
-        await until(pilot, lambda: app.model.room is not None and app.model.room.state == "playing")
+        eve, room = await in_game_with_bob(app, pilot, connect, opponent="[red]eve[/red]")
         await eve.send(m.Offer(room=room, kind="draw"))
         asks = "[red]eve[/red] offers a draw: y accept · n decline"
         await until(pilot, lambda: asks in screen_text(app), "the name as written")

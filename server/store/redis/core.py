@@ -29,7 +29,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from server.keys import Keys
 from server.store.base import Store, StoreUnavailable
 from server.store.redis.bus import Bus
-from server.store.redis.lane import Arg, Command, lane_for
+from server.store.redis.lane import Arg, Command, lane_for, unreachable
 from server.store.redis.scripts import Scripts
 
 DAY_MS = 86_400_000
@@ -230,9 +230,7 @@ def runs_to_completion(
         except StoreUnavailable:
             raise
         except (RedisConnectionError, RedisTimeoutError, ConnectionError) as exc:
-            raise StoreUnavailable(
-                f"redis is unreachable: {str(exc) or type(exc).__name__}"
-            ) from exc
+            raise unreachable(exc) from exc
 
     return shielded
 

@@ -69,6 +69,12 @@ def pack(commands: Sequence[Command]) -> bytes:
     return b"".join(hiredis.pack_command(cast(Any, tuple(c))) for c in commands)
 
 
+def unreachable(exc: BaseException) -> StoreUnavailable:
+    """The store-neutral error for a Redis that could not be reached, with its reason
+    (a timeout's own text is empty: its type says it)."""
+    return StoreUnavailable(f"redis is unreachable: {str(exc) or type(exc).__name__}")
+
+
 class _Call:
     """A call written to the connection: its future and the replies gathered so far."""
 
@@ -162,9 +168,7 @@ class Lane:
                 return await wire.write(payload, len(commands))
             except (ConnectionError, OSError, TimeoutError) as exc:
                 if attempt == RETRIES:
-                    raise StoreUnavailable(
-                        f"redis is unreachable: {str(exc) or type(exc).__name__}"
-                    ) from exc
+                    raise unreachable(exc) from exc
                 await asyncio.sleep(min(1.0, 0.05 * 2**attempt))
         raise AssertionError("unreachable")
 
