@@ -103,6 +103,7 @@ class GomokuServer:
             handoff=self.handoff,
         )
         self.listener = Listener(self.services)
+        self.housekeeping.reattach = self.listener.reattach
         if self.handoff is not None:
             self.handoff.adopt = self.listener.adopt
             self.handoff.find = self.listener.find

@@ -372,6 +372,28 @@ class Connection:
         if follow and room_id not in self.rooms:
             await self.sync_room(room_id, None)
 
+    async def reattach(self) -> int:
+        """Attach this connection again to every room it is attached to here, after this
+        instance's lease ran out and another instance may have reaped its attachments
+        (this process was paused, or Redis was cut off from it alone, for longer than a
+        lease): its players, still connected, read as offline, and a game would end by
+        abandon at the end of the grace. Attaching is idempotent, so an attachment that
+        was never reaped stays as it was. Returns the rooms its player came back to."""
+        back = 0
+        if self.moving or self.moved or self.identity is None:
+            return back  # a connection moving to a sibling is attached there first
+        for room_id in sorted(self.attached):
+            count = await self.services.store.attach(room_id, self.player, self.conn_id)
+            if room_id not in self.attached:  # detached meanwhile (left, or closed)
+                await self.services.housekeeping.detach(room_id, self.conn_id)
+            elif count is None:  # the room is gone
+                self.attached.discard(room_id)
+            elif count == 1:
+                back += 1
+                with contextlib.suppress(GameError, NoSuchRoom):
+                    await self.services.rooms.presence_changed(room_id, self.player)
+        return back
+
     async def detach(self, room_id: str) -> None:
         """Detach this connection from a room (``leave``, or the socket closed). With the
         store unreachable the server tries again later (:meth:`Housekeeping.detach_later`):

@@ -1,6 +1,8 @@
 """This instance in the store, and keeping the store tidy: the instance's id and lease
 (renewed while it lives, so its connections' attachments keep players present only
-while it does), reaping the attachments of instances that stopped renewing theirs,
+while it does, and its connections attached again if it finds the lease was taken over
+while it was paused or cut off), reaping the attachments of instances that stopped
+renewing theirs,
 dropping attachments a closed connection could not drop while the store was
 unreachable, and purging what expired."""
 
@@ -11,6 +13,7 @@ import contextlib
 import itertools
 import logging
 import secrets
+from collections.abc import Awaitable, Callable
 
 from server.config import Timers
 from server.game import GameError
@@ -35,6 +38,13 @@ class Housekeeping:
         """This instance in the store: its connections' attachments carry it, and its
         lease (renewed by :meth:`keep_lease`) says it is alive."""
         self._conn_ids = itertools.count(1)
+        self.reattach: Callable[[], Awaitable[int]] | None = None
+        """Attaches this instance's connections again to their rooms (set by the server):
+        called when its lease was found taken over, returns the players brought back."""
+        self._written: set[int] = set()
+        """Where this instance set its lease at its last beat that answered, and at the
+        beats since that failed (they may have been done): a beat that finds another value
+        there finds the lease was taken over."""
         self._detach_retry: set[tuple[str, str]] = set()
         """(room, connection) attachments a closed connection could not drop (the store
         was unreachable): tried again until they are gone."""
@@ -59,7 +69,9 @@ class Housekeeping:
 
     async def join(self) -> None:
         """Starting: take the lease before serving anyone."""
-        await self.store.instance_beat(self.instance_id, now_ms() + self.timers.instance_lease_ms)
+        until = now_ms() + self.timers.instance_lease_ms
+        await self.store.instance_beat(self.instance_id, until)
+        self._written = {until}
 
     async def keep_lease(self) -> None:
         """Renew this instance's lease; reap instances whose lease ran out (their
@@ -68,12 +80,20 @@ class Housekeeping:
         lease = self.timers.instance_lease_ms
         last_beat: int | None = None  # when this instance's lease was last renewed
         steady_since: int | None = None  # renewed on time since then
+        reattach_due = False
         while True:
             await asyncio.sleep(lease / 5000)
             try:
                 now = now_ms()
-                await self.store.instance_beat(self.instance_id, now + lease)
+                self._written.add(now + lease)  # a second run of this beat finds its own
+                before = await self.store.instance_beat(self.instance_id, now + lease)
                 renewed = now_ms()
+                if before not in self._written:
+                    reattach_due = True
+                self._written = {now + lease}
+                if reattach_due:
+                    await self._reattach()
+                    reattach_due = False
                 if last_beat is None or steady_since is None or renewed - last_beat > lease / 2:
                     # A gap in our own renewals (starting, or the store hung or was gone):
                     # the other instances may have had the same gap. Their leases ran out
@@ -104,6 +124,22 @@ class Housekeeping:
             except Exception:
                 self.metrics.inc("gomoku_errors_internal_total")
                 log.exception("instance lease upkeep failed")
+
+    async def _reattach(self) -> None:
+        """This instance's lease ran out and another instance took it over: its live
+        connections' attachments may have been reaped (the players read as offline, and
+        their games would end by abandon), so they are attached again."""
+        if self.reattach is None:
+            return
+        log.warning(
+            "this server instance's lease ran out (paused, or cut off from the store, for "
+            "longer than %d ms) and another instance may have reaped its connections: "
+            "attaching them again",
+            self.timers.instance_lease_ms,
+        )
+        back = await self.reattach()
+        if back:
+            log.warning("%d players came back to their rooms", back)
 
     async def leave(self) -> None:
         """Stopping: every connection detached as it closed; drop whatever attachment of

@@ -210,6 +210,14 @@ class Listener:
             server.all_connections.discard(ws)
             server.handler_tasks.discard(asyncio.current_task())
 
+    async def reattach(self) -> int:
+        """Attach every connection again to its rooms (:meth:`Connection.reattach`):
+        this instance's lease was taken over. Returns the players brought back to rooms."""
+        back = 0
+        for conn in list(self.connections):
+            back += await conn.reattach()
+        return back
+
     def find(self, conn_id: str) -> Connection | None:
         """The connection here with the store id ``conn_id``, if it is open."""
         return next((c for c in self.connections if c.conn_id == conn_id), None)

@@ -164,6 +164,36 @@ async def test_after_a_redis_hang_an_instance_waits_a_lease_before_reaping_anoth
     assert not gone.online
 
 
+async def test_an_instance_whose_lease_was_taken_attaches_its_connections_again(
+    make_server: MakeServer, connect: Connect, persistent_redis: RedisServer
+) -> None:
+    """Instance A stops renewing its lease for longer than a lease (its process was
+    paused, or Redis was cut off from it alone) while B goes on: B reaps A's connections
+    and both players, still connected to A, go offline. They stayed offline until they
+    acted, and the game ended by abandon at the end of the grace; A now finds its lease
+    taken at its next renewal and attaches them again, and the game goes on."""
+    timers = Timers(tick_interval_s=0.02, instance_lease_ms=1_000)
+    a, _b = [
+        await make_server(store=RedisStore(persistent_redis.url), timers=timers) for _ in range(2)
+    ]
+    alice = await connect("alice", to=a)
+    bob = await connect("bob", to=a)
+    room = (await alice.create(seat="black")).room.id
+    await bob.join(room)
+    await alice.until_event(GameStarted)
+    renewals = next(t for t in a._tasks if "keep_lease" in repr(t.get_coro()))
+    renewals.cancel()
+    offline = {(await asyncio.wait_for(alice.until_event(Presence), 10)) for _ in range(2)}
+    assert {(p.player, p.online) for p in offline} == {(alice.player, False), (bob.player, False)}
+    a._background(a.housekeeping.keep_lease())  # A renews again
+    back = {(await asyncio.wait_for(alice.until_event(Presence), 5)) for _ in range(2)}
+    assert {(p.player, p.online) for p in back} == {(alice.player, True), (bob.player, True)}
+    with pytest.raises(TimeoutError):  # B reaps nothing more: A's lease is its own again
+        await asyncio.wait_for(alice.until_event(Presence), 3)
+    await alice.move(room, "h8")
+    assert (await _moved(bob)).point == "h8"
+
+
 async def test_metrics_answer_while_redis_hangs(
     make_server: MakeServer, persistent_redis: RedisServer
 ) -> None:

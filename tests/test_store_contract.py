@@ -532,6 +532,19 @@ async def test_a_players_connections_in_a_room_are_listed_with_their_instances(
     assert await store.connections_of("nope", "ann") == []
 
 
+async def test_a_beat_tells_an_instance_its_lease_was_taken(store: Store) -> None:
+    """An instance's beat returns where its lease stood: its own last value while nobody
+    touched it, the reaper's once claimed, None once reaped (its connections may have been
+    detached while it was paused)."""
+    assert await store.instance_beat("slow", 1_000) is None
+    assert await store.instance_beat("slow", 2_000) == 1_000
+    assert await store.expired_instances(3_000, 5_000) == ["slow"]
+    assert await store.instance_beat("slow", 4_000) == 8_000  # claimed by a reaper
+    await store.reap_instance("slow", 4_100)
+    assert await store.instance_beat("slow", 6_000) is None
+    assert await store.instance_beat("slow", 8_000) == 6_000
+
+
 async def test_a_dead_instance_is_reaped_once(store: Store) -> None:
     """An instance whose lease ran out is handed to one reaper, which detaches all its
     connections (and only its) and names the players who are gone with them."""

@@ -322,8 +322,12 @@ class Store(Archive, AiPool):
         ``players``, and the spectator count last announced (all zero for no room)."""
 
     @abc.abstractmethod
-    async def instance_beat(self, instance_id: str, until_ms: int) -> None:
-        """The instance is alive and holds its lease until ``until_ms``."""
+    async def instance_beat(self, instance_id: str, until_ms: int) -> int | None:
+        """The instance is alive and holds its lease until ``until_ms``. Returns where
+        its lease stood before: the ``until_ms`` of its previous beat while nobody touched
+        it, another value once a reaper claimed it, None when it had none (its first beat,
+        or it was reaped). An instance that finds its lease taken knows its connections'
+        attachments may be gone while the connections are still open."""
 
     @abc.abstractmethod
     async def expired_instances(self, now_ms: int, lease_ms: int) -> list[str]:

@@ -337,8 +337,10 @@ class MemoryStore(MemoryArchive, MemoryAiPool, Store):
         }
         return Attendance(len(room.counts), seated, room.shown)
 
-    async def instance_beat(self, instance_id: str, until_ms: int) -> None:
+    async def instance_beat(self, instance_id: str, until_ms: int) -> int | None:
+        before = self._instances.get(instance_id)
         self._instances[instance_id] = until_ms
+        return before
 
     async def expired_instances(self, now_ms: int, lease_ms: int) -> list[str]:
         dead = sorted(i for i, until in self._instances.items() if until <= now_ms)

@@ -74,8 +74,12 @@ class RedisPresence(RedisCore):
         return Attendance(int(found[0] or 0), seated, int(shown or 0))
 
     @runs_to_completion
-    async def instance_beat(self, instance_id: str, until_ms: int) -> None:
-        await self.redis.zadd(self.keys.instance_leases, {instance_id: until_ms})
+    async def instance_beat(self, instance_id: str, until_ms: int) -> int | None:
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.zscore(self.keys.instance_leases, instance_id)
+            pipe.zadd(self.keys.instance_leases, {instance_id: until_ms})
+            before, _ = await pipe.execute()
+        return None if before is None else int(before)
 
     @runs_to_completion
     async def expired_instances(self, now_ms: int, lease_ms: int) -> list[str]:
