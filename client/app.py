@@ -37,7 +37,7 @@ from client.screens.style import APP_CSS, plain_scrollbars
 from client.state.history import HistoryAction, HistoryFailed
 from client.state.lobby import NOT_SENT, AiChoice, LobbyAsked, LobbyUnsent
 from client.state.log import Note
-from client.state.model import Action, ViewModel, reduce
+from client.state.model import Action, ViewModel, ended_out_of_sight, reduce
 from client.state.room import ResumeDone, RoomClosed, RoomGone, RoomSeen
 from client.state.session import IdentityLost
 from client.state.words import IDENTITY_LOST, describe_error, room_gone_text
@@ -207,6 +207,9 @@ class GomokuApp(App[None]):
                 self.notify(describe_error(action), severity="error", timeout=6, markup=False)
         self._navigate(before, self.model)
         self._return_to_game(action)
+        shown = before.room.id if before.room is not None else None
+        for room in ended_out_of_sight(before.seated_rooms, self.model.seated_rooms, action, shown):
+            self.run_worker(self._leave_quietly(room), group="send")
         for screen in self.screen_stack:
             if isinstance(screen, ModelView):
                 screen.show_model(self.model)
@@ -465,8 +468,26 @@ class GomokuApp(App[None]):
         await self._quit_now()
 
     async def _quit_now(self) -> None:
+        game = self.model.room
+        if (
+            game is not None
+            and game.state == "over"
+            and any(game.color_of(player) is not None for player in self.local_players)
+        ):
+            await self._leave_quietly(game.id)  # seen to its end: not announced next launch
         await self._shut_down()
         self.exit()
+
+    async def _leave_quietly(self, room: str) -> None:
+        """Leave a finished game of ours whose end the player has been shown (on screen,
+        or by the lobby's line): the server lists the rooms a player sits in at every
+        launch, and a game never left was announced as ended again at each one. Nothing
+        is said if it cannot be sent: the next launch tells of it once more."""
+        if self.connection is not None:
+            self.connection.forget_room(room)
+            await self.connection.send(msg.Leave(room=room))
+        if self.partner is not None:
+            await self.partner.send(msg.Leave(room=room))
 
     async def _shut_down(self) -> None:
         for conn in (self.connection, self.partner):

@@ -338,3 +338,27 @@ async def test_the_footer_is_rebuilt_only_when_its_keys_change(
         await until(pilot, lambda: app.model.lobby.rooms[snap.room.id].spectators == 0)
         await pilot.pause(0.2)
         assert rebuilt == []
+
+
+async def test_a_finished_game_is_announced_at_one_launch_only(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """Two games of Alice's end: one while she is in the lobby (the lobby line says so),
+    one on her screen, which she then quits. The server lists the rooms a player sits
+    in at each launch, and the client said "Your game ... has ended" of both again at
+    every launch; once she has been shown an end, the client leaves that game."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, away = await in_game_with_bob(app, pilot, connect)
+        await leave_for_the_lobby(app, pilot)
+        await bob.send(m.Resign(room=away))
+        await until(pilot, lambda: f"Your game ({away}) has ended" in screen_text(app))
+        carol, seen = await in_game_with_bob(app, pilot, connect, opponent="carol")
+        await carol.send(m.Resign(room=seen))
+        await until(pilot, lambda: app.model.room is not None and app.model.room.state == "over")
+        await pilot.press("ctrl+q")
+        await until(pilot, lambda: not app.is_running, "the app closed")
+    async with running(server, tmp_path) as (app, pilot):
+        await pilot.pause(1.0)  # the rooms a launch lists are caught up in 0.3 s
+        print("ROOMS", away, seen)
+        assert "has ended" not in screen_text(app)
+        assert isinstance(app.screen, LobbyScreen)

@@ -68,6 +68,34 @@ async def test_resume_after_drop_misses_no_event(connect: Connect) -> None:
     assert isinstance(live.event, Moved)
 
 
+async def test_welcome_lists_a_finished_game_until_its_player_leaves_it(connect: Connect) -> None:
+    """protocol.md: ``welcome.rooms`` lists a finished game the player has not left. A
+    player who had left it was still sent it at every hello (a client announced the end
+    again at each launch); a running game left for the lobby stays listed. A finished game
+    may be left from a connection that does not watch it (a lobby told of its end)."""
+    alice, bob, room = await seated_pair(connect)
+    await alice.send(m.Leave(room=room))
+    await alice.expect(m.Left)
+    again = await (await connect()).hello("alice", token=alice.token)
+    assert again.rooms == [room]  # running: left for the lobby, still to come back to
+    await bob.send(m.Resign(room=room))
+    await bob.until_event(GameOver)
+    again = await (await connect()).hello("bob", token=bob.token)
+    assert again.rooms == [room]  # over, not left: how it ended is still to be seen
+    await bob.send(m.Leave(room=room))
+    await bob.expect(m.Left)
+    again = await (await connect()).hello("bob", token=bob.token)
+    assert again.rooms == []
+    elsewhere = await connect()  # a connection that does not watch the room
+    await elsewhere.hello("alice", token=alice.token)
+    await elsewhere.send(m.Leave(room=room))
+    await elsewhere.expect(m.Left)
+    again = await (await connect()).hello("alice", token=alice.token)
+    assert again.rooms == []
+    await elsewhere.send(m.Leave(room="r-nosuchroom"))
+    await elsewhere.expect_error("not_in_room")
+
+
 async def test_bad_token_is_refused(connect: Connect) -> None:
     """An unknown resume token is refused and the connection stays unidentified."""
     stranger = await connect()

@@ -82,7 +82,7 @@ class ViewModel:
         return self.room.color_of(self.me) if self.room is not None else None
 
 
-def _ended_out_of_sight(
+def ended_out_of_sight(
     before: tuple[str, ...], after: tuple[str, ...], action: Action, shown: str | None
 ) -> tuple[str, ...]:
     """The player's games that ``action`` showed over while another screen was up: its
@@ -111,7 +111,7 @@ def reduce(model: ViewModel, action: Action, now: float) -> ViewModel:
             now,
             shown,
             seated_changed=seated != model.seated_rooms,
-            ended=_ended_out_of_sight(model.seated_rooms, seated, action, shown),
+            ended=ended_out_of_sight(model.seated_rooms, seated, action, shown),
         ),
         room=room,
         seated_rooms=seated,

@@ -67,15 +67,20 @@ async def _admitted(session: Session, room_id: str, room: Room) -> bool:
 
 
 async def on_leave(session: Session, msg: m.Leave) -> None:
-    if msg.room not in session.rooms and msg.room not in session.attached:
+    service = session.services.rooms
+    watching = msg.room in session.rooms or msg.room in session.attached
+    loaded = await service.load(msg.room)
+    state = None if loaded is None or loaded[1].seat_of(session.player) is None else loaded[1].state
+    if not watching and state != "over":
         raise Refused(ErrorCode.NOT_IN_ROOM, "you are not watching that room")
     session.unwatch(msg.room)
-    service = session.services.rooms
-    loaded = await service.load(msg.room)
-    seated = loaded is not None and loaded[1].seat_of(session.player) is not None
-    if seated and loaded is not None and loaded[1].state == "waiting":
+    if state == "waiting":
         with contextlib.suppress(GameError, NoSuchRoom):  # before the game: give up the seat
             await service.act(msg.room, game.Leave(session.player))
+    elif state == "over":
+        # Done with it (from any connection of theirs): ``welcome`` stops listing it. A
+        # game not left is listed, so that a client launched later learns how it ended.
+        await session.services.store.remove_player_room(session.player, msg.room)
     with contextlib.suppress(NoSuchRoom):
         await session.detach(msg.room)
     session.send(m.Left(room=msg.room, re=msg.id))
