@@ -132,9 +132,9 @@ class Housekeeping:
         if self.reattach is None:
             return
         log.warning(
-            "this server instance's lease ran out (paused, or cut off from the store, for "
-            "longer than %d ms) and another instance may have reaped its connections: "
-            "attaching them again",
+            "this server instance's lease was taken over or lost (it was paused or cut off "
+            "from the store for longer than %d ms, or the store lost its data): attaching "
+            "its connections again",
             self.timers.instance_lease_ms,
         )
         back = await self.reattach()

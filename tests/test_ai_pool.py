@@ -16,7 +16,7 @@ import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
-from redis_fixtures import free_port
+from redis_fixtures import RedisServer, free_port
 from server_fixtures import TestClient
 from test_server_ops import http_get
 from test_worker_restart import person_on, seat_ai
@@ -116,6 +116,24 @@ async def test_a_room_on_an_instance_without_workers_plays_an_ai_of_another(
         await person.play()
     assert person.over is not None
     assert (person.over.winner, person.over.reason) == ("black", "five")
+
+
+async def test_the_ai_pool_goes_on_after_redis_lost_its_data(
+    make_server: MakeServer, redis_server: RedisServer, redis_url: str
+) -> None:
+    """Redis restarted without its data (FLUSHALL here): the AI pool's consumer groups
+    were gone, taking over jobs raised NOGROUP every second before any job was taken,
+    and no AI moved again until the server restarted. Now the next game's AI plays."""
+    server = await make_server(ai_config(), store=RedisStore(redis_url))
+    async with worker_on(server):
+        async with person_on(server.port, "ann") as client:
+            person = await seat_ai(client)
+            await person.play(until=lambda p: len(p.moves) >= 2)
+        redis_server.flushall()
+        async with person_on(server.port, "bob") as client:
+            person = await seat_ai(client, wait_s=5)
+            await asyncio.wait_for(person.play(until=lambda p: len(p.moves) >= 4), 20)
+    assert len(person.moves) >= 4
 
 
 async def test_a_worker_killed_mid_game_leaves_its_seat_to_a_worker_of_another_instance(

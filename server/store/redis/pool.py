@@ -67,7 +67,7 @@ class RedisAiPool(RedisCore):
         except ResponseError as error:
             if "NOGROUP" not in str(error):
                 raise
-            self._grouped.difference_update(queues)  # Redis lost them: made again next time
+            self._grouped.difference_update(queues)  # Redis lost them (see pool_reclaim)
             return []
         taken = []
         for key, entries in reply or []:
@@ -79,7 +79,15 @@ class RedisAiPool(RedisCore):
     @runs_to_completion
     async def pool_reclaim(self, taker: str, queue: str, idle_ms: int, count: int) -> list[PoolJob]:
         key = await self._group(queue)
-        reply: Any = await self.redis.xautoclaim(key, GROUP, taker, idle_ms, "0-0", count=count)
+        try:
+            reply: Any = await self.redis.xautoclaim(key, GROUP, taker, idle_ms, "0-0", count=count)
+        except ResponseError as error:
+            if "NOGROUP" not in str(error):
+                raise
+            # Redis lost the group (it restarted without its data): made again next time.
+            # This raised every second, before any take, and the AI pool stopped for good.
+            self._grouped.discard(queue)
+            return []
         return [PoolJob(queue, text(job_id), fields[b"d"]) for job_id, fields in reply[1] if fields]
 
     @runs_to_completion
