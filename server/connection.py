@@ -352,6 +352,8 @@ class Connection:
         if count != 1:
             return False
         await self.services.rooms.presence_changed(room_id, self.player)  # they arrived
+        if self.identity is not None and self.identity.worker is not None:
+            self.services.workers.seat_back(self.player)
         return True
 
     async def attach_seated(self, room_id: str, *, follow: bool = True) -> None:

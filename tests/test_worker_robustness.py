@@ -69,6 +69,15 @@ async def ann_seats_the_hand_made_ai(
     return room, await worker.expect(m.BotSeat)
 
 
+def moved(point: str) -> Callable[[m.ServerMessage], bool]:
+    """Whether a message is the event of a move at ``point``."""
+
+    def match(x: m.ServerMessage) -> bool:
+        return isinstance(x, m.Event) and isinstance(x.event, Moved) and x.event.point == point
+
+    return match
+
+
 async def ann_and_the_seat_move(person: TestClient, seat: TestClient, room: str) -> None:
     """ann plays h8, the AI seat's connection answers a1, and ann sees it."""
     await person.move(room, "h8")
@@ -272,6 +281,80 @@ async def test_a_seat_played_through_another_instance_is_not_taken_away(
             await client.ws.close()
     for instance in (first, second):
         assert instance.metrics.counters["gomoku_ai_handovers_total"] == 0
+
+
+async def test_a_seat_that_leaves_its_game_but_stays_connected_is_handed_over(
+    server: GomokuServer,
+) -> None:
+    """A worker's seat connection sends ``leave`` in its running game and stays open:
+    the room showed it offline, but the server judged the seat by its open connection and
+    never handed it over (the game waited for the player to claim it). After the lease
+    the seat is released and given out again; the old connection is closed."""
+    worker, person = await raw_client(server), await raw_client(server)
+
+    async def beat() -> None:
+        while True:
+            await asyncio.sleep(FAST_BOTS.heartbeat_ms / 2000)
+            await worker.send(m.BotHeartbeat())
+
+    await hand_made_worker(worker)
+    beating = asyncio.create_task(beat())
+    try:
+        room, order = await ann_seats_the_hand_made_ai(person, worker)
+        seat = await seat_connection(server, order)
+        await seat.join(room)
+        await ann_and_the_seat_move(person, seat, room)
+        await seat.send(m.Leave(room=room))
+        await seat.until(lambda x: isinstance(x, m.Left))
+        release = await worker.until(lambda x: isinstance(x, m.BotRelease))
+        assert isinstance(release, m.BotRelease)
+        assert release.player == order.player
+        again = await worker.expect(m.BotSeat)
+        assert (again.room, again.player) == (room, order.player)
+        with pytest.raises(ConnectionClosed):
+            await seat.recv(5)
+        heir = await seat_connection(server, again)
+        await heir.join(room)
+        await person.move(room, "h9")
+        assert (await heir.until_event(Moved)).point == "h9"
+        await heir.move(room, "a2")
+        await person.until(moved("a2"))
+    finally:
+        beating.cancel()
+        for client in (worker, person):
+            await client.ws.close()
+
+
+async def test_a_seat_that_leaves_and_comes_back_keeps_its_game(server: GomokuServer) -> None:
+    """The seat's connection leaves its game and joins it again within the lease: it is
+    not handed over, and plays on."""
+    worker, person = await raw_client(server), await raw_client(server)
+
+    async def beat() -> None:
+        while True:
+            await asyncio.sleep(FAST_BOTS.heartbeat_ms / 2000)
+            await worker.send(m.BotHeartbeat())
+
+    await hand_made_worker(worker)
+    beating = asyncio.create_task(beat())
+    try:
+        room, order = await ann_seats_the_hand_made_ai(person, worker)
+        seat = await seat_connection(server, order)
+        await seat.join(room)
+        await ann_and_the_seat_move(person, seat, room)
+        await seat.send(m.Leave(room=room))
+        await seat.until(lambda x: isinstance(x, m.Left))
+        await seat.join(room)
+        await asyncio.sleep(3 * FAST_BOTS.lease_ms / 1000)
+        await worker.silent(0.1)  # no bot_release, no second bot_seat
+        await person.move(room, "h9")
+        assert (await seat.until_event(Moved)).point == "h9"
+        await seat.move(room, "a2")
+        await person.until(moved("a2"))
+    finally:
+        beating.cancel()
+        for client in (worker, person):
+            await client.ws.close()
 
 
 async def test_ai_versus_ai_on_a_short_clock_never_flags(

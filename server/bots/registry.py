@@ -251,6 +251,14 @@ class WorkerRegistry:
         seat.connected_once = True
         seat.restored_at = None
 
+    def seat_back(self, player: str) -> None:
+        """An AI seat's connection here came back to a room it had left (``leave``, then
+        ``join`` or ``resume``): it plays here again."""
+        seat = self.tracked(player)
+        if seat is not None and seat.connected_once and seat.away_since is not None:
+            seat.away_since = None
+            self.changed.set()
+
     def seat_offline(self, player: str) -> None:
         """No connection to this instance plays an AI seat any more (its room already
         shows it offline): the watchdog hands it over after the lease, or releases it if

@@ -255,7 +255,7 @@ class Watchdog:
         if worker is not None and worker.link is not None:
             worker.link.send(
                 m.BotRelease(
-                    player=seat.player, reason="nobody played the seat; another worker takes it"
+                    player=seat.player, reason="nobody played the seat; it is given out again"
                 )
             )
         await self._hand_over(seat, [room for room, _ in places])

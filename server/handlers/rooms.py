@@ -12,7 +12,7 @@ from protocol.errors import ErrorCode
 from server import game
 from server.game import GameError
 from server.handlers.base import Refused, Session, refuse_ai_seat
-from server.room import Room
+from server.room import LIVE_STATES, Room
 from server.service import NoSuchRoom, now_ms
 from server.sessions import invite_key, new_invite_code, new_room_id
 from server.store import StoreUnavailable
@@ -83,6 +83,13 @@ async def on_leave(session: Session, msg: m.Leave) -> None:
         await session.services.store.remove_player_room(session.player, msg.room)
     with contextlib.suppress(NoSuchRoom):
         await session.detach(msg.room)
+    identity = session.identity
+    if identity is not None and identity.worker is not None and state in LIVE_STATES:
+        # An AI seat's connection that left its running game but stays open was "online"
+        # to the watchdog for good: the game waited, and ended only by the player's claim.
+        # Judged by its room's presence now, as a closed connection is: handed over after
+        # the lease, unless it comes back (or plays through another instance).
+        session.services.workers.seat_offline(session.player)
     session.send(m.Left(room=msg.room, re=msg.id))
 
 
