@@ -30,6 +30,7 @@ from protocol import messages as m
 from protocol.codec import decode_event
 from protocol.errors import CloseCode, ErrorCode, ProtocolError
 from server import game, history
+from server.bots.registry import WORKER_REPLACED
 from server.frames import write_message
 from server.game import GameError
 from server.handlers import HANDLERS, Refused
@@ -556,6 +557,10 @@ class Connection:
         if notice.kind == "revoke":
             if notice.token and notice.token == self.token_hash:
                 self.close(CloseCode.NORMAL, "this AI seat moved to another worker")
+            return
+        if notice.kind == "worker":
+            if self.worker and notice.conn != self.conn_id:
+                self.close(CloseCode.POLICY, WORKER_REPLACED)
             return
         if notice.kind == "matched":
             self.queue = None

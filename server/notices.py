@@ -11,11 +11,14 @@ class Notice(msgspec.Struct, kw_only=True):
     """A note from the server to a player's connections, on any instance:
     ``matched`` (a quick match found a room), ``watch`` (follow a room) or
     ``revoke`` (close the connections that said hello with the token whose hash is
-    ``token``: an AI seat moved to another worker)."""
+    ``token``: an AI seat moved to another worker) or ``worker`` (an AI worker said
+    ``bot_ready`` on connection ``conn``: close its other worker connections, on any
+    instance, as a second ``bot_ready`` on one instance does)."""
 
     kind: str
-    room: str
+    room: str = ""
     token: str = ""
+    conn: str = ""
 
 
 _notice_decoder = msgspec.msgpack.Decoder(Notice)

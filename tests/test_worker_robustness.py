@@ -650,6 +650,30 @@ async def test_a_worker_that_connects_again_replaces_its_old_connection(
             await c.ws.close()
 
 
+async def test_a_worker_that_connects_again_through_another_instance_replaces_the_old(
+    make_server: MakeServer, redis_url: str
+) -> None:
+    """The same, with the new connection on another instance on the same Redis: the old
+    connection stayed open (seats went to it and to the new one), as the document
+    promises no more on one instance than across them. It is closed (1008) now."""
+    first_instance = await make_server(ai_config(), store=RedisStore(redis_url))
+    second_instance = await make_server(ai_config(), store=RedisStore(redis_url))
+    first, second = await raw_client(first_instance), await raw_client(second_instance)
+    try:
+        welcome = await hand_made_worker(first)
+        assert (await hand_made_worker(second, token=welcome.token)).resumed
+        with pytest.raises(ConnectionClosed) as closed:
+            await asyncio.wait_for(first.ws.recv(), 5)
+        assert closed.value.rcvd is not None
+        assert closed.value.rcvd.code == 1008
+        assert "connected again" in closed.value.rcvd.reason
+        await second.send(m.BotHeartbeat())
+        await second.silent(0.3)  # still open, nothing refused
+    finally:
+        for c in (first, second):
+            await c.ws.close()
+
+
 async def test_an_ai_game_with_one_free_seat_says_it_needs_two(make_server: MakeServer) -> None:
     """One idle worker with one seat: an AI-vs-AI game is refused saying it needs two
     free seats (it said "every AI is busy" with nothing busy), and takes none."""

@@ -75,6 +75,10 @@ class AiSeat:
         )
 
 
+WORKER_REPLACED = "this worker connected again: the new connection replaces this one"
+"""Why a worker's connection is closed (1008) when the worker said ``bot_ready`` again on
+another, on this instance or any other."""
+
 WENT_AWAY = "the AI worker went away"
 """Why a hint request got no answer: its worker's connection closed (or the server stops)."""
 
@@ -142,9 +146,7 @@ class WorkerRegistry:
             # of it uses its token: one connection speaks for a worker, the newest, and
             # the old one is told rather than left to find its heartbeats refused.
             log.info("AI worker %s connected again; its old connection is closed", worker_id)
-            worker.link.close(
-                1008, "this worker connected again: the new connection replaces this one"
-            )
+            worker.link.close(1008, WORKER_REPLACED)
         worker.link, worker.lost_at = link, None
         worker.seats, worker.levels = seats, tuple(dict.fromkeys(levels))
         worker.last_seen = time.monotonic()

@@ -55,6 +55,8 @@ class Session(Protocol):
     """The hash of the resume token it said hello with."""
     worker: bool
     """True once it is a registered AI worker (``bot_ready``)."""
+    conn_id: str
+    """This connection, unique over every instance."""
 
     @property
     def address(self) -> str:

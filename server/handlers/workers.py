@@ -4,9 +4,13 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from protocol import messages as m
 from protocol.errors import ErrorCode
 from server.handlers.base import Refused, Session
+from server.notices import Notice, encode_notice
+from server.store import StoreUnavailable
 
 
 def _require_bot(session: Session) -> str:
@@ -20,6 +24,11 @@ async def on_bot_ready(session: Session, msg: m.BotReady) -> None:
     worker_id = _require_bot(session)
     session.worker = True
     session.services.workers.register(worker_id, session, msg.seats, msg.levels)
+    # Its old connection may be held by another instance (the worker reconnected through
+    # another one while the old link was half-open): that one closes it too.
+    notice = Notice(kind="worker", conn=session.conn_id)
+    with contextlib.suppress(StoreUnavailable):
+        await session.services.store.publish_player(worker_id, encode_notice(notice))
     await session.services.taker.publish()  # its seats count in the cluster from now on
     bots = session.services.config.bots
     session.send(
