@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import signal
 import socket
 import sys
@@ -553,9 +554,10 @@ for line in sys.stdin:
 async def test_a_workers_hint_that_is_no_legal_move_never_reaches_the_player(
     make_server: MakeServer,
 ) -> None:
-    """A hand-made worker answers hints with an occupied point, a point off the board
-    and an unknown reason: the player gets no_ai_available for the first two and the
-    legal point with reason "positional" for the third, never a move they cannot make."""
+    """A hand-made worker answers hints with an occupied point, a point off the board, no
+    point with words of its own, and an unknown reason: the player gets no_ai_available
+    (in the server's words) for the first three and the legal point with reason
+    "positional" for the last, never a move they cannot make."""
     server = await make_server(ai_config())
 
     worker, person = await raw_client(server), await raw_client(server)
@@ -566,7 +568,7 @@ async def test_a_workers_hint_that_is_no_legal_move_never_reaches_the_player(
         await seat.join(room)
         await person.until_event(GameStarted)
         await ann_and_the_seat_move(person, seat, room)
-        answers = [("h8", "block"), ("z26", "win"), ("j9", "a hunch")]
+        answers = [("h8", "block"), ("z26", "win"), (None, "ask me later"), ("j9", "a hunch")]
         for n, (point, reason) in enumerate(answers, start=10):
             await person.send(m.Hint(room=room, id=n))
             asked = await worker.expect(m.HintRequest)
@@ -581,6 +583,7 @@ async def test_a_workers_hint_that_is_no_legal_move_never_reaches_the_player(
             else:
                 error = await person.expect_error("no_ai_available")
                 assert error.re == n
+                assert "ask me" not in error.message  # a worker's words are not the server's
         await seat.ws.close()
     finally:
         for c in (worker, person):
@@ -672,6 +675,40 @@ async def test_a_worker_that_connects_again_through_another_instance_replaces_th
     finally:
         for c in (first, second):
             await c.ws.close()
+
+
+async def test_a_hint_the_worker_does_not_answer_is_asked_of_it_once(
+    make_server: MakeServer,
+) -> None:
+    """A worker that never answers a hint: past the pool's idle time the one instance took
+    the job over from itself and asked the same worker again ("taken over from a gone
+    instance", on a server alone). It is asked once; the player hears no AI answered."""
+    bots = dataclasses.replace(FAST_BOTS, hint_timeout_ms=2_000, job_idle_ms=300)
+    server = await make_server(ai_config(bots=bots))
+    worker, person, bob = [await raw_client(server) for _ in range(3)]
+
+    async def beat() -> None:
+        while True:
+            await asyncio.sleep(FAST_BOTS.heartbeat_ms / 2000)
+            await worker.send(m.BotHeartbeat())
+
+    await hand_made_worker(worker)
+    beating = asyncio.create_task(beat())
+    try:
+        await person.hello("ann")
+        await bob.hello("bob")
+        room = (await person.create(seat="black")).room.id
+        await bob.join(room)
+        await person.until_event(GameStarted)
+        await person.send(m.Hint(room=room, id=5))
+        await worker.expect(m.HintRequest)
+        refused = await person.expect_error("no_ai_available")
+        assert refused.re == 5
+        await worker.silent(0.2)  # no second hint_request
+    finally:
+        beating.cancel()
+        for client in (worker, person, bob):
+            await client.ws.close()
 
 
 async def test_an_ai_game_with_one_free_seat_says_it_needs_two(make_server: MakeServer) -> None:

@@ -26,6 +26,9 @@ from server.store import Store
 
 log = logging.getLogger("gomoku.server")
 
+NO_MOVE = "the AI found no move"
+"""Why a hint came back empty when its worker answered without a point."""
+
 REASONS = frozenset({"win", "block", "threat", "positional"})
 """Why a suggestion was chosen, as protocol.md lists (anything else reads "positional")."""
 
@@ -75,7 +78,7 @@ class HintDesk:
         except jobs.BadRecord:
             raise GameError(ErrorCode.NO_AI_AVAILABLE, "the AI's answer was unreadable") from None
         if answer.point is None:
-            raise GameError(ErrorCode.NO_AI_AVAILABLE, answer.reason or "the AI found no move")
+            raise GameError(ErrorCode.NO_AI_AVAILABLE, answer.reason or NO_MOVE)
         if not _legal(room, answer.point):
             # A worker is a program of its own: a suggestion must be a move the player
             # could make here, whatever it sent.
@@ -125,6 +128,9 @@ class HintDesk:
         worker = self.registry.workers.get(worker_id)
         pending = None if worker is None else worker.hints.get(result.request)
         if pending is None or pending.done():
+            return
+        if result.point is None:  # a worker's own words never reach a player as the error
+            pending.set_result((None, NO_MOVE))
             return
         pending.set_result((result.point, result.reason))
 

@@ -54,6 +54,9 @@ class JobTaker:
         self.figures = figures
         self._published: set[str] = set()
         self._hint_tasks: set[asyncio.Task[None]] = set()
+        self._serving: set[str] = set()
+        """Hint jobs this instance is answering (its worker thinks): past the idle time
+        they are taken over from it too, but not asked of a worker here a second time."""
 
     @property
     def tick_s(self) -> float:
@@ -138,7 +141,15 @@ class JobTaker:
             if queue == jobs.HINT_QUEUE:
                 idle += self.settings.hint_ms
             for job in await self.store.pool_reclaim(self.instance(), queue, idle, RECLAIM_BATCH):
-                log.info("AI job %s of %s taken over from a gone instance", job.job_id, queue)
+                if job.job_id in self._serving:
+                    continue  # ours, and still waiting for our worker's answer
+                log.info(
+                    "AI job %s of %s taken over: the instance that took it did not finish it "
+                    "within %d ms",
+                    job.job_id,
+                    queue,
+                    idle,
+                )
                 self.metrics.inc("gomoku_ai_jobs_taken_over_total")
                 await self._handle(job)
 
@@ -152,6 +163,7 @@ class JobTaker:
             await self.store.pool_done(job.queue, job.job_id)
             return
         if isinstance(value, jobs.HintJob):  # answered in its own task: the worker thinks
+            self._serving.add(job.job_id)
             task = asyncio.create_task(self._serve_hint(job, value))
             self._hint_tasks.add(task)
             task.add_done_callback(self._hint_tasks.discard)
@@ -172,6 +184,8 @@ class JobTaker:
         except Exception:
             self.metrics.inc("gomoku_errors_internal_total")
             log.exception("AI hint job %s failed", job.job_id)
+        finally:
+            self._serving.discard(job.job_id)
 
     async def _put_back(self, job: PoolJob) -> None:
         """No worker here can do the job after all: back in its queue for anyone."""
