@@ -115,7 +115,13 @@ def _split_authority(
     if authority.count(":") > 1:
         if not bare_ipv6:
             raise AddressError(f"{text!r}: write an IPv6 address in brackets, like [::1]:8765")
-        _check_ipv6(text, authority)
+        try:
+            ipaddress.IPv6Address(authority)
+        except ValueError:  # more than one colon, and no IPv6 address either
+            raise AddressError(
+                f"{text!r} is not an address like HOST:PORT (an IPv6 address alone, like ::1, "
+                "or in brackets with a port, like [::1]:8765)"
+            ) from None
         return authority, default_port
     host, colon, port_text = authority.partition(":")
     if not host:

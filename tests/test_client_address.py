@@ -68,7 +68,7 @@ def test_display_and_key_keep_plain_addresses_short() -> None:
         ("[::1", "like [::1]:8765"),
         ("[nonsense]:80", "not an IPv6 address"),
         ("ws://::1:80", "in brackets"),
-        ("bad:port:x", "not an IPv6 address"),
+        ("bad:port:x", "not an address like HOST:PORT"),
         ("user@host", "user name"),
         ("-host", "not a host name"),
         ("ho$t", "not a host name"),

@@ -711,6 +711,22 @@ async def test_a_hint_the_worker_does_not_answer_is_asked_of_it_once(
             await client.ws.close()
 
 
+async def test_a_worker_before_bot_ready_is_told_so(make_server: MakeServer) -> None:
+    """A connection with the bot key that has not sent ``bot_ready``: a heartbeat was
+    ``wrong_phase`` but a ``hint_result`` got no answer at all. Both are ``wrong_phase``."""
+    server = await make_server(ai_config())
+    early = await raw_client(server)
+    try:
+        await early.send(m.Hello(name="early bot", bot_key=BOT_KEY, id=1))
+        await early.expect(m.Welcome)
+        await early.send(m.BotHeartbeat(id=2))
+        assert (await early.expect_error("wrong_phase")).re == 2
+        await early.send(m.HintResult(request=1, point="h8", reason="win", id=3))
+        assert (await early.expect_error("wrong_phase")).re == 3
+    finally:
+        await early.ws.close()
+
+
 async def test_an_ai_game_with_one_free_seat_says_it_needs_two(make_server: MakeServer) -> None:
     """One idle worker with one seat: an AI-vs-AI game is refused saying it needs two
     free seats (it said "every AI is busy" with nothing busy), and takes none."""

@@ -47,5 +47,7 @@ async def on_bot_heartbeat(session: Session, msg: m.BotHeartbeat) -> None:
 
 async def on_hint_result(session: Session, msg: m.HintResult) -> None:
     worker_id = _require_bot(session)
+    if not session.services.workers.is_worker(worker_id, session):
+        raise Refused(ErrorCode.WRONG_PHASE, "send bot_ready first")  # as a heartbeat is
     session.services.workers.heartbeat(worker_id)
     session.services.hints.hint_result(worker_id, msg)
