@@ -18,9 +18,10 @@ stones (``x,y x,y x,y``); with three it answers ``SWAP`` (it takes Black), one m
 and lets the opponent choose); with five, ``SWAP`` or the sixth stone. The choices
 come from :mod:`engine.ai.swap2`.
 
-Time: a move's budget is ``timeout_turn`` and, when the manager sends it, a share of
-``time_left`` (with or without ``timeout_match``, but not with ``timeout_match`` 0: no
-match limit). Piskvork's clock for a turn runs
+Time: a move's budget is ``timeout_turn`` (less a margin for the reply) and, when the
+manager sends it, a share of ``time_left`` (with or without ``timeout_match``, but not
+with ``timeout_match`` 0: no match limit; with ``timeout_match`` and no ``time_left``,
+what the game's moves took comes off the match's limit). Piskvork's clock for a turn runs
 from the command after the brain's last answer, INFO lines included; what the session
 spends on those (``INFO rule`` sets up a search for the rule) comes off the move. The
 tables of every rule are built at START, which is off the clock.
@@ -41,6 +42,8 @@ ABOUT = 'name="gomoku-arena", version="0.1.0", author="Gomoku Arena", country="-
 DEFAULT_TIMEOUT_TURN_MS = 30_000  # Piskvork's default when the manager sends none
 FAST_MOVE_S = 0.05  # timeout_turn 0 means "play as fast as possible"
 REPLY_MARGIN_S = 0.08  # kept back from every turn for start-up, parsing and the reply
+REPLY_MARGIN_SHARE = 0.4  # of a turn shorter than 0.2 s: 0.08 s left 10 ms of 50
+LARGEST_SETTING = 2**31 - 1  # a larger INFO number is read as this (a 32-bit manager's most)
 ECHO_MAX = 40  # characters of an unknown command or a bad line quoted back
 BOM = "\ufeff"  # a byte order mark some Windows tools put before the first line
 
@@ -102,6 +105,8 @@ class BrainSession:
         """The BOARD or SWAP2BOARD whose lines are being read, up to its DONE."""
         self._spent = 0.0
         """Seconds spent on the commands since the last answer (on this turn's clock)."""
+        self._used = 0.0
+        """Seconds this game's moves took (what a match clock without time_left ran)."""
 
     # -- feeding ------------------------------------------------------------
 
@@ -122,7 +127,7 @@ class BrainSession:
             return self._block_line(text)
         if not text:
             return []
-        command, _, argument = text.partition(" ")
+        command, _, argument = text.replace("\t", " ").partition(" ")
         handler = self._handlers().get(command.upper())
         if handler is None:
             return [f"UNKNOWN {_quoted(command)} is not a command this brain knows"]
@@ -153,6 +158,7 @@ class BrainSession:
         if not 5 <= size <= 26:
             return [f"ERROR unsupported board size {size} (5 to 26 supported)"]
         self.board = Board(size, self.settings.rule)
+        self._used = 0.0
         # START is off the turn's clock, and the manager's INFO rule comes after it,
         # on the first move's: every rule's tables are built here.
         prepare_tables()
@@ -169,6 +175,7 @@ class BrainSession:
     def _restart(self, _: str) -> list[str]:
         board = self._need_board()
         self.board = Board(board.size, self.settings.rule)
+        self._used = 0.0
         return ["OK"]
 
     def _info(self, argument: str) -> list[str]:
@@ -189,7 +196,9 @@ class BrainSession:
             return []
         number = _whole(value, f"{_quoted(value)} is not a whole number", signed=True)
         if key != "rule":
-            setattr(settings, NUMBERS[key], number)
+            # A number past any real limit means no limit; kept as it was, a search's
+            # arithmetic on it overflowed (a crash at the next move).
+            setattr(settings, NUMBERS[key], max(-LARGEST_SETTING, min(number, LARGEST_SETTING)))
             return []
         if number < 0:
             raise ValueError(f"{number} is not a rule (bits: 1 exactly five, 4 renju)")
@@ -396,13 +405,19 @@ class BrainSession:
         turn's clock already ran on the commands before the move's."""
         settings = self.settings
         turn_ms = settings.timeout_turn_ms
-        reserve = REPLY_MARGIN_S + self._spent
+        margin = min(REPLY_MARGIN_S, REPLY_MARGIN_SHARE * max(0, turn_ms) / 1000)
+        reserve = margin + self._spent
         turn = FAST_MOVE_S if turn_ms <= 0 else max(0.01, turn_ms / 1000 - reserve)
         left = None
         # time_left counts down a match's limit: with or without timeout_match, but not
-        # when timeout_match says there is none (0), whatever time_left then says.
-        if settings.time_left_ms is not None and settings.timeout_match_ms != 0:
+        # when timeout_match says there is none (0), whatever time_left then says. A
+        # manager that sends timeout_match and no time_left: what this game's moves took
+        # comes off it (a first move took 3 s of a 2 s match).
+        match_ms = settings.timeout_match_ms
+        if settings.time_left_ms is not None and match_ms != 0:
             left = max(0.01, settings.time_left_ms / 1000 - reserve)
+        elif match_ms is not None and match_ms > 0:
+            left = max(0.01, match_ms / 1000 - self._used - REPLY_MARGIN_S - self._spent)
         return turn, left
 
     def _move(self) -> list[str]:
@@ -410,9 +425,11 @@ class BrainSession:
         if board.is_over():
             return ["ERROR the game is over"]
         turn, left = self.move_time()
+        started = self.clock()
         result = think(
             board, level=self.level, time_limit=turn, time_left=left, clock=self.clock, rng=self.rng
         )
+        self._used += self.clock() - started + self._spent
         board.play(result.best)
         lines = []
         if self.verbose:
@@ -446,9 +463,9 @@ def _whole(text: str, expected: str, *, signed: bool = False) -> int:
     ``expected``."""
     text = text.strip()
     digits = text[1:] if signed and text.startswith("-") else text
-    if not (digits.isascii() and digits.isdigit()):
-        raise ValueError(expected)
-    return int(text)
+    if not (digits.isascii() and digits.isdigit()) or len(digits.lstrip("0")) > 18:
+        raise ValueError(expected)  # (past 18 digits: no setting means that, and a
+    return int(text)  # time in them overflowed a float; past 4300 int() refuses in its words)
 
 
 def _quoted(text: str) -> str:

@@ -231,6 +231,60 @@ def test_time_left_counts_only_against_a_match_limit() -> None:
     assert session.move_time()[1] == pytest.approx(0.01)
 
 
+def test_a_number_past_any_limit_is_no_crash() -> None:
+    """INFO time_left (or timeout_turn) of 400 nines killed the brain at its next move
+    (OverflowError in the search's arithmetic). Past 18 digits a number is said to be
+    none in a MESSAGE; a merely large one is read as a 32-bit manager's largest."""
+    session = BrainSession("novice")
+    session.feed("START 15")
+    session.feed("INFO timeout_turn 300")
+    [said] = session.feed("INFO time_left " + "9" * 400)
+    assert said.startswith("MESSAGE INFO time_left: ")
+    assert said.endswith("; ignored")
+    session.feed("INFO timeout_turn 99999999999999")
+    assert session.settings.timeout_turn_ms == 2**31 - 1
+    session.feed("INFO timeout_turn 300")
+    assert as_point(session.feed("TURN 7,7")[-1])
+    [refused] = session.feed("START " + "9" * 5000)
+    assert refused.startswith("ERROR START: '9999"), refused
+    assert "limit" not in refused  # Python's own words for a too-long int
+
+
+def test_a_short_turn_is_mostly_searched() -> None:
+    """A fixed 80 ms kept back of every turn left 10 ms of a 50 ms turn (the brain lost
+    games it won at 200 ms). Below 0.2 s a share is kept back; above, the 80 ms."""
+    session = BrainSession("novice")
+    session.feed("START 15")
+    session.feed("INFO timeout_turn 50")
+    assert session.move_time()[0] == pytest.approx(0.03, abs=0.005)
+    session.feed("INFO timeout_turn 1000")
+    assert session.move_time()[0] == pytest.approx(1.0 - REPLY_MARGIN_S, abs=0.005)
+
+
+def test_a_match_limit_without_time_left_bounds_the_moves() -> None:
+    """timeout_match with no time_left: a first move took 3 s of a 2 s match. What the
+    game's moves took comes off the match's limit."""
+    ticks = iter(range(1_000_000))
+    session = BrainSession("novice", clock=lambda: next(ticks) * 0.001)
+    session.feed("INFO timeout_turn 5000")
+    session.feed("INFO timeout_match 2000")
+    session.feed("START 15")
+    left = session.move_time()[1]
+    assert left is not None
+    assert left < 2.0
+    session.feed("TURN 7,7")
+    later = session.move_time()[1]
+    assert later is not None
+    assert later < left
+
+
+def test_a_tab_may_follow_a_command() -> None:
+    """``TURN<TAB>1,1`` was UNKNOWN: any blank after a command separates it."""
+    session = BrainSession("novice")
+    session.feed("START 15")
+    assert as_point(session.feed("TURN\t1,1")[-1])
+
+
 def test_a_takeback_of_a_stone_listed_first_leaves_the_others_their_colours() -> None:
     """BOARD lists stones in any order, so the game's last stone may have come first:
     taking it back removes it alone, and the brain then blocks the opponent's four
@@ -400,7 +454,7 @@ def test_commands_piped_in_are_all_answered() -> None:
 
 def test_a_rule_sent_after_start_costs_the_first_move_little() -> None:
     """Piskvork sends INFO rule after START, on the first move's clock: the tables of
-    every rule are built at START, so a fresh brain's INFO rule 4 takes a few ms of a
+    every rule are built at START, so a fresh brain's INFO rule 4 takes about 30 ms of a
     1 s turn, not the 0.15-0.2 s of building renju's tables."""
     script = (
         "from gomocup.session import BrainSession\n"
