@@ -486,8 +486,11 @@ class GomokuApp(App[None]):
         if self.connection is not None:
             self.connection.forget_room(room)
             await self.connection.send(msg.Leave(room=room))
-        if self.partner is not None:
-            await self.partner.send(msg.Leave(room=room))
+        partner, game = self.partner, self.model.room
+        if partner is None or partner.player is None or game is None or game.id != room:
+            return
+        if game.color_of(partner.player) is not None:  # a hot-seat game: both sat in it
+            await partner.send(msg.Leave(room=room))
 
     async def _shut_down(self) -> None:
         for conn in (self.connection, self.partner):

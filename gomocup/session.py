@@ -463,9 +463,11 @@ def _whole(text: str, expected: str, *, signed: bool = False) -> int:
     ``expected``."""
     text = text.strip()
     digits = text[1:] if signed and text.startswith("-") else text
-    if not (digits.isascii() and digits.isdigit()) or len(digits.lstrip("0")) > 18:
-        raise ValueError(expected)  # (past 18 digits: no setting means that, and a
-    return int(text)  # time in them overflowed a float; past 4300 int() refuses in its words)
+    if not (digits.isascii() and digits.isdigit()):
+        raise ValueError(expected)
+    if len(digits.lstrip("0")) > 18:  # no setting means that; a time in them overflowed a
+        raise ValueError(f"{_quoted(text)} is too large")  # float (past 4300, int() refuses)
+    return int(text)
 
 
 def _quoted(text: str) -> str:

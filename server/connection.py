@@ -113,6 +113,8 @@ class Connection:
         self.wanted: str | None = None
         """A sibling asked for this connection while it was busy."""
         self.moving = False
+        self.reattaching = False
+        """Attaching again to its rooms (:meth:`reattach`): it does not move meanwhile."""
         """Being handed over: nothing is written to it meanwhile."""
         self.moved = False
         """Handed over: another process serves it; this one only lets go."""
@@ -352,9 +354,11 @@ class Connection:
             self.placement_due.append(room_id)
         if count != 1:
             return False
-        await self.services.rooms.presence_changed(room_id, self.player)  # they arrived
         if self.identity is not None and self.identity.worker is not None:
+            # Before its room says it is online: the watchdog, finding a seat it thinks
+            # away online in its room, would forget it (as played through another instance).
             self.services.workers.seat_back(self.player)
+        await self.services.rooms.presence_changed(room_id, self.player)  # they arrived
         return True
 
     async def attach_seated(self, room_id: str, *, follow: bool = True) -> None:
@@ -375,27 +379,33 @@ class Connection:
         if follow and room_id not in self.rooms:
             await self.sync_room(room_id, None)
 
-    async def reattach(self) -> int:
+    async def reattach(self) -> bool:
         """Attach this connection again to every room it is attached to here, after this
         instance's lease ran out and another instance may have reaped its attachments
         (this process was paused, or Redis was cut off from it alone, for longer than a
         lease): its players, still connected, read as offline, and a game would end by
         abandon at the end of the grace. Attaching is idempotent, so an attachment that
-        was never reaped stays as it was. Returns the rooms its player came back to."""
-        back = 0
-        if self.moving or self.moved or self.identity is None:
-            return back  # a connection moving to a sibling is attached there first
-        for room_id in sorted(self.attached):
-            count = await self.services.store.attach(room_id, self.player, self.conn_id)
-            if room_id not in self.attached:  # detached meanwhile (left, or closed)
-                await self.services.housekeeping.detach(room_id, self.conn_id)
-            elif count is None:  # the room is gone
-                self.attached.discard(room_id)
-            elif count == 1:
-                back += 1
-                with contextlib.suppress(GameError, NoSuchRoom):
-                    await self.services.rooms.presence_changed(room_id, self.player)
-        return back
+        was never reaped stays as it was; each room's presence is then brought in line
+        (a tick, which changes nothing where nothing changed). False if the connection
+        is moving to a sibling process: it is to be tried again (if it stays here)."""
+        if self.moving:
+            return False
+        if self.moved or self.identity is None:
+            return True
+        self.reattaching = True  # not moved meanwhile (:meth:`movable`)
+        try:
+            for room_id in sorted(self.attached):
+                count = await self.services.store.attach(room_id, self.player, self.conn_id)
+                if room_id not in self.attached:  # detached meanwhile (left, or closed)
+                    await self.services.housekeeping.detach(room_id, self.conn_id)
+                elif count is None:  # the room is gone
+                    self.attached.discard(room_id)
+                else:
+                    with contextlib.suppress(GameError, NoSuchRoom):
+                        await self.services.rooms.presence_changed(room_id, self.player)
+        finally:
+            self.reattaching = False
+        return True
 
     async def detach(self, room_id: str) -> None:
         """Detach this connection from a room (``leave``, or the socket closed). With the
@@ -556,7 +566,7 @@ class Connection:
             return
         if notice.kind == "revoke":
             if notice.token and notice.token == self.token_hash:
-                self.close(CloseCode.NORMAL, "this AI seat moved to another worker")
+                self.close(CloseCode.NORMAL, "this AI seat was handed over (a new token)")
             return
         if notice.kind == "worker":
             if self.worker and notice.conn != self.conn_id:
@@ -607,7 +617,7 @@ class Connection:
             identity is not None
             and identity.worker is None
             and not self.worker
-            and not (self.busy or self.moving or self.moved or self._closing)
+            and not (self.busy or self.moving or self.moved or self._closing or self.reattaching)
             and self.queue is None
             and not self.hint_pending
             and not any(sync.syncing or sync.lock.locked() for sync in self.rooms.values())

@@ -38,9 +38,11 @@ class Housekeeping:
         """This instance in the store: its connections' attachments carry it, and its
         lease (renewed by :meth:`keep_lease`) says it is alive."""
         self._conn_ids = itertools.count(1)
-        self.reattach: Callable[[], Awaitable[int]] | None = None
-        """Attaches this instance's connections again to their rooms (set by the server):
-        called when its lease was found taken over, returns the players brought back."""
+        self.reattach: Callable[[], Awaitable[tuple[int, bool]]] | None = None
+        """Attaches this instance's connections again to their rooms (set by the server,
+        :meth:`Listener.reattach`): called when its lease was found taken over."""
+        self._reattaching: asyncio.Task[None] | None = None
+        self._reattach_due = False
         self._written: set[int] = set()
         """Where this instance set its lease at its last beat that answered, and at the
         beats since that failed (they may have been done): a beat that finds another value
@@ -80,7 +82,6 @@ class Housekeeping:
         lease = self.timers.instance_lease_ms
         last_beat: int | None = None  # when this instance's lease was last renewed
         steady_since: int | None = None  # renewed on time since then
-        reattach_due = False
         while True:
             await asyncio.sleep(lease / 5000)
             try:
@@ -89,11 +90,13 @@ class Housekeeping:
                 before = await self.store.instance_beat(self.instance_id, now + lease)
                 renewed = now_ms()
                 if before not in self._written:
-                    reattach_due = True
+                    self._reattach_due = True
                 self._written = {now + lease}
-                if reattach_due:
-                    await self._reattach()
-                    reattach_due = False
+                if self._reattach_due and self._reattaching is None:
+                    # Beside the renewals: a pass over thousands of connections may take
+                    # longer than a lease, which unrenewed would be taken again.
+                    self._reattach_due = False
+                    self._reattaching = asyncio.create_task(self._reattach())
                 if last_beat is None or steady_since is None or renewed - last_beat > lease / 2:
                     # A gap in our own renewals (starting, or the store hung or was gone):
                     # the other instances may have had the same gap. Their leases ran out
@@ -128,22 +131,36 @@ class Housekeeping:
     async def _reattach(self) -> None:
         """This instance's lease ran out and another instance took it over: its live
         connections' attachments may have been reaped (the players read as offline, and
-        their games would end by abandon), so they are attached again."""
-        if self.reattach is None:
-            return
-        log.warning(
-            "this server instance's lease was taken over or lost (it was paused or cut off "
-            "from the store for longer than %d ms, or the store lost its data): attaching "
-            "its connections again",
-            self.timers.instance_lease_ms,
-        )
-        back = await self.reattach()
-        if back:
-            log.warning("%d players came back to their rooms", back)
+        their games would end by abandon), so they are attached again. A pass that could
+        not do every connection (the store unreachable, one moving to a sibling) is
+        due again at the next renewal."""
+        try:
+            if self.reattach is None:
+                return
+            log.warning(
+                "this server instance's lease was taken over or lost (it was paused or cut "
+                "off from the store for longer than %d ms, or the store lost its data): "
+                "attaching its connections again",
+                self.timers.instance_lease_ms,
+            )
+            done, whole = await self.reattach()
+            self._reattach_due = self._reattach_due or not whole
+            log.warning("attached %d connections again", done)
+        except StoreUnavailable as exc:
+            self._reattach_due = True
+            log.info("attaching connections again waits for the store: %s", exc)
+        except Exception:
+            self._reattach_due = True
+            self.metrics.inc("gomoku_errors_internal_total")
+            log.exception("attaching connections again failed")
+        finally:
+            self._reattaching = None
 
     async def leave(self) -> None:
         """Stopping: every connection detached as it closed; drop whatever attachment of
         this instance is left and its lease, so a stopped instance keeps nobody present."""
+        if self._reattaching is not None:
+            self._reattaching.cancel()
         with contextlib.suppress(StoreUnavailable):
             gone = await self.store.reap_instance(self.instance_id, now_ms())
             for room_id in gone:

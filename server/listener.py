@@ -34,6 +34,8 @@ MAX_QUEUE = 16
 WRITE_LIMIT = 64 * 1024
 """Bytes websockets buffers for a peer before its own sends (pings, close) wait; our
 frames are written without waiting and bounded by ``send_buffer`` instead."""
+REATTACH_AT_ONCE = 32
+"""Connections attached again together after this instance's lease was taken over."""
 
 
 class Listener:
@@ -210,13 +212,26 @@ class Listener:
             server.all_connections.discard(ws)
             server.handler_tasks.discard(asyncio.current_task())
 
-    async def reattach(self) -> int:
-        """Attach every connection again to its rooms (:meth:`Connection.reattach`):
-        this instance's lease was taken over. Returns the players brought back to rooms."""
-        back = 0
-        for conn in list(self.connections):
-            back += await conn.reattach()
-        return back
+    async def reattach(self) -> tuple[int, bool]:
+        """Attach every connection again to its rooms (:meth:`Connection.reattach`),
+        a few at a time: this instance's lease was taken over. Returns how many
+        connections were attached again, and whether all were (one moving to a sibling
+        process is left for the next pass). Raises StoreUnavailable if the store is."""
+        done, whole = 0, True
+        conns = sorted(self.connections, key=lambda c: c.conn_id)
+        for first in range(0, len(conns), REATTACH_AT_ONCE):
+            batch = conns[first : first + REATTACH_AT_ONCE]
+            results = await asyncio.gather(*(c.reattach() for c in batch), return_exceptions=True)
+            for conn, result in zip(batch, results, strict=True):
+                if isinstance(result, StoreUnavailable):
+                    raise result
+                if isinstance(result, BaseException):
+                    log.error("attaching %s again failed", conn.conn_id, exc_info=result)
+                elif result:
+                    done += 1
+                else:
+                    whole = False
+        return done, whole
 
     def find(self, conn_id: str) -> Connection | None:
         """The connection here with the store id ``conn_id``, if it is open."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from typing import Protocol
 
 import msgspec
@@ -24,6 +25,10 @@ class PlayerConnection(Protocol):
     identity: SessionRecord | None
     queue: str | None
     """The matchmaking queue the connection waits in, if any."""
+
+    @property
+    def attached(self) -> AbstractSet[str]:
+        """The rooms it is attached to (its player is present there)."""
 
     def send(self, message: msgspec.Struct) -> None: ...
 

@@ -359,6 +359,5 @@ async def test_a_finished_game_is_announced_at_one_launch_only(
         await until(pilot, lambda: not app.is_running, "the app closed")
     async with running(server, tmp_path) as (app, pilot):
         await pilot.pause(1.0)  # the rooms a launch lists are caught up in 0.3 s
-        print("ROOMS", away, seen)
         assert "has ended" not in screen_text(app)
         assert isinstance(app.screen, LobbyScreen)

@@ -348,6 +348,9 @@ async def test_a_seat_that_leaves_and_comes_back_keeps_its_game(server: GomokuSe
         await seat.join(room)
         await asyncio.sleep(3 * FAST_BOTS.lease_ms / 1000)
         await worker.silent(0.1)  # no bot_release, no second bot_seat
+        kept = server.bots.tracked(order.player)  # still this worker's, and played here
+        assert kept is not None
+        assert kept.away_since is None
         await person.move(room, "h9")
         assert (await seat.until_event(Moved)).point == "h9"
         await seat.move(room, "a2")

@@ -3,11 +3,11 @@
 Liveness: a worker sends ``bot_heartbeat``; one silent for three heartbeats is
 closed. A seat nobody plays (its room has shown it offline for ``lease_ms``, or it
 never connected within ``lease_ms`` of being given out) while its game runs is handed
-to another worker: a new token is issued, the old session is deleted (the old token
-stops working) and connections still using it are closed, so two workers never play
-one seat. The seat goes back to the shared AI pool, where a worker of any instance
-takes it. A worker whose own connection is gone keeps its seats for ``lease_ms``, so
-it can reconnect and carry on.
+over (to any worker with a free seat, its old one too): a new token is issued, the old
+session is deleted (the old token stops working) and connections still using it are
+closed, so two workers never play one seat. The seat goes back to the shared AI pool,
+where a worker of any instance takes it. A worker whose own connection is gone keeps
+its seats for ``lease_ms``, so it can reconnect and carry on.
 
 The registry lives in one server instance and holds the seats its own workers took
 from the pool. A seat's presence in its rooms is what every instance sees, so a seat

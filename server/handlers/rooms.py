@@ -77,14 +77,23 @@ async def on_leave(session: Session, msg: m.Leave) -> None:
     if state == "waiting":
         with contextlib.suppress(GameError, NoSuchRoom):  # before the game: give up the seat
             await service.act(msg.room, game.Leave(session.player))
-    elif state == "over":
-        # Done with it (from any connection of theirs): ``welcome`` stops listing it. A
-        # game not left is listed, so that a client launched later learns how it ended.
-        await session.services.store.remove_player_room(session.player, msg.room)
     with contextlib.suppress(NoSuchRoom):
         await session.detach(msg.room)
+    if state == "over":
+        # Done with it (from any connection of theirs): ``welcome`` stops listing it. A
+        # game not left is listed, so that a client launched later learns how it ended;
+        # with the store unreachable it stays listed (and is said again at a launch).
+        with contextlib.suppress(StoreUnavailable):
+            await session.services.store.remove_player_room(session.player, msg.room)
     identity = session.identity
-    if identity is not None and identity.worker is not None and state in LIVE_STATES:
+    if (
+        identity is not None
+        and identity.worker is not None
+        and state in LIVE_STATES
+        and not any(
+            msg.room in c.attached for c in session.services.players.connections(session.player)
+        )
+    ):
         # An AI seat's connection that left its running game but stays open was "online"
         # to the watchdog for good: the game waited, and ended only by the player's claim.
         # Judged by its room's presence now, as a closed connection is: handed over after
