@@ -132,6 +132,23 @@ async def test_store_outage_gives_unavailable_then_play_resumes_fairly(
     assert (await _moved(bob)).point == "h9"
 
 
+async def a_game_on_a_with_its_renewals_stopped(
+    make_server: MakeServer, connect: Connect, redis_url: str
+) -> tuple[GomokuServer, TestClient, TestClient, str]:
+    """Instances A and B on one Redis with a 1 s lease; Alice and Bob play a game on A;
+    then A stops renewing its lease (as a paused process would): A, the players, the room."""
+    timers = Timers(tick_interval_s=0.02, instance_lease_ms=1_000)
+    a, _b = [await make_server(store=RedisStore(redis_url), timers=timers) for _ in range(2)]
+    alice = await connect("alice", to=a)
+    bob = await connect("bob", to=a)
+    room = (await alice.create(seat="black")).room.id
+    await bob.join(room)
+    await alice.until_event(GameStarted)
+    renewals = next(t for t in a._tasks if "keep_lease" in repr(t.get_coro()))
+    renewals.cancel()
+    return a, alice, bob, room
+
+
 async def test_after_a_redis_hang_an_instance_waits_a_lease_before_reaping_another(
     make_server: MakeServer, connect: Connect, persistent_redis: RedisServer
 ) -> None:
@@ -142,17 +159,9 @@ async def test_after_a_redis_hang_an_instance_waits_a_lease_before_reaping_anoth
     processes and a 15 s SIGSTOP of redis-server). Here instance A's renewals are
     stopped during the hang: B waits a whole lease of its own renewals first (A, alive,
     would have renewed by then), then reaps A as dead."""
-    timers = Timers(tick_interval_s=0.02, instance_lease_ms=1_000)
-    a, _b = [
-        await make_server(store=RedisStore(persistent_redis.url), timers=timers) for _ in range(2)
-    ]
-    alice = await connect("alice", to=a)
-    bob = await connect("bob", to=a)
-    room = (await alice.create(seat="black")).room.id
-    await bob.join(room)
-    await alice.until_event(GameStarted)
-    renewals = next(t for t in a._tasks if "keep_lease" in repr(t.get_coro()))
-    renewals.cancel()
+    _, alice, _, _ = await a_game_on_a_with_its_renewals_stopped(
+        make_server, connect, persistent_redis.url
+    )
     persistent_redis.hang(on=True)
     try:
         await asyncio.sleep(2.0)
@@ -172,17 +181,9 @@ async def test_an_instance_whose_lease_was_taken_attaches_its_connections_again(
     and both players, still connected to A, go offline. They stayed offline until they
     acted, and the game ended by abandon at the end of the grace; A now finds its lease
     taken at its next renewal and attaches them again, and the game goes on."""
-    timers = Timers(tick_interval_s=0.02, instance_lease_ms=1_000)
-    a, _b = [
-        await make_server(store=RedisStore(persistent_redis.url), timers=timers) for _ in range(2)
-    ]
-    alice = await connect("alice", to=a)
-    bob = await connect("bob", to=a)
-    room = (await alice.create(seat="black")).room.id
-    await bob.join(room)
-    await alice.until_event(GameStarted)
-    renewals = next(t for t in a._tasks if "keep_lease" in repr(t.get_coro()))
-    renewals.cancel()
+    a, alice, bob, room = await a_game_on_a_with_its_renewals_stopped(
+        make_server, connect, persistent_redis.url
+    )
     offline = {(await asyncio.wait_for(alice.until_event(Presence), 10)) for _ in range(2)}
     assert {(p.player, p.online) for p in offline} == {(alice.player, False), (bob.player, False)}
     a._background(a.housekeeping.keep_lease())  # A renews again

@@ -59,6 +59,26 @@ async def hand_made_worker(client: TestClient, token: str | None = None) -> m.We
     return welcome
 
 
+@contextlib.asynccontextmanager
+async def beating_worker(server: GomokuServer) -> AsyncIterator[TestClient]:
+    """A hand-made worker (:func:`hand_made_worker`) that sends its heartbeats until the
+    block ends, so the server keeps it; closed at the end."""
+    worker = await raw_client(server)
+    await hand_made_worker(worker)
+
+    async def beat() -> None:
+        while True:
+            await asyncio.sleep(FAST_BOTS.heartbeat_ms / 2000)
+            await worker.send(m.BotHeartbeat())
+
+    beating = asyncio.create_task(beat())
+    try:
+        yield worker
+    finally:
+        beating.cancel()
+        await worker.ws.close()
+
+
 async def ann_seats_the_hand_made_ai(
     person: TestClient, worker: TestClient
 ) -> tuple[str, m.BotSeat]:
@@ -291,16 +311,8 @@ async def test_a_seat_that_leaves_its_game_but_stays_connected_is_handed_over(
     the room showed it offline, but the server judged the seat by its open connection and
     never handed it over (the game waited for the player to claim it). After the lease
     the seat is released and given out again; the old connection is closed."""
-    worker, person = await raw_client(server), await raw_client(server)
-
-    async def beat() -> None:
-        while True:
-            await asyncio.sleep(FAST_BOTS.heartbeat_ms / 2000)
-            await worker.send(m.BotHeartbeat())
-
-    await hand_made_worker(worker)
-    beating = asyncio.create_task(beat())
-    try:
+    person = await raw_client(server)
+    async with beating_worker(server) as worker:
         room, order = await ann_seats_the_hand_made_ai(person, worker)
         seat = await seat_connection(server, order)
         await seat.join(room)
@@ -320,25 +332,14 @@ async def test_a_seat_that_leaves_its_game_but_stays_connected_is_handed_over(
         assert (await heir.until_event(Moved)).point == "h9"
         await heir.move(room, "a2")
         await person.until(moved("a2"))
-    finally:
-        beating.cancel()
-        for client in (worker, person):
-            await client.ws.close()
+    await person.ws.close()
 
 
 async def test_a_seat_that_leaves_and_comes_back_keeps_its_game(server: GomokuServer) -> None:
     """The seat's connection leaves its game and joins it again within the lease: it is
     not handed over, and plays on."""
-    worker, person = await raw_client(server), await raw_client(server)
-
-    async def beat() -> None:
-        while True:
-            await asyncio.sleep(FAST_BOTS.heartbeat_ms / 2000)
-            await worker.send(m.BotHeartbeat())
-
-    await hand_made_worker(worker)
-    beating = asyncio.create_task(beat())
-    try:
+    person = await raw_client(server)
+    async with beating_worker(server) as worker:
         room, order = await ann_seats_the_hand_made_ai(person, worker)
         seat = await seat_connection(server, order)
         await seat.join(room)
@@ -355,10 +356,7 @@ async def test_a_seat_that_leaves_and_comes_back_keeps_its_game(server: GomokuSe
         assert (await seat.until_event(Moved)).point == "h9"
         await seat.move(room, "a2")
         await person.until(moved("a2"))
-    finally:
-        beating.cancel()
-        for client in (worker, person):
-            await client.ws.close()
+    await person.ws.close()
 
 
 async def test_ai_versus_ai_on_a_short_clock_never_flags(
@@ -688,16 +686,8 @@ async def test_a_hint_the_worker_does_not_answer_is_asked_of_it_once(
     instance", on a server alone). It is asked once; the player hears no AI answered."""
     bots = dataclasses.replace(FAST_BOTS, hint_timeout_ms=2_000, job_idle_ms=300)
     server = await make_server(ai_config(bots=bots))
-    worker, person, bob = [await raw_client(server) for _ in range(3)]
-
-    async def beat() -> None:
-        while True:
-            await asyncio.sleep(FAST_BOTS.heartbeat_ms / 2000)
-            await worker.send(m.BotHeartbeat())
-
-    await hand_made_worker(worker)
-    beating = asyncio.create_task(beat())
-    try:
+    person, bob = await raw_client(server), await raw_client(server)
+    async with beating_worker(server) as worker:
         await person.hello("ann")
         await bob.hello("bob")
         room = (await person.create(seat="black")).room.id
@@ -708,10 +698,8 @@ async def test_a_hint_the_worker_does_not_answer_is_asked_of_it_once(
         refused = await person.expect_error("no_ai_available")
         assert refused.re == 5
         await worker.silent(0.2)  # no second hint_request
-    finally:
-        beating.cancel()
-        for client in (worker, person, bob):
-            await client.ws.close()
+    for client in (person, bob):
+        await client.ws.close()
 
 
 async def test_a_worker_before_bot_ready_is_told_so(make_server: MakeServer) -> None:
