@@ -266,20 +266,8 @@ async def test_a_seat_played_through_another_instance_is_not_taken_away(
     first = await make_server(ai_config(), store=RedisStore(redis_url))
     second = await make_server(ai_config(), store=RedisStore(redis_url))
 
-    async def client_of(target: GomokuServer) -> TestClient:
-        ws = await ws_connect(f"ws://127.0.0.1:{target.port}/", compression=None, max_size=1 << 20)
-        return TestClient(ws)
-
-    worker, person, seat = await client_of(first), await client_of(first), await client_of(second)
-    try:
-        await hand_made_worker(worker)
-
-        async def beat() -> None:
-            while True:
-                await asyncio.sleep(FAST_BOTS.heartbeat_ms / 2000)
-                await worker.send(m.BotHeartbeat())
-
-        beating = asyncio.create_task(beat())
+    person, seat = await raw_client(first), await raw_client(second)
+    async with beating_worker(first) as worker:
         await person.hello("ann")
         room = (await person.create(seat="white")).room.id
         await person.send(m.SeatAi(room=room, level="hand"))
@@ -296,12 +284,25 @@ async def test_a_seat_played_through_another_instance_is_not_taken_away(
         await seat.move(room, "h9")
         assert (await person.until_event(Moved)).point == "h9"
         await worker.silent(0.1)  # no bot_release, no second bot_seat
-        beating.cancel()
-    finally:
-        for client in (worker, person, seat):
-            await client.ws.close()
+    for client in (person, seat):
+        await client.ws.close()
     for instance in (first, second):
         assert instance.metrics.counters["gomoku_ai_handovers_total"] == 0
+
+
+async def a_seat_that_left_its_game(
+    server: GomokuServer, person: TestClient, worker: TestClient
+) -> tuple[str, m.BotSeat, TestClient]:
+    """Ann seats the hand-made AI, its seat's connection joins and both move once, then
+    the seat's connection sends ``leave`` and stays open: the room, the seat order and
+    the seat's connection."""
+    room, order = await ann_seats_the_hand_made_ai(person, worker)
+    seat = await seat_connection(server, order)
+    await seat.join(room)
+    await ann_and_the_seat_move(person, seat, room)
+    await seat.send(m.Leave(room=room))
+    await seat.until(lambda x: isinstance(x, m.Left))
+    return room, order, seat
 
 
 async def test_a_seat_that_leaves_its_game_but_stays_connected_is_handed_over(
@@ -313,12 +314,7 @@ async def test_a_seat_that_leaves_its_game_but_stays_connected_is_handed_over(
     the seat is released and given out again; the old connection is closed."""
     person = await raw_client(server)
     async with beating_worker(server) as worker:
-        room, order = await ann_seats_the_hand_made_ai(person, worker)
-        seat = await seat_connection(server, order)
-        await seat.join(room)
-        await ann_and_the_seat_move(person, seat, room)
-        await seat.send(m.Leave(room=room))
-        await seat.until(lambda x: isinstance(x, m.Left))
+        room, order, seat = await a_seat_that_left_its_game(server, person, worker)
         release = await worker.until(lambda x: isinstance(x, m.BotRelease))
         assert isinstance(release, m.BotRelease)
         assert release.player == order.player
@@ -340,12 +336,7 @@ async def test_a_seat_that_leaves_and_comes_back_keeps_its_game(server: GomokuSe
     not handed over, and plays on."""
     person = await raw_client(server)
     async with beating_worker(server) as worker:
-        room, order = await ann_seats_the_hand_made_ai(person, worker)
-        seat = await seat_connection(server, order)
-        await seat.join(room)
-        await ann_and_the_seat_move(person, seat, room)
-        await seat.send(m.Leave(room=room))
-        await seat.until(lambda x: isinstance(x, m.Left))
+        room, order, seat = await a_seat_that_left_its_game(server, person, worker)
         await seat.join(room)
         await asyncio.sleep(3 * FAST_BOTS.lease_ms / 1000)
         await worker.silent(0.1)  # no bot_release, no second bot_seat
@@ -630,38 +621,18 @@ async def test_an_ai_seat_plays_only_the_game_it_was_given(make_server: MakeServ
             await c.ws.close()
 
 
+@pytest.mark.parametrize("through", ["the same instance", "another instance"])
 async def test_a_worker_that_connects_again_replaces_its_old_connection(
-    make_server: MakeServer,
+    make_server: MakeServer, redis_url: str, through: str
 ) -> None:
     """A second connection with the worker's token takes over the worker; the first is
-    closed (1008) saying why, instead of having its next heartbeat refused."""
-    server = await make_server(ai_config())
-
-    first, second = await raw_client(server), await raw_client(server)
-    try:
-        welcome = await hand_made_worker(first)
-        assert (await hand_made_worker(second, token=welcome.token)).resumed
-        with pytest.raises(ConnectionClosed) as closed:
-            await asyncio.wait_for(first.ws.recv(), 5)
-        assert closed.value.rcvd is not None
-        assert closed.value.rcvd.code == 1008
-        assert "connected again" in closed.value.rcvd.reason
-        await second.send(m.BotHeartbeat())
-        [live] = server.bots.live_workers()
-        assert live.id == welcome.player
-    finally:
-        for c in (first, second):
-            await c.ws.close()
-
-
-async def test_a_worker_that_connects_again_through_another_instance_replaces_the_old(
-    make_server: MakeServer, redis_url: str
-) -> None:
-    """The same, with the new connection on another instance on the same Redis: the old
-    connection stayed open (seats went to it and to the new one), as the document
-    promises no more on one instance than across them. It is closed (1008) now."""
+    closed (1008) saying why, instead of having its next heartbeat refused. Through
+    another instance on the same Redis the old connection stayed open (seats went to it
+    and to the new one)."""
     first_instance = await make_server(ai_config(), store=RedisStore(redis_url))
-    second_instance = await make_server(ai_config(), store=RedisStore(redis_url))
+    second_instance = first_instance
+    if through == "another instance":
+        second_instance = await make_server(ai_config(), store=RedisStore(redis_url))
     first, second = await raw_client(first_instance), await raw_client(second_instance)
     try:
         welcome = await hand_made_worker(first)
@@ -673,6 +644,8 @@ async def test_a_worker_that_connects_again_through_another_instance_replaces_th
         assert "connected again" in closed.value.rcvd.reason
         await second.send(m.BotHeartbeat())
         await second.silent(0.3)  # still open, nothing refused
+        [live] = second_instance.bots.live_workers()
+        assert live.id == welcome.player
     finally:
         for c in (first, second):
             await c.ws.close()
