@@ -64,6 +64,7 @@ class CloseCode(enum.IntEnum):
     POLICY = 1008  # flood beyond the rate limit, too many connections
     TOO_BIG = 1009  # frame above the size limit
     INTERNAL = 1011  # a bug on our side
+    SERVICE_RESTART = 1012  # the store lost its data: connect again and start afresh
 
     def __repr__(self) -> str:
         return f"CloseCode.{self.name}"

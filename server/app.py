@@ -104,6 +104,7 @@ class GomokuServer:
         )
         self.listener = Listener(self.services)
         self.housekeeping.reattach = self.listener.reattach
+        self.housekeeping.close_all = self.listener.close_all
         if self.handoff is not None:
             self.handoff.adopt = self.listener.adopt
             self.handoff.find = self.listener.find

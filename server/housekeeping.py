@@ -15,6 +15,7 @@ import logging
 import secrets
 from collections.abc import Awaitable, Callable
 
+from protocol.errors import CloseCode
 from server.config import Timers
 from server.game import GameError
 from server.metrics import Metrics
@@ -22,6 +23,9 @@ from server.service import NoSuchRoom, RoomService, now_ms
 from server.store import Store, StoreUnavailable
 
 log = logging.getLogger("gomoku.server")
+
+DATA_LOST = "the game store lost its data: connect again and start afresh"
+"""The close reason (1012) when the store lost its data."""
 
 
 class Housekeeping:
@@ -43,6 +47,11 @@ class Housekeeping:
         :meth:`Listener.reattach`): called when its lease was found taken over."""
         self._reattaching: asyncio.Task[None] | None = None
         self._reattach_due = False
+        self.close_all: Callable[[int, str], int] | None = None
+        """Closes every connection with a code and reason (set by the server): the store
+        lost its data, and every game and session with it."""
+        self._epoch: str | None = None
+        """The store's data as this instance knows it (:meth:`Store.data_epoch`)."""
         self._written: set[int] = set()
         """Where this instance set its lease at its last beat that answered, and at the
         beats since that failed (they may have been done): a beat that finds another value
@@ -71,6 +80,7 @@ class Housekeeping:
 
     async def join(self) -> None:
         """Starting: take the lease before serving anyone."""
+        self._epoch = await self.store.data_epoch()
         until = now_ms() + self.timers.instance_lease_ms
         await self.store.instance_beat(self.instance_id, until)
         self._written = {until}
@@ -90,7 +100,7 @@ class Housekeeping:
                 before = await self.store.instance_beat(self.instance_id, now + lease)
                 renewed = now_ms()
                 if before not in self._written:
-                    self._reattach_due = True
+                    self._reattach_due = not await self._data_lost()
                 self._written = {now + lease}
                 if self._reattach_due and self._reattaching is None:
                     # Beside the renewals: a pass over thousands of connections may take
@@ -127,6 +137,25 @@ class Housekeeping:
             except Exception:
                 self.metrics.inc("gomoku_errors_internal_total")
                 log.exception("instance lease upkeep failed")
+
+    async def _data_lost(self) -> bool:
+        """Whether the store lost its data since this instance last looked (a Redis
+        restarted without persistence): every room, session and lease is gone, and the
+        connections here follow games that no longer exist, their players told nothing
+        (their tokens are gone too). They are closed with 1012, as a server restarted
+        without its data would close them: clients connect again and start afresh."""
+        epoch = await self.store.data_epoch()
+        if epoch == self._epoch:
+            return False
+        self._epoch = epoch
+        closed = self.close_all(CloseCode.SERVICE_RESTART, DATA_LOST) if self.close_all else 0
+        log.warning(
+            "the store lost its data (a Redis restarted without persistence?): every game, "
+            "session and AI seat in it is gone; closed %d connections (1012) so that their "
+            "clients start afresh",
+            closed,
+        )
+        return True
 
     async def _reattach(self) -> None:
         """This instance's lease ran out and another instance took it over: its live

@@ -15,7 +15,8 @@ Layout (``gomoku:`` is the default prefix, so one Redis can hold other data too)
   of them in one Redis Cluster slot, so one script may touch them together
   and rooms spread over the cluster's nodes.
 - server instances: ``gomoku:{instances}:leases`` (sorted set, instance -> lease end) and
-  ``gomoku:instance:ID:rooms`` (set: rooms where the instance has connections attached).
+  ``gomoku:instance:ID:rooms`` (set: rooms where the instance has connections attached);
+  ``gomoku:epoch`` (string: the data's random id, made again if Redis lost its data).
 - every room: ``gomoku:rooms`` (sorted set, room -> when its keys expire, epoch ms;
   ``+inf`` while they do not), so the cluster's rooms can be counted without a scan.
 - clock deadlines: ``gomoku:{clocks}:due`` (sorted set, room -> due epoch ms),
@@ -135,6 +136,12 @@ class Keys:
         return f"{self.prefix}:rooms"
 
     # -- server instances ----------------------------------------------------------
+
+    @property
+    def data_epoch(self) -> str:
+        """String: a random id made when the data is new; another one means Redis lost
+        its data (restarted without persistence)."""
+        return f"{self.prefix}:epoch"
 
     @property
     def instance_leases(self) -> str:

@@ -212,6 +212,13 @@ class Listener:
             server.all_connections.discard(ws)
             server.handler_tasks.discard(asyncio.current_task())
 
+    def close_all(self, code: int, reason: str) -> int:
+        """Close every connection with ``code`` (the store lost its data): how many."""
+        conns = list(self.connections)
+        for conn in conns:
+            conn.close(code, reason)
+        return len(conns)
+
     async def reattach(self) -> tuple[int, bool]:
         """Attach every connection again to its rooms (:meth:`Connection.reattach`),
         a few at a time: this instance's lease was taken over. Returns how many

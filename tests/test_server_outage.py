@@ -16,6 +16,7 @@ from redis_fixtures import RedisServer
 from server_fixtures import Connect, TestClient, wait_healthy
 from test_server_processes import ServerProcess
 from websockets.asyncio.client import connect as ws_connect
+from websockets.exceptions import ConnectionClosed
 
 from engine import Opening, Rule
 from protocol import messages as m
@@ -193,6 +194,34 @@ async def test_an_instance_whose_lease_was_taken_attaches_its_connections_again(
         await asyncio.wait_for(alice.until_event(Presence), 3)
     await alice.move(room, "h8")
     assert (await _moved(bob)).point == "h8"
+
+
+async def test_when_redis_loses_its_data_every_connection_is_closed_to_start_afresh(
+    make_server: MakeServer, connect: Connect, persistent_redis: RedisServer
+) -> None:
+    """Redis restarted without its data (FLUSHALL here) mid-game: the rooms, sessions
+    and leases were gone while the connections stayed open, and a player waiting for the
+    opponent's move, or a spectator, was told nothing, ever. Each instance now closes its
+    connections with 1012 saying why; a client that comes back hears its token is gone."""
+    timers = Timers(tick_interval_s=0.02, instance_lease_ms=1_000)
+    a, b = [
+        await make_server(store=RedisStore(persistent_redis.url), timers=timers) for _ in range(2)
+    ]
+    alice = await connect("alice", to=a)
+    bob = await connect("bob", to=b)
+    room = (await alice.create(seat="black")).room.id
+    await bob.join(room)
+    await alice.until_event(GameStarted)
+    persistent_redis.flushall()
+    for client in (alice, bob):
+        with pytest.raises(ConnectionClosed) as closed:
+            await client.until(lambda _: False)  # every frame until the close
+        assert closed.value.rcvd is not None
+        assert closed.value.rcvd.code == 1012
+        assert "lost its data" in closed.value.rcvd.reason
+    again = await connect(to=a)
+    await again.send(m.Hello(name="alice", token=alice.token))
+    await again.expect_error("bad_token")
 
 
 async def test_metrics_answer_while_redis_hangs(

@@ -532,6 +532,14 @@ async def test_a_players_connections_in_a_room_are_listed_with_their_instances(
     assert await store.connections_of("nope", "ann") == []
 
 
+async def test_the_data_epoch_stays_while_the_data_does(store: Store) -> None:
+    """The store's data id is made once and answered the same after (a new one would
+    mean the data was lost)."""
+    first = await store.data_epoch()
+    await store.commit("r1", 0, b"s")
+    assert await store.data_epoch() == first
+
+
 async def test_a_beat_tells_an_instance_its_lease_was_taken(store: Store) -> None:
     """An instance's beat returns where its lease stood: its own last value while nobody
     touched it, the reaper's once claimed, None once reaped (its connections may have been

@@ -322,6 +322,12 @@ class Store(Archive, AiPool):
         ``players``, and the spectator count last announced (all zero for no room)."""
 
     @abc.abstractmethod
+    async def data_epoch(self) -> str:
+        """An id of the store's data, made by the first call on an empty store: a later
+        call that answers another one finds the data was lost meanwhile (a Redis
+        restarted without persistence), with every room, session and lease in it."""
+
+    @abc.abstractmethod
     async def instance_beat(self, instance_id: str, until_ms: int) -> int | None:
         """The instance is alive and holds its lease until ``until_ms``. Returns where
         its lease stood before: the ``until_ms`` of its previous beat while nobody touched

@@ -337,6 +337,9 @@ class MemoryStore(MemoryArchive, MemoryAiPool, Store):
         }
         return Attendance(len(room.counts), seated, room.shown)
 
+    async def data_epoch(self) -> str:
+        return f"memory-{id(self):x}"  # this process's data: lost only with the process
+
     async def instance_beat(self, instance_id: str, until_ms: int) -> int | None:
         before = self._instances.get(instance_id)
         self._instances[instance_id] = until_ms

@@ -10,6 +10,7 @@ instance whose lease ran out (``lua/reap.lua``), room by room.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Sequence
 from typing import Any
 
@@ -72,6 +73,14 @@ class RedisPresence(RedisCore):
             if conns is not None or left is not None:
                 seated[player] = Attachment(int(conns or 0), None if left is None else int(left))
         return Attendance(int(found[0] or 0), seated, int(shown or 0))
+
+    @runs_to_completion
+    async def data_epoch(self) -> str:
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.set(self.keys.data_epoch, secrets.token_hex(8), nx=True)
+            pipe.get(self.keys.data_epoch)
+            _, epoch = await pipe.execute()
+        return text(epoch)
 
     @runs_to_completion
     async def instance_beat(self, instance_id: str, until_ms: int) -> int | None:
