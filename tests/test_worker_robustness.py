@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import logging
 import signal
 import socket
 import sys
@@ -259,10 +260,13 @@ async def test_games_survive_a_server_restart_with_redis(
 
 
 async def test_a_seat_played_through_another_instance_is_not_taken_away(
-    make_server: MakeServer, redis_url: str
+    make_server: MakeServer, redis_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Two servers share Redis; a worker registered on one plays its seat through the
-    other: nobody hands the seat over, and the game goes on across both."""
+    other: nobody hands the seat over, and the game goes on across both. The other does
+    not log that the worker "did not come back" to it (it never came: with
+    ``--processes 2`` that line followed almost every AI game)."""
+    caplog.set_level(logging.INFO, logger="gomoku.server")
     first = await make_server(ai_config(), store=RedisStore(redis_url))
     second = await make_server(ai_config(), store=RedisStore(redis_url))
 
@@ -288,6 +292,7 @@ async def test_a_seat_played_through_another_instance_is_not_taken_away(
         await client.ws.close()
     for instance in (first, second):
         assert instance.metrics.counters["gomoku_ai_handovers_total"] == 0
+    assert not [r for r in caplog.records if "did not come back" in r.getMessage()]
 
 
 async def a_seat_that_left_its_game(

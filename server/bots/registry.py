@@ -100,6 +100,8 @@ class Worker:
     last_seen: float = 0.0
     lost_at: float | None = None
     last_assigned: int = 0
+    linked: bool = False
+    """Whether it ever said ``bot_ready`` here (not only known from its seats' hellos)."""
 
     @property
     def free(self) -> int:
@@ -147,7 +149,7 @@ class WorkerRegistry:
             # the old one is told rather than left to find its heartbeats refused.
             log.info("AI worker %s connected again; its old connection is closed", worker_id)
             worker.link.close(1008, WORKER_REPLACED)
-        worker.link, worker.lost_at = link, None
+        worker.link, worker.lost_at, worker.linked = link, None, True
         worker.seats, worker.levels = seats, tuple(dict.fromkeys(levels))
         worker.last_seen = time.monotonic()
         for seat in list(self.orphans.values()):

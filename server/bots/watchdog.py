@@ -200,7 +200,9 @@ class Watchdog:
                     registry.owner.pop(seat.player, None)
                     registry.orphans[seat.player] = seat
                 del registry.workers[worker.id]
-                log.info("AI worker %s did not come back to this instance", worker.id)
+                if worker.linked:  # (one known here only by its seats' connections is
+                    # connected to another instance or process: nothing to say of it)
+                    log.info("AI worker %s did not come back to this instance", worker.id)
         for worker in list(registry.workers.values()):
             for seat in list(worker.held.values()):
                 await self._judge(seat, worker)
