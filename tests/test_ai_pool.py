@@ -13,6 +13,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
@@ -297,6 +298,23 @@ async def test_status_says_in_one_line_when_redis_cannot_be_reached() -> None:
     assert done.stdout == b""
     [line] = done.stderr.decode().splitlines()
     assert line.startswith("gomoku-server status: cannot reach redis at redis://127.0.0.1:")
+
+
+async def test_status_answers_within_seconds_when_redis_hangs(
+    persistent_redis: RedisServer,
+) -> None:
+    """A Redis that takes connections and answers nothing (stopped): one line and exit 2
+    after the 5 s read bound, not 15.6 s (the store's close waited 10 s more)."""
+    persistent_redis.hang(on=True)
+    try:
+        started = time.monotonic()
+        done = await run_status("--redis", persistent_redis.url)
+        took = time.monotonic() - started
+    finally:
+        persistent_redis.hang(on=False)
+    assert done.returncode == 2
+    assert "cannot reach redis" in done.stderr.decode()
+    assert took < 9, took
 
 
 async def test_status_finds_the_redis_the_servers_use_in_the_environment(
