@@ -109,11 +109,13 @@ def describe(cluster: Cluster, now: int) -> str:
         )
     seats = sum(w.seats for w in cluster.workers.values())
     lines.append(
-        f"AI workers: {len(cluster.workers)} ({seats} seats, {cluster.seats_in_play} in play)"
+        f"AI workers: {len(cluster.workers)} ({seats} seats; {cluster.seats_in_play} AI players "
+        "in games or waiting for a worker)"
     )
     for name, w in cluster.workers.items():
         lines.append(
-            f"  {name}  on {w.instance}  seats {w.held}/{w.seats}  levels {','.join(w.levels)}"
+            f"  {name}  on {w.instance}  holds {w.held}/{w.seats} seats  "
+            f"levels {','.join(w.levels)}"
         )
     lines.append("AI queues (jobs waiting / taken):")
     for queue, depth in cluster.queues.items():

@@ -286,8 +286,8 @@ async def test_metrics_and_status_show_the_cluster_from_any_instance(
     assert "instances: 2" in out
     for server in (a, b):
         assert server.housekeeping.instance_id in out
-    assert f"{worker.id}  on {a.housekeeping.instance_id}  seats 1/2" in out
-    assert "AI workers: 1 (2 seats, 1 in play)" in out
+    assert f"{worker.id}  on {a.housekeeping.instance_id}  holds 1/2 seats" in out
+    assert "AI workers: 1 (2 seats; 1 AI players in games or waiting for a worker)" in out
     assert re.search(r"^  seat:novice +0 / 0$", out, re.MULTILINE)
 
 
