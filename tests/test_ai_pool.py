@@ -137,6 +137,28 @@ async def test_the_ai_pool_goes_on_after_redis_lost_its_data(
     assert len(person.moves) >= 4
 
 
+async def test_an_ai_is_seated_while_the_workers_records_are_written_again(
+    make_server: MakeServer, redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The workers' records in Redis lapse in an outage longer than three heartbeats and
+    are written again a second or so after it: meanwhile a player asking for an AI was
+    told "no AI worker is connected", the worker connected all along. The instance's own
+    live workers count then."""
+    server = await make_server(ai_config(), store=RedisStore(redis_url))
+    async with worker_on(server), person_on(server.port, "ann") as client:
+        await eventually(lambda: bool(server.bots.live_workers()))
+
+        async def not_now() -> None:  # the records stay lapsed for this test
+            return None
+
+        monkeypatch.setattr(server.taker, "publish", not_now)
+        for worker in server.bots.live_workers():
+            await server.store.drop_worker(worker.id)
+        person = await seat_ai(client)
+        await asyncio.wait_for(person.play(until=lambda p: len(p.moves) >= 2), 20)
+    assert len(person.moves) >= 2
+
+
 async def test_a_worker_killed_mid_game_leaves_its_seat_to_a_worker_of_another_instance(
     make_server: MakeServer, redis_url: str
 ) -> None:

@@ -56,7 +56,7 @@ class HintDesk:
     async def hint(self, room: Room) -> tuple[str, str]:
         """The best move in ``room`` from a worker of any instance; (point, reason).
         Raises GameError ``no_ai_available`` when none is connected or answers in time."""
-        if not await cluster_workers(self.store):
+        if not await cluster_workers(self.store) and not self.registry.live_workers():
             raise GameError(ErrorCode.NO_AI_AVAILABLE, "no AI worker is connected to give hints")
         reply = secrets.token_hex(12)
         wait_ms = self.settings.hint_timeout_ms

@@ -74,11 +74,20 @@ class AiSeating:
         self.service = service
         self.config = config
 
+    def own_workers(self) -> dict[str, jobs.WorkerRecord]:
+        """This instance's live workers as the cluster's records would list them: the
+        records lapse in a store outage (3 heartbeats) and are written again within a
+        second or so of its end; meanwhile "no AI worker is connected" was untrue."""
+        return {
+            w.id: jobs.WorkerRecord("", w.seats, list(w.levels), len(w.held))
+            for w in self.registry.live_workers()
+        }
+
     async def claim(self, level: str | None) -> Claim:
         """Reserve a seat for ``level`` within the capacity of every worker of the
         cluster, and store its session (no worker yet: whoever takes its job).
         Raises GameError ``no_ai_available``."""
-        workers = await cluster_workers(self.store)
+        workers = await cluster_workers(self.store) or self.own_workers()
         offered = sorted({lv for record in workers.values() for lv in record.levels})
         wanted = level or self.default_level(offered)
         if not workers:
