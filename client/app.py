@@ -34,6 +34,7 @@ from client.screens.dialogs import ConfirmDialog, NoticeDialog
 from client.screens.game import GameScreen
 from client.screens.lobby import LobbyScreen
 from client.screens.style import APP_CSS, plain_scrollbars
+from client.state.game import GameView
 from client.state.history import HistoryAction, HistoryFailed
 from client.state.lobby import NOT_SENT, AiChoice, LobbyAsked, LobbyUnsent
 from client.state.log import Note
@@ -313,7 +314,7 @@ class GomokuApp(App[None]):
             return
         if before.room.id != room.id or before.room.rematch_room == room.rematch_room:
             return
-        if any(room.color_of(p) is not None for p in self.local_players):
+        if self.sits_in(room):
             return
         message = msg.Join(room=room.rematch_room, role="spectator")
         self.run_worker(self.send(message), group="send")
@@ -325,6 +326,10 @@ class GomokuApp(App[None]):
         if self.model.me is not None:
             ids.add(self.model.me)
         return frozenset(ids)
+
+    def sits_in(self, game: GameView | None) -> bool:
+        """Whether a player of this terminal has a seat in ``game``."""
+        return game is not None and any(game.color_of(p) is not None for p in self.local_players)
 
     # -- sending ------------------------------------------------------------------
 
@@ -449,11 +454,7 @@ class GomokuApp(App[None]):
         leaving it: the clock runs on and the opponent may claim the win. ^Q at the
         question quits at once."""
         game = self.model.room
-        running = (
-            game is not None
-            and game.running
-            and any(game.color_of(player) is not None for player in self.local_players)
-        )
+        running = game is not None and game.running and self.sits_in(game)
         if running and not self._asking_quit:
             self._asking_quit = True
 
@@ -469,11 +470,7 @@ class GomokuApp(App[None]):
 
     async def _quit_now(self) -> None:
         game = self.model.room
-        if (
-            game is not None
-            and game.state == "over"
-            and any(game.color_of(player) is not None for player in self.local_players)
-        ):
+        if game is not None and game.state == "over" and self.sits_in(game):
             await self._leave_quietly(game.id)  # seen to its end: not announced next launch
         await self._shut_down()
         self.exit()

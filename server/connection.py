@@ -113,9 +113,9 @@ class Connection:
         self.wanted: str | None = None
         """A sibling asked for this connection while it was busy."""
         self.moving = False
+        """Being handed over: nothing is written to it meanwhile."""
         self.reattaching = False
         """Attaching again to its rooms (:meth:`reattach`): it does not move meanwhile."""
-        """Being handed over: nothing is written to it meanwhile."""
         self.moved = False
         """Handed over: another process serves it; this one only lets go."""
         self._held: list[Notice] = []

@@ -1,10 +1,9 @@
 """This instance in the store, and keeping the store tidy: the instance's id and lease
 (renewed while it lives, so its connections' attachments keep players present only
-while it does, and its connections attached again if it finds the lease was taken over
-while it was paused or cut off), reaping the attachments of instances that stopped
-renewing theirs,
-dropping attachments a closed connection could not drop while the store was
-unreachable, and purging what expired."""
+while it does; its connections attached again if it finds the lease was taken over
+while it was paused or cut off, and closed if the store lost its data), reaping the
+attachments of instances that stopped renewing theirs, dropping attachments a closed
+connection could not drop while the store was unreachable, and purging what expired."""
 
 from __future__ import annotations
 
@@ -167,9 +166,8 @@ class Housekeeping:
             if self.reattach is None:
                 return
             log.warning(
-                "this server instance's lease was taken over or lost (it was paused or cut "
-                "off from the store for longer than %d ms, or the store lost its data): "
-                "attaching its connections again",
+                "this server instance's lease was taken over (it was paused or cut off "
+                "from the store for longer than %d ms): attaching its connections again",
                 self.timers.instance_lease_ms,
             )
             done, whole = await self.reattach()

@@ -17,8 +17,9 @@ from server.service import now_ms
 from server.store import StoreUnavailable
 
 TIMEOUT_S = 5.0
-CLOSE_TIMEOUT_S = 0.5
 """How long the whole read may take before Redis counts as unreachable."""
+CLOSE_TIMEOUT_S = 0.5
+"""How long closing the store may take after the read (the process ends anyway)."""
 
 
 def parse_status_args(argv: Sequence[str]) -> argparse.Namespace:

@@ -23,7 +23,7 @@ from protocol import messages as m
 from protocol.errors import ErrorCode
 from server import game
 from server.bots import jobs
-from server.bots.registry import AiSeat, SeatRecord, WorkerRegistry, ai_name
+from server.bots.registry import AiSeat, SeatRecord, Worker, WorkerRegistry, ai_name
 from server.config import ServerConfig
 from server.game import GameError
 from server.room import Room, Seat
@@ -56,6 +56,11 @@ class AllBusy(GameError):
         super().__init__(ErrorCode.NO_AI_AVAILABLE, "every AI is busy; try again in a moment")
 
 
+def worker_record(worker: Worker, instance: str) -> jobs.WorkerRecord:
+    """A live worker of this instance as the cluster sees it (``instance`` is its own)."""
+    return jobs.WorkerRecord(instance, worker.seats, list(worker.levels), len(worker.held))
+
+
 async def cluster_workers(store: Store) -> dict[str, jobs.WorkerRecord]:
     """Every AI worker connected to any instance, as published (unreadable records are
     left out)."""
@@ -78,10 +83,7 @@ class AiSeating:
         """This instance's live workers as the cluster's records would list them: the
         records lapse in a store outage (3 heartbeats) and are written again within a
         second or so of its end; meanwhile "no AI worker is connected" was untrue."""
-        return {
-            w.id: jobs.WorkerRecord("", w.seats, list(w.levels), len(w.held))
-            for w in self.registry.live_workers()
-        }
+        return {w.id: worker_record(w, "") for w in self.registry.live_workers()}
 
     async def claim(self, level: str | None) -> Claim:
         """Reserve a seat for ``level`` within the capacity of every worker of the

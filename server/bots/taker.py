@@ -16,7 +16,7 @@ from collections.abc import Callable
 from server.bots import jobs
 from server.bots.hints import HintDesk
 from server.bots.registry import WorkerRegistry
-from server.bots.seating import AiSeating
+from server.bots.seating import AiSeating, worker_record
 from server.config import Bots
 from server.metrics import Metrics
 from server.service import now_ms
@@ -78,9 +78,7 @@ class JobTaker:
         instance = self.instance()
         live = self.registry.live_workers()
         for worker in live:
-            record = jobs.WorkerRecord(
-                instance, worker.seats, list(worker.levels), len(worker.held)
-            )
+            record = worker_record(worker, instance)
             await self.store.put_worker(worker.id, jobs.encode(record), until)
         current = {w.id for w in live}
         for gone in self._published - current:
