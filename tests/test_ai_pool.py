@@ -21,6 +21,7 @@ from redis_fixtures import RedisServer, free_port
 from server_fixtures import TestClient
 from test_server_ops import http_get
 from test_worker_restart import person_on, seat_ai
+from websockets.exceptions import ConnectionClosed
 from worker_fixtures import Person, StartWorker, ai_config, eventually, worker_process
 
 from engine import Rule
@@ -130,7 +131,13 @@ async def test_the_ai_pool_goes_on_after_redis_lost_its_data(
         async with person_on(server.port, "ann") as client:
             person = await seat_ai(client)
             await person.play(until=lambda p: len(p.moves) >= 2)
-        redis_server.flushall()
+            redis_server.flushall()
+            # the server closes what it held (1012) once it sees the data gone; a
+            # player who connected before that would be closed with the rest
+            with pytest.raises(ConnectionClosed) as closed:
+                await client.until(lambda _: False)
+            assert closed.value.rcvd is not None
+            assert closed.value.rcvd.code == 1012
         async with person_on(server.port, "bob") as client:
             person = await seat_ai(client, wait_s=5)
             await asyncio.wait_for(person.play(until=lambda p: len(p.moves) >= 4), 20)
