@@ -202,14 +202,24 @@ def parse_move_list(text: str, *, size: int = 15, rule: Rule = Rule.FREESTYLE) -
         points = parse_moves(text.removeprefix("\ufeff"), check_size(size))
     except NotationError as exc:
         raise RecordError(str(exc)) from None
-    record = GameRecord(rule=Rule(rule), size=size, moves=tuple(TimedMove(p) for p in points))
+    record = GameRecord(rule=_rule(rule), size=size, moves=tuple(TimedMove(p) for p in points))
     return record.checked()
+
+
+def _rule(rule: Rule | str) -> Rule:
+    """``rule`` as a Rule; RecordError, as the readers promise, for one that is not."""
+    try:
+        return Rule(rule)
+    except ValueError:
+        raise RecordError(f"unknown rule {rule!r}: one of {[r.value for r in Rule]}") from None
 
 
 # -- PSQ (Piskvork) --------------------------------------------------------
 
 _PSQ_HEADER = re.compile(r"\s*Piskvorky\s+(\d{1,3})\s*x\s*(\d{1,3})\b.*", re.ASCII)
 _PSQ_MOVE = re.compile(r"\s*(\d{1,6}\s*,\s*\d{1,6})\s*(?:,\s*(-?\d{1,12})\s*)?", re.ASCII)
+_PSQ_BROKEN_MOVE = re.compile(r"\s*-?\d+\s*,", re.ASCII)
+"""The start of a move line (a number, a comma) on a line that is not a whole move."""
 
 
 def format_psq(record: GameRecord) -> str:
@@ -242,7 +252,9 @@ def parse_psq(text: str, *, rule: Rule = Rule.FREESTYLE) -> GameRecord:
     by hand, or by :func:`format_psq` from a record without times) the times
     are unknown (None). The moves end at the first line that is not a
     move; of the lines after them, two that look like names (not numbers) become
-    the players, in move order; any other trailing line is ignored.
+    the players, in move order; any other trailing line is ignored. A line that
+    starts like a move (``9,``, ``-1,5,0``) but is not one, or a move after the
+    moves ended, is an error rather than the end: it would drop the moves after it.
     """
     lines = text.removeprefix("\ufeff").splitlines()
     if not lines:
@@ -263,6 +275,7 @@ def parse_psq(text: str, *, rule: Rule = Rule.FREESTYLE) -> GameRecord:
     for line in lines[1:]:
         m = _PSQ_MOVE.fullmatch(line)
         if m is None:
+            _check_psq_trailer(lines, rest)
             break
         rest += 1
         number = len(moves) + 1
@@ -281,7 +294,22 @@ def parse_psq(text: str, *, rule: Rule = Rule.FREESTYLE) -> GameRecord:
     players = Players()
     if len(trailing) >= 2 and not any(_numeric(name) for name in trailing[:2]):
         players = Players(trailing[0], trailing[1])
-    return GameRecord(rule=Rule(rule), size=size, players=players, moves=tuple(moves)).checked()
+    return GameRecord(rule=_rule(rule), size=size, players=players, moves=tuple(moves)).checked()
+
+
+def _check_psq_trailer(lines: list[str], first: int) -> None:
+    """Raise RecordError if ``lines[first:]``, the lines after a PSQ file's moves, start
+    with a broken move or hold a move: the moves would be cut short without a word."""
+    if _PSQ_BROKEN_MOVE.match(lines[first]):
+        raise RecordError(
+            f"line {first + 1}: {lines[first][:40]!r} is not a move like '8,8,0' (x,y,ms)"
+        )
+    for number, line in enumerate(lines[first + 1 :], first + 2):
+        if _PSQ_MOVE.fullmatch(line):
+            raise RecordError(
+                f"line {number}: a move after line {first + 1}, "
+                f"{lines[first][:40]!r}, which is not one"
+            )
 
 
 def _numeric(line: str) -> bool:

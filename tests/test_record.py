@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -149,6 +150,10 @@ def test_psq_names_that_would_not_survive_are_left_out() -> None:
         ("Piskvorky 15x15, 11:11, 0\n8,8,0\n16,1,0\n", "move 2: 16,1 is off a 15x15 board"),
         ("Piskvorky 15x15, 11:11, 0\n8,8,0\n8,8,0\n", "move 2 (h8): h8 is occupied"),
         ("Piskvorky 15x15, 11:11, 0\n8,8,0\n9,9,-5\n", "move 2: negative time -5 ms"),
+        ("Piskvorky 15x15, 11:11, 0\n8,8,0\n9,\n10,10,0\n", "line 3: '9,' is not a move"),
+        ("Piskvorky 15x15, 11:11, 0\n8,8,0\n-1,5,0\n", "line 3: '-1,5,0' is not a move"),
+        ("Piskvorky 15x15, 11:11, 0\n8,8,0\n5,5,x\n", "line 3: '5,5,x' is not a move"),
+        ("Piskvorky 15x15, 11:11, 0\n8,8,0\n5;5;0\n9,9,0\n", "line 4: a move after line 3"),
     ],
 )
 def test_psq_import_errors(text: str, message: str) -> None:
@@ -352,3 +357,10 @@ def test_a_result_the_board_does_not_decide_has_no_line() -> None:
     data["result"] = {"winner": "white", "reason": "resign", "line": ["h8", "i8"]}
     record = record_from_dict(data)
     assert record.result == Result(Color.WHITE, Reason.RESIGN, None)
+
+
+@pytest.mark.parametrize("read", [parse_psq, parse_move_list])
+def test_an_unknown_rule_is_a_record_error(read: Callable[..., GameRecord]) -> None:
+    """A reader given a rule that does not exist says so as a RecordError, as it promises."""
+    with pytest.raises(RecordError, match="unknown rule 'bogus'"):
+        read("Piskvorky 15x15, 11:11, 0\n8,8,0\n" if read is parse_psq else "h8", rule="bogus")
