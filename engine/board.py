@@ -173,13 +173,22 @@ class Board:
         """
         if self._result is not None:
             raise GameOverError("the game is over")
-        x, y = point
         size = self.size
-        if not (0 <= x < size and 0 <= y < size):
-            raise OffBoardError(f"{x},{y} is off a {size}x{size} board")
-        i = (y + 1) * self.stride + x
         cells = self.cells
-        if cells[i]:
+        try:
+            x, y = point
+            if not (0 <= x < size and 0 <= y < size):
+                raise OffBoardError(f"{x},{y} is off a {size}x{size} board")
+            i = (y + 1) * self.stride + x
+            occupied = cells[i]
+        except OffBoardError:
+            raise
+        except (TypeError, ValueError):  # not a pair of numbers
+            raise TypeError(
+                f"a move is a Point like Point(7, 7), not {point!r} "
+                "(text like 'h8' is read with engine.notation.parse_point)"
+            ) from None
+        if occupied:
             raise OccupiedError(f"{format_point(Point(x, y), size)} is occupied", point=Point(x, y))
         history = self._history
         color = WHITE if len(history) & 1 else BLACK

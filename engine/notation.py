@@ -60,6 +60,7 @@ def format_point(point: Point, size: int = 15) -> str:
 
 def parse_gomocup(text: str, size: int = 15) -> Point:
     """Parse Gomocup ``x,y`` (0-based, y from the top)."""
+    check_size(size)
     m = _GOMOCUP_RE.fullmatch(text)
     if m is None:
         raise NotationError(f"{text!r} is not a Gomocup point like 7,7")

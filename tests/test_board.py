@@ -296,6 +296,17 @@ def test_off_board_point(point: Point) -> None:
     assert not board.is_legal(point)
 
 
+@pytest.mark.parametrize("move", ["h9", (7.0, 9.0), (1, 2, 3), None])
+def test_a_move_that_is_not_a_point(move: object) -> None:
+    """A move given as text or another shape is refused with a TypeError that says what a
+    move is (it was "'<=' not supported" or "too many values to unpack"), and changes
+    nothing."""
+    board = Board.from_moves("h8")
+    with pytest.raises(TypeError, match=r"a move is a Point like Point\(7, 7\)"):
+        board.play(move)  # type: ignore[arg-type]
+    assert board == Board.from_moves("h8")
+
+
 def test_from_moves_and_repr_round_trip() -> None:
     """A board's repr rebuilds the same position."""
     board = Board.from_moves("h8 i9 j10", size=19, rule=Rule.STANDARD)

@@ -169,6 +169,8 @@ def test_sizes_beyond_the_letters_are_refused_both_ways() -> None:
     """``a1`` on a 100x100 board was read, and column 27 was written as ``{27``."""
     with pytest.raises(NotationError, match="board size 100"):
         parse_point("a1", 100)
+    with pytest.raises(NotationError, match="board size 100"):
+        parse_gomocup("0,0", 100)
     with pytest.raises(NotationError, match="board size 27"):
         format_point(Point(26, 0), 27)
     with pytest.raises(NotationError, match="off any board"):
