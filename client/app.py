@@ -316,7 +316,10 @@ class GomokuApp(App[None]):
             return
         if self.sits_in(room):
             return
-        message = msg.Join(room=room.rematch_room, role="spectator")
+        if room.rematch_code is not None:  # a private room is watched by its code
+            message = msg.Join(code=room.rematch_code, role="spectator")
+        else:
+            message = msg.Join(room=room.rematch_room, role="spectator")
         self.run_worker(self.send(message), group="send")
 
     @property

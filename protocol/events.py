@@ -18,6 +18,7 @@ from protocol.values import (
     Clocks,
     ColorName,
     Count,
+    InviteCode,
     MoveList,
     Name,
     OfferKind,
@@ -181,9 +182,12 @@ class ChatPosted(_RoomEvent, frozen=True, tag="chat"):
 
 
 class Rematch(_RoomEvent, frozen=True, tag="rematch"):
-    """A rematch was agreed; it is played in ``room`` with colours swapped."""
+    """A rematch was agreed; it is played in ``room`` with colours swapped. ``code`` is
+    that room's invite code when the game was private: a private room is watched by its
+    code, and the game's spectators are to be able to watch the next one."""
 
     room: RoomId
+    code: InviteCode | None = None
 
 
 RoomEvent = (

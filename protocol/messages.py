@@ -88,6 +88,8 @@ __all__ = [
     "LobbyWatch",
     "Move",
     "Offer",
+    "Ping",
+    "Pong",
     "Profile",
     "Queue",
     "Queued",
@@ -188,6 +190,12 @@ class Queue(_ClientMessage, frozen=True, tag="queue"):
 
 class Unqueue(_ClientMessage, frozen=True, tag="unqueue"):
     """Leave the quick-match queue."""
+
+
+class Ping(_ClientMessage, frozen=True, tag="ping"):
+    """Ask for a ``pong`` at once: how a client that cannot see the WebSocket's own pings
+    (a browser's page) finds out that its connection still carries anything. Answered
+    before ``hello`` too, and never refused for an AI seat's connection."""
 
 
 class Move(_ClientMessage, frozen=True, tag="move"):
@@ -342,6 +350,7 @@ ClientMessage = (
     | GetProfile
     | ListGames
     | GetRecord
+    | Ping
 )
 """Any client -> server message, discriminated by ``type``."""
 
@@ -411,6 +420,12 @@ class Queued(_ServerMessage, frozen=True, tag="queued"):
 
 class Unqueued(_ServerMessage, frozen=True, tag="unqueued"):
     """You left the quick-match queue (on request, or because you were matched)."""
+
+    re: RequestId | None = None
+
+
+class Pong(_ServerMessage, frozen=True, tag="pong"):
+    """The answer to ``ping``."""
 
     re: RequestId | None = None
 
@@ -530,6 +545,7 @@ ServerMessage = (
     | LobbyGone
     | Queued
     | Unqueued
+    | Pong
     | Left
     | Snapshot
     | Event

@@ -268,7 +268,7 @@ class Connection:
             if exc.code == ErrorCode.TOO_LARGE:
                 self.close(CloseCode.TOO_BIG, "frame too large")
             return
-        if self.identity is None and not isinstance(message, m.Hello):
+        if self.identity is None and not isinstance(message, (m.Hello, m.Ping)):
             room = getattr(message, "room", None)
             self.error(ErrorCode.NOT_HELLO, "say hello first", re=message.id, room=room)
             return

@@ -92,3 +92,34 @@ async def test_a_spectators_status_line_fits_80_columns(
             second
             == " move 1 · maximilianus to move (black) · renju 19x19 · rated · you are watching"
         )
+
+
+async def test_a_spectator_of_a_private_game_follows_its_rematch(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """A private room is watched by its code: the spectator follows the rematch by the
+    code its event gives (by the room's id the join was refused, and she stayed behind)."""
+    alice = await connect("alice")
+    snap = await alice.create(private=True, seat="black")
+    assert snap.room.code is not None
+    room = snap.room.id
+    bob = await connect("bob")
+    await bob.send(m.Join(code=snap.room.code))
+    await bob.expect(m.Snapshot)
+    async with running(server, tmp_path, "carol") as (app, pilot):
+        await app.send(m.Join(code=snap.room.code, role="spectator"))
+        await until(pilot, lambda: isinstance(app.screen, GameScreen))
+        await alice.send(m.Resign(room=room))
+        await until(pilot, lambda: app.model.room is not None and app.model.room.state == "over")
+        await bob.send(m.Offer(room=room, kind="rematch"))
+        await alice.until_event(ev.Offered)
+        await alice.send(m.Answer(room=room, kind="rematch", accept=True))
+        await until(
+            pilot,
+            lambda: app.model.room is not None and app.model.room.id != room,
+            "the rematch room",
+        )
+        new = app.model.room
+        assert new is not None
+        assert new.state == "playing"
+        assert new.color_of(app.model.me) is None  # watching

@@ -275,6 +275,48 @@ async def test_resign_then_rematch_with_colours_swapped(connect: Connect) -> Non
     assert moved.color == "black"
 
 
+async def test_a_spectator_of_a_private_game_watches_its_rematch_by_the_code_given(
+    connect: Connect,
+) -> None:
+    """A private room is watched only by its code: the rematch event gives a private
+    game's spectators the rematch's code, and they watch it with that (by the room's id
+    they were refused, and the page's "Watch the rematch" said the room did not exist)."""
+    alice = await connect("alice")
+    snap = await alice.create(private=True, seat="black")
+    assert snap.room.code is not None
+    room = snap.room.id
+    bob = await connect("bob")
+    await bob.send(m.Join(code=snap.room.code))
+    await bob.expect(m.Snapshot)
+    carol = await connect("carol")
+    await carol.send(m.Join(code=snap.room.code, role="spectator"))
+    await carol.expect(m.Snapshot)
+    await alice.send(m.Resign(room=room))
+    await carol.until_event(GameOver)
+    await alice.send(m.Offer(room=room, kind="rematch"))
+    await bob.until_event(Offered)
+    await bob.send(m.Answer(room=room, kind="rematch", accept=True))
+    rematch = await carol.until_event(Rematch)
+    assert rematch.code is not None
+    assert rematch.code != snap.room.code
+    await carol.send(m.Join(room=rematch.room, role="spectator"))
+    await carol.expect_error("no_such_room")  # a private room, not by its id
+    await carol.send(m.Join(code=rematch.code, role="spectator"))
+    watched = await carol.expect(m.Snapshot)
+    assert (watched.room.id, watched.room.state) == (rematch.room, "playing")
+
+
+async def test_a_public_rematch_has_no_code(connect: Connect) -> None:
+    """A public game's rematch is watched by its id: its event carries no code."""
+    alice, bob, room = await seated_pair(connect)
+    await alice.send(m.Resign(room=room))
+    await alice.send(m.Offer(room=room, kind="rematch"))
+    await bob.until_event(Offered)
+    await bob.send(m.Answer(room=room, kind="rematch", accept=True))
+    rematch = await alice.until_event(Rematch)
+    assert rematch.code is None
+
+
 async def test_no_rematch_offer_to_an_opponent_who_has_left(connect: Connect) -> None:
     """Once the opponent has left a finished game, a rematch offer is refused at once
     (nobody is there to answer it); back in the room, they can be asked again."""

@@ -107,6 +107,17 @@ async def test_bad_token_is_refused(connect: Connect) -> None:
     assert not welcome.resumed
 
 
+async def test_ping_is_answered_with_pong_before_and_after_hello(connect: Connect) -> None:
+    """``ping`` gets ``pong`` carrying its id, before hello and after; nothing else."""
+    client = await connect()
+    await client.send(m.Ping(id=7))
+    assert await client.expect(m.Pong) == m.Pong(re=7)
+    await client.hello("eve")
+    await client.send(m.Ping(id=8))
+    assert await client.expect(m.Pong) == m.Pong(re=8)
+    await client.silent()
+
+
 async def test_resume_from_a_trimmed_log_gets_a_snapshot(
     make_server: MakeServer, connect: Connect
 ) -> None:

@@ -111,6 +111,8 @@ class GameView:
     outcome: Outcome | None = None
     seq: int = 0
     rematch_room: str | None = None
+    rematch_code: str | None = None
+    """The rematch's invite code when the game was private (a spectator joins by it)."""
     hint: HintView | None = None
     picture: BoardPicture = dataclasses.field(default_factory=BoardPicture)
 
@@ -367,8 +369,8 @@ def apply_event(game: GameView, event: ev.RoomEvent, now: float) -> GameView:
                     held = dataclasses.replace(held, online=online, claim_at=claim_at)
                     game = _with_seat(game, side, held)
             return game
-        case ev.Rematch(room=room):
-            return dataclasses.replace(game, rematch_room=room)
+        case ev.Rematch(room=room, code=code):
+            return dataclasses.replace(game, rematch_room=room, rematch_code=code)
     return game
 
 

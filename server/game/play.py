@@ -256,7 +256,7 @@ def answer(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Out
             room, action.rematch_id, action.rematch_code, now_ms, rules
         )
         room.rematch_room = out.spawn.id
-        out.events.append(Rematch(room=out.spawn.id))
+        out.events.append(Rematch(room=out.spawn.id, code=out.spawn.code))
     return out
 
 

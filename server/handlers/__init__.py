@@ -11,6 +11,7 @@ from server.handlers.base import Handler, Refused, Session
 
 HANDLERS: dict[type, Handler] = {
     m.Hello: hello.on_hello,
+    m.Ping: hello.on_ping,
     m.LobbyWatch: lobby.on_lobby_watch,
     m.Queue: lobby.on_queue,
     m.Unqueue: lobby.on_unqueue,

@@ -25,6 +25,11 @@ from server.sessions import (
 log = logging.getLogger("gomoku.server")
 
 
+async def on_ping(session: Session, msg: m.Ping) -> None:
+    """``pong`` at once, in any phase: a page's check that its connection is alive."""
+    session.send(m.Pong(re=msg.id))
+
+
 async def on_hello(session: Session, msg: m.Hello) -> None:
     """Identify the connection as a new player, or as the player a resume token names.
 
