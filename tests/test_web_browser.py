@@ -1293,6 +1293,81 @@ async def test_a_game_that_ended_while_away_is_listed_until_seen(browser: Browse
         await expect(ann.locator(".resume")).to_be_hidden()
 
 
+async def test_a_game_that_ends_while_the_leaderboard_shows_is_listed_until_seen(
+    browser: Browser,
+) -> None:
+    """ann looks at the leaderboard while her game runs and hal resigns: back on the
+    lobby, "Your games" says the game is over and how (the hidden game page had taken
+    the end as seen, and the game vanished from the lobby without a word)."""
+    async with people(browser) as crowd:
+        ann, hal, room = await crowd.ann_against_hal()
+        await point(ann, "h8").click()
+        await hal.until_event(Moved)
+        await ann.click("header nav >> text=Leaderboard")
+        await expect(ann.locator("#leaderboard-view")).to_be_visible()
+        await hal.send(m.Resign(room=room))
+        await hal.until_event(GameOver)
+        await ann.wait_for_timeout(500)  # the page has heard of the end by now
+        await ann.click("header nav >> text=Lobby")
+        game = ann.locator(f'.resume a[data-room="{room}"]')
+        await expect(game).to_have_text("Your game with hal is over: Black wins by resignation")
+
+
+async def test_a_name_with_invisible_characters_is_refused_before_it_is_sent(
+    browser: Browser,
+) -> None:
+    """A name with a zero-width joiner (a family emoji, say) is refused in the name form
+    with the reason; one the page kept from before that the server refuses brings the
+    name form back with the server's reason (the page showed the lobby with "Refused",
+    and a reload did the same again)."""
+    async with people(browser) as crowd:
+        context = await browser.new_context(viewport=DESKTOP)
+        crowd.contexts.append(context)
+        page = await context.new_page()
+        page.set_default_timeout(WAIT_MS)
+        page.on("pageerror", lambda error: crowd.errors.append(f"first: {error}"))
+        await page.goto(crowd.url)
+        await page.fill("#name-input", "ann\u200bx")
+        await page.press("#name-input", "Enter")
+        said = await page.eval_on_selector("#name-input", "e => e.validationMessage")
+        assert "invisible" in said
+        await expect(page.locator("#name-view")).to_be_visible()
+
+        await page.evaluate("localStorage.setItem('gomoku.name', 'ann\u200dx')")
+        await page.reload()
+        await expect(page.locator("#name-view")).to_be_visible()
+        said = await page.eval_on_selector("#name-input", "e => e.validationMessage")
+        assert said.startswith("The server refused this name: ")
+        assert await page.evaluate("localStorage.getItem('gomoku.name')") is None
+        await page.fill("#name-input", "ann")
+        await page.press("#name-input", "Enter")
+        await expect(page.locator("#conn")).to_have_attribute("data-state", "online")
+        await expect(page.locator("#lobby-view")).to_be_visible()
+
+
+async def test_a_connection_that_goes_silent_is_dropped_and_made_again(browser: Browser) -> None:
+    """ann's connection stops carrying anything without closing (the server reads
+    nothing more from it): the page's ping goes unanswered, it connects again by itself
+    and she plays on (it showed "Online" for minutes while her clicks went nowhere)."""
+    async with people(browser) as crowd:
+        ann, hal, room = await crowd.ann_against_hal()
+        await point(ann, "h8").click()
+        await hal.until_event(Moved)
+        await hal.move(room, "a1")
+        await moves_shown(ann, 2)
+        await ann.evaluate("gomoku.conn.quietMs = 500; gomoku.conn.stallMs = 500")
+        (ann_conn,) = [
+            c for c in crowd.server.connections if c.identity and c.identity.name == "ann"
+        ]
+        ann_conn.ws.transport.pause_reading()  # her pings, and all, reach nobody
+        await expect(ann.locator("#conn")).to_have_attribute("data-state", "offline")
+        await expect(ann.locator("#conn")).to_have_attribute("data-state", "online")
+        await expect(ann.locator("#status")).to_have_text("Your move: Black.")
+        await point(ann, "h9").click()
+        while (await hal.until_event(Moved)).point != "h9":  # hal's own a1 first
+            pass
+
+
 # --- how the page reads and fits: long names, small screens, toasts ---------------------
 
 LONG_NAMES = ("Alexandria Montgomery-Xy", "Hieronymus_Bartholomew_X")  # 24 characters: the most

@@ -259,6 +259,14 @@ export class GameView {
   }
 
   statusText(room, mySeat) {
+    const text = this.gameText(room, mySeat);
+    const live = room.state === "playing" || room.state === "opening";
+    // Offline, a click plays nothing: say so where the player looks, not just in the header.
+    if (live && mySeat && !this.app.conn.identified) return `Not connected: reconnecting… (${text})`;
+    return text;
+  }
+
+  gameText(room, mySeat) {
     if (room.state === "over") return resultText(room.result);
     if (room.state === "waiting") return mySeat ? "Waiting for an opponent: share the link, or seat an AI." : "Waiting for players.";
     if (room.swap2) return this.swap2Text(room);
@@ -335,7 +343,7 @@ export class GameView {
           parts.push(h("p", { class: "hint-text", id: "no-rematch" }, `${other.name} has left the room: no rematch for now.`));
         }
       }
-      if (room.rematchRoom && !mySeat) parts.push(h("a", { class: "button", href: `#/watch/${room.rematchRoom}` }, "Watch the rematch"));
+      if (room.rematchRoom && !mySeat) parts.push(h("a", { class: "button", href: `#/watch/${room.rematchCode ?? room.rematchRoom}` }, "Watch the rematch"));
       parts.push(h("div", { class: "row" },
         h("a", { class: "button", id: "review", href: `#/review/${room.id}` }, "Review"),
         h("button", { type: "button", id: "download-json", onclick: () => this.record(room, "json") }, "Download JSON"),

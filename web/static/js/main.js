@@ -27,6 +27,7 @@ export class App {
     this.suspended = false; // the page went into the back/forward cache: no connection
     this.current = null; // the room id shown
     this.route = null;
+    this.shownState = null; // the connection's state the shown room was last drawn for
     this.conn = new Connection(serverUrl(window.location), {
       name: () => this.name,
       token: () => localStorage.getItem(STORE.token),
@@ -64,8 +65,9 @@ export class App {
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       const name = input.value.trim();
-      if (!name) {
-        input.setCustomValidity("A name needs more than spaces.");
+      const wrong = nameProblem(name);
+      if (wrong) {
+        input.setCustomValidity(wrong);
         input.reportValidity();
         return;
       }
@@ -81,6 +83,8 @@ export class App {
       input.focus();
     });
     window.addEventListener("hashchange", () => this.navigate());
+    // Back on the network: connect now, not when the backoff says.
+    window.addEventListener("online", () => this.conn.retryNow());
     // Leaving the page for another (a link, the address bar) may keep it in the
     // back/forward cache: its connection must not keep the player present in their
     // games meanwhile. Closed here; coming back resumes by token like a reconnect.
@@ -103,6 +107,12 @@ export class App {
   // -- the connection -------------------------------------------------------------
 
   onState(state, detail) {
+    if (state !== this.shownState) {
+      this.shownState = state;
+      // The board takes no move while not connected, and the status line says so.
+      const room = this.current && this.rooms.get(this.current);
+      if (room) this.views.game.update(room, null);
+    }
     const badge = document.getElementById("conn");
     badge.dataset.state = state;
     if (state === "online") badge.textContent = "Online";
@@ -113,6 +123,15 @@ export class App {
     } else if (state === "forgotten") {
       localStorage.removeItem(STORE.token);
       toast("The server did not know you any more: you start afresh.");
+    } else if (state === "refused" && detail.code === "bad_value") {
+      // The server will not take this name: ask for another (a reload would only repeat it).
+      badge.textContent = "Not connected";
+      localStorage.removeItem(STORE.name);
+      this.showView("name");
+      const input = document.getElementById("name-input");
+      input.setCustomValidity(`The server refused this name: ${detail.message}`);
+      input.reportValidity();
+      input.focus();
     } else if (state === "refused") {
       badge.textContent = "Refused";
       toast(detail.message);
@@ -288,12 +307,15 @@ export class App {
       this.showView("game");
       this.enterRoom(arg, page === "watch");
     } else if (page === "leaderboard") {
+      this.current = null; // no room is shown: a game that ends meanwhile is not seen ending
       this.showView("leaderboard");
       this.views.leaderboard.load(arg || "freestyle");
     } else if (page === "profile") {
+      this.current = null;
       this.showView("profile");
       this.views.profile.load(arg || null);
     } else if (page === "review") {
+      this.current = null;
       this.showView("review");
       this.views.review.load(arg);
     } else {
@@ -371,6 +393,19 @@ export class App {
   retryAt() {
     return this.conn.retryDeadline ?? Date.now();
   }
+}
+
+/** Why the server would refuse `name` (protocol.md, `hello`: 1 to 24 printable
+ * characters, no space at either end), or null. "Printable" as the server counts it:
+ * no control, format (zero-width, direction marks), private-use, unassigned or
+ * separator characters other than the plain space. */
+function nameProblem(name) {
+  if (!name) return "A name needs more than spaces.";
+  if ([...name].length > 24) return "A name is at most 24 characters.";
+  if (/[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}]|[^\P{Zs} ]/u.test(name)) {
+    return "A name may not hold invisible or control characters (zero-width joiners, direction marks…).";
+  }
+  return null;
 }
 
 /** The player's name in the header (cut short on a phone: whole in its title). */

@@ -2,9 +2,18 @@
 // protocol (subprotocol "gomoku.json"), said hello to with the stored name and resume
 // token, reconnected with backoff when it drops. Replies are matched to requests by
 // `id` / `re`; everything else is handed to the listener as it arrives.
+//
+// A connection whose network silently stops carrying anything (no close, no reset)
+// looks open to the page for as long as TCP takes to give up, minutes; a browser does
+// not show the page the server's WebSocket pings. So after QUIET_MS with nothing
+// heard the page sends `ping`, and if nothing at all comes back within STALL_MS it
+// drops the connection and connects again (protocol.md, `ping`).
 
 const SUBPROTOCOL = "gomoku.json";
 const BACKOFF_MS = [500, 1000, 2000, 4000, 8000, 10000];
+const QUIET_MS = 10000;
+const STALL_MS = 5000;
+const UNAVAILABLE_RETRY_MS = 2000; // a hello the server could not answer (its store was down)
 
 export class RequestError extends Error {
   constructor(frame) {
@@ -33,6 +42,11 @@ export class Connection {
     this.retryTimer = null;
     this.identified = false;
     this.state = "offline";
+    this.lastHeard = 0; // Date.now() when the current connection last brought a frame
+    this.pingSentAt = null; // when a ping went out that nothing has answered yet
+    this.quietMs = QUIET_MS; // (a test shortens them)
+    this.stallMs = STALL_MS;
+    setInterval(() => this.checkAlive(), 1000);
   }
 
   start() {
@@ -41,6 +55,8 @@ export class Connection {
     this.setState("connecting", {});
     const ws = new WebSocket(this.url, SUBPROTOCOL);
     this.ws = ws;
+    this.lastHeard = Date.now();
+    this.pingSentAt = null;
     ws.onopen = () => this.hello();
     ws.onmessage = (event) => this.receive(event.data);
     ws.onclose = (event) => this.closed(ws, event);
@@ -67,6 +83,30 @@ export class Connection {
     this.start();
   }
 
+  /** Connect now rather than at the retry's time (the browser says it is online again). */
+  retryNow() {
+    if (this.retryTimer === null || this.ws) return;
+    this.attempt = 0;
+    this.start();
+  }
+
+  /** Ping a connection that has been quiet, and drop one that stays silent after it. */
+  checkAlive() {
+    const ws = this.ws;
+    if (!ws || ws.readyState !== WebSocket.OPEN || !this.identified) return;
+    const now = Date.now();
+    if (this.pingSentAt !== null) {
+      if (now - this.pingSentAt < this.stallMs) return;
+      this.closed(ws, { code: 1006 }); // as a drop: the state, the retry
+      ws.onclose = null;
+      ws.onmessage = null;
+      ws.close();
+    } else if (now - this.lastHeard >= this.quietMs) {
+      this.pingSentAt = now;
+      ws.send(JSON.stringify({ type: "ping" }));
+    }
+  }
+
   async hello() {
     const hello = { type: "hello", name: this.hooks.name(), version: 1 };
     const token = this.hooks.token();
@@ -75,6 +115,12 @@ export class Connection {
     try {
       welcome = await this.request(hello, { beforeHello: true });
     } catch (error) {
+      if (error.code === "unavailable" && this.ws) {
+        // The server's store is down for a moment; the connection stays: ask again.
+        const ws = this.ws;
+        setTimeout(() => { if (this.ws === ws && !this.identified) this.hello(); }, UNAVAILABLE_RETRY_MS);
+        return;
+      }
       if (error.code === "bad_token") {
         // The server does not know us (a new server, or the token expired): start afresh.
         this.hooks.onState("forgotten", { message: error.message });
@@ -82,11 +128,11 @@ export class Connection {
           welcome = await this.request({ type: "hello", name: this.hooks.name(), version: 1 },
             { beforeHello: true });
         } catch (again) {
-          this.setState("refused", { message: again.message });
+          this.setState("refused", { message: again.message, code: again.code });
           return;
         }
       } else {
-        this.setState("refused", { message: error.message });
+        this.setState("refused", { message: error.message, code: error.code });
         return;
       }
     }
@@ -131,6 +177,8 @@ export class Connection {
   }
 
   receive(text) {
+    this.lastHeard = Date.now();
+    this.pingSentAt = null;
     let frame;
     try {
       frame = JSON.parse(text);
@@ -138,6 +186,7 @@ export class Connection {
       return;
     }
     const re = frame.re;
+    if (frame.type === "pong") return;
     if (frame.type === "error" && this.actions.has(re)) {
       const onError = this.actions.get(re);
       this.actions.delete(re);

@@ -129,6 +129,7 @@ export class RoomState {
         return null; // the log keeps chat lines with their author
       case "rematch":
         this.rematchRoom = event.room;
+        this.rematchCode = event.code ?? null; // a private rematch is watched by its code
         return "A rematch was agreed";
       default:
         return null; // an event type from a newer server: ignored, as protocol.md says
