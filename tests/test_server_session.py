@@ -322,6 +322,36 @@ async def test_invite_codes_are_easy_to_pass_on_and_hard_to_guess(connect: Conne
         assert (await bob.expect(m.Snapshot)).room.id == snap.room.id
 
 
+async def test_sitting_down_in_a_game_of_your_own_leaves_the_queue(connect: Connect) -> None:
+    """A player waiting for a quick match who creates a room, or sits down in one, is
+    taken out of the queue and told so; the next player to queue waits instead of being
+    matched with them (the match pulled them out of their game into a rated one, and the
+    game they had sat down in kept their seat)."""
+    alice = await connect("alice")
+    carol = await connect("carol")
+    await alice.send(m.Queue(rule=Rule.FREESTYLE))
+    await alice.expect(m.Queued)
+    snap = await alice.create(seat="black")
+    assert (await alice.expect(m.Unqueued)).re is None
+    await carol.send(m.Queue(rule=Rule.FREESTYLE))
+    await carol.expect(m.Queued)
+    await carol.silent(0.5)  # no match: alice is not waiting any more
+    await alice.silent()
+    await carol.send(m.Unqueue())
+    await carol.expect(m.Unqueued)
+
+    bob = await connect("bob")
+    await bob.send(m.Queue(rule=Rule.FREESTYLE))
+    await bob.expect(m.Queued)
+    await bob.join(snap.room.id)
+    assert (await bob.expect(m.Unqueued)).re is None
+    await carol.send(m.Queue(rule=Rule.FREESTYLE))
+    await carol.expect(m.Queued)
+    await carol.silent(0.5)
+    await bob.send(m.Unqueue())
+    await bob.expect_error("not_queued")
+
+
 async def test_quick_match_pairs_two_waiting_players(connect: Connect) -> None:
     """Two players queueing for the same rule and time are put in one started room."""
     alice = await connect("alice")

@@ -94,6 +94,21 @@ async def _ai_after_wait(
     await store.publish_player(session.player, encode_notice(Notice(kind="matched", room=room.id)))
 
 
+async def give_up_queue(session: Session) -> None:
+    """Take the connection's player out of the quick-match queue, if they wait there,
+    and say so (``unqueued``): a player who sits down in a game of their own no longer
+    wants a match, and the match would have pulled them out of that game into a rated
+    one, leaving its seat taken. (A match made a moment before is not undone: its
+    ``unqueued`` and snapshot come as for any match.)"""
+    name = session.queue
+    if name is None:
+        return
+    session.queue = None
+    session.queue_ticket += 1  # no AI fallback for a wait given up
+    if await session.services.store.queue_remove(name, session.player):
+        session.send(m.Unqueued())
+
+
 async def on_unqueue(session: Session, msg: m.Unqueue) -> None:
     if session.queue is None or not await session.services.store.queue_remove(
         session.queue, session.player

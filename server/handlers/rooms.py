@@ -12,6 +12,7 @@ from protocol.errors import ErrorCode
 from server import game
 from server.game import GameError
 from server.handlers.base import Refused, Session, refuse_ai_seat
+from server.handlers.lobby import give_up_queue
 from server.room import LIVE_STATES, Room
 from server.service import NoSuchRoom, now_ms
 from server.sessions import invite_key, new_invite_code, new_room_id
@@ -33,6 +34,7 @@ async def on_create_room(session: Session, msg: m.CreateRoom) -> None:
     log.info("room %s created by %s (%s)", room.id, session.player, room.rule)
     await session.attach(room.id)
     await session.sync_room(room.id, None, re=msg.id)
+    await give_up_queue(session)
 
 
 async def on_join(session: Session, msg: m.Join) -> None:
@@ -54,6 +56,8 @@ async def on_join(session: Session, msg: m.Join) -> None:
     if msg.role == "player" and not arrived:  # a spectator who sat down is no longer one
         await service.announce_spectators(room_id)
     await session.sync_room(room_id, None, re=msg.id)
+    if msg.role == "player" and room.seat_of(session.player) is None:  # sat down just now
+        await give_up_queue(session)
 
 
 async def _admitted(session: Session, room_id: str, room: Room) -> bool:
