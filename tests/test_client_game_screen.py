@@ -299,6 +299,30 @@ async def test_draw_offer_and_the_opponents_offers(
         assert answered.accept is False
 
 
+async def test_chatting_while_an_offer_waits_then_esc_and_y_accepts(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """Bob offers a draw; Ann goes on to the text line (Tab), says something, then
+    presses Esc and y to get back to the question and accept: the draw is accepted. (The
+    line sent had taken the keys to the question already: her Esc declined the draw and
+    her y began a chat line.)"""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, room = await in_game_with_bob(app, pilot, connect)
+        await pilot.press("enter")
+        await bob_sees_move(bob, "h8")
+        await bob.send(m.Offer(room=room, kind="draw"))
+        await until(pilot, lambda: "bob offers a draw: y accept · n decline" in screen_text(app))
+        await pilot.pause(0.6)  # past the question's guard time
+        await pilot.press("tab", *"ok", "enter")
+        said = await bob.until_event(ev.ChatPosted)
+        assert said.text == "ok"
+        await pilot.press("escape", "y")
+        answered = await bob.until_event(ev.Answered)
+        assert answered.accept is True
+        over = await bob.until_event(ev.GameOver)
+        assert over.reason == "agreement"
+
+
 async def test_takeback_request(server: GomokuServer, connect: Connect, tmp_path: Path) -> None:
     """^T asks the opponent for a takeback."""
     async with running(server, tmp_path) as (app, pilot):

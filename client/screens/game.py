@@ -18,7 +18,7 @@ The key model, as a player meets it:
 - **Questions** (the opponent's draw, takeback or rematch offer, the swap2
   choice, a claim once the opponent is gone past the grace period) show in the
   prompt bar, which takes focus unless a line is half typed: ``y`` / ``n`` (or
-  ``Y`` / ``N``; Esc is the last answer) answer it; Enter and another letter or
+  ``Y`` / ``N``) answer it; Enter, Esc and another letter or
   digit are ignored (the log says which keys answer, and that Tab goes on to the
   text line), so a move typed as the question comes never accepts it. A lone
   character in the text line is not a line: a new question clears it (and says
@@ -454,7 +454,7 @@ class GameScreen(Screen[None]):
                 [
                     ("y / n", "accept / decline an offer; claim the win / not now"),
                     ("b / w / p", "swap2: take black / take white / place two more"),
-                    ("Esc", "the last answer (decline, not now)"),
+                    ("Esc", "answers nothing: the question waits for its keys"),
                     ("", "capitals answer too; Enter and other letters wait for the answer"),
                     ("Tab", "on to the text line (to chat while the question waits)"),
                 ],

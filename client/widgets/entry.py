@@ -175,8 +175,10 @@ class PromptBar(HandsTypingOn, Static, can_focus=True):
     """A question with its answer keys; :class:`Answered` carries the answer, and
     :class:`Ignored` a key that answers nothing. Enter is one of those: a person who
     was typing a move when the question came ends it with Enter, and an answer by Enter
-    would accept a draw or a takeback they never read. Esc takes the last answer
-    (decline, not now), which changes nothing in the game."""
+    would accept a draw or a takeback they never read. Esc answers nothing either, and
+    keeps the keys here (it declined an offer, and chose "place two more" in swap2, for
+    a person who pressed it to get back to the question, and their answer key went to
+    the text line): the log says which keys answer, and the next one does."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y,Y", "answer('y')", "Yes"),
@@ -184,7 +186,7 @@ class PromptBar(HandsTypingOn, Static, can_focus=True):
         Binding("b,B", "answer('b')", "Black"),
         Binding("w,W", "answer('w')", "White"),
         Binding("p,P", "answer('p')", "Place two"),
-        Binding("escape", "answer('escape')", "Last answer", show=False),
+        Binding("escape", "stay", "Stay", show=False),
     ]
 
     DEFAULT_CSS = """
@@ -234,7 +236,7 @@ class PromptBar(HandsTypingOn, Static, can_focus=True):
         key = parameters[0]
         if self.prompt is None:
             return False
-        return key == "escape" or key in self.prompt.keys
+        return key in self.prompt.keys
 
     async def on_key(self, event: events.Key) -> None:
         """An arrow goes back to the board; ``/`` starts a command line, and the keys
@@ -263,11 +265,15 @@ class PromptBar(HandsTypingOn, Static, can_focus=True):
             self.shown_at = self.clock()  # what comes right after it is not an answer
             self.post_message(self.Ignored(prompt))
 
+    def action_stay(self) -> None:
+        """Esc at a question: it waits, and says which keys answer it (the guard time
+        is not begun again: the answer that follows is meant)."""
+        if self.prompt is not None:
+            self.post_message(self.Ignored(self.prompt))
+
     def action_answer(self, key: str) -> None:
         prompt = self.prompt
         if prompt is None or self.clock() - self.shown_at < PROMPT_GUARD_S:
             return
-        if key == "escape":
-            key = prompt.answers[-1][0]
         if key in prompt.keys:
             self.post_message(self.Answered(prompt, key))
