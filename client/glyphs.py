@@ -22,7 +22,8 @@ class Glyphs:
     an AI's suggested point; ``up`` / ``down`` say a tall board has rows out of view.
     The text marks may be longer: ``sep`` between parts of a status line, ``arrow``
     in ``1500 → 1516``, ``marker`` before a question, ``bullet`` before an event in
-    the log; ``keys`` names the keys the footer and the help show with symbols."""
+    the log, ``cut`` at the end of a name shortened to fit; ``keys`` names the keys
+    the footer and the help show with symbols."""
 
     name: str
     black: str
@@ -37,6 +38,7 @@ class Glyphs:
     arrow: str = "→"
     marker: str = "▶"
     bullet: str = "•"
+    cut: str = "…"
     keys: tuple[tuple[str, str], ...] = (
         ("enter", "⏎"),
         ("up", "↑"),
@@ -106,6 +108,7 @@ ASCII = Glyphs(
     arrow="->",
     marker=">",
     bullet="*",
+    cut="~",
     keys=(("enter", "Enter"), ("up", "Up"), ("down", "Down"), ("left", "Left"), ("right", "Right")),
 )
 

@@ -42,14 +42,22 @@ def format_clock(ms: int) -> str:
 
 
 def seat_label(
-    seat: Seat | None, color: Color, glyph: str, now: float, *, over: bool = False
+    seat: Seat | None,
+    color: Color,
+    glyph: str,
+    now: float,
+    *,
+    over: bool = False,
+    name_max: int = 0,
+    cut: str = "…",
 ) -> str:
     """``● alice (1500)``, with ``[bot]``, and ``[offline]`` when disconnected (the
     line under the board says what the countdown is); once the game is ``over``, a
-    player gone is ``[left]``: nothing is lost by leaving a finished game."""
+    player gone is ``[left]``: nothing is lost by leaving a finished game. A name
+    longer than ``name_max`` columns (0: any) is cut short, ending in ``cut``."""
     if seat is None:
         return f"{glyph} (empty)"
-    text = f"{glyph} {seat.name}"
+    text = f"{glyph} {shorten(seat.name, name_max, cut)}"
     if seat.rating is not None:
         text += f" ({seat.rating})"
     if seat.bot:
@@ -108,7 +116,8 @@ RESULT_WORDS = {
 def status_lines(
     model: ViewModel, me: frozenset[str], glyphs: Glyphs, now: float, width: int = 0
 ) -> tuple[str, str]:
-    """The two status lines of the game screen: players with clocks; then move
+    """The two status lines of the game screen: players with clocks (long names cut
+    short to keep both clocks in ``width``); then move
     number, turn, rule, watchers and connection. The second fits in ``width``
     columns (0: any width) by leaving out its least important parts whole (see
     :func:`fit_parts`), never by cutting one off in the middle."""
@@ -116,16 +125,30 @@ def status_lines(
     if game is None:
         return ("", link_label(model.session.link, now))
     over = game.state == "over"
-    black = seat_label(game.black, Color.BLACK, glyphs.black, now, over=over)
-    white = seat_label(game.white, Color.WHITE, glyphs.white, now, over=over)
-    if game.black is not None and game.white is not None and game.black.name == game.white.name:
-        # Names are display names, not unique: two "ann"s are told apart by "(you)".
-        black += " (you)" if game.black.id in me else ""
-        white += " (you)" if game.white.id in me else ""
-    first = (
-        f"{black} {clock_label(game, Color.BLACK, now)}  vs  "
-        f"{white} {clock_label(game, Color.WHITE, now)}"
-    )
+
+    def players(name_max: int) -> str:
+        black = seat_label(
+            game.black, Color.BLACK, glyphs.black, now, over=over, name_max=name_max, cut=glyphs.cut
+        )
+        white = seat_label(
+            game.white, Color.WHITE, glyphs.white, now, over=over, name_max=name_max, cut=glyphs.cut
+        )
+        if game.black and game.white and game.black.name == game.white.name:
+            # Names are display names, not unique: two "ann"s are told apart by "(you)".
+            black += " (you)" if game.black.id in me else ""
+            white += " (you)" if game.white.id in me else ""
+        return (
+            f"{black} {clock_label(game, Color.BLACK, now)}  vs  "
+            f"{white} {clock_label(game, Color.WHITE, now)}"
+        )
+
+    # Long names are cut short before a clock is: each clock stays on the screen.
+    longest = max((cell_len(s.name) for s in (game.black, game.white) if s), default=0)
+    name_max = longest
+    first = players(0)
+    while width and cell_len(first) > width and name_max > NAME_SHORTEST:
+        name_max -= 1
+        first = players(name_max)
     # (how much it matters: 0 always shown, the highest left out first; the text)
     parts: list[tuple[int, str]] = [
         # Over, the count is the moves played ("move 10 · black wins" after 9 moves).
@@ -149,6 +172,24 @@ def status_lines(
     if not model.session.link.online:
         parts.append((0, model.session.link.status))
     return first, fit_parts(parts, width, f" {glyphs.sep} ")
+
+
+NAME_SHORTEST = 4
+"""The fewest columns a name on the status line is cut to, its ``cut`` mark included."""
+
+
+def shorten(text: str, most: int, cut: str = "…") -> str:
+    """``text`` in at most ``most`` columns (0: any), its end replaced by ``cut`` when it
+    had to be cut."""
+    if not most or cell_len(text) <= most:
+        return text
+    room = most - cell_len(cut)
+    kept = ""
+    for char in text:
+        if cell_len(kept + char) > room:
+            break
+        kept += char
+    return kept + cut
 
 
 def fit_parts(parts: list[tuple[int, str]], width: int, sep: str) -> str:

@@ -73,9 +73,10 @@ def test_lobby_row() -> None:
     assert lobby_row(room) == ("renju swap2 rated", "15", "10+5", "ann 1600", "-", "4", "waiting")
 
 
-def header_of(me: str, **changes: object) -> str:
+def header_of(me: str, width: int = 0, **changes: object) -> str:
     """The game screen's first status line, for player ``me``, of a free-opening 15x15
-    room (waiting, with ann as Black, unless ``changes`` say otherwise)."""
+    room (waiting, with ann as Black, unless ``changes`` say otherwise), ``width``
+    columns wide (0: any)."""
     fields: dict[str, object] = {
         "id": "r1",
         "rule": Rule.FREESTYLE,
@@ -96,7 +97,7 @@ def header_of(me: str, **changes: object) -> str:
     room = RoomView(**fields)  # type: ignore[arg-type]
     welcome = Welcome(player=me, name="ann", token="t", resumed=False)
     model = reduce(reduce(ViewModel(), welcome, 0.0), Snapshot(room=room), 0.0)
-    first, _ = status_lines(model, frozenset({me}), UNICODE, 0.0)
+    first, _ = status_lines(model, frozenset({me}), UNICODE, 0.0, width)
     return first
 
 
@@ -134,3 +135,32 @@ def test_a_seat_gone_from_a_finished_game_has_left() -> None:
     seat = Seat("p-bob", "bob", 1500, online=False)
     assert seat_label(seat, Color.WHITE, "○", 0.0) == "○ bob (1500) [offline]"
     assert seat_label(seat, Color.WHITE, "○", 0.0, over=True) == "○ bob (1500) [left]"
+
+
+def test_long_names_are_cut_short_to_keep_both_clocks_in_80_columns() -> None:
+    """Two 24-character names at 80 columns: the line fits and ends with White's clock
+    (it was cut off the screen's edge, on White's own screen too); short names and
+    wide screens are shown whole."""
+    long_black, long_white = "Maximilian-Alexander-XYZ", "Bartholomew-Fitzgerald-Q"
+    players = Seats(
+        black=PlayerRef(id="a", name=long_black, rating=1500),
+        white=PlayerRef(id="b", name=long_white, rating=1500),
+    )
+    five = TimeControl(base_ms=300_000, inc_ms=0)
+    for width in (80, 60):
+        first = header_of("a", width, players=players, time=five)
+        assert len(first) <= width, first
+        assert first.endswith(" 5:00"), first
+        assert first.count("5:00") == 2, first
+        assert "Maximilian" in first, first
+        assert "…" in first, first
+    first = header_of("a", 120, players=players, time=five)
+    assert long_black in first
+    assert long_white in first
+    short = Seats(
+        black=PlayerRef(id="a", name="ann", rating=1500),
+        white=PlayerRef(id="b", name=long_white, rating=1500),
+    )
+    first = header_of("a", 60, players=short, time=five)
+    assert "● ann (1500) 5:00" in first, first  # the short name is left whole
+    assert first.endswith(" 5:00"), first
