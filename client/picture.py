@@ -69,6 +69,18 @@ class BoardPicture:
         )
 
 
+def renju_foul(moves: Iterable[Point], size: int, point: Point) -> str | None:
+    """The renju foul Black would commit at ``point`` after ``moves`` (``double-three``,
+    ``double-four``, ``overline``), or None: the words a refusal names it by."""
+    board = Board(size, Rule.RENJU)
+    try:
+        board.play_all(moves)
+    except ValueError:
+        return None
+    foul = board.foul(point)
+    return None if foul is None else str(foul)
+
+
 @functools.cache
 def star_points(size: int) -> frozenset[Point]:
     """The marked intersections (hoshi) of a ``size`` board: the centre of an

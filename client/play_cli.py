@@ -45,7 +45,9 @@ def _check_name(name: str) -> None:
     try:
         check_name(name)
     except ValueError:
-        raise ValueError(f"{name!r} is not a name (1 to {NAME_MAX} printable characters)") from None
+        raise ValueError(
+            f"{name!r} is not a name (1 to {NAME_MAX} printable characters, no space at either end)"
+        ) from None
 
 
 PLAY_DESCRIPTION = """\

@@ -152,7 +152,7 @@ def status_lines(
     # (how much it matters: 0 always shown, the highest left out first; the text)
     parts: list[tuple[int, str]] = [
         # Over, the count is the moves played ("move 10 · black wins" after 9 moves).
-        (0, f"{len(game.moves)} moves" if over else f"move {game.move_number}"),
+        (0, plural(len(game.moves), "move") if over else f"move {game.move_number}"),
         (0, turn_label(game, me)),
         (
             2,
@@ -172,6 +172,11 @@ def status_lines(
     if not model.session.link.online:
         parts.append((0, model.session.link.status))
     return first, fit_parts(parts, width, f" {glyphs.sep} ")
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 move``, ``2 moves``, ``0 moves``."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 NAME_SHORTEST = 4

@@ -27,7 +27,7 @@ from client.screens.help import HelpScreen
 from client.screens.lobby import LobbyScreen
 from client.screenshot import screen_text
 from client.widgets.board import Board
-from engine.types import Point
+from engine.types import Point, Rule
 from protocol import events as ev
 from protocol import messages as m
 from server.app import GomokuServer
@@ -321,6 +321,26 @@ async def test_chatting_while_an_offer_waits_then_esc_and_y_accepts(
         assert answered.accept is True
         over = await bob.until_event(ev.GameOver)
         assert over.reason == "agreement"
+
+
+async def test_a_forbidden_point_typed_in_renju_is_refused_with_its_foul(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """Black types i8, a double three: the log names the foul (it said only "renju",
+    the same for a double three, a double four and an overline), and nothing is sent."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, room = await in_game_with_bob(app, pilot, connect, rule=Rule.RENJU)
+        pairs = (("h8", "a1"), ("i9", "a2"), ("i7", "a3"), ("j8", "a4"))
+        for played, (black, white) in enumerate(pairs, 1):
+            await pilot.press(*black, "enter")
+            await bob_sees_move(bob, black)
+            await bob_plays(bob, room, white)
+            expected = 2 * played
+            await until(pilot, lambda: stones(app) == expected)  # noqa: B023 - awaited here
+        await pilot.press(*"i8", "enter")
+        refused = "i8 is forbidden for Black (double-three)."
+        await until(pilot, lambda: app.model.log[-1].text == refused, refused)
+        await bob.silent()
 
 
 async def test_takeback_request(server: GomokuServer, connect: Connect, tmp_path: Path) -> None:

@@ -164,3 +164,32 @@ def test_long_names_are_cut_short_to_keep_both_clocks_in_80_columns() -> None:
     first = header_of("a", 60, players=short, time=five)
     assert "● ann (1500) 5:00" in first, first  # the short name is left whole
     assert first.endswith(" 5:00"), first
+
+
+def test_a_game_over_after_one_move_says_1_move() -> None:
+    """The status line of a game over counts the moves played in words: "1 move"."""
+    players = Seats(
+        black=PlayerRef(id="a", name="ann", rating=1500),
+        white=PlayerRef(id="b", name="bob", rating=1500),
+    )
+    welcome = Welcome(player="a", name="ann", token="t", resumed=False)
+    for moves, words in ((["h8"], "1 move · "), (["h8", "a1"], "2 moves · ")):
+        room = RoomView(
+            id="r1",
+            rule=Rule.FREESTYLE,
+            size=15,
+            opening=Opening.FREE,
+            time=None,
+            rated=False,
+            private=False,
+            players=players,
+            spectators=0,
+            state="over",
+            moves=moves,
+            to_move=None,
+            clocks=None,
+            seq=5,
+        )
+        model = reduce(reduce(ViewModel(), welcome, 0.0), Snapshot(room=room), 0.0)
+        _, second = status_lines(model, frozenset({"a"}), UNICODE, 0.0)
+        assert second.startswith(words), second

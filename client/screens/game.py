@@ -49,6 +49,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
 
 from client.commands import CHAT_MAX, COMMANDS, NotOnBoard, typed_point
+from client.picture import renju_foul
 from client.present import link_banner, status_lines
 from client.prompts import Prompt, next_change, notice_for, prompt_for
 from client.screens.dialogs import ConfirmDialog, SeatAiDialog
@@ -349,7 +350,8 @@ class GameScreen(Screen[None]):
             self.host.note(f"{point_to_wire(point, game.size)} is already taken.")
             return
         if point in game.picture.forbidden:
-            self.host.note(f"{point_to_wire(point, game.size)} is forbidden for Black (renju).")
+            foul = renju_foul(game.moves, game.size, point) or "renju"
+            self.host.note(f"{point_to_wire(point, game.size)} is forbidden for Black ({foul}).")
             return
         actor = game.to_act()
         await self.host.send_as(
