@@ -1012,6 +1012,27 @@ async def test_a_private_game_left_is_named_by_its_opponent_in_your_games(
         await expect(ann.locator("#status")).to_have_text("hal to move (Black).")
 
 
+async def test_a_game_left_while_running_says_how_it_ended_once_it_has(
+    browser: Browser,
+) -> None:
+    """ann leaves her game with hal mid-game; hal resigns: "Your games" says the game is
+    over and how (it went on saying "Your game with hal", as if it still ran), and leads
+    to the finished game."""
+    async with people(browser) as crowd:
+        ann, hal, room = await crowd.ann_against_hal()
+        await point(ann, "h8").click()
+        await hal.until_event(Moved)
+        ann.once("dialog", lambda dialog: dialog.accept())
+        await ann.click("#leave")
+        await expect(ann.locator("#lobby-view")).to_be_visible()
+        game = ann.locator(f'.resume a[data-room="{room}"]')
+        await expect(game).to_have_text("Your game with hal")
+        await hal.send(m.Resign(room=room))
+        await expect(game).to_have_text("Your game with hal is over: Black wins by resignation")
+        await game.click()
+        await expect(ann.locator("#result")).to_contain_text("Black wins by resignation")
+
+
 async def test_a_first_visit_a_bad_name_and_a_bad_link_say_what_is_wrong(
     browser: Browser,
 ) -> None:

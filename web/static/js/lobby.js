@@ -107,6 +107,8 @@ export class LobbyView {
     const room = this.app.rooms.get(id) ?? this.app.lobby.get(id);
     if (!room) {
       const name = this.app.opponents.get(id);
+      const ended = this.app.endedAway.get(id);
+      if (name && ended) return `Your game with ${name} is over: ${resultText(ended)}`;
       return name ? `Your game with ${name}` : "Return to your game";
     }
     if (room.state === "waiting") return "Your room: waiting for an opponent";

@@ -9,6 +9,8 @@ import { GameView } from "./game.js";
 import { LeaderboardView, ProfileView, ReviewView } from "./records.js";
 import { clickSound, errorText, toast } from "./ui.js";
 
+const LEFT_GAMES_CHECK_MS = 30000; // how often the page looks whether a game left here ended
+
 const STORE = {
   name: "gomoku.name",
   token: "gomoku.token",
@@ -24,6 +26,8 @@ export class App {
     this.queued = null; // {rule, time, since: ms, ai_after_ms}
     this.seated = new Set(); // ids of the rooms this player sits in (the lobby's "Your games")
     this.opponents = new Map(); // room id -> opponent's name, of running games left here
+    this.endedAway = new Map(); // room id -> GameResult, of those games that have ended since
+    this.leftCheckedAt = 0; // performance.now() of the last look at how they stand
     this.suspended = false; // the page went into the back/forward cache: no connection
     this.current = null; // the room id shown
     this.route = null;
@@ -182,6 +186,7 @@ export class App {
         break;
       case "lobby_gone":
         this.lobby.delete(m.room);
+        if (this.opponents.has(m.room)) this.checkLeftGames(); // a game left here ended?
         this.views.lobby.update();
         break;
       case "queued":
@@ -236,6 +241,21 @@ export class App {
     if (m.event.type === "player_joined" || m.event.type === "player_left" || m.event.type === "game_over") this.noteSeat(room);
     else if (this.seated.has(room.id)) this.views.lobby.renderGames(); // whose turn it is
     if (this.current === room.id) this.views.game.update(room, m.event);
+  }
+
+  /** Look up which of the running games left here have ended since (a left room's
+   * events no longer come here; a public one's end shows as its leaving the lobby, a
+   * private one's is looked for now and then): "Your games" then says how each ended. */
+  checkLeftGames() {
+    const waiting = [...this.opponents.keys()].filter((id) => !this.endedAway.has(id) && !this.rooms.has(id));
+    if (!waiting.length || !this.conn.identified) return;
+    this.leftCheckedAt = performance.now();
+    this.conn.request({ type: "list_games", limit: 20 }).then((games) => {
+      for (const game of games.items) {
+        if (this.opponents.has(game.id)) this.endedAway.set(game.id, game.result);
+      }
+      this.views.lobby.renderGames();
+    }).catch(() => {});
   }
 
   /** Keep the lobby's "Your games" in step with a room's seats. */
@@ -383,6 +403,7 @@ export class App {
   tick() {
     if (this.current && this.rooms.has(this.current)) this.views.game.tick(this.rooms.get(this.current));
     if (this.queued) this.views.lobby.tick();
+    if (this.opponents.size && performance.now() - this.leftCheckedAt > LEFT_GAMES_CHECK_MS) this.checkLeftGames();
     // Only a connection that dropped counts down to its retry: before a name is chosen
     // nothing connects, and the badge stays "Not connected" (not a red "retrying").
     if (this.conn.state === "offline" && this.conn.retryTimer !== null) {
