@@ -368,13 +368,21 @@ async def test_status_tells_a_silent_instance_from_a_live_one(
     now = now_ms()
     killed = jobs.InstanceRecord("10.0.0.9:8765", now - 60_000, 3, 2, 0, heard_ms=now - 7_000)
     await live.store.put_instance_info("killed-one", jobs.encode(killed), now + 8_000)
+    started = time.monotonic()
     done = await run_status("--redis", redis_url)
+    took = time.monotonic() - started  # a loaded machine starts the command slowly
     assert done.returncode == 0, done.stderr
     lines = done.stdout.decode().splitlines()
+
+    def heard(line: str) -> int:
+        found = re.search(r"heard (\d+)s ago$", line)
+        assert found is not None, line
+        return int(found.group(1))
+
     [dead] = [line for line in lines if "killed-one" in line]
-    assert re.search(r"heard [78]s ago$", dead), dead
+    assert 7 <= heard(dead) <= 8 + took, dead
     [alive] = [line for line in lines if live.housekeeping.instance_id in line]
-    assert re.search(r"heard [01]s ago$", alive), alive
+    assert heard(alive) <= 1 + took, alive
 
 
 async def test_an_instance_stopped_cleanly_leaves_the_cluster_at_once(
