@@ -68,12 +68,21 @@ class Brain:
         stdin = self.process.stdin
         assert stdin is not None
         if stdin.is_closing():
-            raise BrainError(f"{self.name}: its input is closed")
+            raise BrainError(await self._gone(f"{self.name}: its input is closed"))
         try:
             stdin.write((line + "\n").encode())
             await stdin.drain()
         except (BrainError, ConnectionError) as error:
-            raise BrainError(f"{self.name}: cannot send {line!r}: {error}") from error
+            raise BrainError(
+                await self._gone(f"{self.name}: cannot send {line!r}: {error}")
+            ) from error
+
+    async def _gone(self, otherwise: str) -> str:
+        """Why nothing can be sent: the brain exited (with its code), else ``otherwise``."""
+        with contextlib.suppress(TimeoutError):
+            code = await asyncio.wait_for(self.process.wait(), 0.2)
+            return f"{self.name} exited (exit code {code})"
+        return otherwise
 
     async def _read_answer(self) -> str:
         stdout = self.process.stdout

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import math
+import os
 import re
 import shlex
 import shutil
@@ -38,7 +39,8 @@ Z95 = 1.959964
 class GameResult:
     """One game: which engine ("A"/"B") was Black, the winner ("A", "B" or None
     for a draw), why it ended, the moves, each engine's move times and, per move,
-    the time it was allowed (the turn time, or less when its game clock had less)."""
+    the time it was allowed (the turn time, or less when its game clock had less);
+    and the engine, if any, that forfeited it by failing to start."""
 
     opening: int
     black: str
@@ -47,6 +49,8 @@ class GameResult:
     moves: list[Point]
     times: dict[str, list[float]]
     allowed: dict[str, list[float]] = field(default_factory=dict)
+    unstarted: str | None = None
+    """The engine whose brain could not be started for this game (it forfeited it)."""
 
 
 @dataclass
@@ -227,7 +231,8 @@ async def play_game(
         except BrainError as error:
             await seats[name].discard()
             other = white if name == black else black
-            return GameResult(number, black, other, f"{name} failed to start: {error}", [], times)
+            reason = f"{name} failed to start: {error}"
+            return GameResult(number, black, other, reason, [], times, unstarted=name)
     seen = {"A": False, "B": False}
     while not board.is_over():
         mover = label[board.turn]
@@ -297,7 +302,13 @@ async def run_match(
     on_game: Callable[[GameResult], None] | None = None,
 ) -> MatchResult:
     """Play ``games`` games: opening ``k // 2`` (cycling) with A as Black when ``k`` is even.
-    ``match_ms`` > 0 gives each side a game clock of that length (``timeout_match``)."""
+    ``match_ms`` > 0 gives each side a game clock of that length (``timeout_match``).
+
+    A brain that fails to start (it cannot be run, exits, or does not answer START or
+    RESTART with OK) forfeits that game, and no further game begins: the brain is
+    broken, not beaten, and every later game would be forfeited the same way. (One
+    that crashes, times out or plays an illegal move during a game loses that game,
+    and the match goes on with a fresh process.)"""
     if not openings:
         openings = [[]]
     settings = {"timeout_turn": turn_ms, "timeout_match": match_ms, "rule": _RULE_INFO[rule]}
@@ -312,7 +323,7 @@ async def run_match(
             "B": Seat("B", engine_b, size, settings),
         }
         try:
-            while not queue.empty():
+            while not queue.empty() and not any(g.unstarted for g in result.games):
                 k = queue.get_nowait()
                 index = (k // 2) % len(openings)
                 game = await play_game(
@@ -351,16 +362,20 @@ def format_table(result: MatchResult, engine_a: str, engine_b: str) -> str:
         score = f"{100 * (wins + draws / 2) / n:.1f}%" if n else "-"
         title = "A total" if colour == "any" else f"A as {colour}"
         lines.append(f"{title:12}{wins:>6}{losses:>8}{draws:>7}{score:>9}")
-    diff, margin = elo_with_margin(*result.record("A", "any"))
     lines.append("")
-    lines.append(f"Elo difference (A - B): {_signed(diff)} +/- {_plain(margin)} (95%)")
+    lines.append(f"Elo difference (A - B): {elo_line(*result.record('A', 'any'))}")
     for name in ("A", "B"):
         times = result.move_times(name)
         if times:
+            overrun = round(1000 * result.max_overrun(name))
             lines.append(
                 f"{name} time per move: average {sum(times) / len(times):.3f} s,"
-                f" max {max(times):.3f} s over {len(times)} moves,"
-                f" largest overrun {1000 * result.max_overrun(name):+.0f} ms"
+                f" max {max(times):.3f} s over {len(times)} moves, "
+                + (
+                    f"largest overrun {overrun} ms"
+                    if overrun > 0
+                    else f"none over its time ({-overrun} ms to spare at the closest)"
+                )
             )
     for number, game in enumerate(result.games, 1):  # numbered as the progress lines
         if game.reason.startswith(("A ", "B ")):
@@ -368,12 +383,18 @@ def format_table(result: MatchResult, engine_a: str, engine_b: str) -> str:
     return "\n".join(lines)
 
 
-def _signed(value: float) -> str:
-    return ("+inf" if value > 0 else "-inf") if math.isinf(value) else f"{round(value) or 0:+d}"
-
-
-def _plain(value: float) -> str:
-    return "inf" if math.isinf(value) else f"{value:.0f}"
+def elo_line(wins: int, losses: int, draws: int) -> str:
+    """The Elo difference as a person reads it: with its 95% margin, or why there is
+    none (a side that won every game is stronger by an unknown amount; a margin that
+    runs to a 0% or 100% score is no bound)."""
+    if wins + draws == 0:
+        return "none: A lost every game"
+    if losses + draws == 0:
+        return "none: A won every game"
+    diff, margin = elo_with_margin(wins, losses, draws)
+    if math.isinf(margin) or math.isnan(margin):
+        return f"{round(diff) or 0:+d} (too few games for a 95% margin)"
+    return f"{round(diff) or 0:+d} +/- {margin:.0f} (95%)"
 
 
 def add_match_parser(subparsers: Any) -> None:
@@ -382,7 +403,9 @@ def add_match_parser(subparsers: Any) -> None:
         "match",
         help="play two Gomocup brains against each other",
         description="Play two Gomocup (pbrain) brains against each other, each opening "
-        "twice with colours swapped, refereed by the engine.",
+        "twice with colours swapped, refereed by the engine. A brain that fails to start "
+        "stops the match (exit status 1); one that crashes, times out or plays an illegal "
+        "move during a game loses that game.",
     )
     configure_parser(parser)
 
@@ -395,21 +418,33 @@ def _board_size(text: str) -> int:
 
 
 def _command(text: str) -> str:
-    """A brain's command line, split as the match will split it (shell quoting). Its
-    program is looked up on PATH, then beside this Python (the programs installed with
-    this one, such as ``pbrain-gomoku``, where the environment is not activated)."""
+    """A brain's command line, split as the match will split it (shell quoting). A
+    program named by a path (``/opt/brains/pbrain-x``, ``./pbrain-x``) must be an
+    executable file there; a bare name is looked up on PATH, then beside this Python
+    (the programs installed with this one, such as ``pbrain-gomoku``, where the
+    environment is not activated)."""
     try:
         words = shlex.split(text)
     except ValueError as error:  # "No closing quotation"
         raise argparse.ArgumentTypeError(f"{text!r}: {str(error).lower()}") from None
     if not words:
         raise argparse.ArgumentTypeError("an empty command")
-    if shutil.which(words[0]) is not None:
+    program = words[0]
+    if shutil.which(program) is not None:
         return text
-    beside = Path(sys.executable).with_name(words[0])  # pbrain-gomoku in a venv not activated
-    if "/" not in words[0] and shutil.which(beside) is not None:
+    if os.sep in program or (os.altsep is not None and os.altsep in program):
+        path = Path(program)
+        if not path.exists():
+            why = "no such command"
+        elif path.is_dir():
+            why = "a directory, not a program"
+        else:
+            why = "not an executable file"
+        raise argparse.ArgumentTypeError(f"{program!r}: {why}")
+    beside = Path(sys.executable).with_name(program)  # pbrain-gomoku in a venv not activated
+    if shutil.which(beside) is not None:
         return shlex.join([str(beside), *words[1:]])
-    raise argparse.ArgumentTypeError(f"{words[0]!r}: no such command")  # not a lost match
+    raise argparse.ArgumentTypeError(f"{program!r}: no such command")  # not a lost match
 
 
 def configure_parser(parser: argparse.ArgumentParser) -> None:
@@ -446,7 +481,8 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run a match from parsed arguments and print the table; 0 on success."""
+    """Run a match from parsed arguments and print the table; 0 when every game was
+    played, 1 when a brain failed to start (the match stops there), 2 for bad input."""
     try:
         openings = (
             read_openings(args.openings, args.size, Rule(args.rule)) if args.openings else [[]]
@@ -486,6 +522,14 @@ def run(args: argparse.Namespace) -> int:
         )
     )
     print(format_table(result, args.engine_a, args.engine_b))
+    unstarted = next((game for game in result.games if game.unstarted), None)
+    if unstarted is not None:
+        print(
+            f"gomoku match: the match stopped after {len(result.games)} of {args.games} "
+            f"games: {unstarted.reason}",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -11,7 +12,7 @@ import pytest
 
 from engine import Point
 from gomocup.driver import Brain, BrainError
-from gomocup.match import elo_with_margin, read_openings, run_match
+from gomocup.match import elo_line, elo_with_margin, read_openings, run_match
 
 # Plays the first empty point in reading order; with "--stubborn" always 0,0 (illegal
 # once taken); with "--mute" never answers a move.
@@ -269,3 +270,110 @@ def test_pbrain_gomoku_is_found_beside_python_when_the_venv_is_not_activated(
     assert f"A: {gomoku.with_name('pbrain-gomoku')} --level beginner" in done.stdout
     assert "A total" in done.stdout
     assert "failed to start" not in done.stdout
+
+
+def executable_brain(path: Path) -> Path:
+    """The tiny brain as a program of its own (``#!`` this Python), at ``path``."""
+    path.write_text(f"#!{sys.executable}\n{TINY_BRAIN}")
+    path.chmod(0o755)
+    return path
+
+
+def match(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``gomoku match ARGS`` as the installed command (not activated: the venv's path)."""
+    return subprocess.run(
+        [str(Path(sys.executable).with_name("gomoku")), "match", *args],
+        capture_output=True, text=True, timeout=120, cwd=cwd,
+    )  # fmt: skip
+
+
+def test_a_brain_named_by_an_absolute_or_a_relative_path_plays(tmp_path: Path) -> None:
+    """``--engine-a /abs/path/to/brain`` was refused as "invalid _command value" (the
+    lookup beside Python's own programs raised ValueError on a name with a '/')."""
+    executable_brain(tmp_path / "pbrain-tiny")
+    done = match(
+        "--engine-a", str(tmp_path / "pbrain-tiny"), "--engine-b", "./pbrain-tiny --mute",
+        "--games", "2", "--turn-ms", "300", "--tolerance-ms", "200", "--quiet", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert f"A: {tmp_path / 'pbrain-tiny'}\n" in done.stdout
+    assert "A total          2       0      0   100.0%" in done.stdout
+    assert "B timeout" in done.stdout  # the mute one was run, and lost on time
+
+
+@pytest.mark.parametrize(
+    ("program", "why"),
+    [
+        ("/nonexistent/pbrain-embryo", "no such command"),
+        ("./game.txt", "not an executable file"),
+        ("/", "a directory, not a program"),
+    ],
+)
+def test_a_path_that_is_no_program_is_one_line(tmp_path: Path, program: str, why: str) -> None:
+    """A path to nothing, to a file that is not executable or to a directory: the usage
+    and one line saying which, exit 2, before any game."""
+    (tmp_path / "game.txt").write_text("h8 i9\n")
+    done = match("--engine-a", program, "--engine-b", "true", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == (
+        f"gomoku match: error: argument --engine-a: {program!r}: {why}"
+    )
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("brain", "why"),
+    [
+        ("false", "A failed to start: engine A "),  # exits at once
+        ("cat", "A failed to start: engine A answered 'START 15' instead of OK"),
+    ],
+)
+def test_a_brain_that_never_starts_stops_the_match_with_status_1(brain: str, why: str) -> None:
+    """Every game was forfeited, the table said "-inf +/- nan", and the exit status was
+    0. A brain that cannot start is broken, not beaten: the match stops at the first
+    game it forfeits, says so in one line, and exits with 1."""
+    done = match("--engine-a", brain, "--engine-b", "true", "--games", "4")
+    assert done.returncode == 1, done
+    assert "Elo difference (A - B): none: A lost every game" in done.stdout
+    assert "nan" not in done.stdout
+    [line] = done.stderr.splitlines()
+    assert line.startswith(f"gomoku match: the match stopped after 1 of 4 games: {why}"), line
+
+
+async def test_a_brain_that_crashes_in_a_game_loses_it_and_the_match_goes_on(
+    tmp_path: Path,
+) -> None:
+    """Unlike a brain that never starts, one that starts and then crashes mid-game
+    loses that game (as Gomocup scores it), and plays the next with a fresh process."""
+    crashing = tmp_path / "crashing.py"
+    begin = '    elif command == "BEGIN":\n'
+    crashing.write_text(TINY_BRAIN.replace(begin, begin + "        sys.exit(1)\n"))
+    result = await run_match(
+        f"{sys.executable} {crashing}", brain_command(tmp_path), [[]], games=2, turn_ms=2000
+    )
+    assert len(result.games) == 2
+    assert "A crash" in result.games[0].reason
+    assert result.games[0].unstarted is None
+    assert [g.winner for g in result.games] == ["B", "B"]
+
+
+def test_the_elo_line_and_the_times_read_as_sentences(tmp_path: Path) -> None:
+    """A side that won every game has no Elo estimate (it printed "+inf +/- nan"), and
+    moves that all came in time are not a "largest overrun" of a negative number."""
+    executable_brain(tmp_path / "pbrain-tiny")
+    (tmp_path / "openings.txt").write_text("7,7 0,0\n")  # 0,0 taken: the stubborn one loses
+    done = match(
+        "--engine-a", "./pbrain-tiny", "--engine-b", "./pbrain-tiny --stubborn",
+        "--openings", "openings.txt", "--games", "2", "--quiet", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "Elo difference (A - B): none: A won every game" in done.stdout
+    assert re.search(r"A time per move: .*, none over its time \(\d+ ms to spare", done.stdout)
+    assert "largest overrun -" not in done.stdout
+
+
+def test_an_elo_margin_that_runs_to_a_whole_score_is_said_so() -> None:
+    """Three games to one: the 95% interval reaches a 100% score, whose Elo is infinite;
+    "+191 +/- inf" becomes words."""
+    assert elo_line(3, 1, 0) == "+191 (too few games for a 95% margin)"
+    assert elo_line(60, 40, 0) == "+70 +/- 71 (95%)"
