@@ -25,10 +25,12 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from client import __version__
 from client.play_cli import add_play_parser, add_review_parser
 from client.usage import OptionError
 from engine.ai import analysis as ai_analysis
 from engine.ai import engine_info, think
+from engine.ai.backend import env_problem as core_env_problem
 from engine.analysis import analyze, sorted_points
 from engine.board import Board
 from engine.errors import NotationError, RecordError
@@ -89,6 +91,8 @@ def _add_analyze(subparsers: Subparsers) -> None:
 
 
 def _run_analyze(args: argparse.Namespace) -> int:
+    if (problem := core_env_problem()) is not None:
+        args.parser.error(problem)
     if args.engine_info:
         info = engine_info()
         print(json.dumps(info) if args.json else "\n".join(f"{k}: {v}" for k, v in info.items()))
@@ -151,6 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gomoku", description="Gomoku Arena: play, watch and analyse Gomoku."
     )
+    parser.add_argument("--version", action="version", version=f"gomoku {__version__}")
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
     for add in SUBCOMMANDS:
         add(subparsers)

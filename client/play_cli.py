@@ -75,9 +75,8 @@ def add_play_parser(subparsers: Any) -> None:
         "server",
         nargs="?",
         type=_server_address,
-        default=ServerAddress("localhost", DEFAULT_PORT),
         metavar="SERVER",
-        help=f"the server's address (default: localhost:{DEFAULT_PORT})",
+        help=f"the server's address (default: localhost:{DEFAULT_PORT}; none with --local)",
     )
     parser.add_argument(
         "--name",
@@ -106,7 +105,7 @@ def add_play_parser(subparsers: Any) -> None:
         "--local",
         action="store_true",
         help="start a server of your own on this machine (no network needed): hot seat or "
-        "play the AI",
+        "play the AI; no SERVER is given with it",
     )
     parser.set_defaults(run=run_play)
 
@@ -137,6 +136,12 @@ def _review_app() -> type[ReviewApp]:
 
 
 def run_play(args: argparse.Namespace) -> int:
+    if args.local and args.server is not None:
+        raise OptionError(
+            "--local",
+            f"it starts a server of its own: connect to {args.server.display} without "
+            "--local, or give no SERVER",
+        )
     problem = _config_dir_problem()
     if problem is not None:
         print(f"gomoku play: {problem}", file=sys.stderr)
@@ -147,7 +152,7 @@ def run_play(args: argparse.Namespace) -> int:
     from client.options import PlayOptions
 
     options = PlayOptions(
-        server=args.server,
+        server=args.server or ServerAddress("localhost", DEFAULT_PORT),
         name=args.name,
         profile=args.profile,
         glyphs=glyphs_named(args.glyphs),

@@ -23,6 +23,7 @@ import time
 from collections.abc import Iterator, Sequence
 
 from engine.ai import LEVEL_NAMES
+from engine.ai.backend import env_problem as core_env_problem
 from gomocup.session import BrainSession, is_end
 
 READ_SIZE = 65536
@@ -96,6 +97,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"GOMOKU_LEVEL={os.environ.get('GOMOKU_LEVEL', '')!r} is not a level "
             f"(choose from {', '.join(LEVEL_NAMES)})"
         )
+    if (problem := core_env_problem()) is not None:
+        parser.error(problem)
     reader = Reader(sys.stdin.fileno())
 
     def clock() -> float:

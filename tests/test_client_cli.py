@@ -50,6 +50,11 @@ def refused(proc: subprocess.CompletedProcess[str], command: str) -> str:
         (["play", "--name", "a" * 25], f"argument --name: '{'a' * 25}' is not a name"),
         (["play", "--glyphs", "emoji"], "argument --glyphs: invalid choice: 'emoji'"),
         (["play", "--colour"], "unrecognized arguments: --colour"),
+        (  # the address was ignored without a word: a server of its own was started
+            ["play", "--local", "127.0.0.1:18901"],
+            "argument --local: it starts a server of its own: connect to 127.0.0.1:18901 "
+            "without --local, or give no SERVER",
+        ),
         (["analyze", "--size", "40"], "argument --size: 40 is more than 26"),
         (["analyze", "--time", "-1", "--json"], "argument --time: -1 is less than 0"),
         (["analyze", "--time", "inf", "--json"], "argument --time: 'inf' is not a number"),
@@ -59,6 +64,7 @@ def refused(proc: subprocess.CompletedProcess[str], command: str) -> str:
         ([*MATCH, "--games", "0"], "argument --games: 0"),
         (["match", "--engine-a", "", "--engine-b", "true"], "--engine-a: an empty command"),
         (["match", "--engine-a", "true", "--engine-b", "nobrain"], "'nobrain': no such command"),
+        (["match", "--engine-a", "/opt/no/pbrain-x", "--engine-b", "true"], "no such command"),
         ([*MATCH, "--size", "3"], "argument --size"),
         ([*MATCH, "--turn-ms", "x"], "not a whole number"),
     ],
@@ -178,3 +184,19 @@ def test_analyze_works_without_the_ui_libraries(tmp_path: Path) -> None:
     proc = gomoku("analyze", "--moves", "h8 i9", env=env)
     assert proc.returncode == 0, proc.stderr
     assert "Black to move." in proc.stdout
+
+
+def test_gomoku_says_its_version_as_the_other_commands_do() -> None:
+    """``gomoku --version`` was an unrecognized argument; gomoku-server and gomoku-ai
+    had it."""
+    proc = gomoku("--version")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "gomoku 0.1.0\n", "")
+
+
+def test_analyze_refuses_an_ai_core_it_does_not_know() -> None:
+    """GOMOKU_AI_CORE=bogus ran the compiled core without a word."""
+    proc = gomoku("analyze", "--moves", "h8", "--time", "0.1", env={"GOMOKU_AI_CORE": "bogus"})
+    assert refused(proc, "gomoku analyze") == (
+        "environment variable GOMOKU_AI_CORE: 'bogus' is not a core (python: the "
+        "plain-Python one; unset: the compiled one, when it is installed)"
+    )

@@ -128,6 +128,18 @@ def test_the_worker_refuses_a_bad_option(args: list[str], option: str, what: str
     assert_refused("gomoku-ai", status, out, err, f"argument {option}", what)
 
 
+def test_the_ai_commands_refuse_an_ai_core_they_do_not_know() -> None:
+    """GOMOKU_AI_CORE=bogus was ignored without a word (the compiled core ran): the
+    commands that run the AI refuse it as they refuse a bad option."""
+    said = "environment variable GOMOKU_AI_CORE: 'bogus' is not a core (python: "
+    status, out, err = run("gomoku-ai", ["--bot-key", "k"], {"GOMOKU_AI_CORE": "bogus"})
+    assert_refused("gomoku-ai", status, out, err, said)
+    status, out, err = run("pbrain-gomoku", [], {"GOMOKU_AI_CORE": "bogus"})
+    assert (status, out) == (2, "")
+    assert err.splitlines()[-1].startswith(f"pbrain-gomoku: error: {said}"), err
+    assert "Traceback" not in err
+
+
 def test_the_worker_needs_a_bot_key_and_checks_the_variable() -> None:
     status, out, err = run("gomoku-ai", [])
     assert_refused("gomoku-ai", status, out, err, "--bot-key", "GOMOKU_BOT_KEY")

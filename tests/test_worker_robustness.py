@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import json
 import logging
 import signal
 import socket
@@ -432,6 +433,20 @@ async def test_a_worker_process_told_to_stop_mid_search_exits_at_once(
             process.kill()
         await process.wait()
     assert code == 0
+
+
+async def test_the_stats_file_writes_counts_as_whole_numbers(
+    ai_server: GomokuServer, tmp_path: Path
+) -> None:
+    """``--stats`` wrote every counter as a float ("moves": 0.0, "games": 0.0)."""
+    stats = tmp_path / "stats.json"
+    process = await worker_process(ai_server, "--processes", "1", "--stats", str(stats))
+    process.send_signal(signal.SIGTERM)
+    assert await asyncio.wait_for(process.wait(), STOP_HANG_S) == 0
+    counters = json.loads(stats.read_text())
+    assert '"moves": 0,' in stats.read_text()
+    assert all(type(counters[name]) is int for name in ("moves", "games", "reconnects"))
+    assert type(counters["loop_max_gap_ms"]) is float  # a time, measured
 
 
 @contextlib.asynccontextmanager

@@ -48,8 +48,10 @@ class WorkerStats:
         else:
             self.max_over_ms = max(self.max_over_ms, elapsed_ms - budget_ms)
 
-    def as_dict(self) -> dict[str, float]:
-        return {k: float(v) for k, v in dataclasses.asdict(self).items()}
+    def as_dict(self) -> dict[str, int | float]:
+        """The counters as ``--stats`` writes them: counts as whole numbers, times in
+        milliseconds as they are."""
+        return dataclasses.asdict(self)
 
 
 async def watch_loop(stats: WorkerStats, tick_s: float = 0.01) -> None:

@@ -62,6 +62,19 @@ def compiled_core() -> ModuleType | None:
     return layers[-1] if all(is_compiled(layer) for layer in layers) else None
 
 
+def env_problem() -> str | None:
+    """What is wrong with ``GOMOKU_AI_CORE``, when it is set to something this module does
+    not know (it was ignored without a word): the commands that run the AI refuse it in
+    one line, as they refuse a bad option. None when it is unset, empty or ``python``."""
+    value = os.environ.get(ENV, "")
+    if value.strip().lower() in ("", "python"):
+        return None
+    return (
+        f"environment variable {ENV}: {value!r} is not a core (python: the plain-Python "
+        "one; unset: the compiled one, when it is installed)"
+    )
+
+
 def select() -> ModuleType:
     """The core the AI uses: compiled if there is one, unless ``GOMOKU_AI_CORE`` says
     ``python``."""
