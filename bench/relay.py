@@ -22,7 +22,7 @@ import signal
 from websockets.asyncio.server import ServerConnection, broadcast, serve
 
 from protocol.limits import MAX_CLIENT_FRAME
-from server.cli import run_loop, tune_gc
+from server.serve import run_loop, tune_gc
 
 
 async def relay(port: int) -> None:

@@ -1,237 +1,50 @@
-"""``gomoku-server``: run a server and print where people can join it."""
+"""``gomoku-server``: run a server and print where people can join it.
+
+This module is the command's entry point and imports next to nothing: SIGINT and
+SIGTERM are taken (:mod:`server.signals`) before the server's modules are imported, so
+that a Ctrl-C or a SIGTERM at any moment of the start stops the server quietly, with
+status 0. The command itself is :func:`server.serve.run`, ``status`` is
+:func:`server.status.status_main`.
+"""
 
 from __future__ import annotations
 
-import argparse
-import asyncio
-import contextlib
-import gc
-import logging
-import signal
-import socket
 import sys
-from collections.abc import Coroutine, Sequence
-from typing import Any
+import time
+from collections.abc import Sequence
 
-from server import __version__
-from server.app import GomokuServer
-from server.config import ServerConfig
-from server.options import DAY_MS, cannot_use_redis, parse_args, redacted, server_config
-from server.processes import process_config, ready_line, stop_on_eof, supervise
-from server.store import Store, StoreUnavailable
-from server.store.embedded import EmbeddedStore
-
-log = logging.getLogger("gomoku.server")
-
-
-def lan_address() -> str | None:
-    """This machine's LAN address, found without sending anything: connecting a
-    UDP socket only picks the route and source address."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        try:
-            probe.connect(("10.255.255.255", 1))
-            address: str = probe.getsockname()[0]
-        except OSError:
-            return None
-    return None if address.startswith("0.") else address
-
-
-def page_address(ws_url: str) -> str:
-    """The browser client's page on the server a ``ws://`` address names."""
-    return "http://" + ws_url.removeprefix("ws://") + "/"
-
-
-WILDCARD_HOSTS = ("0.0.0.0", "", "::")
-"""``--host`` values that listen on every interface."""
-
-
-def url_host(host: str) -> str:
-    """``host`` as it goes in a URL: an IPv6 address in brackets (``[::1]``)."""
-    return f"[{host}]" if ":" in host and not host.startswith("[") else host
-
-
-def join_addresses(host: str, port: int) -> list[str]:
-    """The ``ws://`` addresses to tell players, most useful first."""
-    if host in WILDCARD_HOSTS:
-        hosts = [h for h in (lan_address(), socket.gethostname(), "127.0.0.1") if h]
-    else:
-        hosts = [host]
-    seen: list[str] = []
-    for h in hosts:
-        url = f"ws://{url_host(h)}:{port}"
-        if url not in seen:
-            seen.append(url)
-    return seen
-
-
-def make_store(
-    args: argparse.Namespace, *, quiet: bool = False
-) -> tuple[Store | None, tuple[type[Exception], ...]]:
-    """The store the options chose and the errors that mean it is unusable: Redis, or the
-    embedded store with the data file already opened (None: in memory only). Says which
-    unless ``quiet`` (a process of ``--processes``: its supervisor said it)."""
-    say = (lambda text: None) if quiet else print
-    if args.data_file is not None:
-        say(f"store: in memory, with players, ratings and games kept in {args.data_file.path}")
-        return EmbeddedStore(args.data_file), ()
-    if args.redis is None:
-        say("store: in memory only (--ephemeral): nothing is kept when the server stops")
-        return None, ()
-    say(f"store: redis at {redacted(args.redis)}")
-    # Imported only here: the redis extra is needed only by servers that use it.
-    from redis.exceptions import RedisError
-
-    from server.store.redis import RedisStore
-
-    session_ttl_ms = round(args.session_ttl * DAY_MS)
-    return RedisStore(args.redis, session_ttl_ms=session_ttl_ms), (RedisError, StoreUnavailable)
-
-
-def banner(host: str, port: int, *, processes: int = 1) -> str:
-    """Where players can join, and the health and metrics addresses."""
-    shared = f" ({processes} processes)" if processes > 1 else ""
-    lines = [f"gomoku-server {__version__} listening on port {port}{shared}; players can join at:"]
-    for url in join_addresses(host, port):
-        lines.append(f"  {url}    in a browser: {page_address(url)}")
-    local = "127.0.0.1" if host in WILDCARD_HOSTS else url_host(host)  # where it answers
-    lines.append(f"health: http://{local}:{port}/healthz  metrics: /metrics")
-    return "\n".join(lines)
-
-
-GC_YOUNG_THRESHOLD = 10_000
-"""Allocations between two collections of the youngest generation (Python's default is
-700): a move allocates a few hundred objects that reference counting frees, and a
-collection every few moves cost more than it found."""
-
-
-def tune_gc() -> None:
-    """Set the cyclic garbage collector up for serving, once started: what start-up made
-    (modules, tables, caches) is frozen out of every later collection, and the youngest
-    generation is collected every :data:`GC_YOUNG_THRESHOLD` allocations. Under
-    ``bench/load.py`` (memory store) this took 117-128 us of CPU per move to 108-125 in
-    three A/B pairs (gen2 collections had taken 50-90 ms each)."""
-    gc.freeze()
-    gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
-
-
-STOP_AFTER_FAILED_START_S = 5.0
-"""The most a server that could not start spends releasing what it took."""
-
-
-async def serve(
-    config: ServerConfig,
-    store: Store | None = None,
-    *,
-    process: int | None = None,
-    eof_stops: bool = False,
-) -> None:
-    """Serve until SIGTERM or SIGINT, drain (:meth:`server.listener.Listener.drain`: a
-    second signal, even one that came with the first, cuts it short), then close every
-    connection with 1001. ``process``: this is that process of ``--processes`` (it
-    prints one ready line for the supervisor and stops when its standard input closes).
-    ``eof_stops``: stop too when standard input closes (``--stop-on-eof``: the parent
-    that started this server, ``gomoku play --local``, is gone)."""
-    stops: asyncio.Queue[str] = asyncio.Queue()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(sig, stops.put_nowait, sig.name)
-    watch_stdin = eof_stops or process is not None
-    orphaned = asyncio.create_task(stop_on_eof(stops)) if watch_stdin else None
-    server = GomokuServer(config, store=store)
-    starting = asyncio.create_task(server.start())
-    signalled = asyncio.create_task(stops.get())
-    try:
-        # A signal stops a start that waits (on a store that does not answer, say).
-        await asyncio.wait({starting, signalled}, return_when=asyncio.FIRST_COMPLETED)
-        if not starting.done():
-            starting.cancel()
-            log.info("%s: stopping before the server started", signalled.result())
-        await starting
-    except BaseException as exc:
-        signalled.cancel()
-        # Releases the store (the data file's lock) too; bounded: a store that does not
-        # answer would hold the process here (its lease and attachments expire anyway).
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(STOP_AFTER_FAILED_START_S):
-                await server.stop()
-        if isinstance(exc, asyncio.CancelledError) and signalled.done():
-            return  # stopped by the operator while starting
-        raise
-    if signalled.done():
-        stops.put_nowait(signalled.result())  # came as the start ended: still to act on
-    else:
-        signalled.cancel()
-    tune_gc()
-    if process is None:
-        print(banner(config.host, server.port), flush=True)
-    else:
-        server.metrics.identity["process"] = str(process)
-        print(ready_line(process, server.housekeeping.instance_id, server.port), flush=True)
-    try:
-        log.info("%s: stopping", await stops.get())
-        if stops.empty() and (again := await server.listener.drain(config.drain_s, stops.get)):
-            log.info("%s: stopping now", again)
-        log.info("shutting down")
-    finally:
-        if orphaned is not None:
-            orphaned.cancel()
-        await server.stop()
-    log.info("stopped")
+from server.signals import Stopped, StopSignals
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    started = time.monotonic()
+    signals = StopSignals()
+    signals.raise_stopped()
     words = list(sys.argv[1:] if argv is None else argv)
     if words[:1] == ["status"]:
-        from server.status import status_main
-
-        return status_main(words[1:])
-    args = parse_args(words)
-    process: int | None = args.process_index
-    tag = "" if process is None else f"[process {process}] "
-    logging.basicConfig(
-        level=args.log_level,
-        format=f"%(asctime)s %(levelname)s {tag}%(message)s",
-        stream=sys.stderr,
-    )
-    logging.getLogger("websockets").setLevel(logging.WARNING)
-    if args.processes > 1:
-        given = words
-        return supervise(
-            args,
-            given,
-            lambda port: print(banner(args.host, port, processes=args.processes), flush=True),
-        )
-    config = server_config(args)
-    if process is not None:
-        config = process_config(config)
-    store, store_errors = make_store(args, quiet=process is not None)
-    sys.stdout.flush()
-    try:
-        run_loop(serve(config, store, process=process, eof_stops=args.stop_on_eof), args.loop)
-    except store_errors as exc:
-        print(cannot_use_redis(args.redis, exc), file=sys.stderr)
-        return 1
-    except OSError as exc:
-        print(f"gomoku-server: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
-        return 1
-    return 0
-
-
-def run_loop(main: Coroutine[Any, Any, None], loop: str) -> None:
-    """Run ``main`` on the chosen event loop (``auto``: uvloop if it can be imported;
-    it is not available on Windows)."""
-    if loop != "asyncio":
         try:
-            import uvloop
-        except ImportError:
-            if loop == "uvloop":
-                main.close()
-                raise SystemExit("gomoku-server: --loop uvloop: uvloop is not installed") from None
-        else:
-            uvloop.run(main)
-            return
-    asyncio.run(main)
+            from server.status import status_main
+
+            return status_main(words[1:], started)
+        except Stopped as stopped:
+            signals.ignore()
+            return 128 + stopped.signal  # as a shell says of a process a signal ended
+    try:
+        from server.serve import run  # the server's modules, the event loop: after
+
+        return run(words, signals)
+    except Exception:
+        if signals.received is None:
+            raise
+        stop = signals.received  # raised through Python code that wrapped it
+    except Stopped as stopped:
+        stop = str(stopped)
+    signals.ignore()
+    import logging
+
+    # Said if logging is set up by then (the options were read), else nothing.
+    logging.getLogger("gomoku.server").info("%s: stopping before the server started", stop)
+    return 0
 
 
 if __name__ == "__main__":

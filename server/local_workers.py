@@ -1,6 +1,7 @@
 """The AI workers a server starts itself (``gomoku-server --bots N``): each a
 ``python -m worker`` process on this machine, connected to this server with a bot key of
-its own, restarted with a growing pause if it dies, stopped with the server."""
+its own, restarted with a growing pause if it dies, stopped with the server (and only
+by it: signals sent to the server's process group do not reach it)."""
 
 from __future__ import annotations
 
@@ -53,8 +54,11 @@ class LocalWorkers:
                 "--stop-on-eof",  # the pipe closes when this process ends, however it ends
             ]
             env = {**os.environ, "GOMOKU_BOT_KEY": key}
+            # In a session of its own, as the processes of --processes are: a Ctrl-C in
+            # the terminal reaches the server only, which stops the worker itself (the
+            # worker stopped by it first was restarted while the server drained).
             process = await asyncio.create_subprocess_exec(
-                *args, env=env, stdin=asyncio.subprocess.PIPE
+                *args, env=env, stdin=asyncio.subprocess.PIPE, start_new_session=True
             )
             self._processes.append(process)
             log.info("started the local AI worker (pid %d)", process.pid)

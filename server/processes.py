@@ -36,6 +36,7 @@ from protocol.backoff import sleep_unless
 from server import __version__
 from server.config import ServerConfig
 from server.options import cannot_use_redis, redacted
+from server.signals import STOP_SIGNALS, StopSignals
 
 log = logging.getLogger("gomoku.server")
 
@@ -159,12 +160,15 @@ class Supervisor:
         self.changed = asyncio.Event()
         """A process became ready or failed, or a signal came."""
 
-    async def run(self, on_ready: Callable[[], None]) -> int:
+    async def run(self, on_ready: Callable[[], None], signals: StopSignals | None = None) -> int:
         """Start the processes, call ``on_ready`` once every one listens, and return the
-        exit status once they have stopped (after a signal, or a failed start)."""
+        exit status once they have stopped (after a signal, or a failed start).
+        ``signals``: a stop signal noted before the loop took them stops them at once."""
         loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
+        for sig in STOP_SIGNALS:
             loop.add_signal_handler(sig, self.forward, sig)
+        if signals is not None and signals.received is not None:
+            self.forward(signal.Signals[signals.received])  # its exception was lost
         tasks = [asyncio.create_task(self.keep(i)) for i in range(1, self.count + 1)]
         try:
             while not self.stop.is_set() and self.failed is None and len(self.ready) < self.count:
@@ -177,7 +181,7 @@ class Supervisor:
                 on_ready()
             await asyncio.gather(*tasks)
         finally:
-            for sig in (signal.SIGTERM, signal.SIGINT):
+            for sig in STOP_SIGNALS:
                 loop.remove_signal_handler(sig)
         return self.failed or 0
 
@@ -267,11 +271,16 @@ def redis_problem(url: str) -> str | None:
 
 
 def supervise(
-    args: argparse.Namespace, argv: Sequence[str], announce: Callable[[int], None]
+    args: argparse.Namespace,
+    argv: Sequence[str],
+    announce: Callable[[int], None],
+    *,
+    signals: StopSignals | None = None,
 ) -> int:
     """Run ``args.processes`` server processes with the options ``argv`` gave, calling
     ``announce(port)`` once all of them listen; the exit status: 0 after a signal, 1 if
-    the port cannot be had, a failed process's status if one failed to start."""
+    the port cannot be had, a failed process's status if one failed to start.
+    ``signals``: see :meth:`Supervisor.run`."""
     try:
         reserved = reserve_port(args.host, args.port)
     except OSError as exc:
@@ -290,4 +299,4 @@ def supervise(
         # -P: ``python -m`` would look for ``server`` in the current directory first.
         command = [sys.executable, "-P", "-m", "server", *argv]
         supervisor = Supervisor(command, args.processes, port)
-        return asyncio.run(supervisor.run(lambda: announce(port)))
+        return asyncio.run(supervisor.run(lambda: announce(port), signals))

@@ -25,11 +25,11 @@ from protocol import messages as m
 from protocol.codec import JSON
 from protocol.errors import CloseCode
 from server.app import GomokuServer
-from server.cli import page_address
 from server.config import ConnectionLimits
 from server.handshake import OriginPolicy
 from server.http_files import CONTENT_TYPES
 from server.options import web_origin
+from server.serve import page_address
 
 MakeServer = Callable[..., Awaitable[GomokuServer]]
 STATIC = resources.files("web") / "static"

@@ -98,8 +98,8 @@ class AiWorker:
     async def run(self) -> None:
         if self.measure_loop:
             self._spawn(watch_loop(self.stats))
-        if self._own_thinker:
-            await self.thinker.start()
+        if self._own_thinker and not self._stopping:
+            await self._unless_stopped(self.thinker.start())  # a stop does not wait for it
         attempt = 0  # reconnect attempts since the last session
         try:
             while not self._stopping:

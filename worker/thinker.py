@@ -11,13 +11,19 @@ So a slow or busy pool costs strength, never a flag.
 
 Closing never waits for a search to use up its budget (up to ``--move-time``
 seconds): queued searches are dropped, and a process still searching after a
-short grace exits at once (each process watches a shared stop event), so a
+short grace exits at once (each process watches a pipe the worker closes), so a
 worker told to stop is gone in well under a second whatever it was thinking.
+
+Signals are the worker's alone: the pool's processes start with SIGINT and SIGTERM
+held back and leave the worker's process group before they take them again, so
+neither a terminal's Ctrl-C nor a SIGTERM to the whole group (``timeout``, a
+service manager) reaches them; the worker stops them as it stops.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import multiprocessing
 import os
@@ -33,7 +39,7 @@ from engine.ai import patterns, swap2, think
 from protocol.convert import point_to_wire, points_from_wire
 
 if TYPE_CHECKING:
-    from multiprocessing.synchronize import Event as ProcessEvent
+    from multiprocessing.connection import Connection
 
 log = logging.getLogger("gomoku.worker")
 
@@ -107,31 +113,70 @@ def swap2_plan(rule: str, size: int, moves: list[str], budget_s: float) -> Swap2
     return Swap2Plan(decision.choice, [point_to_wire(p, size) for p in decision.stones])
 
 
-PARENT_CHECK_S = 0.5
-"""How often a pool process checks that the worker that started it still lives."""
 CLOSE_GRACE_S = 0.2
 """How long closing lets running searches end by themselves before stopping them."""
 
 
-def _exit_with_parent(parent: int, stop: ProcessEvent) -> None:
-    """Runs in a pool process: exit when the worker process is gone (even SIGKILLed,
-    which gives the pool no chance to stop its processes), so none is left behind;
-    and at once, mid-search, when the worker sets ``stop`` (it is closing). Ctrl-C in
-    a terminal reaches every process of its group: here it is left to the worker,
-    which stops the pool (each process printed a KeyboardInterrupt traceback)."""
+SHIELDED_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})
+"""The signals a pool process must not get from its worker's process group: a terminal's
+Ctrl-C reaches every process of the group, and ``timeout`` or a service manager sends
+SIGTERM to all of them. The worker stops its pool itself; a pool process killed by one
+while it started broke the pool, and the worker printed a traceback."""
+
+
+def _exit_with_parent(stop: Connection) -> None:
+    """Runs in a pool process first: leave the worker's process group, and exit as soon
+    as the worker's end of the ``stop`` pipe is closed (nothing is ever sent on it): when
+    the worker closes it to cut running searches short, and when the worker is gone,
+    however (even SIGKILLed, which gives the pool no chance to stop its processes: the
+    system closes it then), so none is left behind.
+
+    (It was a shared event the worker set, and each process also checked every 0.5 s
+    that the worker lived. A process that ended while it waited on the event left a
+    sleeper behind that never woke, and setting the event then waited for it for good:
+    a worker stopped while its pool warmed up hung.)
+
+    A pool process starts with SIGINT and SIGTERM blocked (:func:`_start_forkserver`), so
+    one sent to the group while it started is held back: it is dropped here, once the
+    process is in a group of its own, where no group signal reaches it. SIGTERM sent to
+    the process itself (the pool stopping a broken pool's processes) works as usual;
+    SIGINT is ignored."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # drops one held back meanwhile
+        os.setpgid(0, 0)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, SHIELDED_SIGNALS)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
     def watch() -> None:
-        while not stop.wait(PARENT_CHECK_S):
-            try:
-                os.kill(parent, 0)
-            except ProcessLookupError:
-                os._exit(0)
-            except PermissionError:  # pragma: no cover - the pid was reused by another user
-                os._exit(0)
+        with contextlib.suppress(OSError, EOFError):
+            stop.poll(None)  # returns at the end of the pipe
         os._exit(0)
 
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def _start_forkserver() -> None:
+    """Start the fork server the pool processes are forked from (if it is not running)
+    with SIGINT and SIGTERM blocked: it inherits the mask, and so does every process it
+    forks, from its first instruction. Its own start takes a while (it imports the engine
+    beforehand, :func:`_context`), and a Ctrl-C then killed it with a traceback; now it
+    ignores SIGINT (as the fork server does once started) and holds SIGTERM back for
+    good (it exits when the worker does), and each pool process sorts the signals out
+    first thing (:func:`_exit_with_parent`).
+
+    The resource tracker is started first: it blocks and unblocks the same signals around
+    its own start, which would end the block here early."""
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows: no fork server
+        return
+    from multiprocessing import forkserver, resource_tracker
+
+    resource_tracker.ensure_running()
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, SHIELDED_SIGNALS)
+    try:
+        forkserver.ensure_running()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def _outcome_seen(future: asyncio.Future[Any]) -> None:
@@ -167,7 +212,8 @@ class Thinker:
 
     def __init__(self, processes: int | None = None) -> None:
         self.processes = max(1, processes or os.cpu_count() or 1)
-        self._stop = _context().Event()
+        self._stop, self._stopping = _context().Pipe(duplex=False)
+        """The pool processes' end of a pipe, and ours: closing ours stops them all."""
         self._closed = False
         self._pool = self._new_pool()
         self._quick = self._new_pool(1)
@@ -175,20 +221,36 @@ class Thinker:
         """Searches withdrawn because no process was free in time."""
 
     def _new_pool(self, processes: int | None = None) -> ProcessPoolExecutor:
+        context = _context()
+        if context.get_start_method() == "forkserver":
+            _start_forkserver()
         return ProcessPoolExecutor(
             processes or self.processes,
-            mp_context=_context(),
+            mp_context=context,
             initializer=_exit_with_parent,
-            initargs=(os.getpid(), self._stop),
+            initargs=(self._stop,),
         )
 
     async def start(self) -> None:
-        """Start every process and warm its engine, so the first moves are not slow."""
+        """Start every process and warm its engine, so the first moves are not slow.
+
+        A process killed meanwhile (a service manager's SIGTERM to every process of the
+        worker, the OOM killer) breaks its pool: the pools are replaced, unwarmed, as
+        :meth:`move` replaces a pool that breaks later."""
         loop = asyncio.get_running_loop()
-        await asyncio.gather(
-            *(loop.run_in_executor(self._pool, warm_up) for _ in range(self.processes)),
-            loop.run_in_executor(self._quick, warm_up),
-        )
+        try:
+            await asyncio.gather(
+                *(loop.run_in_executor(self._pool, warm_up) for _ in range(self.processes)),
+                loop.run_in_executor(self._quick, warm_up),
+            )
+        except BrokenExecutor:
+            if self._closed:
+                return
+            log.warning("a search process died as the pool started; starting new ones")
+            for pool in (self._pool, self._quick):
+                pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = self._new_pool()
+            self._quick = self._new_pool(1)
 
     def start_blocking(self) -> None:
         """:meth:`start` for callers outside an event loop."""
@@ -259,7 +321,10 @@ class Thinker:
         closing = threading.Thread(target=shut_down, name="thinker-close")
         closing.start()
         closing.join(grace_s)
-        if closing.is_alive():
-            log.info("stopping the searches still running")
-            self._stop.set()
-            closing.join()
+        try:
+            if closing.is_alive():
+                log.info("stopping the searches still running")
+                self._stopping.close()
+                closing.join()
+        finally:
+            self._stopping.close()  # and the processes of a pool replaced earlier, if any

@@ -1,0 +1,64 @@
+"""SIGINT and SIGTERM before ``gomoku-server``'s event loop takes them, and after.
+
+The event loop takes them while the server runs (:func:`server.serve.serve`, and the
+supervisor of ``--processes``). Before (the server takes most of a second to import,
+then opens its store) Python's own handling printed a ``KeyboardInterrupt`` traceback
+for a Ctrl-C, and SIGTERM ended the process with no exit status of ours. From the first
+line of the command's code either raises :class:`Stopped`, which the command turns into
+a quiet exit with status 0, as a stop by a signal is; once the loop has closed they are
+ignored (the server is stopping anyway). This module imports nothing else, so that
+``gomoku-server`` takes the signals before it imports anything heavy.
+
+(``gomoku-ai`` has the same, :mod:`worker.signals`: neither imports the other.)
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from types import FrameType
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+class Stopped(BaseException):  # like KeyboardInterrupt: not an error
+    """A stop signal came before the event loop took them (its name is the text)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signal = signum
+
+
+class StopSignals:
+    """SIGINT and SIGTERM until the event loop takes them (:meth:`raise_stopped`), and
+    after it has closed (:meth:`ignore`)."""
+
+    def __init__(self) -> None:
+        self.received: str | None = None
+        """The first stop signal that came (``"SIGINT"``), or None. Python loses the
+        exception a handler raises where it cannot be raised (in a weakref callback or
+        a finalizer, where it is only printed: not this one), so the event loop's
+        handlers act on this too once they are installed."""
+
+    def raise_stopped(self) -> None:
+        """From now on SIGINT and SIGTERM raise :class:`Stopped` (where Python would
+        raise KeyboardInterrupt for SIGINT)."""
+        for sig in STOP_SIGNALS:
+            signal.signal(sig, self._stop)
+        sys.unraisablehook = _drop_stopped
+
+    def ignore(self) -> None:
+        """From now on SIGINT and SIGTERM do nothing (the process is on its way out)."""
+        for sig in STOP_SIGNALS:
+            signal.signal(sig, signal.SIG_IGN)
+
+    def _stop(self, signum: int, frame: FrameType | None) -> None:
+        self.received = self.received or signal.Signals(signum).name
+        raise Stopped(signum)
+
+
+def _drop_stopped(unraisable: sys.UnraisableHookArgs) -> None:
+    """Print what Python could not raise, as it does, unless it is :class:`Stopped`
+    (the signal is noted already)."""
+    if not isinstance(unraisable.exc_value, Stopped):
+        sys.__unraisablehook__(unraisable)
