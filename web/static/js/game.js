@@ -298,7 +298,9 @@ export class GameView {
   renderControls(room, mySeat) {
     const parts = [];
     const act = (message) => this.send(room, message);
-    const waiting = this.busy(room);
+    // An action awaits its answer, or the page is not connected: the buttons wait too
+    // (offline, a click only said "not connected").
+    const waiting = this.busy(room) || !this.app.conn.identified;
     if (room.swap2 && room.swap2.phase === "choose" && room.swap2.to_act === this.me) {
       parts.push(h("div", { class: "choices" }, room.swap2.choices.map((choice) =>
         h("button", { type: "button", dataset: { choice }, disabled: waiting, onclick: () => act({ type: "choose", choice }) }, CHOICE_WORDS[choice] ?? choice))));
