@@ -23,7 +23,7 @@ from websockets.asyncio.client import connect as ws_connect
 
 from protocol import messages as m
 from protocol.codec import decode_server, encode
-from protocol.events import GameStarted, Moved, PlayerJoined, RoomEvent
+from protocol.events import GameStarted, Moved, Offered, PlayerJoined, RoomEvent
 from server.app import GomokuServer
 from server.config import ConnectionLimits, Matchmaking, ServerConfig, Timers
 from server.game import GameRules
@@ -206,6 +206,26 @@ async def seated_pair(connect: Connect, **room: Any) -> tuple[TestClient, TestCl
     await alice.event(PlayerJoined)
     await alice.event(GameStarted)
     return alice, bob, room_id
+
+
+async def private_pair(connect: Connect) -> tuple[TestClient, TestClient, m.Snapshot]:
+    """Alice creates a private room as Black, Bob joins it by its invite code: both, and
+    Alice's snapshot of the room (with its code)."""
+    alice = await connect("alice")
+    snap = await alice.create(private=True, seat="black")
+    assert snap.room.code is not None
+    bob = await connect("bob")
+    await bob.send(m.Join(code=snap.room.code))
+    await bob.expect(m.Snapshot)
+    return alice, bob, snap
+
+
+async def agree_rematch(offerer: TestClient, answerer: TestClient, room: str) -> None:
+    """``offerer`` proposes a rematch of the finished game in ``room``; ``answerer`` sees
+    the offer and accepts it."""
+    await offerer.send(m.Offer(room=room, kind="rematch"))
+    await answerer.until_event(Offered)
+    await answerer.send(m.Answer(room=room, kind="rematch", accept=True))
 
 
 async def play_moves(black: TestClient, white: TestClient, room: str, moves: list[str]) -> None:

@@ -6,13 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from client_fixtures import running, until
-from server_fixtures import Connect, seated_pair
+from server_fixtures import Connect, agree_rematch, private_pair, seated_pair
 from textual.widgets import Input
 
 from client.screens.game import GameScreen
 from client.screenshot import screen_text
 from client.widgets.board import Board
-from protocol import events as ev
 from protocol import messages as m
 from protocol.values import TimeControl
 from server.app import GomokuServer
@@ -48,9 +47,7 @@ async def test_a_spectator_sees_a_spectators_screen_and_follows_the_rematch(
 
         await alice.send(m.Resign(room=room))
         await until(pilot, lambda: app.model.room is not None and app.model.room.state == "over")
-        await bob.send(m.Offer(room=room, kind="rematch"))
-        await alice.until_event(ev.Offered)
-        await alice.send(m.Answer(room=room, kind="rematch", accept=True))
+        await agree_rematch(bob, alice, room)
         await until(
             pilot,
             lambda: app.model.room is not None and app.model.room.id != room,
@@ -99,21 +96,15 @@ async def test_a_spectator_of_a_private_game_follows_its_rematch(
 ) -> None:
     """A private room is watched by its code: the spectator follows the rematch by the
     code its event gives (by the room's id the join was refused, and she stayed behind)."""
-    alice = await connect("alice")
-    snap = await alice.create(private=True, seat="black")
+    alice, bob, snap = await private_pair(connect)
     assert snap.room.code is not None
     room = snap.room.id
-    bob = await connect("bob")
-    await bob.send(m.Join(code=snap.room.code))
-    await bob.expect(m.Snapshot)
     async with running(server, tmp_path, "carol") as (app, pilot):
         await app.send(m.Join(code=snap.room.code, role="spectator"))
         await until(pilot, lambda: isinstance(app.screen, GameScreen))
         await alice.send(m.Resign(room=room))
         await until(pilot, lambda: app.model.room is not None and app.model.room.state == "over")
-        await bob.send(m.Offer(room=room, kind="rematch"))
-        await alice.until_event(ev.Offered)
-        await alice.send(m.Answer(room=room, kind="rematch", accept=True))
+        await agree_rematch(bob, alice, room)
         await until(
             pilot,
             lambda: app.model.room is not None and app.model.room.id != room,

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from server_fixtures import Connect, TestClient, make_config, seated_pair
+from server_fixtures import (
+    Connect,
+    TestClient,
+    agree_rematch,
+    make_config,
+    private_pair,
+    seated_pair,
+)
 
 from protocol import messages as m
 from protocol.events import (
@@ -281,21 +288,15 @@ async def test_a_spectator_of_a_private_game_watches_its_rematch_by_the_code_giv
     """A private room is watched only by its code: the rematch event gives a private
     game's spectators the rematch's code, and they watch it with that (by the room's id
     they were refused, and the page's "Watch the rematch" said the room did not exist)."""
-    alice = await connect("alice")
-    snap = await alice.create(private=True, seat="black")
+    alice, bob, snap = await private_pair(connect)
     assert snap.room.code is not None
     room = snap.room.id
-    bob = await connect("bob")
-    await bob.send(m.Join(code=snap.room.code))
-    await bob.expect(m.Snapshot)
     carol = await connect("carol")
     await carol.send(m.Join(code=snap.room.code, role="spectator"))
     await carol.expect(m.Snapshot)
     await alice.send(m.Resign(room=room))
     await carol.until_event(GameOver)
-    await alice.send(m.Offer(room=room, kind="rematch"))
-    await bob.until_event(Offered)
-    await bob.send(m.Answer(room=room, kind="rematch", accept=True))
+    await agree_rematch(alice, bob, room)
     rematch = await carol.until_event(Rematch)
     assert rematch.code is not None
     assert rematch.code != snap.room.code
@@ -310,9 +311,7 @@ async def test_a_public_rematch_has_no_code(connect: Connect) -> None:
     """A public game's rematch is watched by its id: its event carries no code."""
     alice, bob, room = await seated_pair(connect)
     await alice.send(m.Resign(room=room))
-    await alice.send(m.Offer(room=room, kind="rematch"))
-    await bob.until_event(Offered)
-    await bob.send(m.Answer(room=room, kind="rematch", accept=True))
+    await agree_rematch(alice, bob, room)
     rematch = await alice.until_event(Rematch)
     assert rematch.code is None
 
