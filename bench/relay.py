@@ -23,6 +23,7 @@ from websockets.asyncio.server import ServerConnection, broadcast, serve
 
 from protocol.limits import MAX_CLIENT_FRAME
 from server.serve import run_loop, tune_gc
+from server.signals import StopSignals
 
 
 async def relay(port: int) -> None:
@@ -55,7 +56,7 @@ async def relay(port: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--port", type=int, default=0, help="port (default: a free one)")
-    run_loop(relay(parser.parse_args().port), "auto")
+    run_loop(relay(parser.parse_args().port), "auto", StopSignals())
 
 
 if __name__ == "__main__":

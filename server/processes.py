@@ -275,7 +275,7 @@ def supervise(
     argv: Sequence[str],
     announce: Callable[[int], None],
     *,
-    signals: StopSignals | None = None,
+    signals: StopSignals,
 ) -> int:
     """Run ``args.processes`` server processes with the options ``argv`` gave, calling
     ``announce(port)`` once all of them listen; the exit status: 0 after a signal, 1 if
@@ -299,4 +299,5 @@ def supervise(
         # -P: ``python -m`` would look for ``server`` in the current directory first.
         command = [sys.executable, "-P", "-m", "server", *argv]
         supervisor = Supervisor(command, args.processes, port)
-        return asyncio.run(supervisor.run(lambda: announce(port), signals))
+        main = supervisor.run(lambda: announce(port), signals)
+        return signals.run(main)

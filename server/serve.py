@@ -224,7 +224,7 @@ def run(words: list[str], signals: StopSignals) -> int:
     main = serve(config, store, process=process, eof_stops=args.stop_on_eof, signals=signals)
     try:
         try:
-            run_loop(main, args.loop)
+            run_loop(main, args.loop, signals)
         finally:
             main.close()  # if a stop came before the loop ran it: not "never awaited"
     except store_errors as exc:
@@ -238,7 +238,7 @@ def run(words: list[str], signals: StopSignals) -> int:
     return 0
 
 
-def run_loop(main: Coroutine[Any, Any, None], loop: str) -> None:
+def run_loop(main: Coroutine[Any, Any, None], loop: str, signals: StopSignals) -> None:
     """Run ``main`` on the chosen event loop (``auto``: uvloop if it can be imported;
     it is not available on Windows)."""
     if loop != "asyncio":
@@ -249,6 +249,6 @@ def run_loop(main: Coroutine[Any, Any, None], loop: str) -> None:
                 main.close()
                 raise SystemExit("gomoku-server: --loop uvloop: uvloop is not installed") from None
         else:
-            uvloop.run(main)
+            signals.run(main, uvloop.new_event_loop)
             return
-    asyncio.run(main)
+    signals.run(main)

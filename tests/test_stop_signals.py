@@ -198,3 +198,44 @@ async def test_gomoku_server_stops_quietly_whenever_the_signal_comes(
     assert code == 0, err
     assert "restarting" not in err, err
     assert await all_gone(seen) == []
+
+
+HALF_MADE_LOOP = """
+import asyncio, os, signal, sys
+from {module} import Stopped, StopSignals
+
+class InterruptedLoop(asyncio.SelectorEventLoop):
+    def __init__(self) -> None:
+        os.kill(os.getpid(), signal.{sig})  # comes while the loop is being made
+        super().__init__()
+
+async def main() -> None:
+    print("the loop ran")
+
+signals = StopSignals()
+signals.raise_stopped()
+coroutine = main()
+try:
+    signals.run(coroutine, InterruptedLoop)
+except Stopped as stopped:
+    print("stopped by", stopped)
+finally:
+    coroutine.close()  # as the commands do: it never ran
+"""
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("module", ["server.signals", "worker.signals"])
+def test_a_signal_while_the_event_loop_is_made_stops_without_a_traceback(
+    module: str, sig: str
+) -> None:
+    """The signal raises once the loop is whole (a half-made loop's finalizer printed
+    "Exception ignored ... no attribute '_signal_handlers'" on a CI run)."""
+    done = subprocess.run(
+        [sys.executable, "-c", HALF_MADE_LOOP.format(module=module, sig=sig)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.stderr == ""
+    assert done.stdout == f"stopped by {sig}\n"

@@ -74,7 +74,7 @@ def run(argv: Sequence[str] | None, signals: StopSignals) -> int:
     worker = AiWorker(config, measure_loop=args.stats is not None)
     main = serve(worker, eof_stops=args.stop_on_eof, signals=signals)
     try:
-        return asyncio.run(main)
+        return signals.run(main)
     finally:
         signals.ignore()  # the loop gave them back to Python's handling as it closed
         main.close()  # if a stop came before the loop ran it: not "never awaited"

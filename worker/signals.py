@@ -14,7 +14,14 @@ from __future__ import annotations
 
 import signal
 import sys
+from collections.abc import Callable, Coroutine
 from types import FrameType
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    import asyncio
+
+T = TypeVar("T")
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
@@ -45,6 +52,21 @@ class StopSignals:
             signal.signal(sig, self._stop)
         sys.unraisablehook = _drop_stopped
 
+    def run(
+        self,
+        main: Coroutine[Any, Any, T],
+        new_loop: Callable[[], asyncio.AbstractEventLoop] | None = None,
+    ) -> T:
+        """``asyncio.run(main)`` on a loop from ``new_loop`` (asyncio's by default), with
+        the stop signals held back while the loop is made: one that came in the middle
+        of it left a half-made loop, whose finalizer printed a traceback. One held back
+        raises :class:`Stopped` once the loop is whole, and the loop is closed."""
+        import asyncio
+
+        make = new_loop or asyncio.new_event_loop
+        with asyncio.Runner(loop_factory=lambda: _made_whole(make)) as runner:
+            return runner.run(main)
+
     def ignore(self) -> None:
         """From now on SIGINT and SIGTERM do nothing (the process is on its way out)."""
         for sig in STOP_SIGNALS:
@@ -53,6 +75,18 @@ class StopSignals:
     def _stop(self, signum: int, frame: FrameType | None) -> None:
         self.received = self.received or signal.Signals(signum).name
         raise Stopped(signum)
+
+
+def _made_whole(make: Callable[[], asyncio.AbstractEventLoop]) -> asyncio.AbstractEventLoop:
+    """The loop ``make`` makes with SIGINT and SIGTERM held back (:meth:`StopSignals.run`)."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    loop = make()
+    try:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)  # one held back raises here
+    except BaseException:
+        loop.close()
+        raise
+    return loop
 
 
 def _drop_stopped(unraisable: sys.UnraisableHookArgs) -> None:
