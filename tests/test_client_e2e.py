@@ -73,7 +73,7 @@ async def test_two_clients_play_to_the_end_and_a_spectator_sees_it(
             assert room.picture.line == frozenset(Point(x, 7) for x in range(7, 12))
         assert carol.model.my_color is None
         assert "black wins (five in a row)" in screen_text(carol)
-        assert "wins with five in a row." in screen_text(carol)
+        assert "wins with five in a row from" in screen_text(carol)
 
 
 def has_stones(app: GomokuApp, count: int) -> Callable[[], bool]:

@@ -134,6 +134,21 @@ def test_every_reason_is_a_sentence() -> None:
     assert describe_result(drawn, stuck) == "Draw: no point is left that Black may play."
 
 
+def test_the_winning_line_is_named_by_its_ends() -> None:
+    """Where the five runs, in words (not only in colour): left to right, and up the
+    board when it runs straight up."""
+    game = in_room().room
+    assert game is not None
+    lines = {
+        "from h8 to h12": [Point(7, 7 - i) for i in range(5)],  # straight up
+        "from c13 to g9": [Point(2 + i, 2 + i) for i in range(5)],  # down to the right
+        "from a1 to e5": [Point(i, 14 - i) for i in range(5)],  # up to the right
+    }
+    for words, line in lines.items():
+        text = describe_result(Outcome(Color.BLACK, Reason.FIVE, tuple(reversed(line))), game)
+        assert text == f"alice (black) wins with five in a row {words}."
+
+
 def test_a_finished_game_no_longer_shows_as_in_progress() -> None:
     """The lobby's 'game in progress' follows the game: listed by the welcome, gone
     once it ends (even seen in the background, or only as its room leaving the lobby's

@@ -151,7 +151,7 @@ def test_game_over_highlights_the_line_and_names_the_winner() -> None:
     assert game.state == "over"
     assert game.outcome.winner is Color.BLACK
     assert game.picture.line == frozenset(Point(x, 7) for x in range(7, 12))
-    assert model.log[-1].text == "alice (black) wins with five in a row."
+    assert model.log[-1].text == "alice (black) wins with five in a row from h8 to l8."
     assert can_move(model) == "The game is over."
 
 

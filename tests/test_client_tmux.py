@@ -189,7 +189,7 @@ def test_two_players_at_two_terminals(
         tmux.wait_stone(black, point, "○")
 
     for player in ("alice", "bob"):
-        screen = tmux.wait_for(player, f"{black} (black) wins with five in a row.")
+        screen = tmux.wait_for(player, f"{black} (black) wins with five in a row from h8 to l8.")
         assert "black wins (five in a row)" in screen
         assert "offers a draw" not in screen.split("declined")[-1]  # nothing pending
     final = tmux.screen(white)

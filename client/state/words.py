@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from engine import Opening
-from engine.types import Color, Reason
+from engine.notation import format_point
+from engine.types import Color, Point, Reason
 from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.events import RatingChange
@@ -81,13 +82,28 @@ def describe_result(outcome: Outcome, game: GameView) -> str:
             Reason.TIMEOUT: "Draw: a flag fell, but the other side could not win.",
         }.get(outcome.reason, f"Draw ({outcome.reason}).")
     won, lost = player_words(game, winner), player_words(game, winner.other)
+    ends = line_ends(outcome, game.size)
     return {
-        Reason.FIVE: f"{won} wins with five in a row.",
-        Reason.OVERLINE: f"{won} wins with six or more in a row.",
+        Reason.FIVE: f"{won} wins with five in a row{ends}.",
+        Reason.OVERLINE: f"{won} wins with six or more in a row{ends}.",
         Reason.RESIGN: f"{lost} resigned: {won} wins.",
         Reason.TIMEOUT: f"{lost} ran out of time: {won} wins.",
         Reason.ABANDON: f"{lost} left and did not come back: {won} wins.",
     }.get(outcome.reason, f"{won} wins ({outcome.reason}).")
+
+
+def line_ends(outcome: Outcome, size: int) -> str:
+    """`` from h8 to l12``: where the winning line runs, in words, so that it is found
+    without colour (a monochrome terminal, NO_COLOR, a screen reader); empty without
+    one."""
+    if not outcome.line:
+        return ""
+
+    def reading_order(point: Point) -> tuple[int, int]:
+        return point.x, -point.y  # left to right, then up the board (row 1 at the bottom)
+
+    first, last = min(outcome.line, key=reading_order), max(outcome.line, key=reading_order)
+    return f" from {format_point(first, size)} to {format_point(last, size)}"
 
 
 def describe_rating_change(change: RatingChange, arrow: str = "→") -> str:

@@ -107,7 +107,7 @@ class Board(HandsTypingOn, can_focus=True):
     Board > .board--black { color: #000000; text-style: bold; }
     Board > .board--white { color: #ffffff; text-style: bold; }
     Board > .board--last { background: #e8c070; }
-    Board > .board--win { background: #c0392b; }
+    Board > .board--win { background: #c0392b; text-style: bold underline; }
     Board > .board--forbidden { color: #a01010; text-style: bold; }
     Board > .board--cursor { color: #0030a0; text-style: bold; }
     Board > .board--selected { background: #6fa8dc; }
