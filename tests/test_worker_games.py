@@ -272,6 +272,44 @@ async def test_takeback_accepted_draw_declined_rematch_accepted(
     assert again.over is not None
 
 
+@pytest.mark.parametrize("gone", ["leaves the room", "disconnects"])
+async def test_a_person_gone_from_a_finished_game_frees_the_ai_at_once(
+    connect: Connect, start_worker: StartWorker, gone: str
+) -> None:
+    """The AI waits for a rematch from a person still in the room, not from one who
+    left it: its seat is free again for the next game at once, not after the linger
+    time ("every AI is busy" for 20 s to a player who went back to the lobby)."""
+    await start_worker(seats=1, linger_s=60)
+    client, person = await room_with_ai(connect, "novice")
+    await client.until_event(Moved)  # the worker plays the seat (Black)
+    await client.send(m.Resign(room=person.room))
+    await client.until_event(GameOver)
+    other = await connect("bo")
+    room = (await other.create(seat="white")).room.id
+    await other.send(m.SeatAi(room=room, level="novice", id=8))
+    busy = await other.expect(m.Error)
+    assert "busy" in busy.message  # it waits for a rematch from ann, in the room
+    if gone == "leaves the room":
+        await client.send(m.Leave(room=person.room))
+    else:
+        await client.ws.close()
+    started = time.monotonic()
+    while True:
+        await other.send(m.SeatAi(room=room, level="novice", id=9))
+        answer = await other.until(
+            lambda msg: (
+                isinstance(msg, m.Error)
+                or (isinstance(msg, m.Event) and isinstance(msg.event, PlayerJoined))
+            )
+        )
+        if isinstance(answer, m.Event):
+            break
+        assert isinstance(answer, m.Error)
+        assert "busy" in answer.message
+        assert time.monotonic() - started < 10, "the seat was held for the linger time"
+        await asyncio.sleep(0.2)
+
+
 async def test_no_worker_means_a_clear_error(connect: Connect) -> None:
     """Without a worker every AI request fails at once with no_ai_available."""
     client = await connect("ann")

@@ -44,6 +44,9 @@ class GameState:
     rematch_room: str | None = None
     bots: frozenset[str] = frozenset()
     """The seated players who are AIs (as the snapshot showed them)."""
+    offline: frozenset[str] = frozenset()
+    """The seated players with no connection in the room (``presence``): in a finished
+    game, one who left it."""
     _board: tuple[tuple[int, int], Board] | None = dataclasses.field(
         default=None, repr=False, compare=False
     )
@@ -70,6 +73,9 @@ class GameState:
             clocks_at=time.monotonic() if now is None else now,
             rematch_room=None,
             bots=frozenset(p.id for p in (players.black, players.white) if p is not None and p.bot),
+            offline=frozenset(
+                p.id for p in (players.black, players.white) if p is not None and not p.online
+            ),
         )
 
     # -- events ----------------------------------------------------------------
@@ -84,6 +90,10 @@ class GameState:
                 self.bots |= {event.player}
         elif isinstance(event, ev.PlayerLeft):
             self._set_seat(event.seat, None)
+        elif isinstance(event, ev.Presence):
+            gone = {event.player}
+            self.offline = self.offline - gone if event.online else self.offline | gone
+            self.version -= 1  # nothing to play differently
         elif isinstance(event, ev.GameStarted):
             self.black, self.white = event.black, event.white
             self.state = "playing" if self.opening is Opening.FREE else "opening"
@@ -135,9 +145,11 @@ class GameState:
         return self.state in ("opening", "playing")
 
     def against_a_person(self) -> bool:
-        """Whether the other seat holds a person (who might want a rematch)."""
+        """Whether the other seat holds a person who is in the room (who might want a
+        rematch: one who left a finished game, or lost their connection, asks for none
+        from there, and the seat is needed for someone else's game)."""
         other = self.white if self.me == self.black else self.black
-        return other is not None and other not in self.bots
+        return other is not None and other not in self.bots and other not in self.offline
 
     def my_seat_color(self) -> Color | None:
         """The colour of the seat I hold (in swap2, the opener holds Black until the

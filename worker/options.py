@@ -128,7 +128,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         type=seconds(0, 3600),
         default=20.0,
         metavar="SECONDS",
-        help="how long a seat waits for a rematch after its game (20)",
+        help="how long a seat waits for a rematch after its game, while the person it "
+        "played is still in the room (20)",
     )
     parser.add_argument(
         "--name", type=display_name, default="AI worker", help="the worker's display name"
