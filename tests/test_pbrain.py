@@ -453,9 +453,10 @@ def test_commands_piped_in_are_all_answered() -> None:
 
 
 def test_a_rule_sent_after_start_costs_the_first_move_little() -> None:
-    """Piskvork sends INFO rule after START, on the first move's clock: the tables of
-    every rule are built at START, so a fresh brain's INFO rule 4 takes about 30 ms of a
-    1 s turn, not the 0.15-0.2 s of building renju's tables."""
+    """Piskvork sends INFO rule after START, on the first move's clock: the tables and
+    a search set-up of every rule are built at START, so a fresh brain's INFO rule 4
+    takes next to nothing of the turn (it took 30 ms, up to 130 ms on a busy machine:
+    a 50 ms turn was overrun; before that, the 0.15-0.2 s of building renju's tables)."""
     script = (
         "from gomocup.session import BrainSession\n"
         "s = BrainSession('master')\n"
@@ -465,4 +466,4 @@ def test_a_rule_sent_after_start_costs_the_first_move_little() -> None:
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
     )
-    assert float(done.stdout) > 1.0 - REPLY_MARGIN_S - 0.07
+    assert float(done.stdout) > 1.0 - REPLY_MARGIN_S - 0.015
