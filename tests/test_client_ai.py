@@ -27,11 +27,13 @@ from worker_fixtures import StartWorker
 from client.app import GomokuApp
 from client.screens.dialogs import (
     AiGameDialog,
+    ConfirmDialog,
     PlayAiDialog,
     QuickMatchDialog,
     SeatAiDialog,
 )
 from client.screens.game import GameScreen
+from client.screens.lobby import LobbyScreen
 from client.screenshot import screen_text
 from client.state.words import NO_AI_RATED, NO_HINT_RATED
 from client.widgets.board import Board
@@ -99,6 +101,31 @@ async def test_play_the_ai_from_the_lobby_as_white(
         assert room.black.bot
         assert room.black.name == "AI novice"
         assert app.model.my_color is not None
+
+
+async def test_after_the_ai_has_left_the_text_line_says_where_another_comes_from(
+    ai_server: GomokuServer, start_worker: StartWorker, tmp_path: Path
+) -> None:
+    """A game over, the AI gone (no rematch with it now): the text line points to the
+    lobby's a, which plays a new AI game at once."""
+    await start_worker()
+    async with running(ai_server, tmp_path) as (app, pilot):
+        await ai_dialog_as_white_on_13(app, pilot)
+        await play_from_the_dialog(app, pilot)
+        assert isinstance(app.screen, GameScreen)
+        entry = app.screen.entry
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("y")
+        await until(pilot, lambda: "left." in log_text(app), "the AI to leave")
+        await until(
+            pilot, lambda: "the AI left: ^L to the lobby, a for another" in entry.placeholder
+        )
+        await pilot.press("ctrl+l")
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await ai_dialog_as_white_on_13(app, pilot)
+        await play_from_the_dialog(app, pilot)
+        assert "busy" not in log_text(app)
 
 
 async def test_ai_vs_ai_game_is_watched(

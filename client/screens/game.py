@@ -72,6 +72,8 @@ PLACEHOLDER_PLAYER = ("type h8 to play", "text to chat", "/help")
 PLACEHOLDER_WATCHER = ("type to chat", "/help", "arrows look around the board")
 PLACEHOLDER_OVER = ("type to chat", "/help", "the game is over")
 """A seated player's text line once the game has ended (no point to play any more)."""
+PLACEHOLDER_AI_GONE = ("type to chat", "/help", "the AI left: {leave} to the lobby, a for another")
+"""After a game with an AI that has left (no rematch with it): where another comes from."""
 NARROW_LOG = 24  # below this many columns for the log, the move list goes above it
 
 #: Actions that act on the game (Ctrl keys: they work while a line is typed too).
@@ -191,9 +193,13 @@ class GameScreen(Screen[None]):
             board.can_play = self._can_play(model)
             board.my_turn = can_move(model, self.me) is None  # the footer offers Play
             sep = f" {self.host.options.glyphs.sep} "
-            words = PLACEHOLDER_PLAYER if seated else PLACEHOLDER_WATCHER
+            words: tuple[str, ...] = PLACEHOLDER_PLAYER if seated else PLACEHOLDER_WATCHER
             if seated and game.state == "over":
                 words = PLACEHOLDER_OVER
+                opponent = game.opponent_of(self._my_seat_player())
+                if opponent is not None and opponent.bot and not opponent.online:
+                    leave = self.host.options.glyphs.key_name("ctrl+l")
+                    words = tuple(word.format(leave=leave) for word in PLACEHOLDER_AI_GONE)
             self.entry.placeholder = sep.join(words)
             self.moves.show(game.moves, game.size, len(game.moves))
         board.set_class(not model.session.link.online, "-disabled")
