@@ -33,7 +33,6 @@ from client.screens.dialogs import (
     SeatAiDialog,
 )
 from client.screens.game import GameScreen
-from client.screens.lobby import LobbyScreen
 from client.screenshot import screen_text
 from client.state.words import NO_AI_RATED, NO_HINT_RATED
 from client.widgets.board import Board
@@ -103,29 +102,41 @@ async def test_play_the_ai_from_the_lobby_as_white(
         assert app.model.my_color is not None
 
 
-async def test_after_the_ai_has_left_the_text_line_says_where_another_comes_from(
+async def test_after_the_ai_has_left_ctrl_n_plays_it_again(
     ai_server: GomokuServer, start_worker: StartWorker, tmp_path: Path
 ) -> None:
-    """A game over, the AI gone (no rematch with it now): the text line points to the
-    lobby's a, which plays a new AI game at once."""
+    """A game over and the AI gone (no rematch to offer it): the text line says so, and
+    ^N plays the same AI again in a new room with the colours swapped, as the web page's
+    "Play the AI again" does."""
     await start_worker()
     async with running(ai_server, tmp_path) as (app, pilot):
-        await ai_dialog_as_white_on_13(app, pilot)
+        dialog = await ai_dialog_as_white_on_13(app, pilot)
+        dialog.query_one("#level-other", Input).value = "novice"
         await play_from_the_dialog(app, pilot)
+        first = app.model.room
+        assert first is not None
         assert isinstance(app.screen, GameScreen)
         entry = app.screen.entry
         await pilot.press("ctrl+r")
         await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         await pilot.press("y")
         await until(pilot, lambda: "left." in log_text(app), "the AI to leave")
+        await until(pilot, lambda: "the AI left: ^N plays it again" in entry.placeholder)
+        await pilot.press("ctrl+n")
         await until(
-            pilot, lambda: "the AI left: ^L to the lobby, a for another" in entry.placeholder
+            pilot,
+            lambda: app.model.room is not None and app.model.room.id != first.id,
+            "a new room",
         )
-        await pilot.press("ctrl+l")
-        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
-        await ai_dialog_as_white_on_13(app, pilot)
-        await play_from_the_dialog(app, pilot)
-        assert "busy" not in log_text(app)
+        await until(pilot, lambda: playing(app), "the AI to sit down")
+        again = app.model.room
+        assert again is not None
+        assert (again.size, again.rule) == (first.size, first.rule)
+        assert again.white is not None
+        assert (again.white.bot, again.white.name) == (True, "AI novice")
+        assert again.black is not None
+        assert again.black.id == app.model.me  # colours swapped: we are Black now
+        assert first.id not in app.model.seated_rooms  # the old game was left
 
 
 async def test_ai_vs_ai_game_is_watched(

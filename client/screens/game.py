@@ -63,7 +63,7 @@ from client.widgets.entry import EntryLine, PromptBar, ToBoard
 from client.widgets.log import LogPane
 from client.widgets.moves import WIDTH as MOVES_WIDTH
 from client.widgets.moves import MoveList
-from engine.types import Point
+from engine.types import Color, Point
 from protocol import messages as msg
 from protocol.convert import point_to_wire
 from protocol.values import OfferKind, SwapChoice
@@ -72,8 +72,17 @@ PLACEHOLDER_PLAYER = ("type h8 to play", "text to chat", "/help")
 PLACEHOLDER_WATCHER = ("type to chat", "/help", "arrows look around the board")
 PLACEHOLDER_OVER = ("type to chat", "/help", "the game is over")
 """A seated player's text line once the game has ended (no point to play any more)."""
-PLACEHOLDER_AI_GONE = ("type to chat", "/help", "the AI left: {leave} to the lobby, a for another")
+PLACEHOLDER_AI_GONE = ("type to chat", "/help", "the AI left: {again} plays it again")
 """After a game with an AI that has left (no rematch with it): where another comes from."""
+
+
+def ai_level(name: str) -> str:
+    """The level of an AI player by its name (``AI master``: ``master``), as the server
+    names them; the default level for any other name."""
+    prefix, _, level = name.partition(" ")
+    return level if prefix == "AI" and level and " " not in level else "intermediate"
+
+
 NARROW_LOG = 24  # below this many columns for the log, the move list goes above it
 
 #: Actions that act on the game (Ctrl keys: they work while a line is typed too).
@@ -106,7 +115,12 @@ class GameScreen(Screen[None]):
         Binding("ctrl+d", "offer('draw')", "Draw", tooltip="Offer a draw"),
         Binding("ctrl+t", "offer('takeback')", "Takeback", tooltip="Ask to take your move back"),
         Binding("ctrl+r", "resign", "Resign", tooltip="Resign the game (asks first)"),
-        Binding("ctrl+n", "offer('rematch')", "Rematch", tooltip="Offer a rematch (colours swap)"),
+        Binding(
+            "ctrl+n",
+            "rematch",
+            "Rematch",
+            tooltip="Rematch, colours swapped; an AI that left plays again",
+        ),
         Binding("ctrl+g", "hint", "Hint", tooltip="Ask an AI for a move (unrated games only)"),
         Binding(
             "ctrl+g",
@@ -198,8 +212,8 @@ class GameScreen(Screen[None]):
                 words = PLACEHOLDER_OVER
                 opponent = game.opponent_of(self._my_seat_player())
                 if opponent is not None and opponent.bot and not opponent.online:
-                    leave = self.host.options.glyphs.key_name("ctrl+l")
-                    words = tuple(word.format(leave=leave) for word in PLACEHOLDER_AI_GONE)
+                    again = self.host.options.glyphs.key_name("ctrl+n")
+                    words = tuple(word.format(again=again) for word in PLACEHOLDER_AI_GONE)
             self.entry.placeholder = sep.join(words)
             self.moves.show(game.moves, game.size, len(game.moves))
         board.set_class(not model.session.link.online, "-disabled")
@@ -296,11 +310,11 @@ class GameScreen(Screen[None]):
             return running and can_hint(self.model) is None and seated == (parameters == ())
         if action == "resign":
             return running and seated
+        if action == "rematch":  # not with nobody there to answer, but an AI comes again
+            opponent = game.opponent_of(self._my_seat_player())
+            here = opponent is not None and (opponent.online or opponent.bot)
+            return game.state == "over" and here and game.rematch_room is None
         if action == "offer":
-            if parameters and parameters[0] == "rematch":  # not with nobody there to answer
-                opponent = game.opponent_of(self._my_seat_player())
-                here = opponent is not None and opponent.online
-                return game.state == "over" and here and game.rematch_room is None
             # No draw or takeback in swap2's opening, nor while an offer waits for its
             # answer (the server takes one offer at a time, of either player); no
             # takeback without a stone of one's own to take back.
@@ -410,7 +424,7 @@ class GameScreen(Screen[None]):
             "draw": lambda: self.action_offer("draw"),
             "takeback": lambda: self.action_offer("takeback"),
             "undo": lambda: self.action_offer("takeback"),
-            "rematch": lambda: self.action_offer("rematch"),
+            "rematch": self.action_rematch,
             "accept": lambda: self.action_answer(True),
             "decline": lambda: self.action_answer(False),
             "claim": self.action_claim,
@@ -524,6 +538,29 @@ class GameScreen(Screen[None]):
             self.host.note("The game is not running.")
             return
         await self.host.send_as(player, msg.Offer(room=game.id, kind=kind))
+
+    async def action_rematch(self) -> None:
+        """A rematch: offered to the opponent, or, with an AI that has left (it waits a
+        little for one, then goes), played at once in a new room with the colours
+        swapped and an AI of the same level, as the web page's "Play the AI again"."""
+        game = self.model.room
+        player = self._my_seat_player()
+        opponent = game.opponent_of(player) if game is not None else None
+        gone_ai = opponent is not None and opponent.bot and not opponent.online
+        if game is None or game.state != "over" or opponent is None or not gone_ai:
+            await self.action_offer("rematch")
+            return
+        color = game.color_of(player)
+        create = msg.CreateRoom(
+            rule=game.rule,
+            size=game.size,
+            opening=game.opening,
+            time=game.time,
+            private=game.private,
+            seat="white" if color is Color.BLACK else "black",
+        )
+        await self.host.leave_room()
+        await self.host.play_ai(create, ai_level(opponent.name))
 
     async def action_answer(self, accept: bool) -> None:
         game = self.model.room
