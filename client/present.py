@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime
 import math
+import re
 
 from rich.cells import cell_len
 
@@ -296,21 +297,25 @@ MIN_BASE_MS = 1_000
 """The shortest clock a player may ask for here (the wire takes 1 ms, for bots' tests)."""
 
 
+_NUMBER = re.compile(r"\s*(\d+\.?\d*|\.\d+)\s*(s?)\s*", re.ASCII)
+"""A clock's number as the web page reads it too: digits with a decimal point at most (no
+sign, exponent, ``_`` or ``inf``), an ``s`` after it for seconds."""
+
+
 def parse_time_control(text: str) -> TimeControl | None:
-    """``"5+3"`` -> 5 minutes + 3 s increment; ``"10"`` -> 10+0; ``"none"``/``""`` -> no
+    """``"5+3"`` -> 5 minutes + 3 s increment; ``"10"`` -> 10+0; ``"30s"`` -> 30 seconds
+    + 0 (how :class:`TimeControl` writes a base under a minute); ``"none"``/``""`` -> no
     clock. Minutes and seconds may have decimals (``0.5+1``)."""
     cleaned = text.strip().lower()
     if cleaned in ("", "none", "-", "no", "unlimited"):
         return None
     base_text, _, inc_text = cleaned.partition("+")
-    try:
-        minutes = float(base_text)
-        seconds = float(inc_text) if inc_text else 0.0
-    except ValueError:
-        minutes = seconds = math.nan
-    if not (math.isfinite(minutes) and math.isfinite(seconds)):  # "inf" and "nan" are floats
+    base = _NUMBER.fullmatch(base_text)
+    inc = _NUMBER.fullmatch(inc_text.strip() or "0")  # "5+" is 5+0
+    if base is None or inc is None:
         raise TimeControlError(f"{text!r} is not a time control like 5+3 or none")
-    base_ms, inc_ms = round(minutes * 60_000), round(seconds * 1000)
+    unit_ms = 1000 if base.group(2) else 60_000
+    base_ms, inc_ms = round(float(base.group(1)) * unit_ms), round(float(inc.group(1)) * 1000)
     if base_ms < MIN_BASE_MS or inc_ms < 0 or base_ms > MAX_BASE_MS or inc_ms > MAX_INC_MS:
         raise TimeControlError(f"{text!r} is out of range (1 s to 24 h, increment up to 1 h)")
     return TimeControl(base_ms=base_ms, inc_ms=inc_ms)

@@ -159,6 +159,12 @@ def check_chat_text(text: str) -> None:
         )
 
 
+def _decimal(ms: int, unit_ms: int) -> str:
+    """``ms`` in ``unit_ms`` as a short exact decimal: ``1.5``, ``0.333`` (to the
+    millisecond, as the web page writes it too)."""
+    return f"{ms / unit_ms:.5f}".rstrip("0").rstrip(".")
+
+
 class TimeControl(msgspec.Struct, frozen=True, kw_only=True):
     """Base time per player plus an increment added after each of their moves."""
 
@@ -166,10 +172,15 @@ class TimeControl(msgspec.Struct, frozen=True, kw_only=True):
     inc_ms: Annotated[int, msgspec.Meta(ge=0, le=MAX_INC_MS)] = 0
 
     def __str__(self) -> str:
-        """``5+3`` style: minutes + seconds, as players say it."""
-        base = self.base_ms / 60_000
-        inc = self.inc_ms / 1000
-        return f"{base:g}+{inc:g}"
+        """``5+3`` style: minutes + seconds a move, as players say it. A base under a
+        minute, or one that is no short decimal of minutes, is in seconds: ``30s+0``,
+        ``100s+2`` (``0.5+0`` read oddly, and 10 s was ``0.166667+0``). The clients read
+        back what this writes."""
+        if self.base_ms < 60_000 or self.base_ms % 600:  # not a whole hundredth of a minute
+            base = _decimal(self.base_ms, 1000) + "s"
+        else:
+            base = _decimal(self.base_ms, 60_000)
+        return f"{base}+{_decimal(self.inc_ms, 1000)}"
 
 
 class Clocks(msgspec.Struct, frozen=True, kw_only=True):

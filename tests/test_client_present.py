@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from client.glyphs import UNICODE
 from client.present import (
@@ -51,9 +53,39 @@ def test_parse_time_control() -> None:
     with pytest.raises(TimeControlError, match="out of range"):
         parse_time_control("0.01")  # 0.6 s: under the 1 s the message gives as the least
     assert parse_time_control("0.02") == TimeControl(base_ms=1_200, inc_ms=0)
-    for word in ("inf", "nan", "5+inf", "-inf"):  # words float() reads as numbers
+    for word in ("inf", "nan", "5+inf", "-inf", "1e3", "1_0", "+5", "\u0663"):
         with pytest.raises(TimeControlError, match="is not a time control"):
-            parse_time_control(word)
+            parse_time_control(word)  # float() reads each of them as a number
+    assert parse_time_control("30s") == TimeControl(base_ms=30_000, inc_ms=0)
+    assert parse_time_control("1.5 s + 2") == TimeControl(base_ms=1_500, inc_ms=2_000)
+
+
+@pytest.mark.parametrize(
+    ("base_ms", "inc_ms", "text"),
+    [
+        (300_000, 3_000, "5+3"),
+        (90_000, 0, "1.5+0"),
+        (30_000, 0, "30s+0"),  # it was 0.5+0
+        (10_000, 0, "10s+0"),  # it was 0.166667+0
+        (100_000, 2_000, "100s+2"),
+        (86_399_950, 333, "86399.95s+0.333"),
+        (86_400_000, 3_600_000, "1440+3600"),
+    ],
+)
+def test_a_time_control_is_written_as_players_write_it(
+    base_ms: int, inc_ms: int, text: str
+) -> None:
+    """Minutes + seconds, a base under a minute (or no short decimal of minutes) in
+    seconds; what is written reads back as the same clock."""
+    clock = TimeControl(base_ms=base_ms, inc_ms=inc_ms)
+    assert str(clock) == text
+    assert parse_time_control(text) == clock
+
+
+@given(st.integers(1_000, 86_400_000), st.integers(0, 3_600_000))
+def test_every_clock_written_reads_back_the_same(base_ms: int, inc_ms: int) -> None:
+    clock = TimeControl(base_ms=base_ms, inc_ms=inc_ms)
+    assert parse_time_control(str(clock)) == clock
 
 
 def test_lobby_row() -> None:

@@ -652,8 +652,11 @@ async def test_the_pages_renju_fouls_agree_with_the_engine(browser: Browser) -> 
 CLOCKS_TYPED = [
     *("5+3", " 0.5 ", "10", "none", "", "1+2", "5+", ".5+.5", "2.5+0.5"),
     *("1440", "1441", "0+3600", "0+3601", "0+3", "-1", "five", "inf", "nan", "5+inf"),
-    *("5+3+1", "1,5", "0.01", "0.02"),
+    *("5+3+1", "1,5", "0.01", "0.02", "30s", "1.5 s + 2", "5+3s", "s", "1e3", "1_0", "+5"),
+    "\u0663",  # an Arabic-Indic digit: a digit to Python, not to the page
 ]
+CLOCKS_SHOWN = [(300_000, 3_000), (90_000, 0), (30_000, 0), (10_000, 0), (100_000, 2_000)]
+CLOCKS_SHOWN += [(86_399_950, 333), (86_400_000, 3_600_000), (1_000, 0), (60_600, 0)]
 
 
 async def test_any_clock_typed_makes_the_room_the_terminal_would(browser: Browser) -> None:
@@ -687,6 +690,14 @@ async def test_any_clock_typed_makes_the_room_the_terminal_would(browser: Browse
         assert dict(zip(CLOCKS_TYPED, read, strict=True)) == dict(
             zip(CLOCKS_TYPED, wanted, strict=True)
         )
+        shown = await ann.evaluate(
+            """async (clocks) => {
+                const room = await import("/js/room.js");
+                return clocks.map(([base_ms, inc_ms]) => room.timeControlText({ base_ms, inc_ms }));
+            }""",
+            CLOCKS_SHOWN,
+        )  # written as the terminal client writes them (30 s was 0.5+0)
+        assert shown == [str(TimeControl(base_ms=b, inc_ms=i)) for b, i in CLOCKS_SHOWN]
 
         field = ann.locator("#create-form input[name=time]")
         await field.fill("five")

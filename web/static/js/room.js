@@ -272,8 +272,9 @@ const MAX_INC_MS = 3600000;
 
 /**
  * A clock as players write it, read as the terminal client reads it: "5+3" is five
- * minutes and three seconds more per move (decimals allowed), "10" is 10+0, "" or
- * "none" is no clock (null). Throws an Error saying what is wrong.
+ * minutes and three seconds more per move (decimals allowed), "10" is 10+0, "30s" is
+ * thirty seconds + 0 (as timeControlText writes a base under a minute), "" or "none"
+ * is no clock (null). Throws an Error saying what is wrong.
  */
 export function parseTimeControl(text) {
   const cleaned = text.trim().toLowerCase();
@@ -281,21 +282,28 @@ export function parseTimeControl(text) {
   const plus = cleaned.indexOf("+");
   const baseText = plus < 0 ? cleaned : cleaned.slice(0, plus);
   const incText = (plus < 0 ? "" : cleaned.slice(plus + 1)).trim() || "0"; // "5+" is 5+0
-  const number = /^\s*(\d+\.?\d*|\.\d+)\s*$/; // no sign, no exponent, no "Infinity"
-  if (!number.test(baseText) || !number.test(incText)) {
+  // No sign, no exponent, no "Infinity"; an "s" after it: seconds.
+  const number = /^\s*(\d+\.?\d*|\.\d+)\s*(s?)\s*$/;
+  const base = number.exec(baseText);
+  const inc = number.exec(incText);
+  if (!base || !inc) {
     throw new Error(`"${text.trim()}" is not a clock like 5+3 (minutes + seconds a move), or none`);
   }
-  const base_ms = Math.round(Number(baseText) * 60000);
-  const inc_ms = Math.round(Number(incText) * 1000);
+  const base_ms = Math.round(Number(base[1]) * (base[2] ? 1000 : 60000));
+  const inc_ms = Math.round(Number(inc[1]) * 1000);
   if (base_ms < MIN_BASE_MS || base_ms > MAX_BASE_MS || inc_ms > MAX_INC_MS) {
     throw new Error(`"${text.trim()}" is out of range (1 s to 24 h, and up to 1 h a move)`);
   }
   return { base_ms, inc_ms };
 }
 
+/**
+ * "5+3": minutes + seconds a move. A base under a minute, or one that is no short
+ * decimal of minutes, is in seconds ("30s+0"), as the terminal client writes it.
+ */
 export function timeControlText(time) {
   if (!time) return "no clock";
-  const base = time.base_ms / 60000;
   const inc = (time.inc_ms ?? 0) / 1000;
-  return `${Number.isInteger(base) ? base : base.toFixed(1)}+${inc}`;
+  if (time.base_ms < 60000 || time.base_ms % 600) return `${time.base_ms / 1000}s+${inc}`;
+  return `${time.base_ms / 60000}+${inc}`;
 }
