@@ -105,6 +105,9 @@ class GomokuApp(App[None]):
         self._asking_quit = False
         """The quit question is on screen (^Q there quits without asking again)."""
         self.ai_after_create: AiRequest | None = None  # seat an AI in the room being created
+        self.searching: msg.Queue | None = None
+        """The quick match last asked for, asked again on a new connection (see
+        :meth:`_keep_searching`)."""
         self.hot_seat_wanted = False  # the partner joins the room being created
         self.launch_rooms: set[str] | None = None
         """The rooms of this launch's first welcome not caught up yet (None before it)."""
@@ -208,6 +211,7 @@ class GomokuApp(App[None]):
                 self.notify(describe_error(action), severity="error", timeout=6, markup=False)
         self._navigate(before, self.model)
         self._return_to_game(action)
+        self._keep_searching(before, action)
         shown = before.room.id if before.room is not None else None
         for room in ended_out_of_sight(before.seated_rooms, self.model.seated_rooms, action, shown):
             self.run_worker(self._leave_quietly(room), group="send")
@@ -215,6 +219,19 @@ class GomokuApp(App[None]):
             if isinstance(screen, ModelView):
                 screen.show_model(self.model)
         self._tell(before, action)
+
+    def _keep_searching(self, before: ViewModel, action: Action) -> None:
+        """A quick match goes on over a new connection: the server forgets the queue
+        with the connection it was asked on (a dropped network, a server restart), and
+        the player, still shown "Looking for an opponent", was never paired. Unless a
+        match came just before the drop (the welcome lists a game we did not know): then
+        the search is over, and the game is in the lobby's list of ours."""
+        if not isinstance(action, msg.Welcome) or before.lobby.queue is None:
+            return
+        if self.searching is None or set(action.rooms) - set(before.seated_rooms):
+            self.dispatch(msg.Unqueued())
+            return
+        self.run_worker(self.send(self.searching), group="send")
 
     def _tell(self, before: ViewModel, action: Action) -> None:
         """A dialog for what the player must not miss: the server forgot them, or the
@@ -348,6 +365,8 @@ class GomokuApp(App[None]):
         it ends the wait, and a refusal is the lobby's notice (until its next request;
         ``in_dialog``: the dialog that sent it shows it instead)."""
         request = self.connection.next_id() if self.connection is not None else 0
+        if isinstance(message, msg.Queue):
+            self.searching = message
         self.dispatch(LobbyAsked(request, in_dialog))
         if not await self.send(msgspec.structs.replace(message, id=request)):
             self.dispatch(LobbyUnsent(request))

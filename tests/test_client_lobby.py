@@ -26,6 +26,7 @@ from client.screens.game import GameScreen
 from client.screens.lobby import LobbyScreen
 from client.screenshot import screen_text
 from client.state.model import Action
+from engine.types import Rule
 from protocol import messages as m
 from server.app import GomokuServer
 from server.config import ConnectionLimits
@@ -116,6 +117,45 @@ async def test_quick_match_pairs_two_players(
         await bob.send(m.Queue())
         await until(pilot, lambda: isinstance(app.screen, GameScreen), "the matched game")
         assert app.model.lobby.queue is None
+
+
+async def test_quick_match_goes_on_after_the_connection_dropped(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """The server forgets a queue with its connection: back online, the client asks
+    again, so a player who queues afterwards is paired with us (we stayed 'Looking for
+    an opponent' for good, and Esc said 'you are not waiting for a match')."""
+    async with running(server, tmp_path) as (app, pilot):
+        await pilot.press("m")
+        await until(pilot, lambda: isinstance(app.screen, QuickMatchDialog))
+        app.screen.query_one("#time", Input).value = "none"
+        await pilot.click("#ok")
+        await until(pilot, lambda: app.model.lobby.queue is not None)
+        conn = app.connection
+        assert conn is not None
+        assert conn._ws is not None
+        conn._ws.transport.abort()  # the network drops: no close handshake
+        await until(pilot, lambda: not app.model.session.link.online, "the drop")
+        await until(pilot, lambda: app.model.session.link.online, "the reconnection")
+        assert app.model.lobby.queue is not None
+        await until(pilot, lambda: "Looking for an opponent" in screen_text(app))
+        bob = await connect("bob")
+        await bob.send(m.Queue())
+        await until(pilot, lambda: isinstance(app.screen, GameScreen), "the matched game")
+        assert app.model.lobby.queue is None
+
+
+async def test_a_queue_the_server_forgot_is_no_longer_shown(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """Esc on a queue the server no longer has (not_queued) ends the waiting line."""
+    async with running(server, tmp_path) as (app, pilot):
+        await until(pilot, lambda: app.model.session.link.online)
+        app.dispatch(m.Queued(rule=Rule.FREESTYLE, time=None))  # a queue the server lost
+        await until(pilot, lambda: "Looking for an opponent" in screen_text(app))
+        await pilot.press("escape")
+        await until(pilot, lambda: app.model.lobby.queue is None, "the waiting line to go")
+        assert "Looking for an opponent" not in screen_text(app)
 
 
 async def bobs_private_room_and_the_code_dialog(

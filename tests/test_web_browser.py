@@ -1143,6 +1143,37 @@ async def test_a_double_click_on_a_lobby_button_sends_one_request(browser: Brows
         await expect(bob.locator("#quick-button")).to_be_disabled()
 
 
+async def test_a_quick_match_goes_on_after_the_connection_dropped(browser: Browser) -> None:
+    """The server forgets a queue with its connection: back online, the page asks again
+    and keeps counting, and a player who queues then is paired with it (it had stopped
+    searching without a word)."""
+    async with people(browser) as crowd:
+        bob = await crowd.page("bob")
+        await bob.select_option("#quick-form select[name=time]", "")  # no clock
+        await bob.click("#quick-button")
+        waiting = bob.locator(".queue-status")
+        await expect(waiting).to_contain_text("Waiting for an opponent")
+        (bob_conn,) = [
+            c for c in crowd.server.connections if c.identity and c.identity.name == "bob"
+        ]
+        bob_conn.ws.transport.abort()  # the network drops
+        await expect(bob.locator("#conn")).to_have_attribute("data-state", "offline")
+        await expect(bob.locator("#conn")).to_have_attribute("data-state", "online")
+        await expect(waiting).to_contain_text("Waiting for an opponent")
+        await caught_up(bob)
+        cy = await crowd.client("cy")
+        await cy.send(m.Queue())
+        snapshot = await cy.until(lambda x: isinstance(x, m.Snapshot))  # queued, then paired
+        assert isinstance(snapshot, m.Snapshot)
+        assert snapshot.room.players.black is not None
+        assert snapshot.room.players.white is not None
+        assert {snapshot.room.players.black.name, snapshot.room.players.white.name} == {
+            "bob",
+            "cy",
+        }
+        assert await room_of(bob) == snapshot.room.id  # bob's page shows the game
+
+
 async def test_double_clicks_in_a_game_act_once(browser: Browser) -> None:
     """A double click on the board plays one stone, on Accept accepts hal's draw once,
     and on Rematch proposes once: no refusal ("It is not your turn.", "The game is

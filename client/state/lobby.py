@@ -25,6 +25,7 @@ from client.state.session import IdentityLost
 from client.state.words import describe_error
 from engine.types import Rule
 from protocol import messages as msg
+from protocol.errors import ErrorCode
 from protocol.values import RoomSummary, TimeControl
 
 
@@ -150,8 +151,8 @@ def reduce_lobby(
             if queue is not None and (queue.rule, queue.time) == (rule, time):
                 since = queue.since
             return dataclasses.replace(lobby, queue=QueueView(rule, time, since, ai_after_ms))
-        case msg.Unqueued() | IdentityLost():
-            return dataclasses.replace(lobby, queue=None)
+        case msg.Unqueued() | IdentityLost() | msg.Error(code=ErrorCode.NOT_QUEUED):
+            return dataclasses.replace(lobby, queue=None)  # not_queued: the server forgot it
         case msg.Snapshot(room=view) if view.id != shown and lobby.queue is not None:
             return dataclasses.replace(lobby, queue=None)  # matched: the game is on screen
     return lobby

@@ -179,6 +179,7 @@ export class LobbyView {
       message.ai_after_ms = Math.round(Number(f.ai_after.value) * 1000);
       message.ai_level = f.ai_level.value;
     }
+    this.app.searching = message; // asked again on a new connection (App.onWelcome)
     return this.once(event.target, () => this.app.conn.request(message));
   }
 

@@ -24,6 +24,7 @@ export class App {
     this.rooms = new Map(); // room id -> RoomState
     this.lobby = new Map(); // room id -> RoomSummary
     this.queued = null; // {rule, time, since: ms, ai_after_ms}
+    this.searching = null; // the last quick match asked for (its queue message)
     this.seated = new Set(); // ids of the rooms this player sits in (the lobby's "Your games")
     this.opponents = new Map(); // room id -> opponent's name, of running games left here
     this.endedAway = new Map(); // room id -> GameResult, of those games that have ended since
@@ -144,6 +145,7 @@ export class App {
 
   onWelcome(welcome) {
     const first = this.me === null;
+    const seatedBefore = this.seated;
     this.me = welcome;
     this.seated = new Set(welcome.rooms);
     localStorage.setItem(STORE.token, welcome.token);
@@ -168,7 +170,14 @@ export class App {
       if (this.rooms.has(id)) continue;
       this.conn.request({ type: "join", room: id }).catch(() => {});
     }
-    this.queued = null;
+    // The server forgets a quick match with the connection it was asked on: ask again,
+    // unless a match came just before the drop (a game of ours the page did not know).
+    const matched = welcome.rooms.some((id) => !seatedBefore.has(id));
+    if (this.queued && this.searching && !matched) {
+      this.conn.request(this.searching).catch((error) => toast(errorText(error)));
+    } else {
+      this.queued = null;
+    }
     this.views.lobby.update();
     if (first) this.navigate();
   }
@@ -189,10 +198,14 @@ export class App {
         if (this.opponents.has(m.room)) this.checkLeftGames(); // a game left here ended?
         this.views.lobby.update();
         break;
-      case "queued":
-        this.queued = { rule: m.rule, time: m.time, since: performance.now() - (m.since_ms ?? 0), ai_after_ms: m.ai_after_ms };
+      case "queued": {
+        // Asked again after a reconnection, the same search keeps the time it has waited.
+        const same = this.queued && this.queued.rule === m.rule && JSON.stringify(this.queued.time) === JSON.stringify(m.time);
+        const since = same ? this.queued.since : performance.now() - (m.since_ms ?? 0);
+        this.queued = { rule: m.rule, time: m.time, since, ai_after_ms: m.ai_after_ms };
         this.views.lobby.update();
         break;
+      }
       case "unqueued":
         this.queued = null;
         this.views.lobby.update();
