@@ -179,6 +179,8 @@ class GomokuServer:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self.hints.close()
+        if isinstance(self.store, MemoryStore):  # its rooms end with this process
+            await self.service.archive_before_stop(self.store.room_ids())
         await self.hub.stop()
         await self.store.close()
 

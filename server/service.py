@@ -329,6 +329,24 @@ class RoomService:
             return
         self.metrics.inc("gomoku_games_archived_total")
 
+    async def archive_before_stop(self, room_ids: Sequence[str]) -> None:
+        """A last try for the finished games whose archiving failed (a full disk) among
+        rooms that end with this process (the memory store's): each one still not kept
+        is logged as lost. A stop had dropped them without a word (no record, no rating
+        change) after warnings that said "will retry"."""
+        for room_id in room_ids:
+            loaded = await self.load(room_id)
+            if loaded is None or loaded[1].archive_at_ms is None:
+                continue
+            await self.archive(loaded[1])
+            again = await self.load(room_id)
+            if again is not None and again[1].archive_at_ms is not None:
+                log.error(
+                    "room %s: the finished game could not be kept before this stop; its "
+                    "record and rating changes are lost",
+                    room_id,
+                )
+
     async def _mark_archived(self, room_id: str, ratings: list[RatingChange] | None) -> None:
         """Log the game's ``game_over`` if it is held (once, whoever gets here first) and
         clear the archive's retry time."""

@@ -6,14 +6,21 @@ server on it.)"""
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from server_fixtures import TestClient, make_config
+from websockets.asyncio.client import connect as ws_connect
 
+from protocol import messages as m
+from protocol.events import GameStarted
+from server.app import GomokuServer
 from server.rating import WIN
 from server.store import Store
+from server.store.base import StoreUnavailable
 from server.store.datafile import SCHEMA_VERSION, DataFile, DataFileError
 from server.store.embedded import EmbeddedStore
 from server.store.redis import RedisStore
@@ -85,6 +92,81 @@ def test_a_file_that_is_no_database_is_refused(tmp_path: Path) -> None:
     assert path.read_text().startswith("shopping list")  # and left as it was
 
 
+def test_another_programs_database_is_refused_and_left_as_it_was(tmp_path: Path) -> None:
+    """Our tables were added to it and its journal mode changed, without a word."""
+    path = tmp_path / "notes.db"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
+        db.execute("INSERT INTO notes (body) VALUES ('buy milk')")
+    db.close()
+    before = path.read_bytes()
+    with pytest.raises(DataFileError, match=r"another program's database.*tables: notes"):
+        DataFile(path).open()
+    assert path.read_bytes() == before
+    assert not path.with_name("notes.db-wal").exists()
+
+
+async def test_a_file_damaged_inside_is_refused(tmp_path: Path) -> None:
+    """A file damaged in the middle started, then failed its requests one by one
+    ("database disk image is malformed", "internal server error")."""
+    path = tmp_path / "server.sqlite3"
+    data = DataFile(path)
+    data.open()
+    for game in range(200):
+        await data.put_record(f"g{game}", bytes(1000), ["ann", "bob"], game)
+    await data.close()
+    with path.open("r+b") as file:
+        file.seek(5 * 4096)  # inside the records, past the header and the schema
+        file.write(b"\xa5" * 3000)
+    with pytest.raises(DataFileError, match="is damaged"):
+        DataFile(path).open()
+
+
+async def test_a_file_damaged_while_the_server_runs_answers_unavailable(tmp_path: Path) -> None:
+    """SQLite's failures come out as the store being unavailable (the request is answered
+    ``unavailable``, the cause logged in one line), not as internal errors."""
+    path = tmp_path / "server.sqlite3"
+    data = DataFile(path)
+    data.open()
+    games = 1500  # 6 MB: more than SQLite keeps in its cache after the check at opening
+    for game in range(games):
+        await data.put_record(f"g{game}", bytes(4000), ["ann", "bob"], game)
+    await data.close()
+    data = DataFile(path)
+    data.open()
+    try:
+        with path.open("r+b") as file:
+            file.seek(path.stat().st_size // 3)
+            file.write(b"\xa5" * 20_000)
+
+        async def read_every_record() -> None:
+            for game in range(games):
+                await data.get_record(f"g{game}")
+
+        with pytest.raises(StoreUnavailable, match="malformed"):
+            await read_every_record()
+    finally:
+        await data.close()
+
+
+async def test_a_data_file_from_before_the_mark_is_still_ours(tmp_path: Path) -> None:
+    """Files written before data files were marked (application id 0, our tables)."""
+    path = tmp_path / "server.sqlite3"
+    data = DataFile(path)
+    data.open()
+    await data.put_names({"ann": "Ann"})
+    await data.close()
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA application_id=0")
+    db.close()
+    again = DataFile(path)
+    again.open()
+    try:
+        assert await again.names(["ann"]) == {"ann": "Ann"}
+    finally:
+        await again.close()
+
+
 def test_a_file_from_a_newer_server_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "server.sqlite3"
     with sqlite3.connect(path) as db:
@@ -113,3 +195,42 @@ def test_a_place_no_file_can_be_made_is_refused(tmp_path: Path) -> None:
     (tmp_path / "a-file").write_text("")
     with pytest.raises(DataFileError, match=r"cannot open .*Not a directory"):
         DataFile(tmp_path / "a-file" / "server.sqlite3").open()
+
+
+async def test_a_finished_game_the_full_disk_kept_out_is_named_when_the_server_stops(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A game that could not be archived (the disk full; here the file taken read-only)
+    waits for a retry; a stop before the retry succeeds says in the log that it is lost
+    (it went without a word, after warnings that said "will retry")."""
+    data = DataFile(tmp_path / "server.sqlite3")
+    data.open()
+    server = GomokuServer(make_config(), store=EmbeddedStore(data))
+    await server.start()
+    players = []
+    try:
+        for name in ("alice", "bob"):
+            ws = await ws_connect(f"ws://127.0.0.1:{server.port}/", compression=None)
+            players.append(TestClient(ws))
+            await players[-1].hello(name)
+        alice, bob = players
+        room = (await alice.create(seat="black")).room.id
+        await bob.join(room)
+        await alice.until_event(GameStarted)
+        read_only = "PRAGMA query_only=1"  # every write fails, as on a full disk
+        await data._call(lambda: data._database().execute(read_only))
+        await alice.send(m.Resign(room=room))
+        for _ in range(200):
+            if "archiving the finished game failed" in caplog.text:
+                break
+            await asyncio.sleep(0.05)
+        assert "readonly database" in caplog.text
+    finally:
+        for player in players:
+            await player.ws.close()
+        await server.stop()
+    lost = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+    assert lost == [
+        f"room {room}: the finished game could not be kept before this stop; its record "
+        "and rating changes are lost"
+    ]

@@ -37,11 +37,13 @@ import msgspec
 
 from server.rating import PROVISIONAL_RD, PlayerRating, Rating
 from server.store.archive import LEADERBOARD_SIZE, RatedGame, apply_game
+from server.store.base import StoreUnavailable
 
 T = TypeVar("T")
 
 SCHEMA_VERSION = 1
 DAY_MS = 86_400_000
+APPLICATION_ID = 0x476D6B41  # "GmkA": SQLite's header field that names a file's program
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -84,6 +86,12 @@ CREATE TABLE IF NOT EXISTS names (
     name TEXT NOT NULL
 );
 """
+
+
+_TABLES = frozenset(
+    line.split()[5] for line in _SCHEMA.splitlines() if line.startswith("CREATE TABLE")
+)
+"""The tables of a data file (``sessions``, ``ratings``...)."""
 
 
 class DataFileError(Exception):
@@ -136,6 +144,7 @@ class DataFile:
             raise DataFileError(f"cannot open {self.path}: {exc}") from None
         try:
             db.execute("PRAGMA locking_mode=EXCLUSIVE")
+            self._check_ours(db)  # before anything is written to it
             if db.execute("PRAGMA journal_mode=WAL").fetchone()[0] != "wal":
                 raise DataFileError(f"{self.path}: cannot use a write-ahead log there")
             db.execute("PRAGMA synchronous=NORMAL")
@@ -150,6 +159,7 @@ class DataFile:
                 if statement.strip():
                     db.execute(statement)
             db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            db.execute(f"PRAGMA application_id={APPLICATION_ID}")
             db.execute("COMMIT")
         except sqlite3.OperationalError as exc:
             db.close()
@@ -165,6 +175,30 @@ class DataFile:
         self._db = db
         self._expire_sessions()
 
+    def _check_ours(self, db: sqlite3.Connection) -> None:
+        """Refuse a database that is not ours, or is damaged, before changing anything in
+        it: another program's file was taken over (our tables added, its journal mode
+        changed), and one damaged inside started, then failed request after request.
+        Ours: marked by its application id, or (written before the mark) holding only
+        our tables; a new, empty file becomes ours."""
+        application = db.execute("PRAGMA application_id").fetchone()[0]
+        tables = {
+            name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        }
+        foreign = tables - _TABLES
+        if application not in (0, APPLICATION_ID) or (application == 0 and foreign):
+            names = ", ".join(sorted(foreign)[:5]) or "none of ours"
+            raise DataFileError(
+                f"{self.path} is another program's database, not a gomoku-server data file "
+                f"(its tables: {names}); name another file"
+            )
+        problems = [row[0] for row in db.execute("PRAGMA quick_check(3)")]
+        if problems != ["ok"]:
+            raise DataFileError(
+                f"{self.path} is damaged (SQLite's check: {'; '.join(problems)}); restore a "
+                "copy, or move it away to start with an empty one"
+            )
+
     async def close(self) -> None:
         """Finish what is queued, then close and unlock the file."""
         if self._db is not None:
@@ -177,7 +211,14 @@ class DataFile:
         self._db = None
 
     async def _call(self, work: Callable[[], T]) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._thread, work)
+        """``work`` on the data thread. SQLite's failures (a full disk, a file damaged
+        while the server runs) are :class:`StoreUnavailable`: the request is answered
+        ``unavailable`` and the cause logged in one line, as for a store that cannot be
+        reached (they were internal errors, each with a traceback)."""
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._thread, work)
+        except sqlite3.Error as exc:
+            raise StoreUnavailable(f"the data file {self.path}: {exc}") from exc
 
     def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``work`` in one transaction."""

@@ -119,6 +119,10 @@ class MemoryStore(MemoryArchive, MemoryAiPool, Store):
 
     # -- rooms -----------------------------------------------------------------
 
+    def room_ids(self) -> list[str]:
+        """Every room kept (they live in this process only, and end with it)."""
+        return list(self._rooms)
+
     def _room(self, room_id: str) -> _Room | None:
         room = self._rooms.get(room_id)
         if room is not None and room.expires_at is not None and room.expires_at <= _now_ms():
