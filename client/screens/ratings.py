@@ -154,7 +154,7 @@ class LeaderboardScreen(_HistoryScreen):
         elif not board.entries:
             self.status(
                 f"No established {self.rule} players yet: a rating counts here once it is "
-                "no longer provisional (after a dozen or so rated games)."
+                "no longer provisional (after 15 to 20 rated games between new players)."
             )
         else:
             self.status("Enter: the player's profile and games.")
