@@ -41,7 +41,12 @@ from client.state.log import Note
 from client.state.model import Action, ViewModel, ended_out_of_sight, reduce
 from client.state.room import ResumeDone, RoomClosed, RoomGone, RoomSeen
 from client.state.session import IdentityLost
-from client.state.words import IDENTITY_LOST, describe_error, room_gone_text
+from client.state.words import (
+    IDENTITY_LOST,
+    describe_error,
+    finished_room_gone_text,
+    room_gone_text,
+)
 from protocol import messages as msg
 from protocol.backoff import Backoff
 from protocol.errors import ErrorCode
@@ -243,6 +248,10 @@ class GomokuApp(App[None]):
             and before.room is not None
             and before.room.id == action.room
         ):
+            if before.room.state == "over":  # its record is kept: nothing of it is lost
+                text = finished_room_gone_text(action.room) + " You are back in the lobby."
+                self.push_screen(NoticeDialog("The room has closed", text))
+                return
             text = room_gone_text(action.room) + " You are back in the lobby."
             self.push_screen(NoticeDialog("The game is gone", text))
 

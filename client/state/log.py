@@ -27,6 +27,7 @@ from client.state.words import (
     describe_error,
     describe_result,
     describe_time,
+    finished_room_gone_text,
     not_counted_line,
     phase_words,
     ratings_line,
@@ -104,6 +105,10 @@ def _lines(action: object, before: Scene, after: Scene) -> list[LogLine]:
             return [LogLine("system", f"Connection lost{why}; reconnecting.")]
         case IdentityLost():
             return [LogLine("system", IDENTITY_LOST)]
+        case RoomGone(room=room) if (
+            before.room is not None and before.room.id == room and before.room.state == "over"
+        ):
+            return [LogLine("system", finished_room_gone_text(room))]
         case RoomGone(room=room):
             return [LogLine("system", room_gone_text(room))]
         case ResumeDone(room=room) if before.catch_up is not None and before.catch_up.room == room:

@@ -58,6 +58,15 @@ def room_gone_text(room: str) -> str:
     return f"Room {room} is gone: the server no longer has it (it restarted, or the room expired)."
 
 
+def finished_room_gone_text(room: str) -> str:
+    """A finished game's room closed: the game itself is kept (a player who had just won
+    read "The game is gone" as the result lost)."""
+    return (
+        f"Room {room} has closed (the server restarted, or the room expired). The game had "
+        "ended, and is kept in the players' histories (p: your profile)."
+    )
+
+
 def describe_time(time: TimeControl | None) -> str:
     return "no clock" if time is None else str(time)
 

@@ -157,7 +157,10 @@ export class App {
       this.conn.request({ type: "resume", room: room.id, after: room.seq }).catch((error) => {
         if (error.code === "no_such_room" || error.code === "not_in_room") {
           this.rooms.delete(room.id);
-          toast("That room is gone: back to the lobby.");
+          // A finished game's record is kept: only its room closed (a restart, or expiry).
+          toast(room.state === "over"
+            ? "That game's room has closed; the game is kept in the players' profiles."
+            : "That room is gone: back to the lobby.");
           if (this.current === room.id) window.location.hash = "#/";
         }
       });
