@@ -122,6 +122,19 @@ async def test_a_file_damaged_inside_is_refused(tmp_path: Path) -> None:
         DataFile(path).open()
 
 
+async def test_a_data_file_cut_short_is_called_damaged(tmp_path: Path) -> None:
+    path = tmp_path / "server.sqlite3"
+    data = DataFile(path)
+    data.open()
+    for game in range(50):
+        await data.put_record(f"g{game}", bytes(1000), ["ann", "bob"], game)
+    await data.close()
+    with path.open("r+b") as file:
+        file.truncate(4 * 4096)
+    with pytest.raises(DataFileError, match="is damaged"):
+        DataFile(path).open()
+
+
 async def test_a_file_damaged_while_the_server_runs_answers_unavailable(tmp_path: Path) -> None:
     """SQLite's failures come out as the store being unavailable (the request is answered
     ``unavailable``, the cause logged in one line), not as internal errors."""

@@ -168,6 +168,11 @@ class DataFile:
             raise DataFileError(f"cannot use {self.path}: {exc}") from None
         except sqlite3.DatabaseError as exc:
             db.close()
+            if "malformed" in str(exc):  # a database, cut short or damaged
+                raise DataFileError(
+                    f"{self.path} is damaged ({exc}); restore a copy, or move it away to "
+                    "start with an empty one"
+                ) from None
             raise DataFileError(f"{self.path} is not a gomoku-server data file ({exc})") from None
         except DataFileError:
             db.close()
