@@ -352,6 +352,27 @@ async def test_sitting_down_in_a_game_of_your_own_leaves_the_queue(connect: Conn
     await bob.expect_error("not_queued")
 
 
+async def test_a_reconnected_player_queued_again_keeps_the_place(connect: Connect) -> None:
+    """A client back on a new connection asks for its quick match again before the
+    server has noticed the old connection is gone: the new one takes the place over (it
+    was refused, then the place went with the old connection's end), and is matched."""
+    old = await connect("alice")
+    await old.send(m.Queue())
+    await old.expect(m.Queued)
+    new = await connect()
+    await new.hello("alice", token=old.token)
+    await new.send(m.Queue())
+    await new.expect(m.Queued)
+    await old.ws.close()  # the server notices the old connection's end only now
+    await asyncio.sleep(0.2)
+    bob = await connect("bob")
+    await bob.send(m.Queue())
+    await bob.expect(m.Queued)
+    await new.expect(m.Unqueued)
+    snapshot = await new.expect(m.Snapshot)
+    assert snapshot.room.state == "playing"
+
+
 async def test_quick_match_pairs_two_waiting_players(connect: Connect) -> None:
     """Two players queueing for the same rule and time are put in one started room."""
     alice = await connect("alice")

@@ -55,7 +55,7 @@ async def on_queue(session: Session, msg: m.Queue) -> None:
     assert session.identity is not None
     rating = await session.rating(msg.rule)  # quick match pairs by the rating under the rule
     entry = QueueEntry(session.player, rating, now_ms(), session.identity.name)
-    if not await session.services.store.queue_add(name, entry):
+    if not await session.services.store.queue_add(name, entry) and not _take_place(session, name):
         raise Refused(ErrorCode.ALREADY_QUEUED, "you are already waiting for a match")
     session.queue = name
     session.queue_ticket += 1
@@ -65,6 +65,20 @@ async def on_queue(session: Session, msg: m.Queue) -> None:
     session.services.matchmaker.wake()
     if msg.ai_after_ms is not None:
         session.spawn(_ai_after_wait(session, msg, entry, name, session.queue_ticket))
+
+
+def _take_place(session: Session, queue: str) -> bool:
+    """Whether the player waits in ``queue`` from another connection of theirs here; it
+    hands its place (and its waiting time) over to this one. A client that reconnected
+    asks again before the server has noticed its old connection is gone (a network
+    that stopped carrying anything): refused, it then lost the place with that
+    connection's end, while it went on showing the search."""
+    for other in session.services.players.connections(session.player):
+        if other is not session and other.queue == queue:
+            other.queue = None
+            other.send(m.Unqueued())  # if it is there after all, it waits no longer
+            return True
+    return False
 
 
 async def _ai_after_wait(
