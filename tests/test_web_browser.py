@@ -1709,3 +1709,58 @@ async def test_a_toast_leaves_the_result_in_view(browser: Browser) -> None:
             assert shown["y"] + shown["height"] <= height
             for kept in ("#status", "#result"):
                 assert not overlap(shown, await box(page.locator(kept))), kept
+
+
+async def test_a_keyboard_player_hears_the_game_and_keeps_the_focus(browser: Browser) -> None:
+    """With the keyboard only: a stone played with Enter; the opponent's move and the
+    result are announced (the status line named only whose move it was); Enter where
+    nothing can be played says why (it did nothing); the focus stays on the buttons
+    pressed or goes to the board, never to the page's body; an offer's alert and the
+    room log are not made again by a chat line (a screen reader read them out again)."""
+    async with people(browser) as crowd:
+        ann = await crowd.page("ann")
+        await ann.select_option("#create-form select[name=seat]", "black")
+        await ann.click("#create-button")
+        room = await room_of(ann)
+        hal = await crowd.client("hal")
+        await hal.join(room)
+        await expect(ann.locator("#status")).to_have_text("Your move: Black.")
+        await point(ann, "h8").focus()
+        await ann.keyboard.press("Enter")
+        await hal.until_event(Moved)
+        await ann.keyboard.press("ArrowRight")
+        await ann.keyboard.press("Enter")  # not her move
+        await expect(ann.locator("#status")).to_contain_text("It is not your move: hal plays.")
+        await hal.move(room, "a1")
+        await expect(ann.locator("#announce")).to_have_text("hal (white) played a1.")
+        await ann.keyboard.press("ArrowLeft")
+        await ann.keyboard.press("Enter")  # h8 again: taken
+        await expect(ann.locator("#status")).to_have_text("h8 is taken.")
+
+        await ann.locator("#offer-draw").focus()
+        await ann.keyboard.press("Enter")
+        await hal.until_event(Offered)
+        focused = "() => document.activeElement === document.body ? 'body' : 'elsewhere'"
+        assert await ann.evaluate(focused) != "body"
+        await hal.send(m.Answer(room=room, kind="draw", accept=False))
+        await hal.until_event(Answered)
+        assert await ann.evaluate(focused) != "body"
+
+        await hal.send(m.Offer(room=room, kind="takeback"))
+        accept = ann.locator("#accept")
+        await expect(accept).to_be_visible()
+        await ann.evaluate(
+            "() => { document.querySelector('#accept').dataset.seen = 'yes'; "
+            "document.querySelector('#chat-log li').dataset.seen = 'yes'; }"
+        )
+        await hal.send(m.Chat(room=room, text="take your time"))
+        await expect(ann.locator("#chat-log")).to_contain_text("hal: take your time")
+        assert await accept.get_attribute("data-seen") == "yes"  # the alert was not redone
+        assert await ann.locator("#chat-log li").first.get_attribute("data-seen") == "yes"
+        await ann.locator("#decline").focus()
+        await ann.keyboard.press("Enter")
+        await hal.until_event(Answered)
+        assert await ann.evaluate(focused) != "body"
+
+        await hal.send(m.Resign(room=room))
+        await expect(ann.locator("#announce")).to_have_text("Black wins by resignation. You win.")

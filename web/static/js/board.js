@@ -20,8 +20,11 @@ export class BoardView {
   /**
    * @param {HTMLElement} host where the board goes
    * @param {{onPlay: (point: string) => void, onSelect: (point: string|null) => void,
-   *          allowed?: (point: string) => boolean}} hooks (allowed: false when the page
-   *          refuses that point itself, having said why)
+   *          allowed?: (point: string) => boolean, blocked?: (point: string) => void,
+   *          readOnly?: boolean}} hooks (allowed: false when the page refuses that point
+   *          itself, having said why; blocked: Enter or Space where nothing can be played
+   *          now, to say why rather than do nothing; readOnly: a board to look at, whose
+   *          arrow keys are left to the page, as the review's steps are)
    */
   constructor(host, hooks) {
     this.host = host;
@@ -45,7 +48,9 @@ export class BoardView {
       viewBox: `0 0 ${size + 1} ${size + 1}`,
       class: "board",
       role: "grid",
-      "aria-label": `Board, ${size} by ${size}. Arrow keys move, Enter or Space plays.`,
+      "aria-label": this.hooks.readOnly
+        ? `Board, ${size} by ${size}. Left and Right arrows step through the moves.`
+        : `Board, ${size} by ${size}. Arrow keys move, Enter or Space plays.`,
     });
     this.svg = svg;
     el("rect", { x: 0, y: 0, width: size + 1, height: size + 1, class: "wood" }, svg);
@@ -250,8 +255,14 @@ export class BoardView {
     this.hooks.onPlay(name);
   }
 
+  /** Focus the board's point under its cursor (where a keyboard user plays next). */
+  focus() {
+    const target = this.cursor ? this.targets[this.cursor[1] * this.size + this.cursor[0]] : null;
+    if (target) target.focus({ preventScroll: true });
+  }
+
   onKey(event) {
-    if (!this.cursor) return;
+    if (!this.cursor || this.hooks.readOnly) return;
     const [x, y] = this.cursor;
     const moves = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
     if (moves[event.key]) {
@@ -262,7 +273,9 @@ export class BoardView {
       this.draw();
     } else if (event.key === "Enter" || event.key === " ") {
       event.preventDefault();
-      if (this.state && this.state.interactive) this.hooks.onPlay(pointName(x, y, this.size));
+      const name = pointName(x, y, this.size);
+      if (this.state && this.state.interactive) this.hooks.onPlay(name);
+      else if (this.hooks.blocked) this.hooks.blocked(name);
     }
   }
 }

@@ -42,7 +42,11 @@ export class GameView {
       onPlay: (point) => this.play(point),
       onSelect: (point) => this.selected(point),
       allowed: (point) => this.allowed(point),
+      blocked: (point) => this.blocked(point),
     });
+    // What a screen reader should hear as it happens (the opponent's move, the result),
+    // which the page shows elsewhere only as a change on the board.
+    this.announcer = h("p", { class: "sr-only", id: "announce", "aria-live": "polite" });
     this.confirmBar = h("div", { class: "confirm-bar", hidden: true },
       h("button", { type: "button", id: "confirm-move", onclick: () => this.board.confirm() }, "Place"),
       h("button", { type: "button", class: "secondary", onclick: () => this.board.select(null) }, "Cancel"));
@@ -65,7 +69,7 @@ export class GameView {
       h("button", { type: "button", id: "leave", class: "secondary", onclick: () => this.leave() }, "Leave"));
     this.root.replaceChildren(head,
       h("div", { class: "room-body" },
-        h("div", { class: "board-col" }, this.boardHost, this.confirmBar, this.status),
+        h("div", { class: "board-col" }, this.boardHost, this.confirmBar, this.status, this.announcer),
         side));
   }
 
@@ -113,6 +117,8 @@ export class GameView {
     this.moves.replaceChildren();
     this.log.replaceChildren();
     this.status.textContent = "";
+    this.announcer.textContent = "";
+    this.offerKey = null;
     this.movesShown = -1;
     this.logShown = -1;
   }
@@ -161,13 +167,34 @@ export class GameView {
     // count does not move it).
     if (event && event.type !== "chat" && event.type !== "spectator_count") this.clearRefusal();
     this.renderStatus(room, mySeat);
+    if (event) this.announceEvent(room, mySeat, event);
     if (room.state === "over" && mySeat) this.app.showedEnd(room.id);
     placeToast(); // the result may have come where a toast is
   }
 
   renderStatus(room, mySeat) {
-    this.status.textContent = this.refusal ?? this.statusText(room, mySeat);
+    const text = this.refusal ?? this.statusText(room, mySeat);
+    // Written only when it changes: the line is a live region, read out at each write.
+    if (this.status.textContent !== text) this.status.textContent = text;
     this.status.classList.toggle("refusal", Boolean(this.refusal));
+  }
+
+  /** Say what a sighted player sees happen: another player's stone (the status line
+   * only says whose move it is next), and how the game ended, for you. */
+  announceEvent(room, mySeat, event) {
+    let text = null;
+    if (event.type === "moved") {
+      const mover = room.players[event.color];
+      if (!mover || mover.id !== this.me) {
+        const who = mover ? `${mover.name} (${event.color})` : event.color;
+        text = `${who} played ${event.point}.`;
+      }
+    } else if (event.type === "game_over") {
+      const winner = room.result && room.result.winner;
+      const yours = !mySeat || !winner ? "" : winner === mySeat ? " You win." : " You lose.";
+      text = `${resultText(room.result)}.${yours}`;
+    }
+    if (text) this.announcer.textContent = text;
   }
 
   renderShare(room, mySeat) {
@@ -296,8 +323,24 @@ export class GameView {
   }
 
   renderControls(room, mySeat) {
+    // The controls are made anew at each change: the focus on one of them (the button
+    // just pressed) goes to the same control made again, else to the board, not to the
+    // page's body (a keyboard user started again from the top after each action).
+    const focused = document.activeElement;
+    const hadFocus = this.controls.contains(focused) || this.offerBox.contains(focused);
+    const focusedId = hadFocus ? focused.id : null;
+    this.fillControls(room, mySeat);
+    if (hadFocus && !this.controls.contains(document.activeElement) && !this.offerBox.contains(document.activeElement)) {
+      const again = focusedId ? document.getElementById(focusedId) : null;
+      if (again && !again.disabled && again.getClientRects().length) again.focus({ preventScroll: true });
+      else this.board.focus();
+    }
+  }
+
+  fillControls(room, mySeat) {
     const parts = [];
-    const act = (message) => this.send(room, message);
+    // The room as it is when a button is pressed (the offer's box outlives its render).
+    const act = (message) => this.send(this.app.rooms.get(room.id) ?? room, message);
     // An action awaits its answer, or the page is not connected: the buttons wait too
     // (offline, a click only said "not connected").
     const waiting = this.busy(room) || !this.app.conn.identified;
@@ -352,11 +395,19 @@ export class GameView {
         h("button", { type: "button", id: "download-psq", onclick: () => this.record(room, "psq") }, "Download PSQ")));
     }
     this.controls.replaceChildren(...parts);
-    // An offer from the opponent waits for an answer here.
+    // An offer from the opponent waits for an answer here. The box is an alert, read
+    // out whenever it is filled: it is filled again only when the offer changes.
     const offer = room.pending && room.pending.by !== this.me && mySeat ? room.pending : null;
+    const offerKey = offer ? `${offer.kind} ${offer.by} ${waiting}` : null;
     this.offerBox.hidden = !offer;
-    this.offerBox.replaceChildren();
-    if (offer) {
+    if (offerKey === this.offerKey) {
+      // unchanged
+    } else if (!offer) {
+      this.offerKey = null;
+      this.offerBox.replaceChildren();
+    } else {
+      this.offerKey = offerKey;
+      this.offerBox.replaceChildren();
       const words = { draw: "offers a draw", takeback: "asks to take back a move", rematch: "proposes a rematch" };
       // The answers stay together on one line, after the words or under them.
       this.offerBox.append(h("span", {}, `${room.nameOf(offer.by)} ${words[offer.kind] ?? offer.kind}.`), " ",
@@ -393,9 +444,18 @@ export class GameView {
 
   renderLog(room) {
     if (this.logShown === room.log.length) return;
-    this.log.replaceChildren(...room.log.slice(-200).map((entry) => entry.name
+    const line = (entry) => entry.name
       ? h("li", { class: "chat" }, h("b", {}, `${entry.name}: `), entry.text)
-      : h("li", { class: "event" }, entry.text)));
+      : h("li", { class: "event" }, entry.text);
+    const added = room.log.length - this.logShown;
+    if (this.logShown >= 0 && added > 0 && added <= 200) {
+      // New lines are added to the list, not the list made again: it is a live region,
+      // and a screen reader read the whole log out at each new line.
+      this.log.append(...room.log.slice(-added).map(line));
+      while (this.log.childElementCount > 200) this.log.firstElementChild.remove();
+    } else {
+      this.log.replaceChildren(...room.log.slice(-200).map(line));
+    }
     this.logShown = room.log.length;
     this.log.scrollTop = this.log.scrollHeight;
   }
@@ -444,6 +504,22 @@ export class GameView {
     return true;
   }
 
+  /** Enter or Space on the board when nothing can be played: say why (it did nothing). */
+  blocked(point) {
+    const room = this.app.rooms.get(this.roomId);
+    if (!room) return;
+    const mySeat = room.seatOf(this.me);
+    let why = null;
+    if (!mySeat) why = "You are watching this game.";
+    else if (room.state === "over") why = "The game is over.";
+    else if (room.state === "waiting") why = "The game has not started: it waits for an opponent.";
+    else if (!this.app.conn.identified) why = "Not connected: reconnecting…";
+    else if (this.busy(room)) why = "Your move is on its way.";
+    else if (room.swap2 && room.swap2.phase === "choose") why = "A swap2 choice comes first.";
+    else if (room.actor !== this.me) why = `It is not your move: ${room.nameOf(room.actor)} plays.`;
+    if (why) this.refuse(why);
+  }
+
   selected(point) {
     this.confirmBar.hidden = !point;
     if (point) this.confirmBar.querySelector("button").textContent = `Place at ${point}`;
@@ -453,7 +529,11 @@ export class GameView {
     const room = this.app.rooms.get(this.roomId);
     if (!room || !this.interactive(room)) return;
     const p = parsePoint(point, room.size);
-    if (!p || room.cells()[p.y * room.size + p.x]) return;
+    if (!p) return;
+    if (room.cells()[p.y * room.size + p.x]) {
+      this.refuse(`${point} is taken.`);
+      return;
+    }
     if (!this.allowed(point)) return;
     this.clearRefusal();
     this.send(room, { type: "move", point }, {

@@ -79,7 +79,8 @@ export class LobbyView {
     const sound = h("label", { class: "sound" },
       h("input", { type: "checkbox", id: "sound-toggle", checked: app.sound, onchange: (e) => { app.sound = e.target.checked; } }),
       " Sound on moves");
-    this.root.replaceChildren(this.resumeBox, list, h("div", { class: "lobby-grid" }, quick, create, aivai, code), sound);
+    this.root.replaceChildren(h("h1", { class: "sr-only" }, "Lobby"), this.resumeBox, list,
+      h("div", { class: "lobby-grid" }, quick, create, aivai, code), sound);
   }
 
   update() {

@@ -7,7 +7,7 @@ import { RoomState } from "./room.js";
 import { LobbyView } from "./lobby.js";
 import { GameView } from "./game.js";
 import { LeaderboardView, ProfileView, ReviewView } from "./records.js";
-import { clickSound, errorText, toast } from "./ui.js";
+import { clickSound, errorText, h, toast } from "./ui.js";
 
 const LEFT_GAMES_CHECK_MS = 30000; // how often the page looks whether a game left here ended
 
@@ -124,7 +124,8 @@ export class App {
     else if (state === "connecting") badge.textContent = "Connecting…";
     else if (state === "offline") {
       const secs = Math.max(1, Math.round((detail.retryAt - Date.now()) / 1000));
-      badge.textContent = `Offline: retrying in ${secs} s`;
+      // The countdown is shown, not read out each second (the badge is a live region).
+      badge.replaceChildren("Offline", h("span", { "aria-hidden": "true" }, `: retrying in ${secs} s`));
     } else if (state === "forgotten") {
       localStorage.removeItem(STORE.token);
       toast("The server did not know you any more: you start afresh.");
@@ -362,9 +363,21 @@ export class App {
   }
 
   showView(name) {
+    let shown = null;
     for (const [key, view] of Object.entries(this.views)) {
       const root = view instanceof HTMLElement ? view : view.root;
       root.hidden = key !== name;
+      if (key === name) shown = root;
+    }
+    // Focus left in a view that is now hidden falls to the page's body, and a keyboard
+    // user starts again from the top: it goes to the shown view's heading instead.
+    const focused = document.activeElement;
+    if (shown && (!focused || focused === document.body || focused.closest("[hidden]"))) {
+      const heading = shown.querySelector("h1, h2");
+      if (heading) {
+        heading.setAttribute("tabindex", "-1");
+        heading.focus({ preventScroll: true });
+      }
     }
   }
 

@@ -132,7 +132,7 @@ export class ReviewView {
   build() {
     const r = this.record;
     this.boardHost = h("div", { class: "board-host" });
-    this.board = new BoardView(this.boardHost, { onPlay: () => {}, onSelect: () => {} });
+    this.board = new BoardView(this.boardHost, { onPlay: () => {}, onSelect: () => {}, readOnly: true });
     this.position = h("p", { class: "status", id: "review-step", "aria-live": "polite" });
     this.list = h("ol", { class: "moves review-moves" }, r.moves.map((m, i) =>
       h("li", { class: i % 2 ? "white" : "black" }, h("button", { type: "button", class: "link", onclick: () => this.go(i + 1) }, m.move))));
