@@ -79,8 +79,14 @@ class StopSignals:
 
 def _made_whole(make: Callable[[], asyncio.AbstractEventLoop]) -> asyncio.AbstractEventLoop:
     """The loop ``make`` makes with SIGINT and SIGTERM held back (:meth:`StopSignals.run`)."""
+    if not hasattr(signal, "pthread_sigmask"):  # Windows: no signal masks to hold them
+        return make()
     held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
-    loop = make()
+    try:
+        loop = make()
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        raise
     try:
         signal.pthread_sigmask(signal.SIG_SETMASK, held)  # one held back raises here
     except BaseException:
