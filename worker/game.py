@@ -144,12 +144,14 @@ class GameState:
     def live(self) -> bool:
         return self.state in ("opening", "playing")
 
-    def against_a_person(self) -> bool:
-        """Whether the other seat holds a person who is in the room (who might want a
-        rematch: one who left a finished game, or lost their connection, asks for none
-        from there, and the seat is needed for someone else's game)."""
+    def against_a_person(self, *, present: bool = False) -> bool:
+        """Whether the other seat holds a person; ``present``: one who is in the room
+        (who might want a rematch: one who left a finished game, or lost their
+        connection, asks for none from there, and the seat is needed elsewhere)."""
         other = self.white if self.me == self.black else self.black
-        return other is not None and other not in self.bots and other not in self.offline
+        if other is None or other in self.bots:
+            return False
+        return not present or other not in self.offline
 
     def my_seat_color(self) -> Color | None:
         """The colour of the seat I hold (in swap2, the opener holds Black until the

@@ -249,7 +249,7 @@ class SeatClient:
             return False
         if self._idle_since is None:
             self._idle_since = time.monotonic()
-        if not any(game.against_a_person() for game in self.games.values()):
+        if not any(game.against_a_person(present=True) for game in self.games.values()):
             return True  # no person to want a rematch: free the seat now
         return time.monotonic() - self._idle_since >= self.config.linger_s
 
