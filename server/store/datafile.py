@@ -190,7 +190,7 @@ class DataFile:
         tables = {
             name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
         }
-        foreign = tables - _TABLES
+        foreign = {t for t in tables - _TABLES if not t.startswith("sqlite_")}  # ANALYZE's
         if application not in (0, APPLICATION_ID) or (application == 0 and foreign):
             names = ", ".join(sorted(foreign)[:5]) or "none of ours"
             raise DataFileError(
@@ -231,10 +231,11 @@ class DataFile:
         db.execute("BEGIN IMMEDIATE")
         try:
             result = work(db)
+            db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            if db.in_transaction:  # SQLite rolls back by itself on a full disk: its error
+                db.execute("ROLLBACK")  # is the one to raise, not "no transaction"
             raise
-        db.execute("COMMIT")
         return result
 
     def _database(self) -> sqlite3.Connection:
