@@ -113,6 +113,11 @@ class GomokuApp(App[None]):
         self.searching: msg.Queue | None = None
         """The quick match last asked for, asked again on a new connection (see
         :meth:`_keep_searching`)."""
+        self.known_rooms: set[str] = set()
+        """Every room a welcome listed or a snapshot showed: one a later welcome lists
+        that is not here is a match made while the connection was down."""
+        self.requeue: int | None = None
+        """The id of the quick match asked again after a reconnection, until answered."""
         self.hot_seat_wanted = False  # the partner joins the room being created
         self.launch_rooms: set[str] | None = None
         """The rooms of this launch's first welcome not caught up yet (None before it)."""
@@ -231,12 +236,30 @@ class GomokuApp(App[None]):
         the player, still shown "Looking for an opponent", was never paired. Unless a
         match came just before the drop (the welcome lists a game we did not know): then
         the search is over, and the game is in the lobby's list of ours."""
-        if not isinstance(action, msg.Welcome) or before.lobby.queue is None:
+        if isinstance(action, msg.Error) and action.re is not None and action.re == self.requeue:
+            self.requeue = None  # refused (the store is down, say): the search is over
+            self.dispatch(msg.Unqueued())
+            self.note(f"The quick match could not go on ({action.message}): m searches again.")
             return
-        if self.searching is None or set(action.rooms) - set(before.seated_rooms):
+        if isinstance(action, msg.Queued | msg.Unqueued):
+            self.requeue = None
+        if isinstance(action, msg.Snapshot):
+            self.known_rooms.add(action.room.id)
+        if not isinstance(action, msg.Welcome):
+            return
+        matched = set(action.rooms) - self.known_rooms
+        self.known_rooms |= set(action.rooms)
+        if before.lobby.queue is None:
+            return
+        if self.searching is None or matched:
             self.dispatch(msg.Unqueued())
             return
-        self.run_worker(self.send(self.searching), group="send")
+        self.run_worker(self._search_again(self.searching), group="send")
+
+    async def _search_again(self, message: msg.Queue) -> None:
+        request = self.connection.next_id() if self.connection is not None else 0
+        self.requeue = request
+        await self.send(msgspec.structs.replace(message, id=request))
 
     def _tell(self, before: ViewModel, action: Action) -> None:
         """A dialog for what the player must not miss: the server forgot them, or the

@@ -28,6 +28,7 @@ from client.screenshot import screen_text
 from client.state.model import Action
 from engine.types import Rule
 from protocol import messages as m
+from protocol.events import GameOver
 from server.app import GomokuServer
 from server.config import ConnectionLimits
 
@@ -143,6 +144,33 @@ async def test_quick_match_goes_on_after_the_connection_dropped(
         await bob.send(m.Queue())
         await until(pilot, lambda: isinstance(app.screen, GameScreen), "the matched game")
         assert app.model.lobby.queue is None
+
+
+async def test_a_game_that_ended_while_away_is_not_taken_for_a_match(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """A game of ours that ended while the client was closed is listed by every welcome
+    until it is left: after a drop, the client took it for a match made meanwhile and
+    stopped searching without a word."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, room = await in_game_with_bob(app, pilot, connect)
+    await bob.send(m.Resign(room=room))  # the client is closed: the game ends unseen
+    await bob.until_event(GameOver)
+    async with running(server, tmp_path) as (app, pilot):
+        assert app.connection is not None
+        await until(pilot, lambda: room in app.known_rooms, "the welcome listing the game")
+        await pilot.press("m")
+        await until(pilot, lambda: isinstance(app.screen, QuickMatchDialog))
+        app.screen.query_one("#time", Input).value = "none"
+        await pilot.click("#ok")
+        await until(pilot, lambda: app.model.lobby.queue is not None)
+        assert app.connection._ws is not None
+        app.connection._ws.transport.abort()  # the network drops
+        await until(pilot, lambda: not app.model.session.link.online, "the drop")
+        await until(pilot, lambda: app.model.session.link.online, "the reconnection")
+        cy = await connect("cy")
+        await cy.send(m.Queue())
+        await until(pilot, lambda: isinstance(app.screen, GameScreen), "the matched game")
 
 
 async def test_a_queue_the_server_forgot_is_no_longer_shown(

@@ -1728,6 +1728,7 @@ async def test_a_keyboard_player_hears_the_game_and_keeps_the_focus(browser: Bro
         await point(ann, "h8").focus()
         await ann.keyboard.press("Enter")
         await hal.until_event(Moved)
+        await expect(ann.locator("#status")).to_have_text("hal to move (White).")
         await ann.keyboard.press("ArrowRight")
         await ann.keyboard.press("Enter")  # not her move
         await expect(ann.locator("#status")).to_contain_text("It is not your move: hal plays.")

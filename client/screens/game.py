@@ -86,7 +86,7 @@ def ai_level(name: str) -> str:
 NARROW_LOG = 24  # below this many columns for the log, the move list goes above it
 
 #: Actions that act on the game (Ctrl keys: they work while a line is typed too).
-GAME_ACTIONS = frozenset({"seat_ai", "hint", "resign", "offer", "leave"})
+GAME_ACTIONS = frozenset({"seat_ai", "hint", "resign", "offer", "rematch", "leave"})
 
 ARROW_STEPS = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
 

@@ -146,9 +146,11 @@ def reduce_lobby(
             left = {k: v for k, v in lobby.rooms.items() if k != room_id}
             return dataclasses.replace(lobby, rooms=left)
         case msg.Queued(rule=rule, time=time, since_ms=since_ms, ai_after_ms=ai_after_ms):
+            # The server's count: asked again after a reconnection it starts afresh, as
+            # does the wait for an AI (the count kept from before showed the AI late).
             since = now - (since_ms or 0) / 1000
             queue = lobby.queue
-            if queue is not None and (queue.rule, queue.time) == (rule, time):
+            if since_ms is None and queue is not None and (queue.rule, queue.time) == (rule, time):
                 since = queue.since
             return dataclasses.replace(lobby, queue=QueueView(rule, time, since, ai_after_ms))
         case msg.Unqueued() | IdentityLost() | msg.Error(code=ErrorCode.NOT_QUEUED):

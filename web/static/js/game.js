@@ -547,14 +547,16 @@ export class GameView {
    * "AI <level>"; another name gets the default level). One request at a time. */
   async playAiAgain(room, mySeat, ai) {
     if (this.againSent) return;
-    const named = /^AI (\w+)$/.exec(ai.name);
-    const level = named && LEVELS.includes(named[1]) ? named[1] : "intermediate";
+    // As the terminal client reads it: "AI <level>", any level a worker offers
+    // (brain:embryo too); another name gets the default.
+    const named = /^AI (\S+)$/.exec(ai.name);
+    const level = named ? named[1] : "intermediate";
     this.againSent = true;
     this.renderControls(room, mySeat);
     try {
       await this.app.createRoom({
         type: "create_room", rule: room.rule, size: room.size, opening: room.opening,
-        time: room.time, seat: mySeat === "black" ? "white" : "black", rated: false, private: false,
+        time: room.time, seat: mySeat === "black" ? "white" : "black", rated: false, private: room.private,
       }, level);
     } catch (error) {
       this.refuse(errorText(error));

@@ -128,6 +128,8 @@ export class App {
       badge.replaceChildren("Offline", h("span", { "aria-hidden": "true" }, `: retrying in ${secs} s`));
     } else if (state === "forgotten") {
       localStorage.removeItem(STORE.token);
+      this.queued = null; // the search was the forgotten player's
+      this.searching = null;
       toast("The server did not know you any more: you start afresh.");
     } else if (state === "refused" && detail.code === "bad_value") {
       // The server will not take this name: ask for another (a reload would only repeat it).
@@ -178,7 +180,11 @@ export class App {
     // unless a match came just before the drop (a game of ours the page did not know).
     const matched = welcome.rooms.some((id) => !seatedBefore.has(id));
     if (this.queued && this.searching && !matched) {
-      this.conn.request(this.searching).catch((error) => toast(errorText(error)));
+      this.conn.request(this.searching).catch((error) => {
+        this.queued = null; // refused (the store is down, say): the search is over
+        this.views.lobby.update();
+        toast(`The quick match could not go on (${errorText(error)}): search again.`);
+      });
     } else {
       this.queued = null;
     }
@@ -202,14 +208,12 @@ export class App {
         if (this.opponents.has(m.room)) this.checkLeftGames(); // a game left here ended?
         this.views.lobby.update();
         break;
-      case "queued": {
-        // Asked again after a reconnection, the same search keeps the time it has waited.
-        const same = this.queued && this.queued.rule === m.rule && JSON.stringify(this.queued.time) === JSON.stringify(m.time);
-        const since = same ? this.queued.since : performance.now() - (m.since_ms ?? 0);
-        this.queued = { rule: m.rule, time: m.time, since, ai_after_ms: m.ai_after_ms };
+      case "queued":
+        // The server's count (asked again after a reconnection, it starts afresh, as
+        // does the wait for an AI).
+        this.queued = { rule: m.rule, time: m.time, since: performance.now() - (m.since_ms ?? 0), ai_after_ms: m.ai_after_ms };
         this.views.lobby.update();
         break;
-      }
       case "unqueued":
         this.queued = null;
         this.views.lobby.update();
