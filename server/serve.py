@@ -230,6 +230,9 @@ def run(words: list[str], signals: StopSignals) -> int:
     except store_errors as exc:
         print(cannot_use_redis(args.redis, exc), file=sys.stderr)
         return 1
+    except StoreUnavailable as exc:  # the data file failed as the server stopped (an OSError)
+        print(f"gomoku-server: {exc}", file=sys.stderr)
+        return 1
     except OSError as exc:
         print(f"gomoku-server: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1
