@@ -104,16 +104,31 @@ async def test_quick_match_waits_visibly_and_cancels(server: GomokuServer, tmp_p
         assert "m Match" in screen_text(app).splitlines()[-1]
 
 
+async def quick_match_with_no_clock(app: GomokuApp, pilot: Pilot[None]) -> None:
+    """m, no clock, OK: the client waits for an opponent."""
+    await pilot.press("m")
+    await until(pilot, lambda: isinstance(app.screen, QuickMatchDialog))
+    app.screen.query_one("#time", Input).value = "none"
+    await pilot.click("#ok")
+    await until(pilot, lambda: app.model.lobby.queue is not None)
+
+
+async def drop_and_reconnect(app: GomokuApp, pilot: Pilot[None]) -> None:
+    """The network drops (no close handshake), and the client is back online."""
+    conn = app.connection
+    assert conn is not None
+    assert conn._ws is not None
+    conn._ws.transport.abort()
+    await until(pilot, lambda: not app.model.session.link.online, "the drop")
+    await until(pilot, lambda: app.model.session.link.online, "the reconnection")
+
+
 async def test_quick_match_pairs_two_players(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:
     """Queued against a protocol client with the same settings, the game screen opens."""
     async with running(server, tmp_path) as (app, pilot):
-        await pilot.press("m")
-        await until(pilot, lambda: isinstance(app.screen, QuickMatchDialog))
-        app.screen.query_one("#time", Input).value = "none"
-        await pilot.click("#ok")
-        await until(pilot, lambda: app.model.lobby.queue is not None)
+        await quick_match_with_no_clock(app, pilot)
         bob = await connect("bob")
         await bob.send(m.Queue())
         await until(pilot, lambda: isinstance(app.screen, GameScreen), "the matched game")
@@ -127,17 +142,8 @@ async def test_quick_match_goes_on_after_the_connection_dropped(
     again, so a player who queues afterwards is paired with us (we stayed 'Looking for
     an opponent' for good, and Esc said 'you are not waiting for a match')."""
     async with running(server, tmp_path) as (app, pilot):
-        await pilot.press("m")
-        await until(pilot, lambda: isinstance(app.screen, QuickMatchDialog))
-        app.screen.query_one("#time", Input).value = "none"
-        await pilot.click("#ok")
-        await until(pilot, lambda: app.model.lobby.queue is not None)
-        conn = app.connection
-        assert conn is not None
-        assert conn._ws is not None
-        conn._ws.transport.abort()  # the network drops: no close handshake
-        await until(pilot, lambda: not app.model.session.link.online, "the drop")
-        await until(pilot, lambda: app.model.session.link.online, "the reconnection")
+        await quick_match_with_no_clock(app, pilot)
+        await drop_and_reconnect(app, pilot)
         assert app.model.lobby.queue is not None
         await until(pilot, lambda: "Looking for an opponent" in screen_text(app))
         bob = await connect("bob")
@@ -159,15 +165,8 @@ async def test_a_game_that_ended_while_away_is_not_taken_for_a_match(
     async with running(server, tmp_path) as (app, pilot):
         assert app.connection is not None
         await until(pilot, lambda: room in app.known_rooms, "the welcome listing the game")
-        await pilot.press("m")
-        await until(pilot, lambda: isinstance(app.screen, QuickMatchDialog))
-        app.screen.query_one("#time", Input).value = "none"
-        await pilot.click("#ok")
-        await until(pilot, lambda: app.model.lobby.queue is not None)
-        assert app.connection._ws is not None
-        app.connection._ws.transport.abort()  # the network drops
-        await until(pilot, lambda: not app.model.session.link.online, "the drop")
-        await until(pilot, lambda: app.model.session.link.online, "the reconnection")
+        await quick_match_with_no_clock(app, pilot)
+        await drop_and_reconnect(app, pilot)
         cy = await connect("cy")
         await cy.send(m.Queue())
         await until(pilot, lambda: isinstance(app.screen, GameScreen), "the matched game")

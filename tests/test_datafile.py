@@ -106,15 +106,20 @@ def test_another_programs_database_is_refused_and_left_as_it_was(tmp_path: Path)
     assert not path.with_name("notes.db-wal").exists()
 
 
+async def data_file_of_games(path: Path, games: int, record_bytes: int) -> None:
+    """A closed data file holding ``games`` finished games of ``record_bytes`` each."""
+    data = DataFile(path)
+    data.open()
+    for game in range(games):
+        await data.put_record(f"g{game}", bytes(record_bytes), ["ann", "bob"], game)
+    await data.close()
+
+
 async def test_a_file_damaged_inside_is_refused(tmp_path: Path) -> None:
     """A file damaged in the middle is refused at opening (it started, then failed its
     requests one by one: "database disk image is malformed", "internal server error")."""
     path = tmp_path / "server.sqlite3"
-    data = DataFile(path)
-    data.open()
-    for game in range(200):
-        await data.put_record(f"g{game}", bytes(1000), ["ann", "bob"], game)
-    await data.close()
+    await data_file_of_games(path, 200, 1000)
     with path.open("r+b") as file:
         file.seek(5 * 4096)  # inside the records, past the header and the schema
         file.write(b"\xa5" * 3000)
@@ -124,11 +129,7 @@ async def test_a_file_damaged_inside_is_refused(tmp_path: Path) -> None:
 
 async def test_a_data_file_cut_short_is_called_damaged(tmp_path: Path) -> None:
     path = tmp_path / "server.sqlite3"
-    data = DataFile(path)
-    data.open()
-    for game in range(50):
-        await data.put_record(f"g{game}", bytes(1000), ["ann", "bob"], game)
-    await data.close()
+    await data_file_of_games(path, 50, 1000)
     with path.open("r+b") as file:
         file.truncate(4 * 4096)
     with pytest.raises(DataFileError, match="is damaged"):
@@ -139,12 +140,8 @@ async def test_a_file_damaged_while_the_server_runs_answers_unavailable(tmp_path
     """SQLite's failures come out as the store being unavailable (the request is answered
     ``unavailable``, the cause logged in one line), not as internal errors."""
     path = tmp_path / "server.sqlite3"
-    data = DataFile(path)
-    data.open()
     games = 1500  # 6 MB: more than SQLite keeps in its cache after the check at opening
-    for game in range(games):
-        await data.put_record(f"g{game}", bytes(4000), ["ann", "bob"], game)
-    await data.close()
+    await data_file_of_games(path, games, 4000)
     data = DataFile(path)
     data.open()
     try:

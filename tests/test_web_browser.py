@@ -311,6 +311,18 @@ async def rooms_opened(crowd: People, page: Page) -> list[str]:
     return sorted(await crowd.server.store.owned_rooms(player))
 
 
+async def ann_plays_hal(crowd: People) -> tuple[Page, TestClient, str]:
+    """ann's page creates a room as Black, hal (a protocol client) sits down in it: her
+    page, hal, and the room's id."""
+    ann = await crowd.page("ann")
+    await ann.select_option("#create-form select[name=seat]", "black")
+    await ann.click("#create-button")
+    room = await room_of(ann)
+    hal = await crowd.client("hal")
+    await hal.join(room)
+    return ann, hal, room
+
+
 # --- the tests --------------------------------------------------------------------------
 
 
@@ -515,13 +527,7 @@ async def test_a_reload_on_the_lobby_keeps_the_player_present_in_her_game(
     come back at once without her opening the room again (no claim against a player who
     is there), and the lobby's "Your games" takes her back to play on."""
     async with people(browser) as crowd:
-        ann = await crowd.page("ann")
-        await ann.select_option("#create-form select[name=seat]", "black")
-        await ann.click("#create-button")
-        room = await room_of(ann)
-        hal = await crowd.client("hal")
-        await hal.send(m.Join(room=room))
-        await hal.expect(m.Snapshot)
+        ann, hal, room = await ann_plays_hal(crowd)
         # As a person would: a click before her page heard of the start played nothing.
         await expect(ann.locator("#status")).to_have_text("Your move: Black.")
         await point(ann, "h8").click()
@@ -1718,12 +1724,7 @@ async def test_a_keyboard_player_hears_the_game_and_keeps_the_focus(browser: Bro
     pressed or goes to the board, never to the page's body; an offer's alert and the
     room log are not made again by a chat line (a screen reader read them out again)."""
     async with people(browser) as crowd:
-        ann = await crowd.page("ann")
-        await ann.select_option("#create-form select[name=seat]", "black")
-        await ann.click("#create-button")
-        room = await room_of(ann)
-        hal = await crowd.client("hal")
-        await hal.join(room)
+        ann, hal, room = await ann_plays_hal(crowd)
         await expect(ann.locator("#status")).to_have_text("Your move: Black.")
         await point(ann, "h8").focus()
         await ann.keyboard.press("Enter")
