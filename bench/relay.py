@@ -23,7 +23,7 @@ from websockets.asyncio.server import ServerConnection, broadcast, serve
 
 from protocol.limits import MAX_CLIENT_FRAME
 from server.serve import run_loop, tune_gc
-from server.signals import StopSignals
+from stopsignals import StopSignals
 
 
 async def relay(port: int) -> None:

@@ -36,7 +36,7 @@ from protocol.backoff import sleep_unless
 from server import __version__
 from server.config import ServerConfig
 from server.options import cannot_use_redis, redacted
-from server.signals import STOP_SIGNALS, StopSignals
+from stopsignals import STOP_SIGNALS, StopSignals
 
 log = logging.getLogger("gomoku.server")
 

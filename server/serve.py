@@ -25,9 +25,9 @@ from server.options import (
     server_config,
 )
 from server.processes import process_config, ready_line, stop_on_eof, supervise
-from server.signals import STOP_SIGNALS, StopSignals
 from server.store import Store, StoreUnavailable
 from server.store.embedded import EmbeddedStore
+from stopsignals import STOP_SIGNALS, StopSignals
 
 log = logging.getLogger("gomoku.server")
 
@@ -194,7 +194,7 @@ async def serve(
 
 def run(words: list[str], signals: StopSignals) -> int:
     """``gomoku-server`` with these arguments, once :func:`server.cli.main` took the
-    signals (a stop signal raises :class:`server.signals.Stopped` until the event loop
+    signals (a stop signal raises :class:`stopsignals.Stopped` until the event loop
     takes them, and they are ignored once it has closed)."""
     args = parse_args(words)
     process: int | None = args.process_index

@@ -24,7 +24,9 @@ The direction rules are DESIGN.md's: ``engine`` imports nothing of ours;
 runner, which the worker and the ``gomoku match`` command use) only ``engine``
 and ``protocol``; ``server``, ``worker`` and ``client`` import ``engine``,
 ``protocol`` (and the worker and the client ``gomocup``), never each other;
-``web`` is the browser client's files. ``bench`` and ``tests`` may import
+``web`` is the browser client's files; ``stopsignals`` (how the server's and the
+worker's commands take SIGINT and SIGTERM from their first line) imports nothing, and
+only those two import it. ``bench`` and ``tests`` may import
 anything, and nothing of ours imports them.
 """
 
@@ -37,7 +39,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("engine", "protocol", "gomocup", "server", "worker", "client", "web")
+PACKAGES = ("engine", "protocol", "gomocup", "server", "worker", "client", "web", "stopsignals")
 SCRIPT_DIRS = ("tests", "bench")
 
 #: Which of our packages each package may import (besides itself).
@@ -45,10 +47,11 @@ ALLOWED: dict[str, frozenset[str]] = {
     "engine": frozenset(),
     "protocol": frozenset({"engine"}),
     "gomocup": frozenset({"engine", "protocol"}),
-    "server": frozenset({"engine", "protocol"}),
-    "worker": frozenset({"engine", "protocol", "gomocup"}),
+    "server": frozenset({"engine", "protocol", "stopsignals"}),
+    "worker": frozenset({"engine", "protocol", "gomocup", "stopsignals"}),
     "client": frozenset({"engine", "protocol", "gomocup"}),
     "web": frozenset(),
+    "stopsignals": frozenset(),
 }
 
 

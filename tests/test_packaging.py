@@ -18,7 +18,7 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ["engine", "protocol", "server", "client", "gomocup", "worker", "web"]
+PACKAGES = ["engine", "protocol", "server", "client", "gomocup", "worker", "web", "stopsignals"]
 # Source, not data: Python files and the C types Cython reads when it compiles them.
 SOURCE = {".py", ".pxd"}
 # Made by a build from that source (Cython's C files, compiled modules): never copied

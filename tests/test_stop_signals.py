@@ -225,7 +225,7 @@ finally:
 
 
 @pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
-@pytest.mark.parametrize("module", ["server.signals", "worker.signals"])
+@pytest.mark.parametrize("module", ["stopsignals"])
 def test_a_signal_while_the_event_loop_is_made_stops_without_a_traceback(
     module: str, sig: str
 ) -> None:

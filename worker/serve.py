@@ -9,9 +9,9 @@ import logging
 import sys
 from collections.abc import Sequence
 
+from stopsignals import STOP_SIGNALS, StopSignals
 from worker.control import AiWorker, WorkerRefused
 from worker.options import config_from_args, parse_args
-from worker.signals import STOP_SIGNALS, StopSignals
 
 log = logging.getLogger("gomoku.worker")
 
@@ -63,7 +63,7 @@ async def serve(
 
 
 def run(argv: Sequence[str] | None, signals: StopSignals) -> int:
-    """``gomoku-ai``, once a stop signal raises :class:`worker.signals.Stopped` (which
+    """``gomoku-ai``, once a stop signal raises :class:`stopsignals.Stopped` (which
     :func:`worker.cli.main` turns into a quiet exit) until the event loop takes them."""
     args = parse_args(argv)
     logging.basicConfig(

@@ -1,15 +1,16 @@
-"""SIGINT and SIGTERM before ``gomoku-server``'s event loop takes them, and after.
+"""SIGINT and SIGTERM before a command's event loop takes them, and after.
 
-The event loop takes them while the server runs (:func:`server.serve.serve`, and the
-supervisor of ``--processes``). Before (the server takes most of a second to import,
-then opens its store) Python's own handling printed a ``KeyboardInterrupt`` traceback
-for a Ctrl-C, and SIGTERM ended the process with no exit status of ours. From the first
-line of the command's code either raises :class:`Stopped`, which the command turns into
-a quiet exit with status 0, as a stop by a signal is; once the loop has closed they are
-ignored (the server is stopping anyway). This module imports nothing else, so that
-``gomoku-server`` takes the signals before it imports anything heavy.
+``gomoku-server`` and ``gomoku-ai`` take most of a second to import, then open their
+store or warm their search pool. Meanwhile Python's own handling printed a
+``KeyboardInterrupt`` traceback for a Ctrl-C, and SIGTERM ended the process with no
+exit status of ours. From the first line of a command's code (:func:`run_command`)
+either raises :class:`Stopped`, which the command turns into a quiet exit with status
+0, as a stop by a signal is; the event loop takes them while the command runs
+(:meth:`StopSignals.run`), and once it has closed they are ignored (the process is on
+its way out).
 
-(``gomoku-ai`` has the same, :mod:`worker.signals`: neither imports the other.)
+A package of its own that imports nothing else: the server and the worker import
+neither each other nor anything heavy before the signals are taken.
 """
 
 from __future__ import annotations
@@ -102,3 +103,26 @@ def _drop_stopped(unraisable: sys.UnraisableHookArgs) -> None:
     (the signal is noted already)."""
     if not isinstance(unraisable.exc_value, Stopped):
         sys.__unraisablehook__(unraisable)
+
+
+def run_command(command: Callable[[StopSignals], int], *, logger: str, what: str) -> int:
+    """``command(signals)`` with the stop signals taken from now on: the command's exit
+    status, or 0 for a stop signal that came before its event loop took them (then
+    ``logger`` says "SIGINT: stopping before {what} started", if logging is set up by
+    then). ``command`` imports the command's modules itself, so that a signal during
+    those imports is taken too."""
+    signals = StopSignals()
+    signals.raise_stopped()
+    try:
+        return command(signals)
+    except Exception:
+        if signals.received is None:
+            raise
+        stop = signals.received  # raised through Python code that wrapped it
+    except Stopped as stopped:
+        stop = str(stopped)
+    signals.ignore()
+    import logging
+
+    logging.getLogger(logger).info("%s: stopping before %s started", stop, what)
+    return 0
