@@ -113,9 +113,6 @@ class GomokuApp(App[None]):
         self.searching: msg.Queue | None = None
         """The quick match last asked for, asked again on a new connection (see
         :meth:`_keep_searching`)."""
-        self.known_rooms: set[str] = set()
-        """Every room a welcome listed or a snapshot showed: one a later welcome lists
-        that is not here is a match made while the connection was down."""
         self.requeue: int | None = None
         """The id of the quick match asked again after a reconnection, until answered."""
         self.hot_seat_wanted = False  # the partner joins the room being created
@@ -243,15 +240,11 @@ class GomokuApp(App[None]):
             return
         if isinstance(action, msg.Queued | msg.Unqueued):
             self.requeue = None
-        if isinstance(action, msg.Snapshot):
-            self.known_rooms.add(action.room.id)
-        if not isinstance(action, msg.Welcome):
+        if not isinstance(action, msg.Welcome) or before.lobby.queue is None:
             return
-        matched = set(action.rooms) - self.known_rooms
-        self.known_rooms |= set(action.rooms)
-        if before.lobby.queue is None:
-            return
-        if self.searching is None or matched:
+        # The connection resumes the rooms it has seen after this welcome is dispatched.
+        seen = self.connection.seen_rooms() if self.connection is not None else frozenset()
+        if self.searching is None or set(action.rooms) - seen:
             self.dispatch(msg.Unqueued())
             return
         self.run_worker(self._search_again(self.searching), group="send")

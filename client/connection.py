@@ -329,6 +329,11 @@ class Connection:
                 return
             await asyncio.sleep(wait)
 
+    def seen_rooms(self) -> frozenset[str]:
+        """The rooms this connection has had a snapshot or events of (it resumes them
+        after a reconnection); a welcome that lists another was made meanwhile."""
+        return frozenset(self._seqs)
+
     def forget_room(self, room: str) -> None:
         """Stop resuming ``room`` after a reconnect (the player left it)."""
         self._seqs.pop(room, None)

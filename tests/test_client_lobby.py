@@ -164,7 +164,8 @@ async def test_a_game_that_ended_while_away_is_not_taken_for_a_match(
     await bob.until_event(GameOver)
     async with running(server, tmp_path) as (app, pilot):
         assert app.connection is not None
-        await until(pilot, lambda: room in app.known_rooms, "the welcome listing the game")
+        conn = app.connection
+        await until(pilot, lambda: room in conn.seen_rooms(), "the game resumed in the background")
         await quick_match_with_no_clock(app, pilot)
         await drop_and_reconnect(app, pilot)
         cy = await connect("cy")
