@@ -400,20 +400,17 @@ export class GameView {
     const offer = room.pending && room.pending.by !== this.me && mySeat ? room.pending : null;
     const offerKey = offer ? `${offer.kind} ${offer.by} ${waiting}` : null;
     this.offerBox.hidden = !offer;
-    if (offerKey === this.offerKey) {
-      // unchanged
-    } else if (!offer) {
-      this.offerKey = null;
-      this.offerBox.replaceChildren();
-    } else {
+    if (offerKey !== this.offerKey) {
       this.offerKey = offerKey;
       this.offerBox.replaceChildren();
-      const words = { draw: "offers a draw", takeback: "asks to take back a move", rematch: "proposes a rematch" };
-      // The answers stay together on one line, after the words or under them.
-      this.offerBox.append(h("span", {}, `${room.nameOf(offer.by)} ${words[offer.kind] ?? offer.kind}.`), " ",
-        h("span", { class: "answers" },
-          h("button", { type: "button", id: "accept", disabled: waiting, onclick: () => act({ type: "answer", kind: offer.kind, accept: true }) }, "Accept"),
-          h("button", { type: "button", id: "decline", class: "secondary", disabled: waiting, onclick: () => act({ type: "answer", kind: offer.kind, accept: false }) }, "Decline")));
+      if (offer) {
+        const words = { draw: "offers a draw", takeback: "asks to take back a move", rematch: "proposes a rematch" };
+        // The answers stay together on one line, after the words or under them.
+        this.offerBox.append(h("span", {}, `${room.nameOf(offer.by)} ${words[offer.kind] ?? offer.kind}.`), " ",
+          h("span", { class: "answers" },
+            h("button", { type: "button", id: "accept", disabled: waiting, onclick: () => act({ type: "answer", kind: offer.kind, accept: true }) }, "Accept"),
+            h("button", { type: "button", id: "decline", class: "secondary", disabled: waiting, onclick: () => act({ type: "answer", kind: offer.kind, accept: false }) }, "Decline")));
+      }
     }
     this.resultBox.hidden = room.state !== "over";
     if (room.state === "over") {
