@@ -15,7 +15,7 @@ from client.state.game import GameView, Seat
 from client.state.lobby import QueueView
 from client.state.model import ViewModel
 from client.state.session import Link
-from client.state.words import describe_time
+from client.state.words import describe_time, rating_label
 from engine import Opening
 from engine.types import Color, Reason
 from protocol.limits import MAX_BASE_MS, MAX_INC_MS
@@ -60,7 +60,7 @@ def seat_label(
         return f"{glyph} (empty)"
     text = f"{glyph} {shorten(seat.name, name_max, cut)}"
     if seat.rating is not None:
-        text += f" ({seat.rating})"
+        text += f" ({rating_label(seat.rating, seat.provisional)})"
     if seat.bot:
         text += " [bot]"
     if not seat.online:
@@ -266,7 +266,7 @@ def _player(ref: PlayerRef | None) -> str:
         return "-"
     text = ref.name
     if ref.rating is not None:
-        text += f" {ref.rating}"
+        text += f" {rating_label(ref.rating, ref.provisional)}"
     return text + (" [bot]" if ref.bot else "")
 
 
@@ -326,11 +326,6 @@ def parse_time_control(text: str) -> TimeControl | None:
 LEADERBOARD_COLUMNS = ("#", "player", "rating", "RD", "games")
 STANDING_COLUMNS = ("rule", "rating", "RD", "games", "won", "lost", "drawn")
 GAME_COLUMNS = ("ended", "rule", "black", "white", "result", "moves")
-
-
-def rating_label(rating: int, provisional: bool) -> str:
-    """``1742``, or ``1500?`` while the rating is provisional (RD above 110)."""
-    return f"{rating}?" if provisional else str(rating)
 
 
 def leaderboard_row(entry: LeaderboardEntry) -> tuple[str, ...]:

@@ -61,6 +61,7 @@ class PlayerJoined(_RoomEvent, frozen=True, tag="player_joined"):
     player: PlayerId
     name: Name
     rating: int | None = None
+    provisional: bool = False
     bot: bool = False
 
 
@@ -146,6 +147,8 @@ class RatingChange(msgspec.Struct, frozen=True, kw_only=True):
     player: PlayerId
     before: int
     after: int
+    provisional: bool = False
+    """``after`` is still provisional (RD above 110)."""
 
 
 class GameOver(_RoomEvent, frozen=True, tag="game_over"):

@@ -196,6 +196,8 @@ class PlayerRef(msgspec.Struct, frozen=True, kw_only=True):
     id: PlayerId
     name: Name
     rating: int | None = None
+    provisional: bool = False
+    """The rating is provisional (RD above 110): shown as ``1500?``."""
     bot: bool = False
     online: bool = True
     deadline_ms: Millis | None = None

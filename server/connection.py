@@ -540,7 +540,7 @@ class Connection:
         """:meth:`seat` showing the player's rating under ``rule`` (an AI's stays None)."""
         seat = self.seat()
         if not seat.bot:
-            seat.rating = round(await self.rating(rule))
+            history.show_rating(seat, await self.services.store.rating(history.pool(rule), seat.id))
         return seat
 
     def seat(self) -> Seat:

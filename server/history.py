@@ -89,7 +89,10 @@ def rating_changes(room: Room, rated: RatedGame) -> list[RatingChange]:
     black, white = colour_seats(room)
     return [
         RatingChange(
-            player=seat.id, before=round(old.rating.rating), after=round(new.rating.rating)
+            player=seat.id,
+            before=round(old.rating.rating),
+            after=round(new.rating.rating),
+            provisional=new.rating.provisional,
         )
         for seat, old, new in zip((black, white), rated.before, rated.after, strict=True)
     ]
@@ -207,6 +210,12 @@ def export(data: bytes, fmt: RecordFormat) -> str:
     except ValueError as exc:
         raise BadRecord(f"a stored record does not replay: {exc}") from None
     return format_psq(record) if fmt == "psq" else format_move_list(record)
+
+
+def show_rating(seat: Seat, player: PlayerRating) -> None:
+    """Show ``player``'s rating in ``seat``: rounded, and whether it is provisional."""
+    seat.rating = round(player.rating.rating)
+    seat.provisional = player.rating.provisional
 
 
 def standing(rule: Rule, player: PlayerRating) -> Standing:

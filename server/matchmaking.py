@@ -13,7 +13,7 @@ from engine import Rule
 from protocol import messages as m
 from protocol.backoff import sleep_unless
 from protocol.values import TimeControl
-from server import game
+from server import game, history
 from server.config import Matchmaking
 from server.metrics import Metrics
 from server.notices import Notice, encode_notice
@@ -100,6 +100,9 @@ class Matchmaker:
         players = [e.player_id for e in entries]
         settings = game.RoomSettings(rule=rule, time=time_control, rated=True)
         seats: list[tuple[Seat, game.SeatWish]] = [(self._seat_for(e), "any") for e in entries]
+        for seat, _ in seats:  # as it stands now: a game may have ended since they queued
+            if not seat.bot:
+                history.show_rating(seat, await self.store.rating(history.pool(rule), seat.id))
         room = await self.service.open(new_room_id(), settings, seats=seats)
         log.info("matched %s and %s in room %s", *players, room.id)
         for player in players:
@@ -123,12 +126,8 @@ class Matchmaker:
                         conn.send(m.Unqueued())
 
     def _seat_for(self, entry: QueueEntry) -> Seat:
-        """The seat of a matched player, with the rating they queued with (their rating
-        under the queue's rule)."""
-        rating = round(entry.rating)
+        """The seat of a matched player (its rating is shown by the caller)."""
         for conn in self.players.connections(entry.player_id):
             if conn.identity is not None:
-                seat = conn.seat()
-                seat.rating = rating
-                return seat
-        return Seat(id=entry.player_id, name=entry.name or entry.player_id, rating=rating)
+                return conn.seat()
+        return Seat(id=entry.player_id, name=entry.name or entry.player_id)

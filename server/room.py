@@ -78,6 +78,7 @@ class Seat(msgspec.Struct, kw_only=True):
     id: str
     name: str
     rating: int | None = None
+    provisional: bool = False
     bot: bool = False
     online: bool = True
     offline_since_ms: int | None = None
@@ -273,7 +274,13 @@ class Room(msgspec.Struct, kw_only=True):
         if now_ms is not None and not s.online and s.offline_since_ms is not None:
             deadline = max(0, s.offline_since_ms + grace_ms - now_ms)
         return PlayerRef(
-            id=s.id, name=s.name, rating=s.rating, bot=s.bot, online=s.online, deadline_ms=deadline
+            id=s.id,
+            name=s.name,
+            rating=s.rating,
+            provisional=s.provisional,
+            bot=s.bot,
+            online=s.online,
+            deadline_ms=deadline,
         )
 
     def seats_view(self, now_ms: int | None, grace_ms: int) -> Seats:

@@ -286,14 +286,16 @@ class RoomService:
     async def _rate_seats(self, room: Room, events: list[RoomEvent]) -> None:
         """Show each person's current rating (for the room's rule) in a new room's seats
         and its ``player_joined`` events: a rematch copies seats from the last game."""
-        ratings: dict[str, int] = {}
+        rated: dict[str, Seat] = {}
         for seat in room.seats:
             if seat is not None and not seat.bot:
-                standing = await self.store.rating(history.pool(room.rule), seat.id)
-                seat.rating = ratings[seat.id] = round(standing.rating.rating)
+                history.show_rating(seat, await self.store.rating(history.pool(room.rule), seat.id))
+                rated[seat.id] = seat
         for i, event in enumerate(events):
-            if isinstance(event, PlayerJoined) and event.player in ratings:
-                events[i] = msgspec.structs.replace(event, rating=ratings[event.player])
+            if isinstance(event, PlayerJoined) and (seat := rated.get(event.player)) is not None:
+                events[i] = msgspec.structs.replace(
+                    event, rating=seat.rating, provisional=seat.provisional
+                )
 
     async def archive(self, room: Room) -> None:
         """Keep a finished game's record and, if it was rated, update both ratings; then
@@ -348,8 +350,8 @@ class RoomService:
                 )
 
     async def _mark_archived(self, room_id: str, ratings: list[RatingChange] | None) -> None:
-        """Log the game's ``game_over`` if it is held (once, whoever gets here first) and
-        clear the archive's retry time."""
+        """Log the game's ``game_over`` if it is held (once, whoever gets here first), with
+        the seats showing the ratings after the game, and clear the archive's retry time."""
         for _ in range(MAX_ATTEMPTS):
             loaded = await self.load(room_id)
             if loaded is None:
@@ -370,6 +372,10 @@ class RoomService:
                         clocks=room.clocks(now_ms()),  # stopped at the end: its final times
                     )
                 )
+                for change in ratings or ():  # a snapshot's seats show them, as the event does
+                    for seat in room.seats:
+                        if seat is not None and seat.id == change.player:
+                            seat.rating, seat.provisional = change.after, change.provisional
             room.archive_at_ms = None
             room.game_over_held = False
             try:

@@ -18,8 +18,9 @@ from client.present import (
 )
 from client.state.game import Seat
 from client.state.model import ViewModel, reduce
-from engine.types import Color, Opening, Rule
-from protocol.messages import Snapshot, Welcome
+from engine.types import Color, Opening, Reason, Rule
+from protocol.events import GameOver, RatingChange
+from protocol.messages import Event, Snapshot, Welcome
 from protocol.values import PlayerRef, RoomSummary, RoomView, Seats, TimeControl
 
 
@@ -150,6 +151,60 @@ def test_two_players_of_one_name_are_told_apart() -> None:
     first = header_of("b", players=players, state="playing", to_move="black", seq=2)
     assert "ann (1500) --:--" in first
     assert "ann (1742) (you) --:--" in first
+
+
+def test_a_provisional_rating_is_marked_in_the_lobby_and_the_header() -> None:
+    """A new player's rating reads "1500?" (provisional, as on the profile screen), an
+    established one's plain; after a rated game the header shows the new ratings."""
+    players = Seats(
+        black=PlayerRef(id="a", name="ann", rating=1500, provisional=True),
+        white=PlayerRef(id="b", name="bob", rating=1812),
+    )
+    row = lobby_row(
+        RoomSummary(
+            id="r1",
+            rule=Rule.FREESTYLE,
+            size=15,
+            opening=Opening.FREE,
+            time=None,
+            rated=True,
+            private=False,
+            players=players,
+            spectators=0,
+            state="playing",
+        )
+    )
+    assert row[3:5] == ("ann 1500?", "bob 1812")
+    first = header_of("b", players=players, state="playing", to_move="black", seq=2)
+    assert "ann (1500?)" in first
+    assert "bob (1812) " in first
+    welcome = Welcome(player="b", name="bob", token="t", resumed=False)
+    room = RoomView(
+        id="r1",
+        rule=Rule.FREESTYLE,
+        size=15,
+        opening=Opening.FREE,
+        time=None,
+        rated=True,
+        private=False,
+        players=players,
+        spectators=0,
+        state="playing",
+        moves=["h8"],
+        to_move="white",
+        clocks=None,
+        seq=2,
+    )
+    model = reduce(reduce(ViewModel(), welcome, 0.0), Snapshot(room=room), 0.0)
+    changes = [
+        RatingChange(player="a", before=1500, after=1690, provisional=True),
+        RatingChange(player="b", before=1812, after=1790),
+    ]
+    over = GameOver(winner="black", reason=Reason.RESIGN, ratings=changes)
+    model = reduce(model, Event(room="r1", seq=3, event=over), 0.0)
+    first, _ = status_lines(model, frozenset({"b"}), UNICODE, 0.0, 0)
+    assert "ann (1690?)" in first
+    assert "bob (1790) " in first
 
 
 def test_status_parts_left_out_to_fit_are_the_least_important_whole() -> None:

@@ -83,11 +83,12 @@ def test_the_claim_countdown_says_what_it_counts_then_asks() -> None:
 
 def test_the_result_says_why_and_the_rating_change() -> None:
     """A rated game's end: the sentence says why, the notice adds my rating change, the
-    log says both players' and the seats show the new ratings."""
+    log says both players' (a provisional one marked "?") and the seats show the new
+    ratings."""
     model = in_room(moves=["h8"], to_move="white", seq=3, rated=True)
     changes = [
         RatingChange(player="p-alice", before=1500, after=1516),
-        RatingChange(player="p-bob", before=1480, after=1464),
+        RatingChange(player="p-bob", before=1480, after=1464, provisional=True),
     ]
     over = ev.GameOver(winner="black", reason=Reason.RESIGN, ratings=changes)
     model = reduce(model, event(4, over), T0)
@@ -99,7 +100,7 @@ def test_the_result_says_why_and_the_rating_change() -> None:
     assert notice_for(model, ME, T0, arrow="->").endswith("1500 -> 1516 (+16).")
     assert [line.text for line in model.log[-2:]] == [
         "bob (white) resigned: alice (black) wins.",
-        "Ratings: alice 1500 → 1516 (+16), bob 1480 → 1464 (-16).",
+        "Ratings: alice 1500 → 1516 (+16), bob 1480 → 1464? (-16).",  # bob's is provisional
     ]
     assert game.black is not None
     assert game.black.rating == 1516

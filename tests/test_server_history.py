@@ -81,6 +81,7 @@ async def test_rated_quick_match_updates_both_ratings_once(
     assert room.players.white is not None
     for ref in (room.players.black, room.players.white):
         assert ref.rating == round(before[ref.id].rating.rating)
+        assert not ref.provisional  # shown without the "?" of a new player's rating
     black, white = (alice, bob) if room.players.black.id == alice.player else (bob, alice)
 
     # White wins: Black scatters stones down the a-file, White makes five on the h-file.
@@ -285,8 +286,12 @@ async def test_a_game_left_unarchived_is_archived_by_the_clock_ticker(
     assert isinstance(over, GameOver)
     assert (over.winner, over.reason) == ("black", "five")
     assert over.ratings == [
-        RatingChange(player="p-ann", before=1500, after=round(first.after[0].rating.rating)),
-        RatingChange(player="p-bob", before=1500, after=round(first.after[1].rating.rating)),
+        RatingChange(
+            player="p-ann", before=1500, after=round(first.after[0].rating.rating), provisional=True
+        ),
+        RatingChange(
+            player="p-bob", before=1500, after=round(first.after[1].rating.rating), provisional=True
+        ),
     ]
 
 
@@ -296,7 +301,9 @@ async def test_game_over_carries_the_ratings_that_a_profile_then_shows(
 ) -> None:
     """A rated game's game_over names both rating changes, and each player's profile asked
     for the moment game_over arrives, on the player's own instance, already shows them (the
-    loser's instance is not the one that ended the game when there are two)."""
+    loser's instance is not the one that ended the game when there are two). New players'
+    ratings are provisional, before and after; a spectator who comes afterwards sees the
+    ratings after the game in the seats, as the players saw them change."""
     if layout == "memory":
         here = there = await make_server()
     else:
@@ -307,19 +314,37 @@ async def test_game_over_carries_the_ratings_that_a_profile_then_shows(
             there = await make_server(store=RedisStore(url, poll_interval_s=0.2))
     alice = await connect("alice", to=here)
     bob = await connect("bob", to=there)
-    room = (await alice.create(seat="black", rated=True)).room.id
+    created = await alice.create(seat="black", rated=True)
+    assert created.room.players.black is not None
+    assert (created.room.players.black.rating, created.room.players.black.provisional) == (
+        1500,
+        True,
+    )
+    room = created.room.id
     await bob.join(room)
-    await alice.event(PlayerJoined)
+    joined = await alice.event(PlayerJoined)
+    assert (joined.rating, joined.provisional) == (1500, True)
     await alice.event(GameStarted)
     await play_moves(alice, bob, room, ["h8", "a1", "h9", "a2", "h10", "a3", "h11", "a4"])
     await alice.move(room, "h12")
     won, lost = apply_game(PlayerRating(), PlayerRating(), WIN)
     expected = [
-        RatingChange(player=alice.player, before=1500, after=round(won.rating.rating)),
-        RatingChange(player=bob.player, before=1500, after=round(lost.rating.rating)),
+        RatingChange(
+            player=alice.player, before=1500, after=round(won.rating.rating), provisional=True
+        ),
+        RatingChange(
+            player=bob.player, before=1500, after=round(lost.rating.rating), provisional=True
+        ),
     ]
     for client, mine in ((bob, lost), (alice, won)):
         over = await client.until_event(GameOver)
         assert (over.winner, over.reason, over.ratings) == ("black", "five", expected)
         shown = _freestyle(await _ask(client, m.GetProfile(id=1)))
         assert (shown.rating, shown.games) == (round(mine.rating.rating), 1)
+    cy = await connect("cy", to=there)
+    seats = (await cy.join(room, role="spectator")).room.players
+    assert seats.black is not None
+    assert seats.white is not None
+    assert [(ref.rating, ref.provisional) for ref in (seats.black, seats.white)] == [
+        (change.after, True) for change in expected
+    ]

@@ -351,7 +351,7 @@ async def test_two_browsers_play_to_the_end_while_a_third_watches(browser: Brows
         await expect(ann.locator("#status")).to_contain_text("Waiting for an opponent")
         row = f'tr[data-room="{room}"]'
         await expect(bob.locator(row)).to_be_visible()
-        await expect(cy.locator(row)).to_contain_text("ann (1500)")
+        await expect(cy.locator(row)).to_contain_text("ann (1500?)")  # a new player's: provisional
         await shot(bob, "lobby-360x740")
         await shot(cy, "lobby-1280x800")
         await bob.locator(f"{row} a.join").tap()
@@ -386,8 +386,15 @@ async def test_two_browsers_play_to_the_end_while_a_third_watches(browser: Brows
                 "aria-label", "h12, black stone, last move, winning five"
             )
             changes = page.locator("#result .rating-change")
-            await expect(changes.nth(0)).to_have_text(re.compile(r"^ann: 1500 → 1\d{3} \(\+\d+\)$"))
-            await expect(changes.nth(1)).to_have_text(re.compile(r"^bob: 1500 → 1\d{3} \(-\d+\)$"))
+            after_one_game = r"1\d{3}\?"  # new players' ratings are still provisional
+            await expect(changes.nth(0)).to_have_text(
+                re.compile(rf"^ann: 1500 → {after_one_game} \(\+\d+\)$")
+            )
+            await expect(changes.nth(1)).to_have_text(
+                re.compile(rf"^bob: 1500 → {after_one_game} \(-\d+\)$")
+            )
+            after = (await changes.nth(0).inner_text()).split(" → ")[1].split(" ")[0]
+            await expect(page.locator("#name-black")).to_contain_text(f"ann {after}")
         await expect(bob.locator("#offer-rematch")).to_be_visible()
         await shot(ann, "finished-1280x800")
         await shot(bob, "finished-360x740")
@@ -898,7 +905,7 @@ async def test_the_lobby_marks_an_ai_seat_in_words(browser: Browser, thinker: Th
         room = await room_of(ann)
         bob = await crowd.page("bob")
         row = bob.locator(f'tr[data-room="{room}"]')
-        await expect(row.locator("td").nth(3)).to_have_text("● ann (1500)")
+        await expect(row.locator("td").nth(3)).to_have_text("● ann (1500?)")
         await expect(row.locator("td").nth(4)).to_have_text("○ AI beginner · AI")
 
 
@@ -1525,8 +1532,8 @@ async def test_long_names_leave_the_rating_and_the_clock_in_view(browser: Browse
         for page in (desktop, phone):
             width = (page.viewport_size or DESKTOP)["width"]
             for colour, name, tags in (
-                ("black", ann_name, "1500 (you)"),
-                ("white", hal_name, "1500"),
+                ("black", ann_name, "1500? (you)"),
+                ("white", hal_name, "1500?"),
             ):
                 seat = page.locator(f".seat.{colour}")
                 await expect(seat).to_contain_text(f"{name} {tags}")

@@ -62,6 +62,7 @@ class Seat:
     bot: bool = False
     online: bool = True
     claim_at: float | None = None  # local monotonic time the opponent may claim the win
+    provisional: bool = False  # the rating is (RD above 110): shown as 1500?
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -192,7 +193,7 @@ def _seat(ref: PlayerRef | None, now: float) -> Seat | None:
     if ref is None:
         return None
     claim_at = now + ref.deadline_ms / 1000 if ref.deadline_ms is not None else None
-    return Seat(ref.id, ref.name, ref.rating, ref.bot, ref.online, claim_at)
+    return Seat(ref.id, ref.name, ref.rating, ref.bot, ref.online, claim_at, ref.provisional)
 
 
 def _running_clock(game: GameView) -> Color | None:
@@ -290,7 +291,10 @@ def _with_ratings(game: GameView, ratings: tuple[RatingChange, ...]) -> GameView
         for color in (Color.BLACK, Color.WHITE):
             seat = game.seat(color)
             if seat is not None and seat.id == change.player:
-                game = _with_seat(game, color, dataclasses.replace(seat, rating=change.after))
+                after = dataclasses.replace(
+                    seat, rating=change.after, provisional=change.provisional
+                )
+                game = _with_seat(game, color, after)
     return game
 
 
@@ -319,8 +323,10 @@ def apply_event(game: GameView, event: ev.RoomEvent, now: float) -> GameView:
             outcome = Outcome(color_named(winner), reason, game.read_points(line or []), changes)
             game = dataclasses.replace(game, state="over", outcome=outcome, pending=None, hint=None)
             return _with_ratings(with_picture(_set_clocks(game, clocks, now)), changes)
-        case ev.PlayerJoined(seat=seat, player=player, name=name, rating=rating, bot=bot):
-            return _with_seat(game, seat, Seat(player, name, rating, bot))
+        case ev.PlayerJoined(
+            seat=seat, player=player, name=name, rating=rating, provisional=provisional, bot=bot
+        ):
+            return _with_seat(game, seat, Seat(player, name, rating, bot, provisional=provisional))
         case ev.PlayerLeft(seat=seat):
             return _with_seat(game, seat, None)
         case ev.SpectatorCount(count=count):

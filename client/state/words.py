@@ -115,10 +115,15 @@ def line_ends(outcome: Outcome, size: int) -> str:
     return f" from {format_point(first, size)} to {format_point(last, size)}"
 
 
+def rating_label(rating: int, provisional: bool) -> str:
+    """``1742``, or ``1500?`` while the rating is provisional (RD above 110)."""
+    return f"{rating}?" if provisional else str(rating)
+
+
 def describe_rating_change(change: RatingChange, arrow: str = "→") -> str:
-    """``1500 → 1516 (+16)``."""
+    """``1500 → 1516 (+16)``; ``1500 → 1742? (+242)`` while the new rating is provisional."""
     delta = change.after - change.before
-    return f"{change.before} {arrow} {change.after} ({delta:+d})"
+    return f"{change.before} {arrow} {rating_label(change.after, change.provisional)} ({delta:+d})"
 
 
 def ratings_line(game: GameView, ratings: tuple[RatingChange, ...]) -> str:

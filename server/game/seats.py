@@ -131,6 +131,7 @@ def join(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outco
             player=player.id,
             name=player.name,
             rating=player.rating,
+            provisional=player.provisional,
             bot=player.bot,
         )
     )

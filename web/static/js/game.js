@@ -5,7 +5,7 @@
 import { BoardView } from "./board.js";
 import { LEVELS } from "./levels.js";
 import { parsePoint } from "./notation.js";
-import { choicesText, clockText, resultText, timeControlText } from "./room.js";
+import { choicesText, clockText, ratingText, resultText, timeControlText } from "./room.js";
 import { downloadRecord } from "./records.js";
 import { TOAST_MS, errorText, h, option, placeToast, toast } from "./ui.js";
 
@@ -213,7 +213,7 @@ export class GameView {
     for (const colour of ["black", "white"]) {
       const seat = this.seats[colour];
       const p = room.players[colour];
-      const tags = p ? [p.rating ? String(p.rating) : "", p.bot ? "· AI" : "", p.id === this.me ? "(you)" : ""] : [];
+      const tags = p ? [p.rating ? ratingText(p.rating, p.provisional) : "", p.bot ? "· AI" : "", p.id === this.me ? "(you)" : ""] : [];
       this.renderName(seat.name, p ? p.name : "empty seat", tags.filter(Boolean).join(" "));
       seat.row.classList.toggle("to-act", running === colour || (room.actor && p && room.actor === p.id));
       seat.clock.textContent = room.clocks ? clockText(room.clockMs(colour)) : "";
@@ -423,7 +423,7 @@ export class GameView {
       }
       for (const r of room.ratings ?? []) {
         const diff = r.after - r.before;
-        lines.push(h("div", { class: "rating-change" }, `${room.nameOf(r.player)}: ${r.before} → ${r.after} (${diff >= 0 ? "+" : ""}${diff})`));
+        lines.push(h("div", { class: "rating-change" }, `${room.nameOf(r.player)}: ${r.before} → ${ratingText(r.after, r.provisional)} (${diff >= 0 ? "+" : ""}${diff})`));
       }
       const uncounted = room.rated && room.ratingsKnown && !(room.ratings ?? []).length ? uncountedText(room) : null;
       if (uncounted) lines.push(h("div", { class: "rating-change" }, uncounted));

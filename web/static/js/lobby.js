@@ -3,7 +3,7 @@
 // the live list of rooms to join or watch.
 
 import { LEVELS } from "./levels.js";
-import { clockText, parseTimeControl, resultText, timeControlText } from "./room.js";
+import { clockText, parseTimeControl, ratingText, resultText, timeControlText } from "./room.js";
 import { errorText, h, option, toast } from "./ui.js";
 
 const RULES = [["freestyle", "Freestyle"], ["standard", "Standard"], ["renju", "Renju"]];
@@ -122,7 +122,7 @@ export class LobbyView {
 
   row(room) {
     // The game page's words for an AI seat ("· AI"): an emoji needs a font many systems lack.
-    const player = (p) => (p ? `${p.name}${p.rating ? ` (${p.rating})` : ""}${p.bot ? " · AI" : ""}` : "—");
+    const player = (p) => (p ? `${p.name}${p.rating ? ` (${ratingText(p.rating, p.provisional)})` : ""}${p.bot ? " · AI" : ""}` : "—");
     const free = room.state === "waiting";
     return h("tr", { dataset: { room: room.id } },
       h("td", {}, room.rule, room.opening === "swap2" ? " (swap2)" : "", room.rated ? " · rated" : ""),

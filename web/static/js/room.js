@@ -37,8 +37,8 @@ export class RoomState {
     switch (event.type) {
       case "player_joined":
         this.players[event.seat] = {
-          id: event.player, name: event.name, rating: event.rating, bot: event.bot,
-          online: true, deadline_ms: null,
+          id: event.player, name: event.name, rating: event.rating, provisional: event.provisional,
+          bot: event.bot, online: true, deadline_ms: null,
         };
         return `${event.name} sat down as ${event.seat}`;
       case "player_left":
@@ -105,6 +105,11 @@ export class RoomState {
         this.result = { winner: event.winner, reason: event.reason, line: event.line };
         this.ratings = event.ratings ?? null;
         this.ratingsKnown = true; // a snapshot of a finished game does not carry them
+        for (const change of this.ratings ?? []) { // the seats show the ratings after the game
+          for (const p of [this.players.black, this.players.white]) {
+            if (p && p.id === change.player) Object.assign(p, { rating: change.after, provisional: change.provisional });
+          }
+        }
         if (event.clocks) {
           // The times left at the end, the last turn charged: the clocks stop there.
           this.clocks = event.clocks;
@@ -254,6 +259,11 @@ export function resultText(result) {
   if (result.winner === null) return `Draw (${why})`;
   const colour = result.winner === "black" ? "Black" : "White";
   return `${colour} wins by ${why}`;
+}
+
+/** A rating as a seat or the lobby shows it: "1742", or "1500?" while provisional. */
+export function ratingText(rating, provisional) {
+  return provisional ? `${rating}?` : String(rating);
 }
 
 export function clockText(ms) {
