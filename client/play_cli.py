@@ -20,9 +20,8 @@ from client.usage import EXIT_USAGE, OptionError, checked, load_ui
 from engine.errors import RecordError
 from engine.notation import MAX_SIZE, MIN_SIZE
 from engine.types import Rule
-from protocol.limits import NAME_MAX
 from protocol.options import count
-from protocol.values import check_name
+from protocol.text import name_problem
 
 if TYPE_CHECKING:
     from client.app import GomokuApp
@@ -42,12 +41,9 @@ _server_address.__name__ = "address"
 
 
 def _check_name(name: str) -> None:
-    try:
-        check_name(name)
-    except ValueError:
-        raise ValueError(
-            f"{name!r} is not a name (1 to {NAME_MAX} printable characters, no space at either end)"
-        ) from None
+    problem = name_problem(name)
+    if problem is not None:
+        raise ValueError(f"{name!r} is not a name: {problem}")
 
 
 PLAY_DESCRIPTION = """\

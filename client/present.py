@@ -134,10 +134,10 @@ def status_lines(
         white = seat_label(
             game.white, Color.WHITE, glyphs.white, now, over=over, name_max=name_max, cut=glyphs.cut
         )
-        if game.black and game.white and game.black.name == game.white.name:
-            # Names are display names, not unique: two "ann"s are told apart by "(you)".
-            black += " (you)" if game.black.id in me else ""
-            white += " (you)" if game.white.id in me else ""
+        # Names are display names, not unique (and "ann" may be Cyrillic): "(you)" says
+        # which seat is yours, as on the page.
+        black += " (you)" if game.black and game.black.id in me else ""
+        white += " (you)" if game.white and game.white.id in me else ""
         return (
             f"{black} {clock_label(game, Color.BLACK, now)}  vs  "
             f"{white} {clock_label(game, Color.WHITE, now)}"
@@ -182,6 +182,12 @@ def plural(count: int, noun: str) -> str:
 
 NAME_SHORTEST = 4
 """The fewest columns a name on the status line is cut to, its ``cut`` mark included."""
+
+
+TABLE_NAME_MAX = 16
+"""Columns a name takes in a table (the lobby, the leaderboard, finished games) or a
+title: 24 wide characters are 48 columns, which pushed the other columns off an
+80-column screen."""
 
 
 def shorten(text: str, most: int, cut: str = "…") -> str:
@@ -264,7 +270,7 @@ def queue_change(queue: QueueView | None, now: float) -> float | None:
 def _player(ref: PlayerRef | None) -> str:
     if ref is None:
         return "-"
-    text = ref.name
+    text = shorten(ref.name, TABLE_NAME_MAX)
     if ref.rating is not None:
         text += f" {rating_label(ref.rating, ref.provisional)}"
     return text + (" [bot]" if ref.bot else "")
@@ -329,7 +335,8 @@ GAME_COLUMNS = ("ended", "rule", "black", "white", "result", "moves")
 
 
 def leaderboard_row(entry: LeaderboardEntry) -> tuple[str, ...]:
-    return (str(entry.rank), entry.name, str(entry.rating), str(entry.rd), str(entry.games))
+    name = shorten(entry.name, TABLE_NAME_MAX)
+    return (str(entry.rank), name, str(entry.rating), str(entry.rd), str(entry.games))
 
 
 def standing_row(standing: Standing) -> tuple[str, ...]:
@@ -372,8 +379,8 @@ def game_row(game: GameSummary, player: str | None) -> tuple[str, ...]:
     return (
         ended_label(game.ended_ms),
         rule,
-        game.black.name,
-        game.white.name,
+        shorten(game.black.name, TABLE_NAME_MAX),
+        shorten(game.white.name, TABLE_NAME_MAX),
         game_result_label(game, player),
         str(game.moves),
     )

@@ -40,6 +40,7 @@ from protocol.limits import (
     RATE_PER_S,
     TOKEN_MAX,
 )
+from protocol.text import chat_problem, name_problem
 
 MAX_MOVES = MAX_SIZE * MAX_SIZE
 MAX_LIST = 10_000  # rooms in a lobby list, entries in any other server list
@@ -141,22 +142,19 @@ __all__ = [
 
 
 def check_name(name: str) -> None:
-    """Display names: 1 to ``NAME_MAX`` printable characters, no leading or trailing
-    whitespace (the length is also in the message types; this check serves clients that
-    check a name before sending it)."""
-    if not name.isprintable() or name != name.strip() or not 1 <= len(name) <= NAME_MAX:
-        raise ValueError(
-            f"field `name`: a display name is 1 to {NAME_MAX} printable characters "
-            "with no leading or trailing spaces"
-        )
+    """Display names: 1 to ``NAME_MAX`` characters people can see and read
+    (:func:`protocol.text.name_problem` says what that excludes). Raises ValueError naming
+    the field and the reason; clients check a name with it before sending it."""
+    problem = name_problem(name)
+    if problem is not None:
+        raise ValueError(f"field `name`: {problem}")
 
 
 def check_chat_text(text: str) -> None:
-    """Chat lines: one printable line that is not blank."""
-    if not text.isprintable() or not text.strip():
-        raise ValueError(
-            "field `text`: a chat line is 1 to 300 printable characters on one line, not blank"
-        )
+    """Chat lines: one line that is not blank (:func:`protocol.text.chat_problem`)."""
+    problem = chat_problem(text)
+    if problem is not None:
+        raise ValueError(f"field `text`: {problem}")
 
 
 def _decimal(ms: int, unit_ms: int) -> str:

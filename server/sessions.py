@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import unicodedata
 
 import msgspec
 
@@ -14,7 +15,8 @@ INVITE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 INVITE_GROUPS = 3
 INVITE_GROUP_SIZE = 3
 """An invite code is 3 groups of 3 (``K7Q-XMP-4RW``): 31**9, about 2**44.6 codes."""
-_INVITE_SEPARATORS = str.maketrans("", "", " -_.")
+_INVITE_SEPARATORS = frozenset("_.")
+"""Besides every kind of space, dash and invisible format character."""
 
 
 class SessionRecord(msgspec.Struct, kw_only=True):
@@ -75,5 +77,15 @@ def new_invite_code() -> str:
 def invite_key(code: str) -> str:
     """The form an invite code is stored and looked up in: upper case, without the
     separators people type or leave out (``k7q xmp-4rw`` and ``K7QXMP4RW`` are the same
-    code). Codes of older servers (6 characters, no groups) keep working."""
-    return code.translate(_INVITE_SEPARATORS).upper()
+    code), in NFKC so that the full-width letters a CJK keyboard types are the same
+    letters; any dash or space counts (an en dash from a phone's keyboard, a no-break
+    space from a copied link). Codes of older servers (6 characters, no groups) keep
+    working."""
+    return "".join(
+        c
+        for c in unicodedata.normalize("NFKC", code).upper()
+        if c not in _INVITE_SEPARATORS and unicodedata.category(c) not in _SEPARATOR_CATEGORIES
+    )
+
+
+_SEPARATOR_CATEGORIES = frozenset(("Zs", "Pd", "Cf"))

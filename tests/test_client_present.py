@@ -239,7 +239,8 @@ def test_long_names_are_cut_short_to_keep_both_clocks_in_80_columns() -> None:
         assert len(first) <= width, first
         assert first.endswith(" 5:00"), first
         assert first.count("5:00") == 2, first
-        assert "Maximilian" in first, first
+        assert "Maximilia" in first, first  # cut, not gone (and "(you)" stays)
+        assert "(you)" in first, first
         assert "…" in first, first
     first = header_of("a", 120, players=players, time=five)
     assert long_black in first
@@ -249,7 +250,7 @@ def test_long_names_are_cut_short_to_keep_both_clocks_in_80_columns() -> None:
         white=PlayerRef(id="b", name=long_white, rating=1500),
     )
     first = header_of("a", 60, players=short, time=five)
-    assert "● ann (1500) 5:00" in first, first  # the short name is left whole
+    assert "● ann (1500) (you) 5:00" in first, first  # the short name is left whole
     assert first.endswith(" 5:00"), first
 
 

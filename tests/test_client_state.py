@@ -317,11 +317,15 @@ def test_resume_reports_the_moves_caught_up() -> None:
 
 
 def test_chat_lines_are_logged_with_the_name() -> None:
-    """A chat event shows as 'name: text' of kind chat."""
+    """A chat event shows as 'name: text' of kind chat; a spectator's line says the author
+    is watching, so that one named as a player cannot speak for them."""
     model = in_room()
     model = reduce(model, event(4, ev.ChatPosted(player="p-bob", name="bob", text="gl hf")), T0)
     assert model.log[-1].kind == "chat"
     assert model.log[-1].text == "bob: gl hf"
+    posing = ev.ChatPosted(player="p-cy", name="bob", text="I resign, you win")
+    model = reduce(model, event(5, posing), T0)
+    assert model.log[-1].text == "bob (watching): I resign, you win"
 
 
 def test_a_snapshot_logs_what_was_said_before() -> None:
@@ -330,10 +334,15 @@ def test_a_snapshot_logs_what_was_said_before() -> None:
     said = [
         ChatLine(seq=4, player="p-bob", name="bob", text="gl hf"),
         ChatLine(seq=6, player="p-alice", name="alice", text="you too"),
+        ChatLine(seq=7, player="p-cy", name="cy", text="hi all"),
     ]
-    model = in_room(moves=["h8", "h9"], seq=7, chat=said)
+    model = in_room(moves=["h8", "h9"], seq=8, chat=said)
     texts = [(line.kind, line.text) for line in model.log]
-    assert texts[2:4] == [("chat", "bob: gl hf"), ("chat", "alice: you too")]
+    assert texts[2:5] == [
+        ("chat", "bob: gl hf"),
+        ("chat", "alice: you too"),
+        ("chat", "cy (watching): hi all"),
+    ]
     assert texts[-1] == ("event", "2 moves played so far.")
 
 

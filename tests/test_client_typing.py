@@ -369,3 +369,35 @@ async def test_a_long_chat_line_stops_at_the_limit_while_typed(
         await pilot.press("enter")
         said = await bob.until_event(ev.ChatPosted)
         assert said.text == "x" + "y" * 299
+
+
+async def test_text_needs_joiners_and_no_break_spaces_and_pasted_tabs_are_refused(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """The joiner of an emoji family and French typography's no-break space are typed
+    into a chat line and reach the room as typed (Input dropped them: they are not
+    "printable" to Python); a pasted line the server would refuse (a tab) is not sent,
+    with a note saying why, and the client goes on (it crashed with a traceback)."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, _ = await in_game_with_bob(app, pilot, connect)
+        entry = app.screen.query_one("#command", Input)
+        family, french = "\U0001f468\u200d\U0001f469\u200d\U0001f467", "merci\u00a0!"
+        await pilot.press("x")
+        await until(pilot, lambda: app.focused is entry)
+        for character in f" {family} {french}":
+            app.post_message(events.Key(_character_to_key(character), character))
+        await pilot.pause(0.1)
+        await pilot.press("enter")
+        said = await bob.until_event(ev.ChatPosted)
+        assert said.text == f"x {family} {french}"
+
+        await pilot.press("y")
+        await until(pilot, lambda: app.focused is entry)
+        entry.post_message(events.Paste("a\tb"))
+        await until(pilot, lambda: entry.value == "ya\tb", "the pasted line")
+        await pilot.press("enter")
+        await until(pilot, lambda: "Not sent: a chat line" in screen_text(app), "the note")
+        assert app.is_running
+        await pilot.press("z", "enter")  # the line after it is sent as usual
+        said = await bob.until_event(ev.ChatPosted)
+        assert said.text == "z"

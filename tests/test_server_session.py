@@ -7,6 +7,7 @@ import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
 
+import msgspec
 from server_fixtures import Connect, make_config, seated_pair
 
 from engine import Rule
@@ -305,7 +306,8 @@ async def test_a_private_rooms_rematch_has_an_invite_code_of_its_own(connect: Co
 
 async def test_invite_codes_are_easy_to_pass_on_and_hard_to_guess(connect: Connect) -> None:
     """Codes are 3 groups of 3 from 31 characters without 0/O, 1/I/L (44 bits), all
-    different; joining ignores case, spaces and dashes."""
+    different; joining ignores case, spaces and dashes, of any kind (an en dash, a
+    no-break space), and takes the full-width letters a CJK keyboard types."""
     alice = await connect("alice")
     codes = set()
     for _ in range(4):
@@ -316,7 +318,15 @@ async def test_invite_codes_are_easy_to_pass_on_and_hard_to_guess(connect: Conne
     assert len(codes) == 4
     code = snap.room.code
     assert code is not None
-    for typed in (code.lower(), code.replace("-", ""), code.replace("-", " ").lower()):
+    full_width = "".join(chr(ord(c) + 0xFEE0) for c in code)  # as a CJK keyboard types it
+    for typed in (
+        code.lower(),
+        code.replace("-", ""),
+        code.replace("-", " ").lower(),
+        code.replace("-", "\u2013"),
+        code.replace("-", "\u00a0"),
+        full_width,
+    ):
         bob = await connect("bob")
         await bob.send(m.Join(code=f" {typed} ", role="spectator"))
         assert (await bob.expect(m.Snapshot)).room.id == snap.room.id
@@ -556,3 +566,34 @@ async def test_a_match_the_store_could_not_start_keeps_both_players_queued(
     assert store.failed
     assert len(rooms) == 1
     assert server.metrics.counters["gomoku_errors_internal_total"] == 0
+
+
+async def test_names_are_kept_in_nfc_and_chat_takes_text_in_any_script(
+    connect: Connect,
+) -> None:
+    """A name typed with a decomposed accent is welcomed in NFC, as seats show it; a
+    blank-looking name is refused with the reason; chat carries an emoji family and a
+    no-break space as sent, and refuses a direction override (bad_value) while the
+    connection goes on."""
+    jose = await connect("Jose\u0301")
+    assert jose.welcome is not None
+    assert jose.welcome.name == "José"
+    snap = await jose.create(seat="black")
+    assert snap.room.players.black is not None
+    assert snap.room.players.black.name == "José"
+
+    blank = await connect()
+    await blank.send_raw(msgspec.msgpack.encode({"type": "hello", "name": "\u3164"}))
+    error = await blank.expect_error("bad_value")
+    assert "a name needs a character one can see" in error.message
+
+    said = "family \U0001f468\u200d\U0001f469\u200d\U0001f467, merci\u00a0!"
+    await jose.send(m.Chat(room=snap.room.id, text=said))
+    assert (await jose.event(ChatPosted)).text == said
+    await jose.send_raw(
+        msgspec.msgpack.encode({"type": "chat", "room": snap.room.id, "text": "\u202egg"})
+    )
+    error = await jose.expect_error("bad_value")
+    assert "direction controls" in error.message
+    await jose.send(m.Chat(room=snap.room.id, text="gg"))
+    assert (await jose.event(ChatPosted)).text == "gg"

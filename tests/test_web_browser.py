@@ -38,6 +38,7 @@ from playwright.async_api import (
     expect,
 )
 from server_fixtures import TestClient, make_config
+from text_samples import CHAT_ACCEPTED, CHAT_REFUSED, NAMES_ACCEPTED, NAMES_REFUSED
 from websockets.asyncio.client import connect as ws_connect
 from worker_fixtures import ai_config, worker_config
 
@@ -57,6 +58,7 @@ from protocol.events import (
     Presence,
     Undone,
 )
+from protocol.text import chat_problem, name_problem
 from protocol.values import TimeControl
 from server.app import GomokuServer
 from worker.control import AiWorker
@@ -725,6 +727,69 @@ async def test_any_clock_typed_makes_the_room_the_terminal_would(browser: Browse
         await expect(ann.locator(".room-title")).to_contain_text("1+2")
         bob = await crowd.page("bob")  # the server's own word for the room's clock
         await expect(bob.locator(f'tr[data-room="{room}"] td').nth(2)).to_have_text("1+2")
+
+
+def _said(problem: str | None) -> str | None:
+    """The page's words for a problem of protocol.text: a sentence."""
+    return None if problem is None else problem[0].upper() + problem[1:] + "."
+
+
+async def test_names_and_chat_are_judged_as_the_server_judges_them(browser: Browser) -> None:
+    """The page's copy of the name and chat rules gives the server's verdict and reason
+    on names and lines in many scripts; a line the server would refuse is said by the
+    chat field and not sent; a spectator's chat line says "(watching)" and a
+    right-to-left name stays before its rating in the lobby."""
+    names = NAMES_ACCEPTED + NAMES_REFUSED
+    lines = CHAT_ACCEPTED + CHAT_REFUSED
+    async with people(browser) as crowd:
+        hal = await crowd.client("hal")
+        room = (await hal.create(seat="white")).room.id
+        ann = await crowd.page("ann", hash=f"#/room/{room}")
+        judged = await ann.evaluate(
+            """async ([names, lines]) => {
+                const text = await import("/js/text.js");
+                return [names.map(text.nameProblem), lines.map(text.chatProblem)];
+            }""",
+            [names, lines],
+        )
+        assert judged[0] == [_said(name_problem(n)) for n in names]
+        assert judged[1] == [_said(chat_problem(t)) for t in lines]
+
+        await hal.until_event(GameStarted)
+        chat = ann.locator("#chat-input")
+        await chat.fill("gg\u202e")
+        await chat.press("Enter")
+        message = await chat.evaluate("(input) => input.validationMessage")
+        assert message == "A chat line may not hold direction controls (U+202E)."
+        await chat.fill("gl hf")  # typing clears the complaint; this line goes
+        await chat.press("Enter")
+        said = await hal.until_event(ChatPosted)
+        assert said.text == "gl hf"  # the refused line never reached the room
+
+        cy = await crowd.client("\u05d3\u05d5\u05d3")  # a Hebrew name, watching
+        await cy.join(room, role="spectator")
+        await cy.send(m.Chat(room=room, text="hi!"))
+        await expect(ann.locator("#chat-log li.chat").last).to_have_text(
+            "\u05d3\u05d5\u05d3 (watching): hi!"
+        )
+        await hal.send(m.Chat(room=room, text="thanks"))
+        await expect(ann.locator("#chat-log li.chat").last).to_have_text("hal: thanks")
+
+        dan = await crowd.client("\u05d3\u05df")
+        other = (await dan.create(seat="black")).room.id
+        cell = ann.locator(f'tr[data-room="{other}"] td').nth(3)
+        await ann.click("header nav >> text=Lobby")
+        await expect(cell).to_have_text("\u25cf \u05d3\u05df (1500?)")
+        name_box, rating_box = await cell.evaluate(
+            """(td) => {
+                const name = td.querySelector("bdi").getBoundingClientRect();
+                const range = document.createRange();
+                range.setStart(td.lastChild, 1);
+                range.setEnd(td.lastChild, td.lastChild.length);
+                return [name.left, range.getBoundingClientRect().left];
+            }"""
+        )
+        assert name_box < rating_box  # the rating after the name, as in every other row
 
 
 async def test_swap2_choices_offers_chat_takeback_and_resign(browser: Browser) -> None:

@@ -22,7 +22,7 @@ from textual.widgets import Button, Footer, Input, Label, Static
 from client.address import AddressError, ServerAddress
 from client.screens.host import Host
 from protocol.limits import NAME_MAX
-from protocol.values import check_name
+from protocol.text import name_problem
 
 
 class ConnectScreen(Screen[None]):
@@ -80,9 +80,8 @@ class ConnectScreen(Screen[None]):
         except AddressError as exc:
             error.update(Text(str(exc)))  # it quotes what was typed
             return
-        try:
-            check_name(name)
-        except ValueError:
-            error.update(f"A name is 1 to {NAME_MAX} printable characters.")
+        problem = name_problem(name)
+        if problem is not None:
+            error.update(Text(problem[0].upper() + problem[1:] + "."))
             return
         self.host.start(address, name)

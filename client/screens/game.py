@@ -66,6 +66,7 @@ from client.widgets.moves import MoveList
 from engine.types import Color, Point
 from protocol import messages as msg
 from protocol.convert import point_to_wire
+from protocol.text import chat_problem
 from protocol.values import OfferKind, SwapChoice
 
 PLACEHOLDER_PLAYER = ("type h8 to play", "text to chat", "/help")
@@ -409,7 +410,11 @@ class GameScreen(Screen[None]):
             self.board.cursor = point
             await self.play(point)
             return
-        chat = msg.Chat(room=game.id, text=text[:CHAT_MAX])
+        try:
+            chat = msg.Chat(room=game.id, text=text[:CHAT_MAX])
+        except ValueError as refused:  # pasted text may hold what a chat line may not
+            self.host.note(f"Not sent: {chat_problem(text[:CHAT_MAX]) or refused}.")
+            return
         await self.host.send_as(self._speaker(), chat)
 
     def _speaker(self) -> str | None:

@@ -26,6 +26,7 @@ from textual.widgets import Button, Footer, Input, Label, Static
 
 from client.glyphs import UNICODE, Glyphs
 from client.picture import BoardPicture
+from client.present import TABLE_NAME_MAX, shorten
 from client.review import export_record
 from client.screens.help import HelpScreen, describe_bindings
 from client.screens.style import APP_CSS, plain_scrollbars
@@ -130,8 +131,8 @@ class ReviewScreen(Screen[None]):
 
     def _title(self) -> str:
         r = self.record
-        black = r.players.black or "?"
-        white = r.players.white or "?"
+        black = shorten(r.players.black or "?", TABLE_NAME_MAX)
+        white = shorten(r.players.white or "?", TABLE_NAME_MAX)
         sep = f" {self.glyphs.sep} "
         return sep.join(
             (f"{black} (black) vs {white} (white)", f"{r.rule} {r.size}x{r.size}", f"{r.opening}")

@@ -122,6 +122,14 @@ def _lines(action: object, before: Scene, after: Scene) -> list[LogLine]:
     return []
 
 
+def chat_text(game: GameView, player: str, name: str, text: str) -> str:
+    """``ann: gg``; a spectator's line says so (``ann (watching): gg``): names are not
+    unique, and a spectator named as a player could otherwise speak for them."""
+    if game.color_of(player) is None:
+        name += " (watching)"
+    return f"{name}: {text}"
+
+
 def opening_lines(game: GameView, chat: Sequence[ChatLine] = ()) -> list[LogLine]:
     """What a player who had been in ``game`` from the start would have read of its
     state so far: the room, the start, what was said (``chat``, the snapshot's last
@@ -137,7 +145,7 @@ def opening_lines(game: GameView, chat: Sequence[ChatLine] = ()) -> list[LogLine
     lines = [LogLine("system", text + ".")]
     if game.state != "waiting":
         lines.append(LogLine("event", started_line(game)))
-    lines += [LogLine("chat", f"{line.name}: {line.text}") for line in chat]
+    lines += [LogLine("chat", chat_text(game, line.player, line.name, line.text)) for line in chat]
     if game.moves and game.state != "over":
         played = len(game.moves)
         lines.append(LogLine("event", f"{played} move{'' if played == 1 else 's'} played so far."))
@@ -208,8 +216,8 @@ def _event_lines(
                 say(f"{name} disconnected; the win may be claimed now.")
             else:
                 say(f"{name} disconnected.")
-        case ev.ChatPosted(name=name, text=text):
-            say(f"{name}: {text}", "chat")
+        case ev.ChatPosted(player=player, name=name, text=text):
+            say(chat_text(after, player, name, text), "chat")
         case ev.Rematch():
             say("Rematch agreed: a new game with colours swapped.")
     return lines

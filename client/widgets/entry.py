@@ -42,6 +42,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from client.prompts import Prompt
+from protocol.text import chat_typable
 
 PROMPT_GUARD_S = 0.4
 COMMAND_START = "/"
@@ -61,6 +62,14 @@ class TextSink(Protocol):
 
 KEYS_OF_THEIR_OWN = frozenset("?.")
 """Printable keys that do not begin text on the game screen: help, the last move."""
+
+
+def typable(event: events.Key) -> bool:
+    """A key that types its character into the line: a printable one, and the joiners,
+    direction marks and no-break spaces that Python does not call printable but text
+    needs (an emoji family, Persian words, French typography's no-break space before ``!``)."""
+    character = event.character
+    return character is not None and (event.is_printable or chat_typable(character))
 
 
 def starts_text(event: events.Key) -> bool:
@@ -141,6 +150,15 @@ class EntryLine(Input):
         )
         self.cursor_blink = False  # a blinking cursor would redraw an idle screen twice a second
 
+    async def _on_key(self, event: events.Key) -> None:
+        """Input types printable keys only; the characters text needs beside them
+        (:func:`typable`) are typed here, the rest is left to Input."""
+        if not event.is_printable and typable(event):
+            assert event.character is not None
+            event.stop()
+            event.prevent_default()
+            self.insert_text_at_cursor(event.character)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """``game_key`` is never this line's: the key goes on to the game screen."""
         return action != "game_key"
@@ -151,7 +169,7 @@ class EntryLine(Input):
         character = event.character
         if character == COMMAND_START and not typing:
             self.start_command()
-        elif starts_text(event) or (typing and event.is_printable and character):
+        elif starts_text(event) or (typing and character and typable(event)):
             assert character is not None
             self.insert_text_at_cursor(character)
         elif typing and event.key == "enter":

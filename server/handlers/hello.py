@@ -9,6 +9,7 @@ import logging
 from protocol import messages as m
 from protocol.errors import ErrorCode
 from protocol.limits import PROTOCOL_VERSION
+from protocol.text import normal_name
 from protocol.values import Limits
 from server.config import ServerConfig
 from server.handlers.base import Refused, Session
@@ -49,6 +50,7 @@ async def on_hello(session: Session, msg: m.Hello) -> None:
             f"this server speaks protocol {PROTOCOL_VERSION}, not {msg.version}",
         )
     services = session.services
+    name = normal_name(msg.name)  # "José" typed either way is one name, shown alike
     bot = False
     if msg.bot_key is not None:
         if msg.bot_key not in services.bot_keys:
@@ -69,14 +71,14 @@ async def on_hello(session: Session, msg: m.Hello) -> None:
         resumed = True
         if record.worker is not None:
             record.seen_ms = now_ms()
-        if record.name != msg.name or record.bot != bot or record.worker is not None:
-            record.name, record.bot = msg.name, bot or record.bot
+        if record.name != name or record.bot != bot or record.worker is not None:
+            record.name, record.bot = name, bot or record.bot
             await store.put_session(token_hash(token), encode_session(record))
     else:
         token = new_token()
         record = SessionRecord(
             player=new_player_id(),
-            name=msg.name,
+            name=name,
             rating=services.config.matchmaking.default_rating,
             bot=bot,
         )

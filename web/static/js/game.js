@@ -7,6 +7,7 @@ import { LEVELS } from "./levels.js";
 import { parsePoint } from "./notation.js";
 import { choicesText, clockText, ratingText, resultText, timeControlText } from "./room.js";
 import { downloadRecord } from "./records.js";
+import { CHAT_MAX, chatProblem } from "./text.js";
 import { TOAST_MS, errorText, h, option, placeToast, toast } from "./ui.js";
 
 const CHOICE_WORDS = { black: "Take Black", white: "Take White", place2: "Place two more stones" };
@@ -59,7 +60,10 @@ export class GameView {
     this.resultBox = h("div", { class: "result", id: "result", "data-toast-clear": true });
     this.moves = h("ol", { class: "moves", id: "moves", "aria-label": "Moves" });
     this.log = h("ul", { class: "log", id: "chat-log", "aria-live": "polite" });
-    this.chatInput = h("input", { id: "chat-input", maxlength: 300, autocomplete: "off", "aria-label": "Chat message", placeholder: "Say something" });
+    // maxlength counts UTF-16 units (an emoji is two), the server code points: the form
+    // checks the length (chatProblem); this only stops a paste of a book.
+    this.chatInput = h("input", { id: "chat-input", maxlength: 2 * CHAT_MAX, autocomplete: "off", "aria-label": "Chat message", placeholder: "Say something" });
+    this.chatInput.addEventListener("input", () => this.chatInput.setCustomValidity(""));
     const chatForm = h("form", { class: "chat-form", onsubmit: (e) => this.chat(e) },
       this.chatInput, h("button", { type: "submit" }, "Send"));
     const side = h("aside", { class: "side" },
@@ -441,8 +445,12 @@ export class GameView {
 
   renderLog(room) {
     if (this.logShown === room.log.length) return;
+    // Each name and text in a <bdi>: a right-to-left one keeps its punctuation and
+    // stays after its author, as every other line reads.
     const line = (entry) => entry.name
-      ? h("li", { class: "chat" }, h("b", {}, `${entry.name}: `), entry.text)
+      ? h("li", { class: "chat" },
+        h("b", {}, h("bdi", {}, entry.name), entry.watching ? " (watching)" : "", ": "),
+        h("bdi", {}, entry.text))
       : h("li", { class: "event" }, entry.text);
     const added = room.log.length - this.logShown;
     if (this.logShown >= 0 && added > 0 && added <= 200) {
@@ -580,6 +588,12 @@ export class GameView {
     const text = this.chatInput.value.trim();
     const roomId = this.roomId;
     if (!text || !roomId) return;
+    const wrong = chatProblem(text);
+    if (wrong) { // said by the input, where the line is, not by a toast over it
+      this.chatInput.setCustomValidity(wrong);
+      this.chatInput.reportValidity();
+      return;
+    }
     this.chatInput.value = "";
     this.app.conn.act({ type: "chat", room: roomId, text }, (error) => {
       // Not said: the line goes back to the input to send again (unless more is typed).

@@ -122,7 +122,8 @@ export class LobbyView {
 
   row(room) {
     // The game page's words for an AI seat ("· AI"): an emoji needs a font many systems lack.
-    const player = (p) => (p ? `${p.name}${p.rating ? ` (${ratingText(p.rating, p.provisional)})` : ""}${p.bot ? " · AI" : ""}` : "—");
+    // The name in a <bdi>: a right-to-left one stays before its rating.
+    const player = (p) => (p ? [h("bdi", { class: "name" }, p.name), `${p.rating ? ` (${ratingText(p.rating, p.provisional)})` : ""}${p.bot ? " · AI" : ""}`] : "—");
     const free = room.state === "waiting";
     return h("tr", { dataset: { room: room.id } },
       h("td", {}, room.rule, room.opening === "swap2" ? " (swap2)" : "", room.rated ? " · rated" : ""),

@@ -7,6 +7,7 @@ import { RoomState } from "./room.js";
 import { LobbyView } from "./lobby.js";
 import { GameView } from "./game.js";
 import { LeaderboardView, ProfileView, ReviewView } from "./records.js";
+import { nameProblem, normalName } from "./text.js";
 import { clickSound, errorText, h, toast } from "./ui.js";
 
 const LEFT_GAMES_CHECK_MS = 30000; // how often the page looks whether a game left here ended
@@ -69,7 +70,7 @@ export class App {
     input.addEventListener("input", () => input.setCustomValidity(""));
     form.addEventListener("submit", (event) => {
       event.preventDefault();
-      const name = input.value.trim();
+      const name = normalName(input.value.trim()); // as the server keeps it
       const wrong = nameProblem(name);
       if (wrong) {
         input.setCustomValidity(wrong);
@@ -256,7 +257,7 @@ export class App {
     }
     room.seq = m.seq;
     const line = room.apply(m.event);
-    if (m.event.type === "chat") room.log.push({ name: m.event.name, text: m.event.text });
+    if (m.event.type === "chat") room.log.push(room.chatEntry(m.event.player, m.event.name, m.event.text));
     else if (line) room.log.push({ text: line });
     if (m.event.type === "moved" && this.sound) clickSound();
     if (m.event.type === "player_joined" || m.event.type === "player_left" || m.event.type === "game_over") this.noteSeat(room);
@@ -447,19 +448,6 @@ export class App {
   retryAt() {
     return this.conn.retryDeadline ?? Date.now();
   }
-}
-
-/** Why the server would refuse `name` (protocol.md, `hello`: 1 to 24 printable
- * characters, no space at either end), or null. "Printable" as the server counts it:
- * no control, format (zero-width, direction marks), private-use, unassigned or
- * separator characters other than the plain space. */
-function nameProblem(name) {
-  if (!name) return "A name needs more than spaces.";
-  if ([...name].length > 24) return "A name is at most 24 characters.";
-  if (/[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}]|[^\P{Zs} ]/u.test(name)) {
-    return "A name may not hold invisible or control characters (zero-width joiners, direction marks…).";
-  }
-  return null;
 }
 
 /** The player's name in the header (cut short on a phone: whole in its title). */

@@ -47,7 +47,7 @@ export class LeaderboardView {
     try {
       const board = await this.app.conn.request({ type: "get_leaderboard", rule, limit: 50 });
       body.replaceChildren(...board.entries.map((e) => h("tr", {},
-        h("td", {}, String(e.rank)), h("td", {}, h("a", { href: `#/profile/${e.player}` }, e.name)),
+        h("td", {}, String(e.rank)), h("td", {}, h("a", { href: `#/profile/${e.player}` }, h("bdi", { class: "name" }, e.name))),
         h("td", {}, String(e.rating)), h("td", {}, String(e.rd)), h("td", {}, String(e.games)))));
       if (!board.entries.length) body.append(h("tr", {}, h("td", { colspan: 5 }, "Nobody yet.")));
     } catch (error) {
@@ -75,7 +75,7 @@ export class ProfileView {
           h("td", {}, s.rule), ratingCell(s), rdCell(s),
           h("td", {}, String(s.wins)), h("td", {}, String(s.losses)), h("td", {}, String(s.draws))))));
       const list = h("ul", { class: "games" }, games.items.map((g) => h("li", {},
-        h("a", { href: `#/review/${g.id}` }, `${g.black.name} – ${g.white.name}`),
+        h("a", { href: `#/review/${g.id}` }, h("bdi", { class: "name" }, g.black.name), " – ", h("bdi", { class: "name" }, g.white.name)),
         ` · ${g.rule} ${g.size}×${g.size} · ${resultText(g.result)} · ${g.moves} moves${g.rated ? " · rated" : ""} · ${new Date(g.ended_ms).toLocaleString()}`)));
       this.root.replaceChildren(h("h1", {}, profile.name), standings, h("h2", {}, "Finished games"),
         games.items.length ? list : h("p", { class: "hint-text" }, "No finished games yet."));

@@ -10,7 +10,7 @@ export class RoomState {
     Object.assign(this, structuredClone(view));
     // {text} for what happened, {name, text} for chat lines: first what was said before
     // the snapshot (its last chat lines), as if one had been there.
-    this.log = (view.chat ?? []).map((line) => ({ name: line.name, text: line.text }));
+    this.log = (view.chat ?? []).map((line) => this.chatEntry(line.player, line.name, line.text));
     if (["opening", "playing"].includes(view.state)) {
       // Who joins a room starts its game (the snapshot is all that player is sent of
       // it); who comes in later, or back after a reload, is told how far it is.
@@ -29,6 +29,13 @@ export class RoomState {
     // Stones of a swap2 opening, which no takeback removes (3 or 5): the snapshot says,
     // and the choice that ends the opening sets them live.
     this.openingStones = view.opening_stones;
+  }
+
+  /** A chat line for the log: a spectator's says so ("cy (watching)"): names are not
+   * unique, and one named as a player could otherwise speak for them. */
+  chatEntry(player, name, text) {
+    const seated = ["black", "white"].some((seat) => this.players[seat]?.id === player);
+    return { name, text, watching: !seated };
   }
 
   /** Apply one room event; returns a line for the room's log, or null. */
