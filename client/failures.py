@@ -35,6 +35,9 @@ Problem = Literal[
     "not_gomoku",  # something answered, but not a Gomoku Arena server
     "version",  # a Gomoku server that speaks another protocol version
     "refused_hello",  # the server said no to hello (its store is down, say)
+    "turned_away",  # it answered the handshake with a refusal of its own (HTTP 429)
+    "no_server",  # a proxy answered for a server that is not there (HTTP 502, 504)
+    "moved",  # the address redirects elsewhere (a path without its final /)
     "network",  # another network error (unreachable network, reset...)
     "lost",  # an established connection went away
 ]
@@ -47,6 +50,9 @@ PROBLEM_NAMES: dict[str, str] = {
     "not_gomoku": "not a Gomoku server",
     "version": "protocol version mismatch",
     "refused_hello": "hello refused",
+    "turned_away": "turned away",
+    "no_server": "no server behind the proxy",
+    "moved": "moved",
     "network": "network error",
     "lost": "connection lost",
 }
@@ -75,6 +81,28 @@ class LinkFailure(Exception):
         return self.detail if self.problem == "lost" else str(self)
 
 
+def _http_refusal(status: int, body: bytes | bytearray, address: ServerAddress) -> LinkFailure:
+    """An HTTP answer instead of a WebSocket: a server that turned us away says why in
+    its body (ours: "too many connections from your address"); a proxy's 502 or 504
+    means the server behind it is not there (restarting, say), not that the address is
+    wrong; a 400 to ws:// is often a TLS port."""
+    said = _said(body)
+    if status == 429 or (status in (403, 503) and said):
+        return LinkFailure("turned_away", f"{said or 'too many connections'}, HTTP {status}")
+    if status in (502, 503, 504):
+        return LinkFailure("no_server", f"HTTP {status}; it may be restarting")
+    hint = "; is it a wss:// one?" if status == 400 and address.scheme == "ws" else ""
+    return LinkFailure("not_gomoku", f"it answered HTTP {status}, not a WebSocket{hint}")
+
+
+def _said(body: bytes | bytearray) -> str:
+    """The first line of a short plain answer, if it reads as a sentence (not a page)."""
+    if not body or len(body) > 200:
+        return ""
+    line = body.decode("utf-8", "replace").strip().split("\n", 1)[0].strip()
+    return "" if "<" in line or not line.isprintable() else line
+
+
 def failure_of(exc: BaseException, address: ServerAddress) -> LinkFailure:
     """The :class:`LinkFailure` a connection attempt to ``address`` that raised ``exc``
     amounts to."""
@@ -101,14 +129,20 @@ def failure_of(exc: BaseException, address: ServerAddress) -> LinkFailure:
     if isinstance(exc, TimeoutError):
         return LinkFailure("timeout", "no answer")
     if isinstance(exc, InvalidStatus):
-        status = exc.response.status_code
-        return LinkFailure("not_gomoku", f"it answered HTTP {status}, not a WebSocket")
+        return _http_refusal(exc.response.status_code, exc.response.body, address)
     if isinstance(exc, InvalidMessage):
         answered = _HTTP_STATUS.search(str(exc.__cause__ or ""))
-        if answered is not None:
+        if answered is not None:  # an HTTP/1.0 answer, which websockets does not read
+            failure = _http_refusal(int(answered[0][-3:]), b"", address)
+            if failure.problem != "not_gomoku":
+                return failure
             return LinkFailure("not_gomoku", f"it answered {answered[0]}, not a WebSocket")
         return LinkFailure("not_gomoku", "its answer is not a WebSocket handshake")
     if isinstance(exc, InvalidURI):
+        scheme, sep, rest = exc.uri.partition("://")
+        if sep and scheme.lower() in ("http", "https"):  # a redirect, to the page's form
+            there = f"{'wss' if scheme.lower() == 'https' else 'ws'}://{rest}"
+            return LinkFailure("moved", f"it sends you to {there}: connect to that address")
         return LinkFailure("not_found", str(exc))
     if isinstance(exc, InvalidHandshake):
         return LinkFailure("not_gomoku", str(exc))

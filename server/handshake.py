@@ -42,10 +42,10 @@ def encoding_of(connection: ServerConnection) -> Codec:
 def page_host(headers: Headers) -> str | None:
     """The request's ``Host`` header, if it is a well-formed host and port (it is echoed
     into response headers, so nothing else is trusted)."""
-    host = headers.get("Host")
-    if host is None or not _HOST.match(host):
+    hosts = headers.get_all("Host")
+    if len(hosts) != 1 or not _HOST.match(hosts[0]):  # two are no answer either
         return None
-    return host.lower()
+    return hosts[0].lower()
 
 
 def _normal(origin: str) -> str:
@@ -72,10 +72,12 @@ class OriginPolicy:
         self.allowed = frozenset(listed - {ANY_ORIGIN})
 
     def allows(self, headers: Headers) -> bool:
-        origin = headers.get("Origin")
-        if origin is None or self.any:
+        origins = headers.get_all("Origin")
+        if not origins or self.any:
             return True
-        origin = _normal(origin)
+        if len(origins) > 1:  # no browser sends two
+            return False
+        origin = _normal(origins[0])
         if origin in self.allowed:
             return True
         parts = urllib.parse.urlsplit(origin)

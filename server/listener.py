@@ -16,6 +16,7 @@ import time
 from collections.abc import Awaitable, Callable
 
 from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from protocol.errors import CloseCode
@@ -28,6 +29,10 @@ from server.store import StoreUnavailable
 from server.wsconn import MovableConnection, Options, adopted
 
 log = logging.getLogger("gomoku.server")
+
+MAX_ORIGINS_TOLD = 100
+"""Distinct refused origins logged; beyond it only ``gomoku_refused_origin_total`` counts
+(a page cannot flood the log by sending new origins)."""
 
 MAX_QUEUE = 16
 """Frames websockets reads ahead of the connection's handler before it stops reading."""
@@ -51,6 +56,8 @@ class Listener:
         self.connections: set[Connection] = set()
         self.per_address: collections.Counter[str] = collections.Counter()
         """Open connections per client address (for ``max_conns_per_ip``)."""
+        self.origins_told: set[tuple[str, str]] = set()
+        """(origin, Host) pairs already logged as refused: each is logged once."""
         self.draining = False
         """Stopping soon (:meth:`drain`): ``/healthz`` answers 503 so a load balancer
         sends new connections elsewhere; everything else is served as usual."""
@@ -277,6 +284,21 @@ class Listener:
         response = await self._answer_http(ws, request)
         return None if response is None else without_body(request, response)
 
+    def _log_refused_origin(self, headers: Headers) -> None:
+        """Tell the operator once per origin and ``Host`` that a page was refused: a proxy
+        that passes the host without its port (nginx's ``$host``) makes the server's own
+        page look like another site's, and players only see the page stay offline."""
+        seen = (", ".join(headers.get_all("Origin")), ", ".join(headers.get_all("Host")))
+        if seen in self.origins_told or len(self.origins_told) >= MAX_ORIGINS_TOLD:
+            return
+        self.origins_told.add(seen)
+        log.warning(
+            "refused a page from %r (the request's Host is %r): if it is this server's own "
+            "page behind a proxy, have the proxy pass the Host with its port (nginx: "
+            "$http_host); another site's page may connect with --allow-origin",
+            *seen,
+        )
+
     def _process_response(self, ws: ServerConnection, request: Request, response: Response) -> None:
         """Every answer names the instance that gave it (behind a load balancer, or with
         ``--processes``, which of several served a request)."""
@@ -311,5 +333,6 @@ class Listener:
             return response
         if not self.origins.allows(request.headers):
             self.metrics.inc("gomoku_refused_origin_total")
+            self._log_refused_origin(request.headers)
             return ws.respond(http.HTTPStatus.FORBIDDEN, "pages from your origin may not connect\n")
         return None

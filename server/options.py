@@ -120,6 +120,10 @@ def web_origin(text: str) -> str:
             f"{text!r} is not a web origin (http:// or https://, a host, a port perhaps, "
             "nothing after)"
         )
+    if "*" in parts.hostname:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: an origin names one site (no wildcards): list each, or * alone for any"
+        )
     return text
 
 

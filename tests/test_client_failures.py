@@ -13,9 +13,11 @@ import socket
 import threading
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from client_fixtures import FAST, until
+from websockets.asyncio.client import connect as ws_connect
 from websockets.asyncio.server import ServerConnection, serve
 
 from client.address import ServerAddress
@@ -32,6 +34,7 @@ from protocol import messages as m
 from protocol.backoff import Backoff
 from protocol.codec import decode_client, encode
 from server.app import GomokuServer
+from server.config import ConnectionLimits
 
 NEVER = Backoff(initial=60, maximum=60, jitter=0)  # one attempt is enough to judge
 
@@ -269,3 +272,63 @@ async def test_the_address_the_server_prints_connects(
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: app.model.session.link.online)
         assert f"ann @ 127.0.0.1:{server.port}" in screen_text(app)
+
+
+@contextlib.contextmanager
+def answering(status: int, body: bytes = b"", location: str | None = None) -> Iterator[int]:
+    """An HTTP server (a proxy, say) that answers every request with ``status``."""
+
+    class Answer(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # as a proxy answers
+
+        def do_GET(self) -> None:
+            self.send_response(status)
+            if location is not None:
+                self.send_header("Location", location)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Answer)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield httpd.server_address[1]
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(5)
+
+
+async def test_a_server_that_turns_us_away_says_why(make_server: Any) -> None:
+    """A server at its per-address limit answers HTTP 429 with the reason: the player
+    reads that reason, not "not a Gomoku server"."""
+    server = await make_server(limits=ConnectionLimits(max_conns_per_ip=1))
+    async with ws_connect(f"ws://127.0.0.1:{server.port}/"):
+        changed = await first_failure(ServerAddress("127.0.0.1", server.port))
+    assert changed.problem == "turned_away"
+    assert changed.detail == "turned away (too many connections from your address, HTTP 429)"
+
+
+async def test_a_proxy_without_its_server_and_a_redirect_are_named_as_such() -> None:
+    """A proxy's 502 while the server restarts is no wrong address; an address that
+    redirects (a path without its final /) says where to; a 400 to ws:// asks whether
+    the port is a TLS one."""
+    with answering(502, b"<html>Bad Gateway</html>") as port:
+        changed = await first_failure(ServerAddress("127.0.0.1", port))
+    assert changed.problem == "no_server"
+    assert changed.detail == "no server behind the proxy (HTTP 502; it may be restarting)"
+    with answering(301, location="https://play.example.org/arena/") as port:
+        changed = await first_failure(ServerAddress("127.0.0.1", port, path="/arena"))
+    assert changed.problem == "moved"
+    assert changed.detail == (
+        "moved (it sends you to wss://play.example.org/arena/: connect to that address)"
+    )
+    with answering(400, b"<html>The plain HTTP request was sent to HTTPS port</html>") as port:
+        changed = await first_failure(ServerAddress("127.0.0.1", port))
+    assert changed.problem == "not_gomoku"
+    assert changed.detail.endswith("(it answered HTTP 400, not a WebSocket; is it a wss:// one?)")

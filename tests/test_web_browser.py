@@ -1141,7 +1141,7 @@ async def test_a_first_visit_a_bad_name_and_a_bad_link_say_what_is_wrong(
         await page.fill("#name-input", "   ")
         await page.press("#name-input", "Enter")
         said = await page.eval_on_selector("#name-input", "e => e.validationMessage")
-        assert said == "A name needs more than spaces."
+        assert said == "A name needs a character one can see."
         await page.fill("#name-input", "ann")
         await page.press("#name-input", "Enter")
         await expect(page.locator("#status")).to_have_text(

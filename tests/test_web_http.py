@@ -5,8 +5,10 @@ traversal), the ``Origin`` check at the WebSocket handshake, and JSON connection
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import gzip
+import logging
 import re
 from collections.abc import Awaitable, Callable
 from importlib import resources
@@ -93,8 +95,11 @@ async def test_the_page_and_every_shipped_file_is_served_with_its_type(
     assert (await fetch(server.port, "/js/board.js"))[1]["content-type"].startswith(
         "text/javascript"
     )
-    for ref in re.findall(r'(?:src|href)="(/[^"#]*)"', files["/index.html"].decode()):
-        assert ref in files, f"index.html refers to {ref}, which is not shipped"
+    refs = re.findall(r'(?:src|href)="([^"#]*)"', files["/index.html"].decode())
+    assert len(refs) == 3
+    for ref in refs:  # relative: the page works under a proxy's path (/arena/) too
+        assert not ref.startswith("/"), f"index.html refers to {ref} from the root"
+        assert "/" + ref in files, f"index.html refers to {ref}, which is not shipped"
     for path, data in files.items():
         if path.endswith(".js"):
             for ref in re.findall(r'from "\./([^"]+)"', data.decode()):
@@ -258,9 +263,57 @@ async def test_the_servers_own_page_may_connect_and_other_origins_may_not(
 
 
 def test_allow_origin_takes_a_star_for_any_origin() -> None:
-    """``--allow-origin '*'`` (or GOMOKU_ALLOW_ORIGINS=*) is a valid option value."""
+    """``--allow-origin '*'`` (or GOMOKU_ALLOW_ORIGINS=*) is a valid option value; a
+    wildcard inside a host, which would match nothing, is refused with the reason."""
     assert web_origin("*") == "*"
     assert OriginPolicy(["*"]).any
+    with pytest.raises(argparse.ArgumentTypeError, match="no wildcards"):
+        web_origin("https://*.example.org")
+
+
+async def raw_handshake(port: int, origin: str, *hosts: str) -> int:
+    """The status of a WebSocket handshake sent with these ``Origin`` and ``Host``
+    headers (a client library writes its own Host: a proxy's differs)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    lines = ["GET / HTTP/1.1", *(f"Host: {host}" for host in hosts), f"Origin: {origin}"]
+    lines += ["Upgrade: websocket", "Connection: Upgrade", "Sec-WebSocket-Version: 13"]
+    lines += ["Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ=="]
+    writer.write(("\r\n".join(lines) + "\r\n\r\n").encode())
+    status = int((await reader.readline()).split()[1])
+    writer.close()
+    await writer.wait_closed()
+    return status
+
+
+async def test_two_host_or_origin_headers_are_refused_not_an_error(
+    make_server: MakeServer,
+) -> None:
+    """A handshake with two Host headers was an internal error (HTTP 500): it is no
+    page of this server's."""
+    server = await make_server()
+    own = f"127.0.0.1:{server.port}"
+    assert await raw_handshake(server.port, f"http://{own}", own) == 101
+    assert await raw_handshake(server.port, f"http://{own}", own, own) == 403
+    assert "gomoku_errors_internal_total 0" in server.metrics.render()
+
+
+async def test_a_refused_page_is_logged_once_with_what_to_do(
+    make_server: MakeServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A proxy that passes the Host without its port (nginx's $host) makes the server's
+    own page look like another site's: the refusal is logged, once per origin and
+    Host, saying what to change (players only saw the page stay offline)."""
+    server = await make_server()
+    origin = "https://play.example.org:8443"
+    with caplog.at_level(logging.WARNING, logger="gomoku.server"):
+        for _ in range(3):
+            assert await raw_handshake(server.port, origin, "play.example.org") == 403
+    told = [r.getMessage() for r in caplog.records if "refused a page" in r.getMessage()]
+    assert told == [
+        f"refused a page from {origin!r} (the request's Host is 'play.example.org'): if it "
+        "is this server's own page behind a proxy, have the proxy pass the Host with its "
+        "port (nginx: $http_host); another site's page may connect with --allow-origin"
+    ]
 
 
 def test_the_banner_names_the_page_beside_the_websocket() -> None:

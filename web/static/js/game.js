@@ -6,6 +6,7 @@ import { BoardView } from "./board.js";
 import { LEVELS } from "./levels.js";
 import { parsePoint } from "./notation.js";
 import { choicesText, clockText, ratingText, resultText, timeControlText } from "./room.js";
+import { pageFolder } from "./net.js";
 import { downloadRecord } from "./records.js";
 import { CHAT_MAX, chatProblem } from "./text.js";
 import { TOAST_MS, errorText, h, option, placeToast, toast } from "./ui.js";
@@ -202,7 +203,7 @@ export class GameView {
   }
 
   renderShare(room, mySeat) {
-    const link = room.code ? `${location.origin}/#/room/${room.code}` : `${location.origin}/#/room/${room.id}`;
+    const link = `${location.origin}${pageFolder(location)}#/room/${room.code ?? room.id}`;
     const watchers = `${room.spectators} watching`;
     const parts = [h("span", { class: "watchers" }, watchers)];
     if (mySeat && room.state === "waiting") {

@@ -233,8 +233,14 @@ export class Connection {
   }
 }
 
-/** The WebSocket address of the server that served this page. */
+/** The WebSocket address of the server that served this page: its folder, so that a
+ * proxy may publish the server under a path (https://example.org/arena/). */
 export function serverUrl(location) {
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-  return `${scheme}//${location.host}/`;
+  return `${scheme}//${location.host}${pageFolder(location)}`;
+}
+
+/** The folder of the page's address ("/" or "/arena/"), where its files and links are. */
+export function pageFolder(location) {
+  return location.pathname.replace(/[^/]*$/, "");
 }
