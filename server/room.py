@@ -117,6 +117,9 @@ class Room(msgspec.Struct, kw_only=True):
     pending: Pending | None = None
     takeback_declines: dict[str, int] = msgspec.field(default_factory=dict)
     takeback_blocked_until: dict[str, int] = msgspec.field(default_factory=dict)
+    draw_blocked_until_move: dict[str, int] = msgspec.field(default_factory=dict)
+    """After a player's declined draw offer: the stone count from which they may offer
+    another (an offer again at every turn took the opponent's keys while their clock ran)."""
     result: GameResult | None = None
     rematch_room: str | None = None
     # History, kept by the room service (server.service) for the game's record:
@@ -441,4 +444,5 @@ def copy_room(room: Room) -> Room:
         clocks_ms=room.clocks_ms.copy(),
         takeback_declines=room.takeback_declines.copy(),
         takeback_blocked_until=room.takeback_blocked_until.copy(),
+        draw_blocked_until_move=room.draw_blocked_until_move.copy(),
     )

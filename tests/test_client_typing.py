@@ -188,8 +188,8 @@ async def test_a_question_never_eats_a_line_being_typed(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:
     """Bob offers a draw while Alice is typing 'no way': her y and n go into the line,
-    the offer stays open; once the line is sent the question has the focus, and n
-    declines."""
+    the offer stays open; once the line is sent (it is her move) the board has the
+    focus, Esc goes to the question, and n declines."""
     async with running(server, tmp_path) as (app, pilot):
         bob, room = await in_game_with_bob(app, pilot, connect)
         await pilot.press(*"no")
@@ -199,21 +199,47 @@ async def test_a_question_never_eats_a_line_being_typed(
         await pilot.press(*" way, you", "enter")
         await chat_seen(bob, "no way, you")
         assert game(app).pending is not None
+        await until(pilot, lambda: isinstance(app.focused, Board))
+        await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.focused, PromptBar))
         await answer(pilot, "n")
         answered = await bob.until_event(ev.Answered)
         assert answered.accept is False
 
 
+async def test_an_offer_on_your_move_leaves_the_keys_to_the_move(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """Bob offers a draw while it is Alice's move: the question shows but does not take
+    the keys, so j9 Enter plays j9, which declines it; Bob, whose declined offer must
+    wait, cannot take her keys again at once (he offered at every turn, and her clock
+    ran while each offer took what she typed)."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, room = await in_game_with_bob(app, pilot, connect)
+        await bob.send(m.Offer(room=room, kind="draw"))
+        await until(pilot, lambda: game(app).pending is not None)
+        assert not isinstance(app.focused, PromptBar)
+        await pilot.press("j", "9", "enter")
+        answered = await bob.until_event(ev.Answered)
+        assert (answered.kind, answered.accept) == ("draw", False)
+        await bob_sees_move(bob, "j9")
+        await bob.send(m.Offer(room=room, kind="draw"))
+        assert (await bob.expect_error("throttled")).message.startswith(
+            "your draw offer was declined"
+        )
+
+
 async def test_a_question_takes_the_keys_and_other_letters_wait_for_the_answer(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:
-    """With nothing typed, Bob's offer takes the focus; letters that answer nothing (j9
-    Enter, typed as a move) are ignored, not taken to the text line: nothing is played,
-    Enter right after them does not accept, the log says which keys answer. Y declines
-    as n does; then j9 Enter plays j9."""
+    """With nothing typed, Bob's offer on his own move takes the focus; letters that
+    answer nothing (j9 Enter, typed as a move) are ignored, not taken to the text line:
+    nothing is played, Enter right after them does not accept, the log says which keys
+    answer. Y declines as n does; after Bob's move j9 Enter plays j9."""
     async with running(server, tmp_path) as (app, pilot):
         bob, room = await in_game_with_bob(app, pilot, connect)
+        await pilot.press("h", "8", "enter")
+        await bob_sees_move(bob, "h8")
         await bob.send(m.Offer(room=room, kind="draw"))
         await until(pilot, lambda: isinstance(app.focused, PromptBar), "the question's focus")
         await answer(pilot, "j")
@@ -222,14 +248,17 @@ async def test_a_question_takes_the_keys_and_other_letters_wait_for_the_answer(
         assert isinstance(app.focused, PromptBar)
         assert app.screen.query_one("#command", Input).value == ""
         assert game(app).pending is not None  # neither played nor answered
-        assert game(app).moves == ()
+        assert game(app).moves == (parse_point("h8"),)
         assert "The question takes the keys: y / n" in app.model.log[-1].text
         await answer(pilot, "N")
         answered = await bob.until_event(ev.Answered)
         assert answered.accept is False
+        await bob.move(room, "a1")
+        await bob_sees_move(bob, "a1")
+        await until(pilot, lambda: len(game(app).moves) == 2)
         await pilot.press("j", "9", "enter")
         await bob_sees_move(bob, "j9")
-        assert game(app).moves == (parse_point("j9"),)
+        assert game(app).moves == tuple(parse_point(p) for p in ("h8", "a1", "j9"))
 
 
 async def test_letters_typed_in_a_dialog_stay_in_the_dialog(
@@ -332,11 +361,13 @@ async def test_game_keys_work_while_a_line_is_typed(
 async def test_a_stray_key_before_a_question_does_not_stick_to_the_next_line(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:
-    """y pressed a moment before Bob's draw offer arrives: the question takes the keys,
-    the lone y is cleared from the text line (the log says so); once the offer is
-    declined, h8 Enter plays h8 (not the chat line yh8)."""
+    """y pressed a moment before Bob's draw offer arrives (on his move): the question
+    takes the keys, the lone y is cleared from the text line (the log says so); once
+    the offer is declined and Bob has moved, h8 Enter plays h8 (not the chat line yh8)."""
     async with running(server, tmp_path) as (app, pilot):
         bob, room = await in_game_with_bob(app, pilot, connect)
+        await pilot.press("a", "2", "enter")
+        await bob_sees_move(bob, "a2")
         await pilot.press("y")
         entry = app.screen.query_one("#command", Input)
         assert entry.value == "y"
@@ -346,6 +377,9 @@ async def test_a_stray_key_before_a_question_does_not_stick_to_the_next_line(
         await until(pilot, lambda: '"y" was cleared' in app.model.log[-1].text)
         await answer(pilot, "n")
         await until(pilot, lambda: game(app).pending is None, "the offer declined")
+        await bob.move(room, "a1")
+        await bob_sees_move(bob, "a1")
+        await until(pilot, lambda: len(game(app).moves) == 2)
         await pilot.press(*"h8", "enter")
         await bob_sees_move(bob, "h8")
         assert not any(line.kind == "chat" for line in app.model.log)

@@ -237,6 +237,34 @@ def test_declined_takebacks_are_throttled_then_refused() -> None:
     assert refused.value.code == "throttled"
 
 
+def test_a_declined_draw_offer_waits_two_moves_before_the_next() -> None:
+    """A draw offer declined, or declined by the opponent playing on, may not be made
+    again until two more moves of each side (an offer at every turn took the
+    opponent's keys while their clock ran); the opponent may still offer theirs."""
+    room = play(started(), "h8 a1")
+    room = apply(room, game.Offer(A, "draw"), 0, RULES).room
+    room = apply(room, game.Answer(B, "draw", False), 0, RULES).room
+    with pytest.raises(GameError) as refused:
+        apply(room, game.Offer(A, "draw"), 0, RULES)
+    assert refused.value.code == "throttled"
+    assert str(refused.value) == "your draw offer was declined: offer again after 4 more moves"
+    room = play(room, "h9 a2 h10")
+    with pytest.raises(GameError) as refused:
+        apply(room, game.Offer(A, "draw"), 0, RULES)
+    assert str(refused.value).endswith("after 1 more move")
+    room = apply(room, game.Offer(B, "draw"), 0, RULES).room  # B's own offer: no repeat
+    room = play(room, "a3")  # B's move keeps B's offer
+    assert room.pending is not None
+    room = play(room, "h11")  # A plays on: declined
+    assert room.pending is None
+    room = apply(room, game.Offer(A, "draw"), 0, RULES).room  # A's wait is over
+    room = apply(room, game.Answer(B, "draw", False), 0, RULES).room
+    room = decode_room(encode_room(room))  # kept in the store
+    for player in (A, B):
+        with pytest.raises(GameError):
+            apply(room, game.Offer(player, "draw"), 0, RULES)
+
+
 def _attending(**players: tuple[int, int | None]) -> Attendance:
     """An attendance: player -> (connections attached, when the last one left)."""
     seated = {p: Attachment(conns, left) for p, (conns, left) in players.items()}

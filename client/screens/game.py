@@ -266,6 +266,8 @@ class GameScreen(Screen[None]):
         focused = self.focused
         glyphs = self.host.options.glyphs
         if bar.ask(prompt, glyphs.marker, glyphs.sep):
+            if prompt is not None and self._moving(prompt):
+                return  # shown; the keys stay with the move being made (Esc: to it)
             stray = self.entry.value
             if len(stray) == 1:  # one key pressed a moment too early, not yet a line
                 self.entry.value = ""
@@ -276,6 +278,18 @@ class GameScreen(Screen[None]):
                 self.set_focus(bar)
         elif prompt is None and focused is bar:
             self.set_focus(self.board)
+
+    def _moving(self, prompt: Prompt) -> bool:
+        """An offer come while it is our move in a running game: it does not take the
+        keys, so that a move being typed is played (which declines it). An opponent who
+        offered again and again took every key typed, and the clock ran."""
+        game = self.model.room
+        return (
+            prompt.kind == "offer"
+            and game is not None
+            and game.state == "playing"
+            and game.to_act() in self.me
+        )
 
     def on_resize(self) -> None:
         """Narrow room for the log (a big board at 80 columns): the move list goes
@@ -388,7 +402,11 @@ class GameScreen(Screen[None]):
         text = event.value.strip()
         event.input.value = ""
         if self.focused is self.entry:
-            self.action_board()  # the question waiting, if there is one, else the board
+            waiting = self.prompt_bar.prompt
+            if waiting is not None and self._moving(waiting):
+                self.set_focus(self.board)  # our move: the offer waits for Esc
+            else:
+                self.action_board()  # the question waiting, if there is one, else the board
         if text:
             await self.run_command(text)
 

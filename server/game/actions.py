@@ -37,6 +37,9 @@ class GameRules:
     """After a declined takeback the requester waits this long, doubled per decline."""
     max_takeback_declines: int = 3
     """After this many declines in one game, takebacks are refused for the rest of it."""
+    draw_reoffer_moves: int = 4
+    """After a declined draw offer, stones to be played before its maker may offer again
+    (4: two moves of each player)."""
     spectator_count_every_ms: int = 500
     """``spectator_count`` goes out at most this often: the first change at once, the
     changes after it together at the end of the interval (a crowd arriving at a popular

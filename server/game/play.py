@@ -124,6 +124,8 @@ def move(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outco
         # move withdraws it (``by`` the requester; not a decline, so no cooldown).
         room.pending = None
         out.events.append(Answered(kind=pending.kind, by=action.player, accept=False))
+        if pending.kind == "draw":
+            _block_draws(room, pending.by, rules)
     out.events.append(
         Moved(
             point=room.moves[-1],
@@ -201,6 +203,14 @@ def offer(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outc
             raise GameError(ErrorCode.THROTTLED, f"wait {wait} s before asking again")
         if _takeback_count(room, seat) == 0:
             raise GameError(ErrorCode.WRONG_PHASE, "you have no move to take back")
+    if action.kind == "draw":
+        left = room.draw_blocked_until_move.get(action.player, 0) - len(room.moves)
+        if left > 0:
+            raise GameError(
+                ErrorCode.THROTTLED,
+                f"your draw offer was declined: offer again after {left} more "
+                f"move{'' if left == 1 else 's'}",
+            )
     if action.kind == "rematch" and room.rematch_room is not None:
         raise GameError(ErrorCode.WRONG_PHASE, "the rematch has already been agreed")
     opponent = room.seats[1 - seat]
@@ -211,6 +221,11 @@ def offer(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outc
         raise GameError(ErrorCode.WRONG_PHASE, f"{who} has left the room")
     room.pending = Pending(kind=action.kind, by=action.player)
     return Outcome(room, [Offered(kind=action.kind, by=action.player)])
+
+
+def _block_draws(room: Room, player: str, rules: GameRules) -> None:
+    """``player``'s draw offer was declined: no other until more stones are played."""
+    room.draw_blocked_until_move[player] = len(room.moves) + rules.draw_reoffer_moves
 
 
 def _takeback_count(room: Room, seat: int) -> int:
@@ -227,6 +242,8 @@ def answer(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Out
     room.pending = None
     out = Outcome(room, [Answered(kind=action.kind, by=action.player, accept=action.accept)])
     if not action.accept:
+        if action.kind == "draw":
+            _block_draws(room, pending.by, rules)
         if action.kind == "takeback":
             declines = room.takeback_declines.get(pending.by, 0) + 1
             room.takeback_declines[pending.by] = declines
