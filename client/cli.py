@@ -18,24 +18,28 @@ works on a lean install.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import errno
 import json
 import os
+import signal
 import sys
+import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from client import __version__
 from client.play_cli import add_play_parser, add_review_parser
 from client.usage import OptionError
-from engine.ai import analysis as ai_analysis
-from engine.ai import engine_info, think
+from engine.ai import SearchResult, engine_info, think
 from engine.ai.backend import env_problem as core_env_problem
 from engine.analysis import analyze, sorted_points
 from engine.board import Board
 from engine.errors import NotationError, RecordError
 from engine.notation import MAX_SIZE, MIN_SIZE, format_point
-from engine.record import parse_move_list
+from engine.record import GameRecord, parse_move_list
 from engine.types import Color, Rule
 from gomocup.match import add_match_parser
 from protocol.options import count, seconds
@@ -43,6 +47,7 @@ from protocol.options import count, seconds
 EXIT_OK = 0
 EXIT_FAILURE = 1  # the output could not be written
 EXIT_USAGE = 2  # bad input: the same code argparse uses for a bad command line
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
 
 Subparsers = Any  # argparse's _SubParsersAction is private; its type is not worth importing
 AddSubcommand = Callable[[Subparsers], None]
@@ -53,8 +58,10 @@ def _add_analyze(subparsers: Subparsers) -> None:
         "analyze",
         help="show a position: the board, whose turn, the result, forbidden points",
         description=(
-            "Replay a move list and show the position: a board diagram (X black, O white, "
-            "* forbidden for Black), whose turn it is and the result; or one JSON object."
+            "Replay a move list or a game record and show the position: a board diagram "
+            "(X black, O white, * forbidden for Black), whose turn it is and the result; or "
+            "one JSON object. Ctrl-C stops the AI's thinking at once (one line, exit "
+            "status 130)."
         ),
     )
     parser.add_argument(
@@ -69,10 +76,25 @@ def _add_analyze(subparsers: Subparsers) -> None:
         default=15,
         help=f"board size, {MIN_SIZE}..{MAX_SIZE} (default: 15)",
     )
-    parser.add_argument(
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument(
         "--moves",
         default="",
         help='the moves from the start, Black first: "h8 i9 j10" or "h8i9j10"',
+    )
+    source.add_argument(
+        "--record",
+        type=Path,
+        metavar="FILE",
+        help="read the moves from a game record, as gomoku review does: .json (as "
+        "gomoku match --save and gomoku review --export write it), .psq, or a move list; "
+        "--rule and --size apply to the formats that do not carry them",
+    )
+    parser.add_argument(
+        "--at",
+        type=count(0),
+        metavar="N",
+        help="the position after the first N moves (default: all of them)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
@@ -97,26 +119,103 @@ def _run_analyze(args: argparse.Namespace) -> int:
         info = engine_info()
         print(json.dumps(info) if args.json else "\n".join(f"{k}: {v}" for k, v in info.items()))
         return EXIT_OK
+    record = _analyzed_record(args)
+    if args.at is not None:
+        if args.at > len(record.moves):
+            raise OptionError("--at", f"the game has {len(record.moves)} moves, not {args.at}")
+        record = dataclasses.replace(record, moves=record.moves[: args.at], result=None)
     try:
-        record = parse_move_list(args.moves, size=args.size, rule=Rule(args.rule))
         board = record.board()
-    except (RecordError, NotationError) as exc:
-        raise OptionError("--moves", str(exc)) from None
+    except RecordError as exc:
+        raise OptionError("--record" if args.record else "--moves", str(exc)) from None
+    thinks = args.time is not None and not board.is_over()
+    if not args.json:
+        print(describe(board), flush=True)  # before the AI thinks: the board at once
+    found = _think_until_ctrl_c(board, args.time) if thinks else None
+    if thinks and found is None:
+        print("gomoku analyze: stopped (Ctrl-C)", file=sys.stderr)
+        return EXIT_INTERRUPTED
     if args.json:
         data = analyze(board)
         if args.time is not None:
-            data.update(ai_analysis(board, time_limit=args.time))
+            data.update(_ai_fields(found, board))
         print(json.dumps(data))
-    else:
-        print(describe(board))
-        if args.time is not None and not board.is_over():
-            found = think(board, level="master", time_limit=args.time)
-            win = "" if found.win_in is None else f", a win in {found.win_in} (proven)"
-            side = "Black" if board.turn is Color.BLACK else "White"
-            best = format_point(found.best, board.size)
-            print(f"AI ({args.time:g} s): {best}, score {found.score} for {side}{win}")
-            print("line: " + " ".join(format_point(p, board.size) for p in found.pv))
+    elif found is not None:
+        win = "" if found.win_in is None else f", a win in {found.win_in} (proven)"
+        side = "Black" if board.turn is Color.BLACK else "White"
+        best = format_point(found.best, board.size)
+        print(f"AI ({args.time:g} s): {best}, score {found.score} for {side}{win}")
+        print("line: " + " ".join(format_point(p, board.size) for p in found.pv))
     return EXIT_OK
+
+
+def _analyzed_record(args: argparse.Namespace) -> GameRecord:
+    """The record ``--record`` names, or the moves of ``--moves``; OptionError if bad."""
+    rule = Rule(args.rule)
+    if args.record is None:
+        try:
+            return parse_move_list(args.moves, size=args.size, rule=rule)
+        except (RecordError, NotationError) as exc:
+            raise OptionError("--moves", str(exc)) from None
+    from client.review import load_record  # engine only: no terminal UI
+
+    path: Path = args.record
+    if path.is_dir():
+        raise OptionError("--record", f"{path} is a directory, not a record file")
+    try:
+        return load_record(path, rule=rule, size=args.size)
+    except OSError as exc:
+        raise OptionError("--record", f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise OptionError("--record", f"{path} is not a text file") from None
+    except (RecordError, ValueError) as exc:
+        raise OptionError("--record", f"{path}: {exc}") from None
+
+
+def _think_until_ctrl_c(board: Board, time_limit: float) -> SearchResult | None:
+    """The AI's master-level search on ``board`` for ``time_limit`` seconds, or None
+    when Ctrl-C came first. SIGINT only sets a flag: a KeyboardInterrupt raised in the
+    compiled search's clock callback would be printed as "Exception ignored" and lost.
+    From then on each reading of the search's clock is a day later than the one before,
+    so every deadline it holds has passed and it stops at its next look at the clock."""
+    interrupted: list[int] = []
+    reads = 0  # of the clock since the interruption
+
+    def on_sigint(signum: int, frame: FrameType | None) -> None:
+        interrupted.append(signum)
+
+    def clock() -> float:
+        nonlocal reads
+        if not interrupted:
+            return time.perf_counter()
+        reads += 1
+        return time.perf_counter() + 86400.0 * reads
+
+    try:
+        previous = signal.getsignal(signal.SIGINT)
+        if previous == signal.SIG_IGN:  # started in the background (``&``): left so
+            return think(board, level="master", time_limit=time_limit)
+        signal.signal(signal.SIGINT, on_sigint)
+    except ValueError:  # not the main thread: the search cannot be interrupted there
+        return think(board, level="master", time_limit=time_limit)
+    try:
+        found = think(board, level="master", time_limit=time_limit, clock=clock)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    return None if interrupted else found
+
+
+def _ai_fields(found: SearchResult | None, board: Board) -> dict[str, object]:
+    """The AI's fields of ``gomoku analyze --json``: ``best`` (an ``h8`` point, or null
+    when the game is over), ``score``, ``pv`` (``h8`` points) and ``win_in``."""
+    if found is None:
+        return {"best": None, "score": None, "pv": [], "win_in": None}
+    return {
+        "best": format_point(found.best, board.size),
+        "score": found.score,
+        "pv": [format_point(p, board.size) for p in found.pv],
+        "win_in": found.win_in,
+    }
 
 
 def describe(board: Board) -> str:

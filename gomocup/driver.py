@@ -9,23 +9,42 @@ python-chess's ``chess.engine``::
     await brain.quit()
 
 Every command has a time limit (``limit``, in seconds). A brain that exits or
-closes its output raises :class:`BrainError`; one that does not answer in time raises
-:class:`BrainTimeout` (a subclass). ``MESSAGE``/``DEBUG``/``SUGGEST`` lines
-are collected in :attr:`Brain.messages`, never mistaken for answers.
+closes its output raises :class:`BrainError` (with the last lines it wrote on
+stderr, which is read all along and kept a few lines deep); one that says something
+that is not the answer asked for raises :class:`BrainBadAnswer`, and one that does
+not answer in time :class:`BrainTimeout` (both subclasses). ``MESSAGE``/``DEBUG``/
+``SUGGEST`` lines are collected in :attr:`Brain.messages` (and passed to
+:attr:`Brain.on_message`), never mistaken for answers. A line longer than
+:data:`MAX_LINE` bytes is cut there, as the Gomocup protocol allows a manager.
+
+On POSIX a brain runs in a session (and process group) of its own, and
+:meth:`Brain.quit` kills the whole group: a brain started through a wrapper script
+(``#!/bin/sh`` then ``exec``-less ``java ...``) goes with its wrapper. No wait is
+without a time limit.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
+import os
 import shlex
+import signal
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from engine.types import Point
 
 DEFAULT_LIMIT = 10.0  # seconds a command may take unless told otherwise
+MAX_LINE = 4096
+"""Bytes of a line kept; the rest of a longer line is read and dropped."""
+STDERR_LINES = 8
+"""Lines of a brain's stderr kept (the last ones), each cut to :data:`STDERR_WIDTH`."""
+STDERR_WIDTH = 200
+READ_SIZE = 65536
 _CHATTER = ("MESSAGE", "DEBUG", "SUGGEST")
+_OWN_GROUP = os.name == "posix" and hasattr(os, "killpg")
 
 
 class BrainError(Exception):
@@ -36,6 +55,48 @@ class BrainTimeout(BrainError):
     """The brain did not answer within the time allowed."""
 
 
+class BrainBadAnswer(BrainError):
+    """The brain answered, but not with what was asked for (a move, OK)."""
+
+
+class LineReader:
+    """Lines from a stream, with no limit on their length: each is cut to
+    ``max_line`` bytes (the rest is read and dropped). Safe to cancel between
+    lines and within one: what was read is kept for the next call."""
+
+    def __init__(self, stream: asyncio.StreamReader, max_line: int = MAX_LINE) -> None:
+        self.stream = stream
+        self.max_line = max_line
+        self._lines: collections.deque[bytes] = collections.deque()
+        self._partial = bytearray()
+        self._eof = False
+
+    async def readline(self) -> bytes | None:
+        """The next line without its end (LF; a CR before it stays), or None at the end."""
+        while not self._lines:
+            if self._eof:
+                return None
+            chunk = await self.stream.read(READ_SIZE)
+            if not chunk:
+                self._eof = True
+                if self._partial:
+                    self._lines.append(bytes(self._partial))
+                    self._partial.clear()
+                continue
+            *complete, rest = chunk.split(b"\n")
+            for piece in complete:
+                self._keep(piece)
+                self._lines.append(bytes(self._partial))
+                self._partial.clear()
+            self._keep(rest)
+        return self._lines.popleft()
+
+    def _keep(self, piece: bytes) -> None:
+        room = self.max_line - len(self._partial)
+        if room > 0:
+            self._partial += piece[:room]
+
+
 class Brain:
     """A running brain process. Create with :meth:`popen`; always :meth:`quit`."""
 
@@ -43,7 +104,17 @@ class Brain:
         self.process = process
         self.name = name
         self.messages: list[str] = []
+        self.on_message: Callable[[str], None] | None = None
+        """Called with each MESSAGE/DEBUG/SUGGEST line as it is read."""
         self.last_elapsed = 0.0  # seconds the last move took, as seen from here
+        assert process.stdout is not None
+        self._stdout = LineReader(process.stdout)
+        self.stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
+        """The last lines the brain wrote on stderr (blank ones left out; each cut to
+        :data:`STDERR_WIDTH` bytes)."""
+        self._stderr_task: asyncio.Task[None] | None = None
+        if process.stderr is not None:
+            self._stderr_task = asyncio.ensure_future(self._read_stderr(process.stderr))
 
     @classmethod
     async def popen(cls, command: str | Sequence[str], *, name: str | None = None) -> Brain:
@@ -56,7 +127,9 @@ class Brain:
                 *args,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.PIPE,
+                # Its own session, so that quit() can kill what a wrapper script started.
+                start_new_session=_OWN_GROUP,
             )
         except OSError as error:
             raise BrainError(f"cannot start {args[0]}: {error}") from error
@@ -81,23 +154,24 @@ class Brain:
         """Why nothing can be sent: the brain exited (with its code), else ``otherwise``."""
         with contextlib.suppress(TimeoutError):
             code = await asyncio.wait_for(self.process.wait(), 0.2)
-            return f"{self.name} exited (exit code {code})"
+            return f"{self.name} exited (exit code {code}){await self._stderr_said()}"
         return otherwise
 
     async def _read_answer(self) -> str:
-        stdout = self.process.stdout
-        assert stdout is not None
         while True:
-            raw = await stdout.readline()
-            if not raw:
+            raw = await self._stdout.readline()
+            if raw is None:
                 code = await self._exit_code()
-                raise BrainError(f"{self.name} closed its output (exit code {code})")
+                said = await self._stderr_said()
+                raise BrainError(f"{self.name} closed its output (exit code {code}){said}")
             line = raw.decode(errors="replace").strip()
             if not line:
                 continue
             if line.split(" ", 1)[0].upper() in _CHATTER:
                 self.messages.append(line)
                 del self.messages[:-100]
+                if self.on_message is not None:
+                    self.on_message(line)
                 continue
             return line
 
@@ -105,6 +179,22 @@ class Brain:
         with contextlib.suppress(TimeoutError):
             return await asyncio.wait_for(self.process.wait(), 1.0)
         return None
+
+    async def _read_stderr(self, stream: asyncio.StreamReader) -> None:
+        reader = LineReader(stream, STDERR_WIDTH)
+        with contextlib.suppress(OSError):
+            while (raw := await reader.readline()) is not None:
+                if line := raw.decode(errors="replace").rstrip():
+                    self.stderr.append(line)
+
+    async def _stderr_said(self, limit: float = 0.3) -> str:
+        """``; stderr: ...`` with the last two lines the brain wrote there (after a short
+        wait for the pipe to drain), or nothing when it wrote none."""
+        task = self._stderr_task
+        if task is not None and not task.done():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(task), limit)
+        return stderr_tail(self.stderr)
 
     async def ask(self, lines: Iterable[str], limit: float) -> str:
         """Send ``lines`` and return the next answer line, within ``limit`` seconds."""
@@ -118,7 +208,7 @@ class Brain:
     async def _ask_ok(self, lines: Iterable[str], limit: float) -> None:
         answer = await self.ask(lines, limit)
         if answer.upper() != "OK":
-            raise BrainError(f"{self.name} answered {answer!r} instead of OK")
+            raise BrainBadAnswer(f"{self.name} answered {_cut(answer)!r} instead of OK")
 
     async def _ask_move(self, lines: Iterable[str], limit: float) -> Point:
         start = time.perf_counter()
@@ -126,7 +216,7 @@ class Brain:
         self.last_elapsed = time.perf_counter() - start
         parts = answer.split(",")
         if len(parts) != 2 or not all(part.strip().isdigit() for part in parts):
-            raise BrainError(f"{self.name} answered {answer!r} instead of a move x,y")
+            raise BrainBadAnswer(f"{self.name} answered {_cut(answer)!r} instead of a move x,y")
         return Point(int(parts[0]), int(parts[1]))
 
     # -- commands -----------------------------------------------------------
@@ -170,22 +260,64 @@ class Brain:
         return fields
 
     async def quit(self, *, limit: float = 2.0) -> None:
-        """Send END and wait for the process to exit; kill it if it lingers."""
+        """Send END and wait ``limit`` seconds for the process to exit; then kill it
+        (on POSIX its whole process group: what a wrapper script started too). Every
+        wait has a limit: in all at most twice ``limit`` and 1.2 s."""
         process = self.process
         if process.returncode is None:
             with contextlib.suppress(BrainError, ConnectionError):
-                await self.send("END")
-            try:
+                await asyncio.wait_for(self.send("END"), limit)
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(process.wait(), limit)
-            except TimeoutError:
-                process.kill()
-                await process.wait()
+        self.kill()  # what is left of its group, even when the brain itself has exited
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(process.wait(), 1.0)
         stdin = process.stdin
         if stdin is not None and not stdin.is_closing():
             stdin.close()
+        task = self._stderr_task
+        if task is not None and not task.done():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(task), 0.2)
+            task.cancel()
+
+    def kill(self) -> None:
+        """Kill the brain at once, with its process group on POSIX (no wait)."""
+        process = self.process
+        if _OWN_GROUP:
+            # os.kill, not process.kill(): Popen.send_signal() polls first, reaping the
+            # child behind asyncio's watcher ("Unknown child process pid ...").
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+                return
+            except ProcessLookupError:
+                return  # the group is gone: nothing left to kill
+            except OSError:
+                if process.returncode is None:
+                    with contextlib.suppress(OSError):
+                        os.kill(process.pid, signal.SIGKILL)
+                return
+        if process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
 
     async def __aenter__(self) -> Brain:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         await self.quit()
+
+
+def _cut(answer: str, width: int = 80) -> str:
+    return answer if len(answer) <= width else answer[: width - 3] + "..."
+
+
+def stderr_tail(lines: Iterable[str], count: int = 2, width: int = 120) -> str:
+    """``; stderr: LINE | LINE`` from the last ``count`` of ``lines`` that are not
+    indented (the headline of a Python or Java traceback, argparse's usage and error,
+    not the stack frames or a usage line's continuation), each cut to ``width``; or
+    ``""`` for none."""
+    lines = list(lines)
+    kept = [line for line in lines if line[:1].strip()] or [line.strip() for line in lines]
+    last = [_cut(line, width) for line in kept[-count:]]
+    return f"; stderr: {' | '.join(last)}" if last else ""

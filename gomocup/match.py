@@ -2,10 +2,12 @@
 
 Each opening is played twice with colours swapped. Every move is checked with
 :class:`engine.Board`: an illegal move (occupied, off the board, a renju foul),
-an answer that is not a move, a crash, or an answer later than the turn time
-plus a tolerance loses the game for that brain. The result is a table of wins,
-losses and draws per colour, the score, and the Elo difference with its 95%
-error margin.
+an answer that is not a move, a crash, an answer later than the turn time
+plus a tolerance, or a game clock run out loses the game for that brain. The result
+is a table of wins, losses and draws per colour, the score, and the Elo difference
+with its 95% error margin. Games can be saved as JSON records (``--save``), and the
+brains' MESSAGE lines shown as they come (``--messages``). SIGINT (Ctrl-C) or SIGTERM
+stops the match: every brain is killed and the table of the games finished is printed.
 
 A brain sees the opening (and later its first position) through ``BOARD``,
 then each of its opponent's moves through ``TURN``.
@@ -15,12 +17,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import datetime
 import math
 import os
 import re
 import shlex
 import shutil
+import signal
 import sys
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +33,9 @@ from typing import Any
 
 from engine import Board, Color, IllegalMoveError, NotationError, Point, Rule, parse_gomocup
 from engine.notation import MIN_SIZE, check_size
-from gomocup.driver import Brain, BrainError, BrainTimeout
+from engine.record import GameRecord, Players, TimedMove, format_json
+from engine.types import Reason, Result
+from gomocup.driver import Brain, BrainBadAnswer, BrainError, BrainTimeout
 from protocol.options import count
 
 _RULE_INFO = {Rule.FREESTYLE: 0, Rule.STANDARD: 1, Rule.RENJU: 4}
@@ -43,6 +50,7 @@ class GameResult:
     and the engine, if any, that forfeited it by failing to start."""
 
     opening: int
+    """The opening's index in the list (0-based; people are shown it counted from 1)."""
     black: str
     winner: str | None
     reason: str
@@ -51,12 +59,23 @@ class GameResult:
     allowed: dict[str, list[float]] = field(default_factory=dict)
     unstarted: str | None = None
     """The engine whose brain could not be started for this game (it forfeited it)."""
+    game: int = 0
+    """The game's number in the match, from 1 (the order games start in)."""
+    loss: str | None = None
+    """How the loser lost, when not on the board: "timeout", "out of time", "bad
+    answer", "crash", "illegal move" or "failed to start"."""
+    stamps: list[int | None] = field(default_factory=list)
+    """Per move of ``moves``, milliseconds since the game began (None for the opening's)."""
+    started_at: str | None = None
+    """When the game began (ISO 8601, UTC)."""
 
 
 @dataclass
 class MatchResult:
     games: list[GameResult] = field(default_factory=list)
     messages: dict[str, list[str]] = field(default_factory=lambda: {"A": [], "B": []})
+    stopped: bool = False
+    """The match was stopped (``stop``) before every game was played."""
 
     def record(self, engine: str, colour: str) -> tuple[int, int, int]:
         """(wins, losses, draws) of ``engine`` when it played ``colour`` ("black"/"white"/"any")."""
@@ -133,22 +152,32 @@ def _offset_points(line: str, size: int) -> list[Point]:
 
 
 def read_openings(path: Path, size: int, rule: Rule = Rule.FREESTYLE) -> list[list[Point]]:
-    """Openings, one a line; ``#`` comments. Two formats, told apart by the whole file:
+    """The openings of :func:`read_numbered_openings`, without their line numbers."""
+    return [opening for _, opening in read_numbered_openings(path, size, rule)]
+
+
+def read_numbered_openings(
+    path: Path, size: int, rule: Rule = Rule.FREESTYLE
+) -> list[tuple[int, list[Point]]]:
+    """Openings with the number of the file line each is on. One a line; ``#``
+    comments. Two formats, told apart by the whole file:
     absolute Gomocup points ``x,y`` separated by spaces (``7,7 8,6``), or, when a line
     has a negative number or a comma followed by a space, offsets from the centre
     ``x,y, x,y`` (``0,0, 1,-1``) as Gomocup's openings files write them.
 
     Each is played out under ``rule`` as it is read, so a line that could not start a game
     (a point twice, a foul for Black, a game already won) is refused here, naming its
-    line, rather than crashing the match at that game. Raises :class:`NotationError`
-    (bad input, the file not UTF-8 text included) or :class:`OSError`."""
+    line and the opening's number, counted from 1 as the match counts them (blank and
+    comment lines are not openings), rather than crashing the match at that game. A
+    file with no opening at all is refused. Raises :class:`NotationError` (bad input,
+    the file not UTF-8 text included) or :class:`OSError`."""
     try:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
         raise NotationError(f"{path}: not a text file (UTF-8)") from None
     lines = [line.split("#", 1)[0].strip() for line in text.splitlines()]
     offsets = any(_OFFSET_HINT.search(line) for line in lines)
-    openings = []
+    openings: list[tuple[int, list[Point]]] = []
     for number, moves in enumerate(lines, 1):
         if not moves:
             continue
@@ -163,42 +192,71 @@ def read_openings(path: Path, size: int, rule: Rule = Rule.FREESTYLE) -> list[li
             if board.is_over():
                 raise NotationError("the opening ends the game: there is nothing to play")
         except (NotationError, IllegalMoveError) as error:
-            raise NotationError(f"{path}:{number}: {error}") from None
-        openings.append(opening)
+            raise NotationError(f"{path}:{number}: opening {len(openings) + 1}: {error}") from None
+        openings.append((number, opening))
+    if not openings:
+        raise NotationError(f"{path}: no openings in the file")
     return openings
 
 
 class Seat:
-    """One engine's brain process for a run of games, restarted after a failure."""
+    """One engine's brain process for a run of games, restarted after a failure. A
+    brain that does not answer ``RESTART`` with ``OK`` (``UNKNOWN``, ``ERROR``, nothing)
+    is ended and a fresh process started instead, then and for every later game."""
 
-    def __init__(self, label: str, command: str, size: int, settings: dict[str, int]) -> None:
+    def __init__(
+        self,
+        label: str,
+        command: str,
+        size: int,
+        settings: dict[str, int],
+        on_message: Callable[[str, int, str], None] | None = None,
+    ) -> None:
         self.label = label
         self.command = command
         self.size = size
         self.settings = settings
         self.brain: Brain | None = None
         self.messages: list[str] = []
+        self.on_message = on_message
+        """Called with the engine's label, the game's number and each MESSAGE line."""
+        self.game = 0
+        self.restarts = True  # until RESTART fails once
 
-    async def fresh(self) -> Brain:
-        """The brain, on an empty board with the match's settings."""
-        if self.brain is None:
-            self.brain = await Brain.popen(self.command, name=f"engine {self.label}")
-            await self.brain.start(self.size)
-        else:
-            await self.brain.restart()
+    async def fresh(self, game: int = 0) -> Brain:
+        """The brain, ready for game number ``game``: the running one told ``RESTART``,
+        or a new process told ``START``. Raises BrainError when it cannot be started."""
+        self.game = game
+        if self.brain is not None and self.restarts:
+            try:
+                await self.brain.restart()
+                await self.brain.info(**self.settings)
+                return self.brain
+            except BrainError:
+                self.restarts = False
+        await self.discard()
+        self.brain = await Brain.popen(self.command, name=f"engine {self.label}")
+        if self.on_message is not None:
+            self.brain.on_message = self._message
+        await self.brain.start(self.size)
         await self.brain.info(**self.settings)
         return self.brain
+
+    def _message(self, line: str) -> None:
+        if self.on_message is not None:
+            self.on_message(self.label, self.game, line)
 
     def collect(self) -> None:
         if self.brain is not None:
             self.messages.extend(self.brain.messages)
             self.brain.messages.clear()
 
-    async def discard(self) -> None:
+    async def discard(self, limit: float = 0.5) -> None:
+        """End the brain: END, ``limit`` seconds to exit, then killed."""
         if self.brain is not None:
             self.collect()
             brain, self.brain = self.brain, None
-            await brain.quit(limit=0.5)
+            await brain.quit(limit=limit)
 
 
 async def play_game(
@@ -212,79 +270,130 @@ async def play_game(
     turn_ms: int,
     tolerance_ms: int,
     match_ms: int = 0,
+    game: int = 0,
 ) -> GameResult:
-    """One refereed game; ``black`` names the seat ("A"/"B") that plays Black. With
-    ``match_ms`` each side also has a game clock of that many milliseconds: the brain
-    is told its ``time_left`` before every move, and loses when it runs out."""
+    """One refereed game (number ``game`` of the match, opening index ``number``);
+    ``black`` names the seat ("A"/"B") that plays Black.
+
+    A move may take ``turn_ms`` plus ``tolerance_ms``. With ``match_ms`` each side also
+    has a game clock of that many milliseconds, which every move's time comes off in
+    full: the brain is told its ``time_left`` (never below 0) before every move, and it
+    loses "out of time" when its moves take more than the clock, the tolerance not
+    counted (it is slack on each move's limit, not game time beyond a spent clock)."""
     white = "B" if black == "A" else "A"
     label = {Color.BLACK: black, Color.WHITE: white}
     board = Board(size, rule)
     times: dict[str, list[float]] = {"A": [], "B": []}
     allowed: dict[str, list[float]] = {"A": [], "B": []}
     left = {"A": float(match_ms), "B": float(match_ms)}
+    stamps: list[int | None] = []
+    started_at = datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds")
+    started_at = started_at.replace("+00:00", "Z")
     for point in opening:
         board.play(point)
+        stamps.append(None)
+
+    def loss(loser: str, kind: str, why: str) -> GameResult:
+        winner = "B" if loser == "A" else "A"
+        reason = f"{loser} {kind}: {why}"
+        return GameResult(
+            number,
+            black,
+            winner,
+            reason,
+            board.moves,
+            times,
+            allowed,
+            game=game,
+            loss=kind,
+            stamps=stamps,
+            started_at=started_at,
+        )
+
     brains: dict[str, Brain] = {}
     for name in (black, white):
         try:
-            brains[name] = await seats[name].fresh()
+            brains[name] = await seats[name].fresh(game)
         except BrainError as error:
             await seats[name].discard()
-            other = white if name == black else black
-            reason = f"{name} failed to start: {error}"
-            return GameResult(number, black, other, reason, [], times, unstarted=name)
+            forfeit = loss(name, "failed to start", str(error))
+            return GameResult(
+                number,
+                black,
+                forfeit.winner,
+                forfeit.reason,
+                [],
+                times,
+                unstarted=name,
+                game=game,
+                loss=forfeit.loss,
+                started_at=started_at,
+            )
     seen = {"A": False, "B": False}
+    begun = time.monotonic()
     while not board.is_over():
         mover = label[board.turn]
         brain = brains[mover]
-        limit_ms = min(turn_ms, left[mover]) if match_ms else turn_ms
-        timeout = (limit_ms + tolerance_ms) / 1000
+        wait_ms: float = turn_ms + tolerance_ms
+        limit_ms: float = turn_ms
+        on_clock = False  # whether the game clock, not the turn, sets the wait
+        if match_ms:
+            limit_ms = min(turn_ms, left[mover])
+            on_clock = left[mover] < wait_ms
+            wait_ms = min(wait_ms, left[mover])
+        clock_out = (
+            f"its game clock of {match_ms / 1000:.2f} s ran out on its move {len(times[mover]) + 1}"
+        )
         try:
             if match_ms:
-                await brain.info(time_left=int(left[mover]))
+                await brain.info(time_left=max(0, int(left[mover])))
             if seen[mover]:
-                point = await brain.turn(board.last_move or Point(0, 0), limit=timeout)
+                point = await brain.turn(board.last_move or Point(0, 0), limit=wait_ms / 1000)
             elif len(board) == 0:
-                point = await brain.begin(limit=timeout)
+                point = await brain.begin(limit=wait_ms / 1000)
             else:
                 stones = [
                     (p, 1 if (n % 2 == 0) == (board.turn is Color.BLACK) else 2)
                     for n, p in enumerate(board.moves)
                 ]
-                point = await brain.board(stones, limit=timeout)
+                point = await brain.board(stones, limit=wait_ms / 1000)
             seen[mover] = True
             times[mover].append(brain.last_elapsed)
             allowed[mover].append(limit_ms / 1000)
             if match_ms:
                 left[mover] -= brain.last_elapsed * 1000
-                if left[mover] < -tolerance_ms:
-                    return _loss(number, black, mover, "out of time", board, times, allowed)
+                if left[mover] < 0:
+                    return loss(mover, "out of time", clock_out)
             board.play(point)
+            stamps.append(round(1000 * (time.monotonic() - begun)))
         except BrainTimeout as error:
             await seats[mover].discard()
-            return _loss(number, black, mover, f"timeout: {error}", board, times, allowed)
+            if on_clock:
+                return loss(mover, "out of time", clock_out)
+            return loss(mover, "timeout", str(error))
+        except BrainBadAnswer as error:
+            await seats[mover].discard()
+            return loss(mover, "bad answer", str(error))
         except BrainError as error:
             await seats[mover].discard()
-            return _loss(number, black, mover, f"crash: {error}", board, times, allowed)
+            return loss(mover, "crash", str(error))
         except IllegalMoveError as error:
-            return _loss(number, black, mover, f"illegal move: {error}", board, times, allowed)
+            return loss(mover, "illegal move", str(error))
     result = board.result
     assert result is not None
     winner = None if result.winner is None else label[result.winner]
-    return GameResult(number, black, winner, str(result.reason), board.moves, times, allowed)
-
-
-def _loss(
-    number: int,
-    black: str,
-    loser: str,
-    reason: str,
-    board: Board,
-    times: dict[str, list[float]],
-    allowed: dict[str, list[float]],
-) -> GameResult:
-    winner = "B" if loser == "A" else "A"
-    return GameResult(number, black, winner, f"{loser} {reason}", board.moves, times, allowed)
+    return GameResult(
+        number,
+        black,
+        winner,
+        str(result.reason),
+        board.moves,
+        times,
+        allowed,
+        game=game,
+        stamps=stamps,
+        started_at=started_at,
+    )
 
 
 async def run_match(
@@ -300,17 +409,26 @@ async def run_match(
     match_ms: int = 0,
     jobs: int = 1,
     on_game: Callable[[GameResult], None] | None = None,
+    on_message: Callable[[str, int, str], None] | None = None,
+    stop: asyncio.Event | None = None,
 ) -> MatchResult:
     """Play ``games`` games: opening ``k // 2`` (cycling) with A as Black when ``k`` is even.
     ``match_ms`` > 0 gives each side a game clock of that length (``timeout_match``).
+    ``on_message`` is called with the engine ("A"/"B"), the game's number and each
+    MESSAGE/DEBUG/SUGGEST line a brain sends, as it comes.
 
-    A brain that fails to start (it cannot be run, exits, or does not answer START or
-    RESTART with OK) forfeits that game, and no further game begins: the brain is
-    broken, not beaten, and every later game would be forfeited the same way. (One
-    that crashes, times out or plays an illegal move during a game loses that game,
-    and the match goes on with a fresh process.)"""
+    A brain that fails to start (it cannot be run, exits, or does not answer START
+    with OK) forfeits that game, and no further game begins: the brain is broken, not
+    beaten, and every later game would be forfeited the same way. (One that crashes,
+    times out or plays an illegal move during a game loses that game, and the match
+    goes on with a fresh process; one that does not answer RESTART with OK gets a
+    fresh process for each game.)
+
+    When ``stop`` is set, the games in progress are abandoned (not counted), every
+    brain is killed, and the result holds the games finished, with ``stopped`` set."""
     if not openings:
         openings = [[]]
+    stop = stop or asyncio.Event()
     settings = {"timeout_turn": turn_ms, "timeout_match": match_ms, "rule": _RULE_INFO[rule]}
     queue: asyncio.Queue[int] = asyncio.Queue()
     for k in range(games):
@@ -319,24 +437,42 @@ async def run_match(
 
     async def worker() -> None:
         seats = {
-            "A": Seat("A", engine_a, size, settings),
-            "B": Seat("B", engine_b, size, settings),
+            "A": Seat("A", engine_a, size, settings, on_message),
+            "B": Seat("B", engine_b, size, settings, on_message),
         }
         try:
             while not queue.empty() and not any(g.unstarted for g in result.games):
+                if stop.is_set():
+                    result.stopped = True
+                    break
                 k = queue.get_nowait()
                 index = (k // 2) % len(openings)
-                game = await play_game(
-                    seats,
-                    "A" if k % 2 == 0 else "B",
-                    openings[index],
-                    index,
-                    size=size,
-                    rule=rule,
-                    turn_ms=turn_ms,
-                    tolerance_ms=tolerance_ms,
-                    match_ms=match_ms,
+                play = asyncio.ensure_future(
+                    play_game(
+                        seats,
+                        "A" if k % 2 == 0 else "B",
+                        openings[index],
+                        index,
+                        size=size,
+                        rule=rule,
+                        turn_ms=turn_ms,
+                        tolerance_ms=tolerance_ms,
+                        match_ms=match_ms,
+                        game=k + 1,
+                    )
                 )
+                stopper = asyncio.ensure_future(stop.wait())
+                try:
+                    await asyncio.wait({play, stopper}, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    stopper.cancel()
+                    if not play.done():
+                        play.cancel()
+                        await asyncio.wait({play})
+                if play.cancelled():
+                    result.stopped = True
+                    break
+                game = play.result()
                 result.games.append(game)
                 for seat in seats.values():
                     seat.collect()
@@ -344,31 +480,70 @@ async def run_match(
                     on_game(game)
         finally:
             for name, seat in seats.items():
-                await seat.discard()
+                await seat.discard(0.2 if stop.is_set() else 0.5)
                 result.messages[name].extend(seat.messages)
 
     await asyncio.gather(*(worker() for _ in range(max(1, jobs))))
     return result
 
 
-def format_table(result: MatchResult, engine_a: str, engine_b: str) -> str:
+def game_record(game: GameResult, rule: Rule, size: int, engines: dict[str, str]) -> GameRecord:
+    """The game as a record (:mod:`engine.record`), for ``gomoku review`` and ``gomoku
+    analyze``: the players are the engines ("A: command"); a game lost on time is a
+    ``timeout``, one lost otherwise off the board (a crash, a bad answer, an illegal
+    move, a failure to start) an ``abandon``."""
+    board = Board(size, rule)
+    for point in game.moves:
+        board.play(point)
+    winner = Color.BLACK if game.winner == game.black else Color.WHITE
+    result = None
+    if game.loss is not None:
+        why = Reason.TIMEOUT if game.loss in ("timeout", "out of time") else Reason.ABANDON
+        result = Result(winner, why)
+    white = "B" if game.black == "A" else "A"
+    stamps = game.stamps if len(game.stamps) == len(game.moves) else [None] * len(game.moves)
+    return GameRecord(
+        rule=rule,
+        size=size,
+        players=Players(f"{game.black}: {engines[game.black]}", f"{white}: {engines[white]}"),
+        moves=tuple(TimedMove(p, t) for p, t in zip(game.moves, stamps, strict=True)),
+        result=board.result if board.result is not None else result,
+        started_at=game.started_at,
+    ).checked()
+
+
+def opening_name(game: GameResult, lines: Sequence[int] | None = None) -> str:
+    """The game's opening as people are shown it: ``opening 2 (line 5)`` (counted
+    from 1, and its line in the openings file when ``lines`` gives them), or ``empty
+    board`` when there are no openings (``lines`` empty)."""
+    if lines is None:
+        return f"opening {game.opening + 1}"
+    if not lines:
+        return "empty board"
+    return f"opening {game.opening + 1} (line {lines[game.opening]})"
+
+
+def format_table(
+    result: MatchResult, engine_a: str, engine_b: str, *, lines: Sequence[int] | None = None
+) -> str:
     """The results table: A's wins, losses and draws per colour, its score, the Elo
-    difference, and each engine's move times."""
-    lines = [f"A: {engine_a}", f"B: {engine_b}", ""]
-    lines.append(f"{'':12}{'wins':>6}{'losses':>8}{'draws':>7}{'score':>9}")
+    difference, each engine's move times, and the games lost off the board. ``lines``:
+    the openings' line numbers in their file, as :func:`opening_name` takes them."""
+    table = [f"A: {engine_a}", f"B: {engine_b}", ""]
+    table.append(f"{'':12}{'wins':>6}{'losses':>8}{'draws':>7}{'score':>9}")
     for colour in ("black", "white", "any"):
         wins, losses, draws = result.record("A", colour)
         n = wins + losses + draws
         score = f"{100 * (wins + draws / 2) / n:.1f}%" if n else "-"
         title = "A total" if colour == "any" else f"A as {colour}"
-        lines.append(f"{title:12}{wins:>6}{losses:>8}{draws:>7}{score:>9}")
-    lines.append("")
-    lines.append(f"Elo difference (A - B): {elo_line(*result.record('A', 'any'))}")
+        table.append(f"{title:12}{wins:>6}{losses:>8}{draws:>7}{score:>9}")
+    table.append("")
+    table.append(f"Elo difference (A - B): {elo_line(*result.record('A', 'any'))}")
     for name in ("A", "B"):
         times = result.move_times(name)
         if times:
             overrun = round(1000 * result.max_overrun(name))
-            lines.append(
+            table.append(
                 f"{name} time per move: average {sum(times) / len(times):.3f} s,"
                 f" max {max(times):.3f} s over {len(times)} moves, "
                 + (
@@ -377,10 +552,11 @@ def format_table(result: MatchResult, engine_a: str, engine_b: str) -> str:
                     else f"none over its time ({-overrun} ms to spare at the closest)"
                 )
             )
-    for number, game in enumerate(result.games, 1):  # numbered as the progress lines
-        if game.reason.startswith(("A ", "B ")):
-            lines.append(f"game {number} (opening {game.opening}): {game.reason}")
-    return "\n".join(lines)
+    for number, game in enumerate(result.games, 1):
+        if game.reason.startswith(("A ", "B ")):  # numbered as the progress lines
+            where = opening_name(game, lines)
+            table.append(f"game {game.game or number} ({where}): {game.reason}")
+    return "\n".join(table)
 
 
 def elo_line(wins: int, losses: int, draws: int) -> str:
@@ -402,12 +578,28 @@ def add_match_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "match",
         help="play two Gomocup brains against each other",
-        description="Play two Gomocup (pbrain) brains against each other, each opening "
-        "twice with colours swapped, refereed by the engine. A brain that fails to start "
-        "stops the match (exit status 1); one that crashes, times out or plays an illegal "
-        "move during a game loses that game.",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     configure_parser(parser)
+
+
+DESCRIPTION = """\
+Play two Gomocup (pbrain) brains against each other, each opening twice with
+colours swapped, refereed by the engine. A brain that fails to start (it cannot
+run, exits, or does not answer START with OK) stops the match (exit status 1);
+one that crashes, gives a bad answer, times out, runs out of its game clock or
+plays an illegal move during a game loses that game, and the match goes on with
+a fresh process (as it does for a brain that does not answer RESTART with OK).
+The last lines a brain wrote on stderr are shown when it fails to start or
+crashes. Each brain runs in a process group of its own, killed whole when the
+brain is ended. Ctrl-C (SIGINT) or SIGTERM stops the match: every brain is
+killed, the table of the games finished is printed (a game in progress is not
+counted), exit status 130 (143).
+
+Openings are numbered from 1 in file order (blank and comment lines are not
+openings); progress lines and errors give both the opening's number and its
+file line."""
 
 
 def _board_size(text: str) -> int:
@@ -470,22 +662,48 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         "--tolerance-ms",
         type=count(0),
         default=1000,
-        help="lateness allowed beyond --turn-ms",
+        help="lateness allowed on each move beyond --turn-ms before the brain loses on "
+        "time (default 1000); it adds nothing to the game clock",
     )
     parser.add_argument(
-        "--match-ms", type=count(0), default=0, help="each side's game clock (ms; default: none)"
+        "--match-ms",
+        type=count(0),
+        default=0,
+        help="each side's game clock in a game (ms; default: none): every move's whole "
+        "time comes off it (told to the brain as INFO time_left, never below 0), and a "
+        "side whose moves take longer in all loses that game, out of time",
     )
     parser.add_argument("--jobs", type=count(1), default=1, help="games played at once")
     parser.add_argument("--quiet", action="store_true", help="no line per game")
+    parser.add_argument(
+        "--save",
+        type=Path,
+        metavar="DIR",
+        help="write each game finished to DIR (made if missing) as a JSON record, "
+        "game-N.json (N its number as in the progress lines, padded with zeros to the "
+        "width of --games), for gomoku review and gomoku analyze --record",
+    )
+    parser.add_argument(
+        "--messages",
+        action="store_true",
+        help="print the brains' MESSAGE (and DEBUG, SUGGEST) lines as they come, "
+        "each after [A game N] or [B game N]",
+    )
     parser.set_defaults(run=run)
+
+
+_SIGNAL_NAMES = {signal.SIGINT: "Ctrl-C (SIGINT)", signal.SIGTERM: "SIGTERM"}
 
 
 def run(args: argparse.Namespace) -> int:
     """Run a match from parsed arguments and print the table; 0 when every game was
-    played, 1 when a brain failed to start (the match stops there), 2 for bad input."""
+    played, 1 when a brain failed to start (the match stops there), 2 for bad input,
+    128 + the signal's number when SIGINT or SIGTERM stopped it."""
     try:
-        openings = (
-            read_openings(args.openings, args.size, Rule(args.rule)) if args.openings else [[]]
+        numbered = (
+            read_numbered_openings(args.openings, args.size, Rule(args.rule))
+            if args.openings
+            else []
         )
     except OSError as error:
         print(f"gomoku match: cannot read {args.openings}: {error.strerror}", file=sys.stderr)
@@ -493,35 +711,96 @@ def run(args: argparse.Namespace) -> int:
     except NotationError as error:
         print(f"gomoku match: {error}", file=sys.stderr)
         return 2
+    save: Path | None = args.save
+    if save is not None:
+        try:
+            save.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            print(f"gomoku match: cannot make {save}: {error.strerror}", file=sys.stderr)
+            return 2
+    engines = {"A": args.engine_a, "B": args.engine_b}
+    lines = [line for line, _ in numbered]
+    rule = Rule(args.rule)
+    width = len(str(args.games))
 
     def progress(game: GameResult) -> None:
+        result_games.append(game)
         if not args.quiet:
             winner = game.winner or "draw"
             colour = "black" if game.black == "A" else "white"
             print(
-                f"game {len(result_games) + 1}: opening {game.opening}, A {colour},"
+                f"game {game.game}: {opening_name(game, lines)}, A {colour},"
                 f" winner {winner} ({game.reason}, {len(game.moves)} moves)",
                 flush=True,
             )
-        result_games.append(game)
+        if save is not None:
+            path = save / f"game-{game.game:0{width}d}.json"
+            try:
+                path.write_text(
+                    format_json(game_record(game, rule, args.size, engines), indent=2) + "\n",
+                    encoding="utf-8",
+                )
+            except OSError as error:
+                print(f"gomoku match: cannot write {path}: {error.strerror}", file=sys.stderr)
+
+    def message(engine: str, number: int, line: str) -> None:
+        print(f"[{engine} game {number}] {line}", flush=True)
 
     result_games: list[GameResult] = []
-    result = asyncio.run(
-        run_match(
-            args.engine_a,
-            args.engine_b,
-            openings,
-            games=args.games,
-            rule=Rule(args.rule),
-            size=args.size,
-            turn_ms=args.turn_ms,
-            tolerance_ms=args.tolerance_ms,
-            match_ms=args.match_ms,
-            jobs=args.jobs,
-            on_game=progress,
+    caught: list[signal.Signals] = []
+
+    async def main() -> MatchResult:
+        loop = asyncio.get_running_loop()
+        stop = asyncio.Event()
+        handled: list[signal.Signals] = []
+
+        def on_signal(signum: signal.Signals) -> None:
+            if not caught:
+                caught.append(signum)
+            stop.set()
+
+        for signum in _SIGNAL_NAMES:
+            if signal.getsignal(signum) == signal.SIG_IGN:
+                continue  # ignored where the match was started (``nohup``, ``&``): left so
+            try:
+                loop.add_signal_handler(signum, on_signal, signum)
+                handled.append(signum)
+            except (NotImplementedError, RuntimeError, ValueError):  # not on Windows
+                pass
+        try:
+            return await run_match(
+                args.engine_a,
+                args.engine_b,
+                [opening for _, opening in numbered],
+                games=args.games,
+                rule=rule,
+                size=args.size,
+                turn_ms=args.turn_ms,
+                tolerance_ms=args.tolerance_ms,
+                match_ms=args.match_ms,
+                jobs=args.jobs,
+                on_game=progress,
+                on_message=message if args.messages else None,
+                stop=stop,
+            )
+        finally:
+            for signum in handled:
+                loop.remove_signal_handler(signum)
+
+    try:
+        result = asyncio.run(main())
+    except KeyboardInterrupt:  # where the loop cannot catch signals (Windows)
+        caught[:] = [signal.SIGINT]
+        result = MatchResult(games=result_games, stopped=True)
+    print(format_table(result, args.engine_a, args.engine_b, lines=lines), flush=True)
+    if caught:
+        print(
+            f"gomoku match: the match was stopped by {_SIGNAL_NAMES[caught[0]]} after "
+            f"{len(result.games)} of {args.games} games (the games in progress are not "
+            "counted)",
+            file=sys.stderr,
         )
-    )
-    print(format_table(result, args.engine_a, args.engine_b))
+        return 128 + caught[0]
     unstarted = next((game for game in result.games if game.unstarted), None)
     if unstarted is not None:
         print(

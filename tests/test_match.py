@@ -148,7 +148,7 @@ def test_elo_margin_shrinks_with_more_games() -> None:
 @pytest.mark.parametrize(
     ("lines", "rule", "said"),
     [
-        ("7,7 7,7", "freestyle", "badopen.txt:1: h8 is occupied"),
+        ("7,7 7,7", "freestyle", "badopen.txt:1: opening 1: h8 is occupied"),
         ("6,7 0,0 7,7 0,2 8,5 0,4 8,6 0,6 8,7", "renju", "i8 is forbidden for Black"),
         ("0,0 0,1 1,0 1,1 2,0 2,1 3,0 3,1 4,0", "freestyle", "the opening ends the game"),
         (b"\xff\xfe\x00binary", "freestyle", "not a text file"),
