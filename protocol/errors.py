@@ -29,6 +29,7 @@ class ErrorCode(enum.StrEnum):
     NOT_IN_ROOM = "not_in_room"
     NOT_YOUR_SEAT = "not_your_seat"
     NOT_YOUR_TURN = "not_your_turn"
+    STALE_MOVE = "stale_move"  # a move whose move_no is not the next stone's number
     OCCUPIED = "occupied"
     OFF_BOARD = "off_board"
     FORBIDDEN = "forbidden"  # renju foul for Black; the error's ``foul`` names it

@@ -23,6 +23,7 @@ from protocol.values import (
     GAMES_MAX,
     LEADERBOARD_MAX,
     MAX_LIST,
+    MAX_MOVES,
     RECORD_TEXT_MAX,
     AiWait,
     BoardSize,
@@ -199,10 +200,14 @@ class Ping(_ClientMessage, frozen=True, tag="ping"):
 
 
 class Move(_ClientMessage, frozen=True, tag="move"):
-    """Place a stone (also the stones of a swap2 opening)."""
+    """Place a stone (also the stones of a swap2 opening). ``move_no``, when given, is
+    the number the stone takes (stones on the board + 1, as ``moved`` counts): a move
+    chosen for another position (held in a dead connection, say, while the game went on
+    from another) is refused with ``stale_move``, never played there."""
 
     room: RoomId
     point: WirePoint
+    move_no: Annotated[int, msgspec.Meta(ge=1, le=MAX_MOVES)] | None = None
 
 
 class Choose(_ClientMessage, frozen=True, tag="choose"):

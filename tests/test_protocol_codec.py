@@ -230,11 +230,12 @@ def test_catalogue_tags_are_unique_and_snake_case() -> None:
 @by_codec
 def test_messages_are_plain_maps_with_a_type_key(codec: Codec) -> None:
     """A client in another language sees a map with string keys and the documented names."""
-    assert _as_map(Move(id=7, room="r1", point="h8"), codec) == {
+    assert _as_map(Move(id=7, room="r1", point="h8", move_no=3), codec) == {
         "type": "move",
         "id": 7,
         "room": "r1",
         "point": "h8",
+        "move_no": 3,
     }
     assert _as_map(Join(room="r1", role="spectator"), codec)["as"] == "spectator"
     assert _as_map(CreateRoom(time=TimeControl(base_ms=300_000, inc_ms=3000)), codec)["time"] == {

@@ -389,3 +389,23 @@ async def test_a_crowd_of_spectators_is_counted_in_one_event(
     lobby = await alice.until(lambda x: isinstance(x, m.Lobby))
     assert isinstance(lobby, m.Lobby)
     assert [r.spectators for r in lobby.rooms if r.id == room] == [4]
+
+
+async def test_a_move_meant_for_another_position_is_refused_not_played(
+    connect: Connect,
+) -> None:
+    """A move carrying the number its stone takes is played only there: one held back
+    (a dead connection's, delivered late) after the game went on is refused with
+    stale_move, and the board is as it was; without move_no a move is the next."""
+    alice, bob, room = await seated_pair(connect)
+    await alice.send(m.Move(room=room, point="h8", move_no=1))
+    assert (await alice.event(Moved)).move_no == 1
+    await bob.event(Moved)
+    await bob.send(m.Move(room=room, point="a1", move_no=1))  # meant for the empty board
+    error = await bob.expect_error("stale_move")
+    assert error.message == "this move was meant as stone 1; the board has 1 stone now"
+    await bob.send(m.Move(room=room, point="a1", move_no=2))
+    assert (await bob.event(Moved)).point == "a1"
+    await alice.event(Moved)
+    await alice.send(m.Move(room=room, point="h9"))  # no move_no: the next stone
+    assert (await alice.event(Moved)).move_no == 3

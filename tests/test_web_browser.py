@@ -792,6 +792,71 @@ async def test_names_and_chat_are_judged_as_the_server_judges_them(browser: Brow
         assert name_box < rating_box  # the rating after the name, as in every other row
 
 
+async def test_a_move_sent_shows_until_answered_and_a_lost_network_is_seen_at_once(
+    browser: Browser,
+) -> None:
+    """On a phone that loses its network, the stone placed stays on the board, marked
+    as on its way, with "Sending h8…"; another tap says why it does nothing; the page
+    says it is offline within seconds (it took 15), and once back the move is played
+    once, for the position it was meant for."""
+    async with people(browser) as crowd:
+        ann, hal, room = await crowd.ann_against_hal(phone=True)
+        await ann.context.set_offline(True)
+        started = asyncio.get_running_loop().time()
+        await tap_move(ann, "h8")
+        await expect(ann.locator("svg.board circle.sending.black")).to_have_count(1)
+        await expect(ann.locator("#status")).to_have_text("Sending h8…")
+        await point(ann, "i9").tap()
+        await expect(ann.locator("#status")).to_have_text("Your move is on its way.")
+        await expect(ann.locator("#conn")).to_have_attribute("data-state", "offline")
+        assert asyncio.get_running_loop().time() - started < 8
+        await expect(ann.locator("svg.board circle.sending")).to_have_count(0)
+        await ann.context.set_offline(False)
+        await expect(ann.locator("#conn")).to_have_attribute("data-state", "online")
+        await expect(ann.locator("#status")).not_to_have_text(re.compile("Not connected"))
+        label = await point(ann, "h8").get_attribute("aria-label") or ""
+        if "stone" not in label:  # not delivered before the connection was dropped
+            await point(ann, "h8").tap()
+            await ann.locator("#confirm-move").tap()
+        moved = await hal.until_event(Moved)
+        assert (moved.point, moved.move_no) == ("h8", 1)
+        await moves_shown(ann, 1)
+        await hal.move(room, "a1")
+        await moves_shown(ann, 2)
+
+
+async def test_a_phone_on_its_side_shows_the_board_place_and_status_at_once(
+    browser: Browser,
+) -> None:
+    """A phone turned on its side (640x360 and 844x390): from the board's top to the
+    status line under Place fits in the screen, and the board is no smaller than half
+    the screen's height (it was 624 px high on the first, 246 px on the second)."""
+    async with people(browser) as crowd:
+        for width, height in ((640, 360), (844, 390)):
+            hal = await crowd.client(f"hal{width}")
+            room = (await hal.create(seat="white")).room.id
+            size = ViewportSize(width=width, height=height)
+            ann = await crowd.page(f"ann{width}", phone=True, viewport=size, hash=f"#/room/{room}")
+            await hal.until_event(GameStarted)
+            await point(ann, "h8").tap()
+            await expect(ann.locator("#confirm-move")).to_be_visible()
+            board = await box(ann.locator(".board-host"))
+            status = await box(ann.locator("#status"))
+            assert status["y"] + status["height"] - board["y"] <= height, (width, board, status)
+            assert board["height"] >= height / 2, (width, board)
+
+
+async def test_an_offer_is_said_in_the_status_line(browser: Browser) -> None:
+    """On a small phone the offer's box is below the board: the status line, which is
+    in view, says that hal offers a draw."""
+    async with people(browser) as crowd:
+        ann, hal, room = await crowd.ann_against_hal(phone=True)
+        await hal.send(m.Offer(room=room, kind="draw"))
+        await expect(ann.locator("#status")).to_have_text("hal offers a draw. Your move: Black.")
+        await tap_move(ann, "h8")  # playing on declines it
+        await expect(ann.locator("#status")).to_have_text("hal to move (White).")
+
+
 async def test_swap2_choices_offers_chat_takeback_and_resign(browser: Browser) -> None:
     """hal opens a swap2 game; ann chooses her colour with the page's buttons, declines
     hal's draw offer, chats with him, has a move taken back with his consent, and

@@ -390,7 +390,12 @@ class GameScreen(Screen[None]):
             return
         actor = game.to_act()
         await self.host.send_as(
-            actor, msg.Move(room=game.id, point=point_to_wire(point, game.size))
+            actor,
+            msg.Move(
+                room=game.id,
+                point=point_to_wire(point, game.size),
+                move_no=len(game.moves) + 1,  # for this position only
+            ),
         )
 
     # -- the text line -----------------------------------------------------------

@@ -69,6 +69,8 @@ class Leave:
 class Move:
     player: str
     point: str
+    move_no: int | None = None
+    """The number the stone was meant to take (None: whatever is next)."""
     key = "move"
 
 

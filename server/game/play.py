@@ -86,6 +86,12 @@ def flag(room: Room, now_ms: int) -> GameOver | None:
 def move(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outcome:
     assert isinstance(action, Move)
     seat = seated(room, action.player)
+    if action.move_no is not None and action.move_no != len(room.moves) + 1:
+        raise GameError(
+            ErrorCode.STALE_MOVE,
+            f"this move was meant as stone {action.move_no}; the board has "
+            f"{len(room.moves)} stone{'' if len(room.moves) == 1 else 's'} now",
+        )
     model = room.opening_model()
     if not model.done and Action.PLACE not in model.allowed():
         raise GameError(ErrorCode.WRONG_PHASE, "a swap2 choice is awaited, not a stone")

@@ -9,7 +9,7 @@ from server.handlers.base import Session
 
 
 async def on_move(session: Session, msg: m.Move) -> None:
-    await session.act(msg.room, game.Move(session.player, msg.point))
+    await session.act(msg.room, game.Move(session.player, msg.point, msg.move_no))
 
 
 async def on_choose(session: Session, msg: m.Choose) -> None:

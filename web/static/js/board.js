@@ -185,6 +185,12 @@ export class BoardView {
         target.classList.toggle("playable", state.interactive && !stone);
       }
     }
+    if (state.sending && state.nextColor) {
+      const xy = this.xyOfName(state.sending);
+      if (xy && !cells[xy[1] * size + xy[0]]) {
+        el("circle", { cx: xy[0] + 1, cy: xy[1] + 1, r: 0.42, class: `sending ${state.nextColor}` }, marks);
+      }
+    }
     const ghost = this.selected ?? this.hover;
     if (state.interactive && ghost && state.nextColor) {
       const [x, y] = ghost;
@@ -214,7 +220,11 @@ export class BoardView {
 
   onClick(event) {
     const name = event.target.getAttribute?.("data-point");
-    if (!name || !this.state || !this.state.interactive) return;
+    if (!name || !this.state) return;
+    if (!this.state.interactive) {
+      this.hooks.blocked?.(name); // says why (the move on its way, not your move...)
+      return;
+    }
     // A finger gets a preview first; pointerType is "" for synthetic clicks (keyboard).
     const touch = event.pointerType === "touch" || event.pointerType === "pen";
     // A mouse's second click of a double click is never a move: a double-clicked "Play

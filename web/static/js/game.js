@@ -5,7 +5,7 @@
 import { BoardView } from "./board.js";
 import { LEVELS } from "./levels.js";
 import { parsePoint } from "./notation.js";
-import { choicesText, clockText, ratingText, resultText, timeControlText } from "./room.js";
+import { OFFER_WORDS, choicesText, clockText, ratingText, resultText, timeControlText } from "./room.js";
 import { pageFolder } from "./net.js";
 import { downloadRecord } from "./records.js";
 import { CHAT_MAX, chatProblem } from "./text.js";
@@ -270,9 +270,11 @@ export class GameView {
     });
     if (id === null) return;
     const accepted = message.type === "answer" && message.accept ? ACCEPTED[message.kind] : null;
-    this.sent = { room: room.id, id, settles: move ? MOVE_ANSWERS : accepted };
-    if (move) this.renderBoard(room);
-    else this.renderControls(room, room.seatOf(this.me));
+    this.sent = { room: room.id, id, settles: move ? MOVE_ANSWERS : accepted, point: move ? message.point : null };
+    if (move) {
+      this.renderBoard(room);
+      this.renderStatus(room, room.seatOf(this.me));
+    } else this.renderControls(room, room.seatOf(this.me));
   }
 
   renderBoard(room, mySeat) {
@@ -286,15 +288,24 @@ export class GameView {
       hint: room.hint ? room.hint.point : null,
       interactive: this.interactive(room),
       nextColor: room.toMove,
+      // The stone sent, shown until the server's answer: a tap that seemed to vanish
+      // while the move was on its way (a slow network) was tapped again.
+      sending: this.busy(room) && this.sent.point ? this.sent.point : null,
     });
     this.confirmBar.hidden = !this.board.selected;
   }
 
   statusText(room, mySeat) {
+    if (this.busy(room) && this.sent.point) return `Sending ${this.sent.point}…`;
     const text = this.gameText(room, mySeat);
     const live = room.state === "playing" || room.state === "opening";
     // Offline, a click plays nothing: say so where the player looks, not just in the header.
     if (live && mySeat && !this.app.conn.identified) return `Not connected: reconnecting… (${text})`;
+    const offer = room.pending;
+    if (live && mySeat && offer && offer.by !== this.me) {
+      // Said where the player looks: on a small phone the offer's box is below the fold.
+      return `${room.nameOf(offer.by)} ${OFFER_WORDS[offer.kind] ?? `offers ${offer.kind}`}. ${text}`;
+    }
     return text;
   }
 
@@ -542,7 +553,8 @@ export class GameView {
     }
     if (!this.allowed(point)) return;
     this.clearRefusal();
-    this.send(room, { type: "move", point }, {
+    // move_no: for this position only (a move delivered late is refused, not played).
+    this.send(room, { type: "move", point, move_no: room.moves.length + 1 }, {
       move: true,
       refused: (error) => (error.code === "forbidden" ? `${point} is forbidden for Black in renju (${error.foul}).` : errorText(error)),
     });

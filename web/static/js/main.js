@@ -91,6 +91,7 @@ export class App {
     window.addEventListener("hashchange", () => this.navigate());
     // Back on the network: connect now, not when the backoff says.
     window.addEventListener("online", () => this.conn.retryNow());
+    window.addEventListener("offline", () => this.conn.suspect());
     // Leaving the page for another (a link, the address bar) may keep it in the
     // back/forward cache: its connection must not keep the player present in their
     // games meanwhile. Closed here; coming back resumes by token like a reconnect.

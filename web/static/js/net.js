@@ -13,6 +13,10 @@ const SUBPROTOCOL = "gomoku.json";
 const BACKOFF_MS = [500, 1000, 2000, 4000, 8000, 10000];
 const QUIET_MS = 10000;
 const STALL_MS = 5000;
+// When the browser says the network went away, the connection is asked at once and
+// given this long: a phone's tap sent into a dead socket was kept there, unseen, for
+// the 15 s the quiet checks take, and delivered late if the network came back.
+const SUSPECT_MS = 2000;
 const UNAVAILABLE_RETRY_MS = 2000; // a hello the server could not answer (its store was down)
 
 export class RequestError extends Error {
@@ -44,8 +48,10 @@ export class Connection {
     this.state = "offline";
     this.lastHeard = 0; // Date.now() when the current connection last brought a frame
     this.pingSentAt = null; // when a ping went out that nothing has answered yet
+    this.suspectUntil = null; // when that ping's answer is due, if the browser went offline
     this.quietMs = QUIET_MS; // (a test shortens them)
     this.stallMs = STALL_MS;
+    this.suspectMs = SUSPECT_MS;
     setInterval(() => this.checkAlive(), 1000);
   }
 
@@ -57,6 +63,7 @@ export class Connection {
     this.ws = ws;
     this.lastHeard = Date.now();
     this.pingSentAt = null;
+    this.suspectUntil = null;
     ws.onopen = () => this.hello();
     ws.onmessage = (event) => this.receive(event.data);
     ws.onclose = (event) => this.closed(ws, event);
@@ -96,7 +103,7 @@ export class Connection {
     if (!ws || ws.readyState !== WebSocket.OPEN || !this.identified) return;
     const now = Date.now();
     if (this.pingSentAt !== null) {
-      if (now - this.pingSentAt < this.stallMs) return;
+      if (now - this.pingSentAt < this.stallMs && now < (this.suspectUntil ?? Infinity)) return;
       this.closed(ws, { code: 1006 }); // as a drop: the state, the retry
       ws.onclose = null;
       ws.onmessage = null;
@@ -105,6 +112,19 @@ export class Connection {
       this.pingSentAt = now;
       ws.send(JSON.stringify({ type: "ping" }));
     }
+  }
+
+  /** The browser says it is offline: ping now, and drop the connection as a stalled
+   * one if nothing answers within `suspectMs` (a false alarm costs one ping). */
+  suspect() {
+    const ws = this.ws;
+    if (!ws || ws.readyState !== WebSocket.OPEN || !this.identified) return;
+    const now = Date.now();
+    if (this.pingSentAt === null) {
+      this.pingSentAt = now;
+      ws.send(JSON.stringify({ type: "ping" }));
+    }
+    this.suspectUntil = now + this.suspectMs;
   }
 
   async hello() {
@@ -179,6 +199,7 @@ export class Connection {
   receive(text) {
     this.lastHeard = Date.now();
     this.pingSentAt = null;
+    this.suspectUntil = null;
     let frame;
     try {
       frame = JSON.parse(text);

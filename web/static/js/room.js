@@ -236,7 +236,7 @@ export class RoomState {
   }
 }
 
-const OFFER_WORDS = {
+export const OFFER_WORDS = {
   draw: "offers a draw",
   takeback: "asks to take back a move",
   rematch: "proposes a rematch",

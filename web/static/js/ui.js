@@ -96,6 +96,7 @@ export function download(name, text, type) {
 const ERROR_WORDS = {
   not_in_room: "You are not in that room.",
   not_your_turn: "It is not your turn.",
+  stale_move: "The game had moved on: that move was not played.",
   occupied: "That point already has a stone.",
   off_board: "That point is off the board.",
   room_full: "That room has no free seat.",
