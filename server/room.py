@@ -117,6 +117,9 @@ class Room(msgspec.Struct, kw_only=True):
     pending: Pending | None = None
     takeback_declines: dict[str, int] = msgspec.field(default_factory=dict)
     takeback_blocked_until: dict[str, int] = msgspec.field(default_factory=dict)
+    first_stone_by_ms: int | None = None
+    """A timed game's time for its first stone (epoch ms): the game is aborted at it if
+    the board is still empty."""
     draw_blocked_until_move: dict[str, int] = msgspec.field(default_factory=dict)
     """After a player's declined draw offer: the stone count from which they may offer
     another (an offer again at every turn took the opponent's keys while their clock ran)."""
@@ -227,15 +230,23 @@ class Room(msgspec.Struct, kw_only=True):
     def due_ms(self, grace_ms: int) -> int | None:
         """When the server must look at this room even if nobody acts, whichever comes
         first: the clock's deadline, the time to retry archiving a finished game, the time
-        a waiting room closes, a seat's time to attach, or when both players have been
-        gone long enough for the game to end (:meth:`abandoned_at_ms`)."""
+        a waiting room closes, a seat's time to attach, when both players have been
+        gone long enough for the game to end (:meth:`abandoned_at_ms`), or when a game
+        nobody began is aborted (:meth:`aborted_at_ms`)."""
         times = [self.archive_at_ms if self.archive_at_ms is not None else self.deadline_ms()]
         if self.state == "waiting":
             times.append(self.close_at_ms)
         times += [s.attach_by_ms for s in self.seats if s is not None]
         times.append(self.abandoned_at_ms(grace_ms))
+        times.append(self.aborted_at_ms())
         known = [t for t in times if t is not None]
         return min(known) if known else None
+
+    def aborted_at_ms(self) -> int | None:
+        """When a running timed game that has no stone yet is aborted (server.game)."""
+        if self.state not in LIVE_STATES or self.moves:
+            return None
+        return self.first_stone_by_ms
 
     def abandoned_at_ms(self, grace_ms: int) -> int | None:
         """When a running game whose players are both gone ends (server.game): when the

@@ -784,6 +784,12 @@ def test_a_rated_game_without_ratings_says_why_it_did_not_count() -> None:
     unrated = in_room(moves=["h8"], to_move="white")
     unrated = reduce(unrated, event(4, ev.GameOver(winner="black", reason=Reason.RESIGN)), T0)
     assert "ratings" not in unrated.log[-1].text
+    begun = in_room(rated=True, moves=[], to_move="black")  # a timed game nobody began
+    begun = reduce(begun, event(4, ev.GameOver(winner=None, reason=Reason.ABORTED)), T0)
+    assert [line.text for line in begun.log[-2:]] == [
+        "Game aborted: Black did not play a first stone in time.",
+        "This game did not count for ratings: it ended before its second stone.",
+    ]
 
 
 def test_the_lobbys_notice_is_the_refusal_of_its_latest_request_until_it_no_longer_applies() -> (

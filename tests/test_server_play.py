@@ -27,6 +27,7 @@ from protocol.events import (
     SpectatorCount,
     Undone,
 )
+from protocol.values import TimeControl
 from server.app import GomokuServer
 from server.game import GameRules
 
@@ -409,3 +410,23 @@ async def test_a_move_meant_for_another_position_is_refused_not_played(
     await alice.event(Moved)
     await alice.send(m.Move(room=room, point="h9"))  # no move_no: the next stone
     assert (await alice.event(Moved)).move_no == 3
+
+
+async def test_a_timed_game_nobody_begins_is_aborted_by_itself(
+    make_server: Callable[..., Awaitable[GomokuServer]], connect: Connect
+) -> None:
+    """A rated timed game whose first stone does not come in time ends with nobody
+    acting: game_over aborted, no winner, no rating change, for both players (it
+    stayed "playing", clocks full, for good)."""
+    rules = GameRules(grace_ms=60_000, first_stone_ms=300)
+    server = await make_server(make_config(game=rules))
+    alice = await connect("alice", to=server)
+    bob = await connect("bob", to=server)
+    five = TimeControl(base_ms=300_000, inc_ms=0)
+    room = (await alice.create(seat="black", rated=True, time=five)).room.id
+    await bob.join(room)
+    for client in (alice, bob):
+        over = await client.until_event(GameOver)
+        assert (over.winner, over.reason, over.ratings) == (None, "aborted", None)
+    await alice.send(m.Move(room=room, point="h8"))
+    await alice.expect_error("game_over")

@@ -88,6 +88,7 @@ def describe_result(outcome: Outcome, game: GameView) -> str:
             Reason.BOARD_FULL: "Draw: the board is full.",
             Reason.AGREEMENT: "Draw agreed.",
             Reason.ABANDON: "Game aborted: both players left.",
+            Reason.ABORTED: "Game aborted: Black did not play a first stone in time.",
             Reason.TIMEOUT: "Draw: a flag fell, but the other side could not win.",
         }.get(outcome.reason, f"Draw ({outcome.reason}).")
     won, lost = player_words(game, winner), player_words(game, winner.other)

@@ -48,8 +48,11 @@ def tick(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outco
         if waits != [s.attach_by_ms for s in room.seats if s is not None]:
             out.quiet_change = True  # a seat's player was seen attached: keep that
     abandoned = room.abandoned_at_ms(rules.grace_ms)
+    aborted = room.aborted_at_ms()
     if abandoned is not None and now_ms >= abandoned:
         out.events.append(_abandon(room, now_ms, rules))
+    elif aborted is not None and now_ms >= aborted:
+        out.events.append(finish(room, None, Reason.ABORTED, None))  # no clock ran: none charged
     return out
 
 

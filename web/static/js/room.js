@@ -262,6 +262,7 @@ export function choicesText(choices) {
 
 export function resultText(result) {
   if (!result) return "";
+  if (result.reason === "aborted") return "Aborted: Black did not play a first stone in time";
   const why = REASONS[result.reason] ?? result.reason;
   if (result.winner === null) return `Draw (${why})`;
   const colour = result.winner === "black" ? "Black" : "White";
