@@ -42,7 +42,7 @@ from text_samples import CHAT_ACCEPTED, CHAT_REFUSED, NAMES_ACCEPTED, NAMES_REFU
 from websockets.asyncio.client import connect as ws_connect
 from worker_fixtures import ai_config, worker_config
 
-from client.present import TimeControlError, parse_time_control
+from client.present import TimeControlError, format_clock, parse_time_control
 from engine import Board, Rule
 from engine.types import Color, Point
 from protocol import messages as m
@@ -713,6 +713,15 @@ async def test_any_clock_typed_makes_the_room_the_terminal_would(browser: Browse
             CLOCKS_SHOWN,
         )  # written as the terminal client writes them (30 s was 0.5+0)
         assert shown == [str(TimeControl(base_ms=b, inc_ms=i)) for b, i in CLOCKS_SHOWN]
+        left = [0, 99, 950, 4_230, 9_999, 10_000, 59_001, 3_600_000]
+        read_out = await ann.evaluate(
+            """async (left) => {
+                const room = await import("/js/room.js");
+                return left.map(room.gameClockText);
+            }""",
+            left,
+        )  # a game's clock, tenths in the last ten seconds, as the terminal shows it
+        assert read_out == [format_clock(ms) for ms in left]
 
         field = ann.locator("#create-form input[name=time]")
         await field.fill("five")

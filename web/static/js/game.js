@@ -5,7 +5,7 @@
 import { BoardView } from "./board.js";
 import { LEVELS } from "./levels.js";
 import { parsePoint } from "./notation.js";
-import { OFFER_WORDS, choicesText, clockText, ratingText, resultText, timeControlText } from "./room.js";
+import { OFFER_WORDS, choicesText, clockText, gameClockText, ratingText, resultText, timeControlText } from "./room.js";
 import { pageFolder } from "./net.js";
 import { downloadRecord } from "./records.js";
 import { CHAT_MAX, chatProblem } from "./text.js";
@@ -221,7 +221,9 @@ export class GameView {
       const tags = p ? [p.rating ? ratingText(p.rating, p.provisional) : "", p.bot ? "· AI" : "", p.id === this.me ? "(you)" : ""] : [];
       this.renderName(seat.name, p ? p.name : "empty seat", tags.filter(Boolean).join(" "));
       seat.row.classList.toggle("to-act", running === colour || (room.actor && p && room.actor === p.id));
-      seat.clock.textContent = room.clocks ? clockText(room.clockMs(colour)) : "";
+      const left = room.clocks ? room.clockMs(colour) : null;
+      seat.clock.textContent = left === null ? "" : gameClockText(left);
+      seat.clock.classList.toggle("low", left !== null && left < 10000 && room.state !== "over");
       seat.clock.classList.toggle("running", running === colour);
       // Gone from a finished game is leaving it, not a lost connection (nothing to claim).
       const away = room.state === "over" ? " left" : ` offline${this.deadlineText(room, p)}`;

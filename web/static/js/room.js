@@ -274,6 +274,14 @@ export function ratingText(rating, provisional) {
   return provisional ? `${rating}?` : String(rating);
 }
 
+/** A game clock: as clockText, with tenths in the last ten seconds ("0:04.2", as the
+ * terminal client shows them), when a second is a move. */
+export function gameClockText(ms) {
+  if (ms === null || ms === undefined || ms >= 10000) return clockText(ms);
+  const left = Math.max(0, ms);
+  return `0:${String(Math.floor(left / 1000)).padStart(2, "0")}.${Math.floor((left % 1000) / 100)}`;
+}
+
 export function clockText(ms) {
   if (ms === null || ms === undefined) return "–";
   const total = Math.ceil(ms / 1000);
