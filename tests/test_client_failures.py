@@ -123,7 +123,14 @@ def plain_http_server(directory: Path) -> Iterator[int]:
         def log_message(self, format: str, *args: object) -> None:
             pass
 
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+    with serving(Quiet) as port:
+        yield port
+
+
+@contextlib.contextmanager
+def serving(handler: type[http.server.BaseHTTPRequestHandler]) -> Iterator[int]:
+    """An HTTP server on a free port of 127.0.0.1, in a thread, answering with ``handler``."""
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     try:
@@ -293,15 +300,8 @@ def answering(status: int, body: bytes = b"", location: str | None = None) -> It
         def log_message(self, format: str, *args: object) -> None:
             pass
 
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Answer)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield httpd.server_address[1]
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(5)
+    with serving(Answer) as port:
+        yield port
 
 
 async def test_a_server_that_turns_us_away_says_why(make_server: Any) -> None:

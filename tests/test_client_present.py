@@ -106,10 +106,9 @@ def test_lobby_row() -> None:
     assert lobby_row(room) == ("renju swap2 rated", "15", "10+5", "ann 1600", "-", "4", "waiting")
 
 
-def header_of(me: str, width: int = 0, **changes: object) -> str:
-    """The game screen's first status line, for player ``me``, of a free-opening 15x15
-    room (waiting, with ann as Black, unless ``changes`` say otherwise), ``width``
-    columns wide (0: any)."""
+def room_view(**changes: object) -> RoomView:
+    """A free-opening 15x15 room, waiting, with ann as Black, unless ``changes`` say
+    otherwise."""
     fields: dict[str, object] = {
         "id": "r1",
         "rule": Rule.FREESTYLE,
@@ -127,10 +126,19 @@ def header_of(me: str, width: int = 0, **changes: object) -> str:
         "seq": 1,
     }
     fields.update(changes)
-    room = RoomView(**fields)  # type: ignore[arg-type]
+    return RoomView(**fields)  # type: ignore[arg-type]
+
+
+def viewed(me: str, room: RoomView) -> ViewModel:
+    """The view of ``room`` by player ``me``, welcomed and sent its snapshot."""
     welcome = Welcome(player=me, name="ann", token="t", resumed=False)
-    model = reduce(reduce(ViewModel(), welcome, 0.0), Snapshot(room=room), 0.0)
-    first, _ = status_lines(model, frozenset({me}), UNICODE, 0.0, width)
+    return reduce(reduce(ViewModel(), welcome, 0.0), Snapshot(room=room), 0.0)
+
+
+def header_of(me: str, width: int = 0, **changes: object) -> str:
+    """The game screen's first status line, for player ``me``, of :func:`room_view`
+    with ``changes``, ``width`` columns wide (0: any)."""
+    first, _ = status_lines(viewed(me, room_view(**changes)), frozenset({me}), UNICODE, 0.0, width)
     return first
 
 
@@ -178,24 +186,10 @@ def test_a_provisional_rating_is_marked_in_the_lobby_and_the_header() -> None:
     first = header_of("b", players=players, state="playing", to_move="black", seq=2)
     assert "ann (1500?)" in first
     assert "bob (1812) " in first
-    welcome = Welcome(player="b", name="bob", token="t", resumed=False)
-    room = RoomView(
-        id="r1",
-        rule=Rule.FREESTYLE,
-        size=15,
-        opening=Opening.FREE,
-        time=None,
-        rated=True,
-        private=False,
-        players=players,
-        spectators=0,
-        state="playing",
-        moves=["h8"],
-        to_move="white",
-        clocks=None,
-        seq=2,
+    room = room_view(
+        rated=True, players=players, state="playing", moves=["h8"], to_move="white", seq=2
     )
-    model = reduce(reduce(ViewModel(), welcome, 0.0), Snapshot(room=room), 0.0)
+    model = viewed("b", room)
     changes = [
         RatingChange(player="a", before=1500, after=1690, provisional=True),
         RatingChange(player="b", before=1812, after=1790),
