@@ -269,7 +269,7 @@ async def test_draw_offer_and_the_opponents_offers(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:
     """^D offers a draw; Bob's takeback request shows as a prompt with y/n, y accepts,
-    n declines."""
+    n declines (on Ann's move the question leaves the keys to the move: Esc goes to it)."""
     async with running(server, tmp_path) as (app, pilot):
         bob, room = await in_game_with_bob(app, pilot, connect)
         await pilot.press("enter")
@@ -284,6 +284,7 @@ async def test_draw_offer_and_the_opponents_offers(
         await bob.send(m.Offer(room=room, kind="takeback"))
         asks = "bob asks to take back their last move: y accept · n decline"
         await until(pilot, lambda: asks in screen_text(app))
+        await pilot.press("escape")
         await answer(pilot, "y")
         undone = await bob.until_event(ev.Undone)
         assert undone.points == ["a1"]
@@ -294,6 +295,7 @@ async def test_draw_offer_and_the_opponents_offers(
         await until(pilot, lambda: stones(app) == 2)
         await bob.send(m.Offer(room=room, kind="draw"))
         await until(pilot, lambda: "bob offers a draw: y accept · n decline" in screen_text(app))
+        await pilot.press("escape")
         await answer(pilot, "n")
         answered = await bob.until_event(ev.Answered)
         assert answered.accept is False

@@ -284,12 +284,13 @@ OPENING = ["h8", "g9", "i9", "g7"]
 
 @pytest.mark.parametrize("kind", ["draw", "takeback"])
 async def test_an_offer_is_a_question_snapshot(kind: str) -> None:
-    """Bob's draw offer or takeback request: a focused question naming y and n, the
-    footer naming them too."""
+    """Bob's draw offer or takeback request on Alice's move: a question naming y and n,
+    which leaves the keys to her move; the footer names Esc to reach it."""
     actions: list[Action] = [welcome(), m.Snapshot(room=game_view(OPENING)), offered(kind)]
     text = await screen_after(actions)
     check_snapshot(f"prompt_{kind}", text)
     assert ": y accept · n decline" in text
+    assert "Esc Question" in text
 
 
 async def test_a_rematch_offer_after_the_game_snapshot() -> None:

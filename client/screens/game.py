@@ -103,10 +103,11 @@ class GameScreen(Screen[None]):
         Binding("slash", "command", "Command", show=False, tooltip="Type a /command"),
         Binding(
             "escape",
-            "board",
-            "Board",
-            tooltip="To the question waiting, else back to the board (from the text line)",
+            "question",
+            "Question",
+            tooltip="To the question waiting (an offer on your move leaves you the keys)",
         ),
+        Binding("escape", "board", "Board", tooltip="Back to the board (from the text line)"),
         Binding(
             "escape",
             "stop_trying",
@@ -307,9 +308,12 @@ class GameScreen(Screen[None]):
         typing = isinstance(self.focused, Input)
         if action in GAME_ACTIONS - {"leave"} and not self.model.session.link.online:
             return False  # the server is needed for all of them
-        if action == "board":
-            waiting = self.prompt_bar.prompt is not None and self.focused is not self.prompt_bar
-            return self.focused is not self.board or waiting
+        if action in ("question", "board"):
+            bar = self.prompt_bar
+            waiting = bar.prompt is not None and self.focused is not bar
+            return (
+                waiting if action == "question" else self.focused is not self.board and not waiting
+            )
         if action == "stop_trying":
             return self.focused is self.board and not self.model.session.link.online
         if action == "help":
@@ -479,6 +483,10 @@ class GameScreen(Screen[None]):
         """``/`` that no widget handed on (nothing had focus): start a command line."""
         self.set_focus(self.entry)
         self.entry.start_command()
+
+    def action_question(self) -> None:
+        """Esc while a question waits elsewhere: to it."""
+        self.set_focus(self.prompt_bar)
 
     def action_board(self) -> None:
         """Esc: to the question if one waits elsewhere, else to the board. (Focus
