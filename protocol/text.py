@@ -131,7 +131,10 @@ def chat_problem(text: str) -> str | None:
     return None
 
 
+_BLANK = frozenset(("Zs", "Zl", "Zp", "Cc", "Cf", *_MARKS))
+
+
 def _blank(c: str) -> bool:
-    """Draws as nothing on its own: a space, a format character, a combining mark, a
-    filler."""
-    return c.isspace() or c in BLANK_FILLERS or unicodedata.category(c) in {"Cf", *_MARKS}
+    """Draws as nothing on its own: a space or separator, a control or format character,
+    a combining mark, a filler. (By category only, as the page's copy judges it.)"""
+    return c in BLANK_FILLERS or unicodedata.category(c) in _BLANK

@@ -40,6 +40,8 @@ NAMES_REFUSED = [
     "\u0301x",  # an accent on nothing
     "a" + "\u0301" * 5,  # accents piled up over the lines above (one composes: á)
     "a\tb",
+    "\x1c",  # a control character Python counts as a space
+    "\ufeff",
     "x" * 25,
 ]
 
@@ -64,6 +66,7 @@ CHAT_REFUSED = [
     "line\nbreak",
     "a\u2028b",
     "\u202eevil",
+    "\x85",
     "\u2066isolated\u2069",
     "x" * 301,
 ]

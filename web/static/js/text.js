@@ -15,7 +15,7 @@ const EMOJI_TAILS = new Set(["\ufe0f", "\u{1f3fb}", "\u{1f3fc}", "\u{1f3fd}", "\
 const ZWJ = "\u200d";
 
 const hex = (c) => `U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
-const blank = (c) => /\s/u.test(c) || BLANK_FILLERS.has(c) || /[\p{Cf}\p{M}]/u.test(c);
+const blank = (c) => BLANK_FILLERS.has(c) || /[\p{Z}\p{Cc}\p{Cf}\p{M}]/u.test(c);
 const isSymbol = (c) => /\p{So}/u.test(c);
 
 /** The form the server keeps a name in (NFC). */
