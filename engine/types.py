@@ -69,7 +69,6 @@ class Reason(enum.StrEnum):
     TIMEOUT = "timeout"
     AGREEMENT = "agreement"
     ABANDON = "abandon"
-    ABORTED = "aborted"  # a timed game whose first stone never came: no result
 
     def __repr__(self) -> str:
         return f"Reason.{self.name}"

@@ -264,12 +264,14 @@ class Brain:
         (on POSIX its whole process group: what a wrapper script started too). Every
         wait has a limit: in all at most twice ``limit`` and 1.2 s."""
         process = self.process
-        if process.returncode is None:
-            with contextlib.suppress(BrainError, ConnectionError):
-                await asyncio.wait_for(self.send("END"), limit)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(process.wait(), limit)
-        self.kill()  # what is left of its group, even when the brain itself has exited
+        try:
+            if process.returncode is None:
+                with contextlib.suppress(BrainError, ConnectionError):
+                    await asyncio.wait_for(self.send("END"), limit)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(process.wait(), limit)
+        finally:  # even when cancelled meanwhile (a stopped match): nothing may outlive it
+            self.kill()  # what is left of its group, even when the brain itself has exited
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(process.wait(), 1.0)
         stdin = process.stdin

@@ -50,6 +50,7 @@ from protocol.values import (
     SwapChoice,
     TimeControl,
     Token,
+    TypedName,
     WirePoint,
     check_chat_text,
     check_name,
@@ -124,7 +125,7 @@ class Hello(_ClientMessage, frozen=True, tag="hello"):
     """The first message of every connection; nothing else is accepted before it.
     With ``token`` it resumes the player that token was issued to."""
 
-    name: Name
+    name: TypedName
     token: Token | None = None
     version: Annotated[int, msgspec.Meta(ge=1)] = PROTOCOL_VERSION
     bot_key: Token | None = None

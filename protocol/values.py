@@ -55,6 +55,9 @@ PlayerId = Annotated[str, msgspec.Meta(min_length=1, max_length=ID_MAX)]
 InviteCode = Annotated[str, msgspec.Meta(min_length=1, max_length=CODE_MAX)]
 Token = Annotated[str, msgspec.Meta(min_length=1, max_length=TOKEN_MAX)]
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=NAME_MAX)]
+TypedName = Annotated[str, msgspec.Meta(min_length=1, max_length=4 * NAME_MAX)]
+"""A name as a client sends it: NAME_MAX characters once composed (NFC, as the server
+keeps it; :func:`check_name`), so more code points with its accents decomposed."""
 ChatText = Annotated[str, msgspec.Meta(min_length=1, max_length=CHAT_MAX)]
 BoardSize = Annotated[int, msgspec.Meta(ge=MIN_SIZE, le=MAX_SIZE)]
 # The patterns end in \Z, not $: msgspec matches them with Python's re, where $ also
@@ -135,6 +138,7 @@ __all__ = [
     "SwapChoice",
     "TimeControl",
     "Token",
+    "TypedName",
     "WirePoint",
     "check_chat_text",
     "check_name",

@@ -118,8 +118,8 @@ class Room(msgspec.Struct, kw_only=True):
     takeback_declines: dict[str, int] = msgspec.field(default_factory=dict)
     takeback_blocked_until: dict[str, int] = msgspec.field(default_factory=dict)
     first_stone_by_ms: int | None = None
-    """A timed game's time for its first stone (epoch ms): the game is aborted at it if
-    the board is still empty."""
+    """A timed game's time for its first stone (epoch ms), until that stone: the game is
+    aborted at it."""
     draw_blocked_until_move: dict[str, int] = msgspec.field(default_factory=dict)
     """After a player's declined draw offer: the stone count from which they may offer
     another (an offer again at every turn took the opponent's keys while their clock ran)."""
@@ -243,10 +243,9 @@ class Room(msgspec.Struct, kw_only=True):
         return min(known) if known else None
 
     def aborted_at_ms(self) -> int | None:
-        """When a running timed game that has no stone yet is aborted (server.game)."""
-        if self.state not in LIVE_STATES or self.moves:
-            return None
-        return self.first_stone_by_ms
+        """When a running timed game whose first stone has not come is aborted
+        (server.game)."""
+        return self.first_stone_by_ms if self.state in LIVE_STATES else None
 
     def abandoned_at_ms(self, grace_ms: int) -> int | None:
         """When a running game whose players are both gone ends (server.game): when the

@@ -15,8 +15,9 @@ INVITE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 INVITE_GROUPS = 3
 INVITE_GROUP_SIZE = 3
 """An invite code is 3 groups of 3 (``K7Q-XMP-4RW``): 31**9, about 2**44.6 codes."""
-_INVITE_SEPARATORS = frozenset("_.")
-"""Besides every kind of space, dash and invisible format character."""
+_INVITE_SEPARATORS = frozenset("_.\u2212")
+"""Besides every kind of space, dash and invisible format character: the underscore,
+the dot, and the minus sign (a maths symbol to Unicode, a dash to the person typing)."""
 
 
 class SessionRecord(msgspec.Struct, kw_only=True):

@@ -785,9 +785,9 @@ def test_a_rated_game_without_ratings_says_why_it_did_not_count() -> None:
     unrated = reduce(unrated, event(4, ev.GameOver(winner="black", reason=Reason.RESIGN)), T0)
     assert "ratings" not in unrated.log[-1].text
     begun = in_room(rated=True, moves=[], to_move="black")  # a timed game nobody began
-    begun = reduce(begun, event(4, ev.GameOver(winner=None, reason=Reason.ABORTED)), T0)
+    begun = reduce(begun, event(4, ev.GameOver(winner=None, reason=Reason.ABANDON)), T0)
     assert [line.text for line in begun.log[-2:]] == [
-        "Game aborted: Black did not play a first stone in time.",
+        "Game aborted before its first stone.",
         "This game did not count for ratings: it ended before its second stone.",
     ]
 

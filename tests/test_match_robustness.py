@@ -192,6 +192,22 @@ async def test_quit_ends_a_hung_brain_behind_a_wrapper_within_its_limit(tmp_path
         assert not alive(pid)
 
 
+async def test_a_quit_cancelled_half_way_still_kills_the_brain(tmp_path: Path) -> None:
+    """A stopped match cancels a brain's quit while it waits for a brain that ignores
+    END: the brain is killed all the same (it outlived the match)."""
+    with brain_pids(tmp_path / "pids") as pidfile:
+        deaf = await Brain.popen(brain(tmp_path, "--deaf", "--pidfile", str(pidfile)))
+        await deaf.start(15, limit=10)
+        quitting = asyncio.ensure_future(deaf.quit(limit=5))
+        await asyncio.sleep(0.3)  # waiting for the brain to exit after END
+        quitting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await quitting
+        [pid] = pids(pidfile)
+        await asyncio.wait_for(deaf.process.wait(), 5)  # killed: it ignores END and SIGTERM
+        assert not alive(pid)
+
+
 # -- 2: a line longer than 64 KiB ---------------------------------------------------
 
 

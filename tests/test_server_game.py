@@ -267,17 +267,21 @@ def test_a_declined_draw_offer_waits_two_moves_before_the_next() -> None:
 
 def test_a_timed_game_nobody_begins_is_aborted() -> None:
     """A timed game whose first stone has not come 30 s after the start ends, aborted
-    with no winner, at that moment (its due time says when); one begun in time, and
-    an untimed one, go on."""
+    with no winner, at that moment (its due time says when); one begun in time (even
+    taken back to an empty board), and an untimed one, go on."""
     five = TimeControl(base_ms=300_000, inc_ms=0)
     room = started(time=five, now=1_000)
     assert room.aborted_at_ms() == 31_000  # among the times due_ms() looks at
     assert apply(room, game.Tick(), 30_999, RULES).events == []
     [over] = apply(room, game.Tick(), 31_000, RULES).events
     assert isinstance(over, GameOver)
-    assert (over.winner, over.reason) == (None, Reason.ABORTED)
+    assert (over.winner, over.reason) == (None, Reason.ABANDON)  # aborted: no stone
     begun = play(started(time=five, now=1_000), "h8", now=30_000)
     assert apply(begun, game.Tick(), 40_000, RULES).events == []
+    begun = apply(begun, game.Offer(A, "takeback"), 40_000, RULES).room
+    emptied = apply(begun, game.Answer(B, "takeback", True), 40_000, RULES).room
+    assert emptied.moves == []  # begun, then taken back: not aborted for that
+    assert apply(emptied, game.Tick(), 50_000, RULES).events == []
     assert apply(started(now=1_000), game.Tick(), 100_000, RULES).events == []
 
 

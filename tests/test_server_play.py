@@ -416,8 +416,8 @@ async def test_a_timed_game_nobody_begins_is_aborted_by_itself(
     make_server: Callable[..., Awaitable[GomokuServer]], connect: Connect
 ) -> None:
     """A rated timed game whose first stone does not come in time ends with nobody
-    acting: game_over aborted, no winner, no rating change, for both players (it
-    stayed "playing", clocks full, for good)."""
+    acting: aborted (game_over abandon with no winner and no stone), no rating change,
+    for both players (it stayed "playing", clocks full, for good)."""
     rules = GameRules(grace_ms=60_000, first_stone_ms=300)
     server = await make_server(make_config(game=rules))
     alice = await connect("alice", to=server)
@@ -427,6 +427,6 @@ async def test_a_timed_game_nobody_begins_is_aborted_by_itself(
     await bob.join(room)
     for client in (alice, bob):
         over = await client.until_event(GameOver)
-        assert (over.winner, over.reason, over.ratings) == (None, "aborted", None)
+        assert (over.winner, over.reason, over.ratings) == (None, "abandon", None)
     await alice.send(m.Move(room=room, point="h8"))
     await alice.expect_error("game_over")

@@ -325,6 +325,7 @@ async def test_invite_codes_are_easy_to_pass_on_and_hard_to_guess(connect: Conne
         code.replace("-", " ").lower(),
         code.replace("-", "\u2013"),
         code.replace("-", "\u00a0"),
+        code.replace("-", "\u2212"),
         full_width,
     ):
         bob = await connect("bob")
@@ -578,6 +579,9 @@ async def test_names_are_kept_in_nfc_and_chat_takes_text_in_any_script(
     jose = await connect("Jose\u0301")
     assert jose.welcome is not None
     assert jose.welcome.name == "José"
+    long = await connect("e\u0301" * 24)  # 48 code points as typed, 24 letters kept
+    assert long.welcome is not None
+    assert long.welcome.name == "é" * 24
     snap = await jose.create(seat="black")
     assert snap.room.players.black is not None
     assert snap.room.players.black.name == "José"

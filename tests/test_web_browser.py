@@ -61,6 +61,7 @@ from protocol.events import (
 from protocol.text import chat_problem, name_problem
 from protocol.values import TimeControl
 from server.app import GomokuServer
+from server.game import GameRules
 from worker.control import AiWorker
 from worker.thinker import Thinker
 
@@ -853,6 +854,22 @@ async def test_a_phone_on_its_side_shows_the_board_place_and_status_at_once(
             status = await box(ann.locator("#status"))
             assert status["y"] + status["height"] - board["y"] <= height, (width, board, status)
             assert board["height"] >= height / 2, (width, board)
+
+
+async def test_a_timed_game_nobody_begins_is_aborted_on_the_page(browser: Browser) -> None:
+    """Ann, Black in a timed game, never plays: at the end of the first stone's time the
+    page says the game was aborted (not "Draw (abandonment)") and nothing is rated."""
+    rules = GameRules(grace_ms=60_000, first_stone_ms=1_000)
+    async with people(browser, game=rules) as crowd:
+        hal = await crowd.client("hal")
+        five = TimeControl(base_ms=300_000, inc_ms=0)
+        room = (await hal.create(seat="white", rated=True, time=five)).room.id
+        ann = await crowd.page("ann", hash=f"#/room/{room}")
+        await hal.until_event(GameOver)
+        await expect(ann.locator("#result strong")).to_have_text("Aborted before its first stone")
+        await expect(ann.locator("#result .rating-change")).to_have_text(
+            re.compile("^Not rated: the game ended before its second stone")
+        )
 
 
 async def test_an_offer_is_said_in_the_status_line(browser: Browser) -> None:

@@ -285,12 +285,11 @@ class GameScreen(Screen[None]):
         keys, so that a move being typed is played (which declines it). An opponent who
         offered again and again took every key typed, and the clock ran."""
         game = self.model.room
-        return (
-            prompt.kind == "offer"
-            and game is not None
-            and game.state == "playing"
-            and game.to_act() in self.me
-        )
+        if prompt.kind != "offer" or game is None or game.state != "playing":
+            return False
+        seated = [p for p in self.me if game.color_of(p) is not None]
+        # Hot seat (both seats here): the offer is for the other person at this keyboard.
+        return len(seated) == 1 and game.to_act() in self.me
 
     def on_resize(self) -> None:
         """Narrow room for the log (a big board at 80 columns): the move list goes

@@ -84,11 +84,12 @@ def describe_result(outcome: Outcome, game: GameView) -> str:
     if winner is None:
         if outcome.reason == Reason.BOARD_FULL and len(game.moves) < game.size**2:
             return "Draw: no point is left that Black may play."  # renju: all are fouls
+        if outcome.reason == Reason.ABANDON and not game.moves:
+            return "Game aborted before its first stone."  # nobody began, or both left
         return {
             Reason.BOARD_FULL: "Draw: the board is full.",
             Reason.AGREEMENT: "Draw agreed.",
             Reason.ABANDON: "Game aborted: both players left.",
-            Reason.ABORTED: "Game aborted: Black did not play a first stone in time.",
             Reason.TIMEOUT: "Draw: a flag fell, but the other side could not win.",
         }.get(outcome.reason, f"Draw ({outcome.reason}).")
     won, lost = player_words(game, winner), player_words(game, winner.other)

@@ -38,9 +38,10 @@ class GameRules:
     max_takeback_declines: int = 3
     """After this many declines in one game, takebacks are refused for the rest of it."""
     first_stone_ms: int = 30_000
-    """In a timed game, the time Black has for the first stone after the start (the clock
-    runs only from that stone on): without it the game is aborted, unrated, as lichess
-    aborts a game nobody begins. A game nobody began stayed "playing" for good."""
+    """In a timed game, the time Black (the opener, in swap2) has for the first stone
+    after the start (the clock runs only from that stone on): without it the game is
+    aborted (``abandon``, no winner: unrated), as lichess aborts a game nobody begins. A
+    game nobody began stayed "playing" for good."""
     draw_reoffer_moves: int = 4
     """After a declined draw offer, stones to be played before its maker may offer again
     (4: two moves of each player)."""

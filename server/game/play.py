@@ -115,6 +115,7 @@ def move(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outco
         raise GameError(ErrorCode.GAME_OVER, str(exc)) from None
     out = Outcome(room)
     charge_clock(room, now_ms)
+    room.first_stone_by_ms = None  # begun: a takeback to an empty board does not abort it
     room.moves.append(format_point(point, room.size))
     room.remember_board(board)
     if not model.done:

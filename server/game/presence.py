@@ -52,7 +52,9 @@ def tick(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outco
     if abandoned is not None and now_ms >= abandoned:
         out.events.append(_abandon(room, now_ms, rules))
     elif aborted is not None and now_ms >= aborted:
-        out.events.append(finish(room, None, Reason.ABORTED, None))  # no clock ran: none charged
+        # Aborted: "abandon" with no winner before four stones does not count (no clock
+        # ran, none is charged). A reason of its own would need a new protocol version.
+        out.events.append(finish(room, None, Reason.ABANDON, None))
     return out
 
 

@@ -197,7 +197,7 @@ export class GameView {
     } else if (event.type === "game_over") {
       const winner = room.result && room.result.winner;
       const yours = !mySeat || !winner ? "" : winner === mySeat ? " You win." : " You lose.";
-      text = `${resultText(room.result)}.${yours}`;
+      text = `${resultText(room.result, room.moves.length)}.${yours}`;
     }
     if (text) this.announcer.textContent = text;
   }
@@ -312,7 +312,7 @@ export class GameView {
   }
 
   gameText(room, mySeat) {
-    if (room.state === "over") return resultText(room.result);
+    if (room.state === "over") return resultText(room.result, room.moves.length);
     if (room.state === "waiting") return mySeat ? "Waiting for an opponent: share the link, or seat an AI." : "Waiting for players.";
     if (room.swap2) return this.swap2Text(room);
     const colour = room.toMove;
@@ -432,7 +432,7 @@ export class GameView {
     }
     this.resultBox.hidden = room.state !== "over";
     if (room.state === "over") {
-      const lines = [h("strong", {}, resultText(room.result))];
+      const lines = [h("strong", {}, resultText(room.result, room.moves.length))];
       const winner = room.result && room.result.winner ? room.players[room.result.winner] : null;
       if (winner) { // the colours alone leave a player to work out which was theirs (swap2)
         const mine = mySeat === room.result.winner;

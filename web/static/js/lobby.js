@@ -115,7 +115,7 @@ export class LobbyView {
     if (room.state === "waiting") return "Your room: waiting for an opponent";
     const other = [room.players.black, room.players.white].find((p) => p && p.id !== me);
     const game = `Your game with ${other?.name ?? "an opponent"}`;
-    if (room.state === "over") return `${game} is over: ${resultText(room.result)}`;
+    if (room.state === "over") return `${game} is over: ${resultText(room.result, room.moves?.length ?? null)}`;
     if (!("actor" in room)) return game;
     return `${game}: ${room.actor === me ? "your turn" : `${other?.name ?? "the opponent"}'s turn`}`;
   }

@@ -76,7 +76,7 @@ export class ProfileView {
           h("td", {}, String(s.wins)), h("td", {}, String(s.losses)), h("td", {}, String(s.draws))))));
       const list = h("ul", { class: "games" }, games.items.map((g) => h("li", {},
         h("a", { href: `#/review/${g.id}` }, h("bdi", { class: "name" }, g.black.name), " – ", h("bdi", { class: "name" }, g.white.name)),
-        ` · ${g.rule} ${g.size}×${g.size} · ${resultText(g.result)} · ${g.moves} moves${g.rated ? " · rated" : ""} · ${new Date(g.ended_ms).toLocaleString()}`)));
+        ` · ${g.rule} ${g.size}×${g.size} · ${resultText(g.result, g.moves)} · ${g.moves} moves${g.rated ? " · rated" : ""} · ${new Date(g.ended_ms).toLocaleString()}`)));
       this.root.replaceChildren(h("h1", {}, profile.name), standings, h("h2", {}, "Finished games"),
         games.items.length ? list : h("p", { class: "hint-text" }, "No finished games yet."));
     } catch (error) {
@@ -144,7 +144,7 @@ export class ReviewView {
     const players = r.players ?? {};
     this.root.replaceChildren(
       h("h1", {}, `${players.black ?? "Black"} – ${players.white ?? "White"}`),
-      h("p", {}, `${r.rule} · ${r.size}×${r.size} · ${r.opening ?? "free"} · ${resultText(r.result)}`),
+      h("p", {}, `${r.rule} · ${r.size}×${r.size} · ${r.opening ?? "free"} · ${resultText(r.result, r.moves.length)}`),
       h("div", { class: "room-body" },
         h("div", { class: "board-col" }, this.boardHost, nav, this.position),
         h("aside", { class: "side" }, h("h2", {}, "Moves"), this.list,

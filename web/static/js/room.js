@@ -124,7 +124,7 @@ export class RoomState {
         }
         this.pending = null;
         this.swap2 = null;
-        return resultText(this.result);
+        return resultText(this.result, this.moves.length);
       case "presence":
         for (const seat of ["black", "white"]) {
           const p = this.players[seat];
@@ -260,9 +260,11 @@ export function choicesText(choices) {
   return words.length > 1 ? `${words.slice(0, -1).join(", ")} or ${words[words.length - 1]}` : words.join("");
 }
 
-export function resultText(result) {
+/** How a game ended; `stones`: how many it had (none: an aborted game, "abandon" with
+ * no winner, which nobody began or both players left). */
+export function resultText(result, stones = null) {
   if (!result) return "";
-  if (result.reason === "aborted") return "Aborted: Black did not play a first stone in time";
+  if (result.reason === "abandon" && result.winner === null && stones === 0) return "Aborted before its first stone";
   const why = REASONS[result.reason] ?? result.reason;
   if (result.winner === null) return `Draw (${why})`;
   const colour = result.winner === "black" ? "Black" : "White";
