@@ -221,16 +221,17 @@ export class BoardView {
   onClick(event) {
     const name = event.target.getAttribute?.("data-point");
     if (!name || !this.state) return;
-    if (!this.state.interactive) {
-      this.hooks.blocked?.(name); // says why (the move on its way, not your move...)
-      return;
-    }
     // A finger gets a preview first; pointerType is "" for synthetic clicks (keyboard).
     const touch = event.pointerType === "touch" || event.pointerType === "pen";
     // A mouse's second click of a double click is never a move: a double-clicked "Play
     // the AI" opens this board under the pointer, and its second click played a stone
-    // there. (A finger's double tap plays the point its first tap showed.)
+    // there. (A finger's double tap plays the point its first tap showed.) Nor does it
+    // say why nothing was played: the first click's move is on its way.
     if (!touch && event.detail > 1) return;
+    if (!this.state.interactive) {
+      this.hooks.blocked?.(name); // says why (the move on its way, not your move...)
+      return;
+    }
     const xy = this.xyOf(event.target);
     this.setCursor(xy[0], xy[1], false);
     if (this.state.cells[xy[1] * this.size + xy[0]]) {
