@@ -65,31 +65,22 @@ def site_config(listen: int, upstreams: tuple[int, int]) -> str:
 def proxied(redis_url: str, tmp_path: Path) -> Iterator[tuple[int, list[LiveServer]]]:
     """nginx on a free port (not 443) in front of two servers on one Redis."""
     ports = (free_port("127.0.0.1"), free_port("127.0.0.1"))
-    servers = [
-        start(["--redis", redis_url, "--port", str(p)], tmp_path / f"server{i}.log")
-        for i, p in enumerate(ports)
-    ]
-    listen = free_port("127.0.0.1")
-    (tmp_path / "gomoku.conf").write_text(site_config(listen, ports))
-    (tmp_path / "nginx.conf").write_text(
-        f"pid {tmp_path}/nginx.pid;\nerror_log {tmp_path}/error.log;\n"
-        "worker_processes 1;\nevents {}\n"
-        f"http {{\n  access_log off;\n  client_body_temp_path {tmp_path}/body;\n"
-        f"  proxy_temp_path {tmp_path}/proxy;\n  include {tmp_path}/gomoku.conf;\n}}\n"
-    )
-    nginx = subprocess.Popen(
-        [
-            nginx_binary(),
-            "-p",
-            str(tmp_path),
-            "-c",
-            str(tmp_path / "nginx.conf"),
-            "-g",
-            "daemon off;",
-        ],
-        stderr=subprocess.PIPE,
-    )
-    try:
+    servers: list[LiveServer] = []
+    nginx: subprocess.Popen[bytes] | None = None
+    try:  # whatever fails on the way, nothing started outlives the test
+        for i, port in enumerate(ports):
+            log = tmp_path / f"server{i}.log"
+            servers.append(start(["--redis", redis_url, "--port", str(port)], log))
+        listen = free_port("127.0.0.1")
+        (tmp_path / "gomoku.conf").write_text(site_config(listen, ports))
+        (tmp_path / "nginx.conf").write_text(
+            f"pid {tmp_path}/nginx.pid;\nerror_log {tmp_path}/error.log;\n"
+            "worker_processes 1;\nevents {}\n"
+            f"http {{\n  access_log off;\n  client_body_temp_path {tmp_path}/body;\n"
+            f"  proxy_temp_path {tmp_path}/proxy;\n  include {tmp_path}/gomoku.conf;\n}}\n"
+        )
+        command = [nginx_binary(), "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")]
+        nginx = subprocess.Popen([*command, "-g", "daemon off;"], stderr=subprocess.PIPE)
         deadline = time.monotonic() + START_TIMEOUT_S
         while True:
             try:
@@ -101,10 +92,11 @@ def proxied(redis_url: str, tmp_path: Path) -> Iterator[tuple[int, list[LiveServ
                 time.sleep(0.1)
         yield listen, servers
     finally:
-        nginx.terminate()
-        nginx.wait(10)
-        if nginx.stderr is not None:
-            nginx.stderr.close()
+        if nginx is not None:
+            nginx.terminate()
+            nginx.wait(10)
+            if nginx.stderr is not None:
+                nginx.stderr.close()
         for server in servers:
             stop(server.process)
 
