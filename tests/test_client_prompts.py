@@ -123,8 +123,13 @@ def test_every_reason_is_a_sentence() -> None:
         (None, Reason.AGREEMENT): "Draw agreed.",
         (None, Reason.ABANDON): "Game aborted: both players left.",
     }
+    begun = dataclasses.replace(game, moves=(Point(7, 7),))
     for (winner, reason), text in said.items():
-        assert describe_result(Outcome(winner, reason), game) == text
+        assert describe_result(Outcome(winner, reason), begun) == text
+    # No stone: a timed game nobody began, or one both players left before it began.
+    assert describe_result(Outcome(None, Reason.ABANDON), game) == (
+        "Game aborted before its first stone."
+    )
     full = dataclasses.replace(
         game, moves=tuple(Point(x, y) for x in range(game.size) for y in range(game.size))
     )
