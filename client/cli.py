@@ -33,7 +33,7 @@ from typing import Any
 from client import __version__
 from client.play_cli import add_play_parser, add_review_parser
 from client.usage import OptionError
-from engine.ai import SearchResult, engine_info, think
+from engine.ai import SearchResult, analysis_fields, engine_info, think
 from engine.ai.backend import env_problem as core_env_problem
 from engine.analysis import analyze, sorted_points
 from engine.board import Board
@@ -138,7 +138,7 @@ def _run_analyze(args: argparse.Namespace) -> int:
     if args.json:
         data = analyze(board)
         if args.time is not None:
-            data.update(_ai_fields(found, board))
+            data.update(analysis_fields(board, found))
         print(json.dumps(data))
     elif found is not None:
         win = "" if found.win_in is None else f", a win in {found.win_in} (proven)"
@@ -203,19 +203,6 @@ def _think_until_ctrl_c(board: Board, time_limit: float) -> SearchResult | None:
     finally:
         signal.signal(signal.SIGINT, previous)
     return None if interrupted else found
-
-
-def _ai_fields(found: SearchResult | None, board: Board) -> dict[str, object]:
-    """The AI's fields of ``gomoku analyze --json``: ``best`` (an ``h8`` point, or null
-    when the game is over), ``score``, ``pv`` (``h8`` points) and ``win_in``."""
-    if found is None:
-        return {"best": None, "score": None, "pv": [], "win_in": None}
-    return {
-        "best": format_point(found.best, board.size),
-        "score": found.score,
-        "pv": [format_point(p, board.size) for p in found.pv],
-        "win_in": found.win_in,
-    }
 
 
 def describe(board: Board) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import datetime
 import math
 import os
@@ -316,19 +317,8 @@ async def play_game(
             brains[name] = await seats[name].fresh(game)
         except BrainError as error:
             await seats[name].discard()
-            forfeit = loss(name, "failed to start", str(error))
-            return GameResult(
-                number,
-                black,
-                forfeit.winner,
-                forfeit.reason,
-                [],
-                times,
-                unstarted=name,
-                game=game,
-                loss=forfeit.loss,
-                started_at=started_at,
-            )
+            forfeit = loss(name, "failed to start", str(error))  # before any stone
+            return dataclasses.replace(forfeit, moves=[], stamps=[], unstarted=name)
     seen = {"A": False, "B": False}
     begun = time.monotonic()
     while not board.is_over():
@@ -341,9 +331,7 @@ async def play_game(
             limit_ms = min(turn_ms, left[mover])
             on_clock = left[mover] < wait_ms
             wait_ms = min(wait_ms, left[mover])
-        clock_out = (
-            f"its game clock of {match_ms / 1000:.2f} s ran out on its move {len(times[mover]) + 1}"
-        )
+        its_move = len(times[mover]) + 1
         try:
             if match_ms:
                 await brain.info(time_left=max(0, int(left[mover])))
@@ -363,13 +351,13 @@ async def play_game(
             if match_ms:
                 left[mover] -= brain.last_elapsed * 1000
                 if left[mover] < 0:
-                    return loss(mover, "out of time", clock_out)
+                    return loss(mover, "out of time", _clock_out(match_ms, its_move))
             board.play(point)
             stamps.append(round(1000 * (time.monotonic() - begun)))
         except BrainTimeout as error:
             await seats[mover].discard()
             if on_clock:
-                return loss(mover, "out of time", clock_out)
+                return loss(mover, "out of time", _clock_out(match_ms, its_move))
             return loss(mover, "timeout", str(error))
         except BrainBadAnswer as error:
             await seats[mover].discard()
@@ -394,6 +382,11 @@ async def play_game(
         stamps=stamps,
         started_at=started_at,
     )
+
+
+def _clock_out(match_ms: int, move: int) -> str:
+    """Why a brain lost on its game clock (made only when it does)."""
+    return f"its game clock of {match_ms / 1000:.2f} s ran out on its move {move}"
 
 
 async def run_match(

@@ -540,7 +540,7 @@ class Connection:
         """:meth:`seat` showing the player's rating under ``rule`` (an AI's stays None)."""
         seat = self.seat()
         if not seat.bot:
-            history.show_rating(seat, await self.services.store.rating(history.pool(rule), seat.id))
+            await self.services.rooms.show_rating(seat, rule)
         return seat
 
     def seat(self) -> Seat:

@@ -13,7 +13,7 @@ from engine import Rule
 from protocol import messages as m
 from protocol.backoff import sleep_unless
 from protocol.values import TimeControl
-from server import game, history
+from server import game
 from server.config import Matchmaking
 from server.metrics import Metrics
 from server.notices import Notice, encode_notice
@@ -102,7 +102,7 @@ class Matchmaker:
         seats: list[tuple[Seat, game.SeatWish]] = [(self._seat_for(e), "any") for e in entries]
         for seat, _ in seats:  # as it stands now: a game may have ended since they queued
             if not seat.bot:
-                history.show_rating(seat, await self.store.rating(history.pool(rule), seat.id))
+                await self.service.show_rating(seat, rule)
         room = await self.service.open(new_room_id(), settings, seats=seats)
         log.info("matched %s and %s in room %s", *players, room.id)
         for player in players:

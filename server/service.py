@@ -283,13 +283,17 @@ class RoomService:
         if await self.store.append(room_id, [encode(line)], keep_chat=CHAT_HISTORY) is None:
             raise NoSuchRoom(room_id)
 
+    async def show_rating(self, seat: Seat, rule: str) -> None:
+        """Show in ``seat`` its player's rating under ``rule`` as it stands now."""
+        history.show_rating(seat, await self.store.rating(history.pool(rule), seat.id))
+
     async def _rate_seats(self, room: Room, events: list[RoomEvent]) -> None:
         """Show each person's current rating (for the room's rule) in a new room's seats
         and its ``player_joined`` events: a rematch copies seats from the last game."""
         rated: dict[str, Seat] = {}
         for seat in room.seats:
             if seat is not None and not seat.bot:
-                history.show_rating(seat, await self.store.rating(history.pool(room.rule), seat.id))
+                await self.show_rating(seat, room.rule)
                 rated[seat.id] = seat
         for i, event in enumerate(events):
             if isinstance(event, PlayerJoined) and (seat := rated.get(event.player)) is not None:

@@ -89,19 +89,33 @@ def test_every_clock_written_reads_back_the_same(base_ms: int, inc_ms: int) -> N
     assert parse_time_control(str(clock)) == clock
 
 
+def room_summary(**changes: object) -> RoomSummary:
+    """A lobby line: a rated free-opening 15x15 room with no clock, ann waiting as
+    Black, unless ``changes`` say otherwise."""
+    fields: dict[str, object] = {
+        "id": "r1",
+        "rule": Rule.FREESTYLE,
+        "size": 15,
+        "opening": Opening.FREE,
+        "time": None,
+        "rated": True,
+        "private": False,
+        "players": Seats(black=PlayerRef(id="a", name="ann", rating=1500)),
+        "spectators": 0,
+        "state": "waiting",
+    }
+    fields.update(changes)
+    return RoomSummary(**fields)  # type: ignore[arg-type]
+
+
 def test_lobby_row() -> None:
     """A lobby row names rule and flags, size, time, both players and the state."""
-    room = RoomSummary(
-        id="r1",
+    room = room_summary(
         rule=Rule.RENJU,
-        size=15,
         opening=Opening.SWAP2,
         time=TimeControl(base_ms=600_000, inc_ms=5_000),
-        rated=True,
-        private=False,
         players=Seats(black=PlayerRef(id="a", name="ann", rating=1600)),
         spectators=4,
-        state="waiting",
     )
     assert lobby_row(room) == ("renju swap2 rated", "15", "10+5", "ann 1600", "-", "4", "waiting")
 
@@ -168,20 +182,7 @@ def test_a_provisional_rating_is_marked_in_the_lobby_and_the_header() -> None:
         black=PlayerRef(id="a", name="ann", rating=1500, provisional=True),
         white=PlayerRef(id="b", name="bob", rating=1812),
     )
-    row = lobby_row(
-        RoomSummary(
-            id="r1",
-            rule=Rule.FREESTYLE,
-            size=15,
-            opening=Opening.FREE,
-            time=None,
-            rated=True,
-            private=False,
-            players=players,
-            spectators=0,
-            state="playing",
-        )
-    )
+    row = lobby_row(room_summary(players=players, state="playing"))
     assert row[3:5] == ("ann 1500?", "bob 1812")
     first = header_of("b", players=players, state="playing", to_move="black", seq=2)
     assert "ann (1500?)" in first

@@ -411,10 +411,11 @@ class GameScreen(Screen[None]):
         event.input.value = ""
         if self.focused is self.entry:
             waiting = self.prompt_bar.prompt
-            if waiting is not None and self._moving(waiting):
-                self.set_focus(self.board)  # our move: the offer waits for Esc
+            # The question waiting, unless it leaves the keys to our move (Esc: to it).
+            if waiting is not None and not self._moving(waiting):
+                self.set_focus(self.prompt_bar)
             else:
-                self.action_board()  # the question waiting, if there is one, else the board
+                self.set_focus(self.board)
         if text:
             await self.run_command(text)
 
@@ -436,12 +437,12 @@ class GameScreen(Screen[None]):
             self.board.cursor = point
             await self.play(point)
             return
-        try:
-            chat = msg.Chat(room=game.id, text=text[:CHAT_MAX])
-        except ValueError as refused:  # pasted text may hold what a chat line may not
-            self.host.note(f"Not sent: {chat_problem(text[:CHAT_MAX]) or refused}.")
+        text = text[:CHAT_MAX]
+        problem = chat_problem(text)  # pasted text may hold what a chat line may not
+        if problem is not None:
+            self.host.note(f"Not sent: {problem}.")
             return
-        await self.host.send_as(self._speaker(), chat)
+        await self.host.send_as(self._speaker(), msg.Chat(room=game.id, text=text))
 
     def _speaker(self) -> str | None:
         game = self.model.room
@@ -488,14 +489,10 @@ class GameScreen(Screen[None]):
         self.set_focus(self.prompt_bar)
 
     def action_board(self) -> None:
-        """Esc: to the question if one waits elsewhere, else to the board. (Focus
-        moves at once, not after the keys already queued: Esc then ^R typed together
-        resigns from the board.)"""
-        bar = self.prompt_bar
-        if bar.prompt is not None and self.focused is not bar:
-            self.set_focus(bar)
-        else:
-            self.set_focus(self.board)
+        """Esc with no question waiting elsewhere: back to the board. (Focus moves at
+        once, not after the keys already queued: Esc then ^R typed together resigns
+        from the board.)"""
+        self.set_focus(self.board)
 
     def action_stop_trying(self) -> None:
         self.host.stop_trying()

@@ -40,6 +40,7 @@ __all__ = [
     "Level",
     "SearchResult",
     "analysis",
+    "analysis_fields",
     "engine_info",
     "forget",
     "get_level",
@@ -239,11 +240,19 @@ def hint(
 
 
 def analysis(board: Board, *, time_limit: float = 1.0) -> dict[str, object]:
-    """The AI's fields of ``gomoku analyze --json``: ``best`` (an ``h8`` point or
-    null when the game is over), ``score``, ``pv`` (``h8`` points) and ``win_in``."""
+    """The AI's fields of ``gomoku analyze --json`` after a master-level search of
+    ``time_limit`` seconds (:func:`analysis_fields`)."""
     if board.is_over():
+        return analysis_fields(board, None)
+    return analysis_fields(board, think(board, level="master", time_limit=time_limit))
+
+
+def analysis_fields(board: Board, result: SearchResult | None) -> dict[str, object]:
+    """The AI's fields of ``gomoku analyze --json`` from a search of ``board``: ``best``
+    (an ``h8`` point or null when there was no search: the game is over), ``score``,
+    ``pv`` (``h8`` points) and ``win_in``."""
+    if result is None:
         return {"best": None, "score": None, "pv": [], "win_in": None}
-    result = think(board, level="master", time_limit=time_limit)
     return {
         "best": format_point(result.best, board.size),
         "score": result.score,

@@ -5,7 +5,7 @@
 import { BoardView } from "./board.js";
 import { LEVELS } from "./levels.js";
 import { parsePoint } from "./notation.js";
-import { OFFER_WORDS, choicesText, clockText, gameClockText, ratingText, resultText, timeControlText } from "./room.js";
+import { choicesText, clockText, gameClockText, offerWords, ratingText, resultText, timeControlText } from "./room.js";
 import { pageFolder } from "./net.js";
 import { downloadRecord } from "./records.js";
 import { CHAT_MAX, chatProblem } from "./text.js";
@@ -306,7 +306,7 @@ export class GameView {
     const offer = room.pending;
     if (live && mySeat && offer && offer.by !== this.me) {
       // Said where the player looks: on a small phone the offer's box is below the fold.
-      return `${room.nameOf(offer.by)} ${OFFER_WORDS[offer.kind] ?? `offers ${offer.kind}`}. ${text}`;
+      return `${room.nameOf(offer.by)} ${offerWords(offer.kind)}. ${text}`;
     }
     return text;
   }
@@ -422,9 +422,8 @@ export class GameView {
       this.offerKey = offerKey;
       this.offerBox.replaceChildren();
       if (offer) {
-        const words = { draw: "offers a draw", takeback: "asks to take back a move", rematch: "proposes a rematch" };
         // The answers stay together on one line, after the words or under them.
-        this.offerBox.append(h("span", {}, `${room.nameOf(offer.by)} ${words[offer.kind] ?? offer.kind}.`), " ",
+        this.offerBox.append(h("span", {}, `${room.nameOf(offer.by)} ${offerWords(offer.kind)}.`), " ",
           h("span", { class: "answers" },
             h("button", { type: "button", id: "accept", disabled: waiting, onclick: () => act({ type: "answer", kind: offer.kind, accept: true }) }, "Accept"),
             h("button", { type: "button", id: "decline", class: "secondary", disabled: waiting, onclick: () => act({ type: "answer", kind: offer.kind, accept: false }) }, "Decline")));

@@ -47,8 +47,7 @@ export class Connection {
     this.identified = false;
     this.state = "offline";
     this.lastHeard = 0; // Date.now() when the current connection last brought a frame
-    this.pingSentAt = null; // when a ping went out that nothing has answered yet
-    this.suspectUntil = null; // when that ping's answer is due, if the browser went offline
+    this.answerBy = null; // when a ping's answer is due, while one waits for it
     this.quietMs = QUIET_MS; // (a test shortens them)
     this.stallMs = STALL_MS;
     this.suspectMs = SUSPECT_MS;
@@ -62,8 +61,7 @@ export class Connection {
     const ws = new WebSocket(this.url, SUBPROTOCOL);
     this.ws = ws;
     this.lastHeard = Date.now();
-    this.pingSentAt = null;
-    this.suspectUntil = null;
+    this.answerBy = null;
     ws.onopen = () => this.hello();
     ws.onmessage = (event) => this.receive(event.data);
     ws.onclose = (event) => this.closed(ws, event);
@@ -102,16 +100,21 @@ export class Connection {
     const ws = this.ws;
     if (!ws || ws.readyState !== WebSocket.OPEN || !this.identified) return;
     const now = Date.now();
-    if (this.pingSentAt !== null) {
-      if (now - this.pingSentAt < this.stallMs && now < (this.suspectUntil ?? Infinity)) return;
+    if (this.answerBy !== null) {
+      if (now < this.answerBy) return;
       this.closed(ws, { code: 1006 }); // as a drop: the state, the retry
       ws.onclose = null;
       ws.onmessage = null;
       ws.close();
     } else if (now - this.lastHeard >= this.quietMs) {
-      this.pingSentAt = now;
-      ws.send(JSON.stringify({ type: "ping" }));
+      this.ping(ws, now + this.stallMs);
     }
+  }
+
+  /** Send a ping (unless one waits for its answer already), to be answered by `dueBy`. */
+  ping(ws, dueBy) {
+    if (this.answerBy === null) ws.send(JSON.stringify({ type: "ping" }));
+    this.answerBy = Math.min(this.answerBy ?? Infinity, dueBy);
   }
 
   /** The browser says it is offline: ping now, and drop the connection as a stalled
@@ -119,12 +122,7 @@ export class Connection {
   suspect() {
     const ws = this.ws;
     if (!ws || ws.readyState !== WebSocket.OPEN || !this.identified) return;
-    const now = Date.now();
-    if (this.pingSentAt === null) {
-      this.pingSentAt = now;
-      ws.send(JSON.stringify({ type: "ping" }));
-    }
-    this.suspectUntil = now + this.suspectMs;
+    this.ping(ws, Date.now() + this.suspectMs);
   }
 
   async hello() {
@@ -198,8 +196,7 @@ export class Connection {
 
   receive(text) {
     this.lastHeard = Date.now();
-    this.pingSentAt = null;
-    this.suspectUntil = null;
+    this.answerBy = null;
     let frame;
     try {
       frame = JSON.parse(text);

@@ -94,7 +94,7 @@ export class RoomState {
       }
       case "offered":
         this.pending = { kind: event.kind, by: event.by };
-        return `${this.nameOf(event.by)} ${OFFER_WORDS[event.kind] ?? `offers ${event.kind}`}`;
+        return `${this.nameOf(event.by)} ${offerWords(event.kind)}`;
       case "answered": {
         // Answered by the one who asked: they moved on, which withdraws a takeback request.
         const withdrawn = this.pending && this.pending.by === event.by;
@@ -236,11 +236,16 @@ export class RoomState {
   }
 }
 
-export const OFFER_WORDS = {
+const OFFER_WORDS = {
   draw: "offers a draw",
   takeback: "asks to take back a move",
   rematch: "proposes a rematch",
 };
+
+/** What an offer of `kind` is, after its maker's name: "offers a draw". */
+export function offerWords(kind) {
+  return OFFER_WORDS[kind] ?? `offers ${kind}`;
+}
 
 const REASONS = {
   five: "five in a row",
