@@ -311,13 +311,27 @@ async def a_seat_that_left_its_game(
     return room, order, seat
 
 
+@pytest.fixture(params=["memory", "redis"])
+async def long_lease_server(
+    make_server: MakeServer, request: pytest.FixtureRequest
+) -> GomokuServer:
+    """``ai_server`` with a 2.5 s lease instead of 0.8 s: long enough for a test to open a
+    seat's connection and join before the seat is handed over again, even on a loaded
+    machine (a CI run took more than 0.8 s over it on Redis)."""
+    config = ai_config(bots=dataclasses.replace(FAST_BOTS, lease_ms=2_500))
+    if request.param == "redis":
+        return await make_server(config, store=RedisStore(request.getfixturevalue("redis_url")))
+    return await make_server(config)
+
+
 async def test_a_seat_that_leaves_its_game_but_stays_connected_is_handed_over(
-    server: GomokuServer,
+    long_lease_server: GomokuServer,
 ) -> None:
     """A worker's seat connection sends ``leave`` in its running game and stays open:
     the room showed it offline, but the server judged the seat by its open connection and
     never handed it over (the game waited for the player to claim it). After the lease
     the seat is released and given out again; the old connection is closed."""
+    server = long_lease_server
     person = await raw_client(server)
     async with beating_worker(server) as worker:
         room, order, seat = await a_seat_that_left_its_game(server, person, worker)
@@ -327,8 +341,7 @@ async def test_a_seat_that_leaves_its_game_but_stays_connected_is_handed_over(
         again = await worker.expect(m.BotSeat)
         assert (again.room, again.player) == (room, order.player)
         # At once, as a worker would: a seat given out is handed over again if it is not
-        # back in its game within the lease (0.8 s here; on a loaded CI run the old
-        # connection's close, awaited before the join, outlasted it).
+        # back in its game within the lease.
         heir = await seat_connection(server, again)
         await heir.join(room)
         with pytest.raises(ConnectionClosed):
