@@ -16,6 +16,7 @@ from engine.errors import (
     OccupiedError,
     OffBoardError,
     RecordError,
+    UndoError,
 )
 from engine.notation import (
     format_gomocup,
@@ -43,6 +44,7 @@ __all__ = [
     "RecordError",
     "Result",
     "Rule",
+    "UndoError",
     "format_gomocup",
     "format_moves",
     "format_point",

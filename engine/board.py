@@ -21,6 +21,7 @@ from engine.errors import (
     IllegalMoveError,
     OccupiedError,
     OffBoardError,
+    UndoError,
 )
 from engine.notation import check_size, format_moves, format_point, parse_moves
 from engine.types import Color, Foul, Point, Reason, Result, Rule
@@ -227,9 +228,10 @@ class Board:
         return True
 
     def undo(self, count: int = 1) -> list[Point]:
-        """Take back the last ``count`` moves; return them, most recent first."""
+        """Take back the last ``count`` moves; return them, most recent first. Raises
+        :class:`UndoError` (changing nothing) for more moves than were played."""
         if not 0 <= count <= len(self._history):
-            raise ValueError(f"cannot undo {count} of {len(self._history)} moves")
+            raise UndoError(f"cannot undo {count} of {len(self._history)} moves")
         taken: list[Point] = []
         cells = self.cells
         for _ in range(count):

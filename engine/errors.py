@@ -37,6 +37,11 @@ class ForbiddenMoveError(IllegalMoveError):
         self.foul = foul
 
 
+class UndoError(ValueError):
+    """A takeback of more moves than were played, or of a negative number: the board is
+    left as it was."""
+
+
 class NotationError(ValueError):
     """Text that is not a point or move list on the given board."""
 

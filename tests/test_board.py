@@ -14,6 +14,7 @@ from engine.errors import (
     NotationError,
     OccupiedError,
     OffBoardError,
+    UndoError,
 )
 from engine.notation import parse_moves, parse_point
 from engine.types import Color, Foul, Point, Reason, Result, Rule
@@ -244,7 +245,7 @@ def test_undo_any_number(count: int) -> None:
 def test_undo_too_many() -> None:
     """Undoing more moves than were played is refused and changes nothing."""
     board = Board.from_moves("h8 i9")
-    with pytest.raises(ValueError, match="cannot undo 3 of 2 moves"):
+    with pytest.raises(UndoError, match="cannot undo 3 of 2 moves"):
         board.undo(3)
     assert board == Board.from_moves("h8 i9")
 
