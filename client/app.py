@@ -39,7 +39,7 @@ from client.state.history import HistoryAction, HistoryFailed
 from client.state.lobby import NOT_SENT, AiChoice, LobbyAsked, LobbyUnsent
 from client.state.log import Note
 from client.state.model import Action, ViewModel, ended_out_of_sight, reduce
-from client.state.room import ResumeDone, RoomClosed, RoomGone, RoomSeen
+from client.state.room import MoveSent, ResumeDone, RoomClosed, RoomGone, RoomSeen
 from client.state.session import IdentityLost
 from client.state.words import (
     IDENTITY_LOST,
@@ -47,6 +47,7 @@ from client.state.words import (
     finished_room_gone_text,
     room_gone_text,
 )
+from engine.types import Point
 from protocol import messages as msg
 from protocol.backoff import Backoff
 from protocol.errors import ErrorCode
@@ -407,6 +408,14 @@ class GomokuApp(App[None]):
                 return False
             return True
         return await self.send(message)
+
+    async def send_move(self, player: str | None, move: msg.Move, point: Point) -> bool:
+        """Send ``move`` as ``player``; the room shows it on its way until answered."""
+        if not await self.send_as(player, move):
+            return False
+        if move.move_no is not None:
+            self.dispatch(MoveSent(move.room, point, move.move_no))
+        return True
 
     async def request(self, action: HistoryAction, message: msg.ClientMessage) -> None:
         """Ask the server for ratings or history: the view waits (``action``) for the reply."""

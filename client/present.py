@@ -17,6 +17,7 @@ from client.state.model import ViewModel
 from client.state.session import Link
 from client.state.words import describe_time, rating_label
 from engine import Opening
+from engine.notation import format_point
 from engine.types import Color, Reason
 from protocol.limits import MAX_BASE_MS, MAX_INC_MS
 from protocol.values import (
@@ -94,6 +95,8 @@ def turn_label(game: GameView, me: frozenset[str]) -> str:
         return f"swap2 {game.swap2.phase}: {who}"
     if game.to_move is None:
         return ""
+    if game.sending is not None:
+        return f"sending {format_point(game.sending.point, game.size)}..."
     seat = game.seat(game.to_move)
     mine = seat is not None and seat.id in me
     if mine and len(me) == 1:

@@ -48,12 +48,13 @@ async def running(
     name: str = "alice",
     *,
     first: type[Screen[None]] = LobbyScreen,
+    port: int | None = None,
     **options: object,
 ) -> AsyncIterator[tuple[GomokuApp, Pilot[None]]]:
-    """The client app connected to ``server`` as ``name``, on the screen ``first``
-    (the lobby), at 80x24."""
+    """The client app connected to ``server`` as ``name`` (through ``port`` when given:
+    a proxy in front of it), on the screen ``first`` (the lobby), at 80x24."""
     opts = PlayOptions(
-        server=ServerAddress("127.0.0.1", server.port),
+        server=ServerAddress("127.0.0.1", port or server.port),
         name=name,
         config_dir=tmp_path / name,
         **options,  # type: ignore[arg-type]

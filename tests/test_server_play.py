@@ -404,7 +404,10 @@ async def test_a_move_meant_for_another_position_is_refused_not_played(
     await bob.event(Moved)
     await bob.send(m.Move(room=room, point="a1", move_no=1))  # meant for the empty board
     error = await bob.expect_error("stale_move")
-    assert error.message == "this move was meant as stone 1; the board has 1 stone now"
+    assert error.message == (
+        "not played: the game had moved on when this move arrived "
+        "(it was meant as stone 1; the board has 1 stone now)"
+    )
     await bob.send(m.Move(room=room, point="a1", move_no=2))
     assert (await bob.event(Moved)).point == "a1"
     await alice.event(Moved)

@@ -384,6 +384,10 @@ class GameScreen(Screen[None]):
         if game is None or why is not None:
             self.host.note(why or "You are not in a game.")
             return
+        if game.sending is not None:
+            on_its_way = point_to_wire(game.sending.point, game.size)
+            self.host.note(f"Your move {on_its_way} is on its way.")
+            return
         if point in game.picture.stones:
             self.host.note(f"{point_to_wire(point, game.size)} is already taken.")
             return
@@ -392,14 +396,9 @@ class GameScreen(Screen[None]):
             self.host.note(f"{point_to_wire(point, game.size)} is forbidden for Black ({foul}).")
             return
         actor = game.to_act()
-        await self.host.send_as(
-            actor,
-            msg.Move(
-                room=game.id,
-                point=point_to_wire(point, game.size),
-                move_no=len(game.moves) + 1,  # for this position only
-            ),
-        )
+        move_no = len(game.moves) + 1  # for this position only
+        wire = point_to_wire(point, game.size)
+        await self.host.send_move(actor, msg.Move(room=game.id, point=wire, move_no=move_no), point)
 
     # -- the text line -----------------------------------------------------------
 

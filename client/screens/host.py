@@ -17,6 +17,7 @@ from client.address import ServerAddress
 from client.options import PlayOptions
 from client.state.history import HistoryAction
 from client.state.model import ViewModel
+from engine.types import Point
 from protocol import messages as msg
 
 
@@ -81,6 +82,11 @@ class Host(Protocol):
 
     async def send_as(self, player: str | None, message: msg.ClientMessage) -> bool:
         """Send as ``player`` (in hot seat, the partner's connection when it is theirs)."""
+        ...
+
+    async def send_move(self, player: str | None, move: msg.Move, point: Point) -> bool:
+        """Send ``move`` (a stone at ``point``) as ``player``; once sent, the room shows
+        it on its way (``sending``) until the server answers."""
         ...
 
     async def request(self, action: HistoryAction, message: msg.ClientMessage) -> None:

@@ -87,6 +87,16 @@ class HintView:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class Sending:
+    """A stone this client sent and the server has not yet answered: ``move_no`` is the
+    number it takes. Shown as on its way; a second stone waits for it (on a slow link a
+    second Enter was refused by the server as a stale move, in its words)."""
+
+    point: Point
+    move_no: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class GameView:
     """The room on screen: settings, seats, the moves, clocks and offers."""
 
@@ -115,6 +125,7 @@ class GameView:
     rematch_code: str | None = None
     """The rematch's invite code when the game was private (a spectator joins by it)."""
     hint: HintView | None = None
+    sending: Sending | None = None
     picture: BoardPicture = dataclasses.field(default_factory=BoardPicture)
 
     def seat(self, color: Color) -> Seat | None:

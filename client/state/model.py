@@ -33,6 +33,7 @@ from client.state.lobby import LobbyAction, LobbyView, reduce_lobby
 from client.state.log import LogLine, Note, reduce_log
 from client.state.room import (
     CatchUp,
+    MoveSent,
     ResumeDone,
     ResumeStarted,
     RoomClosed,
@@ -50,6 +51,7 @@ from protocol import messages as msg
 LocalAction = (
     ConnectionChanged
     | IdentityLost
+    | MoveSent
     | ResumeStarted
     | ResumeDone
     | RoomClosed

@@ -16,12 +16,14 @@ import dataclasses
 from client.state.game import (
     GameView,
     HintView,
+    Sending,
     apply_event,
     game_from_view,
     with_hint,
 )
 from client.state.session import IdentityLost
 from engine.errors import NotationError
+from engine.types import Point
 from protocol import events as ev
 from protocol import messages as msg
 from protocol.convert import point_from_wire
@@ -50,6 +52,15 @@ class RoomClosed:
     """The player went back to the lobby from ``room``."""
 
     room: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class MoveSent:
+    """A stone at ``point`` was sent in ``room`` as stone ``move_no``."""
+
+    room: str
+    point: Point
+    move_no: int
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -95,7 +106,15 @@ def reduce_room(game: GameView | None, action: object, now: float) -> GameView |
         case msg.Event(room=room, seq=seq, event=event) if game is not None and game.id == room:
             if seq <= game.seq:
                 return game  # already applied (a resume may repeat what the snapshot had)
-            return dataclasses.replace(apply_event(game, event, now), seq=seq)
+            return _sent_answered(dataclasses.replace(apply_event(game, event, now), seq=seq))
+        case MoveSent(room=room, point=point, move_no=move_no) if _shows(game, room):
+            assert game is not None
+            return dataclasses.replace(game, sending=Sending(point, move_no))
+        case msg.Error(room=room) if game is not None and game.sending and game.id == room:
+            return dataclasses.replace(game, sending=None)  # refused (or another request was)
+        case ResumeDone(room=room) if game is not None and game.sending and game.id == room:
+            # Caught up after a reconnect: a stone not played by now was lost on the way.
+            return dataclasses.replace(game, sending=None)
         case msg.Suggestion(room=room, point=point, reason=reason, move_no=move_no) if (
             game is not None and game.id == room and move_no == len(game.moves)
         ):
@@ -110,6 +129,15 @@ def reduce_room(game: GameView | None, action: object, now: float) -> GameView |
             return None
         case IdentityLost():
             return None
+    return game
+
+
+def _sent_answered(game: GameView) -> GameView:
+    """``game`` without its stone on the way once the board has that many stones (ours
+    or not: a stone from elsewhere makes ours stale) or the game is over."""
+    sending = game.sending
+    if sending is not None and (len(game.moves) >= sending.move_no or game.state == "over"):
+        return dataclasses.replace(game, sending=None)
     return game
 
 

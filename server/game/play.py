@@ -89,8 +89,9 @@ def move(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outco
     if action.move_no is not None and action.move_no != len(room.moves) + 1:
         raise GameError(
             ErrorCode.STALE_MOVE,
-            f"this move was meant as stone {action.move_no}; the board has "
-            f"{len(room.moves)} stone{'' if len(room.moves) == 1 else 's'} now",
+            "not played: the game had moved on when this move arrived (it was meant as "
+            f"stone {action.move_no}; the board has {len(room.moves)} "
+            f"stone{'' if len(room.moves) == 1 else 's'} now)",
         )
     model = room.opening_model()
     if not model.done and Action.PLACE not in model.allowed():

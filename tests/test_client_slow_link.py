@@ -1,0 +1,102 @@
+"""The terminal client on a slow link (a proxy that holds the server's bytes back):
+a stone sent shows as on its way at once, and a second one waits for it instead of
+reaching the server as a stale move."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from client_fixtures import in_game_with_bob, log_text, running, until
+from server_fixtures import Connect
+
+from client.screenshot import screen_text
+from engine.notation import parse_point
+from protocol import events as ev
+from server.app import GomokuServer
+
+DELAY_S = 0.6
+
+
+async def _pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, delay: float) -> None:
+    """Copy ``reader`` to ``writer``, each chunk ``delay`` seconds after it came, in order."""
+    chunks: asyncio.Queue[tuple[float, bytes]] = asyncio.Queue()
+    loop = asyncio.get_running_loop()
+
+    async def deliver() -> None:
+        while True:
+            due, chunk = await chunks.get()
+            await asyncio.sleep(max(0.0, due - loop.time()))
+            if not chunk:
+                writer.close()
+                return
+            writer.write(chunk)
+            await writer.drain()
+
+    delivering = asyncio.create_task(deliver())
+    try:
+        while True:
+            chunk = await reader.read(65536)
+            chunks.put_nowait((loop.time() + delay, chunk))
+            if not chunk:
+                break
+        await delivering
+    finally:
+        delivering.cancel()
+
+
+@contextlib.asynccontextmanager
+async def slow_link(port: int, delay: float) -> AsyncIterator[int]:
+    """A TCP proxy to ``port`` on 127.0.0.1 that delays what the server sends by
+    ``delay`` seconds (a long way away); yields the proxy's port."""
+    tasks: set[asyncio.Task[None]] = set()
+
+    async def serve(client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
+        server_r, server_w = await asyncio.open_connection("127.0.0.1", port)
+        both = asyncio.gather(_pump(client_r, server_w, 0.0), _pump(server_r, client_w, delay))
+        with contextlib.suppress(ConnectionError, asyncio.CancelledError):
+            await both
+
+    def started(client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
+        task = asyncio.create_task(serve(client_r, client_w))
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
+
+    proxy = await asyncio.start_server(started, "127.0.0.1", 0)
+    try:
+        yield proxy.sockets[0].getsockname()[1]
+    finally:
+        proxy.close()
+        for task in list(tasks):
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def test_a_stone_on_a_slow_link_shows_on_its_way_and_a_second_waits(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """h8 Enter on a link 0.6 s slow: the status line says "sending h8..." at once; i9
+    Enter meanwhile is not sent ("on its way"), so the server sees one stone and the
+    log no refusal; once the stone is back the turn is Bob's."""
+    async with (
+        slow_link(server.port, DELAY_S) as port,
+        running(server, tmp_path, port=port) as (app, pilot),
+    ):
+        bob, room = await in_game_with_bob(app, pilot, connect)
+        await pilot.press("h", "8", "enter")
+        await until(pilot, lambda: "sending h8..." in screen_text(app), "sending h8...")
+        assert app.model.room is not None
+        assert app.model.room.moves == ()
+        await pilot.press("i", "9", "enter")
+        await until(pilot, lambda: "Your move h8 is on its way." in log_text(app))
+        assert (await bob.until_event(ev.Moved)).point == "h8"
+        await until(pilot, lambda: "bob to move" in screen_text(app), "bob to move")
+        assert app.model.room.moves == (parse_point("h8"),)
+        await bob.move(room, "a1")
+        assert (await bob.until_event(ev.Moved)).point == "a1"  # no i9 came in between
+        await until(pilot, lambda: len(app.model.room.moves) == 2)  # type: ignore[union-attr]
+        assert app.model.room.moves == (parse_point("h8"), parse_point("a1"))
+        assert "sending" not in screen_text(app)
+        assert "moved on" not in log_text(app)  # the server refused nothing
