@@ -47,6 +47,7 @@ from client.state.words import (
     finished_room_gone_text,
     room_gone_text,
 )
+from client.stopping import exit_on_stop_signals
 from engine.types import Point
 from protocol import messages as msg
 from protocol.backoff import Backoff
@@ -136,6 +137,7 @@ class GomokuApp(App[None]):
         return self.connection is not None and not self.model.session.link.online
 
     async def on_mount(self) -> None:
+        exit_on_stop_signals(self)
         ascii_only = self.options.glyphs.name == "ascii"
         self.set_class(ascii_only, "-ascii")
         plain_scrollbars(ascii_only)

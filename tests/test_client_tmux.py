@@ -13,7 +13,9 @@ tmux).
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -215,3 +217,26 @@ def test_two_players_at_two_terminals(
     assert (config / "profile-alice.json").exists()
     assert (config / "profile-bob.json").exists()
     assert server.process.poll() is None
+
+
+def test_a_client_told_to_stop_gives_the_terminal_back(
+    tmux: Tmux, printed_server: tuple[LiveServer, str], tmp_path: Path
+) -> None:
+    """``kill -TERM`` (a service manager, a closed SSH link's SIGHUP likewise): the client
+    ends as its quit key ends it, exit status 143. It died at once and left the
+    terminal on its frozen screen with mouse reporting on and the cursor hidden, so
+    what was typed next ran unseen until ``reset``."""
+    _, address = printed_server
+    shell = tmp_path / "shell.pid"
+    play = client_command(address, "alice", tmp_path / "config")
+    tmux.start("alice", f"sh -c 'echo $$ > {shell}; {play}; echo exit=$?; sleep 60'")
+    tmux.wait_for("alice", "Gomoku Arena · alice @", "online")
+    shown = "#{alternate_on} #{mouse_any_flag} #{cursor_flag}"
+    assert tmux.run("display-message", "-p", "-t", "alice", shown).split() == ["1", "1", "0"]
+    client = subprocess.run(
+        ["pgrep", "-P", shell.read_text().strip()], capture_output=True, text=True, check=True
+    )
+    os.kill(int(client.stdout.split()[0]), signal.SIGTERM)
+    screen = tmux.wait_for("alice", "exit=143")
+    assert "Traceback" not in screen
+    assert tmux.run("display-message", "-p", "-t", "alice", shown).split() == ["0", "0", "1"]

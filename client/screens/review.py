@@ -30,6 +30,7 @@ from client.present import TABLE_NAME_MAX, shorten
 from client.review import export_record
 from client.screens.help import HelpScreen, describe_bindings
 from client.screens.style import APP_CSS, plain_scrollbars
+from client.stopping import exit_on_stop_signals
 from client.widgets.board import Board
 from client.widgets.moves import MoveList
 from engine.record import GameRecord
@@ -227,6 +228,7 @@ class ReviewApp(App[None]):
         return self.glyphs.key_name(binding.key)
 
     def on_mount(self) -> None:
+        exit_on_stop_signals(self)
         ascii_only = self.glyphs.name == "ascii"
         self.set_class(ascii_only, "-ascii")
         plain_scrollbars(ascii_only)
