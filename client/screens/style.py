@@ -50,6 +50,10 @@ Board:focus > .board--label { background: $accent; color: $text; }
 .dialog Input.-textual-compact:focus, .dialog Select:focus > SelectCurrent {
     background: $primary 40%;
 }
+/* Placeholders ("type h8 to play") a step brighter than Textual's: its shade and the
+   text line's background both became bright black on a 16-colour terminal (TERM=linux,
+   xterm), which drew the prompt invisible. */
+Input > .input--placeholder { color: $text-muted; }
 .-ascii #moves, .-ascii #log-pane, .-ascii #review-moves { border-left: ascii $primary; }
 .-ascii .dialog, .-ascii #help-box { border: ascii $primary; }
 .-ascii Input, .-ascii Button, .-ascii SelectOverlay { border: ascii $border-blurred; }
