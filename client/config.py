@@ -57,6 +57,21 @@ def config_dir() -> Path:
     return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
 
 
+def legacy_key(key: str) -> str | None:
+    """``key`` as written by clients before 2026-11-25, in today's form: those wrote a
+    host as typed (``LOCALHOST:8765``) and an IPv6 one without brackets (``::1:8765``),
+    where the key is now ``localhost:8765`` and ``[::1]:8765``. None for a URL key or
+    one without a port."""
+    if "://" in key:
+        return None
+    host, _, port = key.rpartition(":")
+    if not host or not port.isdigit():
+        return None
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    return f"{host.lower()}:{port}"
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class Identity:
     """A display name and the resume tokens it holds, by server address."""
@@ -65,7 +80,12 @@ class Identity:
     tokens: dict[str, str] = dataclasses.field(default_factory=dict)
 
     def token_for(self, server: str) -> str | None:
-        return self.tokens.get(server)
+        """The token kept for ``server`` (a :attr:`ServerAddress.key`), also under the key
+        a client before 2026-11-25 wrote for the same address (:func:`legacy_key`)."""
+        token = self.tokens.get(server)
+        if token is not None:
+            return token
+        return next((t for k, t in self.tokens.items() if legacy_key(k) == server), None)
 
     def with_token(self, server: str, name: str, token: str) -> Identity:
         return Identity(name=name, tokens={**self.tokens, server: token})

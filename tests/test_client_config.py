@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
 
 import pytest
+from client_fixtures import FAST, until
+from server_fixtures import Connect
 
+from client.address import ServerAddress
+from client.app import GomokuApp
 from client.config import ENV_DIR, FILE_NAME, Identity, config_dir, load_identity, save_identity
+from client.options import PlayOptions
+from client.screens.lobby import LobbyScreen
+from server.app import GomokuServer
 
 
 def test_identity_round_trips_with_private_permissions(tmp_path: Path) -> None:
@@ -38,3 +46,36 @@ def test_env_var_overrides_the_directory(tmp_path: Path, monkeypatch: pytest.Mon
     save_identity(Identity(name="bob"))
     assert (tmp_path / "cfg" / FILE_NAME).exists()
     assert load_identity().name == "bob"
+
+
+def test_tokens_written_by_clients_before_2026_11_25_are_found(tmp_path: Path) -> None:
+    """Those wrote a host as typed and an IPv6 one without brackets; today's keys are
+    ``localhost:8765`` and ``[::1]:8765``. The token was not found, and the player came
+    back as a new player, their ratings left on the old one."""
+    (tmp_path / FILE_NAME).write_text(
+        '{"name": "ivy", "tokens": {"::1:8765": "t6", "LOCALHOST:9000": "tu", '
+        '"Example.ORG:9001": "te", "ws://lan:1/": "tw"}}'
+    )
+    identity = load_identity(tmp_path)
+    assert identity.token_for(ServerAddress.parse("[::1]:8765").key) == "t6"
+    assert identity.token_for(ServerAddress.parse("localhost:9000").key) == "tu"
+    assert identity.token_for(ServerAddress.parse("example.org:9001").key) == "te"
+    assert identity.token_for(ServerAddress.parse("[::1]:9000").key) is None
+
+
+async def test_a_player_saved_by_an_older_client_comes_back_as_themself(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """An identity file an older client wrote for ``LOCALHOST:port``: today's client,
+    given ``localhost:port``, is back as the same player, straight into the lobby."""
+    ivy = await connect("ivy")
+    (tmp_path / FILE_NAME).write_text(
+        json.dumps({"name": "ivy", "tokens": {f"LOCALHOST:{server.port}": ivy.token}})
+    )
+    await ivy.ws.close()
+    options = PlayOptions(server=ServerAddress("localhost", server.port), config_dir=tmp_path)
+    app = GomokuApp(options, backoff=FAST)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.model.session.link.online, "online")
+        assert isinstance(app.screen, LobbyScreen)
+        assert app.model.me == ivy.player
