@@ -339,9 +339,14 @@ class RoomService:
         """A last try for the finished games whose archiving failed (a full disk) among
         rooms that end with this process (the memory store's): each one still not kept
         is logged as lost. A stop had dropped them without a word (no record, no rating
-        change) after warnings that said "will retry"."""
+        change) after warnings that said "will retry". The games still being played end
+        with the process too: one warning names them (an operator restarting to upgrade
+        learnt it from players)."""
+        running: list[str] = []
         for room_id in room_ids:
             loaded = await self.load(room_id)
+            if loaded is not None and loaded[1].state in ("opening", "playing"):
+                running.append(room_id)
             if loaded is None or loaded[1].archive_at_ms is None:
                 continue
             await self.archive(loaded[1])
@@ -352,6 +357,15 @@ class RoomService:
                     "record and rating changes are lost",
                     room_id,
                 )
+        if running:
+            log.warning(
+                "%d game%s in progress end%s with this stop, unrated and unrecorded (games "
+                "being played live in this process only, with this store): %s",
+                len(running),
+                "" if len(running) == 1 else "s",
+                "s" if len(running) == 1 else "",
+                " ".join(running),
+            )
 
     async def _mark_archived(self, room_id: str, ratings: list[RatingChange] | None) -> None:
         """Log the game's ``game_over`` if it is held (once, whoever gets here first), with

@@ -246,3 +246,34 @@ async def test_a_finished_game_the_full_disk_kept_out_is_named_when_the_server_s
         f"room {room}: the finished game could not be kept before this stop; its record "
         "and rating changes are lost"
     ]
+
+
+async def test_a_stop_names_the_games_in_progress_it_ends(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The data file keeps players, ratings and finished games, not games being played:
+    a stop (an upgrade, say) ended them without a word in the log."""
+    data = DataFile(tmp_path / "server.sqlite3")
+    data.open()
+    server = GomokuServer(make_config(), store=EmbeddedStore(data))
+    await server.start()
+    players = []
+    try:
+        for name in ("alice", "bob", "cy"):
+            ws = await ws_connect(f"ws://127.0.0.1:{server.port}/", compression=None)
+            players.append(TestClient(ws))
+            await players[-1].hello(name)
+        alice, bob, cy = players
+        room = (await alice.create(seat="black")).room.id
+        await bob.join(room)
+        await alice.until_event(GameStarted)
+        await cy.create(seat="black")  # waiting for an opponent: no game to end
+    finally:
+        for player in players:
+            await player.ws.close()
+        await server.stop()
+    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert (
+        "1 game in progress ends with this stop, unrated and unrecorded (games being "
+        f"played live in this process only, with this store): {room}"
+    ) in warned
