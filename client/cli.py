@@ -67,8 +67,7 @@ def _add_analyze(subparsers: Subparsers) -> None:
     parser.add_argument(
         "--rule",
         choices=[rule.value for rule in Rule],
-        default=Rule.FREESTYLE.value,
-        help="the rule (default: freestyle)",
+        help="the rule (default: freestyle; a .json record says its own)",
     )
     parser.add_argument(
         "--size",
@@ -151,13 +150,13 @@ def _run_analyze(args: argparse.Namespace) -> int:
 
 def _analyzed_record(args: argparse.Namespace) -> GameRecord:
     """The record ``--record`` names, or the moves of ``--moves``; OptionError if bad."""
-    rule = Rule(args.rule)
+    rule = Rule(args.rule or Rule.FREESTYLE)
     if args.record is None:
         try:
             return parse_move_list(args.moves, size=args.size, rule=rule)
         except (RecordError, NotationError) as exc:
             raise OptionError("--moves", str(exc)) from None
-    from client.review import load_record  # engine only: no terminal UI
+    from client.review import load_record, read_as_freestyle_hint  # no terminal UI
 
     path: Path = args.record
     if path.is_dir():
@@ -169,7 +168,8 @@ def _analyzed_record(args: argparse.Namespace) -> GameRecord:
     except UnicodeDecodeError:
         raise OptionError("--record", f"{path} is not a text file") from None
     except (RecordError, ValueError) as exc:
-        raise OptionError("--record", f"{path}: {exc}") from None
+        hint = read_as_freestyle_hint(path, exc, args.rule is not None)
+        raise OptionError("--record", f"{path}: {exc}{hint}") from None
 
 
 def _think_until_ctrl_c(board: Board, time_limit: float) -> SearchResult | None:
@@ -223,7 +223,7 @@ def describe(board: Board) -> str:
         line = " ".join(format_point(p, size) for p in result.line or ())
         lines.append(f"{str(result.winner).capitalize()} wins ({result.reason}: {line}).")
     if forbidden:
-        names = " ".join(format_point(p, size) for p in forbidden)
+        names = ", ".join(f"{format_point(p, size)} ({board.foul(p)})" for p in forbidden)
         lines.append(f"Forbidden for Black (*): {names}")
     return "\n".join(lines)
 

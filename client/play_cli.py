@@ -193,7 +193,7 @@ def add_review_parser(subparsers: Any) -> None:
 
 
 def run_review(args: argparse.Namespace) -> int:
-    from client.review import load_record
+    from client.review import load_record, read_as_freestyle_hint
 
     if args.file.is_dir():
         raise OptionError("FILE", f"{args.file} is a directory, not a record file")
@@ -204,19 +204,18 @@ def run_review(args: argparse.Namespace) -> int:
     except UnicodeDecodeError:
         raise OptionError("FILE", f"{args.file} is not a text file") from None
     except (RecordError, ValueError) as exc:
-        hint = ""
-        if args.rule is None and args.file.suffix.lower() != ".json" and "): " in str(exc):
-            # A move refused (``move 16 (x23): the game is over``) may be the rule's doing.
-            hint = " (read as freestyle: this format does not record the rule; try --rule)"
+        hint = read_as_freestyle_hint(args.file, exc, args.rule is not None)
         raise OptionError("FILE", f"{args.file}: {exc}{hint}") from None
     if args.export is not None:
-        from client.review import export_record
+        from client.review import export_record, unrecorded
 
         try:
             kind = export_record(record, args.export)
         except OSError as exc:
             raise OptionError("--export", f"cannot write {args.export}: {exc.strerror}") from None
         print(f"{args.file} ({len(record.moves)} moves) exported as {kind} to {args.export}")
+        if (lost := unrecorded(record, kind)) is not None:
+            print(f"note: {lost} (.json keeps everything)")
         return EXIT_OK
     review_app = load_ui("gomoku review", _review_app)
     if review_app is None:

@@ -44,6 +44,32 @@ def content_format(text: str) -> str:
     return "moves"
 
 
+def unrecorded(record: GameRecord, kind: str) -> str | None:
+    """What a file of format ``kind`` leaves out of ``record`` and how to read it back
+    with it, or None when nothing is lost: PSQ records no rule, a move list neither rule
+    nor board size (read back without them, a 19x19 renju game was 15x15 freestyle,
+    and a standard game with an overline was refused as over)."""
+    lost: list[tuple[str, str]] = []
+    if kind in ("psq", "moves") and record.rule is not Rule.FREESTYLE:
+        lost.append(("the rule", f"--rule {record.rule}"))
+    if kind == "moves" and record.size != 15:
+        lost.append(("the board size", f"--size {record.size}"))
+    if not lost:
+        return None
+    name = "a PSQ file" if kind == "psq" else "a move list"
+    what = " or ".join(what for what, _ in lost)
+    options = " ".join(option for _, option in lost)
+    return f"{name} does not record {what}: read it back with {options}"
+
+
+def read_as_freestyle_hint(path: Path, error: Exception, rule_given: bool) -> str:
+    """A hint for a move refused while reading a file that does not record its rule
+    (``move 16 (x23): the game is over`` may be the rule's doing), else ``""``."""
+    if rule_given or path.suffix.lower() == ".json" or "): " not in str(error):
+        return ""
+    return " (read as freestyle: this format does not record the rule; try --rule)"
+
+
 def load_record(path: Path, *, rule: Rule = Rule.FREESTYLE, size: int = 15) -> GameRecord:
     """Read and check the record in ``path``. ``rule`` and ``size`` apply to the
     formats that do not carry them (PSQ has a size but no rule; a move list has
@@ -89,4 +115,12 @@ def export_record(record: GameRecord, path: Path, *, original_json: str | None =
     return kind
 
 
-__all__ = ["RecordError", "content_format", "export_record", "load_record", "record_format"]
+__all__ = [
+    "RecordError",
+    "content_format",
+    "export_record",
+    "load_record",
+    "read_as_freestyle_hint",
+    "record_format",
+    "unrecorded",
+]

@@ -24,11 +24,14 @@ def analyze(board: Board) -> dict[str, Any]:
     (the points of the winning line in order along it, or null) and
     ``forbidden``: the points Black may not play, empty unless the rule is renju,
     Black is to move and the game goes on. ``forbidden`` is sorted by column,
-    then by row number, as a reader scans the board (``a1, a2, .., b1, ..``).
+    then by row number, as a reader scans the board (``a1, a2, .., b1, ..``);
+    ``fouls`` maps each of them to its foul (``"double-three"``, ``"double-four"``,
+    ``"overline"``).
     """
     size = board.size
     result = board.result
     last = board.last_move
+    forbidden = sorted_points(board.forbidden_points(), size)
     return {
         "size": size,
         "rule": str(board.rule),
@@ -41,7 +44,8 @@ def analyze(board: Board) -> dict[str, Any]:
             if result is None or result.line is None
             else [format_point(p, size) for p in result.line]
         ),
-        "forbidden": [format_point(p, size) for p in sorted_points(board.forbidden_points(), size)],
+        "forbidden": [format_point(p, size) for p in forbidden],
+        "fouls": {format_point(p, size): str(board.foul(p)) for p in forbidden},
     }
 
 

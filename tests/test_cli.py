@@ -39,6 +39,7 @@ def test_analyze_json_of_a_game_in_progress(capsys: pytest.CaptureFixture[str]) 
         "result": None,
         "winning_line": None,
         "forbidden": [],
+        "fouls": {},
     }
 
 
@@ -90,7 +91,18 @@ def test_analyze_diagram(capsys: pytest.CaptureFixture[str]) -> None:
     assert row8.split()[1:] == list("......*XX......")
     assert "   a b c d e f g h i j k l m n o" in lines
     assert "Black to move." in lines
-    assert lines[-1].startswith("Forbidden for Black (*): c12 ")
+    assert lines[-1] == (
+        "Forbidden for Black (*): c12 (double-three), f11 (double-four), g8 (double-three), "
+        "g12 (double-three)"
+    )
+    data = analyze_json(capsys, "--rule", "renju", "--moves", TWO_DOUBLE_THREES)
+    assert data["forbidden"] == ["c12", "f11", "g8", "g12"]
+    assert data["fouls"] == {
+        "c12": "double-three",
+        "f11": "double-four",
+        "g8": "double-three",
+        "g12": "double-three",
+    }
 
 
 def test_analyze_diagram_of_a_win(capsys: pytest.CaptureFixture[str]) -> None:

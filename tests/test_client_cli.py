@@ -117,6 +117,50 @@ def test_a_psq_refused_under_freestyle_says_the_rule_is_not_recorded(tmp_path: P
     assert proc.returncode == 0, proc.stderr
 
 
+def test_an_export_that_loses_the_rule_or_size_says_how_to_read_it_back(tmp_path: Path) -> None:
+    """A 19x19 renju game exported as a move list read back as 15x15 freestyle (other
+    forbidden points, or none), and a standard game as PSQ was refused as over, with no
+    word about it at the export. The export now says what to pass to read it back."""
+    source = tmp_path / "g19.txt"
+    source.write_text("m13 a1 n13 a3 o12 a5 o11 a7\n")
+    full = tmp_path / "g19.json"
+    made = gomoku("review", str(source), "--size", "19", "--rule", "renju", "--export", str(full))
+    assert made.returncode == 0, made.stderr
+    moves = tmp_path / "g19_moves.txt"
+    proc = gomoku("review", str(full), "--export", str(moves))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[1] == (
+        "note: a move list does not record the rule or the board size: read it back with "
+        "--rule renju --size 19 (.json keeps everything)"
+    )
+    again = gomoku("analyze", "--record", str(moves), "--rule", "renju", "--size", "19")
+    assert again.stdout.splitlines()[-1] == "Forbidden for Black (*): o13 (double-three)"
+    psq = tmp_path / "g19.psq"
+    proc = gomoku("review", str(full), "--export", str(psq))
+    assert proc.stdout.splitlines()[1] == (
+        "note: a PSQ file does not record the rule: read it back with --rule renju "
+        "(.json keeps everything)"
+    )
+    plain = tmp_path / "plain.txt"
+    proc = gomoku("review", str(source), "--export", str(plain))  # freestyle 15x15: all kept
+    assert proc.stdout.count("\n") == 1, proc.stdout
+
+
+def test_analyze_of_a_file_without_its_rule_suggests_one(tmp_path: Path) -> None:
+    """A standard game whose overline did not win, as a move list: read as freestyle the
+    overline ends it and a later move is refused; the line says the rule is not in
+    the file, as review's does."""
+    standard = tmp_path / "std6.txt"
+    standard.write_text("d8 d1 e8 f1 f8 h1 h8 j1 i8 l1 g8 n1 c10 n3 c11 n5 c12 n7 c13 n9 c14\n")
+    proc = gomoku("analyze", "--record", str(standard))
+    assert refused(proc, "gomoku analyze").endswith(
+        "move 12 (n1): the game is over (read as freestyle: this format does not record the "
+        "rule; try --rule)"
+    )
+    proc = gomoku("analyze", "--record", str(standard), "--rule", "standard")
+    assert proc.stdout.splitlines()[-1] == "Black wins (five: c14 c13 c12 c11 c10)."
+
+
 def test_review_of_an_empty_file_is_refused(tmp_path: Path) -> None:
     """An empty move list opened as a game of no moves, as if nothing were wrong."""
     empty = tmp_path / "empty.txt"

@@ -521,6 +521,17 @@ class GameScreen(Screen[None]):
                 ],
             ),
             ("Anywhere", [("^Q", "quit (in a running game it asks first; ^Q again quits)")]),
+            (
+                "Marks on the board",
+                [
+                    (f"{glyphs.black} {glyphs.white}", "Black's and White's stones"),
+                    (f"({glyphs.black})", "the last move"),
+                    (f"[{glyphs.empty}]", "the cursor"),
+                    (glyphs.forbidden, "renju: forbidden for Black (a foul: Enter says which)"),
+                    (glyphs.hint, "the AI's hint"),
+                    (f"{glyphs.up} {glyphs.down}", "rows out of view above / below"),
+                ],
+            ),
         ]
         await self.app.push_screen(HelpScreen("Game keys", sections))
 

@@ -27,7 +27,7 @@ from textual.widgets import Button, Footer, Input, Label, Static
 from client.glyphs import UNICODE, Glyphs
 from client.picture import BoardPicture
 from client.present import TABLE_NAME_MAX, shorten
-from client.review import export_record
+from client.review import export_record, unrecorded
 from client.screens.help import HelpScreen, describe_bindings
 from client.screens.style import APP_CSS, plain_scrollbars
 from client.stopping import exit_on_stop_signals
@@ -197,7 +197,9 @@ class ReviewScreen(Screen[None]):
                     f"Could not write {path}: {exc.strerror}", severity="error", markup=False
                 )
                 return
-            self.notify(f"Exported as {kind} to {path}", markup=False)
+            lost = unrecorded(self.record, kind)
+            note = "" if lost is None else f". Note: {lost}"
+            self.notify(f"Exported as {kind} to {path}{note}", markup=False)
 
         await self.app.push_screen(ExportDialog(suggestion), done)
 
