@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import ClassVar, Protocol, runtime_checkable
 
 import msgspec
+from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen, Screen
@@ -135,6 +136,20 @@ class GomokuApp(App[None]):
 
     def can_stop_trying(self) -> bool:
         return self.connection is not None and not self.model.session.link.online
+
+    async def on_event(self, event: events.Event) -> None:
+        """Keys arriving pass by the game screen before and after they are given out
+        (:meth:`GameScreen.key_arriving`, :meth:`GameScreen.key_given`): the focus
+        follows the keys there, in the order they arrive."""
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            screen = self.screen
+            if isinstance(screen, GameScreen):
+                if screen.key_arriving(event):
+                    return
+                await super().on_event(event)
+                screen.key_given(event)
+                return
+        await super().on_event(event)
 
     async def on_mount(self) -> None:
         exit_on_stop_signals(self)

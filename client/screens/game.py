@@ -40,7 +40,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -59,7 +59,7 @@ from client.screens.host import Host
 from client.state.model import ViewModel
 from client.state.questions import can_hint, can_move, can_seat_ai
 from client.widgets.board import Board
-from client.widgets.entry import EntryLine, PromptBar, ToBoard
+from client.widgets.entry import COMMAND_START, EntryLine, PromptBar, ToBoard, starts_text
 from client.widgets.log import LogPane
 from client.widgets.moves import WIDTH as MOVES_WIDTH
 from client.widgets.moves import MoveList
@@ -343,6 +343,50 @@ class GameScreen(Screen[None]):
 
     # -- keys handed on ----------------------------------------------------------
 
+    _line_open = False
+    """A line is being typed: set as keys arrive (:meth:`key_arriving`), not as the text
+    line gets to them."""
+
+    def key_arriving(self, event: events.Key) -> bool:
+        """Called by the app for each key as it arrives, before the key is given to the
+        widget with focus; :meth:`key_given` after. Every widget has a queue of its own,
+        and a focus moved by a widget's handler moves only once the keys queued before
+        it are handled, while the keys typed meanwhile have already been given out: the
+        redraws of a busy room's log made lines lose keys, merge, or be sent twice, and
+        an Enter meant for a line reach the board and play its cursor. So the focus
+        follows the keys here, as they arrive: a key that starts text while the board,
+        the move list or the log has focus gives the focus to the text line, and it
+        and every key after it go into the text line's one queue, in the order typed,
+        until Enter or Esc ends the line. True when the key is used up here: ``/`` with
+        a line half typed only brings the focus back to the line, as it is."""
+        focused = self.focused
+        if self._line_open and focused is not self.entry:
+            self._line_open = False  # left by a click or a question
+        if focused is self.entry:
+            if event.key in ("enter", "escape", "tab", "shift+tab"):
+                self._line_open = False
+            elif starts_text(event):
+                self._line_open = True
+            return False
+        if not isinstance(focused, (Board, MoveList, LogPane)) or not starts_text(event):
+            return False
+        self.set_focus(self.entry)
+        self._line_open = True
+        return event.character == COMMAND_START and bool(self.entry.value)
+
+    def key_given(self, event: events.Key) -> None:
+        """After a key went to its widget: Enter given to the text line gives the focus
+        back at once (to a question waiting for its answer, else the board), so that
+        the keys after it are given out from there."""
+        if event.key != "enter" or self.focused is not self.entry:
+            return
+        waiting = self.prompt_bar.prompt
+        # The question waiting, unless it leaves the keys to our move (Esc: to it).
+        if waiting is not None and not self._moving(waiting):
+            self.set_focus(self.prompt_bar)
+        else:
+            self.set_focus(self.board)
+
     @on(ToBoard)
     def to_board(self, event: ToBoard) -> None:
         board = self.board
@@ -404,17 +448,9 @@ class GameScreen(Screen[None]):
 
     @on(Input.Submitted, "#command")
     async def command_entered(self, event: Input.Submitted) -> None:
-        """A line is done: run it, and give the keys back to the board (the next
-        letter starts a new line; the Ctrl keys act at once)."""
-        text = event.value.strip()
-        event.input.value = ""
-        if self.focused is self.entry:
-            waiting = self.prompt_bar.prompt
-            # The question waiting, unless it leaves the keys to our move (Esc: to it).
-            if waiting is not None and not self._moving(waiting):
-                self.set_focus(self.prompt_bar)
-            else:
-                self.set_focus(self.board)
+        """A line is done: run it. (The keys went back to the board, or a question, as
+        its Enter arrived: :meth:`key_given`; the next letter starts a new line.)"""
+        text = event.value.strip()  # the line is already empty (EntryLine.action_submit)
         if text:
             await self.run_command(text)
 

@@ -127,6 +127,18 @@ class ToBoard(Message):
         self.key = key
 
 
+EDITING_KEYS = {
+    "enter": "submit",
+    "backspace": "delete_left",
+    "delete": "delete_right",
+    "left": "cursor_left",
+    "right": "cursor_right",
+    "home": "home",
+    "end": "end",
+}
+"""The text line's keys that change the line, and their Input actions."""
+
+
 class EntryLine(Input):
     """The text line: a point to play (``h8``), a ``/command``, or chat."""
 
@@ -152,12 +164,29 @@ class EntryLine(Input):
 
     async def _on_key(self, event: events.Key) -> None:
         """Input types printable keys only; the characters text needs beside them
-        (:func:`typable`) are typed here, the rest is left to Input."""
-        if not event.is_printable and typable(event):
+        (:func:`typable`) are typed here, and so are the editing keys and Enter
+        (:data:`EDITING_KEYS`), in their place among the keys typed. As Input's
+        bindings they acted only once the key had passed up to the app, after the
+        letters typed behind them (Textual issue 6605: ``abc`` Left Left ``X`` gave
+        ``abcX``), and with whatever had the focus by then (an Enter ending a line
+        played the board's cursor once the focus had gone back to the board)."""
+        action = EDITING_KEYS.get(event.key)
+        if action is not None:
+            event.stop()
+            event.prevent_default()
+            await self.run_action(action)
+        elif not event.is_printable and typable(event):
             assert event.character is not None
             event.stop()
             event.prevent_default()
             self.insert_text_at_cursor(event.character)
+
+    async def action_submit(self) -> None:
+        """Send the line (:class:`Input.Submitted`) and empty it at once: the keys typed
+        after Enter begin the next line. Emptied later, by the screen's handler of the
+        message, a busy room lost them (``lol`` reached the room as ``ol``)."""
+        line, self.value = self.value, ""
+        self.post_message(self.Submitted(self, line))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """``game_key`` is never this line's: the key goes on to the game screen."""
