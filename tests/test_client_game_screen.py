@@ -27,6 +27,7 @@ from client.screens.help import HelpScreen
 from client.screens.lobby import LobbyScreen
 from client.screenshot import screen_text
 from client.widgets.board import Board
+from client.widgets.entry import PROMPT_GUARD_S
 from engine.types import Point, Rule
 from protocol import events as ev
 from protocol import messages as m
@@ -577,3 +578,27 @@ async def test_a_question_under_a_big_board_keeps_the_newest_stone_in_view(
         board = app.screen.query_one(Board)
         assert board.in_view(Point(0, 25))
         assert " 1(●)" in screen_text(app)
+
+
+async def test_a_client_restarted_during_a_swap2_choice_can_move_after_it(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """Alice's client restarts while her swap2 choice waits; she takes White and plays:
+    the snapshot of a choice has no colour to move, and after the choice the client
+    said "Not your turn." to her while the server ran her clock."""
+    bob = await connect("bob")
+    room = (await bob.create(seat="black", opening="swap2")).room.id
+    async with running(server, tmp_path) as (app, pilot):
+        await app.send(m.Join(room=room, role="player"))
+        await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game screen")
+        for point in ("h8", "i9", "j8"):
+            await bob.move(room, point)
+            await bob.until_event(ev.Moved)
+        await until(pilot, lambda: "Swap2: b take black" in screen_text(app), "the question")
+    async with running(server, tmp_path, first=GameScreen) as (app, pilot):
+        await until(pilot, lambda: "Swap2: b take black" in screen_text(app), "the question")
+        await pilot.pause(PROMPT_GUARD_S + 0.1)
+        await pilot.press("w")
+        await until(pilot, lambda: "your move (white)" in screen_text(app), "your move")
+        await pilot.press("h", "1", "0", "enter")
+        assert (await bob.until_event(ev.Moved)).point == "h10"

@@ -370,6 +370,9 @@ def apply_event(game: GameView, event: ev.RoomEvent, now: float) -> GameView:
                 swap2=None,
                 state="playing",
                 opening_stones=len(game.moves),
+                # A snapshot taken during the choice had no colour to move (the choice
+                # was awaited): Black after an even count of stones, else White.
+                to_move=Color.BLACK if len(game.moves) % 2 == 0 else Color.WHITE,
             )
             return _set_clocks(game, clocks, now)  # the seats' times follow their colours
         case ev.Chose(clocks=clocks):
