@@ -283,6 +283,30 @@ async def test_resign_then_rematch_with_colours_swapped(connect: Connect) -> Non
     assert moved.color == "black"
 
 
+async def test_the_rematch_of_a_swap2_game_is_opened_by_the_other_player(
+    connect: Connect,
+) -> None:
+    """Alice opens, Bob takes Black, Alice ends White: the rematch is Bob's to open. It
+    went by colour (White opens the next), so an opener who took White opened again."""
+    alice, bob, room = await seated_pair(connect, opening="swap2")
+    for point in ("h8", "h9", "i8"):
+        await alice.move(room, point)
+    await bob.until(lambda x: isinstance(x, m.Event) and isinstance(x.event, OpeningPhase)
+                    and x.event.phase == "choose")  # fmt: skip
+    await bob.send(m.Choose(room=room, choice="black"))
+    chose = await alice.until_event(Chose)
+    assert (chose.black, chose.white) == (bob.player, alice.player)
+    await bob.send(m.Resign(room=room))
+    await alice.until_event(GameOver)
+    await alice.send(m.Offer(room=room, kind="rematch"))
+    await bob.until_event(Offered)
+    await bob.send(m.Answer(room=room, kind="rematch", accept=True))
+    snapshot = await bob.until(lambda x: isinstance(x, m.Snapshot))
+    assert isinstance(snapshot, m.Snapshot)
+    assert snapshot.room.swap2 is not None
+    assert snapshot.room.swap2.to_act == bob.player  # bob places the three stones
+
+
 async def test_a_spectator_of_a_private_game_watches_its_rematch_by_the_code_given(
     connect: Connect,
 ) -> None:

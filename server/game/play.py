@@ -294,9 +294,12 @@ def _rematch_room(
     game joins the next one by it)."""
     if room.private and code is None:
         raise GameError(ErrorCode.INTERNAL, "no invite code for the private rematch room")
-    black, white = room.seats[room.seat_at(Color.BLACK)], room.seats[room.seat_at(Color.WHITE)]
-    assert black is not None
-    assert white is not None
+    # Seat 0 opened this game: Black in a free opening, the swap2 opener whatever
+    # colour they chose. The other player opens the next one (by colour, the opener who
+    # took White opened again and again).
+    opener, other = room.seats
+    assert opener is not None
+    assert other is not None
     settings = RoomSettings(
         rule=room.rule,
         size=room.size,
@@ -306,5 +309,5 @@ def _rematch_room(
         private=room.private,
         code=code if room.private else None,
     )
-    seats: list[tuple[Seat, SeatWish]] = [(white, "black"), (black, "white")]
+    seats: list[tuple[Seat, SeatWish]] = [(other, "black"), (opener, "white")]
     return seated_room(room_id, settings, owner=None, seats=seats, now_ms=now_ms, rules=rules)
