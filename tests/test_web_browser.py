@@ -1929,3 +1929,30 @@ async def test_a_keyboard_player_hears_the_game_and_keeps_the_focus(browser: Bro
 
         await hal.send(m.Resign(room=room))
         await expect(ann.locator("#announce")).to_have_text("Black wins by resignation. You win.")
+
+
+async def test_the_chat_log_stays_where_a_reader_scrolled_it(browser: Browser) -> None:
+    """A busy room: with the log scrolled up to read, new lines no longer pull it back
+    to the newest (every line did, so nothing older could be read); scrolled back down,
+    it follows the new lines again."""
+    async with people(browser) as crowd:
+        ann, _hal, room = await crowd.ann_against_hal()
+        fans = [await crowd.client(f"fan{i}") for i in range(5)]
+        log = ann.locator("#chat-log")
+        for fan in fans:
+            await fan.join(room, role="spectator")
+        for fan in fans[:4]:  # five lines each: the most the chat limit lets through
+            for n in range(5):
+                await fan.send(m.Chat(room=room, text=f"{fan.player[-3:]} says {n}"))
+        await expect(log.locator("li.chat")).to_have_count(20)
+        overflow = "(e) => e.scrollHeight > e.clientHeight + 50"
+        assert await log.evaluate(overflow)
+        await log.evaluate("(e) => { e.scrollTop = 0; }")
+        await fans[4].send(m.Chat(room=room, text="one more"))
+        await expect(log.locator("li.chat").last).to_have_text("fan4 (watching): one more")
+        assert await log.evaluate("(e) => e.scrollTop") == 0
+        await log.evaluate("(e) => { e.scrollTop = e.scrollHeight; }")
+        await fans[4].send(m.Chat(room=room, text="and another"))
+        await expect(log.locator("li.chat").last).to_have_text("fan4 (watching): and another")
+        at_bottom = "(e) => e.scrollHeight - e.scrollTop - e.clientHeight < 2"
+        assert await log.evaluate(at_bottom)

@@ -466,6 +466,10 @@ export class GameView {
         h("bdi", {}, entry.text))
       : h("li", { class: "event" }, entry.text);
     const added = room.log.length - this.logShown;
+    // A reader who scrolled up to read stays there: each new line pulled the log back
+    // to the newest, so nothing older could be read in a busy room.
+    const log = this.log;
+    const following = log.scrollHeight - log.scrollTop - log.clientHeight < 24;
     if (this.logShown >= 0 && added > 0 && added <= 200) {
       // New lines are added to the list, not the list made again: it is a live region,
       // and a screen reader read the whole log out at each new line.
@@ -475,7 +479,7 @@ export class GameView {
       this.log.replaceChildren(...room.log.slice(-200).map(line));
     }
     this.logShown = room.log.length;
-    this.log.scrollTop = this.log.scrollHeight;
+    if (following) log.scrollTop = log.scrollHeight;
   }
 
   tick(room) {
