@@ -129,13 +129,18 @@ async def test_an_unidentified_flood_is_cut_off(make_server: MakeServer, connect
 
 
 async def test_chat_flood_is_limited(connect: Connect) -> None:
-    """More than 5 chat lines in 10 s are refused with chat_rate_limited."""
+    """More than 5 chat lines in 10 s are refused with chat_rate_limited, saying the limit
+    and when the next line may come (it said "wait a little")."""
     alice, _bob, room = await seated_pair(connect)
     for i in range(5):
         await alice.send(m.Chat(room=room, text=f"line {i}"))
     await alice.events(5)
     await alice.send(m.Chat(room=room, text="one too many"))
-    await alice.expect_error("chat_rate_limited")
+    refused = await alice.expect_error("chat_rate_limited")
+    said, _, wait = refused.message.rpartition(" in ")
+    assert said == "too many chat lines: 5 in 10 s at most; the next"
+    assert wait.endswith(" s")
+    assert 1 <= int(wait.removesuffix(" s")) <= 10
     await alice.move(room, "h8")  # other messages still go through
     await alice.event(Moved, room)
 

@@ -11,8 +11,15 @@ from server.service import NoSuchRoom, now_ms
 
 
 async def on_chat(session: Session, msg: m.Chat) -> None:
-    if not session.services.players.chat_window(session.player).take(now_ms()):
-        raise Refused(ErrorCode.CHAT_RATE_LIMITED, "too many chat messages; wait a little")
+    window = session.services.players.chat_window(session.player)
+    now = now_ms()
+    if not window.take(now):
+        wait_s = max(1, -(-window.wait_ms(now) // 1000))  # whole seconds, rounded up
+        raise Refused(
+            ErrorCode.CHAT_RATE_LIMITED,
+            f"too many chat lines: {window.limit} in {window.window_ms // 1000} s at most; "
+            f"the next in {wait_s} s",
+        )
     assert session.identity is not None
     await session.attach_seated(msg.room)
     if msg.room not in session.attached:

@@ -108,7 +108,6 @@ const ERROR_WORDS = {
   already_queued: "You are already waiting for a quick match.",
   not_queued: "You are not waiting for a quick match.",
   rate_limited: "Slow down a little.",
-  chat_rate_limited: "Too many chat lines; wait a moment.",
   hint_not_allowed: "No hints in a rated game.",
   ai_not_allowed: "Rated games are for people: no AI seat.",
   no_ai_available: "No AI is available right now.",
@@ -122,6 +121,8 @@ const ERROR_WORDS = {
 // Codes whose message says what stands in the way ("bob has left the room", "wait 5 s
 // before asking again"): it is kept (as written: it may begin with a name).
 const NOT_NOW = new Set(["wrong_phase", "throttled"]);
+// Codes whose message says it all, in the server's words: the chat limit and the wait.
+const AS_SAID = new Set(["chat_rate_limited"]);
 // Codes whose message is the whole story, under a heading of the page's.
 const HEADED = { too_many_rooms: "No new room" };
 
@@ -132,5 +133,6 @@ export function errorText(error) {
   if (ERROR_WORDS[error.code]) return ERROR_WORDS[error.code];
   const message = String(error.message ?? error).replace(/[.\s]+$/, "");
   if (HEADED[error.code]) return `${HEADED[error.code]}: ${message}.`;
+  if (AS_SAID.has(error.code)) return `${message.charAt(0).toUpperCase()}${message.slice(1)}.`;
   return NOT_NOW.has(error.code) ? `Not now: ${message}.` : `The server refused: ${message}.`;
 }
