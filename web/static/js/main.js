@@ -264,6 +264,11 @@ export class App {
     if (m.event.type === "player_joined" || m.event.type === "player_left" || m.event.type === "game_over") this.noteSeat(room);
     else if (this.seated.has(room.id)) this.views.lobby.renderGames(); // whose turn it is
     if (this.current === room.id) this.views.game.update(room, m.event);
+    if (m.event.type === "rematch" && this.current === room.id && !room.seatOf(this.me)) {
+      // A spectator follows the players into their rematch, as the terminal client does
+      // (a stream showing the room went on showing the finished game).
+      location.hash = `#/watch/${room.rematchCode ?? room.rematchRoom}`;
+    }
   }
 
   /** Look up which of the running games left here have ended since (a left room's
