@@ -54,6 +54,31 @@ async def test_lobby_create_room_dialog(server: GomokuServer, tmp_path: Path) ->
         assert f"invite code {room.code}" in "\n".join(line.text for line in app.model.log)
 
 
+async def test_the_new_room_dialog_fits_a_40_by_15_terminal(
+    server: GomokuServer, tmp_path: Path
+) -> None:
+    """Every field and the Create button can be reached and seen in a 40x15 terminal
+    (Rated, Create and Cancel were cut off, and Tab did not bring them into view); Tab to
+    Create and Enter makes the room."""
+    async with running(server, tmp_path) as (app, pilot):
+        await pilot.resize_terminal(40, 15)
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, CreateRoomDialog))
+        screen = app.screen.region
+        for _ in range(20):
+            await pilot.press("tab")
+            focused = app.focused
+            assert focused is not None
+            await pilot.pause()
+            assert screen.contains_region(focused.region), focused
+            if focused.id == "ok":
+                break
+        assert app.focused is not None
+        assert app.focused.id == "ok"
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen))
+
+
 async def test_lobby_lists_rooms_live_and_joins_or_watches(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:

@@ -15,7 +15,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Grid, Horizontal, Vertical
+from textual.containers import Grid, Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Static
 
@@ -51,7 +51,7 @@ class ConnectScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         address = (self.address or self.host.options.server).display
         name = self.prefill_name or self.host.default_name or ""
-        with Vertical(classes="dialog", id="connect-box"):
+        with VerticalScroll(classes="dialog", id="connect-box"):
             yield Static("[b]Gomoku Arena[/b]: five in a row, over the network.")
             with Grid(classes="form"):
                 yield Label("Server")

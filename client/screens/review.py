@@ -18,7 +18,7 @@ from rich.text import Text
 from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
@@ -48,7 +48,7 @@ class ExportDialog(ModalScreen[Path | None]):
         self.replace: Path | None = None  # a file that exists, asked about once
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog"):
+        with VerticalScroll(classes="dialog"):
             yield Label(
                 "[b]Export[/b]: .json (full record), .psq (Piskvork), other: move list",
                 id="ask",

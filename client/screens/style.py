@@ -70,9 +70,11 @@ Input > .input--placeholder { color: $text-muted; }
 LobbyScreen #banner { height: auto; background: $error 40%; padding: 0 1; }
 #rooms { height: 1fr; }
 #lobby-hint { height: 1; color: $text-muted; padding: 0 1; }
+/* A dialog scrolls inside a small terminal (the focused field is scrolled into view):
+   at 40x15 the new-room dialog's Create button was out of sight and out of reach. */
 .dialog {
-    width: 64; height: auto; max-height: 90%; padding: 1 2;
-    background: $panel; border: thick $primary;
+    width: 64; max-width: 100%; height: auto; max-height: 100%; padding: 1 2;
+    background: $panel; border: thick $primary; scrollbar-size-vertical: 1;
 }
 ModalScreen { align: center middle; }
 ConnectScreen { align: center middle; }
