@@ -15,12 +15,13 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Grid, Horizontal, VerticalScroll
+from textual.containers import Grid, Horizontal
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Static
 
 from client.address import AddressError, ServerAddress
 from client.screens.host import Host
+from client.widgets.dialog_box import DialogBox
 from protocol.limits import NAME_MAX
 from protocol.text import name_problem
 
@@ -51,7 +52,7 @@ class ConnectScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         address = (self.address or self.host.options.server).display
         name = self.prefill_name or self.host.default_name or ""
-        with VerticalScroll(classes="dialog", id="connect-box"):
+        with DialogBox(classes="dialog", id="connect-box"):
             yield Static("[b]Gomoku Arena[/b]: five in a row, over the network.")
             with Grid(classes="form"):
                 yield Label("Server")

@@ -29,7 +29,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Grid, Horizontal, VerticalScroll
+from textual.containers import Grid, Horizontal
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widget import Widget
@@ -39,6 +39,7 @@ from client.present import TimeControlError, parse_time_control
 from client.screens.host import Host
 from client.state.lobby import AiChoice
 from client.state.model import ViewModel
+from client.widgets.dialog_box import DialogBox
 from engine.notation import MAX_SIZE, MIN_SIZE
 from engine.types import Opening, Rule
 from protocol import messages as msg
@@ -98,7 +99,7 @@ class ConfirmDialog(ModalScreen[bool]):
         self.question = question
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(classes="dialog"):
+        with DialogBox(classes="dialog"):
             yield Label(Text(self.question))  # names in it are text, not markup
             with Horizontal(classes="buttons"):
                 yield Button("Yes (y)", id="yes", variant="error", compact=True)
@@ -130,7 +131,7 @@ class NoticeDialog(ModalScreen[None]):
         self.text = text
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(classes="dialog"):
+        with DialogBox(classes="dialog"):
             yield Label(Text(self.heading, style="bold"))
             yield Label(Text(self.text))
             with Horizontal(classes="buttons"):
@@ -253,7 +254,7 @@ class CreateRoomDialog(_FormDialog[msg.ClientMessage]):
     """Rule, size, opening, time control, private, rated, seat."""
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(classes="dialog"):
+        with DialogBox(classes="dialog"):
             yield Label("[b]New room[/b]")
             with Grid(classes="form"):
                 yield from _game_fields(seat=True)
@@ -297,7 +298,7 @@ class QuickMatchDialog(_FormDialog[msg.ClientMessage]):
     """Rule and time control to queue for; optionally an AI if nobody comes in time."""
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(classes="dialog"):
+        with DialogBox(classes="dialog"):
             yield Label("[b]Quick match[/b] (rated; against an AI: unrated)")
             with Grid(classes="form"):
                 yield Label("Rule")
@@ -369,7 +370,7 @@ class PlayAiDialog(_FormDialog[PlayAi]):
 
     def compose(self) -> ComposeResult:
         last = self.last
-        with VerticalScroll(classes="dialog"):
+        with DialogBox(classes="dialog"):
             yield Label("[b]Play the AI[/b] (unrated)")
             with Grid(classes="form"):
                 yield from _game_fields(seat=True, last=last.room if last else None)
@@ -408,7 +409,7 @@ class SeatAiDialog(_FormDialog[msg.ClientMessage]):
         self.room = room
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(classes="dialog"):
+        with DialogBox(classes="dialog"):
             yield Label("[b]An AI opponent[/b] in the empty seat (the game is unrated)")
             with Grid(classes="form"):
                 yield from _level_fields("AI level", "level", "level-other")
@@ -430,7 +431,7 @@ class AiGameDialog(_FormDialog[msg.ClientMessage]):
     """Two AIs play each other, and you watch: the room's settings and both levels."""
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(classes="dialog"):
+        with DialogBox(classes="dialog"):
             yield Label("[b]AI vs AI[/b]: watch two AIs play")
             with Grid(classes="form"):
                 yield from _game_fields(seat=False)
@@ -478,7 +479,7 @@ class CodeDialog(_FormDialog[None]):
         self.waiting = False
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(classes="dialog"):
+        with DialogBox(classes="dialog"):
             yield Label("[b]Join a private room[/b]")
             yield Input(placeholder="invite code", id="code", max_length=32, compact=True)
             yield TickBox("Watch only", id="watch", compact=True)

@@ -18,7 +18,7 @@ from rich.text import Text
 from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.content import Content
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
@@ -32,6 +32,7 @@ from client.screens.help import HelpScreen, describe_bindings
 from client.screens.style import APP_CSS, plain_scrollbars
 from client.stopping import exit_on_stop_signals
 from client.widgets.board import Board
+from client.widgets.dialog_box import DialogBox
 from client.widgets.moves import MoveList
 from engine.record import GameRecord
 from engine.types import Point
@@ -48,7 +49,7 @@ class ExportDialog(ModalScreen[Path | None]):
         self.replace: Path | None = None  # a file that exists, asked about once
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(classes="dialog"):
+        with DialogBox(classes="dialog"):
             yield Label(
                 "[b]Export[/b]: .json (full record), .psq (Piskvork), other: move list",
                 id="ask",
