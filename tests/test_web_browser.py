@@ -613,6 +613,17 @@ async def test_renju_shows_a_forbidden_point_and_refuses_a_click_on_it(browser: 
         await point(ann, "k7").click()
         assert (await hal.until_event(Moved)).point == "k7"
 
+        # The finished game's review marks the point as the live board did (it marked none).
+        await hal.send(m.Resign(room=room))
+        await ann.click("#review")
+        step = ann.locator("#review-step")
+        await expect(step).to_have_text("Move 9 of 9: k7")
+        await ann.keyboard.press("ArrowLeft")
+        await expect(step).to_have_text("Move 8 of 9: a7")
+        await expect(point(ann, "j8")).to_have_attribute(
+            "aria-label", "j8, forbidden for Black (double-three)"
+        )
+
 
 def _renju_positions(count: int, seed: int) -> list[dict[str, Any]]:
     """Renju positions with Black to move and many black stones near each other (where
