@@ -19,7 +19,8 @@ from engine.types import Color
 @dataclasses.dataclass(frozen=True, slots=True)
 class Glyphs:
     """One glyph set. The board's glyphs are single one-cell characters: ``hint`` marks
-    an AI's suggested point; ``up`` / ``down`` say a tall board has rows out of view.
+    an AI's suggested point; ``up`` / ``down`` say a tall board has rows out of view,
+    ``left`` / ``right`` a wide one columns.
     The text marks may be longer: ``sep`` between parts of a status line, ``arrow``
     in ``1500 → 1516``, ``marker`` before a question, ``bullet`` before an event in
     the log, ``cut`` at the end of a name shortened to fit; ``keys`` names the keys
@@ -34,6 +35,8 @@ class Glyphs:
     hint: str
     up: str
     down: str
+    left: str
+    right: str
     sep: str = "·"
     arrow: str = "→"
     marker: str = "▶"
@@ -93,6 +96,8 @@ UNICODE = Glyphs(
     hint="◇",
     up="↑",
     down="↓",
+    left="←",
+    right="→",
 )
 ASCII = Glyphs(
     name="ascii",
@@ -104,6 +109,8 @@ ASCII = Glyphs(
     hint="*",
     up="^",
     down="v",
+    left="<",
+    right=">",
     sep="|",
     arrow="->",
     marker=">",

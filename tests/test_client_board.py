@@ -178,10 +178,10 @@ def test_glyph_sets_are_one_cell_each() -> None:
     """Every glyph is a single character, and ascii is pure ASCII."""
     for glyphs in (UNICODE, ASCII):
         chars = (glyphs.black, glyphs.white, glyphs.empty, glyphs.star, glyphs.forbidden)
-        for char in (*chars, glyphs.hint, glyphs.up, glyphs.down):
+        for char in (*chars, glyphs.hint, glyphs.up, glyphs.down, glyphs.left, glyphs.right):
             assert len(char) == 1
     assert all(c.isascii() for c in (ASCII.black, ASCII.white, ASCII.empty, ASCII.forbidden))
-    assert all(c.isascii() for c in (ASCII.hint, ASCII.up, ASCII.down))
+    assert all(c.isascii() for c in (ASCII.hint, ASCII.up, ASCII.down, ASCII.left, ASCII.right))
 
 
 def row_labels(text: str) -> list[int]:

@@ -602,3 +602,41 @@ async def test_a_client_restarted_during_a_swap2_choice_can_move_after_it(
         await until(pilot, lambda: "your move (white)" in screen_text(app), "your move")
         await pilot.press("h", "1", "0", "enter")
         assert (await bob.until_event(ev.Moved)).point == "h10"
+
+
+async def test_a_26_board_in_a_40_column_terminal_scrolls_its_columns_and_keeps_the_log(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """At 40x15 a 26x26 board showed columns a-s and nothing of t-z (stones, the last
+    move, the cursor), and the log beside it was two columns wide. Now its columns
+    scroll like its rows, with ← / → saying columns are out of view, and the log is
+    under the board, where a refusal can be read."""
+    async with running(server, tmp_path) as (app, pilot):
+        await app.send(m.CreateRoom(seat="black", size=26))
+        await until(pilot, lambda: app.model.room is not None, "the room")
+        assert app.model.room is not None
+        room = app.model.room.id
+        bob = await connect("bob")
+        await bob.join(room)
+        await until(pilot, lambda: app.model.room is not None and app.model.room.running)
+        await pilot.resize_terminal(40, 15)
+        await pilot.pause()
+        letters = next(line for line in screen_text(app).splitlines() if " a b c" in line)
+        assert letters.rstrip().endswith("→")  # columns out of view to the right
+        await pilot.press("z", "2", "6", "enter")
+        await bob_sees_move(bob, "z26")
+        await until(pilot, lambda: stones(app) == 1)
+        await pilot.pause()
+        board = app.screen.query_one(Board)
+        assert board.in_view(Point(25, 0))  # z26, the newest stone
+        shown = screen_text(app)
+        letters = next(line for line in shown.splitlines() if " y z" in line)
+        assert "←" in letters
+        assert "26" in shown
+        assert "●" in shown
+        await bob.move(room, "a1")
+        await until(pilot, lambda: stones(app) == 2)
+        await pilot.pause()
+        assert board.in_view(Point(0, 25))  # a1: the window went there
+        await pilot.press("z", "2", "6", "enter")  # taken: said where it can be read
+        await until(pilot, lambda: "z26 is already taken." in screen_text(app), "the refusal")

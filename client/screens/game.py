@@ -85,6 +85,7 @@ def ai_level(name: str) -> str:
 
 
 NARROW_LOG = 24  # below this many columns for the log, the move list goes above it
+NARROW_SIDE = 20  # below this many columns beside the whole board, the log goes under it
 
 #: Actions that act on the game (Ctrl keys: they work while a line is typed too).
 GAME_ACTIONS = frozenset({"seat_ai", "hint", "resign", "offer", "rematch", "leave"})
@@ -204,6 +205,7 @@ class GameScreen(Screen[None]):
                 board.picture = game.picture
                 board.cursor = game.picture.last or Point(game.size // 2, game.size // 2)
                 self.log_pane.follow()  # a new room's log starts at its newest line
+                self._fit_layout()  # the board's size may be another
             board.picture = game.picture
             seated = self._my_seat_player() is not None
             board.can_play = self._can_play(model)
@@ -292,13 +294,25 @@ class GameScreen(Screen[None]):
         return len(seated) == 1 and game.to_act() in self.me
 
     def on_resize(self) -> None:
-        """Narrow room for the log (a big board at 80 columns): the move list goes
-        above the log instead of beside it. The status line is fitted to the new
-        width once it is laid out."""
-        board_width = self.board.outer_size.width or 34
-        room = self.size.width - board_width - MOVES_WIDTH
-        self.side.set_class(room < NARROW_LOG, "-stacked")
+        """Fit the layout to the new size (:meth:`_fit_layout`); the status line is
+        fitted to the new width once it is laid out."""
+        self._fit_layout()
         self.call_after_refresh(self.tick)
+
+    def _fit_layout(self) -> None:
+        """Narrow room for the log (a big board at 80 columns): the move list goes
+        above the log instead of beside it. Too narrow for the log beside the whole
+        board (40 columns): the log goes under the board, whose columns then scroll
+        (the log was two columns wide, its refusals and chat unreadable)."""
+        board = self.board
+        whole = board.get_content_width(self.size, self.size) + 1  # and its margin
+        narrow = self.size.width - whole < NARROW_SIDE
+        body = self.query_one("#game-body")
+        if body.has_class("-narrow") != narrow:
+            body.set_class(narrow, "-narrow")
+            self.call_after_refresh(self.log_pane.follow)  # its newest line, in its new place
+        room = self.size.width - min(whole, self.size.width) - MOVES_WIDTH
+        self.side.set_class(room < NARROW_LOG, "-stacked")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Which keys work now (the footer shows only those): the game's actions as

@@ -31,7 +31,7 @@ Screen { layout: vertical; }
 #status-players { height: 1; background: $boost; text-style: bold; padding: 0 1; }
 #status-game { height: 1; background: $boost; color: $text-muted; padding: 0 1; }
 #game-body { height: 1fr; }
-#board { margin: 0 1 0 0; }
+#board { margin: 0 1 0 0; max-width: 100%; }
 #side { width: 1fr; layout: horizontal; }
 #side.-stacked { layout: vertical; }
 #moves { border-left: tall $primary-background; }
@@ -41,6 +41,13 @@ Screen { layout: vertical; }
     scrollbar-size-vertical: 1;
 }
 #log-pane:focus { background: $boost; }
+/* Too narrow for the log beside the board (a phone's terminal): the log goes under
+   it, and the move list, which the board's last-move mark stands in for, goes. */
+#game-body.-narrow { layout: vertical; }
+#game-body.-narrow #board { height: 1fr; margin: 0; }
+#game-body.-narrow #side { width: 1fr; height: 5; }
+#game-body.-narrow #moves { display: none; }
+#game-body.-narrow #log-pane { border-left: none; border-top: tall $primary-background; }
 #log { height: auto; }
 #banner { height: auto; background: $error 40%; padding: 0 1; }
 #notice { height: auto; background: $boost; padding: 0 1; }

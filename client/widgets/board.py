@@ -17,15 +17,17 @@ Colours and emphasis come from component classes, so the theme lives in CSS.
 An AI's hint is drawn with the hint glyph (``◇`` / ``*``) on its point.
 
 A board taller than the space it is given (26x26 needs 27 lines; a game screen
-at 80x24 has 20) shows a window of whole rows: the window follows the cursor
-(keeping two rows of context around it) and jumps to show each new move. The
-cursor is a board point and stays on the point the player put it on: a new
-move may scroll it out of view, never move it. Enter never plays at a point you
-cannot see: with the cursor out of view it brings the cursor back into view
-(and plays nothing); so does an arrow key, moving it from where it was. The
-corner left of the column letters shows ``↑`` / ``↓`` while rows are out of
-view above / below, and the row numbers say which rows are shown. Columns
-always fit: 26 columns take 55 cells.
+at 80x24 has 20) shows a window of whole rows, and one wider than it (26 columns
+take 55 cells; a phone's terminal may have 40) a window of whole columns: the
+window follows the cursor (keeping two rows or columns of context around it) and
+jumps to show each new move. The cursor is a board point and stays on the point
+the player put it on: a new move may scroll it out of view, never move it. Enter
+never plays at a point you cannot see: with the cursor out of view it brings the
+cursor back into view (and plays nothing); so does an arrow key, moving it from
+where it was. The corner left of the column letters shows ``↑`` / ``↓`` while
+rows are out of view above / below, the cells beside the letters ``←`` / ``→``
+while columns are out of view left / right, and the row numbers and column
+letters say which are shown.
 
 The widget decides nothing about the game: it posts :class:`Board.PointChosen`
 and the screen decides whether that is a move, an error or nothing. It has no
@@ -63,6 +65,17 @@ def column_letter(x: int) -> str:
 
 SHARED_MARK = "|"
 """The cell between the last move's mark and the cursor's on the next point."""
+
+
+def _window_start(index: int, start: int, shown: int, n: int) -> int:
+    """Where a window of ``shown`` of ``n`` rows (or columns) now starting at ``start``
+    starts once moved the least that shows ``index`` with SCROLL_MARGIN around it."""
+    margin = min(SCROLL_MARGIN, (shown - 1) // 2)
+    if index < start + margin:
+        start = index - margin
+    elif index > start + shown - 1 - margin:
+        start = index - (shown - 1 - margin)
+    return max(0, min(start, n - shown))
 
 
 class Board(HandsTypingOn, can_focus=True):
@@ -150,6 +163,7 @@ class Board(HandsTypingOn, can_focus=True):
         self.can_play = interactive  # False for a spectator: Enter plays nothing
         self.my_turn = interactive  # False: Enter is not offered (and says why)
         self.window_top = 0  # the board row (0 = the top row) at the top of the window
+        self.window_left = 0  # the board column at the left of the window
         self._showing_last = False  # the window last moved to show a new move (not the cursor)
 
     # -- geometry -----------------------------------------------------------
@@ -175,39 +189,48 @@ class Board(HandsTypingOn, can_focus=True):
         height = self.size.height
         return n if height <= 0 else max(1, min(n, height - 1))
 
-    def _follow_row(self, row: int) -> None:
-        """Move the window the least that shows ``row`` with SCROLL_MARGIN rows around it."""
-        n, rows = self.size_n, self.rows_shown
-        margin = min(SCROLL_MARGIN, (rows - 1) // 2)
-        top = self.window_top
-        if row < top + margin:
-            top = row - margin
-        elif row > top + rows - 1 - margin:
-            top = row - (rows - 1 - margin)
-        top = max(0, min(top, n - rows))
-        if top != self.window_top:
-            self.window_top = top
+    @property
+    def cols_shown(self) -> int:
+        """How many board columns the window shows (all of them when they fit)."""
+        n = self.size_n
+        width = self.size.width
+        return n if width <= 0 else max(1, min(n, (width - LABEL_WIDTH - 1) // 2))
+
+    @property
+    def left_shown(self) -> int:
+        """The board column at the left of the window, within the board: the window's
+        width may have grown since it was placed (drawn before on_resize moves it)."""
+        return max(0, min(self.window_left, self.size_n - self.cols_shown))
+
+    def _follow(self, point: Point) -> None:
+        """Move the window the least that shows ``point`` with SCROLL_MARGIN rows and
+        columns around it."""
+        top = _window_start(point.y, self.window_top, self.rows_shown, self.size_n)
+        left = _window_start(point.x, self.window_left, self.cols_shown, self.size_n)
+        if (top, left) != (self.window_top, self.window_left):
+            self.window_top, self.window_left = top, left
             self.refresh()
 
     def in_view(self, point: Point) -> bool:
-        """Whether ``point``'s row is in the window (always, when every row fits)."""
-        return self.window_top <= point.y < self.window_top + self.rows_shown
+        """Whether ``point`` is in the window (always, when the whole board fits)."""
+        top, left = self.window_top, self.left_shown
+        rows_in = top <= point.y < top + self.rows_shown
+        return rows_in and left <= point.x < left + self.cols_shown
 
     def point_at(self, x: int, y: int) -> Point | None:
         """The point under content offset ``(x, y)``: a glyph cell or the
         separator to its left; None on labels or outside the grid."""
-        n = self.size_n
         if not 0 <= y < self.rows_shown or x < LABEL_WIDTH:
             return None
         col = (x - LABEL_WIDTH) // 2
-        if col >= n:
+        if col >= self.cols_shown:
             return None
-        return Point(col, y + self.window_top)
+        return Point(col + self.left_shown, y + self.window_top)
 
     def offset_of(self, point: Point) -> tuple[int, int]:
         """The content offset of ``point``'s glyph cell (for tests and mouse users);
-        the row is outside ``0..rows_shown`` when the point is scrolled out of view."""
-        return LABEL_WIDTH + 1 + 2 * point.x, point.y - self.window_top
+        outside the window's cells when the point is scrolled out of view."""
+        return LABEL_WIDTH + 1 + 2 * (point.x - self.left_shown), point.y - self.window_top
 
     # -- drawing ------------------------------------------------------------
 
@@ -216,23 +239,27 @@ class Board(HandsTypingOn, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         n = self.size_n
-        rows = self.rows_shown
+        rows, cols = self.rows_shown, self.cols_shown
+        left = self.left_shown
         base = self.rich_style
         label = base + self._style("board--label")
         if y == rows:
-            up = self.glyphs.up if self.window_top > 0 else " "
-            down = self.glyphs.down if self.window_top + rows < n else " "
-            letters = " ".join(column_letter(x) for x in range(n))
-            return Strip([Segment(f"{up}{down} {letters} ", label)])
+            g = self.glyphs
+            up = g.up if self.window_top > 0 else " "
+            down = g.down if self.window_top + rows < n else " "
+            before = g.left if left > 0 else " "
+            after = g.right if left + cols < n else " "
+            letters = " ".join(column_letter(x) for x in range(left, left + cols))
+            return Strip([Segment(f"{up}{down}{before}{letters}{after}", label)])
         if y > rows:
             return Strip.blank(self.size.width, base)
         y += self.window_top
         segments = [Segment(f"{n - y:>{LABEL_WIDTH}}", label)]
         seps = self._separators(y)
-        for x in range(n):
+        for x in range(left, left + cols):
             segments.append(seps[x])
             segments.append(self._glyph(Point(x, y), base))
-        segments.append(seps[n])
+        segments.append(seps[left + cols])
         return Strip(segments).simplify()
 
     def _separators(self, y: int) -> list[Segment]:
@@ -298,18 +325,18 @@ class Board(HandsTypingOn, can_focus=True):
 
     def watch_picture(self, old: BoardPicture, new: BoardPicture) -> None:
         if old.size != new.size:
-            self.window_top = 0
+            self.window_top = self.window_left = 0
             self.cursor = Point(new.size // 2, new.size // 2)
             self.selected = None
         elif self.selected is not None and self.selected in new.stones:
             self.selected = None
         if new.last is not None and new.last != old.last:
             # Show the new move; the cursor stays on its point, even if now out of view.
-            self._follow_row(new.last.y)
+            self._follow(new.last)
             self._showing_last = True
 
     def watch_cursor(self, point: Point) -> None:
-        self._follow_row(point.y)
+        self._follow(point)
         self._showing_last = False
 
     def on_resize(self) -> None:
@@ -317,11 +344,12 @@ class Board(HandsTypingOn, can_focus=True):
         there, else the cursor. (A question appearing under the board takes a row: on
         26x26, swap2's choice hid the stone it asked about.)"""
         top = max(0, min(self.window_top, self.size_n - self.rows_shown))
-        if top != self.window_top:  # drawn already for the new size, from the old window
-            self.window_top = top
+        left = max(0, min(self.window_left, self.size_n - self.cols_shown))
+        if (top, left) != (self.window_top, self.window_left):  # drawn for the old window
+            self.window_top, self.window_left = top, left
             self.refresh()
         last = self.picture.last
-        self._follow_row(last.y if self._showing_last and last is not None else self.cursor.y)
+        self._follow(last if self._showing_last and last is not None else self.cursor)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Play (Enter) only for a player: a spectator's board just moves its cursor.
@@ -355,14 +383,14 @@ class Board(HandsTypingOn, can_focus=True):
         (at the edge, or already there) after a new move scrolled it out of view."""
         self.selected = None
         self.cursor = point
-        self._follow_row(self.cursor.y)
+        self._follow(self.cursor)
 
     def action_choose(self, when: str = "") -> None:
         """Play the cursor's point if it is in view; else only bring it into view, so
         the player sees what the next Enter plays. (``when``: ``early`` out of turn.)"""
         self.selected = None
         if not self.in_view(self.cursor):
-            self._follow_row(self.cursor.y)
+            self._follow(self.cursor)
             return
         self.post_message(self.PointChosen(self, self.cursor))
 
