@@ -913,6 +913,7 @@ async def test_swap2_choices_offers_chat_takeback_and_resign(browser: Browser) -
             await hal.until_event(Moved)
         await expect(status).to_have_text("Swap2: your choice: Black, White or two more stones.")
         await expect(ann.locator("[data-choice]")).to_have_count(3)
+        await expect(ann.locator("#offer-draw")).to_be_disabled()  # none before the colours
         await ann.click('[data-choice="white"]')
         chose = await hal.until_event(Chose)
         assert chose.choice == "white"
@@ -920,6 +921,7 @@ async def test_swap2_choices_offers_chat_takeback_and_resign(browser: Browser) -
         assert chose.white != hal.player
         await expect(ann.locator("#name-white")).to_contain_text("(you)")
         await expect(ann.locator("#status")).to_have_text("Your move: White.")
+        await expect(ann.locator("#offer-draw")).to_be_enabled()
         await point(ann, "j8").click()
         assert (await hal.until_event(Moved)).point == "j8"
 

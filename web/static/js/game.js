@@ -375,7 +375,8 @@ export class GameView {
     if (mySeat && playing) {
       const pendingMine = room.pending && room.pending.by === this.me;
       parts.push(h("div", { class: "row" },
-        h("button", { type: "button", id: "offer-draw", disabled: waiting || Boolean(room.pending), onclick: () => act({ type: "offer", kind: "draw" }) }, "Offer a draw"),
+        // No draw in swap2's opening (the server refuses it until the colours are chosen).
+        h("button", { type: "button", id: "offer-draw", disabled: waiting || Boolean(room.pending) || room.state === "opening", onclick: () => act({ type: "offer", kind: "draw" }) }, "Offer a draw"),
         h("button", { type: "button", id: "offer-takeback", disabled: waiting || Boolean(room.pending) || !room.canTakeBack(this.me), onclick: () => act({ type: "offer", kind: "takeback" }) }, "Take back"),
         h("button", { type: "button", id: "resign", class: "danger", disabled: waiting, onclick: () => { if (window.confirm("Resign this game?")) act({ type: "resign" }); } }, "Resign")));
       if (pendingMine) parts.push(h("p", { class: "hint-text" }, `Your ${room.pending.kind} offer is waiting for an answer.`));
