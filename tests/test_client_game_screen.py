@@ -16,7 +16,8 @@ from client_fixtures import (
     stones,
     until,
 )
-from server_fixtures import Connect
+from server_fixtures import Connect, TestClient
+from textual.pilot import Pilot
 from textual.widgets import Input
 
 from client.app import GomokuApp
@@ -100,19 +101,28 @@ def rows_shown(app: GomokuApp) -> list[int]:
     return [int(line[:2]) for line in lines if line[:2].strip().isdigit()]
 
 
+async def in_a_26_game_with_bob(
+    app: GomokuApp, pilot: Pilot[None], connect: Connect
+) -> tuple[TestClient, str]:
+    """Alice (the app) creates a 26x26 room as Black and Bob joins: his client and the
+    room. (``in_game_with_bob`` waits for the whole board to be on screen.)"""
+    await app.send(m.CreateRoom(seat="black", size=26))
+    await until(pilot, lambda: app.model.room is not None, "the room")
+    assert app.model.room is not None
+    room = app.model.room.id
+    bob = await connect("bob")
+    await bob.join(room)
+    await until(pilot, lambda: app.model.room is not None and app.model.room.state == "playing")
+    return bob, room
+
+
 async def test_the_opponents_reply_never_moves_the_cursor(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:
     """26x26 at 80x24 (the board scrolls): Alice types z26, Bob answers at a3 far below
     and the view shows it, the cursor stays on z26: down and Enter play z25."""
     async with running(server, tmp_path) as (app, pilot):
-        await app.send(m.CreateRoom(seat="black", size=26))
-        await until(pilot, lambda: app.model.room is not None, "the room")
-        assert app.model.room is not None
-        room = app.model.room.id
-        bob = await connect("bob")
-        await bob.join(room)
-        await until(pilot, lambda: app.model.room is not None and app.model.room.state == "playing")
+        bob, room = await in_a_26_game_with_bob(app, pilot, connect)
         board = app.screen.query_one(Board)
         await until(pilot, lambda: 0 < board.rows_shown < 26, "the board scrolled")
         await pilot.press(*"z26", "enter")
@@ -612,13 +622,7 @@ async def test_a_26_board_in_a_40_column_terminal_scrolls_its_columns_and_keeps_
     scroll like its rows, with ← / → saying columns are out of view, and the log is
     under the board, where a refusal can be read."""
     async with running(server, tmp_path) as (app, pilot):
-        await app.send(m.CreateRoom(seat="black", size=26))
-        await until(pilot, lambda: app.model.room is not None, "the room")
-        assert app.model.room is not None
-        room = app.model.room.id
-        bob = await connect("bob")
-        await bob.join(room)
-        await until(pilot, lambda: app.model.room is not None and app.model.room.running)
+        bob, room = await in_a_26_game_with_bob(app, pilot, connect)
         await pilot.resize_terminal(40, 15)
         await pilot.pause()
         letters = next(line for line in screen_text(app).splitlines() if " a b c" in line)

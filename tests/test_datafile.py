@@ -6,6 +6,7 @@ server on it.)"""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import sqlite3
 from collections.abc import AsyncIterator
@@ -209,6 +210,26 @@ def test_a_place_no_file_can_be_made_is_refused(tmp_path: Path) -> None:
         DataFile(tmp_path / "a-file" / "server.sqlite3").open()
 
 
+@contextlib.asynccontextmanager
+async def serving(data: DataFile, *names: str) -> AsyncIterator[list[TestClient]]:
+    """A server on ``data`` (opened here) and a client said hello for each of ``names``;
+    the clients go and the server stops (as an operator stops it) at the end."""
+    data.open()
+    server = GomokuServer(make_config(), store=EmbeddedStore(data))
+    await server.start()
+    players: list[TestClient] = []
+    try:
+        for name in names:
+            ws = await ws_connect(f"ws://127.0.0.1:{server.port}/", compression=None)
+            players.append(TestClient(ws))
+            await players[-1].hello(name)
+        yield players
+    finally:
+        for player in players:
+            await player.ws.close()
+        await server.stop()
+
+
 async def test_a_finished_game_the_full_disk_kept_out_is_named_when_the_server_stops(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -216,16 +237,7 @@ async def test_a_finished_game_the_full_disk_kept_out_is_named_when_the_server_s
     waits for a retry; a stop before the retry succeeds says in the log that it is lost
     (it went without a word, after warnings that said "will retry")."""
     data = DataFile(tmp_path / "server.sqlite3")
-    data.open()
-    server = GomokuServer(make_config(), store=EmbeddedStore(data))
-    await server.start()
-    players = []
-    try:
-        for name in ("alice", "bob"):
-            ws = await ws_connect(f"ws://127.0.0.1:{server.port}/", compression=None)
-            players.append(TestClient(ws))
-            await players[-1].hello(name)
-        alice, bob = players
+    async with serving(data, "alice", "bob") as (alice, bob):
         room = (await alice.create(seat="black")).room.id
         await bob.join(room)
         await alice.until_event(GameStarted)
@@ -237,10 +249,6 @@ async def test_a_finished_game_the_full_disk_kept_out_is_named_when_the_server_s
                 break
             await asyncio.sleep(0.05)
         assert "readonly database" in caplog.text
-    finally:
-        for player in players:
-            await player.ws.close()
-        await server.stop()
     lost = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
     assert lost == [
         f"room {room}: the finished game could not be kept before this stop; its record "
@@ -253,25 +261,12 @@ async def test_a_stop_names_the_games_in_progress_it_ends(
 ) -> None:
     """The data file keeps players, ratings and finished games, not games being played:
     a stop (an upgrade, say) ended them without a word in the log."""
-    data = DataFile(tmp_path / "server.sqlite3")
-    data.open()
-    server = GomokuServer(make_config(), store=EmbeddedStore(data))
-    await server.start()
-    players = []
-    try:
-        for name in ("alice", "bob", "cy"):
-            ws = await ws_connect(f"ws://127.0.0.1:{server.port}/", compression=None)
-            players.append(TestClient(ws))
-            await players[-1].hello(name)
+    async with serving(DataFile(tmp_path / "server.sqlite3"), "alice", "bob", "cy") as players:
         alice, bob, cy = players
         room = (await alice.create(seat="black")).room.id
         await bob.join(room)
         await alice.until_event(GameStarted)
         await cy.create(seat="black")  # waiting for an opponent: no game to end
-    finally:
-        for player in players:
-            await player.ws.close()
-        await server.stop()
     warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert (
         "1 game in progress ends with this stop, unrated and unrecorded (games being "

@@ -357,10 +357,6 @@ class GameScreen(Screen[None]):
 
     # -- keys handed on ----------------------------------------------------------
 
-    _line_open = False
-    """A line is being typed: set as keys arrive (:meth:`key_arriving`), not as the text
-    line gets to them."""
-
     def key_arriving(self, event: events.Key) -> bool:
         """Called by the app for each key as it arrives, before the key is given to the
         widget with focus; :meth:`key_given` after. Every widget has a queue of its own,
@@ -369,23 +365,13 @@ class GameScreen(Screen[None]):
         redraws of a busy room's log made lines lose keys, merge, or be sent twice, and
         an Enter meant for a line reach the board and play its cursor. So the focus
         follows the keys here, as they arrive: a key that starts text while the board,
-        the move list or the log has focus gives the focus to the text line, and it
-        and every key after it go into the text line's one queue, in the order typed,
-        until Enter or Esc ends the line. True when the key is used up here: ``/`` with
-        a line half typed only brings the focus back to the line, as it is."""
-        focused = self.focused
-        if self._line_open and focused is not self.entry:
-            self._line_open = False  # left by a click or a question
-        if focused is self.entry:
-            if event.key in ("enter", "escape", "tab", "shift+tab"):
-                self._line_open = False
-            elif starts_text(event):
-                self._line_open = True
-            return False
-        if not isinstance(focused, (Board, MoveList, LogPane)) or not starts_text(event):
+        the move list or the log has focus gives the focus to the text line, and it and
+        every key after it go into the text line's one queue, in the order typed, until
+        its Enter. True when the key is used up here: ``/`` with a line half typed only
+        brings the focus back to the line, as it is."""
+        if not isinstance(self.focused, (Board, MoveList, LogPane)) or not starts_text(event):
             return False
         self.set_focus(self.entry)
-        self._line_open = True
         return event.character == COMMAND_START and bool(self.entry.value)
 
     def key_given(self, event: events.Key) -> None:
