@@ -172,6 +172,10 @@ async def connect(server: GomokuServer) -> AsyncIterator[Connect]:
         name: str | None = None, *, to: GomokuServer | None = None, **kwargs: Any
     ) -> TestClient:
         target = to or server
+        # No limit on frames received and not read (unless a test sets one): a client
+        # that reads only what a test needs would stop reading the socket at 16, and its
+        # close at teardown wait 10 s for a close frame behind them.
+        kwargs.setdefault("max_queue", None)
         ws = await ws_connect(
             f"ws://127.0.0.1:{target.port}/", compression=None, max_size=1 << 20, **kwargs
         )

@@ -173,7 +173,11 @@ class People:
     async def client(self, name: str, token: str | None = None) -> TestClient:
         """A terminal-style protocol client (MessagePack, no subprotocol); ``token``: an
         earlier client's player, back."""
-        ws = await ws_connect(f"ws://127.0.0.1:{self.server.port}/", compression=None)
+        # No limit on frames received and not read: a client that reads only what a test
+        # needs would otherwise stop reading the socket at 16, and its close at the end
+        # wait 10 s for a close frame behind them.
+        url = f"ws://127.0.0.1:{self.server.port}/"
+        ws = await ws_connect(url, compression=None, max_queue=None)
         client = TestClient(ws)
         self.clients.append(client)
         await client.hello(name, token)
