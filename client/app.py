@@ -109,6 +109,9 @@ class GomokuApp(App[None]):
         self.identity: Identity = (
             load_identity(options.config_dir, options.profile) if options.remember else Identity()
         )
+        last_ai = AiChoice.from_json(self.identity.last_ai) if self.identity.last_ai else None
+        if last_ai is not None:
+            self.dispatch(last_ai)  # the dialog offers it again, after a restart too
         self.local_server: LocalServer | None = None  # --local: the server this client started
         self._asking_quit = False
         """The quit question is on screen (^Q there quits without asking again)."""
@@ -216,7 +219,10 @@ class GomokuApp(App[None]):
             self.push_screen(screen)
 
     def _remember(self, address: str, name: str, token: str) -> None:
-        self.identity = self.identity.with_token(address, name, token)
+        self._save(self.identity.with_token(address, name, token))
+
+    def _save(self, identity: Identity) -> None:
+        self.identity = identity
         if self.options.remember:
             with contextlib.suppress(OSError):
                 save_identity(self.identity, self.options.config_dir, self.options.profile)
@@ -458,7 +464,9 @@ class GomokuApp(App[None]):
     async def play_ai(self, create: msg.CreateRoom, level: str) -> None:
         """Create a room (``create``), then seat an AI of ``level`` in its other seat.
         The choice is kept: the dialog offers it next time."""
-        self.dispatch(AiChoice(create, level))
+        choice = AiChoice(create, level)
+        self.dispatch(choice)
+        self._save(dataclasses.replace(self.identity, last_ai=choice.to_json()))
         if not await self._local_ai():
             return
         self.ai_after_create = AiRequest(level)

@@ -78,6 +78,9 @@ class Identity:
 
     name: str | None = None
     tokens: dict[str, str] = dataclasses.field(default_factory=dict)
+    last_ai: dict[str, Any] | None = None
+    """The settings of the last game against the AI (``{"room": CreateRoom fields,
+    "level": ...}``), offered again by the next ``a``, after a restart too."""
 
     def token_for(self, server: str) -> str | None:
         """The token kept for ``server`` (a :attr:`ServerAddress.key`), also under the key
@@ -88,7 +91,7 @@ class Identity:
         return next((t for k, t in self.tokens.items() if legacy_key(k) == server), None)
 
     def with_token(self, server: str, name: str, token: str) -> Identity:
-        return Identity(name=name, tokens={**self.tokens, server: token})
+        return dataclasses.replace(self, name=name, tokens={**self.tokens, server: token})
 
 
 def load_identity(directory: Path | None = None, profile: str | None = None) -> Identity:
@@ -106,7 +109,12 @@ def load_identity(directory: Path | None = None, profile: str | None = None) -> 
         if isinstance(tokens, dict)
         else {}
     )
-    return Identity(name=name if isinstance(name, str) else None, tokens=clean)
+    last_ai = data.get("last_ai")
+    return Identity(
+        name=name if isinstance(name, str) else None,
+        tokens=clean,
+        last_ai=last_ai if isinstance(last_ai, dict) else None,
+    )
 
 
 def save_identity(
@@ -117,7 +125,10 @@ def save_identity(
     folder = directory or config_dir()
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / identity_file(profile)
-    payload = json.dumps({"name": identity.name, "tokens": identity.tokens}, indent=2)
+    fields: dict[str, Any] = {"name": identity.name, "tokens": identity.tokens}
+    if identity.last_ai is not None:
+        fields["last_ai"] = identity.last_ai
+    payload = json.dumps(fields, indent=2)
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".identity-", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:

@@ -273,7 +273,8 @@ async def test_the_play_ai_dialog_offers_the_last_choice_again(
     ai_server: GomokuServer, start_worker: StartWorker, tmp_path: Path
 ) -> None:
     """a, then White on 13x13 against a novice: back in the lobby after that game, a
-    opens the dialog with White, 13 and novice chosen again."""
+    opens the dialog with White, 13 and novice chosen again; so does a client started
+    again (it offered the defaults)."""
     await start_worker()
     async with running(ai_server, tmp_path) as (app, pilot):
         dialog = await ai_dialog_as_white_on_13(app, pilot)
@@ -286,3 +287,11 @@ async def test_the_play_ai_dialog_offers_the_last_choice_again(
         assert again.query_one("#seat", Select).value == "white"
         assert again.query_one("#size", Input).value == "13"
         assert again.query_one("#level", Select).value == "novice"
+    async with running(ai_server, tmp_path, first=GameScreen) as (app, pilot):
+        await leave_for_the_lobby(app, pilot)  # back in the game left running, then out
+        await pilot.press("a")
+        await until(pilot, lambda: isinstance(app.screen, PlayAiDialog))
+        restarted = app.screen
+        assert restarted.query_one("#seat", Select).value == "white"
+        assert restarted.query_one("#size", Input).value == "13"
+        assert restarted.query_one("#level", Select).value == "novice"

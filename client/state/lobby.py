@@ -20,6 +20,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from typing import Any
+
+import msgspec
 
 from client.state.session import IdentityLost
 from client.state.words import describe_error
@@ -66,6 +69,21 @@ class AiChoice:
 
     room: msg.CreateRoom
     level: str
+
+    def to_json(self) -> dict[str, Any]:
+        """As the identity file keeps it (:meth:`from_json` reads it back)."""
+        return {"room": msgspec.to_builtins(self.room), "level": self.level}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> AiChoice | None:
+        """The choice kept by :meth:`to_json`, or None for anything else (a file written
+        by another version, or by hand)."""
+        level = data.get("level")
+        try:
+            room = msgspec.convert(data.get("room"), msg.CreateRoom)
+        except msgspec.ValidationError:
+            return None
+        return cls(room, level) if isinstance(level, str) and level else None
 
 
 LobbyAction = LobbyAsked | LobbyUnsent | AiChoice
