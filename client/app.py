@@ -106,6 +106,7 @@ class GomokuApp(App[None]):
         self.model = ViewModel()
         self.connection: Connection | None = None
         self.partner: Connection | None = None  # the second player in hot seat
+        self.chat_sent: tuple[int, str] | None = None  # the last chat line: its id, its text
         self.identity: Identity = (
             load_identity(options.config_dir, options.profile) if options.remember else Identity()
         )
@@ -240,6 +241,11 @@ class GomokuApp(App[None]):
             self.hot_seat_wanted = False
             if action.code in NOTIFIED_ERRORS:
                 self.notify(describe_error(action), severity="error", timeout=6, markup=False)
+            sent = self.chat_sent
+            if action.code == ErrorCode.CHAT_RATE_LIMITED and sent and action.re == sent[0]:
+                for screen in self.screen_stack:
+                    if isinstance(screen, GameScreen):
+                        screen.give_back_line(sent[1])
         self._navigate(before, self.model)
         self._return_to_game(action)
         self._keep_searching(before, action)
@@ -431,6 +437,15 @@ class GomokuApp(App[None]):
                 return False
             return True
         return await self.send(message)
+
+    async def send_chat(self, player: str | None, room: str, text: str) -> None:
+        """Say ``text`` in ``room`` as ``player``; a line the chat limit refuses goes back
+        into the text line, to be sent again (it was lost; the page kept it)."""
+        partner = self.partner
+        on = partner if partner is not None and partner.player == player else self.connection
+        request = on.next_id() if on is not None else 0
+        self.chat_sent = (request, text)
+        await self.send_as(player, msg.Chat(room=room, text=text, id=request))
 
     async def send_move(self, player: str | None, move: msg.Move, point: Point) -> bool:
         """Send ``move`` as ``player``; the room shows it on its way until answered."""

@@ -7,7 +7,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from client_fixtures import answer, bob_sees_move, in_game_with_bob, running, stones, until
+from client_fixtures import (
+    answer,
+    bob_sees_move,
+    in_game_with_bob,
+    log_text,
+    running,
+    stones,
+    until,
+)
 from server_fixtures import Connect, TestClient
 from textual import events
 from textual.keys import _character_to_key
@@ -435,3 +443,19 @@ async def test_text_needs_joiners_and_no_break_spaces_and_pasted_tabs_are_refuse
         await pilot.press("z", "enter")  # the line after it is sent as usual
         said = await bob.until_event(ev.ChatPosted)
         assert said.text == "z"
+
+
+async def test_a_chat_line_refused_by_the_limit_comes_back_to_be_sent_again(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """The sixth line in a few seconds is refused by the chat limit: it is back in the
+    text line, with the refusal saying when the next may come (it was lost)."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, _ = await in_game_with_bob(app, pilot, connect)
+        entry = app.screen.query_one("#command", Input)
+        for n in range(1, 6):
+            await pilot.press(*f"line{n}", "enter")
+            assert (await bob.until_event(ev.ChatPosted)).text == f"line{n}"
+        await pilot.press(*"line6", "enter")
+        await until(pilot, lambda: entry.value == "line6", "the line given back")
+        await until(pilot, lambda: "too many chat lines: 5 in 10 s at most" in log_text(app))

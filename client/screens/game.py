@@ -477,7 +477,14 @@ class GameScreen(Screen[None]):
         if problem is not None:
             self.host.note(f"Not sent: {problem}.")
             return
-        await self.host.send_as(self._speaker(), msg.Chat(room=game.id, text=text))
+        await self.host.send_chat(self._speaker(), game.id, text)
+
+    def give_back_line(self, text: str) -> None:
+        """A chat line refused by the chat limit, back in the text line to be sent again,
+        unless another line is being typed there."""
+        if not self.entry.value:
+            self.entry.value = text
+            self.entry.cursor_position = len(text)
 
     def _speaker(self) -> str | None:
         game = self.model.room

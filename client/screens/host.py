@@ -84,6 +84,11 @@ class Host(Protocol):
         """Send as ``player`` (in hot seat, the partner's connection when it is theirs)."""
         ...
 
+    async def send_chat(self, player: str | None, room: str, text: str) -> None:
+        """Say ``text`` in ``room`` as ``player``; a line the chat limit refuses is given
+        back to the text line (:meth:`GameScreen.give_back_line`)."""
+        ...
+
     async def send_move(self, player: str | None, move: msg.Move, point: Point) -> bool:
         """Send ``move`` (a stone at ``point``) as ``player``; once sent, the room shows
         it on its way (``sending``) until the server answers."""
