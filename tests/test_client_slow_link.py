@@ -18,7 +18,7 @@ from engine.notation import format_point
 from protocol import events as ev
 from server.app import GomokuServer
 
-DELAY_S = 0.6
+DELAY_S = 1.5  # room for a loaded machine to draw "sending" and take i9 before the echo
 
 
 async def _pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, delay: float) -> None:
@@ -85,7 +85,7 @@ def played(app: GomokuApp) -> list[str]:
 async def test_a_stone_on_a_slow_link_shows_on_its_way_and_a_second_waits(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:
-    """h8 Enter on a link 0.6 s slow: the status line says "sending h8..." at once; i9
+    """h8 Enter on a link 1.5 s slow: the status line says "sending h8..." at once; i9
     Enter meanwhile is not sent ("on its way"), so the server sees one stone and the
     log no refusal; once the stone is back the turn is Bob's."""
     async with (
