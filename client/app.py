@@ -428,31 +428,48 @@ class GomokuApp(App[None]):
             return False
         return True
 
-    async def send_as(self, player: str | None, message: msg.ClientMessage) -> bool:
-        """Send as ``player`` (hot seat: the partner connection when it is theirs)."""
+    def _connection_of(self, player: str | None) -> Connection | None:
+        """The connection ``player`` speaks on: the partner's in hot seat when it is
+        theirs, else the main one."""
         partner = self.partner
         if partner is not None and player is not None and partner.player == player:
-            if not await partner.send(message):
-                self.note(NOT_SENT)
-                return False
-            return True
-        return await self.send(message)
+            return partner
+        return self.connection
+
+    async def send_as(self, player: str | None, message: msg.ClientMessage) -> bool:
+        """Send as ``player`` (hot seat: the partner connection when it is theirs)."""
+        return await self._send_as(player, message, numbered=False) is not None
+
+    async def _send_as(
+        self, player: str | None, message: msg.ClientMessage, *, numbered: bool
+    ) -> int | None:
+        """Send ``message`` as ``player``, with an id of its connection's unless not
+        ``numbered`` (a refusal echoes it as ``re``); the id (0 unnumbered), or None and
+        a note in the log when offline."""
+        connection = self._connection_of(player)
+        request = 0
+        if connection is not None and numbered:
+            request = connection.next_id()
+            message = msgspec.structs.replace(message, id=request)
+        if connection is None or not await connection.send(message):
+            self.note(NOT_SENT)
+            return None
+        return request
 
     async def send_chat(self, player: str | None, room: str, text: str) -> None:
         """Say ``text`` in ``room`` as ``player``; a line the chat limit refuses goes back
         into the text line, to be sent again (it was lost; the page kept it)."""
-        partner = self.partner
-        on = partner if partner is not None and partner.player == player else self.connection
-        request = on.next_id() if on is not None else 0
-        self.chat_sent = (request, text)
-        await self.send_as(player, msg.Chat(room=room, text=text, id=request))
+        request = await self._send_as(player, msg.Chat(room=room, text=text), numbered=True)
+        if request is not None:
+            self.chat_sent = (request, text)
 
     async def send_move(self, player: str | None, move: msg.Move, point: Point) -> bool:
         """Send ``move`` as ``player``; the room shows it on its way until answered."""
-        if not await self.send_as(player, move):
+        request = await self._send_as(player, move, numbered=True)
+        if request is None:
             return False
         if move.move_no is not None:
-            self.dispatch(MoveSent(move.room, point, move.move_no))
+            self.dispatch(MoveSent(move.room, point, move.move_no, request))
         return True
 
     async def request(self, action: HistoryAction, message: msg.ClientMessage) -> None:

@@ -269,6 +269,18 @@ async def test_no_ai_available_is_shown(server: GomokuServer, tmp_path: Path) ->
         assert app.model.room.black is None
 
 
+async def offered_by_a(app: GomokuApp, pilot: Pilot[None]) -> tuple[object, str, object]:
+    """What ``a``'s dialog offers: the seat, the board size and the AI level."""
+    await pilot.press("a")
+    await until(pilot, lambda: isinstance(app.screen, PlayAiDialog))
+    dialog = app.screen
+    return (
+        dialog.query_one("#seat", Select).value,
+        dialog.query_one("#size", Input).value,
+        dialog.query_one("#level", Select).value,
+    )
+
+
 async def test_the_play_ai_dialog_offers_the_last_choice_again(
     ai_server: GomokuServer, start_worker: StartWorker, tmp_path: Path
 ) -> None:
@@ -281,17 +293,7 @@ async def test_the_play_ai_dialog_offers_the_last_choice_again(
         dialog.query_one("#level", Select).value = "novice"
         await play_from_the_dialog(app, pilot)
         await leave_for_the_lobby(app, pilot)
-        await pilot.press("a")
-        await until(pilot, lambda: isinstance(app.screen, PlayAiDialog))
-        again = app.screen
-        assert again.query_one("#seat", Select).value == "white"
-        assert again.query_one("#size", Input).value == "13"
-        assert again.query_one("#level", Select).value == "novice"
+        assert await offered_by_a(app, pilot) == ("white", "13", "novice")
     async with running(ai_server, tmp_path, first=GameScreen) as (app, pilot):
         await leave_for_the_lobby(app, pilot)  # back in the game left running, then out
-        await pilot.press("a")
-        await until(pilot, lambda: isinstance(app.screen, PlayAiDialog))
-        restarted = app.screen
-        assert restarted.query_one("#seat", Select).value == "white"
-        assert restarted.query_one("#size", Input).value == "13"
-        assert restarted.query_one("#level", Select).value == "novice"
+        assert await offered_by_a(app, pilot) == ("white", "13", "novice")

@@ -89,22 +89,26 @@ def test_every_clock_written_reads_back_the_same(base_ms: int, inc_ms: int) -> N
     assert parse_time_control(str(clock)) == clock
 
 
+ANN_WAITING: dict[str, object] = {
+    "id": "r1",
+    "rule": Rule.FREESTYLE,
+    "size": 15,
+    "opening": Opening.FREE,
+    "time": None,
+    "rated": False,
+    "private": False,
+    "players": Seats(black=PlayerRef(id="a", name="ann", rating=1500)),
+    "spectators": 0,
+    "state": "waiting",
+}
+"""A free-opening 15x15 room with no clock, unrated, ann waiting as Black: what a lobby
+line and a room's view have in common."""
+
+
 def room_summary(**changes: object) -> RoomSummary:
     """A lobby line: a rated free-opening 15x15 room with no clock, ann waiting as
     Black, unless ``changes`` say otherwise."""
-    fields: dict[str, object] = {
-        "id": "r1",
-        "rule": Rule.FREESTYLE,
-        "size": 15,
-        "opening": Opening.FREE,
-        "time": None,
-        "rated": True,
-        "private": False,
-        "players": Seats(black=PlayerRef(id="a", name="ann", rating=1500)),
-        "spectators": 0,
-        "state": "waiting",
-    }
-    fields.update(changes)
+    fields = {**ANN_WAITING, "rated": True, **changes}
     return RoomSummary(**fields)  # type: ignore[arg-type]
 
 
@@ -123,23 +127,7 @@ def test_lobby_row() -> None:
 def room_view(**changes: object) -> RoomView:
     """A free-opening 15x15 room, waiting, with ann as Black, unless ``changes`` say
     otherwise."""
-    fields: dict[str, object] = {
-        "id": "r1",
-        "rule": Rule.FREESTYLE,
-        "size": 15,
-        "opening": Opening.FREE,
-        "time": None,
-        "rated": False,
-        "private": False,
-        "players": Seats(black=PlayerRef(id="a", name="ann", rating=1500)),
-        "spectators": 0,
-        "state": "waiting",
-        "moves": [],
-        "to_move": None,
-        "clocks": None,
-        "seq": 1,
-    }
-    fields.update(changes)
+    fields = {**ANN_WAITING, "moves": [], "to_move": None, "clocks": None, "seq": 1, **changes}
     return RoomView(**fields)  # type: ignore[arg-type]
 
 

@@ -573,6 +573,7 @@ class GameScreen(Screen[None]):
                     (glyphs.forbidden, "renju: forbidden for Black (a foul: Enter says which)"),
                     (glyphs.hint, "the AI's hint"),
                     (f"{glyphs.up} {glyphs.down}", "rows out of view above / below"),
+                    (f"{glyphs.left} {glyphs.right}", "columns out of view left / right"),
                 ],
             ),
         ]

@@ -89,11 +89,13 @@ class HintView:
 @dataclasses.dataclass(frozen=True, slots=True)
 class Sending:
     """A stone this client sent and the server has not yet answered: ``move_no`` is the
-    number it takes. Shown as on its way; a second stone waits for it (on a slow link a
-    second Enter was refused by the server as a stale move, in its words)."""
+    number it takes, ``request`` the id it was sent with. Shown as on its way; a second
+    stone waits for it (on a slow link a second Enter was refused by the server as a
+    stale move, in its words)."""
 
     point: Point
     move_no: int
+    request: int
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -56,11 +56,13 @@ class RoomClosed:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class MoveSent:
-    """A stone at ``point`` was sent in ``room`` as stone ``move_no``."""
+    """A stone at ``point`` was sent in ``room`` as stone ``move_no``, with the request
+    id ``request`` (a refusal echoes it)."""
 
     room: str
     point: Point
     move_no: int
+    request: int
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -107,11 +109,13 @@ def reduce_room(game: GameView | None, action: object, now: float) -> GameView |
             if seq <= game.seq:
                 return game  # already applied (a resume may repeat what the snapshot had)
             return _sent_answered(dataclasses.replace(apply_event(game, event, now), seq=seq))
-        case MoveSent(room=room, point=point, move_no=move_no) if _shows(game, room):
+        case MoveSent(room=room, point=point, move_no=move_no, request=request) if _shows(
+            game, room
+        ):
             assert game is not None
-            return dataclasses.replace(game, sending=Sending(point, move_no))
-        case msg.Error(room=room) if game is not None and game.sending and game.id == room:
-            return dataclasses.replace(game, sending=None)  # refused (or another request was)
+            return dataclasses.replace(game, sending=Sending(point, move_no, request))
+        case msg.Error(re=re) if game is not None and game.sending and game.sending.request == re:
+            return dataclasses.replace(game, sending=None)  # refused
         case ResumeDone(room=room) if game is not None and game.sending and game.id == room:
             # Caught up after a reconnect: a stone not played by now was lost on the way.
             return dataclasses.replace(game, sending=None)

@@ -344,7 +344,7 @@ class Board(HandsTypingOn, can_focus=True):
         there, else the cursor. (A question appearing under the board takes a row: on
         26x26, swap2's choice hid the stone it asked about.)"""
         top = max(0, min(self.window_top, self.size_n - self.rows_shown))
-        left = max(0, min(self.window_left, self.size_n - self.cols_shown))
+        left = self.left_shown
         if (top, left) != (self.window_top, self.window_left):  # drawn for the old window
             self.window_top, self.window_left = top, left
             self.refresh()

@@ -3,7 +3,7 @@
 
 import { BoardView } from "./board.js";
 import { parsePoint } from "./notation.js";
-import { forbiddenPoints } from "./renju.js";
+import { forbiddenMap } from "./renju.js";
 import { resultText } from "./room.js";
 import { download, errorText, h } from "./ui.js";
 
@@ -165,10 +165,8 @@ export class ReviewView {
     const end = this.step === r.moves.length;
     // Black's forbidden points while Black is to move, as the live game and the
     // terminal's review mark them (not at the end: the game is over).
-    const forbidden = new Map();
-    if (r.rule === "renju" && !end && this.step % 2 === 0) {
-      for (const f of forbiddenPoints(cells, r.size)) forbidden.set(`${f.x},${f.y}`, f.foul);
-    }
+    const blackToPlay = r.rule === "renju" && !end && this.step % 2 === 0;
+    const forbidden = blackToPlay ? forbiddenMap(cells, r.size) : new Map();
     this.board.render({
       size: r.size, cells, last: this.step ? r.moves[this.step - 1].move : null,
       line: end && r.result ? r.result.line ?? null : null, forbidden, hint: null,

@@ -137,6 +137,11 @@ function verdict(cells, size, x, y) {
   }
 }
 
+/** Black's forbidden points as the board draws them: a Map from "x,y" to the foul. */
+export function forbiddenMap(cells, size) {
+  return new Map(forbiddenPoints(cells, size).map((f) => [`${f.x},${f.y}`, f.foul]));
+}
+
 /** Every empty point where Black may not play: [{x, y, foul}], row by row from the top. */
 export function forbiddenPoints(cells, size) {
   const found = [];

@@ -2,7 +2,7 @@
 // by the room's events in order (seq). Pure state: no DOM here.
 
 import { parsePoint } from "./notation.js";
-import { forbiddenPoints } from "./renju.js";
+import { forbiddenMap } from "./renju.js";
 
 export class RoomState {
   /** @param {object} view a RoomView from a snapshot */
@@ -226,13 +226,8 @@ export class RoomState {
   /** Black's forbidden points now (renju, Black to move), as {point name: foul}. */
   forbidden() {
     if (this.rule !== "renju" || this.toMove !== "black") return new Map();
-    if (this.cache) return this.cache;
-    const found = new Map();
-    for (const f of forbiddenPoints(this.cells(), this.size)) {
-      found.set(`${f.x},${f.y}`, f.foul);
-    }
-    this.cache = found;
-    return found;
+    if (!this.cache) this.cache = forbiddenMap(this.cells(), this.size);
+    return this.cache;
   }
 }
 
