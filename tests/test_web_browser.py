@@ -874,6 +874,34 @@ async def test_a_phone_on_its_side_shows_the_board_place_and_status_at_once(
             assert board["height"] >= height / 2, (width, board)
 
 
+async def test_a_phone_held_upright_shows_the_opponents_clock_above_the_board(
+    browser: Browser,
+) -> None:
+    """On a 360x640 phone, with Place showing, hal's clock is above the board, in view
+    (it was under the board, pushed off the screen), and ann's own seat under it; a
+    spectator's page keeps both seats together under the board."""
+    async with people(browser) as crowd:
+        hal = await crowd.client("hal")
+        five = TimeControl(base_ms=300_000, inc_ms=0)
+        room = (await hal.create(seat="black", time=five)).room.id
+        size = ViewportSize(width=360, height=640)
+        ann = await crowd.page("ann", phone=True, viewport=size, hash=f"#/room/{room}")
+        await hal.until_event(GameStarted)
+        await hal.move(room, "h8")
+        await point(ann, "j6").tap()
+        await expect(ann.locator("#confirm-move")).to_be_visible()
+        board = await box(ann.locator(".board-host"))
+        opponent = await box(ann.locator("#clock-black"))
+        assert opponent["y"] >= 0, opponent
+        assert opponent["y"] + opponent["height"] <= board["y"], (opponent, board)
+        assert (await box(ann.locator("#clock-white")))["y"] > board["y"] + board["height"]
+        cy = await crowd.page("cy", phone=True, viewport=size, hash=f"#/watch/{room}")
+        await expect(cy.locator("#name-black")).to_contain_text("hal")
+        board = await box(cy.locator(".board-host"))
+        for colour in ("black", "white"):
+            assert (await box(cy.locator(f"#clock-{colour}")))["y"] > board["y"]
+
+
 async def test_a_timed_game_nobody_begins_is_aborted_on_the_page(browser: Browser) -> None:
     """Ann, Black in a timed game, never plays: at the end of the first stone's time the
     page says the game was aborted (not "Draw (abandonment)") and nothing is rated."""

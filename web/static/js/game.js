@@ -215,9 +215,12 @@ export class GameView {
 
   renderSeats(room) {
     const running = room.runningClock;
+    const mine = ["black", "white"].find((c) => room.players[c]?.id === this.me);
     for (const colour of ["black", "white"]) {
       const seat = this.seats[colour];
       const p = room.players[colour];
+      // The opponent's seat, which a phone held upright shows above the board (style.css).
+      seat.row.classList.toggle("across", mine !== undefined && colour !== mine);
       const tags = p ? [p.rating ? ratingText(p.rating, p.provisional) : "", p.bot ? "· AI" : "", p.id === this.me ? "(you)" : ""] : [];
       this.renderName(seat.name, p ? p.name : "empty seat", tags.filter(Boolean).join(" "));
       seat.row.classList.toggle("to-act", running === colour || (room.actor && p && room.actor === p.id));
