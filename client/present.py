@@ -15,7 +15,7 @@ from client.state.game import GameView, Seat
 from client.state.lobby import QueueView
 from client.state.model import ViewModel
 from client.state.session import Link
-from client.state.words import describe_time, rating_label
+from client.state.words import aborted, describe_time, rating_label
 from engine import Opening
 from engine.notation import format_point
 from engine.types import Color, Reason
@@ -85,9 +85,11 @@ def turn_label(game: GameView, me: frozenset[str]) -> str:
         outcome = game.outcome
         if outcome is None:
             return "game over"
+        if aborted(outcome.reason, outcome.winner, len(game.moves)):
+            return "aborted"
         why = RESULT_WORDS.get(outcome.reason, str(outcome.reason))
         if outcome.winner is None:
-            return f"draw ({why})"
+            return f"draw ({DRAW_WORDS.get(outcome.reason, why)})"
         return f"{outcome.winner} wins ({why})"
     if game.state == "opening" and game.swap2 is not None:
         actor = game.swap2.to_act
@@ -115,6 +117,10 @@ RESULT_WORDS = {
     Reason.ABANDON: "opponent gone",
 }
 """The reason a game ended, as the status line says it after ``black wins``."""
+
+DRAW_WORDS = {Reason.ABANDON: "both left"}
+"""The reasons whose words differ after ``draw``: a game is drawn by ``abandon`` when
+both players left it, not one."""
 
 
 def status_lines(
@@ -358,6 +364,8 @@ def game_result_label(game: GameSummary, player: str | None) -> str:
     """How a finished game ended, from ``player``'s side when they played it:
     ``won (five)``, ``lost (resign)``, ``draw (agreement)``; else ``black (five)``."""
     result = game.result
+    if aborted(result.reason, result.winner, game.moves):
+        return "aborted"
     if result.winner is None:
         return f"draw ({result.reason})"
     winner = game.black if result.winner == "black" else game.white

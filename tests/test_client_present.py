@@ -11,6 +11,7 @@ from client.present import (
     TimeControlError,
     fit_parts,
     format_clock,
+    game_result_label,
     lobby_row,
     parse_time_control,
     seat_label,
@@ -21,7 +22,16 @@ from client.state.model import ViewModel, reduce
 from engine.types import Color, Opening, Reason, Rule
 from protocol.events import GameOver, RatingChange
 from protocol.messages import Event, Snapshot, Welcome
-from protocol.values import PlayerRef, RoomSummary, RoomView, Seats, TimeControl
+from protocol.values import (
+    GamePlayer,
+    GameResult,
+    GameSummary,
+    PlayerRef,
+    RoomSummary,
+    RoomView,
+    Seats,
+    TimeControl,
+)
 
 
 @pytest.mark.parametrize(
@@ -235,6 +245,41 @@ def test_long_names_are_cut_short_to_keep_both_clocks_in_80_columns() -> None:
     first = header_of("a", 60, players=short, time=five)
     assert "● ann (1500) (you) 5:00" in first, first  # the short name is left whole
     assert first.endswith(" 5:00"), first
+
+
+def test_a_game_both_players_left_is_aborted_early_and_drawn_later() -> None:
+    """Both players gone: before each had made two moves the status line and the history
+    say the game was aborted (it counts for nothing), after it a draw, as the server
+    rates it; a game lost by abandonment is the opponent gone."""
+    players = Seats(
+        black=PlayerRef(id="a", name="ann", rating=1500),
+        white=PlayerRef(id="b", name="bob", rating=1500),
+    )
+    both_left = GameResult(winner=None, reason=Reason.ABANDON)
+    one_left = GameResult(winner="black", reason=Reason.ABANDON)
+    said = {
+        (3, both_left): ("aborted", "aborted"),
+        (4, both_left): ("draw (both left)", "draw (abandon)"),
+        (3, one_left): ("black wins (opponent gone)", "won (abandon)"),
+    }
+    for (stones, result), (status, history) in said.items():
+        moves = ["h8", "a1", "h9", "a2"][:stones]
+        room = room_view(players=players, state="over", moves=moves, result=result)
+        _, second = status_lines(viewed("a", room), frozenset({"a"}), UNICODE, 0.0)
+        assert f" · {status} · " in second, second
+        game = GameSummary(
+            id="r1",
+            rule=Rule.FREESTYLE,
+            size=15,
+            opening=Opening.FREE,
+            rated=True,
+            black=GamePlayer(id="a", name="ann"),
+            white=GamePlayer(id="b", name="bob"),
+            result=result,
+            moves=stones,
+            ended_ms=0,
+        )
+        assert game_result_label(game, "a") == history
 
 
 def test_a_game_over_after_one_move_says_1_move() -> None:

@@ -126,6 +126,11 @@ def test_every_reason_is_a_sentence() -> None:
     begun = dataclasses.replace(game, moves=(Point(7, 7),))
     for (winner, reason), text in said.items():
         assert describe_result(Outcome(winner, reason), begun) == text
+    # Both left later than that: a draw, rated as one.
+    four = dataclasses.replace(game, moves=tuple(Point(x, 0) for x in range(4)))
+    assert describe_result(Outcome(None, Reason.ABANDON), four) == (
+        "Draw: both players left and did not come back."
+    )
     # No stone: a timed game nobody began, or one both players left before it began.
     assert describe_result(Outcome(None, Reason.ABANDON), game) == (
         "Game aborted before its first stone."

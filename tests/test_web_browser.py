@@ -902,6 +902,31 @@ async def test_a_phone_held_upright_shows_the_opponents_clock_above_the_board(
             assert (await box(cy.locator(f"#clock-{colour}")))["y"] > board["y"]
 
 
+async def test_a_profile_lists_a_game_both_left_early_as_aborted_and_later_as_a_draw(
+    browser: Browser,
+) -> None:
+    """ann and hal leave a rated game after three stones (aborted: it counted for
+    nothing), then another after four (a draw, rated): ann's profile on the page says
+    so, not "Draw" for both."""
+    async with people(browser, game=GameRules(grace_ms=300)) as crowd:
+        for stones in (3, 4):
+            ann = await crowd.client("ann", crowd.clients[0].token if crowd.clients else None)
+            hal = await crowd.client("hal", crowd.clients[1].token if stones == 4 else None)
+            room = (await ann.create(seat="black", rated=True)).room.id
+            await hal.join(room)
+            for i, point_name in enumerate(["h8", "a1", "h9", "a2"][:stones]):
+                await (ann if i % 2 == 0 else hal).move(room, point_name)
+                await ann.until_event(Moved)
+            await ann.ws.close()
+            await hal.ws.close()
+        page = await crowd.page("cy", hash=f"#/profile/{crowd.clients[0].player}")
+        games = page.locator("#profile-view .games li")
+        await expect(games).to_have_count(2)
+        await expect(games.nth(0)).to_contain_text("Draw (abandonment) · 4 moves · rated")
+        await expect(games.nth(1)).to_contain_text("Aborted: both players left · 3 moves")
+        await expect(games.nth(1)).not_to_contain_text("rated")
+
+
 async def test_a_timed_game_nobody_begins_is_aborted_on_the_page(browser: Browser) -> None:
     """Ann, Black in a timed game, never plays: at the end of the first stone's time the
     page says the game was aborted (not "Draw (abandonment)") and nothing is rated."""

@@ -30,6 +30,7 @@ from client.present import TABLE_NAME_MAX, shorten
 from client.review import export_record, unrecorded
 from client.screens.help import HelpScreen, describe_bindings
 from client.screens.style import APP_CSS, plain_scrollbars
+from client.state.words import aborted
 from client.stopping import exit_on_stop_signals
 from client.widgets.board import Board
 from client.widgets.dialog_box import DialogBox
@@ -163,7 +164,9 @@ class ReviewScreen(Screen[None]):
         total = len(record.moves)
         status = f"move {self.index} of {total}"
         if result is not None:
-            if result.winner is None:
+            if aborted(result.reason, result.winner, total):
+                status += f" {self.glyphs.sep} aborted"
+            elif result.winner is None:
                 status += f" {self.glyphs.sep} draw ({result.reason})"
             else:
                 status += f" {self.glyphs.sep} {result.winner} wins ({result.reason})"

@@ -77,6 +77,14 @@ def player_words(game: GameView, color: Color) -> str:
     return f"{seat.name} ({color})" if seat is not None else str(color)
 
 
+def aborted(reason: Reason, winner: object, stones: int) -> bool:
+    """Whether a game that ended with ``reason``, ``winner`` and ``stones`` on the board
+    was aborted, by protocol.md's rule: ``abandon`` with no winner (nobody began, or
+    both players left) before each had made two moves. An aborted game is no draw and
+    counts for nothing; a later one both players left is a draw, rated like any."""
+    return reason == Reason.ABANDON and winner is None and stones < ABORTED_BELOW_STONES
+
+
 def describe_result(outcome: Outcome, game: GameView) -> str:
     """How the game ended, as a sentence that says why: ``bob (white) resigned: alice
     (black) wins.``"""
@@ -86,10 +94,12 @@ def describe_result(outcome: Outcome, game: GameView) -> str:
             return "Draw: no point is left that Black may play."  # renju: all are fouls
         if outcome.reason == Reason.ABANDON and not game.moves:
             return "Game aborted before its first stone."  # nobody began, or both left
+        if aborted(outcome.reason, winner, len(game.moves)):
+            return "Game aborted: both players left."
         return {
             Reason.BOARD_FULL: "Draw: the board is full.",
             Reason.AGREEMENT: "Draw agreed.",
-            Reason.ABANDON: "Game aborted: both players left.",
+            Reason.ABANDON: "Draw: both players left and did not come back.",
             Reason.TIMEOUT: "Draw: a flag fell, but the other side could not win.",
         }.get(outcome.reason, f"Draw ({outcome.reason}).")
     won, lost = player_words(game, winner), player_words(game, winner.other)
@@ -143,8 +153,7 @@ def not_counted_line(game: GameView, outcome: Outcome) -> str | None:
     text = "This game did not count for ratings"
     if stones < RATED_MIN_STONES:
         return f"{text}: it ended before its second stone."
-    both_left = outcome.reason == Reason.ABANDON and outcome.winner is None
-    if both_left and stones < ABORTED_BELOW_STONES:
+    if aborted(outcome.reason, outcome.winner, stones):
         return f"{text}: both players left before each had made two moves."
     return None
 

@@ -5,7 +5,7 @@
 import { BoardView } from "./board.js";
 import { LEVELS } from "./levels.js";
 import { parsePoint } from "./notation.js";
-import { choicesText, clockText, gameClockText, offerWords, ratingText, resultText, timeControlText } from "./room.js";
+import { aborted, choicesText, clockText, gameClockText, offerWords, RATED_MIN_STONES, ratingText, resultText, timeControlText } from "./room.js";
 import { pageFolder } from "./net.js";
 import { downloadRecord } from "./records.js";
 import { CHAT_MAX, chatProblem } from "./text.js";
@@ -649,9 +649,8 @@ export class GameView {
 /** Why a rated game's end changed no rating, by protocol.md's rules ("Ratings and
  * history"; the thresholds are protocol/limits.py's); null when neither applies. */
 function uncountedText(room) {
-  if (room.moves.length < 2) return "Not rated: the game ended before its second stone.";
-  const { reason, winner } = room.result ?? {};
-  if (reason === "abandon" && winner === null && room.moves.length < 4) {
+  if (room.moves.length < RATED_MIN_STONES) return "Not rated: the game ended before its second stone.";
+  if (aborted(room.result, room.moves.length)) {
     return "Not rated: both players left before each had made two moves.";
   }
   return null;

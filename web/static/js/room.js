@@ -260,11 +260,25 @@ export function choicesText(choices) {
   return words.length > 1 ? `${words.slice(0, -1).join(", ")} or ${words[words.length - 1]}` : words.join("");
 }
 
-/** How a game ended; `stones`: how many it had (none: an aborted game, "abandon" with
- * no winner, which nobody began or both players left). */
+/** Below this many stones a game both players left (or nobody began) is aborted, not
+ * drawn, and counts for nothing (protocol/limits.py's ABORTED_BELOW_STONES). */
+export const ABORTED_BELOW_STONES = 4;
+/** And below this many a rated game does not count (RATED_MIN_STONES). */
+export const RATED_MIN_STONES = 2;
+
+/** Whether a game that ended with `result` and `stones` on the board was aborted:
+ * "abandon" with no winner before each player had made two moves (protocol.md). */
+export function aborted(result, stones) {
+  return result?.reason === "abandon" && result.winner === null && stones < ABORTED_BELOW_STONES;
+}
+
+/** How a game ended; `stones`: how many it had, null when not known (then an aborted
+ * game reads as the draw by abandonment it would be with more stones). */
 export function resultText(result, stones = null) {
   if (!result) return "";
-  if (result.reason === "abandon" && result.winner === null && stones === 0) return "Aborted before its first stone";
+  if (stones !== null && aborted(result, stones)) {
+    return stones === 0 ? "Aborted before its first stone" : "Aborted: both players left";
+  }
   const why = REASONS[result.reason] ?? result.reason;
   if (result.winner === null) return `Draw (${why})`;
   const colour = result.winner === "black" ? "Black" : "White";
