@@ -255,7 +255,8 @@ def link_banner(link: Link, server: str, now: float, glyphs: Glyphs = UNICODE) -
 
 
 def queue_label(queue: QueueView | None, now: float) -> str:
-    """``Looking for an opponent (freestyle, 5+3) 0:12 · AI at 0:30 - Esc to cancel``."""
+    """``Looking for an opponent (freestyle, 5+3) 0:12 · AI at 0:30 - Esc to cancel``;
+    past that time, ``· AI when one is free``."""
     if queue is None:
         return ""
     waited = max(0, int(now - queue.since))
@@ -265,7 +266,8 @@ def queue_label(queue: QueueView | None, now: float) -> str:
     )
     if queue.ai_after_ms is not None:
         at = (queue.ai_after_ms + 999) // 1000
-        text += f" · AI at {at // 60}:{at % 60:02d}"
+        # Still waiting after that time: no AI was free then; the server tries again.
+        text += " · AI when one is free" if waited > at else f" · AI at {at // 60}:{at % 60:02d}"
     return text + " - Esc to cancel"
 
 

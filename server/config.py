@@ -60,6 +60,9 @@ class Matchmaking:
     base_gap: float = 100.0
     gap_per_second: float = 20.0
     default_rating: int = 1500
+    ai_retry_s: float = 5.0
+    """How often a player still waiting after ``ai_after_ms`` is offered an AI again when
+    none was free: an AI seat comes free when a game with it ends."""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

@@ -657,6 +657,11 @@ def test_queue_with_an_ai_fallback_shows_when() -> None:
     assert model.lobby.queue.ai_after_ms == 30_000
     label = queue_label(model.lobby.queue, T0 + 12)
     assert label == "Looking for an opponent (renju, no clock) 0:12 · AI at 0:30 - Esc to cancel"
+    # Still waiting past it: no AI was free then, and the server tries again.
+    label = queue_label(model.lobby.queue, T0 + 42)
+    assert label == (
+        "Looking for an opponent (renju, no clock) 0:42 · AI when one is free - Esc to cancel"
+    )
 
 
 # --- ratings and history ------------------------------------------------------------------

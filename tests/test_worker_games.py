@@ -328,6 +328,27 @@ async def test_no_worker_means_a_clear_error(connect: Connect) -> None:
     assert (await client.expect(m.Unqueued)).re == 4  # still queued for a person
 
 
+async def test_a_quick_match_waiting_for_a_busy_ai_gets_one_once_it_is_free(
+    make_server: Callable[..., Awaitable[GomokuServer]], connect: Connect, start_worker: StartWorker
+) -> None:
+    """No AI free when ann's wait is over: she is told so once and waits on; a worker
+    that comes later seats an AI against her (one try left her waiting for good)."""
+    config = ai_config()
+    retry = dataclasses.replace(config.matchmaking, ai_retry_s=0.3)
+    server = await make_server(dataclasses.replace(config, matchmaking=retry))
+    ann = await connect("ann", to=server)
+    await ann.send(m.Queue(ai_after_ms=50, ai_level="novice", id=1))
+    await ann.expect(m.Queued)
+    refused = await ann.expect_error("no_ai_available")
+    assert "an AI is tried again every 0.3 s" in refused.message
+    await asyncio.sleep(1.0)  # three more tries: none is told
+    await start_worker(to=server)
+    await ann.expect(m.Unqueued)
+    view = (await ann.expect(m.Snapshot)).room
+    assert view.state == "playing"
+    assert [bool(s and s.bot) for s in (view.players.black, view.players.white)].count(True) == 1
+
+
 async def test_unknown_level_and_rated_room_are_refused(
     connect: Connect, start_worker: StartWorker
 ) -> None:

@@ -86,25 +86,36 @@ async def _ai_after_wait(
 ) -> None:
     """Nobody came within ``ai_after_ms``: take the player out of the queue (unless a
     match got there first) and seat them against an AI. With no AI free, they go on
-    waiting for a person and are told so."""
+    waiting for a person, are told so once, and an AI is tried again every
+    ``ai_retry_s`` (:class:`server.config.Matchmaking`) while they wait: one try left
+    them waiting for a person only, while both clients still showed the AI to come."""
     assert msg.ai_after_ms is not None
     await asyncio.sleep(msg.ai_after_ms / 1000)
     store = session.services.store
-    if session.queue_ticket != ticket or session.queue != name:
-        return
-    if not await store.queue_remove(name, session.player):
-        return  # matched with a person meanwhile
-    try:
-        room = await session.services.ai.ai_room(
-            game.RoomSettings(rule=msg.rule, time=msg.time),
-            levels=[msg.ai_level],
-            people=[await session.rated_seat(msg.rule)],
-        )
-    except GameError as exc:
-        await store.queue_add(name, entry)
-        session.error(exc.code, f"{exc.message}; still waiting for a player", re=msg.id)
-        return
-    log.info("%s waited %d ms: playing an AI in room %s", session.player, msg.ai_after_ms, room.id)
+    retry_s = session.services.config.matchmaking.ai_retry_s
+    told = False
+    while True:
+        if session.queue_ticket != ticket or session.queue != name:
+            return
+        if not await store.queue_remove(name, session.player):
+            return  # matched with a person meanwhile
+        try:
+            room = await session.services.ai.ai_room(
+                game.RoomSettings(rule=msg.rule, time=msg.time),
+                levels=[msg.ai_level],
+                people=[await session.rated_seat(msg.rule)],
+            )
+        except GameError as exc:
+            await store.queue_add(name, entry)
+            if not told:
+                told = True
+                said = f"still waiting for a player; an AI is tried again every {retry_s:g} s"
+                session.error(exc.code, f"{exc.message}; {said}", re=msg.id)
+            await asyncio.sleep(retry_s)
+            continue
+        break
+    waited = now_ms() - entry.since_ms
+    log.info("%s waited %d ms: playing an AI in room %s", session.player, waited, room.id)
     await store.publish_player(session.player, encode_notice(Notice(kind="matched", room=room.id)))
 
 

@@ -147,7 +147,9 @@ export class LobbyView {
       return;
     }
     const waited = performance.now() - q.since;
-    const ai = q.ai_after_ms ? ` (the AI comes after ${clockText(q.ai_after_ms)})` : "";
+    // Still waiting past ai_after_ms: no AI was free then; the server tries again.
+    const aiLate = q.ai_after_ms && waited > q.ai_after_ms + 1000;
+    const ai = !q.ai_after_ms ? "" : aiLate ? " (the AI comes when one is free)" : ` (the AI comes after ${clockText(q.ai_after_ms)})`;
     const text = `Waiting for an opponent: ${clockText(waited)}${ai}`;
     if (this.queueBox.firstChild?.textContent !== text) {
       this.queueBox.replaceChildren(h("span", {}, text), " ",
