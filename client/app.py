@@ -37,7 +37,7 @@ from client.screens.lobby import LobbyScreen
 from client.screens.style import APP_CSS, plain_scrollbars
 from client.state.game import GameView
 from client.state.history import HistoryAction, HistoryFailed
-from client.state.lobby import NOT_SENT, AiChoice, LobbyAsked, LobbyUnsent
+from client.state.lobby import NOT_SENT, AiChoice, LobbyAsked, LobbyTold, LobbyUnsent
 from client.state.log import Note
 from client.state.model import Action, ViewModel, ended_out_of_sight, reduce
 from client.state.room import MoveSent, ResumeDone, RoomClosed, RoomGone, RoomSeen
@@ -117,6 +117,7 @@ class GomokuApp(App[None]):
         self._asking_quit = False
         """The quit question is on screen (^Q there quits without asking again)."""
         self.ai_after_create: AiRequest | None = None  # seat an AI in the room being created
+        self.ai_seat_asked: tuple[int, str] | None = None  # (request id, room) of that seat_ai
         self.searching: msg.Queue | None = None
         """The quick match last asked for, asked again on a new connection (see
         :meth:`_keep_searching`)."""
@@ -238,6 +239,11 @@ class GomokuApp(App[None]):
             return  # shutting down: the screens are gone, messages may still arrive
         if isinstance(action, msg.Error):
             self.ai_after_create = None  # whatever it refused, do not seat an AI later
+            asked = self.ai_seat_asked
+            if asked is not None and action.re == asked[0]:
+                self.ai_seat_asked = None
+                if action.code == ErrorCode.NO_AI_AVAILABLE:
+                    self.run_worker(self._give_up_ai_room(asked[1], action), group="send")
             self.hot_seat_wanted = False
             if action.code in NOTIFIED_ERRORS:
                 self.notify(describe_error(action), severity="error", timeout=6, markup=False)
@@ -317,7 +323,7 @@ class GomokuApp(App[None]):
             if wanted is not None and after.room.color_of(after.me) is not None:
                 self.ai_after_create = None
                 room = after.room.id
-                self.run_worker(self.send(msg.SeatAi(room=room, level=wanted.level)), group="send")
+                self.run_worker(self._seat_ai_asked(room, wanted.level), group="send")
         self._follow_rematch(before, after)
         if after.room is not None and not on_game:
             self._show_game()
@@ -504,6 +510,23 @@ class GomokuApp(App[None]):
         self.ai_after_create = AiRequest(level)
         if not await self.ask(create):
             self.ai_after_create = None
+
+    async def _seat_ai_asked(self, room: str, level: str | None) -> None:
+        """Seat the AI the player asked to play in the room just made for it, numbered:
+        with no AI free, :meth:`_give_up_ai_room` follows."""
+        request = self.connection.next_id() if self.connection is not None else 0
+        self.ai_seat_asked = (request, room)
+        await self.send(msg.SeatAi(room=room, level=level, id=request))
+
+    async def _give_up_ai_room(self, room: str, refused: msg.Error) -> None:
+        """No AI was free for the game against an AI just asked for: leave its room (it
+        closes) and say why in the lobby. Left waiting, it was a public room that any
+        stranger could join, for a player who had asked for the AI."""
+        shown = self.model.room
+        if shown is None or shown.id != room or shown.state != "waiting":
+            return
+        await self.leave_room()
+        self.dispatch(LobbyTold(f"{describe_error(refused)} (the room is closed)"))
 
     async def seat_ai(self, room: str, level: str | None) -> None:
         """An AI of ``level`` in the empty seat of ``room`` (a room we sit in)."""

@@ -43,7 +43,8 @@ from server.app import GomokuServer
 async def test_seat_an_ai_from_the_game_screen(
     ai_server: GomokuServer, start_worker: StartWorker, tmp_path: Path
 ) -> None:
-    """Waiting in a room, a asks for a level and seats that AI; it answers our moves."""
+    """Waiting in a room, ^O asks for a level and Enter seats that AI; it answers our
+    moves."""
     await start_worker()
     async with running(ai_server, tmp_path) as (app, pilot):
         await app.send(m.CreateRoom(seat="black"))
@@ -53,7 +54,7 @@ async def test_seat_an_ai_from_the_game_screen(
         await pilot.press("ctrl+o")
         await until(pilot, lambda: isinstance(app.screen, SeatAiDialog))
         app.screen.query_one("#level", Select).value = "beginner"
-        await pilot.click("#ok")
+        await pilot.press("enter")  # the dialog opens on its button: Enter seats the AI
         await until(pilot, lambda: playing(app), "the AI to sit down")
         room = app.model.room
         assert room is not None
@@ -267,6 +268,23 @@ async def test_no_ai_available_is_shown(server: GomokuServer, tmp_path: Path) ->
         assert app.model.room is not None
         assert app.model.room.state == "waiting"
         assert app.model.room.black is None
+
+
+async def test_playing_the_ai_with_none_free_closes_the_room_and_says_why(
+    server: GomokuServer, tmp_path: Path
+) -> None:
+    """a, then Play, with no AI worker: the client leaves the room it made for the game
+    (left waiting, it was a public room any stranger could join) and the lobby says
+    why."""
+    async with running(server, tmp_path) as (app, pilot):
+        await pilot.press("a")
+        await until(pilot, lambda: isinstance(app.screen, PlayAiDialog))
+        await pilot.click("#ok")
+        wanted = "No AI available: no AI worker is connected to this server (the room is closed)"
+        await until(pilot, lambda: wanted in screen_text(app), "the lobby's notice")
+        assert app.model.room is None
+        assert not isinstance(app.screen, GameScreen)
+        await until(pilot, lambda: not app.model.lobby.rooms, "the room gone from the lobby")
 
 
 async def offered_by_a(app: GomokuApp, pilot: Pilot[None]) -> tuple[object, str, object]:

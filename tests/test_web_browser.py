@@ -1088,9 +1088,26 @@ async def test_a_rated_game_that_did_not_count_says_so(browser: Browser) -> None
         )
 
 
+async def test_playing_the_ai_with_none_free_closes_the_room_and_says_why(
+    browser: Browser,
+) -> None:
+    """Play the AI with no AI worker: the page leaves the room it made (left waiting, it
+    was a public room any stranger could join), is back in the lobby, and says why in
+    the server's words."""
+    async with people(browser) as crowd:
+        ann = await crowd.page("ann")
+        await ann.click("#play-ai-button")
+        await expect(ann.locator("#toast")).to_have_text(
+            "No AI available: no AI worker is connected to this server."
+        )
+        await expect(ann.locator("#lobby-view")).to_be_visible()
+        assert await rooms_opened(crowd, ann) == []
+
+
 async def test_the_ai_from_the_page(browser: Browser, thinker: Thinker) -> None:
     """With an AI worker connected: ann plays the AI of a level she picks in the lobby,
-    asks for a hint (marked on the board), then starts an AI-vs-AI game and watches it.
+    asks for a hint (marked on the board until a takeback), then starts an AI-vs-AI game
+    and watches it.
     She double-clicks both buttons: one game each."""
     async with people_and_an_ai(browser, thinker) as crowd:
         ann = await crowd.page("ann")
@@ -1112,6 +1129,10 @@ async def test_the_ai_from_the_page(browser: Browser, thinker: Thinker) -> None:
         await ann.click("#hint")
         await expect(ann.locator("#status")).to_have_text(re.compile(r"^Hint: [a-o]\d+ \("))
         await expect(ann.locator(".marks .hint")).to_have_count(1)
+        # Taken back, the position the hint was for is gone, and so is its mark.
+        await ann.click("#offer-takeback")
+        await moves_shown(ann, 0)
+        await expect(ann.locator(".marks .hint")).to_have_count(0)
 
         ann.once("dialog", lambda dialog: dialog.accept())  # the game goes on: leave
         await ann.click("#leave")

@@ -419,8 +419,6 @@ class SeatAiDialog(_FormDialog[msg.ClientMessage]):
                 yield Button("Cancel", id="cancel", compact=True)
         yield Footer(compact=True)
 
-    FOCUS = "#level"
-
     def submit(self) -> None:
         ok, level = self.level("level", "level-other")
         if ok:

@@ -63,6 +63,14 @@ class LobbyUnsent:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class LobbyTold:
+    """What the lobby's line says until the lobby's next request: why a room of the
+    player's was given up (a game against an AI with no AI free)."""
+
+    text: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class AiChoice:
     """The settings the player chose for a game against an AI (``room``, the AI's
     ``level``): dispatched when they play one, kept so the dialog offers them again."""
@@ -86,7 +94,7 @@ class AiChoice:
         return cls(room, level) if isinstance(level, str) and level else None
 
 
-LobbyAction = LobbyAsked | LobbyUnsent | AiChoice
+LobbyAction = LobbyAsked | LobbyUnsent | LobbyTold | AiChoice
 
 NOT_SENT = "Offline: not sent."
 
@@ -119,6 +127,8 @@ def _answer(lobby: LobbyView, action: object, shown: str | None) -> LobbyView:
     match action:
         case LobbyAsked(request=request, in_dialog=in_dialog):
             return dataclasses.replace(lobby, asked=request, notice="", in_dialog=in_dialog)
+        case LobbyTold(text=text):
+            return dataclasses.replace(lobby, notice=text, in_dialog=False)
         case LobbyUnsent(request=request) if request == lobby.asked:
             return dataclasses.replace(lobby, asked=None, notice=NOT_SENT)
         case msg.Error(re=re) as error if re is not None and re == lobby.asked:

@@ -321,14 +321,20 @@ export class App {
   }
 
   /** Make a room (a create_room message), seat an AI of `aiLevel` in its free seat if
-   * given (a refusal of that is a toast: the room stays, waiting), and show it. Throws
-   * the server's refusal of the room. */
+   * given, and show it. Throws the server's refusal of the room. With no AI free the
+   * room is left (closed) and the refusal a toast: left waiting, it was a public room
+   * any stranger could join, for a player who asked for the AI. */
   async createRoom(message, aiLevel = null) {
     const snap = await this.conn.request(message);
+    const roomId = snap.room.id;
     if (aiLevel) {
-      this.conn.act({ type: "seat_ai", room: snap.room.id, level: aiLevel }, (error) => toast(errorText(error)));
+      this.conn.act({ type: "seat_ai", room: roomId, level: aiLevel }, (error) => {
+        const room = this.rooms.get(roomId);
+        if (error.code === "no_ai_available" && room?.state === "waiting") this.leave(roomId);
+        toast(errorText(error));
+      });
     }
-    this.open(this.rooms.get(snap.room.id));
+    this.open(this.rooms.get(roomId));
   }
 
   /** Show a room that has arrived: its link in the address bar, its page. */

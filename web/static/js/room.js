@@ -104,11 +104,13 @@ export class RoomState {
       }
       case "undone":
         for (const _ of event.points) this.moves.pop();
+        this.hint = null; // it was for the position taken back
         this.clocks = event.clocks;
         this.clocksAt = performance.now();
         return `Taken back: ${event.points.join(", ")}`;
       case "game_over":
         this.state = "over";
+        this.hint = null; // no move is left to play
         this.result = { winner: event.winner, reason: event.reason, line: event.line };
         this.ratings = event.ratings ?? null;
         this.ratingsKnown = true; // a snapshot of a finished game does not carry them

@@ -110,7 +110,6 @@ const ERROR_WORDS = {
   rate_limited: "Slow down a little.",
   hint_not_allowed: "No hints in a rated game.",
   ai_not_allowed: "Rated games are for people: no AI seat.",
-  no_ai_available: "No AI is available right now.",
   offline: "Not connected to the server right now.",
   unavailable: "The server cannot reach its store; try again in a moment.",
   internal: "Something went wrong on the server; try again.",
@@ -124,7 +123,8 @@ const NOT_NOW = new Set(["wrong_phase", "throttled"]);
 // Codes whose message says it all, in the server's words: the chat limit and the wait.
 const AS_SAID = new Set(["chat_rate_limited"]);
 // Codes whose message is the whole story, under a heading of the page's.
-const HEADED = { too_many_rooms: "No new room" };
+// The server's message says which (no worker, that level offered by none, all busy).
+const HEADED = { too_many_rooms: "No new room", no_ai_available: "No AI available" };
 
 /** A refusal from the server in words for people: the page's own words for its code,
  * else the server's message in a sentence. */
