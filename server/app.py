@@ -110,7 +110,7 @@ class GomokuServer:
             self.handoff.find = self.listener.find
         self._tasks: list[asyncio.Task[None]] = []
         metrics.gauges["gomoku_connections"] = lambda: len(self.listener.connections)
-        metrics.gauges["gomoku_players_online"] = lambda: len(self.players)
+        metrics.gauges["gomoku_players_online"] = self.players.people
         metrics.gauges["gomoku_rooms_followed"] = self.hub.rooms_followed
         add_cluster_gauges(metrics, store)
         metrics.identity = {"instance": self.housekeeping.instance_id, "pid": str(os.getpid())}
@@ -130,7 +130,7 @@ class GomokuServer:
             address=self._address,
             started_ms=self._started_ms,
             connections=len(self.listener.connections),
-            players=len(self.players),
+            players=self.players.people(),
             workers=len(self.bots.live_workers()),
             heard_ms=now_ms(),
         )

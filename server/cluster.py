@@ -113,8 +113,9 @@ def describe(cluster: Cluster, now: int) -> str:
         "in games or waiting for a worker)"
     )
     for name, w in cluster.workers.items():
+        called = f" ({w.name})" if w.name else ""
         lines.append(
-            f"  {name}  on {w.instance}  holds {w.held}/{w.seats} seats  "
+            f"  {name}{called}  on {w.instance}  holds {w.held}/{w.seats} seats  "
             f"levels {','.join(w.levels)}"
         )
     lines.append("AI queues (jobs waiting / taken):")

@@ -318,6 +318,11 @@ class Connection:
         identity = self.identity
         if identity is None:
             return
+        # The hello's counterpart, so the log shows departures too (a drop is 1006, a
+        # flood 1008 "message flood").
+        code, reason = self.ws.close_code, self.ws.close_reason
+        said = f"{code} {reason}" if reason else str(code)
+        log.info("gone %s (%s): close %s", identity.player, identity.name, said)
         if self.worker:
             self.services.workers.link_closed(identity.player, self)
         if self.queue is not None:

@@ -20,6 +20,7 @@ from server.game import GameError
 from server.metrics import Metrics
 from server.service import NoSuchRoom, RoomService, now_ms
 from server.store import Store, StoreUnavailable
+from server.store_watch import StoreWatch
 
 log = logging.getLogger("gomoku.server")
 
@@ -91,12 +92,14 @@ class Housekeeping:
         lease = self.timers.instance_lease_ms
         last_beat: int | None = None  # when this instance's lease was last renewed
         steady_since: int | None = None  # renewed on time since then
+        watch = StoreWatch("the instance lease waits for it")
         while True:
             await asyncio.sleep(lease / 5000)
             try:
                 now = now_ms()
                 self._written.add(now + lease)  # a second run of this beat finds its own
                 before = await self.store.instance_beat(self.instance_id, now + lease)
+                watch.answered()
                 renewed = now_ms()
                 if before not in self._written:
                     self._reattach_due = not await self._data_lost()
@@ -132,7 +135,7 @@ class Housekeeping:
                             await self.service.presence_changed(room_id)
             except StoreUnavailable as exc:
                 steady_since = None
-                log.info("the instance lease waits for the store: %s", exc)
+                watch.failed(exc)
             except Exception:
                 self.metrics.inc("gomoku_errors_internal_total")
                 log.exception("instance lease upkeep failed")

@@ -106,10 +106,10 @@ class Listener:
             return None
         self.draining = True
         log.info(
-            "draining: /healthz answers 503 for %g s, then %s close with 1001 "
-            "(signal again to stop now)",
+            "draining: /healthz answers 503 for %g s, then the connections close with 1001 "
+            "(%d now; signal again to stop now)",
             seconds,
-            "1 connection" if len(players) == 1 else f"{len(players)} connections",
+            len(players),
         )
         try:
             return await asyncio.wait_for(stop_now(), seconds)

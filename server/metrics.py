@@ -38,7 +38,8 @@ _HELP: dict[str, tuple[str, Scope, str]] = {
     "gomoku_players_online": (
         "gauge",
         "instance",
-        "Players with at least one open connection.",
+        "People with at least one open connection (AI workers and their AI seats not "
+        "counted: see gomoku_ai_workers and gomoku_ai_seats_busy).",
     ),
     "gomoku_rooms": ("gauge", "cluster", "Rooms in the store (waiting, playing or finished)."),
     "gomoku_lobby_rooms": ("gauge", "cluster", "Public rooms listed in the lobby."),
@@ -103,7 +104,8 @@ _HELP: dict[str, tuple[str, Scope, str]] = {
     "gomoku_ai_seats_busy": (
         "gauge",
         "instance",
-        "AI seats in play (or waiting for a worker) that this instance looks after.",
+        "AI seats in play that this instance looks after (a seat back in the AI pool, "
+        "waiting for a worker, is counted by no instance: see gomoku_ai_queue_jobs).",
     ),
     "gomoku_ai_handovers_total": (
         "counter",
@@ -125,7 +127,7 @@ _HELP: dict[str, tuple[str, Scope, str]] = {
     "gomoku_cluster_players_online": (
         "gauge",
         "cluster",
-        "Players with at least one open connection (summed over instances).",
+        "People with at least one open connection, AI not counted (summed over instances).",
     ),
     "gomoku_cluster_ai_workers": ("gauge", "cluster", "AI workers connected to any instance."),
     "gomoku_cluster_ai_seats": ("gauge", "cluster", "Games all AI workers offer to play at once."),
@@ -184,16 +186,20 @@ class Metrics:
             await asyncio.wait(tasks.values(), timeout=CLUSTER_READ_S)
         read: dict[str, int] = {}
         series: dict[str, dict[str, int]] = {}
+        missed: dict[str, str] = {}  # why, by metric: said in one line, not one each
         for name, task in tasks.items():
             if not task.done():
                 task.cancel()
-                log.info("metric %s not read: the store did not answer in time", name)
+                missed[name] = "the store did not answer in time"
             elif (exc := task.exception()) is not None:  # the store is down: the page answers
-                log.info("metric %s not read: %s", name, exc)
+                missed[name] = str(exc) or type(exc).__name__
             elif name in self.cluster_series:
                 series[name] = task.result()
             else:
                 read[name] = task.result()
+        if missed:
+            reasons = sorted(set(missed.values()))
+            log.info("%d cluster metrics not read: %s", len(missed), "; ".join(reasons))
         return self.render(read, series)
 
     def render(

@@ -48,9 +48,16 @@ class LocalPlayers:
         self._conns: dict[str, set[PlayerConnection]] = {}
         self._chat: dict[str, SlidingWindow] = {}
         """Chat flood limit per player (shared by the player's connections here)."""
+        self._people: set[str] = set()
+        """The players here who are people: not an AI worker, nor an AI seat it plays."""
 
     def __len__(self) -> int:
         return len(self._conns)
+
+    def people(self) -> int:
+        """How many of the players here are people (``players online`` in /metrics and
+        ``status``: with each AI worker and AI seat counted, 4 people read as 9)."""
+        return len(self._people)
 
     def connections(self, player_id: str) -> Iterable[PlayerConnection]:
         """The player's connections here (none if they have none)."""
@@ -59,6 +66,8 @@ class LocalPlayers:
     async def attach(self, player_id: str, conn: PlayerConnection) -> None:
         first = player_id not in self._conns
         self._conns.setdefault(player_id, set()).add(conn)
+        if conn.identity is not None and not conn.identity.bot:
+            self._people.add(player_id)
         if first:
             await self.hub.add_player(player_id)
 
@@ -72,6 +81,7 @@ class LocalPlayers:
             return True
         del self._conns[player_id]
         self._chat.pop(player_id, None)
+        self._people.discard(player_id)
         asyncio.get_running_loop().create_task(self.hub.remove_player(player_id))
         return False
 

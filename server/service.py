@@ -419,7 +419,8 @@ class RoomService:
                 self.metrics.inc("gomoku_games_started_total")
             elif isinstance(event, GameOver):
                 self.metrics.inc("gomoku_games_finished_total")
-                log.info("room %s: game over (%s, %s)", room.id, event.winner, event.reason)
+                ended = "aborted" if history.aborted(room) else event.winner or "draw"
+                log.info("room %s: game over (%s, %s)", room.id, ended, event.reason)
 
     async def _after_commit(self, before: Room | None, room: Room, events: list[RoomEvent]) -> None:
         """Keep the lobby, seat index, expiry and counters in step with a commit."""

@@ -290,8 +290,9 @@ async def test_metrics_and_status_show_the_cluster_from_any_instance(
     make_server: MakeServer, redis_url: str
 ) -> None:
     """A worker on A and an AI seat in a room on B: B's /metrics gives its own workers (none)
-    apart from the cluster's (one, its seats, the seat in play, the pool's queues), and
-    ``gomoku-server status`` prints both instances, the worker and the queues."""
+    apart from the cluster's (one, its seats, the seat in play, the pool's queues) and
+    counts the one person online, and ``gomoku-server status`` prints both instances, the
+    worker and the queues."""
     a, b = await two_instances(make_server, redis_url)
     async with worker_on(a), person_on(b.port, "ann") as client:
         await seat_ai(client)
@@ -303,6 +304,15 @@ async def test_metrics_and_status_show_the_cluster_from_any_instance(
         assert values["gomoku_cluster_ai_seats"] == "2"
         assert values["gomoku_cluster_ai_seats_in_play"] == "1"
         assert values["gomoku_cluster_instances"] == "2"
+        # People only: ann on B; the worker and the AI seat it plays on A are no players.
+        assert values["gomoku_players_online"] == "1"
+        for _ in range(50):  # each instance publishes its figures every second
+            if values["gomoku_cluster_players_online"] == "1":
+                break
+            await asyncio.sleep(0.1)
+            _, _, text = await http_get(b.port, "/metrics")
+            values = dict(re.findall(r"^(gomoku_\w+(?:\{[^}]*\})?) (\d+)$", text, re.MULTILINE))
+        assert values["gomoku_cluster_players_online"] == "1"
         assert values['gomoku_ai_queue_jobs{queue="seat:novice",state="waiting"}'] == "0"
         helps = dict(re.findall(r"^# HELP (\w+) (.*)$", text, re.MULTILINE))
         assert helps["gomoku_ai_workers"].endswith("This instance only.")
@@ -315,7 +325,7 @@ async def test_metrics_and_status_show_the_cluster_from_any_instance(
     assert "instances: 2" in out
     for server in (a, b):
         assert server.housekeeping.instance_id in out
-    assert f"{worker.id}  on {a.housekeeping.instance_id}  holds 1/2 seats" in out
+    assert f"{worker.id} (AI worker)  on {a.housekeeping.instance_id}  holds 1/2 seats" in out
     assert "AI workers: 1 (2 seats; 1 AI players in games or waiting for a worker)" in out
     assert re.search(r"^  seat:novice +0 / 0$", out, re.MULTILINE)
 

@@ -264,6 +264,18 @@ async def test_the_lane_and_the_bus_use_the_urls_password_and_database(
             await checker.aclose()
     finally:
         await store.close()
+    # No password given: said so, not "unreachable" in Redis's words about HELLO.
+    unasked = RedisStore(f"redis://127.0.0.1:{persistent_redis.port}/0")
+    with pytest.raises(StoreUnavailable, match=r"^redis asks for a password: give it in the URL"):
+        await unasked.start()
+    await unasked.close()
+    lane = lane_for(f"redis://127.0.0.1:{persistent_redis.port}/0", timeout_s=0.2)
+    assert lane is not None
+    try:
+        with pytest.raises(StoreUnavailable, match=r"^redis asks for a password"):
+            await lane.call(("PING",))
+    finally:
+        await lane.close()
     lane = lane_for(f"redis://:wrong@127.0.0.1:{persistent_redis.port}/0", timeout_s=0.2)
     assert lane is not None
     try:

@@ -4,6 +4,7 @@ connection stays usable), and clocks do not charge the side to move for the outa
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 import re
 import signal
@@ -343,3 +344,45 @@ def _metrics(port: int) -> str:
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as response:
         text: str = response.read().decode()
     return text
+
+
+async def test_a_redis_outage_is_said_once_by_each_loop_not_on_every_turn(
+    make_server: MakeServer,
+    connect: Connect,
+    persistent_redis: RedisServer,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Redis gone for 3 s with a game followed and a scrape of /metrics: the room feeds,
+    the lease, the AI pool's loops and the scrape each say it once (the feeds said it
+    for every room followed, twice a second each; a scrape once per cluster figure),
+    and once more that the store answers again."""
+    server = await make_server(store=RedisStore(persistent_redis.url, poll_interval_s=0.2))
+    alice = await connect("alice", to=server)
+    bob = await connect("bob", to=server)
+    room = (await alice.create(seat="black")).room.id
+    await bob.join(room)
+    await alice.until_event(GameStarted)
+    url = f"http://127.0.0.1:{server.port}/metrics"
+    with caplog.at_level(logging.INFO):
+        persistent_redis.stop(kill=True)
+        try:
+            await asyncio.sleep(1.5)
+            with await asyncio.to_thread(urllib.request.urlopen, url, timeout=10) as answer:
+                answer.read()
+            await asyncio.sleep(1.5)
+        finally:
+            persistent_redis.start()
+        await wait_healthy(server.port)
+        await alice.move(room, "h8")
+        await _moved(bob)
+    said = collections.Counter(
+        r.getMessage()
+        for r in caplog.records
+        if r.levelno >= logging.INFO and r.name.startswith("gomoku")
+    )
+    again = said.pop("the store answers again", 0)  # once by each loop that waited
+    assert again <= sum(1 for line in said if line.startswith("the store is unreachable"))
+    repeated = {line: count for line, count in said.items() if count > 1}
+    assert not repeated, repeated
+    assert sum(1 for line in said if "cluster metrics not read" in line) == 1, said
+    assert any("the rooms followed here wait for it" in line for line in said), said

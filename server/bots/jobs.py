@@ -65,6 +65,8 @@ class WorkerRecord(msgspec.Struct, array_like=True, frozen=True):
     seats: int
     levels: list[str]
     held: int
+    name: str = ""
+    """The name the worker said hello with ("" in a record from a version without it)."""
 
 
 class InstanceRecord(msgspec.Struct, array_like=True, frozen=True):

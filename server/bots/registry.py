@@ -95,6 +95,8 @@ class Worker:
     link: WorkerLink | None
     seats: int = 0
     levels: tuple[str, ...] = ()
+    name: str = ""
+    """The name it said hello with (``gomoku-ai --name``), for the operator's views."""
     held: dict[str, AiSeat] = dataclasses.field(default_factory=dict)
     hints: dict[int, asyncio.Future[HintAnswer]] = dataclasses.field(default_factory=dict)
     last_seen: float = 0.0
@@ -138,8 +140,11 @@ class WorkerRegistry:
 
     # -- workers -----------------------------------------------------------------
 
-    def register(self, worker_id: str, link: WorkerLink, seats: int, levels: Sequence[str]) -> None:
-        """A worker offers ``seats`` games at ``levels`` (again: the offer is replaced)."""
+    def register(
+        self, worker_id: str, link: WorkerLink, seats: int, levels: Sequence[str], name: str = ""
+    ) -> None:
+        """A worker (called ``name``) offers ``seats`` games at ``levels`` (again: the
+        offer is replaced)."""
         worker = self.workers.get(worker_id)
         if worker is None:
             worker = self.workers[worker_id] = Worker(worker_id, link)
@@ -151,6 +156,7 @@ class WorkerRegistry:
             worker.link.close(1008, WORKER_REPLACED)
         worker.link, worker.lost_at, worker.linked = link, None, True
         worker.seats, worker.levels = seats, tuple(dict.fromkeys(levels))
+        worker.name = name
         worker.last_seen = time.monotonic()
         for seat in list(self.orphans.values()):
             if seat.worker == worker_id:  # its seats outlived its lease: they are its again
@@ -179,7 +185,10 @@ class WorkerRegistry:
         if worker is None or worker.link is not link:
             return
         worker.link, worker.lost_at = None, time.monotonic()
-        log.info("AI worker %s gone; its %d seats wait for it", worker_id, len(worker.held))
+        held = len(worker.held)
+        seats = "its 1 seat waits" if held == 1 else f"its {held} seats wait"
+        lease_s = self.settings.lease_ms / 1000
+        log.info("AI worker %s gone; %s %g s for it", worker_id, seats, lease_s)
         worker.fail_hints(WENT_AWAY)
 
     def live_workers(self) -> list[Worker]:

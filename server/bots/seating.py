@@ -58,7 +58,9 @@ class AllBusy(GameError):
 
 def worker_record(worker: Worker, instance: str) -> jobs.WorkerRecord:
     """A live worker of this instance as the cluster sees it (``instance`` is its own)."""
-    return jobs.WorkerRecord(instance, worker.seats, list(worker.levels), len(worker.held))
+    return jobs.WorkerRecord(
+        instance, worker.seats, list(worker.levels), len(worker.held), worker.name
+    )
 
 
 async def cluster_workers(store: Store) -> dict[str, jobs.WorkerRecord]:

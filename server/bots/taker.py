@@ -22,6 +22,7 @@ from server.metrics import Metrics
 from server.service import now_ms
 from server.store import Store, StoreUnavailable
 from server.store.pool import PoolJob
+from server.store_watch import StoreWatch
 
 log = logging.getLogger("gomoku.server")
 
@@ -87,11 +88,13 @@ class JobTaker:
         await self.store.put_instance_info(instance, jobs.encode(self.figures()), until)
 
     async def _keep_publishing(self) -> None:
+        watch = StoreWatch("this instance's AI workers are published when it answers")
         while True:
             try:
                 await self.publish()
+                watch.answered()
             except StoreUnavailable as error:
-                log.info("cannot publish this instance's AI workers: %s", error)
+                watch.failed(error)
             except Exception:
                 self.metrics.inc("gomoku_errors_internal_total")
                 log.exception("publishing this instance's AI workers failed")
@@ -104,6 +107,7 @@ class JobTaker:
         publisher = asyncio.create_task(self._keep_publishing())
         reclaimed_at = 0.0
         loop = asyncio.get_running_loop()
+        watch = StoreWatch("AI jobs wait for it")
         try:
             while True:
                 try:
@@ -117,8 +121,9 @@ class JobTaker:
                     taken = await self.store.pool_take(self.instance(), queues, 1, TAKE_BLOCK_MS)
                     for job in taken:
                         await self._handle(job)
+                    watch.answered()
                 except StoreUnavailable as error:
-                    log.info("cannot take AI jobs right now: %s", error)
+                    watch.failed(error)
                     await asyncio.sleep(self.tick_s)
                 except Exception:
                     self.metrics.inc("gomoku_errors_internal_total")

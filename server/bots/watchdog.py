@@ -53,6 +53,7 @@ from server.room import LIVE_STATES, Seat
 from server.service import RoomService, now_ms
 from server.sessions import decode_session, new_token, token_hash
 from server.store import Store, StoreUnavailable
+from server.store_watch import StoreWatch
 
 log = logging.getLogger("gomoku.server")
 
@@ -93,13 +94,15 @@ class Watchdog:
         changed = self.registry.changed
         restored = False
         adopted_at = time.monotonic()
+        watch = StoreWatch("AI seats nobody looks after are looked for when it answers")
         while True:
             if restored and time.monotonic() - adopted_at >= self.settings.lease_ms / 1000:
                 adopted_at = time.monotonic()
                 try:
                     await self.adopt()
+                    watch.answered()
                 except StoreUnavailable as error:
-                    log.info("cannot look for AI seats nobody looks after: %s", error)
+                    watch.failed(error)
                 except Exception:
                     self.metrics.inc("gomoku_errors_internal_total")
                     log.exception("looking for AI seats nobody looks after failed")

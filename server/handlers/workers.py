@@ -23,7 +23,8 @@ def _require_bot(session: Session) -> str:
 async def on_bot_ready(session: Session, msg: m.BotReady) -> None:
     worker_id = _require_bot(session)
     session.worker = True
-    session.services.workers.register(worker_id, session, msg.seats, msg.levels)
+    name = session.identity.name if session.identity is not None else ""
+    session.services.workers.register(worker_id, session, msg.seats, msg.levels, name)
     # Its old connection may be held by another instance (the worker reconnected through
     # another one while the old link was half-open): that one closes it too.
     notice = Notice(kind="worker", conn=session.conn_id)

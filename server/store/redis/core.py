@@ -29,7 +29,14 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from server.keys import Keys
 from server.store.base import Store, StoreUnavailable
 from server.store.redis.bus import Bus
-from server.store.redis.lane import Arg, Command, lane_for, unreachable
+from server.store.redis.lane import (
+    PASSWORD_WANTED,
+    Arg,
+    Command,
+    lane_for,
+    unreachable,
+    wants_password,
+)
 from server.store.redis.scripts import Scripts
 
 DAY_MS = 86_400_000
@@ -118,9 +125,13 @@ class RedisCore(Store):
                 await self.redis.ping()
                 if self.lane is not None:
                     await self.lane.call(("PING",))
+        except RedisError as exc:
+            if wants_password(exc):
+                raise StoreUnavailable(PASSWORD_WANTED) from None
+            raise
         except TimeoutError:
             raise StoreUnavailable(
-                f"{self!r} takes connections but does not answer within {START_TIMEOUT_S:g} s"
+                f"it takes connections but does not answer within {START_TIMEOUT_S:g} s"
                 " (is it Redis? a TLS one needs rediss://)"
             ) from None
         await self.bus.start()

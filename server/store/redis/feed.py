@@ -39,6 +39,7 @@ from server.keys import Keys
 from server.store.base import RoomRecord, StoredEvent, StoreUnavailable
 from server.store.redis import codecs
 from server.store.redis.bus import Bus, stop_task
+from server.store_watch import StoreWatch
 
 log = logging.getLogger("gomoku.store")
 
@@ -215,6 +216,7 @@ class RoomFeed:
             self._wake.clear()  # a bell rung after this line wakes the wait below at once
             try:
                 events = await read_range(feeds.hot, feeds.keys, self.room_id, self.cursor, None)
+                feeds.watch.answered()
                 if events:
                     for event in events:
                         self._deliver(event)
@@ -223,7 +225,7 @@ class RoomFeed:
                     self._room_gone()
                     return
             except (RedisError, OSError, StoreUnavailable) as exc:
-                log.warning("reading room %s from redis failed: %s; retrying", self.room_id, exc)
+                feeds.watch.failed(exc)
                 await asyncio.sleep(min(feeds.poll_interval_s, 0.5))
 
     async def _wait(self) -> bool:
@@ -271,6 +273,8 @@ class RoomFeeds:
         self.follower = os.urandom(6).hex()
         """This store's name among a room's followers."""
         self._feeds: dict[str, RoomFeed] = {}
+        self.watch = StoreWatch("the rooms followed here wait for it")
+        """Says once that the feeds' reads fail, and once that they work again."""
         self.locks = KeyedLock()
         """A room's feed starts and stops in turn; other rooms' meanwhile (one lock for
         every room queued each new room's subscription round trips behind all others'

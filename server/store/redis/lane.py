@@ -69,9 +69,23 @@ def pack(commands: Sequence[Command]) -> bytes:
     return b"".join(hiredis.pack_command(cast(Any, tuple(c))) for c in commands)
 
 
+_PASSWORD_WANTED = ("NOAUTH", "HELLO must be called with the client already authenticated")
+"""What Redis answers a client that gave no password to a Redis that wants one."""
+
+PASSWORD_WANTED = "redis asks for a password: give it in the URL (redis://:PASSWORD@host:port/db)"
+
+
+def wants_password(exc: BaseException) -> bool:
+    """Whether ``exc`` is Redis refusing a client that gave no password (it was
+    reached: "unreachable" and Redis's own words about HELLO misled)."""
+    return any(marker in str(exc) for marker in _PASSWORD_WANTED)
+
+
 def unreachable(exc: BaseException) -> StoreUnavailable:
     """The store-neutral error for a Redis that could not be reached, with its reason
     (a timeout's own text is empty: its type says it)."""
+    if wants_password(exc):
+        return StoreUnavailable(PASSWORD_WANTED)
     return StoreUnavailable(f"redis is unreachable: {str(exc) or type(exc).__name__}")
 
 
