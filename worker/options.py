@@ -138,7 +138,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--stats",
         type=_output_file,
         metavar="FILE",
-        help="write the worker's counters here as JSON",
+        help="when the worker stops, write its counters here as JSON (games, moves, think "
+        "times, refusals, event-loop gaps)",
     )
     parser.add_argument(
         "--stop-on-eof",
