@@ -26,7 +26,7 @@ from server.handshake import OriginPolicy, select_encoding
 from server.http_files import StaticSite, wants_websocket, without_body
 from server.services import Services
 from server.store import StoreUnavailable
-from server.wsconn import MovableConnection, Options, adopted
+from server.wsconn import GuardedConnection, MovableConnection, Options, adopted
 
 log = logging.getLogger("gomoku.server")
 
@@ -90,7 +90,7 @@ class Listener:
             **self.options,
             reuse_port=self.config.reuse_port,
             # Counting frames costs a little per frame: only where connections may move.
-            create_connection=MovableConnection if self.services.handoff else None,
+            create_connection=MovableConnection if self.services.handoff else GuardedConnection,
         )
 
     async def drain(self, seconds: float, stop_now: Callable[[], Awaitable[str]]) -> str | None:

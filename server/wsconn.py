@@ -1,4 +1,12 @@
-"""The server's WebSocket connections: websockets' own, able to change process.
+"""The server's WebSocket connections: websockets' own, with the client's pings limited,
+and able to change process.
+
+websockets answers each ping with a pong as it parses it, below any limit the server
+puts on messages: a client that sent pings as fast as its socket took them, and read
+no pong, grew the server by 200 MB in 12 s; four that read them stalled every other
+player's moves for seconds. :class:`GuardedConnection` allows a client the pings of the
+message rate (``protocol.limits``: 20 a second, bursts of 40; a library's keepalive
+sends one every 20 s or so) and closes the connection (1008) on the first beyond it.
 
 With ``gomoku-server --processes``, a connection's socket may be handed to the sibling
 process that holds the connection's game (:mod:`server.handoff`). The TCP stream goes
@@ -12,16 +20,25 @@ open: the handshake was done by the process that accepted it.
 from __future__ import annotations
 
 import asyncio
+import logging
+import time
 from typing import Any, TypedDict
 
 from websockets.asyncio.connection import Connection as _Connection
 from websockets.asyncio.server import Server, ServerConnection
-from websockets.frames import Frame, Opcode
+from websockets.exceptions import ProtocolError
+from websockets.frames import CloseCode, Frame, Opcode
 from websockets.protocol import Event, State
 from websockets.server import ServerProtocol
 from websockets.typing import Subprotocol
 
+from protocol.limits import RATE_BURST, RATE_PER_S
+from server.ratelimit import TokenBucket
+
+log = logging.getLogger("gomoku.server")
+
 _DATA = (Opcode.TEXT, Opcode.BINARY, Opcode.CONT)
+TOO_MANY_PINGS = "too many pings"
 
 
 def wire_size(payload: int) -> int:
@@ -34,7 +51,28 @@ def wire_size(payload: int) -> int:
     return payload + 14
 
 
-class MovableConnection(ServerConnection):
+class GuardedConnection(ServerConnection):
+    """A server connection whose client may send pings at the message rate only."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        pings = TokenBucket(RATE_PER_S, RATE_BURST, time.monotonic())
+        sans_io = self.protocol
+        answer = sans_io.recv_frame
+
+        def recv_frame(frame: Frame) -> None:
+            # Before the protocol queues the ping's pong. The close frame says why (1008);
+            # the parser's error ends the parsing of what the client sent after it.
+            if frame.opcode is Opcode.PING and not pings.take(time.monotonic()):
+                log.warning("closing a connection that sent %s (1008)", TOO_MANY_PINGS)
+                sans_io.fail(CloseCode.POLICY_VIOLATION, TOO_MANY_PINGS)
+                raise ProtocolError(TOO_MANY_PINGS)
+            answer(frame)
+
+        sans_io.recv_frame = recv_frame  # type: ignore[method-assign]
+
+
+class MovableConnection(GuardedConnection):
     """A server connection that knows when it stands between two of the client's frames."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -19,6 +19,7 @@ from websockets.exceptions import ConnectionClosed
 from protocol import messages as m
 from protocol.codec import encode
 from protocol.events import ChatPosted, GameStarted, Moved, PlayerJoined
+from server.app import GomokuServer
 from server.config import ConnectionLimits
 
 # --- floods ----------------------------------------------------------------------------------
@@ -327,3 +328,72 @@ async def test_only_allowed_web_origins_may_connect(make_server: MakeServer) -> 
     assert await refused_status(server.port) is None
     anywhere = await make_server(allowed_origins=frozenset({"*"}))
     assert await refused_status(anywhere.port, **evil) is None
+
+
+def ping_frame(payload: bytes) -> bytes:
+    """A client's ping (RFC 6455, 5.5.2): masked, here with a mask of zeros."""
+    return bytes((0x89, 0x80 | len(payload))) + b"\0\0\0\0" + payload
+
+
+async def open_raw(port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A WebSocket connection made by hand (the handshake read), to send frames no
+    library would: pings as fast as the socket takes them."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(
+        b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    )
+    assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 101")
+    return reader, writer
+
+
+async def server_frames(reader: asyncio.StreamReader) -> list[tuple[int, bytes]]:
+    """The server's frames (opcode, payload) until it ends the TCP stream."""
+    frames: list[tuple[int, bytes]] = []
+    async with asyncio.timeout(10):
+        while head := await reader.read(2):
+            if len(head) == 1:
+                head += await reader.readexactly(1)
+            length = head[1] & 0x7F
+            if length == 126:
+                length = int.from_bytes(await reader.readexactly(2), "big")
+            frames.append((head[0] & 0x0F, await reader.readexactly(length)))
+    return frames
+
+
+async def test_a_ping_flood_is_cut_off_and_players_play_on(
+    server: GomokuServer, connect: Connect
+) -> None:
+    """Pings sent as fast as a socket takes them (each got its pong, beyond any limit:
+    200 MB of unread pongs in 12 s, other players' moves stalled for seconds): past the
+    message rate's burst the connection is closed with 1008 "too many pings", and a
+    game meanwhile goes on."""
+    alice, bob, room = await seated_pair(connect)
+    reader, writer = await open_raw(server.port)
+    writer.write(ping_frame(b"x" * 125) * 2_000)
+    await alice.move(room, "h8")
+    for player in (alice, bob):
+        assert (await player.event(Moved, room)).point == "h8"
+    frames = await server_frames(reader)
+    writer.close()
+    pongs = [f for f in frames if f[0] == 0xA]
+    assert 30 <= len(pongs) <= 45  # the burst of 40 (and what refilled meanwhile)
+    opcode, payload = frames[-1]
+    assert opcode == 0x8
+    assert (int.from_bytes(payload[:2], "big"), payload[2:]) == (1008, b"too many pings")
+    await bob.move(room, "a1")
+    assert (await alice.event(Moved, room)).point == "a1"
+
+
+async def test_pings_at_a_keepalive_pace_are_answered(server: GomokuServer) -> None:
+    """Ten pings a second (a library's keepalive sends one in 20 s) are all answered and
+    the connection stays open."""
+    reader, writer = await open_raw(server.port)
+    for i in range(30):
+        writer.write(ping_frame(str(i).encode()))
+        await asyncio.sleep(0.1)
+    async with asyncio.timeout(5):
+        for i in range(30):
+            head = await reader.readexactly(2)
+            assert (head[0], await reader.readexactly(head[1])) == (0x8A, str(i).encode())
+    writer.close()
