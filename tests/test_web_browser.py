@@ -762,6 +762,22 @@ def _said(problem: str | None) -> str | None:
     return None if problem is None else problem[0].upper() + problem[1:] + "."
 
 
+async def test_a_line_of_piled_accents_draws_over_no_other_chat_line(browser: Browser) -> None:
+    """A chat line of one letter under 250 accents (the rules take it: strikethrough
+    text piles marks too) stays in its own line of the log: the line above it looks
+    the same before and after (the pile drew a bar through the lines around it)."""
+    async with people(browser) as crowd:
+        ann, hal, room = await crowd.ann_against_hal()
+        for text in ("first line", "second line"):
+            await hal.send(m.Chat(room=room, text=text))
+        above = ann.locator("#chat-log li", has_text="second line")
+        await expect(above).to_be_visible()
+        before = await above.screenshot()
+        await hal.send(m.Chat(room=room, text="e" + "\u0301" * 250))
+        await expect(ann.locator("#chat-log li")).to_have_count(4)  # "The game has started"
+        assert await above.screenshot() == before
+
+
 async def test_names_and_chat_are_judged_as_the_server_judges_them(browser: Browser) -> None:
     """The page's copy of the name and chat rules gives the server's verdict and reason
     on names and lines in many scripts; a line the server would refuse is said by the
