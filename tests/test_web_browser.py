@@ -778,6 +778,22 @@ async def test_a_line_of_piled_accents_draws_over_no_other_chat_line(browser: Br
         assert await above.screenshot() == before
 
 
+async def test_a_crafted_room_link_costs_the_visitor_nothing(browser: Browser) -> None:
+    """A link to a room "id" of 4,100 characters says there is no such room, with the
+    connection kept (its join was a frame too big for the server, which closed the
+    connection for it); one with a broken %-escape is no page error."""
+    async with people(browser) as crowd:
+        ann = await crowd.page("ann")
+        await ann.goto(f"{crowd.url}#/room/{'A' * 4100}")
+        await expect(ann.locator("#status")).to_have_text(
+            f"Could not enter {'A' * 40}…: That room does not exist (any more). Back to the lobby"
+        )
+        await ann.goto(f"{crowd.url}#/room/%E0%A4%A")
+        await expect(ann.locator("#status")).to_contain_text("Could not enter %E0%A4%A")
+        await expect(ann.locator("#conn")).to_have_attribute("data-state", "online")
+        assert all(len(frame) < 300 for frame in WIRE[ann] if frame.startswith(">"))
+
+
 async def test_names_and_chat_are_judged_as_the_server_judges_them(browser: Browser) -> None:
     """The page's copy of the name and chat rules gives the server's verdict and reason
     on names and lines in many scripts; a line the server would refuse is said by the

@@ -19,6 +19,21 @@ const STORE = {
   ends: "gomoku.ends", // rooms whose finished game this browser has shown
 };
 
+
+/** Room ids and player ids are 1 to 40 characters, invite codes 1 to 32
+ * (protocol/limits.py's ID_MAX, CODE_MAX). */
+const ID_MAX = 40;
+
+/** A part of the address's hash, decoded; as it stands if it is no valid escape
+ * ("%E0%A4%A" threw, and the page stayed where it was). */
+function decodedPart(part) {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
 export class App {
   constructor() {
     this.me = null; // the welcome
@@ -354,8 +369,10 @@ export class App {
       document.getElementById("name-input").focus();
       return;
     }
-    const parts = window.location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
-    const [page, arg] = parts;
+    const parts = window.location.hash.replace(/^#\/?/, "").split("/").map(decodedPart);
+    const [page, whole] = parts;
+    // No id is longer (a longer one would go to the server as a frame too big for it).
+    const arg = whole && whole.length > ID_MAX ? whole.slice(0, ID_MAX + 1) : whole;
     this.route = parts;
     if ((page === "room" || page === "watch") && arg) {  // no id: the lobby
       this.showView("game");
@@ -406,6 +423,12 @@ export class App {
     if (known) {
       this.current = known.id;
       this.views.game.show(known);
+      return;
+    }
+    if (key.length > ID_MAX) {
+      // No room has such an id (a code is shorter still): sent, the join was a frame too
+      // big for the server, which closed the connection for it.
+      this.views.game.failed(`${key.slice(0, ID_MAX)}…`, errorText({ code: "no_such_room" }));
       return;
     }
     this.views.game.waiting(key);
