@@ -324,6 +324,8 @@ class GomokuApp(App[None]):
                 self.ai_after_create = None
                 room = after.room.id
                 self.run_worker(self._seat_ai_asked(room, wanted.level), group="send")
+        if new_room and after.room is not None and after.room.state != "waiting":
+            self._partner_back(after.room)
         self._follow_rematch(before, after)
         if after.room is not None and not on_game:
             self._show_game()
@@ -584,6 +586,15 @@ class GomokuApp(App[None]):
             return
         if partner.player is not None and room.color_of(partner.player) is None:
             await partner.send(msg.Join(room=room.id, role="player"))
+
+    def _partner_back(self, room: GameView) -> None:
+        """A game of the hot-seat partner's is on screen again (back from the lobby with
+        g): the partner comes back to it too. Its seat went offline with ours at ^L, and
+        left so the game ended with a win nobody chose (claimed, or abandoned)."""
+        partner = self.partner
+        player = partner.player if partner is not None else None
+        if partner is not None and player is not None and room.color_of(player) is not None:
+            self.run_worker(partner.send(msg.Join(room=room.id, role="player")), group="send")
 
     async def action_quit(self) -> None:
         """Quit; from a running game of one's own only after asking, as ^L asks before

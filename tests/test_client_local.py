@@ -9,13 +9,14 @@ import os
 from pathlib import Path
 
 import pytest
-from client_fixtures import FAST, online, playing, running, stones, until
+from client_fixtures import FAST, leave_for_the_lobby, online, playing, running, stones, until
 from textual.widgets import Select
 
 from client.app import GomokuApp
 from client.local import LocalServerError, start_local_server
 from client.options import PlayOptions
 from client.screens.dialogs import PlayAiDialog
+from client.screens.game import GameScreen
 from client.screens.lobby import LobbyScreen
 from client.screenshot import screen_text
 from engine.types import Point
@@ -42,6 +43,32 @@ async def test_local_hot_seat(tmp_path: Path) -> None:
         assert room is not None
         assert room.picture.stones[Point(7, 6)] is not room.picture.stones[Point(7, 7)]
         assert "Player 2" in screen_text(app)
+
+
+async def test_back_in_a_hot_seat_game_both_players_are_back(tmp_path: Path) -> None:
+    """^L out of a hot-seat game, then g: Player 2 is back too, online, and moves (only
+    the first player came back: Player 2 stayed offline, and the game ended with a win
+    claimed or abandoned that nobody chose)."""
+    opts = PlayOptions(name="ann", local=True, config_dir=tmp_path, remember=False)
+    app = GomokuApp(opts, backoff=FAST)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: online(app) and isinstance(app.screen, LobbyScreen))
+        await until(pilot, lambda: "Hot seat" in screen_text(app))
+        await pilot.press("t")
+        await until(pilot, lambda: app.model.room is not None and app.model.room.state == "playing")
+        await pilot.press("enter")
+        await until(pilot, lambda: stones(app) == 1)
+        await leave_for_the_lobby(app, pilot)
+        await pilot.press("g")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen))
+
+        def player_2_online() -> bool:
+            room = app.model.room
+            return room is not None and room.white is not None and room.white.online
+
+        await until(pilot, player_2_online, "Player 2 back")
+        await pilot.press("up", "enter")
+        await until(pilot, lambda: stones(app) == 2, "Player 2's move")
 
 
 async def test_hot_seat_is_not_offered_without_local(server: GomokuServer, tmp_path: Path) -> None:
