@@ -598,11 +598,15 @@ class GomokuApp(App[None]):
 
     async def action_quit(self) -> None:
         """Quit; from a running game of one's own only after asking, as ^L asks before
-        leaving it: the clock runs on and the opponent may claim the win. ^Q at the
-        question quits at once."""
+        leaving it: the clock runs on and the opponent may claim the win (with --local,
+        from the lobby too while a game of one's own goes on: it ends with the local
+        server). ^Q at the question quits at once."""
         game = self.model.room
         running = game is not None and game.running and self.sits_in(game)
-        if running and not self._asking_quit:
+        # A game left for the lobby goes on, but not past a local server, which stops
+        # with the client: from the lobby too, that was a game lost without a word.
+        away = game is None and self.options.local and bool(self.model.seated_rooms)
+        if (running or away) and not self._asking_quit:
             self._asking_quit = True
 
             async def decided(yes: bool | None) -> None:

@@ -15,7 +15,7 @@ from textual.widgets import Select
 from client.app import GomokuApp
 from client.local import LocalServerError, start_local_server
 from client.options import PlayOptions
-from client.screens.dialogs import PlayAiDialog
+from client.screens.dialogs import ConfirmDialog, PlayAiDialog
 from client.screens.game import GameScreen
 from client.screens.lobby import LobbyScreen
 from client.screenshot import screen_text
@@ -48,7 +48,8 @@ async def test_local_hot_seat(tmp_path: Path) -> None:
 async def test_back_in_a_hot_seat_game_both_players_are_back(tmp_path: Path) -> None:
     """^L out of a hot-seat game, then g: Player 2 is back too, online, and moves (only
     the first player came back: Player 2 stayed offline, and the game ended with a win
-    claimed or abandoned that nobody chose)."""
+    claimed or abandoned that nobody chose). Out of it again, ^Q in the lobby asks
+    before it ends the game with the local server."""
     opts = PlayOptions(name="ann", local=True, config_dir=tmp_path, remember=False)
     app = GomokuApp(opts, backoff=FAST)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -69,6 +70,13 @@ async def test_back_in_a_hot_seat_game_both_players_are_back(tmp_path: Path) -> 
         await until(pilot, player_2_online, "Player 2 back")
         await pilot.press("up", "enter")
         await until(pilot, lambda: stones(app) == 2, "Player 2's move")
+        # Away from it again, ^Q asks first: the game ends with this local server.
+        await leave_for_the_lobby(app, pilot)
+        await pilot.press("ctrl+q")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the question")
+        assert "the game is over for good" in screen_text(app)
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
 
 
 async def test_hot_seat_is_not_offered_without_local(server: GomokuServer, tmp_path: Path) -> None:
