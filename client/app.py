@@ -551,9 +551,10 @@ class GomokuApp(App[None]):
             await self.partner.send(msg.Leave(room=room.id))
         self.dispatch(RoomClosed(room.id))
 
-    async def start_hot_seat(self) -> None:
-        """Two players on this terminal: a second identity joins a new room, and the
-        board takes moves for whoever is to move (see :meth:`send_as`)."""
+    async def start_hot_seat(self, room: msg.CreateRoom | None = None) -> None:
+        """Two players on this terminal: a second identity joins a new room made with
+        ``room``'s settings (None: the defaults; the first player Black), and the board
+        takes moves for whoever is to move (see :meth:`send_as`)."""
         main = self.connection
         if main is None or not main.online:
             self.note("Not connected.")
@@ -570,7 +571,7 @@ class GomokuApp(App[None]):
             await self.partner.wait_welcomed()
         self.hot_seat_wanted = True
         self.ai_after_create = None
-        await self.ask(msg.CreateRoom(seat="black"))
+        await self.ask(room or msg.CreateRoom(seat="black"))
 
     def _partner_dispatch(self, action: Action) -> None:
         """The partner's stream: only its refusals are shown (everything else the main

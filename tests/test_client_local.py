@@ -10,16 +10,18 @@ from pathlib import Path
 
 import pytest
 from client_fixtures import FAST, leave_for_the_lobby, online, playing, running, stones, until
-from textual.widgets import Select
+from textual.widgets import Input, Select
 
 from client.app import GomokuApp
 from client.local import LocalServerError, start_local_server
 from client.options import PlayOptions
-from client.screens.dialogs import ConfirmDialog, PlayAiDialog
+from client.screens.dialogs import ConfirmDialog, HotSeatDialog, PlayAiDialog
 from client.screens.game import GameScreen
 from client.screens.lobby import LobbyScreen
 from client.screenshot import screen_text
-from engine.types import Point
+from client.widgets.entry import PROMPT_GUARD_S
+from engine.types import Point, Rule
+from protocol.values import TimeControl
 from server.app import GomokuServer
 
 HANG_S = 30.0  # only a hang takes this long
@@ -34,6 +36,8 @@ async def test_local_hot_seat(tmp_path: Path) -> None:
         await until(pilot, lambda: online(app) and isinstance(app.screen, LobbyScreen))
         await until(pilot, lambda: "Hot seat" in screen_text(app))
         await pilot.press("t")
+        await until(pilot, lambda: isinstance(app.screen, HotSeatDialog))
+        await pilot.press("enter")  # the defaults: freestyle on 15x15, no clock
         await until(pilot, lambda: app.model.room is not None and app.model.room.state == "playing")
         await pilot.press("enter")
         await until(pilot, lambda: stones(app) == 1)
@@ -56,6 +60,8 @@ async def test_back_in_a_hot_seat_game_both_players_are_back(tmp_path: Path) -> 
         await until(pilot, lambda: online(app) and isinstance(app.screen, LobbyScreen))
         await until(pilot, lambda: "Hot seat" in screen_text(app))
         await pilot.press("t")
+        await until(pilot, lambda: isinstance(app.screen, HotSeatDialog))
+        await pilot.press("enter")  # the defaults: freestyle on 15x15, no clock
         await until(pilot, lambda: app.model.room is not None and app.model.room.state == "playing")
         await pilot.press("enter")
         await until(pilot, lambda: stones(app) == 1)
@@ -77,6 +83,38 @@ async def test_back_in_a_hot_seat_game_both_players_are_back(tmp_path: Path) -> 
         assert "the game is over for good" in screen_text(app)
         await pilot.press("n")
         await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+
+
+async def test_hot_seat_plays_renju_swap2_on_a_clock_as_chosen(tmp_path: Path) -> None:
+    """t asks for the room's settings (it always made freestyle on 15x15 with no clock):
+    renju, swap2 and 1+0 are played as chosen, unrated; Player 1 places the opening's
+    three stones, Player 2 answers the swap2 question with w and the game goes on."""
+    opts = PlayOptions(name="ann", local=True, config_dir=tmp_path, remember=False)
+    app = GomokuApp(opts, backoff=FAST)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: online(app) and isinstance(app.screen, LobbyScreen))
+        await until(pilot, lambda: "Hot seat" in screen_text(app))
+        await pilot.press("t")
+        await until(pilot, lambda: isinstance(app.screen, HotSeatDialog))
+        dialog = app.screen
+        dialog.query_one("#rule", Select).value = "renju"
+        dialog.query_one("#opening", Select).value = "swap2"
+        dialog.query_one("#time", Input).value = "1+0"
+        await pilot.click("#ok")
+        await until(pilot, lambda: app.model.room is not None and app.model.room.state == "opening")
+        room = app.model.room
+        assert room is not None
+        assert (room.rule, room.rated, room.time) == (
+            Rule.RENJU,
+            False,
+            TimeControl(base_ms=60_000, inc_ms=0),
+        )
+        for keys in (["enter"], ["up", "enter"], ["right", "enter"]):
+            await pilot.press(*keys)
+        await until(pilot, lambda: "w take white" in screen_text(app), "the swap2 question")
+        await pilot.pause(PROMPT_GUARD_S + 0.1)  # a key typed on before it shows is no answer
+        await pilot.press("w")
+        await until(pilot, lambda: app.model.room is not None and app.model.room.state == "playing")
 
 
 async def test_hot_seat_is_not_offered_without_local(server: GomokuServer, tmp_path: Path) -> None:

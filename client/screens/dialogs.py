@@ -359,6 +359,38 @@ class PlayAi:
     level: str
 
 
+class HotSeatDialog(_FormDialog[msg.CreateRoom]):
+    """A game for two players at this terminal: the room's settings (the first player
+    plays Black, or opens a swap2). Never rated."""
+
+    def compose(self) -> ComposeResult:
+        with DialogBox(classes="dialog"):
+            yield Label("[b]Hot seat[/b]: two players on this terminal (unrated)")
+            with Grid(classes="form"):
+                yield from _game_fields(seat=False)
+            yield Label("", id="form-error", classes="error")
+            with Horizontal(classes="buttons"):
+                yield Button("Play", id="ok", variant="primary", compact=True)
+                yield Button("Cancel", id="cancel", compact=True)
+        yield Footer(compact=True)
+
+    def submit(self) -> None:
+        size = self.board_size()
+        ok, time = self.time_control()
+        if size is None or not ok:
+            return
+        self.dismiss(
+            msg.CreateRoom(
+                rule=Rule(self.select("rule")),
+                size=size,
+                opening=Opening(self.select("opening")),
+                time=time,
+                rated=False,
+                seat="black",
+            )
+        )
+
+
 class PlayAiDialog(_FormDialog[PlayAi]):
     """A game against an AI: the room's settings, your colour and the AI's level,
     as chosen for the ``last`` one (None: the defaults). Games with an AI are never

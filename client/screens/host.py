@@ -115,6 +115,7 @@ class Host(Protocol):
         """Back to the lobby from the room on screen."""
         ...
 
-    async def start_hot_seat(self) -> None:
-        """Two players on this terminal (with --local)."""
+    async def start_hot_seat(self, room: msg.CreateRoom | None = None) -> None:
+        """Two players on this terminal (with --local), in a room made with ``room``'s
+        settings (None: the defaults)."""
         ...

@@ -35,6 +35,7 @@ from client.screens.dialogs import (
     AiGameDialog,
     CodeDialog,
     CreateRoomDialog,
+    HotSeatDialog,
     PlayAi,
     PlayAiDialog,
     QuickMatchDialog,
@@ -302,7 +303,11 @@ class LobbyScreen(Screen[None]):
         return True
 
     async def action_hot_seat(self) -> None:
-        await self.host.start_hot_seat()
+        async def chosen(room: msg.CreateRoom | None) -> None:
+            if room is not None:
+                await self.host.start_hot_seat(room)
+
+        await self.app.push_screen(HotSeatDialog(), chosen)
 
     async def action_quit(self) -> None:
         await self.app.action_quit()
