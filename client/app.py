@@ -615,7 +615,13 @@ class GomokuApp(App[None]):
                 if yes:
                     await self._quit_now()
 
-            question = LOCAL_QUIT_QUESTION if self.options.local else QUIT_QUESTION
+            question = (
+                LOCAL_AWAY_QUESTION
+                if away
+                else LOCAL_QUIT_QUESTION
+                if self.options.local
+                else QUIT_QUESTION
+            )
             await self.push_screen(ConfirmDialog(question), decided)
             return
         await self._quit_now()
@@ -663,6 +669,10 @@ QUIT_QUESTION = (
 LOCAL_QUIT_QUESTION = (
     "Quit while your game runs? This local server stops with the client: the game "
     "is over for good. (^Q again quits; ^R resigns instead.)"
+)
+LOCAL_AWAY_QUESTION = (
+    "Quit while your game goes on? This local server stops with the client: the game "
+    "is over for good. (^Q again quits.)"
 )
 
 
