@@ -326,6 +326,11 @@ class GomokuApp(App[None]):
                 self.run_worker(self._seat_ai_asked(room, wanted.level), group="send")
         if new_room and after.room is not None and after.room.state != "waiting":
             self._partner_back(after.room)
+        if new_room and before.room is not None and before.room.state == "over":
+            # A finished game gave way to another (its rematch, a new game): left, as
+            # on quitting. Kept, every one of an evening's games stayed followed (its
+            # events, its memory) and the last was announced as ended at the next launch.
+            self.run_worker(self._leave_quietly(before.room.id, before.room), group="send")
         self._follow_rematch(before, after)
         if after.room is not None and not on_game:
             self._show_game()
@@ -633,15 +638,16 @@ class GomokuApp(App[None]):
         await self._shut_down()
         self.exit()
 
-    async def _leave_quietly(self, room: str) -> None:
+    async def _leave_quietly(self, room: str, game: GameView | None = None) -> None:
         """Leave a finished game of ours whose end the player has been shown (on screen,
         or by the lobby's line): the server lists the rooms a player sits in at every
         launch, and a game never left was announced as ended again at each one. Nothing
-        is said if it cannot be sent: the next launch tells of it once more."""
+        is said if it cannot be sent: the next launch tells of it once more. ``game``:
+        the room as last shown (default: the one on screen)."""
         if self.connection is not None:
             self.connection.forget_room(room)
             await self.connection.send(msg.Leave(room=room))
-        partner, game = self.partner, self.model.room
+        partner, game = self.partner, game or self.model.room
         if partner is None or partner.player is None or game is None or game.id != room:
             return
         if game.color_of(partner.player) is not None:  # a hot-seat game: both sat in it

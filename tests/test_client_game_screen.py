@@ -182,7 +182,7 @@ async def test_resign_asks_first_then_rematch(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:
     """^R asks for confirmation (n keeps playing, y resigns); ^N then offers a rematch
-    that moves both players to a new room."""
+    that moves both players to a new room, and the finished one is left."""
     async with running(server, tmp_path) as (app, pilot):
         bob, room = await in_game_with_bob(app, pilot, connect)
         await pilot.press("ctrl+r")
@@ -208,6 +208,16 @@ async def test_resign_asks_first_then_rematch(
             "the rematch room",
         )
         assert app.model.my_color is not None
+        # The finished game is left, not followed for the rest of the evening.
+        gone = await bob.until(
+            lambda x: (
+                isinstance(x, m.Event)
+                and x.room == room
+                and isinstance(x.event, ev.Presence)
+                and not x.event.online
+            )
+        )
+        assert isinstance(gone, m.Event)
 
 
 async def test_no_offer_keys_while_an_offer_waits(
