@@ -153,8 +153,9 @@ class LeaderboardScreen(_HistoryScreen):
             self.status(board.error)
         elif not board.entries:
             self.status(
-                f"No established {self.rule} players yet: a rating counts here once it is "
-                "no longer provisional (after 15 to 20 rated games between new players)."
+                f"No established {self.rule} players yet: a rating counts here once it "
+                "settles (RD 110 or less: about 15 to 20 rated games between new players, "
+                "more for one who keeps winning)."
             )
         else:
             self.status("Enter: the player's profile and games.")
