@@ -959,6 +959,29 @@ async def test_a_profile_lists_a_game_both_left_early_as_aborted_and_later_as_a_
         await expect(games.nth(1)).not_to_contain_text("rated")
 
 
+async def test_a_profile_lists_older_games_on_asking(browser: Browser) -> None:
+    """After 22 games a profile lists the newest 20 and "Older games" brings the other
+    two, oldest last (the page listed 20 with no word of the rest)."""
+    async with people(browser) as crowd:
+        ann, hal = await crowd.client("ann"), await crowd.client("hal")
+        for _ in range(22):
+            room = (await ann.create(seat="black")).room.id
+            await hal.join(room)
+            await ann.until_event(GameStarted)
+            await hal.send(m.Resign(room=room))
+            await ann.until_event(GameOver)
+            for player in (ann, hal):
+                await player.send(m.Leave(room=room))
+                await player.until(lambda x: isinstance(x, m.Left))
+            await asyncio.sleep(0.2)  # within the rate limit: 20 messages a second
+        page = await crowd.page("cy", hash=f"#/profile/{ann.player}")
+        games = page.locator("#profile-view .games li")
+        await expect(games).to_have_count(20)
+        await page.click("#older-games")
+        await expect(games).to_have_count(22)
+        await expect(page.locator("#older-games")).to_be_hidden()
+
+
 async def test_a_timed_game_nobody_begins_is_aborted_on_the_page(browser: Browser) -> None:
     """Ann, Black in a timed game, never plays: at the end of the first stone's time the
     page says the game was aborted (not "Draw (abandonment)") and nothing is rated."""

@@ -5,7 +5,7 @@ import { BoardView } from "./board.js";
 import { parsePoint } from "./notation.js";
 import { forbiddenMap } from "./renju.js";
 import { resultText } from "./room.js";
-import { download, errorText, h } from "./ui.js";
+import { download, errorText, h, toast } from "./ui.js";
 
 const RULES = ["freestyle", "standard", "renju"];
 
@@ -69,21 +69,48 @@ export class ProfileView {
     try {
       const message = player ? { type: "get_profile", player } : { type: "get_profile" };
       const profile = await this.app.conn.request(message);
-      const games = await this.app.conn.request(player ? { type: "list_games", player } : { type: "list_games" });
+      const asked = player ? { type: "list_games", player, limit: GAMES_PAGE } : { type: "list_games", limit: GAMES_PAGE };
+      const games = await this.app.conn.request(asked);
       const standings = h("table", { class: "standings" },
         h("thead", {}, h("tr", {}, ["Rule", "Rating", "RD", "Won", "Lost", "Drawn"].map((t) => h("th", { scope: "col" }, t)))),
         h("tbody", {}, profile.ratings.map((s) => h("tr", {},
           h("td", {}, s.rule), ratingCell(s), rdCell(s),
           h("td", {}, String(s.wins)), h("td", {}, String(s.losses)), h("td", {}, String(s.draws))))));
-      const list = h("ul", { class: "games" }, games.items.map((g) => h("li", {},
-        h("a", { href: `#/review/${g.id}` }, h("bdi", { class: "name" }, g.black.name), " – ", h("bdi", { class: "name" }, g.white.name)),
-        ` · ${g.rule} ${g.size}×${g.size} · ${resultText(g.result, g.moves)} · ${g.moves} moves${g.rated ? " · rated" : ""} · ${new Date(g.ended_ms).toLocaleString()}`)));
+      const list = h("ul", { class: "games" }, games.items.map(gameLine));
+      // The server gives a page at a time, newest first: older ones on asking (the page
+      // listed 20 of 34 games with no word of the rest).
+      const older = h("button", { type: "button", id: "older-games", class: "secondary" }, "Older games");
+      older.hidden = games.items.length < GAMES_PAGE;
+      older.onclick = async () => {
+        older.disabled = true;
+        try {
+          const last = games.items[games.items.length - 1];
+          const page = await this.app.conn.request({ ...asked, before_ms: last.ended_ms });
+          games.items.push(...page.items);
+          list.append(...page.items.map(gameLine));
+          older.hidden = page.items.length < GAMES_PAGE;
+        } catch (error) {
+          toast(errorText(error));
+        } finally {
+          older.disabled = false;
+        }
+      };
       this.root.replaceChildren(h("h1", {}, profile.name), standings, h("h2", {}, "Finished games"),
-        games.items.length ? list : h("p", { class: "hint-text" }, "No finished games yet."));
+        games.items.length ? list : h("p", { class: "hint-text" }, "No finished games yet."), older);
     } catch (error) {
       this.root.replaceChildren(h("h1", {}, "Profile"), h("p", {}, errorText(error)));
     }
   }
+}
+
+/** Finished games asked for at a time (list_games allows 1 to 50). */
+const GAMES_PAGE = 20;
+
+/** One finished game in a profile's list: the players (to its review), how it went. */
+function gameLine(g) {
+  return h("li", {},
+    h("a", { href: `#/review/${g.id}` }, h("bdi", { class: "name" }, g.black.name), " – ", h("bdi", { class: "name" }, g.white.name)),
+    ` · ${g.rule} ${g.size}×${g.size} · ${resultText(g.result, g.moves)} · ${g.moves} moves${g.rated ? " · rated" : ""} · ${new Date(g.ended_ms).toLocaleString()}`);
 }
 
 /** A standing's rating for people: "unrated" before a rated game under the rule, and a
