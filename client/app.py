@@ -47,6 +47,7 @@ from client.state.words import (
     describe_error,
     finished_room_gone_text,
     room_gone_text,
+    server_words,
 )
 from client.stopping import exit_on_stop_signals
 from engine.types import Point
@@ -272,7 +273,8 @@ class GomokuApp(App[None]):
         if isinstance(action, msg.Error) and action.re is not None and action.re == self.requeue:
             self.requeue = None  # refused (the store is down, say): the search is over
             self.dispatch(msg.Unqueued())
-            self.note(f"The quick match could not go on ({action.message}): m searches again.")
+            why = server_words(action.message)
+            self.note(f"The quick match could not go on ({why}): m searches again.")
             return
         if isinstance(action, msg.Queued | msg.Unqueued):
             self.requeue = None
@@ -582,7 +584,8 @@ class GomokuApp(App[None]):
         """The partner's stream: only its refusals are shown (everything else the main
         connection sees too)."""
         if isinstance(action, msg.Error):
-            self.note(f"{self.partner.name if self.partner else 'Player 2'}: {action.message}")
+            who = self.partner.name if self.partner else "Player 2"
+            self.note(f"{who}: {server_words(action.message)}")
 
     async def seat_partner(self) -> None:
         """Called when a waiting room of ours appears: the partner takes the other seat."""

@@ -842,3 +842,13 @@ def test_a_note_saying_again_what_the_last_line_says_is_not_repeated() -> None:
     assert [line.text for line in model.log].count("The game is over.") == 1
     model = reduce(reduce(model, Note("Not your turn."), T0), Note("The game is over."), T0)
     assert [line.text for line in model.log][-2:] == ["Not your turn.", "The game is over."]
+
+
+def test_a_servers_message_cannot_drive_the_terminal() -> None:
+    """An error's message from a hostile server, with escape sequences (clear the
+    screen, retitle the terminal) and a direction override, is logged with each of
+    them made a visible U+FFFD, the words kept."""
+    said = "boom \x1b]0;PWNED\x07\x1b[2J\u202eevil"
+    model = reduce(in_room(), msg.Error(code="internal", message=said), T0)
+    line = model.log[-1].text
+    assert line == "boom \ufffd]0;PWNED\ufffd\ufffd[2J\ufffdevil"

@@ -17,6 +17,7 @@ from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.events import RatingChange
 from protocol.limits import ABORTED_BELOW_STONES, RATED_MIN_STONES
+from protocol.text import chat_typable
 from protocol.values import TimeControl
 
 if TYPE_CHECKING:
@@ -48,10 +49,19 @@ ERROR_HEADINGS: dict[str, str] = {
 }
 
 
+def server_words(text: str) -> str:
+    """A server's free text (an error's message) as the terminal may show it: control
+    characters and the direction controls that reorder text become U+FFFD. Names and
+    chat are checked on arrival (:mod:`protocol.text`); a message is not, and a hostile
+    server's escape sequences in one cleared the screen and retitled the terminal."""
+    return "".join(c if chat_typable(c) else "\ufffd" for c in text)
+
+
 def describe_error(error: msg.Error) -> str:
     """The error as the log shows it: a heading for the codes that need one."""
     heading = ERROR_HEADINGS.get(error.code)
-    return f"{heading}: {error.message}" if heading else error.message
+    said = server_words(error.message)
+    return f"{heading}: {said}" if heading else said
 
 
 def room_gone_text(room: str) -> str:
