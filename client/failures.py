@@ -26,6 +26,7 @@ from websockets.exceptions import (
 )
 
 from client.address import ServerAddress
+from client.state.words import server_words
 
 Problem = Literal[
     "refused",  # nothing listens on that port
@@ -148,7 +149,7 @@ def failure_of(exc: BaseException, address: ServerAddress) -> LinkFailure:
         return LinkFailure("not_gomoku", str(exc))
     if isinstance(exc, ConnectionClosed):
         if exc.rcvd is not None and exc.rcvd.reason:
-            return LinkFailure("lost", f"the server closed it: {exc.rcvd.reason}")
+            return LinkFailure("lost", f"the server closed it: {server_words(exc.rcvd.reason)}")
         return LinkFailure("lost")
     if isinstance(exc, OSError):
         return LinkFailure("network", exc.strerror or str(exc) or type(exc).__name__)
