@@ -117,6 +117,35 @@ async def test_hot_seat_plays_renju_swap2_on_a_clock_as_chosen(tmp_path: Path) -
         await until(pilot, lambda: app.model.room is not None and app.model.room.state == "playing")
 
 
+async def test_in_hot_seat_a_takeback_takes_back_the_stone_just_played(tmp_path: Path) -> None:
+    """Player 2 misplaces a stone, ^T, and the question is Player 1's to answer: y takes
+    back that one stone (asked for the player to move, ^T took back Player 1's stone
+    before it too)."""
+    opts = PlayOptions(name="ann", local=True, config_dir=tmp_path, remember=False)
+    app = GomokuApp(opts, backoff=FAST)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: online(app) and isinstance(app.screen, LobbyScreen))
+        await until(pilot, lambda: "Hot seat" in screen_text(app))
+        await pilot.press("t")
+        await until(pilot, lambda: isinstance(app.screen, HotSeatDialog))
+        await pilot.press("enter")
+        await until(pilot, lambda: app.model.room is not None and app.model.room.state == "playing")
+        await pilot.press("enter")
+        await until(pilot, lambda: stones(app) == 1)
+        await pilot.press("up", "enter")
+        await until(pilot, lambda: stones(app) == 2)
+        await pilot.press("ctrl+t")
+        await until(pilot, lambda: "y accept" in screen_text(app), "the takeback question")
+        await pilot.pause(PROMPT_GUARD_S + 0.1)
+        await pilot.press("y")
+        await until(pilot, lambda: stones(app) == 1, "one stone taken back")
+        await pilot.pause(0.3)
+        assert stones(app) == 1
+        room = app.model.room
+        assert room is not None
+        assert room.moves == (Point(7, 7),)
+
+
 async def test_hot_seat_is_not_offered_without_local(server: GomokuServer, tmp_path: Path) -> None:
     """Without --local the lobby offers no hot seat key."""
     async with running(server, tmp_path) as (app, pilot):

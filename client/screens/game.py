@@ -351,7 +351,7 @@ class GameScreen(Screen[None]):
             # answer (the server takes one offer at a time, of either player); no
             # takeback without a stone of one's own to take back.
             if parameters and parameters[0] == "takeback":
-                return game.pending is None and game.can_take_back(self._my_seat_player())
+                return game.pending is None and game.can_take_back(self._offering("takeback"))
             return game.state == "playing" and seated and game.pending is None
         return True
 
@@ -611,9 +611,23 @@ class GameScreen(Screen[None]):
 
         await self.app.push_screen(ConfirmDialog("Resign this game?"), decided)
 
+    def _offering(self, kind: OfferKind) -> str | None:
+        """The local player who makes an offer of ``kind``: one's own seat; in hot seat a
+        takeback is asked by the player who moved last, and the one to move answers it,
+        so a misplaced stone goes alone (asked by the one to move, it went with the
+        stone before it)."""
+        player = self._my_seat_player()
+        game = self.model.room
+        if game is None or kind != "takeback":
+            return player
+        other = game.opponent_of(player)
+        if other is not None and other.id in self.me and game.can_take_back(other.id):
+            return other.id
+        return player
+
     async def action_offer(self, kind: OfferKind) -> None:
         game = self.model.room
-        player = self._my_seat_player()
+        player = self._offering(kind)
         if game is None or player is None:
             self.host.note("Only the players can do that.")
             return
