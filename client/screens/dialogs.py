@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from rich.text import Text
 from textual import on
@@ -199,6 +199,21 @@ class _FormDialog(ModalScreen[R | None], Generic[R]):
     def select(self, select_id: str) -> str:
         return str(self.query_one(f"#{select_id}", Select).value)
 
+    def room_settings(self, **more: Any) -> msg.CreateRoom | None:
+        """The room the form's game fields (:func:`_game_fields`) describe, with
+        ``more`` fields; None, the form saying why, if its size or time is wrong."""
+        size = self.board_size()
+        ok, time = self.time_control()
+        if size is None or not ok:
+            return None
+        return msg.CreateRoom(
+            rule=Rule(self.select("rule")),
+            size=size,
+            opening=Opening(self.select("opening")),
+            time=time,
+            **more,
+        )
+
     @on(Button.Pressed, "#cancel")
     def cancelled(self) -> None:
         self.dismiss(None)
@@ -269,21 +284,13 @@ class CreateRoomDialog(_FormDialog[msg.ClientMessage]):
         yield Footer(compact=True)
 
     def submit(self) -> None:
-        size = self.board_size()
-        ok, time = self.time_control()
-        if size is None or not ok:
-            return
-        self.dismiss(
-            msg.CreateRoom(
-                rule=Rule(self.select("rule")),
-                size=size,
-                opening=Opening(self.select("opening")),
-                time=time,
-                private=self.query_one("#private", Checkbox).value,
-                rated=self.query_one("#rated", Checkbox).value,
-                seat=_seat(self.query_one("#seat", Select).value),
-            )
+        room = self.room_settings(
+            private=self.query_one("#private", Checkbox).value,
+            rated=self.query_one("#rated", Checkbox).value,
+            seat=_seat(self.query_one("#seat", Select).value),
         )
+        if room is not None:
+            self.dismiss(room)
 
 
 def _seat(value: object) -> SeatRequest:
@@ -375,20 +382,9 @@ class HotSeatDialog(_FormDialog[msg.CreateRoom]):
         yield Footer(compact=True)
 
     def submit(self) -> None:
-        size = self.board_size()
-        ok, time = self.time_control()
-        if size is None or not ok:
-            return
-        self.dismiss(
-            msg.CreateRoom(
-                rule=Rule(self.select("rule")),
-                size=size,
-                opening=Opening(self.select("opening")),
-                time=time,
-                rated=False,
-                seat="black",
-            )
-        )
+        room = self.room_settings(rated=False, seat="black")
+        if room is not None:
+            self.dismiss(room)
 
 
 class PlayAiDialog(_FormDialog[PlayAi]):
@@ -415,22 +411,12 @@ class PlayAiDialog(_FormDialog[PlayAi]):
         yield Footer(compact=True)
 
     def submit(self) -> None:
-        size = self.board_size()
-        ok, time = self.time_control()
-        if size is None or not ok:
+        room = self.room_settings(rated=False, seat=_seat(self.query_one("#seat", Select).value))
+        if room is None:
             return
         ok, level = self.level("level", "level-other")
-        if not ok:
-            return
-        room = msg.CreateRoom(
-            rule=Rule(self.select("rule")),
-            size=size,
-            opening=Opening(self.select("opening")),
-            time=time,
-            rated=False,
-            seat=_seat(self.query_one("#seat", Select).value),
-        )
-        self.dismiss(PlayAi(room, level))
+        if ok:
+            self.dismiss(PlayAi(room, level))
 
 
 class SeatAiDialog(_FormDialog[msg.ClientMessage]):
