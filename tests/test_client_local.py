@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from client_fixtures import FAST, leave_for_the_lobby, online, playing, running, stones, until
+from textual.pilot import Pilot
 from textual.widgets import Input, Select
 
 from client.app import GomokuApp
@@ -27,18 +28,30 @@ from server.app import GomokuServer
 HANG_S = 30.0  # only a hang takes this long
 
 
+async def hot_seat_dialog(app: GomokuApp, pilot: Pilot[None]) -> HotSeatDialog:
+    """The lobby of a --local client, then t: the hot-seat dialog."""
+    await until(pilot, lambda: online(app) and isinstance(app.screen, LobbyScreen))
+    await until(pilot, lambda: "Hot seat" in screen_text(app))
+    await pilot.press("t")
+    await until(pilot, lambda: isinstance(app.screen, HotSeatDialog))
+    assert isinstance(app.screen, HotSeatDialog)
+    return app.screen
+
+
+async def hot_seat_game(app: GomokuApp, pilot: Pilot[None]) -> None:
+    """A hot-seat game with the dialog's defaults (freestyle on 15x15, no clock), begun."""
+    await hot_seat_dialog(app, pilot)
+    await pilot.press("enter")
+    await until(pilot, lambda: app.model.room is not None and app.model.room.state == "playing")
+
+
 async def test_local_hot_seat(tmp_path: Path) -> None:
     """--local runs a server in the client; t seats two players on this terminal and
     the board takes moves for whoever is to move."""
     opts = PlayOptions(name="ann", local=True, config_dir=tmp_path, remember=False)
     app = GomokuApp(opts, backoff=FAST)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: online(app) and isinstance(app.screen, LobbyScreen))
-        await until(pilot, lambda: "Hot seat" in screen_text(app))
-        await pilot.press("t")
-        await until(pilot, lambda: isinstance(app.screen, HotSeatDialog))
-        await pilot.press("enter")  # the defaults: freestyle on 15x15, no clock
-        await until(pilot, lambda: app.model.room is not None and app.model.room.state == "playing")
+        await hot_seat_game(app, pilot)
         await pilot.press("enter")
         await until(pilot, lambda: stones(app) == 1)
         await pilot.press("up", "enter")
@@ -57,12 +70,7 @@ async def test_back_in_a_hot_seat_game_both_players_are_back(tmp_path: Path) -> 
     opts = PlayOptions(name="ann", local=True, config_dir=tmp_path, remember=False)
     app = GomokuApp(opts, backoff=FAST)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: online(app) and isinstance(app.screen, LobbyScreen))
-        await until(pilot, lambda: "Hot seat" in screen_text(app))
-        await pilot.press("t")
-        await until(pilot, lambda: isinstance(app.screen, HotSeatDialog))
-        await pilot.press("enter")  # the defaults: freestyle on 15x15, no clock
-        await until(pilot, lambda: app.model.room is not None and app.model.room.state == "playing")
+        await hot_seat_game(app, pilot)
         await pilot.press("enter")
         await until(pilot, lambda: stones(app) == 1)
         await leave_for_the_lobby(app, pilot)
@@ -92,11 +100,7 @@ async def test_hot_seat_plays_renju_swap2_on_a_clock_as_chosen(tmp_path: Path) -
     opts = PlayOptions(name="ann", local=True, config_dir=tmp_path, remember=False)
     app = GomokuApp(opts, backoff=FAST)
     async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: online(app) and isinstance(app.screen, LobbyScreen))
-        await until(pilot, lambda: "Hot seat" in screen_text(app))
-        await pilot.press("t")
-        await until(pilot, lambda: isinstance(app.screen, HotSeatDialog))
-        dialog = app.screen
+        dialog = await hot_seat_dialog(app, pilot)
         dialog.query_one("#rule", Select).value = "renju"
         dialog.query_one("#opening", Select).value = "swap2"
         dialog.query_one("#time", Input).value = "1+0"
@@ -124,12 +128,7 @@ async def test_in_hot_seat_a_takeback_takes_back_the_stone_just_played(tmp_path:
     opts = PlayOptions(name="ann", local=True, config_dir=tmp_path, remember=False)
     app = GomokuApp(opts, backoff=FAST)
     async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: online(app) and isinstance(app.screen, LobbyScreen))
-        await until(pilot, lambda: "Hot seat" in screen_text(app))
-        await pilot.press("t")
-        await until(pilot, lambda: isinstance(app.screen, HotSeatDialog))
-        await pilot.press("enter")
-        await until(pilot, lambda: app.model.room is not None and app.model.room.state == "playing")
+        await hot_seat_game(app, pilot)
         await pilot.press("enter")
         await until(pilot, lambda: stones(app) == 1)
         await pilot.press("up", "enter")
