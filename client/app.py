@@ -523,9 +523,9 @@ class GomokuApp(App[None]):
     async def _seat_ai_asked(self, room: str, level: str | None) -> None:
         """Seat the AI the player asked to play in the room just made for it, numbered:
         with no AI free, :meth:`_give_up_ai_room` follows."""
-        request = self.connection.next_id() if self.connection is not None else 0
-        self.ai_seat_asked = (request, room)
-        await self.send(msg.SeatAi(room=room, level=level, id=request))
+        request = await self._send_as(None, msg.SeatAi(room=room, level=level), numbered=True)
+        if request is not None:
+            self.ai_seat_asked = (request, room)
 
     async def _give_up_ai_room(self, room: str, refused: msg.Error) -> None:
         """No AI was free for the game against an AI just asked for: leave its room (it

@@ -251,6 +251,15 @@ def _game_fields(*, seat: bool, last: msg.CreateRoom | None = None) -> ComposeRe
         yield Select(SEATS, value=room.seat, allow_blank=False, id="seat", compact=True)
 
 
+def _form_end(ok: str) -> ComposeResult:
+    """The end of every form: the line that says what is wrong with it, then its button
+    (``ok``: what it does) and Cancel."""
+    yield Label("", id="form-error", classes="error")
+    with Horizontal(classes="buttons"):
+        yield Button(ok, id="ok", variant="primary", compact=True)
+        yield Button("Cancel", id="cancel", compact=True)
+
+
 def _level_fields(
     label: str, select_id: str, other_id: str, level: str = DEFAULT_LEVEL
 ) -> ComposeResult:
@@ -277,10 +286,7 @@ class CreateRoomDialog(_FormDialog[msg.ClientMessage]):
                 yield TickBox("reached by invite code", id="private", compact=True)
                 yield Label("Rated")
                 yield TickBox("counts for ratings", id="rated", compact=True)
-            yield Label("", id="form-error", classes="error")
-            with Horizontal(classes="buttons"):
-                yield Button("Create", id="ok", variant="primary", compact=True)
-                yield Button("Cancel", id="cancel", compact=True)
+            yield from _form_end("Create")
         yield Footer(compact=True)
 
     def submit(self) -> None:
@@ -323,10 +329,7 @@ class QuickMatchDialog(_FormDialog[msg.ClientMessage]):
                     compact=True,
                 )
                 yield from _level_fields("AI level", "ai-level", "ai-other")
-            yield Label("", id="form-error", classes="error")
-            with Horizontal(classes="buttons"):
-                yield Button("Find opponent", id="ok", variant="primary", compact=True)
-                yield Button("Cancel", id="cancel", compact=True)
+            yield from _form_end("Find opponent")
         yield Footer(compact=True)
 
     def ai_after_ms(self) -> tuple[bool, int | None]:
@@ -375,10 +378,7 @@ class HotSeatDialog(_FormDialog[msg.CreateRoom]):
             yield Label("[b]Hot seat[/b]: two players on this terminal (unrated)")
             with Grid(classes="form"):
                 yield from _game_fields(seat=False)
-            yield Label("", id="form-error", classes="error")
-            with Horizontal(classes="buttons"):
-                yield Button("Play", id="ok", variant="primary", compact=True)
-                yield Button("Cancel", id="cancel", compact=True)
+            yield from _form_end("Play")
         yield Footer(compact=True)
 
     def submit(self) -> None:
@@ -404,10 +404,7 @@ class PlayAiDialog(_FormDialog[PlayAi]):
                 yield from _game_fields(seat=True, last=last.room if last else None)
                 level = last.level if last else DEFAULT_LEVEL
                 yield from _level_fields("AI level", "level", "level-other", level)
-            yield Label("", id="form-error", classes="error")
-            with Horizontal(classes="buttons"):
-                yield Button("Play", id="ok", variant="primary", compact=True)
-                yield Button("Cancel", id="cancel", compact=True)
+            yield from _form_end("Play")
         yield Footer(compact=True)
 
     def submit(self) -> None:
@@ -431,10 +428,7 @@ class SeatAiDialog(_FormDialog[msg.ClientMessage]):
             yield Label("[b]An AI opponent[/b] in the empty seat (the game is unrated)")
             with Grid(classes="form"):
                 yield from _level_fields("AI level", "level", "level-other")
-            yield Label("", id="form-error", classes="error")
-            with Horizontal(classes="buttons"):
-                yield Button("Seat the AI", id="ok", variant="primary", compact=True)
-                yield Button("Cancel", id="cancel", compact=True)
+            yield from _form_end("Seat the AI")
         yield Footer(compact=True)
 
     def submit(self) -> None:
@@ -455,10 +449,7 @@ class AiGameDialog(_FormDialog[msg.ClientMessage]):
                 yield from _level_fields("White AI", "white", "white-other")
                 yield Label("Private")
                 yield TickBox("not listed in the lobby", id="private", compact=True)
-            yield Label("", id="form-error", classes="error")
-            with Horizontal(classes="buttons"):
-                yield Button("Start", id="ok", variant="primary", compact=True)
-                yield Button("Cancel", id="cancel", compact=True)
+            yield from _form_end("Start")
         yield Footer(compact=True)
 
     def submit(self) -> None:
@@ -499,10 +490,7 @@ class CodeDialog(_FormDialog[None]):
             yield Label("[b]Join a private room[/b]")
             yield Input(placeholder="invite code", id="code", max_length=32, compact=True)
             yield TickBox("Watch only", id="watch", compact=True)
-            yield Label("", id="form-error", classes="error")
-            with Horizontal(classes="buttons"):
-                yield Button("Join", id="ok", variant="primary", compact=True)
-                yield Button("Cancel", id="cancel", compact=True)
+            yield from _form_end("Join")
         yield Footer(compact=True)
 
     FOCUS = "#code"
