@@ -779,14 +779,19 @@ async def test_a_line_of_piled_accents_draws_over_no_other_chat_line(browser: Br
 
 
 async def test_a_crafted_room_link_costs_the_visitor_nothing(browser: Browser) -> None:
-    """A link to a room "id" of 4,100 characters says there is no such room, with the
-    connection kept (its join was a frame too big for the server, which closed the
-    connection for it); one with a broken %-escape is no page error."""
+    """A link to a room "id" of 4,100 characters says there is no such room, and one to
+    such a profile that it is too long, with the connection kept (the join was a frame
+    too big for the server, which closed the connection for it); one with a broken
+    %-escape is no page error."""
     async with people(browser) as crowd:
         ann = await crowd.page("ann")
         await ann.goto(f"{crowd.url}#/room/{'A' * 4100}")
         await expect(ann.locator("#status")).to_have_text(
             f"Could not enter {'A' * 40}…: That room does not exist (any more). Back to the lobby"
+        )
+        await ann.goto(f"{crowd.url}#/profile/{'A' * 4100}")
+        await expect(ann.locator("#profile-view")).to_contain_text(
+            "Not sent: too long for the server."
         )
         await ann.goto(f"{crowd.url}#/room/%E0%A4%A")
         await expect(ann.locator("#status")).to_contain_text("Could not enter %E0%A4%A")
@@ -951,7 +956,14 @@ async def test_a_profile_lists_a_game_both_left_early_as_aborted_and_later_as_a_
                 await ann.until_event(Moved)
             await ann.ws.close()
             await hal.ws.close()
-        page = await crowd.page("cy", hash=f"#/profile/{crowd.clients[0].player}")
+        player = crowd.clients[0].player
+        cy = await crowd.client("cy")
+        for _ in range(50):  # both games over: the second ends a grace period after it
+            await cy.send(m.ListGames(player=player))
+            if len((await cy.expect(m.Games)).items) == 2:
+                break
+            await asyncio.sleep(0.1)
+        page = await crowd.page("cy", hash=f"#/profile/{player}")
         games = page.locator("#profile-view .games li")
         await expect(games).to_have_count(2)
         await expect(games.nth(0)).to_contain_text("Draw (abandonment) · 4 moves · rated")

@@ -370,9 +370,7 @@ export class App {
       return;
     }
     const parts = window.location.hash.replace(/^#\/?/, "").split("/").map(decodedPart);
-    const [page, whole] = parts;
-    // No id is longer (a longer one would go to the server as a frame too big for it).
-    const arg = whole && whole.length > ID_MAX ? whole.slice(0, ID_MAX + 1) : whole;
+    const [page, arg] = parts;
     this.route = parts;
     if ((page === "room" || page === "watch") && arg) {  // no id: the lobby
       this.showView("game");
@@ -426,8 +424,7 @@ export class App {
       return;
     }
     if (key.length > ID_MAX) {
-      // No room has such an id (a code is shorter still): sent, the join was a frame too
-      // big for the server, which closed the connection for it.
+      // No room has such an id (a code is shorter still): said so, the key cut short.
       this.views.game.failed(`${key.slice(0, ID_MAX)}…`, errorText({ code: "no_such_room" }));
       return;
     }

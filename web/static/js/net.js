@@ -19,6 +19,20 @@ const STALL_MS = 5000;
 const SUSPECT_MS = 2000;
 const UNAVAILABLE_RETRY_MS = 2000; // a hello the server could not answer (its store was down)
 
+/** The biggest frame the server reads (protocol/limits.py's MAX_CLIENT_FRAME): it
+ * closes the connection on a bigger one (1009). */
+const MAX_FRAME = 4096;
+const TOO_LONG = { code: "too_long", message: "too long for the server: not sent" };
+
+/** `message` as a frame, or null when it is bigger than the server takes: not sent, it
+ * costs the page nothing (a crafted link's join closed the visitor's connection). */
+function fitting(message) {
+  const frame = JSON.stringify(message);
+  // A UTF-16 unit is at most 3 bytes of UTF-8: only a long frame is measured.
+  if (frame.length * 3 > MAX_FRAME && new TextEncoder().encode(frame).length > MAX_FRAME) return null;
+  return frame;
+}
+
 export class RequestError extends Error {
   constructor(frame) {
     super(frame.message);
@@ -167,7 +181,9 @@ export class Connection {
         message: "not connected to the server right now" }));
     }
     const id = this.nextId++;
-    this.ws.send(JSON.stringify({ ...message, id }));
+    const frame = fitting({ ...message, id });
+    if (frame === null) return Promise.reject(new RequestError(TOO_LONG));
+    this.ws.send(frame);
     return new Promise((resolve, reject) => this.pending.set(id, { resolve, reject }));
   }
 
@@ -183,9 +199,14 @@ export class Connection {
       return null;
     }
     const id = this.nextId++;
+    const frame = fitting({ ...message, id });
+    if (frame === null) {
+      onError(new RequestError(TOO_LONG));
+      return null;
+    }
     this.actions.set(id, onError);
     if (this.actions.size > 200) this.actions.delete(this.actions.keys().next().value);
-    this.ws.send(JSON.stringify({ ...message, id }));
+    this.ws.send(frame);
     return id;
   }
 

@@ -111,6 +111,7 @@ const ERROR_WORDS = {
   hint_not_allowed: "No hints in a rated game.",
   ai_not_allowed: "Rated games are for people: no AI seat.",
   offline: "Not connected to the server right now.",
+  too_long: "Not sent: too long for the server.", // the page's own (net.js), as offline
   unavailable: "The server cannot reach its store; try again in a moment.",
   internal: "Something went wrong on the server; try again.",
   no_such_game: "There is no record of that game here (it may still be running).",
