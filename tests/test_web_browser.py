@@ -946,9 +946,12 @@ async def test_a_profile_lists_a_game_both_left_early_as_aborted_and_later_as_a_
     nothing), then another after four (a draw, rated): ann's profile on the page says
     so, not "Draw" for both."""
     async with people(browser, game=GameRules(grace_ms=300)) as crowd:
-        for stones in (3, 4):
-            ann = await crowd.client("ann", crowd.clients[0].token if crowd.clients else None)
-            hal = await crowd.client("hal", crowd.clients[1].token if stones == 4 else None)
+        cy = await crowd.client("cy")
+        player = None
+        for finished, stones in enumerate((3, 4), start=1):
+            ann = await crowd.client("ann", crowd.clients[1].token if player else None)
+            hal = await crowd.client("hal", crowd.clients[2].token if player else None)
+            player = crowd.clients[1].player
             room = (await ann.create(seat="black", rated=True)).room.id
             await hal.join(room)
             for i, point_name in enumerate(["h8", "a1", "h9", "a2"][:stones]):
@@ -956,13 +959,11 @@ async def test_a_profile_lists_a_game_both_left_early_as_aborted_and_later_as_a_
                 await ann.until_event(Moved)
             await ann.ws.close()
             await hal.ws.close()
-        player = crowd.clients[0].player
-        cy = await crowd.client("cy")
-        for _ in range(50):  # both games over: the second ends a grace period after it
-            await cy.send(m.ListGames(player=player))
-            if len((await cy.expect(m.Games)).items) == 2:
-                break
-            await asyncio.sleep(0.1)
+            for _ in range(50):  # over a grace period after both left: archived, in order
+                await cy.send(m.ListGames(player=player))
+                if len((await cy.expect(m.Games)).items) == finished:
+                    break
+                await asyncio.sleep(0.1)
         page = await crowd.page("cy", hash=f"#/profile/{player}")
         games = page.locator("#profile-view .games li")
         await expect(games).to_have_count(2)
