@@ -302,13 +302,57 @@ def _decode_failure(exc: Exception, data: Any) -> str:
     """What is wrong with a frame that could not be decoded, in words a bot author can
     act on: the decoder's own texts name a lone surrogate escape "truncated" input and
     quote Python's codec for a bad UTF-8 byte."""
-    if isinstance(exc, UnicodeDecodeError):
+    if isinstance(exc, UnicodeDecodeError):  # msgspec before 0.23
         return f"a string is not valid UTF-8 (byte 0x{exc.object[exc.start]:02x})"
     text = str(exc)
+    if text == "Invalid UTF-8 encoded string" and isinstance(data, bytes | bytearray):
+        bad = _first_bad_utf8_byte(bytes(data))  # msgspec 0.23 on names no byte
+        return "a string is not valid UTF-8" + ("" if bad is None else f" (byte 0x{bad:02x})")
     truncated = text == "Input data was truncated"
     if truncated and isinstance(data, str) and _LONE_HIGH_SURROGATE.search(data):
         return "a \\u escape is half of a UTF-16 surrogate pair with no other half"
     return text or type(exc).__name__
+
+
+# How many bytes follow each MessagePack head byte before the next head, for the heads
+# whose length is fixed (containers' heads carry only a count: their items follow).
+_FIXED_TAIL = {
+    0xC0: 0, 0xC2: 0, 0xC3: 0, 0xCA: 4, 0xCB: 8, 0xCC: 1, 0xCD: 2, 0xCE: 4, 0xCF: 8,
+    0xD0: 1, 0xD1: 2, 0xD2: 4, 0xD3: 8, 0xD4: 2, 0xD5: 3, 0xD6: 5, 0xD7: 9, 0xD8: 17,
+    0xDC: 2, 0xDD: 4, 0xDE: 2, 0xDF: 4,
+}  # fmt: skip
+# Heads followed by a length of 1, 2 or 4 bytes, then that many bytes (and for an
+# extension one type byte): bin, ext and str.
+_SIZED = {0xC4: 1, 0xC5: 2, 0xC6: 4, 0xC7: 1, 0xC8: 2, 0xC9: 4, 0xD9: 1, 0xDA: 2, 0xDB: 4}
+
+
+def _first_bad_utf8_byte(data: bytes) -> int | None:
+    """The first byte of a MessagePack frame's strings that is not valid UTF-8, found by
+    reading the frame's items one after another (a head says its own length, so the
+    nesting need not be followed). None if none is found where the frame can be read."""
+    at = 0
+    while at < len(data):
+        head = data[at]
+        at += 1
+        start = end = at
+        if 0xA0 <= head <= 0xBF:
+            end = at + (head & 0x1F)
+        elif head in _SIZED:
+            width = _SIZED[head]
+            start = at + width + (1 if 0xC7 <= head <= 0xC9 else 0)
+            end = start + int.from_bytes(data[at : at + width], "big")
+        elif head in _FIXED_TAIL:
+            at += _FIXED_TAIL[head]
+            continue
+        else:
+            continue  # one byte: a fixint, fixmap or fixarray head (0xc1 is never sent)
+        if head >= 0xD9 or head <= 0xBF:  # a string
+            try:
+                data[start:end].decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return data[start + exc.start]
+        at = end
+    return None
 
 
 def _extension_in(data: bytes) -> str | None:

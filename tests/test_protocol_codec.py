@@ -503,6 +503,25 @@ def test_malformed_frames_are_bad_message(data: bytes, needle: str) -> None:
     assert needle in exc.message
 
 
+@pytest.mark.parametrize(
+    ("tail", "byte"),
+    [
+        (b"\x81\xa4text\xd9\x03ab\xc3", "0xc3"),  # str8, a two-byte letter cut short
+        (b"\x82\xa1y\xc4\x03\xff\xfe\xa4\xa4text\xa2\xe9!", "0xe9"),  # after bin
+        (b"\x82\xa1x\xcb\xa2\xff\xff" + bytes(5) + b"\xa4text\xa1\xe9", "0xe9"),  # float
+    ],
+    ids=["str8", "after-bin", "after-float"],
+)
+def test_a_bad_string_names_its_first_bad_byte(tail: bytes, byte: str) -> None:
+    """Invalid UTF-8 in a MessagePack frame's text is named by its first bad byte, past
+    binary and number items whose bytes look like string heads. ``tail``'s first byte
+    counts its fields; they follow a chat's type and room."""
+    head = msgspec.msgpack.encode({"type": "chat", "room": "r-0123456789"})
+    exc = _error(bytes([head[0] + tail[0] - 0x80]) + head[1:] + tail[1:])
+    assert exc.code == ErrorCode.BAD_MESSAGE
+    assert f"not valid UTF-8 (byte {byte})" in exc.message
+
+
 def test_a_bad_string_is_answered_with_the_frames_id_and_room() -> None:
     """Invalid UTF-8 in a chat line: the error still names the frame's id and room,
     which are readable, so the sender knows which request failed."""
