@@ -25,6 +25,8 @@ class Cluster:
     queues: dict[str, QueueDepth]
     rooms: int
     lobby_rooms: int
+    games: int
+    """Games in progress."""
 
 
 async def instances(store: Store) -> dict[str, jobs.InstanceRecord]:
@@ -40,6 +42,7 @@ async def read_cluster(store: Store) -> Cluster:
         queues=await store.pool_depths(),
         rooms=await store.count_rooms(),
         lobby_rooms=await store.count_lobby(),
+        games=await store.count_games(),
     )
 
 
@@ -78,6 +81,7 @@ def add_cluster_gauges(metrics: Metrics, store: Store) -> None:
         {
             "gomoku_rooms": store.count_rooms,
             "gomoku_lobby_rooms": store.count_lobby,
+            "gomoku_games_in_progress": store.count_games,
             "gomoku_cluster_instances": count_instances,
             "gomoku_cluster_connections": connections,
             "gomoku_cluster_players_online": players,
@@ -123,5 +127,8 @@ def describe(cluster: Cluster, now: int) -> str:
         lines.append(f"  {queue:<20} {depth.waiting} / {depth.taken}")
     if not cluster.queues:
         lines.append("  (none used yet)")
-    lines.append(f"rooms: {cluster.rooms} ({cluster.lobby_rooms} in the lobby)")
+    lines.append(
+        f"rooms: {cluster.rooms} ({cluster.lobby_rooms} in the lobby); "
+        f"games in progress: {cluster.games}"
+    )
     return "\n".join(lines) + "\n"

@@ -18,7 +18,9 @@ Layout (``gomoku:`` is the default prefix, so one Redis can hold other data too)
   ``gomoku:instance:ID:rooms`` (set: rooms where the instance has connections attached);
   ``gomoku:epoch`` (string: the data's random id, made again if Redis lost its data).
 - every room: ``gomoku:rooms`` (sorted set, room -> when its keys expire, epoch ms;
-  ``+inf`` while they do not), so the cluster's rooms can be counted without a scan.
+  ``+inf`` while they do not), so the cluster's rooms can be counted without a scan;
+  ``gomoku:games`` (set: rooms whose game has begun and is not over, for the count of
+  games in progress).
 - clock deadlines: ``gomoku:{clocks}:due`` (sorted set, room -> due epoch ms),
   ``gomoku:{clocks}:parked`` (sorted set: rooms taken out of ``due`` when they had no
   deadline, by when to look at them once more), and the instances' heartbeat
@@ -134,6 +136,12 @@ class Keys:
     def rooms(self) -> str:
         """Sorted set: every room -> when its keys expire (``+inf``: not yet)."""
         return f"{self.prefix}:rooms"
+
+    @property
+    def games(self) -> str:
+        """Set: rooms whose game has begun and is not over (a room's expiry takes it out;
+        a member whose room has expired is dropped when the set is counted)."""
+        return f"{self.prefix}:games"
 
     # -- server instances ----------------------------------------------------------
 

@@ -43,6 +43,11 @@ _HELP: dict[str, tuple[str, Scope, str]] = {
     ),
     "gomoku_rooms": ("gauge", "cluster", "Rooms in the store (waiting, playing or finished)."),
     "gomoku_lobby_rooms": ("gauge", "cluster", "Public rooms listed in the lobby."),
+    "gomoku_games_in_progress": (
+        "gauge",
+        "cluster",
+        "Games begun and not over (in their opening or being played), in every room.",
+    ),
     "gomoku_rooms_followed": (
         "gauge",
         "instance",

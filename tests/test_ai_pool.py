@@ -304,6 +304,7 @@ async def test_metrics_and_status_show_the_cluster_from_any_instance(
         assert values["gomoku_cluster_ai_seats"] == "2"
         assert values["gomoku_cluster_ai_seats_in_play"] == "1"
         assert values["gomoku_cluster_instances"] == "2"
+        assert values["gomoku_games_in_progress"] == "1"
         # People only: ann on B; the worker and the AI seat it plays on A are no players.
         assert values["gomoku_players_online"] == "1"
         for _ in range(50):  # each instance publishes its figures every second
@@ -328,6 +329,7 @@ async def test_metrics_and_status_show_the_cluster_from_any_instance(
     assert f"{worker.id} (AI worker)  on {a.housekeeping.instance_id}  holds 1/2 seats" in out
     assert "AI workers: 1 (2 seats; 1 AI players in games or waiting for a worker)" in out
     assert re.search(r"^  seat:novice +0 / 0$", out, re.MULTILINE)
+    assert "rooms: 1 (1 in the lobby); games in progress: 1" in out
 
 
 async def test_status_says_in_one_line_when_redis_cannot_be_reached() -> None:

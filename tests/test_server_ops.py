@@ -21,7 +21,7 @@ from websockets.exceptions import ConnectionClosed
 
 from protocol import messages as m
 from protocol.codec import decode_server, encode
-from protocol.events import Moved
+from protocol.events import GameOver, Moved
 from server.app import GomokuServer
 from server.serve import banner, join_addresses, lan_address
 from server.store import StoreUnavailable
@@ -46,7 +46,8 @@ async def http_get(port: int, path: str) -> tuple[int, str, str]:
 
 
 async def test_healthz_and_metrics(server: GomokuServer, connect: Connect) -> None:
-    """GET /healthz answers ok; /metrics counts connections, rooms, games, moves and errors."""
+    """GET /healthz answers ok; /metrics counts connections, rooms, games (in progress too),
+    moves and errors."""
     status, _, body = await http_get(server.port, "/healthz")
     assert (status, body) == (200, "ok\n")
     alice, bob, room = await seated_pair(connect)
@@ -64,7 +65,13 @@ async def test_healthz_and_metrics(server: GomokuServer, connect: Connect) -> No
     assert values["gomoku_moves_total"] == "1"
     assert values['gomoku_errors_total{code="occupied"}'] == "1"
     assert values["gomoku_errors_internal_total"] == "0"
+    assert values["gomoku_games_in_progress"] == "1"
     assert "# TYPE gomoku_moves_total counter" in text
+    await alice.send(m.Resign(room=room))
+    await bob.event(GameOver, room)
+    _, _, text = await http_get(server.port, "/metrics")
+    assert re.search(r"^gomoku_games_in_progress 0$", text, re.MULTILINE)
+    assert re.search(r"^gomoku_games_finished_total 1$", text, re.MULTILINE)
 
 
 async def test_metrics_say_what_they_cover_and_cluster_figures_read_the_store(

@@ -390,6 +390,22 @@ async def test_rooms_and_the_lobby_are_counted_until_they_expire(store: Store) -
     assert await store.count_rooms() == 2
 
 
+async def test_games_in_progress_are_counted_until_their_room_expires(store: Store) -> None:
+    """count_games counts each begun game once until expire_room (a game's end, an
+    emptied room); a game begun in a room that has already expired is not counted."""
+    for room in ("r1", "r2", "r3", "r4"):
+        await store.commit(room, 0, b"s")
+    for room in ("r1", "r2", "r2", "r3"):  # r2 twice: may run twice
+        await store.game_begun(room)
+    assert await store.count_games() == 3
+    await store.expire_room("r3", 60_000)  # over: its room stays a while, its game is done
+    await store.expire_room("r4", 0)
+    await asyncio.sleep(0.01)
+    await store.game_begun("r4")  # too late: the room has gone
+    assert await store.count_games() == 2
+    assert await store.count_rooms() == 3
+
+
 async def test_memory_listener_gets_each_event_inside_its_commit() -> None:
     """The memory store hands a listener each event (backlog first) before commit returns,
     and ends it when the room is dropped."""

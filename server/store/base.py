@@ -207,6 +207,15 @@ class Store(Archive, AiPool):
     async def count_lobby(self) -> int:
         """Rooms listed in the lobby."""
 
+    @abc.abstractmethod
+    async def game_begun(self, room_id: str) -> None:
+        """Count the room's game as in progress until :meth:`expire_room` (which every
+        game's end and every emptied room calls) or the room's expiry. May run twice."""
+
+    @abc.abstractmethod
+    async def count_games(self) -> int:
+        """Games in progress (:meth:`game_begun`) in rooms that have not expired."""
+
     # -- rooms -----------------------------------------------------------------
 
     @abc.abstractmethod

@@ -94,6 +94,8 @@ class MemoryStore(MemoryArchive, MemoryAiPool, Store):
         """Room -> when its held-back spectator count falls due: the clock ticker looks at
         these, as at ``_deadlines``, not at every room kept (finished rooms stay an hour)."""
         self._lobby: dict[str, bytes] = {}
+        self._in_progress: set[str] = set()
+        """Rooms whose game is in progress (:meth:`game_begun`)."""
         self._lobby_followers: set[asyncio.Queue[LobbyChange | None]] = set()
         self._sessions: dict[str, bytes] = {}
         self._player_rooms: dict[str, set[str]] = {}
@@ -134,6 +136,7 @@ class MemoryStore(MemoryArchive, MemoryAiPool, Store):
         room = self._rooms.pop(room_id, None)
         self._deadlines.pop(room_id, None)
         self._counts_due.pop(room_id, None)
+        self._in_progress.discard(room_id)
         if room is not None:
             if room.invite is not None and self._invites.get(room.invite) == room_id:
                 del self._invites[room.invite]
@@ -162,6 +165,14 @@ class MemoryStore(MemoryArchive, MemoryAiPool, Store):
 
     async def count_lobby(self) -> int:
         return len(self._lobby)
+
+    async def game_begun(self, room_id: str) -> None:
+        if self._room(room_id) is not None:
+            self._in_progress.add(room_id)
+
+    async def count_games(self) -> int:
+        self.purge_expired()
+        return len(self._in_progress)
 
     async def load_room(self, room_id: str, *, fresh: bool = False) -> RoomRecord | None:
         room = self._room(room_id)
@@ -302,6 +313,7 @@ class MemoryStore(MemoryArchive, MemoryAiPool, Store):
 
     async def expire_room(self, room_id: str, ttl_ms: int, *, invite: str | None = None) -> None:
         room = self._rooms.get(room_id)
+        self._in_progress.discard(room_id)
         if room is not None:
             room.expires_at = _now_ms() + ttl_ms
             room.invite = invite

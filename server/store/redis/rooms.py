@@ -253,13 +253,12 @@ class RedisRooms(RedisCore):
         # Every game ends here, so on the hot path (each step may run twice: setting the
         # same lifetimes again changes nothing).
         keys = self.keys.room_keys(room_id)
+        commands: list[Command] = [("SREM", self.keys.games, room_id)]
         if (await self.hot_script((), self.scripts.expire_room, keys, [ttl_ms]))[-1]:
-            commands: list[Command] = [
-                ("ZADD", self.keys.rooms, int(time.time() * 1000) + ttl_ms, room_id)
-            ]
+            commands.append(("ZADD", self.keys.rooms, int(time.time() * 1000) + ttl_ms, room_id))
             if invite is not None:
                 commands.append(("PEXPIRE", self.keys.invite(invite), ttl_ms))
-            await self.hot(*commands)
+        await self.hot(*commands)
 
     async def append(
         self, room_id: str, events: Sequence[bytes], *, keep_chat: int = 0
@@ -339,6 +338,24 @@ class RedisRooms(RedisCore):
     @runs_to_completion
     async def purge(self) -> None:
         await self.redis.zremrangebyscore(self.keys.rooms, "-inf", int(time.time() * 1000))
+
+    async def game_begun(self, room_id: str) -> None:
+        await self.hot(("SADD", self.keys.games, room_id))
+
+    @runs_to_completion
+    async def count_games(self) -> int:
+        """The set's rooms that are still there: one whose instance died between a game's
+        end and its :meth:`expire_room` is dropped once its room has expired."""
+        members: list[Any] = list(await self.redis.smembers(self.keys.games))
+        if not members:
+            return 0
+        until: list[Any] = await self.redis.zmscore(self.keys.rooms, members)
+        now = time.time() * 1000
+        ends = zip(members, until, strict=True)
+        gone = [room for room, at in ends if at is None or at <= now]
+        if gone:
+            await self.redis.srem(self.keys.games, *gone)
+        return len(members) - len(gone)
 
     @runs_to_completion
     async def count_rooms(self) -> int:
