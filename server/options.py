@@ -5,6 +5,7 @@ option or variable, the usage line, exit status 2: :mod:`protocol.options`)."""
 from __future__ import annotations
 
 import argparse
+import errno
 import ipaddress
 import os
 import socket
@@ -48,6 +49,23 @@ def redacted(url: str) -> str:
 def cannot_use_redis(url: str, why: object) -> str:
     """The one line that says the server cannot start on the Redis at ``url``."""
     return f"gomoku-server: cannot use redis at {redacted(url)}: {why}"
+
+
+_LISTEN_ERRORS = {
+    errno.EADDRINUSE: "the port is in use (another program, or another gomoku-server, "
+    "listens there; choose another with --port)",
+    errno.EACCES: "permission denied (a port below 1024 needs root; choose another with --port)",
+    errno.EADDRNOTAVAIL: "this machine has no such address (--host)",
+}
+
+
+def cannot_listen(host: str, port: int, exc: OSError) -> str:
+    """The one line that says the server cannot listen where it was asked to: in words
+    for the usual causes, rather than asyncio's "error while attempting to bind on
+    address ... address already in use"."""
+    why = _LISTEN_ERRORS.get(exc.errno or 0) or exc.strerror or str(exc)
+    shown = f"[{host}]" if ":" in host else host
+    return f"gomoku-server: cannot listen on {shown}:{port}: {why}"
 
 
 def redis_url(text: str) -> str:

@@ -35,7 +35,7 @@ from collections.abc import Callable, Sequence
 from protocol.backoff import sleep_unless
 from server import __version__
 from server.config import ServerConfig
-from server.options import cannot_use_redis, redacted
+from server.options import cannot_listen, cannot_use_redis, redacted
 from stopsignals import STOP_SIGNALS, StopSignals
 
 log = logging.getLogger("gomoku.server")
@@ -284,7 +284,7 @@ def supervise(
     try:
         reserved = reserve_port(args.host, args.port)
     except OSError as exc:
-        print(f"gomoku-server: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        print(cannot_listen(args.host, args.port, exc), file=sys.stderr)
         return 1
     with reserved:
         port: int = reserved.getsockname()[1]

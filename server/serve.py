@@ -19,6 +19,7 @@ from server.app import GomokuServer
 from server.config import ServerConfig
 from server.options import (
     DAY_MS,
+    cannot_listen,
     cannot_use_redis,
     parse_args,
     redacted,
@@ -234,7 +235,7 @@ def run(words: list[str], signals: StopSignals) -> int:
         print(f"gomoku-server: {exc}", file=sys.stderr)
         return 1
     except OSError as exc:
-        print(f"gomoku-server: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        print(cannot_listen(args.host, args.port, exc), file=sys.stderr)
         return 1
     finally:
         signals.ignore()  # the loop gave them back to Python's handling as it closed

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -189,3 +190,23 @@ def test_a_redis_password_is_never_shown() -> None:
     assert status == 1
     assert "s3cret-pw" not in out + err
     assert "cannot use redis at redis://:***@127.0.0.1:1/0" in err
+
+
+def test_a_port_in_use_is_said_in_one_line(tmp_path: Path) -> None:
+    """A port another program listens on stops the server with one line that says so in
+    words and names the option to change, exit status 1, no traceback."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        data = str(tmp_path / "data.sqlite")
+        status, out, err = run(
+            "gomoku-server", ["--host", "127.0.0.1", "--port", str(port), "--data", data]
+        )
+    assert status == 1, (out, err)
+    assert "Traceback" not in err
+    [line] = err.splitlines()
+    assert line == (
+        f"gomoku-server: cannot listen on 127.0.0.1:{port}: the port is in use (another "
+        "program, or another gomoku-server, listens there; choose another with --port)"
+    )
