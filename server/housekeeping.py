@@ -188,9 +188,13 @@ class Housekeeping:
 
     async def leave(self) -> None:
         """Stopping: every connection detached as it closed; drop whatever attachment of
-        this instance is left and its lease, so a stopped instance keeps nobody present."""
+        this instance is left and its lease, so a stopped instance keeps nobody present.
+        Nothing if it never took its lease (:meth:`join`): it attached no one, and a
+        store that did not answer at the start would hold the stop too."""
         if self._reattaching is not None:
             self._reattaching.cancel()
+        if not self._written:
+            return
         with contextlib.suppress(StoreUnavailable):
             gone = await self.store.reap_instance(self.instance_id, now_ms())
             for room_id in gone:

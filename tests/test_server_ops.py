@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import pytest
-from server_fixtures import Connect, seated_pair
+from server_fixtures import Connect, make_config, seated_pair
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
 
@@ -23,7 +23,7 @@ from protocol import messages as m
 from protocol.codec import decode_server, encode
 from protocol.events import GameOver, Moved
 from server.app import GomokuServer
-from server.serve import banner, join_addresses, lan_address
+from server.serve import banner, join_addresses, lan_address, serve
 from server.store import StoreUnavailable
 from server.store.redis import RedisStore
 from server.store.redis import core as redis_core
@@ -249,6 +249,21 @@ async def test_a_redis_that_never_answers_is_said_at_start(
     store = RedisStore(f"redis://127.0.0.1:{deaf_port}/0")
     with pytest.raises(StoreUnavailable, match=r"does not answer within 0.5 s \(is it Redis\?"):
         await asyncio.wait_for(store.start(), 5)
+
+
+async def test_a_server_whose_redis_never_answered_stops_when_it_says_so(
+    deaf_port: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The line said "does not answer within 10 s" and the server stopped 5 s later: the
+    stop after the failed start tried to take back a lease it never took, from the Redis
+    that did not answer. The start gives up after START_TIMEOUT_S (0.5 s here) and the
+    server is stopped at once."""
+    monkeypatch.setattr(redis_core, "START_TIMEOUT_S", 0.5)
+    store = RedisStore(f"redis://127.0.0.1:{deaf_port}/0")
+    started = asyncio.get_running_loop().time()
+    with pytest.raises(StoreUnavailable, match=r"does not answer within 0.5 s"):
+        await asyncio.wait_for(serve(make_config(), store), 30)
+    assert asyncio.get_running_loop().time() - started < 3  # 5.5 s before
 
 
 async def test_status_says_why_a_redis_that_never_answers_is_unreachable_within_6_s(
