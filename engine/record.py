@@ -228,7 +228,7 @@ def format_psq(record: GameRecord) -> str:
     The third number of a move line is the time that move took in ms (Piskvork's
     meaning), computed from the record's times since the start; 0 where unknown.
     The players' names follow the moves when both are known and fit on a line
-    (and do not look like numbers), then ``-1``.
+    (and do not look like numbers or start like a move), then ``-1``.
     """
     lines = [f"Piskvorky {record.size}x{record.size}, 11:11, 0"]
     previous = 0
@@ -317,9 +317,14 @@ def _numeric(line: str) -> bool:
 
 
 def _psq_name(name: str) -> bool:
-    """Whether ``name`` survives a trip through a PSQ file's trailing lines."""
+    """Whether ``name`` survives a trip through a PSQ file's trailing lines: one line,
+    not a number and not starting like a move (``7,7 fan`` would be read as a broken one)."""
     return (
-        name == name.strip() and bool(name) and len(name.splitlines()) == 1 and not _numeric(name)
+        name == name.strip()
+        and bool(name)
+        and len(name.splitlines()) == 1
+        and not _numeric(name)
+        and not _PSQ_BROKEN_MOVE.match(name)
     )
 
 

@@ -138,6 +138,13 @@ def test_psq_names_that_would_not_survive_are_left_out() -> None:
     """Names a PSQ file cannot hold (numbers, several lines) are not written."""
     record = GameRecord(players=Players("123", "Bob\nSmith"), moves=timed("h8"))
     assert format_psq(record).splitlines() == ["Piskvorky 15x15, 11:11, 0", "8,8,0", "-1"]
+    for name in ("7,7 fan", "9,x", " 12, the twelfth"):  # would read back as a broken move
+        record = GameRecord(players=Players(name, "bob"), moves=timed("h8"))
+        text = format_psq(record)
+        assert text.splitlines() == ["Piskvorky 15x15, 11:11, 0", "8,8,0", "-1"], name
+        assert parse_psq(text).moves == record.moves
+    named = GameRecord(players=Players("7 of 9", "bob, 2nd"), moves=timed("h8"))
+    assert parse_psq(format_psq(named)).players == named.players
 
 
 @pytest.mark.parametrize(
