@@ -176,7 +176,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         type=seconds(0),
         default=60.0,
         metavar="SECONDS",
-        help="how long a disconnected player's seat is kept before the opponent may claim (60)",
+        help="how long a disconnected player's seat is kept: before the opponent may claim, "
+        "or before a room waiting for an opponent gives it up (60)",
     )
     env.add_list(
         parser,

@@ -230,12 +230,18 @@ class Room(msgspec.Struct, kw_only=True):
     def due_ms(self, grace_ms: int) -> int | None:
         """When the server must look at this room even if nobody acts, whichever comes
         first: the clock's deadline, the time to retry archiving a finished game, the time
-        a waiting room closes, a seat's time to attach, when both players have been
-        gone long enough for the game to end (:meth:`abandoned_at_ms`), or when a game
-        nobody began is aborted (:meth:`aborted_at_ms`)."""
+        a waiting room closes or gives up the seat of a player gone for the grace period,
+        a seat's time to attach, when both players have been gone long enough for the
+        game to end (:meth:`abandoned_at_ms`), or when a game nobody began is aborted
+        (:meth:`aborted_at_ms`)."""
         times = [self.archive_at_ms if self.archive_at_ms is not None else self.deadline_ms()]
         if self.state == "waiting":
             times.append(self.close_at_ms)
+            times += [
+                s.offline_since_ms + grace_ms
+                for s in self.seats
+                if s is not None and not s.online and s.offline_since_ms is not None
+            ]
         times += [s.attach_by_ms for s in self.seats if s is not None]
         times.append(self.abandoned_at_ms(grace_ms))
         times.append(self.aborted_at_ms())

@@ -490,6 +490,16 @@ def test_presence_sets_a_claim_countdown() -> None:
     assert model.room.white.online
 
 
+def test_a_waiting_rooms_player_gone_has_their_seat_kept_not_a_claim() -> None:
+    """Before the game, the countdown of a player gone is how long their seat is kept:
+    there is no win to claim."""
+    model = in_room(welcomed("p-carol"), players=Seats(black=ALICE), state="waiting", to_move=None)
+    model = reduce(
+        model, event(4, ev.Presence(player="p-alice", online=False, deadline_ms=60_000)), T0
+    )
+    assert model.log[-1].text == "alice disconnected; their seat is kept for 60s."
+
+
 def test_renju_forbidden_points_shown_for_black_only() -> None:
     """In renju the board marks Black's forbidden points while Black is to move."""
     moves = ["h8", "a1", "i9", "a2", "i7", "a3", "j8", "a4"]

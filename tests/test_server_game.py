@@ -157,6 +157,21 @@ def test_a_seat_asked_for_as_the_flag_falls_is_refused_and_the_flag_falls() -> N
     assert seat.room.state == "over"
 
 
+def test_a_seat_in_a_finished_game_is_refused_as_over_not_started() -> None:
+    """A late comer with the invite code of a game played without them is told the game
+    is over (it said "the game has started"), and may still watch."""
+    over = apply(started(), game.Resign(A), 0, RULES).room
+    with pytest.raises(GameError) as refused:
+        apply(over, game.Join(Seat(id="p-d", name="d")), 10, RULES)
+    assert (refused.value.code, refused.value.message) == (
+        "room_full",
+        "the game in that room is over; join as a spectator",
+    )
+    with pytest.raises(GameError) as refused:
+        apply(started(), game.Join(Seat(id="p-d", name="d")), 10, RULES)
+    assert refused.value.message == "the game has started; join as a spectator"
+
+
 def test_takeback_never_reaches_into_the_swap2_opening() -> None:
     """After swap2, the opening stones cannot be taken back."""
     room = started(opening=Opening.SWAP2)
@@ -289,6 +304,30 @@ def _attending(**players: tuple[int, int | None]) -> Attendance:
     """An attendance: player -> (connections attached, when the last one left)."""
     seated = {p: Attachment(conns, left) for p, (conns, left) in players.items()}
     return Attendance(sum(1 for conns, _ in players.values() if conns), seated)
+
+
+def test_a_waiting_room_keeps_the_seat_of_a_player_gone_for_the_grace_period() -> None:
+    """A reload or a dropped network no longer closes a room waiting for an opponent (its
+    invite code handed out): the seat is kept for the grace period, given back on their
+    return, given up after it; an opponent who joins meanwhile starts the game, in which
+    the countdown goes on from when they left."""
+    room = apply(waiting(), game.Tick(_attending(**{A: (1, None)})), 10, RULES).room
+    left = apply(room, game.Tick(_attending(**{A: (0, 100)})), 120, RULES)
+    assert left.events == [Presence(player=A, online=False, deadline_ms=980)]
+    assert left.room.due_ms(RULES.grace_ms) == 1100
+    room = left.room
+    assert not apply(room, game.Tick(_attending(**{A: (0, 100)})), 1099, RULES).changed
+    back = apply(room, game.Tick(_attending(**{A: (1, 100)})), 900, RULES)
+    assert back.events == [Presence(player=A, online=True)]
+    gone = apply(room, game.Tick(_attending(**{A: (0, 100)})), 1100, RULES)
+    assert isinstance(gone.events[0], PlayerLeft)
+    assert gone.room.seats == [None, None]
+    joined = apply(room, game.Join(Seat(id=B, name="b")), 500, RULES).room
+    assert joined.state == "playing"
+    with pytest.raises(GameError):  # A's grace runs from when they left, not from the start
+        apply(joined, game.Claim(B, _attending(**{A: (0, 100), B: (1, None)})), 1099, RULES)
+    claimed = apply(joined, game.Claim(B, _attending(**{A: (0, 100), B: (1, None)})), 1100, RULES)
+    assert isinstance(claimed.events[-1], GameOver)
 
 
 def test_a_seat_waits_for_its_first_connection_then_follows_the_attached_ones() -> None:

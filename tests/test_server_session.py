@@ -167,6 +167,39 @@ async def test_presence_grace_then_claim(make_server: MakeServer, connect: Conne
     assert (over.winner, over.reason) == ("black", "abandon")
 
 
+async def test_a_waiting_room_and_its_code_outlive_a_reload(
+    make_server: MakeServer, connect: Connect
+) -> None:
+    """A page reloaded (or a network dropped) just after making a private room closed it
+    at once: the opponent's right code got "no room has that invite code". The room now
+    waits the grace period for its player: joined meanwhile, the game starts and the
+    player resumes into it; not back by then, the room is gone."""
+    server = await make_server(game=GameRules(grace_ms=1_500))
+    ann = await connect("ann", to=server)
+    made = await ann.create(private=True, seat="black")
+    await ann.ws.close()
+    await asyncio.sleep(0.3)
+    bob = await connect("bob", to=server)
+    await bob.send(m.Join(code=made.room.code))
+    snap = await bob.expect(m.Snapshot)
+    assert (snap.room.id, snap.room.state) == (made.room.id, "playing")
+    again = await connect(to=server)
+    welcome = await again.hello("ann", token=ann.token)
+    assert welcome.rooms == [made.room.id]
+    await again.send(m.Resume(room=made.room.id, after=made.room.seq))
+    await again.until_event(GameStarted)  # missed while away
+    back = await bob.event(Presence, made.room.id)
+    assert (back.player, back.online) == (ann.player, True)
+
+    cat = await connect("cat", to=server)
+    made = await cat.create(private=True, seat="black")
+    await cat.ws.close()
+    await asyncio.sleep(1.5 + 0.5)  # the grace, and the ticker's look
+    dan = await connect("dan", to=server)
+    await dan.send(m.Join(code=made.room.code))
+    await dan.expect_error("no_such_room")
+
+
 async def test_a_long_lobby_comes_in_parts(
     make_server: Callable[..., Awaitable[GomokuServer]], connect: Connect
 ) -> None:

@@ -210,6 +210,9 @@ def _event_lines(
                 say(f"{name} is back.")
             elif after.state == "over":  # nothing to claim: leaving a finished game
                 say(f"{name} left.")
+            elif after.state == "waiting":  # nothing to claim: the seat is kept a while
+                kept = f" for {deadline_ms // 1000}s" if deadline_ms else ""
+                say(f"{name} disconnected; their seat is kept{kept}.")
             elif deadline_ms:
                 say(f"{name} disconnected; the win may be claimed in {deadline_ms // 1000}s.")
             elif deadline_ms is not None:

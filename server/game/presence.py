@@ -63,10 +63,12 @@ def _sync_presence(
 ) -> list[RoomEvent]:
     """Bring the seats' presence in line with the connections attached to the room:
     ``presence`` events for the changes (once each), a seat given up in a room still
-    waiting for its players, and a player's return and departure both announced when
-    they came and went between two looks (the claim countdown starts again)."""
+    waiting for its players once its player has been gone for the grace period (at
+    once if they never came: a reload or a dropped network keeps the room and its
+    invite code), and a player's return and departure both announced when they came
+    and went between two looks (the countdown starts again)."""
     events: list[RoomEvent] = []
-    live = room.state in LIVE_STATES
+    kept = room.state in LIVE_STATES or room.state == "waiting"  # a seat that may come back
     for index, seat in enumerate(room.seats):
         if seat is None:
             continue
@@ -84,16 +86,16 @@ def _sync_presence(
         # When their last connection left, if one ever did: a player with no connection
         # here yet (a seat taken while they were away) has not come and gone.
         went = None if found is None or found.left_ms is None else min(found.left_ms, now_ms)
-        if room.state == "waiting":
-            out = Outcome(room)  # nobody waits for a player who is gone before the game
+        if room.state == "waiting" and (went is None or now_ms >= went + rules.grace_ms):
+            out = Outcome(room)  # gone for good before the game: the seat is given up
             free_seat(room, index, out)
             events += out.events
             continue
         if seat.online:
             seat.online = False
-            seat.offline_since_ms = (now_ms if went is None else went) if live else None
+            seat.offline_since_ms = (now_ms if went is None else went) if kept else None
         elif (
-            live
+            kept
             and seat.offline_since_ms is not None
             and went is not None
             and went > seat.offline_since_ms

@@ -246,6 +246,10 @@ export class GameView {
   }
 
   deadlineText(room, p) {
+    if (room.state === "waiting") { // nothing to claim: the seat is kept a while for them
+      const kept = room.awayLeft(p);
+      return kept ? ` (seat kept ${clockText(kept)})` : "";
+    }
     const left = room.claimIn(p);
     if (left === null) return "";
     return left > 0 ? ` (claimable in ${clockText(left)})` : " (claimable now)";
@@ -316,7 +320,11 @@ export class GameView {
 
   gameText(room, mySeat) {
     if (room.state === "over") return resultText(room.result, room.moves.length);
-    if (room.state === "waiting") return mySeat ? "Waiting for an opponent: share the link, or seat an AI." : "Waiting for players.";
+    if (room.state === "waiting") {
+      if (!mySeat) return "Waiting for players.";
+      // A rated room has no AI seats (the server refuses them; the page shows no control).
+      return room.rated ? "Waiting for an opponent: share the link." : "Waiting for an opponent: share the link, or seat an AI.";
+    }
     if (room.swap2) return this.swap2Text(room);
     const colour = room.toMove;
     const actor = room.actor;

@@ -168,7 +168,14 @@ export class RoomState {
    * may now), or null: no claim (online, or no game running). */
   claimIn(player) {
     const running = this.state === "playing" || this.state === "opening";
-    if (!running || !player || player.online || player.deadline_ms === null || player.deadline_ms === undefined) return null;
+    return running ? this.awayLeft(player) : null;
+  }
+
+  /** How long an offline player has left to come back before a claim may be made
+   * against them (a running game) or their seat is given up (a waiting room); null
+   * if there is no such time. */
+  awayLeft(player) {
+    if (!player || player.online || player.deadline_ms === null || player.deadline_ms === undefined) return null;
     return Math.max(0, player.deadline_ms - (performance.now() - this.presenceAt));
   }
 
