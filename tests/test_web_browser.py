@@ -356,7 +356,9 @@ async def test_two_browsers_play_to_the_end_while_a_third_watches(browser: Brows
         await ann.check("#create-form input[name=rated]")
         await ann.click("#create-button")
         room = await room_of(ann)
-        await expect(ann.locator("#status")).to_contain_text("Waiting for an opponent")
+        # Rated: no AI seat to offer (the server would refuse it).
+        waits = "Waiting for an opponent: share the link."
+        await expect(ann.locator("#status")).to_have_text(waits)
         row = f'tr[data-room="{room}"]'
         await expect(bob.locator(row)).to_be_visible()
         await expect(cy.locator(row)).to_contain_text("ann (1500?)")  # a new player's: provisional
@@ -484,11 +486,12 @@ async def test_a_browser_plays_the_terminal_protocol_client(browser: Browser) ->
 
 
 async def test_a_reload_and_a_dropped_connection_resume_the_game(browser: Browser) -> None:
-    """ann creates a private room; hal joins it by its invite code. ann reloads the page
-    mid-game: her name, her seat, the position and what hal said come back and she plays
-    on. Then her
-    connection drops and hal moves meanwhile: the page reconnects by itself, catches up
-    the missed move, and she plays on."""
+    """ann creates a private room and reloads the page before anyone comes: the room and
+    its code are still there (a reload closed it at once), and hal joins it by its
+    invite code. ann reloads the page mid-game: her name, her seat, the position and what
+    hal said come back and she plays on. Then her connection drops and hal moves
+    meanwhile: the page reconnects by itself, catches up the missed move, and she plays
+    on."""
     async with people(browser) as crowd:
         ann = await crowd.page("ann")
         await ann.check("#create-form input[name=private]")
@@ -497,6 +500,9 @@ async def test_a_reload_and_a_dropped_connection_resume_the_game(browser: Browse
         code = await ann.locator("#invite-code").inner_text()
         assert ann.url.endswith(f"#/room/{code}")
         assert code in await ann.locator("#share-link").input_value()
+        await ann.reload()
+        await expect(ann.locator("#status")).to_contain_text("Waiting for an opponent")
+        await expect(ann.locator("#invite-code")).to_have_text(code)
         hal = await crowd.client("hal")
         await hal.send(m.Join(code=code))
         room = (await hal.expect(m.Snapshot)).room.id
@@ -1398,7 +1404,8 @@ async def test_a_first_visit_a_bad_name_and_a_bad_link_say_what_is_wrong(
         await page.fill("#name-input", "ann")
         await page.press("#name-input", "Enter")
         await expect(page.locator("#status")).to_have_text(
-            "Could not enter NOPE: That room does not exist (any more). Back to the lobby"
+            "Could not enter NOPE: No room has that invite code: check it (a typo?), or the "
+            "room has closed. Back to the lobby"
         )
         for panel in (".side", ".board-host", "#leave"):
             await expect(page.locator(f"#room-view {panel}")).to_be_hidden()

@@ -115,6 +115,8 @@ def join(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outco
     out = Outcome(room)
     if room.seat_of(player.id) is not None:
         return out  # already seated: joining again only re-sends the snapshot
+    if room.state == "over":  # a late comer with the code of a game played without them
+        raise GameError(ErrorCode.ROOM_FULL, "the game in that room is over; join as a spectator")
     if room.state != "waiting":
         raise GameError(ErrorCode.ROOM_FULL, "the game has started; join as a spectator")
     wanted = {"black": [room.seat_at(Color.BLACK)], "white": [room.seat_at(Color.WHITE)]}.get(

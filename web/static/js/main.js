@@ -23,6 +23,7 @@ const STORE = {
 /** Room ids and player ids are 1 to 40 characters, invite codes 1 to 32
  * (protocol/limits.py's ID_MAX, CODE_MAX). */
 const ID_MAX = 40;
+const NO_SUCH_CODE = "No room has that invite code: check it (a typo?), or the room has closed.";
 
 /** A part of the address's hash, decoded; as it stands if it is no valid escape
  * ("%E0%A4%A" threw, and the page stayed where it was). */
@@ -443,8 +444,10 @@ export class App {
       const room = this.rooms.get(snap.room.id);
       if (room) this.views.game.show(room);
     } catch (error) {
-      toast(errorText(error));
-      this.views.game.failed(key, errorText(error));
+      // A code no room has is as likely a typo as a room closed: say both.
+      const text = error.code === "no_such_room" && target.code ? NO_SUCH_CODE : errorText(error);
+      toast(text);
+      this.views.game.failed(key, text);
     }
   }
 
