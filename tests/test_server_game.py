@@ -236,6 +236,22 @@ def test_a_takeback_leaving_the_player_to_move_no_time_ends_the_game_on_time() -
     assert outcome.room.moves == ["h8", "a1"]
 
 
+def test_a_takeback_to_the_empty_board_leaving_no_time_ends_the_game_on_time() -> None:
+    """Taken back to the empty board, the clocks stop as before the first stone: a Black
+    left with no time was to move on 0:00 for good (and a stone then earned the
+    increment). The flag falls with the takeback, as on a board with stones."""
+    room = started(time=TimeControl(base_ms=6_000, inc_ms=5_000))
+    room = play(room, "h8", now=0)  # A 11,000 (the clocks run from the first stone)
+    room = apply(room, game.Move(B, "h9"), 500, RULES).room  # B 10,500
+    room = apply(room, game.Offer(A, "takeback"), 8_500, RULES).room
+    outcome = apply(room, game.Answer(B, "takeback", True), 8_600, RULES)  # A 2,400 - 5,000
+    assert [type(e) for e in outcome.events] == [Answered, Undone, GameOver]
+    over = outcome.events[2]
+    assert isinstance(over, GameOver)
+    assert (over.winner, over.reason) == ("white", Reason.TIMEOUT)
+    assert (outcome.room.state, outcome.room.moves) == ("over", [])
+
+
 def test_declined_takebacks_are_throttled_then_refused() -> None:
     """Each decline doubles the wait; after the limit, no more takebacks this game."""
     room = play(started(), "h8 a1 h9")

@@ -72,9 +72,11 @@ def game_over_from_board(room: Room, result: Result) -> GameOver:
     return finish(room, result.winner, result.reason, line)
 
 
-def flag(room: Room, now_ms: int) -> GameOver | None:
-    """End the game on time if the running clock has run out."""
-    if not room.clock_running():
+def flag(room: Room, now_ms: int, *, stopped_too: bool = False) -> GameOver | None:
+    """End the game on time if the running clock has run out (``stopped_too``: or the
+    clock of the player to move shows no time, running or not: a takeback to the empty
+    board leaves the clocks stopped, as before the first stone)."""
+    if not room.clock_running() and not (stopped_too and room.time is not None):
         return None
     actor = room.actor()
     if actor is None or room.remaining_ms(actor, now_ms) > 0:
@@ -271,7 +273,8 @@ def answer(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Out
         del room.moves[first:]
         room.clock_since_ms = now_ms if room.time is not None and room.moves else None
         out.events.append(Undone(points=taken, clocks=room.clocks(now_ms)))
-        flagged = flag(room, now_ms)  # the player to move may have had only those increments
+        # The player to move may have had only those increments, board empty or not.
+        flagged = flag(room, now_ms, stopped_too=True)
         if flagged is not None:
             out.events.append(flagged)
     else:
