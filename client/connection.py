@@ -105,6 +105,11 @@ class Connection:
         one means the room is gone even after its catch-up was taken as over (a resume
         that is up to date gets no reply, so a slow server's refusal comes after the
         quiet time that ends it)."""
+        self._codes: dict[str, str] = {}
+        """Room -> its invite code, where known (shown to its players, or the code this
+        client joined it by): a spectator of a private room whose connection dropped is
+        no longer in it, and joins it again by its code rather than losing it."""
+        self._joins_by_code: dict[int, str] = {}  # request id -> the code it joins by
         self._closing = False
         self._stopped = asyncio.Event()  # set by stop() / close(): no more attempts
         self._welcomed = asyncio.Event()
@@ -132,6 +137,8 @@ class Connection:
         ws = self._ws
         if ws is None or not self._welcomed.is_set():
             return False
+        if isinstance(message, msg.Join) and message.code is not None and message.id is not None:
+            self._joins_by_code[message.id] = message.code
         try:
             await ws.send(encode(message))
         except ConnectionClosed:
@@ -244,6 +251,12 @@ class Connection:
         await ws.send(encode(msg.Hello(id=self._hello_id, name=self.name, token=token)))
 
     async def _receive(self, ws: ClientConnection, message: msg.ServerMessage) -> None:
+        if isinstance(message, msg.Snapshot | msg.Error) and message.re is not None:
+            code = self._joins_by_code.pop(message.re, None)
+            if code is not None and isinstance(message, msg.Snapshot):
+                self._codes[message.room.id] = code
+        if isinstance(message, msg.Snapshot) and message.room.code is not None:
+            self._codes[message.room.id] = message.room.code
         match message:
             case msg.Welcome(player=player, name=name, token=token, rooms=rooms):
                 self.player, self.name, self.token = player, name, token
@@ -273,6 +286,14 @@ class Connection:
                 # and try again on a new connection after the backoff, token kept.
                 self.dispatch(message)
                 raise LinkFailure("refused_hello", f"{code}: {text}")
+            case msg.Error(code=ErrorCode.NOT_IN_ROOM, re=re) if (
+                re in self._resumed and self._resumed[re] in self._codes
+            ):
+                # A private room watched before the drop: watched again by its code.
+                pending = self._resumes.pop(re, None)
+                room = self._resumed.pop(re)
+                await self._watch_again(ws, room, pending)
+                return
             case msg.Error(code=code, re=re) if re in self._resumed and code in (
                 ErrorCode.NO_SUCH_ROOM,
                 ErrorCode.NOT_IN_ROOM,
@@ -317,6 +338,17 @@ class Connection:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
+    async def _watch_again(self, ws: ClientConnection, room: str, pending: _Resume | None) -> None:
+        """Join ``room`` as a spectator by its known invite code, answered (a snapshot)
+        as the resume it stands for would have been."""
+        request = self.next_id()
+        background = pending is not None and pending.background
+        self._resumes[request] = _Resume(room, request, self.clock(), background)
+        self._resumed[request] = room  # a refusal now (no such room) is the room gone
+        code = self._codes[room]
+        self._joins_by_code[request] = code
+        await ws.send(encode(msg.Join(id=request, code=code, role="spectator")))
+
     async def _end_quiet_resume(self, request: int) -> None:
         """End a resume that the server answers with events only, once they stop:
         sleeps until :data:`CATCH_UP_QUIET` after the room's last event, and no longer
@@ -337,5 +369,6 @@ class Connection:
     def forget_room(self, room: str) -> None:
         """Stop resuming ``room`` after a reconnect (the player left it)."""
         self._seqs.pop(room, None)
+        self._codes.pop(room, None)
         if self._shown == room:
             self._shown = None

@@ -19,7 +19,7 @@ from client_fixtures import (
     until,
 )
 from redis_fixtures import RedisServer
-from server_fixtures import Connect
+from server_fixtures import Connect, private_pair
 
 from client.address import ServerAddress
 from client.app import GomokuApp
@@ -29,6 +29,7 @@ from client.screens.connect import ConnectScreen
 from client.screens.game import GameScreen
 from client.screenshot import screen_text
 from client.state.model import Action
+from client.state.room import RoomGone
 from client.state.session import ConnectionChanged
 from protocol import messages as m
 from protocol.backoff import Backoff
@@ -178,3 +179,49 @@ async def test_back_on_a_server_played_on_the_remembered_name_connects_at_once(
     other = GomokuApp(PlayOptions(server=elsewhere, config_dir=tmp_path / "alice"), backoff=FAST)
     async with other.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: isinstance(other.screen, ConnectScreen), "the name screen")
+
+
+async def test_a_spectator_of_a_private_game_watches_again_after_a_drop(
+    server: GomokuServer, connect: Connect
+) -> None:
+    """A spectator of a private game whose network dropped was told the room was gone
+    (its resume is refused: a spectator whose last connection closed is no longer one),
+    though the game went on. The client joins it again by the code it watched it by,
+    and the moves made meanwhile come with it."""
+    alice, bob, made = await private_pair(connect)
+    room, code = made.room.id, made.room.code
+    assert code is not None
+    seen: list[Action] = []
+    changed = asyncio.Event()
+
+    def dispatch(action: Action) -> None:
+        seen.append(action)
+        changed.set()
+
+    async def wait_for(condition: Callable[[], bool]) -> None:
+        async with asyncio.timeout(10):
+            while not condition():
+                changed.clear()
+                await changed.wait()
+
+    address = ServerAddress("127.0.0.1", server.port)
+    link = Connection(address, "cy", dispatch=dispatch, backoff=Backoff(0.05, 0.2))
+    task = asyncio.create_task(link.run())
+    try:
+        await asyncio.wait_for(link.wait_welcomed(), 10)
+        await link.send(m.Join(id=link.next_id(), code=code.lower(), role="spectator"))
+        await wait_for(lambda: any(isinstance(a, m.Snapshot) for a in seen))
+        assert link._ws is not None
+        link._ws.transport.abort()  # the network drops: no close handshake
+        await alice.move(room, "h8")
+        await wait_for(lambda: sum(isinstance(a, m.Snapshot) for a in seen) == 2)
+        again = [a for a in seen if isinstance(a, m.Snapshot)][-1]
+        assert (again.room.id, again.room.moves) == (room, ["h8"])
+        assert not any(isinstance(a, RoomGone) for a in seen)
+        await bob.move(room, "a1")
+        await wait_for(lambda: any(isinstance(a, m.Event) and a.seq > again.room.seq for a in seen))
+    finally:
+        await link.close()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task

@@ -543,6 +543,34 @@ async def test_a_reload_and_a_dropped_connection_resume_the_game(browser: Browse
         assert (await hal.until_event(Moved)).point == "h10"
 
 
+async def test_a_spectator_of_a_private_game_watches_on_after_a_dropped_network(
+    browser: Browser,
+) -> None:
+    """cy watches a private game she entered by its code; her network drops. She was
+    told "That room is gone: back to the lobby" (her resume is refused: a spectator
+    whose connection closed is no longer one) while the game went on: the page joins it
+    again by its code, and the move made meanwhile shows."""
+    async with people(browser) as crowd:
+        ann = await crowd.client("ann")
+        made = await ann.create(private=True, seat="black")
+        hal = await crowd.client("hal")
+        await hal.send(m.Join(code=made.room.code))
+        room = (await hal.expect(m.Snapshot)).room.id
+        cy = await crowd.page("cy")
+        await cy.goto(f"{crowd.url}#/room/{made.room.code}")
+        await expect(cy.locator("#status")).to_contain_text("ann to move")
+        (cy_conn,) = [c for c in crowd.server.connections if c.identity and c.identity.name == "cy"]
+        cy_conn.ws.transport.abort()  # the network drops
+        await expect(cy.locator("#conn")).to_have_attribute("data-state", "offline")
+        await ann.move(room, "h8")
+        await expect(cy.locator("#conn")).to_have_attribute("data-state", "online")
+        await moves_shown(cy, 1)
+        await expect(cy.locator("#status")).to_contain_text("hal to move")
+        assert cy.url.endswith(f"#/room/{made.room.code}")
+        await hal.move(room, "a1")
+        await moves_shown(cy, 2)
+
+
 async def test_a_reload_on_the_lobby_keeps_the_player_present_in_her_game(
     browser: Browser,
 ) -> None:

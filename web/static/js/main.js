@@ -39,6 +39,7 @@ export class App {
   constructor() {
     this.me = null; // the welcome
     this.rooms = new Map(); // room id -> RoomState
+    this.codes = new Map(); // room id -> the invite code it was entered by (to watch it again)
     this.lobby = new Map(); // room id -> RoomSummary
     this.queued = null; // {rule, time, since: ms, ai_after_ms}
     this.searching = null; // the last quick match asked for (its queue message)
@@ -175,7 +176,18 @@ export class App {
     // Rooms open in this page come back where they were (the events missed while away,
     // or a fresh snapshot); after a reload the route joins its room again.
     for (const room of this.rooms.values()) {
-      this.conn.request({ type: "resume", room: room.id, after: room.seq }).catch((error) => {
+      this.conn.request({ type: "resume", room: room.id, after: room.seq }).catch(async (error) => {
+        // A private game watched before the drop: watched again by the code it was
+        // watched by (a spectator whose connection closed is no longer in it).
+        const code = this.codes.get(room.id);
+        if (error.code === "not_in_room" && code) {
+          try {
+            await this.conn.request({ type: "join", code, as: "spectator" });
+            return;
+          } catch (again) {
+            error = again;
+          }
+        }
         if (error.code === "no_such_room" || error.code === "not_in_room") {
           this.rooms.delete(room.id);
           // A finished game's record is kept: only its room closed (a restart, or expiry).
@@ -441,6 +453,7 @@ export class App {
         snap = await this.conn.request({ type: "join", ...target, as: "spectator" });
       }
       this.current = snap.room.id;
+      if (target.code) this.codes.set(snap.room.id, target.code);
       const room = this.rooms.get(snap.room.id);
       if (room) this.views.game.show(room);
     } catch (error) {
