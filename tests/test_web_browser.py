@@ -56,6 +56,7 @@ from protocol.events import (
     Offered,
     PlayerJoined,
     Presence,
+    SpectatorCount,
     Undone,
 )
 from protocol.text import chat_problem, name_problem
@@ -569,6 +570,34 @@ async def test_a_spectator_of_a_private_game_watches_on_after_a_dropped_network(
         assert cy.url.endswith(f"#/room/{made.room.code}")
         await hal.move(room, "a1")
         await moves_shown(cy, 2)
+
+
+async def test_a_spectator_gone_elsewhere_no_longer_watches(browser: Browser) -> None:
+    """A page that watched a game, then went to another game's link or to the lobby,
+    still counted as watching (and got every event) until its Leave button: the players
+    saw spectators who were not there. Going elsewhere stops watching."""
+    async with people(browser) as crowd:
+        ann = await crowd.client("ann")
+        hal = await crowd.client("hal")
+        first = (await ann.create(seat="black")).room.id
+        await hal.join(first)
+        second = (await hal.create(seat="black")).room.id
+        cy = await crowd.page("cy")
+        await cy.goto(f"{crowd.url}#/watch/{first}")
+        await expect(cy.locator("#status")).to_contain_text("ann to move")
+        assert (await ann.until_event(SpectatorCount)).count == 1
+        await cy.goto(f"{crowd.url}#/watch/{second}")
+        await expect(cy.locator("#status")).to_contain_text("Waiting for players")
+        assert (await ann.until_event(SpectatorCount)).count == 0
+        await cy.click("header nav >> text=Lobby")
+        await expect(cy.locator("#lobby-view")).to_be_visible()
+        await hal.until(  # hal's waiting room: cy came (1), then went
+            lambda message: (
+                isinstance(message, m.Event)
+                and message.room == second
+                and message.event == SpectatorCount(count=0)
+            )
+        )
 
 
 async def test_a_reload_on_the_lobby_keeps_the_player_present_in_her_game(

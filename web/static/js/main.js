@@ -385,6 +385,7 @@ export class App {
     const parts = window.location.hash.replace(/^#\/?/, "").split("/").map(decodedPart);
     const [page, arg] = parts;
     this.route = parts;
+    this.stopWatching(page === "room" || page === "watch" ? arg : null);
     if ((page === "room" || page === "watch") && arg) {  // no id: the lobby
       this.showView("game");
       this.enterRoom(arg, page === "watch");
@@ -404,6 +405,22 @@ export class App {
       this.current = null;
       this.showView("lobby");
       this.views.lobby.update();
+    }
+  }
+
+  /** Stop watching the rooms this page shows as a spectator, other than `keep` (the
+   * route's room id or invite code): gone elsewhere (the lobby, another game), the
+   * spectator no longer counts as watching, nor gets the room's events. Rooms the
+   * player sits in stay (a running game keeps its player present). */
+  stopWatching(keep) {
+    const code = keep ? keep.toUpperCase() : null;
+    for (const room of [...this.rooms.values()]) {
+      if (keep && (room.id === keep || (room.code && room.code === code) || this.codes.get(room.id) === keep)) continue;
+      if (this.me && room.seatOf(this.me.player)) continue;
+      this.rooms.delete(room.id);
+      this.codes.delete(room.id);
+      if (this.current === room.id) this.current = null;
+      this.conn.request({ type: "leave", room: room.id }).catch(() => {});
     }
   }
 
