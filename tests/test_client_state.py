@@ -500,6 +500,16 @@ def test_a_waiting_rooms_player_gone_has_their_seat_kept_not_a_claim() -> None:
     assert model.log[-1].text == "alice disconnected; their seat is kept for 60s."
 
 
+def test_an_offer_made_before_one_came_in_is_in_the_log() -> None:
+    """A spectator (or a player back) arriving while an offer waits for its answer reads
+    it, as one who saw it made did: its answer was logged for an offer never shown."""
+    pending = Pending(kind="draw", by="p-bob")
+    model = in_room(welcomed("p-carol"), moves=["h8", "h9"], pending=pending)
+    assert model.log[-1].text == "bob offers a draw."
+    model = in_room(welcomed("p-bob"), moves=["h8", "h9"], pending=pending)
+    assert model.log[-1].text == "You offer a draw."
+
+
 def test_renju_forbidden_points_shown_for_black_only() -> None:
     """In renju the board marks Black's forbidden points while Black is to move."""
     moves = ["h8", "a1", "i9", "a2", "i7", "a3", "j8", "a4"]

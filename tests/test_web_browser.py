@@ -572,6 +572,22 @@ async def test_a_spectator_of_a_private_game_watches_on_after_a_dropped_network(
         await moves_shown(cy, 2)
 
 
+async def test_a_spectator_coming_in_sees_the_offer_waiting(browser: Browser) -> None:
+    """An offer made before a spectator came in is said in the status line (the page said
+    it only to the player who must answer it)."""
+    async with people(browser) as crowd:
+        ann = await crowd.client("ann")
+        hal = await crowd.client("hal")
+        room = (await ann.create(seat="black")).room.id
+        await hal.join(room)
+        await ann.move(room, "h8")
+        await hal.send(m.Offer(room=room, kind="draw"))
+        await ann.until_event(Offered)
+        cy = await crowd.page("cy")
+        await cy.goto(f"{crowd.url}#/watch/{room}")
+        await expect(cy.locator("#status")).to_have_text("hal offers a draw. hal to move (White).")
+
+
 async def test_a_spectator_gone_elsewhere_no_longer_watches(browser: Browser) -> None:
     """A page that watched a game, then went to another game's link or to the lobby,
     still counted as watching (and got every event) until its Leave button: the players

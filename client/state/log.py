@@ -80,7 +80,9 @@ def reduce_log(
     """``log`` after ``action``, which turned the state ``before`` into ``after``."""
     match action:
         case msg.Snapshot(room=view) if before.room is None or before.room.id != view.id:
-            return tuple(opening_lines(after.room, view.chat)) if after.room is not None else ()
+            if after.room is None:
+                return ()
+            return tuple(opening_lines(after.room, view.chat, after.session.me))
         case Note(text=text, kind=kind) if log and log[-1] == LogLine(kind, text):
             return log  # said already, on the last line: no flood of the same words
     lines = _lines(action, before, after)
@@ -130,10 +132,12 @@ def chat_text(game: GameView, player: str, name: str, text: str) -> str:
     return f"{name}: {text}"
 
 
-def opening_lines(game: GameView, chat: Sequence[ChatLine] = ()) -> list[LogLine]:
+def opening_lines(
+    game: GameView, chat: Sequence[ChatLine] = (), me: str | None = None
+) -> list[LogLine]:
     """What a player who had been in ``game`` from the start would have read of its
     state so far: the room, the start, what was said (``chat``, the snapshot's last
-    lines), and the result."""
+    lines), an offer waiting for its answer, and the result."""
     swap2 = ", swap2" if game.opening is Opening.SWAP2 else ""
     text = (
         f"Room {game.id}: {game.rule}, {game.size}x{game.size}{swap2}, {describe_time(game.time)}"
@@ -153,12 +157,23 @@ def opening_lines(game: GameView, chat: Sequence[ChatLine] = ()) -> list[LogLine
     if game.state == "opening" and phase is not None:  # what the room read when it began
         to_do = phase_words(phase.phase, phase.choices)
         lines.append(LogLine("event", f"Swap2: {game.name_of(phase.to_act)} to {to_do}."))
+    if game.pending is not None and game.state != "over":  # said as it was offered
+        lines.append(LogLine("event", offered_line(game.pending.kind, game.pending.by, game, me)))
     if game.outcome is not None:
         lines.append(LogLine("event", describe_result(game.outcome, game)))
     return lines
 
 
 _OFFER_WORDS = {"draw": "a draw", "takeback": "a takeback", "rematch": "a rematch"}
+
+
+def offered_line(kind: str, by: str, game: GameView, me: str | None) -> str:
+    """``bob offers a draw.``, ``You ask for a takeback.``"""
+    who = "You" if by == me else game.name_of(by)
+    verb = "offer" if by == me else "offers"
+    if kind == "takeback":
+        verb = "ask for" if by == me else "asks for"
+    return f"{who} {verb} {_OFFER_WORDS[kind]}."
 
 
 def _event_lines(
@@ -191,11 +206,7 @@ def _event_lines(
         case ev.Chose(player=player, choice=choice):
             say(f"Swap2: {before.name_of(player)} chose {choice_words(choice)}.")
         case ev.Offered(kind=kind, by=by):
-            who = "You" if by == me else after.name_of(by)
-            verb = "offer" if by == me else "offers"
-            if kind == "takeback":
-                verb = "ask for" if by == me else "asks for"
-            say(f"{who} {verb} {_OFFER_WORDS[kind]}.")
+            say(offered_line(kind, by, after, me))
         case ev.Answered(kind=kind, by=by) if (
             before.pending is not None and before.pending.by == by
         ):

@@ -311,8 +311,9 @@ export class GameView {
     // Offline, a click plays nothing: say so where the player looks, not just in the header.
     if (live && mySeat && !this.app.conn.identified) return `Not connected: reconnecting… (${text})`;
     const offer = room.pending;
-    if (live && mySeat && offer && offer.by !== this.me) {
-      // Said where the player looks: on a small phone the offer's box is below the fold.
+    if (live && offer && offer.by !== this.me) {
+      // Said where the player looks: on a small phone the offer's box is below the fold;
+      // and to a spectator, who may have come after it was made (no chat line for it).
       return `${room.nameOf(offer.by)} ${offerWords(offer.kind)}. ${text}`;
     }
     return text;
