@@ -251,6 +251,25 @@ async def test_watch_only_ticked_then_enter_watches(
         await until(pilot, lambda: "you are watching" in screen_text(app))
 
 
+async def test_the_code_of_a_game_begun_watches_it(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """The code of a private game already being played, typed with "Watch only" not
+    ticked: the game is watched, as the lobby's Enter watches a full room (it said "the
+    game has started; join as a spectator" and had to be sent again ticked)."""
+    async with running(server, tmp_path) as (app, pilot):
+        room, code = await bobs_private_room_and_the_code_dialog(app, pilot, connect)
+        cy = await connect("cy")
+        await cy.send(m.Join(code=code))
+        await cy.expect(m.Snapshot)
+        await pilot.press(*code, "enter")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen), "the room")
+        assert app.model.room is not None
+        assert app.model.room.id == room
+        assert app.model.my_color is None
+        await until(pilot, lambda: "you are watching" in screen_text(app))
+
+
 async def test_too_many_rooms_is_said_in_words(server: GomokuServer, tmp_path: Path) -> None:
     """A room beyond the cap on open rooms is refused with the server's reason, shown
     at once (a notification) and in the log."""

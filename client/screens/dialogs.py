@@ -43,6 +43,7 @@ from client.widgets.dialog_box import DialogBox
 from engine.notation import MAX_SIZE, MIN_SIZE
 from engine.types import Opening, Rule
 from protocol import messages as msg
+from protocol.errors import ErrorCode
 from protocol.values import LEVEL_PATTERN, SeatRequest, TimeControl
 
 RULES = [(str(r).capitalize(), r) for r in Rule]
@@ -478,12 +479,14 @@ class CodeDialog(_FormDialog[None]):
     """The invite code of a private room. The dialog sends the ``join`` itself and
     waits for the answer (``host.model.lobby.asked``): a refusal (no room has that
     code) is shown here, the code kept and selected to be typed again; the game
-    coming on screen closes the dialog (the app closes it)."""
+    coming on screen closes the dialog (the app closes it). A room with no seat for
+    the player (its game started) is watched instead, as the lobby's Enter does."""
 
     def __init__(self, host: Host) -> None:
         super().__init__()
         self.host = host
         self.waiting = False
+        self.code = ""  # the code sent to join as a player, to watch by if no seat is free
 
     def compose(self) -> ComposeResult:
         with DialogBox(classes="dialog"):
@@ -503,6 +506,10 @@ class CodeDialog(_FormDialog[None]):
             self.error("Type the invite code the room's creator gave you.")
             return
         watch = self.query_one("#watch", Checkbox).value
+        self.code = "" if watch else code
+        self._send(code, watch=watch)
+
+    def _send(self, code: str, *, watch: bool) -> None:
         self.waiting = True
         self.error("")
         join = msg.Join(code=code, role="spectator" if watch else "player")
@@ -514,6 +521,10 @@ class CodeDialog(_FormDialog[None]):
         if not self.waiting or model.lobby.asked is not None or model.room is not None:
             return
         self.waiting = False
+        if model.lobby.refusal == ErrorCode.ROOM_FULL and self.code:
+            code, self.code = self.code, ""
+            self._send(code, watch=True)  # no seat: the game is watched, as from the lobby
+            return
         if model.lobby.notice:
             self.error(model.lobby.notice)
             field = self.query_one("#code", Input)

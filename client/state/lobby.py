@@ -106,13 +106,14 @@ NOT_SENT = "Offline: not sent."
 class LobbyView:
     """The open rooms by id, the quick match waited for (None: not queued), the lobby's
     request waiting for its answer (``asked``, its id), why the latest one was refused
-    (``notice``, '' when it was not) and whether a dialog asked it (``in_dialog``),
-    and the last AI game's settings."""
+    (``notice``, '' when it was not; ``refusal``, its error code) and whether a dialog
+    asked it (``in_dialog``), and the last AI game's settings."""
 
     rooms: Mapping[str, RoomSummary] = dataclasses.field(default_factory=dict)
     queue: QueueView | None = None
     asked: int | None = None
     notice: str = ""
+    refusal: str = ""
     in_dialog: bool = False
     ai_choice: AiChoice | None = None
 
@@ -126,13 +127,17 @@ def _answer(lobby: LobbyView, action: object, shown: str | None) -> LobbyView:
     """The lobby's request in flight and its notice after ``action``."""
     match action:
         case LobbyAsked(request=request, in_dialog=in_dialog):
-            return dataclasses.replace(lobby, asked=request, notice="", in_dialog=in_dialog)
+            return dataclasses.replace(
+                lobby, asked=request, notice="", refusal="", in_dialog=in_dialog
+            )
         case LobbyTold(text=text):
             return dataclasses.replace(lobby, notice=text, in_dialog=False)
         case LobbyUnsent(request=request) if request == lobby.asked:
             return dataclasses.replace(lobby, asked=None, notice=NOT_SENT)
         case msg.Error(re=re) as error if re is not None and re == lobby.asked:
-            return dataclasses.replace(lobby, asked=None, notice=describe_error(error))
+            return dataclasses.replace(
+                lobby, asked=None, notice=describe_error(error), refusal=error.code
+            )
         case msg.Snapshot(room=view) if view.id != shown:
             # A game came on screen: whatever the lobby was told before is over.
             return dataclasses.replace(lobby, asked=None, notice="")
