@@ -18,7 +18,7 @@ POINT_TYPED = re.compile(r"([A-Za-z])\s*(\d{1,2})")
 
 #: The text line's commands, as the help lists them.
 COMMANDS: dict[str, str] = {
-    "h8, H8, h 8": "play that point",
+    "h8, H8, h 8": "play that point (watching: say it in the chat)",
     "anything else": "say it in the room's chat",
     "/draw": "offer a draw",
     "/takeback": "ask to take your last move back",

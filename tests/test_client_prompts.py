@@ -208,7 +208,7 @@ def test_the_server_forgetting_leaves_a_working_lobby() -> None:
     over = reduce(model, event(5, ev.GameOver(winner="black", reason=Reason.RESIGN)), T0)
     closed = reduce(over, RoomGone("r1"), T0)  # a finished game's room: its record is kept
     assert closed.log[-1].text.startswith("Room r1 has closed")
-    assert "The game had ended, and is kept in the players' histories" in closed.log[-1].text
+    assert "The game had ended, and is kept in its players' profiles" in closed.log[-1].text
 
 
 def test_the_log_starts_fresh_for_each_room_and_reads_the_same_for_both() -> None:

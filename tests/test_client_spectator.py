@@ -13,6 +13,7 @@ from client.screens.game import GameScreen
 from client.screenshot import screen_text
 from client.widgets.board import Board
 from protocol import messages as m
+from protocol.events import ChatPosted
 from protocol.values import TimeControl
 from server.app import GomokuServer
 
@@ -61,6 +62,22 @@ async def test_a_spectator_sees_a_spectators_screen_and_follows_the_rematch(
         assert black.name == "bob"  # colours swapped
         started = "Game started: bob (black) vs alice (white), no clock."
         assert started in [line.text for line in app.model.log]
+
+
+async def test_a_spectator_who_types_a_point_says_it_in_the_chat(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """A spectator plays no stone: a point typed alone ("k8", to show it) is a chat line,
+    not "You are watching this game." with the line thrown away."""
+    alice, _bob, room = await seated_pair(connect)
+    async with running(server, tmp_path, "carol") as (app, pilot):
+        await app.send(m.Join(room=room, role="spectator"))
+        await until(pilot, lambda: isinstance(app.screen, GameScreen))
+        await pilot.press("k", "8", "enter")
+        said = await alice.until_event(ChatPosted)
+        assert (said.name, said.text) == ("carol", "k8")
+        assert app.model.room is not None
+        assert not app.model.room.moves
 
 
 async def test_a_spectators_status_line_fits_80_columns(

@@ -456,15 +456,17 @@ class GameScreen(Screen[None]):
 
     async def run_command(self, text: str) -> None:
         """A point is played (exactly that point, or refused with the reason), a
-        /command run, anything else said in the chat."""
+        /command run, anything else said in the chat. A spectator plays no point: what
+        they type is chat, a point named included ("k8" to show it)."""
         game = self.model.room
         if text.startswith("/"):
             await self._slash(text[1:].strip().lower())
             return
         if game is None:
             return
+        watching = all(game.color_of(p) is None for p in self.me)
         try:
-            point = typed_point(text, game.size)
+            point = None if watching else typed_point(text, game.size)
         except NotOnBoard as refused:
             self.host.note(str(refused))
             return

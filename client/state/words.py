@@ -73,7 +73,7 @@ def finished_room_gone_text(room: str) -> str:
     read "The game is gone" as the result lost)."""
     return (
         f"Room {room} has closed (the server restarted, or the room expired). The game had "
-        "ended, and is kept in the players' histories (p: your profile)."
+        "ended, and is kept in its players' profiles."
     )
 
 
