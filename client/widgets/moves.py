@@ -30,8 +30,10 @@ WIDTH = 18
 
 
 def move_list_text(points: Sequence[Point], size: int, marked: int | None) -> Text:
-    """The list as text: ``marked`` is the 1-based number of the stone to mark
-    (None or 0: none)."""
+    """The list as text, Black's and White's stones side by side, each line numbered by
+    its first stone (1, 3, 5 ...: stones are counted one by one everywhere else, the
+    header's "move 5 of 13", the page, the protocol's ``move_no``); ``marked`` is the
+    1-based number of the stone to mark (None or 0: none)."""
     text = Text(no_wrap=True, overflow="crop")
     if not points:
         text.append("no moves yet", style="dim")
@@ -41,7 +43,7 @@ def move_list_text(points: Sequence[Point], size: int, marked: int | None) -> Te
         if index % 2 == 0:
             if index:
                 text.append("\n")
-            text.append(f"{index // 2 + 1:>3}. ")
+            text.append(f"{number:>3}. ")
         name = point_to_wire(point, size)
         # White's cell ends the line: not padded, so "(m15)" fits as "h8" does.
         pad = CELL if index % 2 == 0 else 0
