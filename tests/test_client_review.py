@@ -9,7 +9,7 @@ from client.screens.review import ExportDialog, ReviewApp, ReviewScreen
 from client.screenshot import screen_text
 from client.widgets.board import Board
 from engine.record import parse_json, parse_psq
-from engine.types import Color, Point
+from engine.types import Color, Point, Rule
 
 MOVES = "h8 a1 i8 a2 j8 a3 k8 a4 l8\n"
 
@@ -41,6 +41,20 @@ async def test_review_steps_through_the_moves(tmp_path: Path) -> None:
         await pilot.press("end")
         assert screen.index == 9
         await pilot.press("q")
+
+
+async def test_an_unfinished_renju_record_marks_blacks_fouls_at_its_end(tmp_path: Path) -> None:
+    """A record with no result ends with Black to move: its last position marks Black's
+    forbidden point as any other does (it was taken for a finished game's end)."""
+    source = tmp_path / "game.txt"
+    source.write_text("h8 a1 g8 a3 i9 a5 i10 a7\n", encoding="utf-8")
+    app = ReviewApp(load_record(source, rule=Rule.RENJU), source=source)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        assert screen.index == 8
+        assert Point(8, 7) in screen.query_one(Board).picture.forbidden  # i8, a double three
 
 
 async def test_review_exports_json_and_psq(tmp_path: Path) -> None:

@@ -486,6 +486,48 @@ async def test_a_browser_plays_the_terminal_protocol_client(browser: Browser) ->
         await expect(ann.locator("#leaderboard-view tbody")).to_contain_text("Nobody yet.")
 
 
+async def test_a_long_games_review_shows_its_current_move_in_two_columns(
+    browser: Browser,
+) -> None:
+    """A 30-stone game's review opens at its last move, shown in the move list (the list
+    showed its first 21 stones, the current one out of sight), and lists Black's stones
+    in one column and White's in the other (as many columns as fit swapped them from row
+    to row); stepping back to the first stone brings it into sight."""
+    async with people(browser) as crowd:
+        ann = await crowd.client("ann")
+        hal = await crowd.client("hal")
+        room = (await ann.create(seat="black")).room.id
+        await hal.join(room)
+        letters = "abcdefghijklmno"
+        for n in range(30):  # stones two apart: no two touch, no line is made
+            col, row = 2 * (n // 2 % 7) + n % 2, 2 * (n // 14) + 1 + n % 2
+            await (ann if n % 2 == 0 else hal).move(room, f"{letters[col]}{row}")
+            await ann.until_event(Moved)
+        await hal.send(m.Resign(room=room))
+        await ann.until_event(GameOver)
+        cy = await crowd.page("cy")
+        await cy.goto(f"{crowd.url}#/review/{room}")
+        step = cy.locator("#review-step")
+        await expect(step).to_contain_text("Move 30 of 30")
+        items = cy.locator(".review-moves li")
+        assert await items.nth(29).evaluate(IN_ITS_LISTS_SIGHT)
+        await shot(cy, "review-long-game")
+        xs = [await items.nth(i).evaluate("li => li.getBoundingClientRect().x") for i in range(6)]
+        assert xs[0] == xs[2] == xs[4] < xs[1] == xs[3] == xs[5]
+        await cy.keyboard.press("Home")
+        await expect(step).to_contain_text("Move 0 of 30")
+        await cy.keyboard.press("ArrowRight")
+        await expect(step).to_contain_text("Move 1 of 30")
+        assert await items.nth(0).evaluate(IN_ITS_LISTS_SIGHT)
+
+
+IN_ITS_LISTS_SIGHT = """li => {
+  const list = li.parentElement.getBoundingClientRect(), at = li.getBoundingClientRect();
+  return at.top >= list.top - 1 && at.bottom <= list.bottom + 1;
+}"""
+"""Whether a list item shows within its list's scrolled box (JavaScript, for evaluate)."""
+
+
 async def test_a_reload_and_a_dropped_connection_resume_the_game(browser: Browser) -> None:
     """ann creates a private room and reloads the page before anyone comes: the room and
     its code are still there (a reload closed it at once), and hal joins it by its

@@ -157,8 +157,8 @@ class ReviewScreen(Screen[None]):
         at_end = self.index == len(record.moves)
         result = record.result if at_end else None
         line = list(result.line or ()) if result is not None else []
-        picture = BoardPicture.from_moves(
-            points, size=record.size, rule=record.rule, line=line, show_forbidden=not at_end
+        picture = BoardPicture.from_moves(  # a record with no result ends with a move to make
+            points, size=record.size, rule=record.rule, line=line, show_forbidden=result is None
         )
         self.query_one(Board).picture = picture
         total = len(record.moves)

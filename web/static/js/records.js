@@ -191,8 +191,9 @@ export class ReviewView {
     });
     const end = this.step === r.moves.length;
     // Black's forbidden points while Black is to move, as the live game and the
-    // terminal's review mark them (not at the end: the game is over).
-    const blackToPlay = r.rule === "renju" && !end && this.step % 2 === 0;
+    // terminal's review mark them (not at the end of a finished game; a record with no
+    // result ends with a player to move).
+    const blackToPlay = r.rule === "renju" && !(end && r.result) && this.step % 2 === 0;
     const forbidden = blackToPlay ? forbiddenMap(cells, r.size) : new Map();
     this.board.render({
       size: r.size, cells, last: this.step ? r.moves[this.step - 1].move : null,
@@ -200,6 +201,13 @@ export class ReviewView {
       interactive: false, nextColor: null,
     });
     [...this.list.children].forEach((li, i) => li.classList.toggle("current", i === this.step - 1));
+    const current = this.list.children[this.step - 1];
+    if (current) { // within the list's own scroll, not the page's: the board stays put
+      const box = this.list.getBoundingClientRect();
+      const at = current.getBoundingClientRect();
+      if (at.top < box.top) this.list.scrollTop -= box.top - at.top;
+      else if (at.bottom > box.bottom) this.list.scrollTop += at.bottom - box.bottom;
+    }
     this.position.textContent = `Move ${this.step} of ${r.moves.length}${this.step ? `: ${r.moves[this.step - 1].move}` : ""}`;
   }
 
