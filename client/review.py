@@ -20,7 +20,7 @@ from engine.record import (
     parse_move_list,
     parse_psq,
 )
-from engine.types import Rule
+from engine.types import Opening, Reason, Rule
 
 
 def record_format(path: Path) -> str:
@@ -44,22 +44,48 @@ def content_format(text: str) -> str:
     return "moves"
 
 
+_BOARD_REASONS = frozenset({Reason.FIVE, Reason.OVERLINE, Reason.BOARD_FULL})
+"""Results the moves themselves give: read back, the engine finds them again."""
+
+
 def unrecorded(record: GameRecord, kind: str) -> str | None:
     """What a file of format ``kind`` leaves out of ``record`` and how to read it back
     with it, or None when nothing is lost: PSQ records no rule, a move list neither rule
     nor board size (read back without them, a 19x19 renju game was 15x15 freestyle,
-    and a standard game with an overline was refused as over)."""
+    and a standard game with an overline was refused as over). Neither keeps a result
+    the board does not give (a resignation, a flag fallen, a draw agreed, an
+    abandonment: read back, the game is unfinished) nor a swap2 opening; a move list
+    keeps no players and no times either. Those are said as lost for good."""
+    if kind not in ("psq", "moves"):
+        return None
     lost: list[tuple[str, str]] = []
-    if kind in ("psq", "moves") and record.rule is not Rule.FREESTYLE:
+    if record.rule is not Rule.FREESTYLE:
         lost.append(("the rule", f"--rule {record.rule}"))
     if kind == "moves" and record.size != 15:
         lost.append(("the board size", f"--size {record.size}"))
-    if not lost:
+    gone: list[str] = []
+    result = record.result
+    if result is not None and result.reason not in _BOARD_REASONS:
+        ended = "a draw" if result.winner is None else f"{result.winner} wins"
+        gone.append(f"the result ({ended}, {result.reason})")
+    if record.opening is not Opening.FREE:
+        gone.append(f"the {record.opening} opening")
+    if kind == "moves" and (record.players.black or record.players.white):
+        gone.append("the players")
+    if kind == "moves" and any(move.t is not None for move in record.moves):
+        gone.append("the times")
+    if not lost and not gone:
         return None
     name = "a PSQ file" if kind == "psq" else "a move list"
-    what = " or ".join(what for what, _ in lost)
-    options = " ".join(option for _, option in lost)
-    return f"{name} does not record {what}: read it back with {options}"
+    said = []
+    if lost:
+        what = " or ".join(what for what, _ in lost)
+        options = " ".join(option for _, option in lost)
+        said.append(f"{name} does not record {what}: read it back with {options}")
+    if gone:
+        listed = ", ".join(gone[:-1]) + (" or " if len(gone) > 1 else "") + gone[-1]
+        said.append(f"nor {listed}" if lost else f"{name} does not record {listed}")
+    return "; ".join(said)
 
 
 def read_as_freestyle_hint(path: Path, error: Exception, rule_given: bool) -> str:

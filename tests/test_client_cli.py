@@ -146,6 +146,30 @@ def test_an_export_that_loses_the_rule_or_size_says_how_to_read_it_back(tmp_path
     assert proc.stdout.count("\n") == 1, proc.stdout
 
 
+def test_an_export_that_loses_the_result_says_so(tmp_path: Path) -> None:
+    """A game won by resignation, exported as PSQ or a move list, read back as an
+    unfinished game with no word at the export (the note spoke of the rule and size
+    only); a move list loses the players and times too."""
+    record = tmp_path / "resigned.json"
+    record.write_text(
+        '{"format": "gomoku-arena-record", "version": 1, "rule": "freestyle", "size": 15,'
+        ' "opening": "free", "players": {"black": "ann", "white": "bob"},'
+        ' "moves": [{"move": "h8", "t": 0}, {"move": "a1", "t": 900}],'
+        ' "result": {"winner": "black", "reason": "resign"}}'
+    )
+    psq = gomoku("review", str(record), "--export", str(tmp_path / "resigned.psq"))
+    assert psq.returncode == 0, psq.stderr
+    assert psq.stdout.splitlines()[1] == (
+        "note: a PSQ file does not record the result (black wins, resign) "
+        "(.json keeps everything)"
+    )
+    moves = gomoku("review", str(record), "--export", str(tmp_path / "resigned.txt"))
+    assert moves.stdout.splitlines()[1] == (
+        "note: a move list does not record the result (black wins, resign), the players "
+        "or the times (.json keeps everything)"
+    )
+
+
 def test_analyze_of_a_file_without_its_rule_suggests_one(tmp_path: Path) -> None:
     """A standard game whose overline did not win, as a move list: read as freestyle the
     overline ends it and a later move is refused; the line says the rule is not in
