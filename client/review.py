@@ -8,7 +8,10 @@ themselves live in :mod:`engine.record`; this module only picks one.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+
+import msgspec
 
 from engine.errors import RecordError
 from engine.record import (
@@ -21,6 +24,7 @@ from engine.record import (
     parse_psq,
 )
 from engine.types import Opening, Reason, Rule
+from protocol.values import Clocks, TimeControl
 
 
 def record_format(path: Path) -> str:
@@ -86,6 +90,22 @@ def unrecorded(record: GameRecord, kind: str) -> str | None:
         listed = ", ".join(gone[:-1]) + (" or " if len(gone) > 1 else "") + gone[-1]
         said.append(f"nor {listed}" if lost else f"{name} does not record {listed}")
     return "; ".join(said)
+
+
+def server_clock(original_json: str | None) -> tuple[TimeControl | None, Clocks | None] | None:
+    """The time control and the clocks at the end that the server's record keeps (its
+    ``game`` key), or None when it does not say (a file, or a record kept before)."""
+    if original_json is None:
+        return None
+    try:
+        facts = json.loads(original_json).get("game")
+        if not isinstance(facts, dict) or "time" not in facts:
+            return None
+        time = None if facts["time"] is None else msgspec.convert(facts["time"], TimeControl)
+        clocks = facts.get("clocks")
+        return time, None if clocks is None else msgspec.convert(clocks, Clocks)
+    except (ValueError, AttributeError, msgspec.ValidationError):
+        return None
 
 
 def read_as_freestyle_hint(path: Path, error: Exception, rule_given: bool) -> str:

@@ -114,7 +114,9 @@ def record_bytes(room: Room) -> bytes:
     """What the archive keeps for the finished game in ``room``: the engine's JSON record
     (:func:`engine.record.record_to_dict`, its fields in its order), its moves written
     from the room's own notation (the engine's: ``server.game.play`` formats each stone
-    it accepts), and the server's ``"game"`` key."""
+    it accepts), and the server's ``"game"`` key: ids, whether rated and private, when it
+    ended, its time control and both clocks at its end (null without a clock): a 5+3
+    game lost on time and a 4-second one read alike without them."""
     black, white = colour_seats(room)
     header = GameRecord(
         rule=room.rule,
@@ -135,6 +137,8 @@ def record_bytes(room: Room) -> bytes:
         "rated": black_score(room) is not None,
         "private": room.private,
         "ended_ms": room.ended_ms,
+        "time": room.time,
+        "clocks": room.clocks(room.ended_ms or 0),  # stopped at the end: its final times
     }
     return _record_encoder.encode(data)  # compact UTF-8 JSON, keys in the order above
 

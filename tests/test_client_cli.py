@@ -160,8 +160,7 @@ def test_an_export_that_loses_the_result_says_so(tmp_path: Path) -> None:
     psq = gomoku("review", str(record), "--export", str(tmp_path / "resigned.psq"))
     assert psq.returncode == 0, psq.stderr
     assert psq.stdout.splitlines()[1] == (
-        "note: a PSQ file does not record the result (black wins, resign) "
-        "(.json keeps everything)"
+        "note: a PSQ file does not record the result (black wins, resign) (.json keeps everything)"
     )
     moves = gomoku("review", str(record), "--export", str(tmp_path / "resigned.txt"))
     assert moves.stdout.splitlines()[1] == (

@@ -115,6 +115,7 @@ async def test_archive_game_opens_in_review_and_exports(
         assert isinstance(review, ReviewScreen)
         assert review.index == 9
         assert "move 9 of 9 · black wins (five)" in screen_text(app)
+        assert "freestyle 15x15 · free · no clock" in screen_text(app)  # the server's record
         board = review.query_one(Board)
         assert board.picture.line == frozenset(Point(x, 7) for x in range(7, 12))
         await pilot.press("left", "left")

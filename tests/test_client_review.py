@@ -57,6 +57,27 @@ async def test_an_unfinished_renju_record_marks_blacks_fouls_at_its_end(tmp_path
         assert Point(8, 7) in screen.query_one(Board).picture.forbidden  # i8, a double three
 
 
+async def test_a_server_records_clock_is_shown(tmp_path: Path) -> None:
+    """A record the server kept of a game lost on time says its time control and the
+    time each side had left: a 5+3 game and a 4-second one read alike without them."""
+    source = tmp_path / "timed.json"
+    source.write_text(
+        '{"format": "gomoku-arena-record", "version": 1, "rule": "freestyle", "size": 15,'
+        ' "opening": "free", "players": {"black": "ann", "white": "bob"},'
+        ' "moves": [{"move": "h8", "t": 0}, {"move": "a1", "t": 900}],'
+        ' "result": {"winner": "white", "reason": "timeout"},'
+        ' "game": {"id": "r-1", "time": {"base_ms": 300000, "inc_ms": 3000},'
+        ' "clocks": {"black_ms": 0, "white_ms": 192000}}}',
+        encoding="utf-8",
+    )
+    app = ReviewApp(load_record(source), source=source)
+    async with app.run_test(size=(100, 24)) as pilot:
+        await pilot.pause()
+        text = screen_text(app)
+        assert "ann (black) vs bob (white) · freestyle 15x15 · free · 5+3" in text
+        assert "white wins (timeout) · left: black 0:00.0, white 3:12" in text
+
+
 async def test_review_exports_json_and_psq(tmp_path: Path) -> None:
     """e asks for a file name; the extension picks the format, and the file reads back."""
     source = tmp_path / "game.txt"

@@ -125,5 +125,26 @@ async def test_the_archived_record_is_the_engines_record_of_the_game() -> None:
     game_facts = stored.pop(history.GAME_KEY)
     assert game_facts["id"] == room.id
     assert (game_facts["black"], game_facts["white"]) == (A, B)
+    assert (game_facts["time"], game_facts["clocks"]) == (None, None)  # no clock
     assert stored == json.loads(json.dumps(record_to_dict(engine_record)))
     assert record_from_dict(stored) == engine_record
+
+
+async def test_a_timed_games_record_keeps_its_time_control_and_final_clocks() -> None:
+    """A 5+3 game's record says 5+3 and how much time each side had left at the end (a
+    5+3 game lost on time and a 4-second one read alike)."""
+    service = RoomService(MemoryStore(), ServerConfig(), Metrics())
+    room = await service.open(
+        "r-1",
+        game.RoomSettings(rule=Rule.FREESTYLE, time=TimeControl(base_ms=300_000, inc_ms=3_000)),
+        seats=[(Seat(id=A, name="a"), "black"), (Seat(id=B, name="b"), "white")],
+    )
+    for i, point in enumerate(["h8", "a1", "h9"]):
+        await service.act(room.id, game.Move(A if i % 2 == 0 else B, point))
+    await service.act(room.id, game.Resign(B))
+    over = await _loaded(service, room.id)
+    facts = json.loads(history.record_bytes(over))[history.GAME_KEY]
+    assert facts["time"] == {"base_ms": 300_000, "inc_ms": 3_000}
+    clocks = facts["clocks"]
+    assert clocks == {"black_ms": over.clocks_ms[0], "white_ms": over.clocks_ms[1]}
+    assert 300_000 < clocks["black_ms"] <= 306_000  # two increments, little spent

@@ -509,6 +509,8 @@ async def test_a_long_games_review_shows_its_current_move_in_two_columns(
         await cy.goto(f"{crowd.url}#/review/{room}")
         step = cy.locator("#review-step")
         await expect(step).to_contain_text("Move 30 of 30")
+        facts = "freestyle · 15\u00d715 · free · no clock · Black wins by resignation"
+        await expect(cy.locator("#review-view p").first).to_have_text(facts)
         items = cy.locator(".review-moves li")
         assert await items.nth(29).evaluate(IN_ITS_LISTS_SIGHT)
         await shot(cy, "review-long-game")

@@ -11,6 +11,7 @@ opened from the server's archive in ``gomoku play`` (q goes back to the list).
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import ClassVar
 
@@ -26,8 +27,8 @@ from textual.widgets import Button, Footer, Input, Label, Static
 
 from client.glyphs import UNICODE, Glyphs
 from client.picture import BoardPicture
-from client.present import TABLE_NAME_MAX, shorten
-from client.review import export_record, unrecorded
+from client.present import TABLE_NAME_MAX, format_clock, shorten
+from client.review import export_record, server_clock, unrecorded
 from client.screens.help import HelpScreen, describe_bindings
 from client.screens.style import APP_CSS, plain_scrollbars
 from client.state.words import aborted
@@ -137,9 +138,14 @@ class ReviewScreen(Screen[None]):
         black = shorten(r.players.black or "?", TABLE_NAME_MAX)
         white = shorten(r.players.white or "?", TABLE_NAME_MAX)
         sep = f" {self.glyphs.sep} "
-        return sep.join(
-            (f"{black} (black) vs {white} (white)", f"{r.rule} {r.size}x{r.size}", f"{r.opening}")
-        )
+        parts = [
+            f"{black} (black) vs {white} (white)",
+            f"{r.rule} {r.size}x{r.size}",
+            f"{r.opening}",
+        ]
+        if (clock := server_clock(self.original_json)) is not None:
+            parts.append("no clock" if clock[0] is None else str(clock[0]))
+        return sep.join(parts)
 
     def _points(self) -> list[Point]:
         return [m.point for m in self.record.moves]
@@ -170,6 +176,11 @@ class ReviewScreen(Screen[None]):
                 status += f" {self.glyphs.sep} draw ({result.reason})"
             else:
                 status += f" {self.glyphs.sep} {result.winner} wins ({result.reason})"
+            clock = server_clock(self.original_json)
+            if clock is not None and clock[1] is not None:  # the time each had left
+                left = clock[1]
+                black, white = format_clock(left.black_ms), format_clock(left.white_ms)
+                status += f" {self.glyphs.sep} left: black {black}, white {white}"
         self.query_one("#status-game", Static).update(Text(status))
         self.query_one(MoveList).show(self._points(), record.size, self.index)
 
@@ -238,7 +249,14 @@ class ReviewApp(App[None]):
         ascii_only = self.glyphs.name == "ascii"
         self.set_class(ascii_only, "-ascii")
         plain_scrollbars(ascii_only)
-        self.push_screen(ReviewScreen(self.record, source=self.source, glyphs=self.glyphs))
+        original = None  # a server's JSON record file: its facts (the clock) shown and kept
+        if self.source is not None and self.source.suffix.lower() == ".json":
+            with contextlib.suppress(OSError, UnicodeDecodeError):
+                original = self.source.read_text(encoding="utf-8")
+        screen = ReviewScreen(
+            self.record, source=self.source, glyphs=self.glyphs, original_json=original
+        )
+        self.push_screen(screen)
 
     def on_unmount(self) -> None:
         plain_scrollbars(False)

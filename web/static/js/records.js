@@ -4,10 +4,19 @@
 import { BoardView } from "./board.js";
 import { parsePoint } from "./notation.js";
 import { forbiddenMap } from "./renju.js";
-import { resultText } from "./room.js";
+import { gameClockText, resultText, timeControlText } from "./room.js";
 import { download, errorText, h, toast } from "./ui.js";
 
 const RULES = ["freestyle", "standard", "renju"];
+
+/** What a record's server facts (its "game" key) say of the clock: its time control,
+ * and the time each side had left at the end (none for records kept before they did). */
+function clockFacts(game) {
+  if (!game || !("time" in game)) return [];
+  const facts = [timeControlText(game.time)];
+  if (game.clocks) facts.push(`time left: Black ${gameClockText(game.clocks.black_ms)}, White ${gameClockText(game.clocks.white_ms)}`);
+  return facts;
+}
 
 /**
  * A finished game's record (`get_record`) as text. The server archives a game just
@@ -172,7 +181,7 @@ export class ReviewView {
     const players = r.players ?? {};
     this.root.replaceChildren(
       h("h1", {}, `${players.black ?? "Black"} – ${players.white ?? "White"}`),
-      h("p", {}, `${r.rule} · ${r.size}×${r.size} · ${r.opening ?? "free"} · ${resultText(r.result, r.moves.length)}`),
+      h("p", {}, [r.rule, `${r.size}×${r.size}`, r.opening ?? "free", ...clockFacts(r.game), resultText(r.result, r.moves.length)].join(" · ")),
       h("div", { class: "room-body" },
         h("div", { class: "board-col" }, this.boardHost, nav, this.position),
         h("aside", { class: "side" }, h("h2", {}, "Moves"), this.list,
