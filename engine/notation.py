@@ -24,8 +24,20 @@ _POINT_RE = re.compile(r"([a-z])(\d+)", re.ASCII)
 _GOMOCUP_RE = re.compile(r"\s*(\d{1,6})\s*,\s*(\d{1,6})\s*", re.ASCII)
 
 
+def check_text(text: object, what: str) -> str:
+    """``text`` if it is text, else TypeError saying what was expected (``None``
+    or bytes passed where a move list or a record goes failed on a missing method)."""
+    if not isinstance(text, str):
+        raise TypeError(f"{what} is text (str), not {text!r:.60}")
+    return text
+
+
 def check_size(size: int) -> int:
-    """Return ``size`` if a board of that size is supported, else raise."""
+    """Return ``size`` if a board of that size is supported, else raise NotationError
+    (TypeError for what is no whole number: ``15.0`` made points of floats, ``"15"`` an
+    error about comparing ``int`` and ``str``)."""
+    if not isinstance(size, int) or isinstance(size, bool):
+        raise TypeError(f"a board size is a whole number like 15, not {size!r}")
     if not MIN_SIZE <= size <= MAX_SIZE:
         raise NotationError(f"board size {size} is not between {MIN_SIZE} and {MAX_SIZE}")
     return size
@@ -38,7 +50,7 @@ def on_board(point: Point, size: int) -> bool:
 def parse_point(text: str, size: int = 15) -> Point:
     """Parse ``h8`` (case-insensitive) into a :class:`Point` on a ``size`` board."""
     check_size(size)
-    token = text.strip().lower()
+    token = check_text(text, "a point to read, like 'h8',").strip().lower()
     m = _POINT_RE.fullmatch(token)
     if m is None:
         raise NotationError(f"{text!r} is not a point like h8")
@@ -50,9 +62,23 @@ def parse_point(text: str, size: int = 15) -> Point:
     return Point(col, size - row)
 
 
-def format_point(point: Point, size: int = 15) -> str:
-    """Write ``point`` as ``h8``; the inverse of :func:`parse_point`."""
+def as_point(value: object) -> Point:
+    """A Point, or a pair of whole numbers as one; TypeError for anything else (text
+    included: ``"h8"`` unpacks into two letters)."""
+    if isinstance(value, Point):
+        return value
+    if isinstance(value, tuple | list) and len(value) == 2:
+        x, y = value
+        if type(x) is int and type(y) is int:  # (not a bool, which is an int too)
+            return Point(x, y)
+    raise TypeError(f"a point is a Point like Point(7, 7), not {value!r:.60}")
+
+
+def format_point(point: Point | tuple[int, int], size: int = 15) -> str:
+    """Write ``point`` as ``h8``; the inverse of :func:`parse_point`. A plain pair of
+    whole numbers is taken as a Point, as :meth:`Board.play` takes it."""
     check_size(size)
+    point = as_point(point)
     if not on_board(point, size):
         raise NotationError(f"{tuple(point)} is off a {size}x{size} board")
     return f"{chr(ord('a') + point.x)}{size - point.y}"
@@ -61,7 +87,7 @@ def format_point(point: Point, size: int = 15) -> str:
 def parse_gomocup(text: str, size: int = 15) -> Point:
     """Parse Gomocup ``x,y`` (0-based, y from the top)."""
     check_size(size)
-    m = _GOMOCUP_RE.fullmatch(text)
+    m = _GOMOCUP_RE.fullmatch(check_text(text, "a Gomocup point, like '7,7',"))
     if m is None:
         raise NotationError(f"{text!r} is not a Gomocup point like 7,7")
     point = Point(int(m.group(1)), int(m.group(2)))
@@ -80,7 +106,8 @@ def format_gomocup(point: Point) -> str:
 def parse_psq_point(text: str, size: int = 15) -> Point:
     """Parse a point as a Piskvork ``.psq`` game file writes it: ``x,y`` like
     Gomocup but 1-based (``8,8`` is the centre of 15x15)."""
-    m = _GOMOCUP_RE.fullmatch(text)
+    check_size(size)
+    m = _GOMOCUP_RE.fullmatch(check_text(text, "a PSQ point, like '8,8',"))
     if m is None:
         raise NotationError(f"{text!r} is not a PSQ point like 8,8")
     x, y = int(m.group(1)), int(m.group(2))
@@ -101,8 +128,9 @@ def parse_moves(text: str, size: int = 15) -> list[Point]:
     The compact form is unambiguous: every point starts with a letter, so a row
     number runs until the next letter. Errors name the move by number.
     """
+    check_size(size)
     points: list[Point] = []
-    lowered = text.strip().lower()
+    lowered = check_text(text, "a move list").strip().lower()
     pos = 0
     n = len(lowered)
     while pos < n:

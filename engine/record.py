@@ -24,7 +24,9 @@ from typing import Any, TypeVar
 from engine.board import Board
 from engine.errors import IllegalMoveError, NotationError, RecordError
 from engine.notation import (
+    as_point,
     check_size,
+    check_text,
     format_moves,
     format_point,
     format_psq_point,
@@ -80,10 +82,14 @@ class GameRecord:
     started_at: str | None = None  # ISO 8601, as the server writes it
 
     def __post_init__(self) -> None:
-        # Accept the plain values a caller may pass (a list of moves, "renju").
+        # Accept the plain values a caller may pass (a list of moves, points without
+        # times, "renju", a pair of names).
         object.__setattr__(self, "rule", _enum(Rule, self.rule, "rule"))
         object.__setattr__(self, "opening", _enum(Opening, self.opening, "opening"))
-        object.__setattr__(self, "moves", tuple(self.moves))
+        moves = tuple(m if isinstance(m, TimedMove) else _timed(m) for m in self.moves)
+        object.__setattr__(self, "moves", moves)
+        if not isinstance(self.players, Players):
+            object.__setattr__(self, "players", _players_given(self.players))
         try:
             check_size(self.size)
         except NotationError as exc:
@@ -199,7 +205,8 @@ def format_move_list(record: GameRecord, *, compact: bool = False) -> str:
 def parse_move_list(text: str, *, size: int = 15, rule: Rule = Rule.FREESTYLE) -> GameRecord:
     """A record of the moves in ``text``, replayed and checked. Raises RecordError."""
     try:
-        points = parse_moves(text.removeprefix("\ufeff"), check_size(size))
+        moves = check_text(text, "a move list").removeprefix("\ufeff")
+        points = parse_moves(moves, check_size(size))
     except NotationError as exc:
         raise RecordError(str(exc)) from None
     record = GameRecord(rule=_rule(rule), size=size, moves=tuple(TimedMove(p) for p in points))
@@ -256,7 +263,7 @@ def parse_psq(text: str, *, rule: Rule = Rule.FREESTYLE) -> GameRecord:
     starts like a move (``9,``, ``-1,5,0``) but is not one, or a move after the
     moves ended, is an error rather than the end: it would drop the moves after it.
     """
-    lines = text.removeprefix("\ufeff").splitlines()
+    lines = check_text(text, "a PSQ file").removeprefix("\ufeff").splitlines()
     if not lines:
         raise RecordError("empty PSQ file")
     header = _PSQ_HEADER.fullmatch(lines[0])
@@ -411,10 +418,27 @@ def format_json(record: GameRecord, *, indent: int | None = None) -> str:
 def parse_json(text: str) -> GameRecord:
     """A record from JSON text; see :func:`record_from_dict`. Raises RecordError."""
     try:
-        data = json.loads(text.removeprefix("\ufeff"))
-    except (json.JSONDecodeError, RecursionError) as exc:
+        data = json.loads(check_text(text, "a JSON record").removeprefix("\ufeff"))
+    except (ValueError, RecursionError) as exc:  # a number of 5,000 digits is a ValueError
         raise RecordError(f"not JSON: {exc}") from None
     return record_from_dict(data)
+
+
+def _timed(move: object) -> TimedMove:
+    """A move given as a Point (or a pair of numbers): its time unknown."""
+    try:
+        return TimedMove(as_point(move))
+    except TypeError:
+        raise TypeError(f"a record's move is a TimedMove or a Point, not {move!r:.60}") from None
+
+
+def _players_given(value: object) -> Players:
+    """Players given as a pair of names (black, white)."""
+    if isinstance(value, tuple | list) and len(value) == 2:
+        black, white = value
+        if all(name is None or isinstance(name, str) for name in (black, white)):
+            return Players(black, white)
+    raise TypeError(f"a record's players are Players(black, white), not {value!r:.60}")
 
 
 def _enum(kind: type[_Enum], value: object, field: str) -> _Enum:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 
 from engine.errors import NotationError
@@ -175,3 +178,29 @@ def test_sizes_beyond_the_letters_are_refused_both_ways() -> None:
         format_point(Point(26, 0), 27)
     with pytest.raises(NotationError, match="off any board"):
         format_gomocup(Point(-1, 0))
+
+
+@pytest.mark.parametrize(
+    ("call", "given", "says"),
+    [
+        (parse_point, ("h8", 15.0), "a board size is a whole number like 15, not 15.0"),
+        (parse_point, ("h8", "15"), "a board size is a whole number like 15, not '15'"),
+        (parse_point, (None,), "a point to read, like 'h8', is text (str), not None"),
+        (parse_moves, (None,), "a move list is text (str), not None"),
+        (parse_gomocup, (b"7,7",), "a Gomocup point, like '7,7', is text (str), not b'7,7'"),
+        (format_point, ("h8",), "a point is a Point like Point(7, 7), not 'h8'"),
+    ],
+)
+def test_a_value_of_the_wrong_type_is_a_type_error_that_says_what_was_wanted(
+    call: Callable[..., object], given: tuple[Any, ...], says: str
+) -> None:
+    """A float size made points of floats (``h8.0`` when written), None failed on a
+    missing ``strip``: each is refused saying what the call takes."""
+    with pytest.raises(TypeError) as refused:
+        call(*given)
+    assert str(refused.value) == says
+
+
+def test_a_plain_pair_is_written_as_a_point() -> None:
+    """format_point takes a pair of whole numbers as Board.play does."""
+    assert format_point((7, 7)) == "h8"

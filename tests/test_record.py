@@ -371,3 +371,30 @@ def test_an_unknown_rule_is_a_record_error(read: Callable[..., GameRecord]) -> N
     """A reader given a rule that does not exist says so as a RecordError, as it promises."""
     with pytest.raises(RecordError, match="unknown rule 'bogus'"):
         read("Piskvorky 15x15, 11:11, 0\n8,8,0\n" if read is parse_psq else "h8", rule="bogus")
+
+
+def test_a_record_takes_points_and_a_pair_of_names_as_given() -> None:
+    """GameRecord takes the plain values its docstring promises: points without times
+    (a Point failed on a missing ``t``) and the players as a pair of names (the JSON
+    writer failed on a missing ``black``)."""
+    record = GameRecord(moves=[parse_point("h8"), (8, 6)], players=("ann", "bob"))  # type: ignore[arg-type]
+    assert record.moves == (TimedMove(parse_point("h8")), TimedMove(parse_point("i9")))
+    assert record.players == Players("ann", "bob")
+    assert '"players": {"black": "ann", "white": "bob"}' in format_json(record)
+    with pytest.raises(TypeError, match=r"a record's move is a TimedMove or a Point, not 'h8'"):
+        GameRecord(moves=["h8"])  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("reader", [parse_json, parse_psq, parse_move_list])
+def test_a_reader_given_no_text_says_so(reader: Callable[[str], GameRecord]) -> None:
+    """None passed where the text goes is a TypeError that says text was wanted."""
+    with pytest.raises(TypeError, match=r"is text \(str\), not None"):
+        reader(None)  # type: ignore[arg-type]
+
+
+def test_a_time_too_long_for_a_number_is_a_record_error() -> None:
+    """A 5,000-digit time was a plain ValueError from Python's integer limit; the reader
+    promises RecordError."""
+    text = '{"format": "gomoku-arena-record", "version": 1, "moves": [{"move": "h8", "t": '
+    with pytest.raises(RecordError, match="not JSON"):
+        parse_json(text + "9" * 5000 + "}]}")
