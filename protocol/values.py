@@ -338,6 +338,11 @@ class RoomView(msgspec.Struct, frozen=True, kw_only=True):
     settles them, and in a free opening): stones no takeback removes."""
     pending: Pending | None = None
     result: GameResult | None = None
+    rematch_room: RoomId | None = None
+    """After the game: the room of the rematch its players began (as the ``rematch``
+    event said), so one who opens the finished room later can follow them."""
+    rematch_code: InviteCode | None = None
+    """That rematch's invite code, if it is private (as the ``rematch`` event gave it)."""
     seq: Seq
     """Sequence number of the last event in this room; live events continue from seq + 1."""
     chat: Annotated[list[ChatLine], msgspec.Meta(max_length=CHAT_HISTORY)] = []

@@ -125,6 +125,9 @@ class Room(msgspec.Struct, kw_only=True):
     another (an offer again at every turn took the opponent's keys while their clock ran)."""
     result: GameResult | None = None
     rematch_room: str | None = None
+    rematch_code: str | None = None
+    """The rematch room's invite code (a private game's rematch is private too): shown,
+    as the ``rematch`` event shows it, to one who opens the finished room later."""
     # History, kept by the room service (server.service) for the game's record:
     started_ms: int | None = None
     """When both seats were filled and the game began (epoch ms)."""
@@ -374,6 +377,8 @@ class Room(msgspec.Struct, kw_only=True):
             opening_stones=self.opening_stones,
             pending=self.pending,
             result=self.result,
+            rematch_room=self.rematch_room,
+            rematch_code=self.rematch_code,
             seq=seq,
             chat=list(chat),
         )

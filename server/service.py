@@ -191,6 +191,7 @@ class RoomService:
                 await self._rate_seats(outcome.spawn, outcome.spawn_events)
                 outcome.spawn = await self.create(outcome.spawn, outcome.spawn_events)
                 outcome.room.rematch_room = outcome.spawn.id
+                outcome.room.rematch_code = outcome.spawn.code
                 outcome.events = [
                     msgspec.structs.replace(e, room=outcome.spawn.id)
                     if isinstance(e, Rematch)

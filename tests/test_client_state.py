@@ -510,6 +510,22 @@ def test_an_offer_made_before_one_came_in_is_in_the_log() -> None:
     assert model.log[-1].text == "You offer a draw."
 
 
+def test_a_finished_game_opened_after_its_rematch_began_says_where_it_went() -> None:
+    """The rematch's event came before one came in: the snapshot's rematch is said."""
+    result = GameResult(winner="white", reason=Reason.RESIGN, line=None)
+    model = in_room(
+        welcomed("p-carol"),
+        state="over",
+        result=result,
+        moves=["h8"],
+        rematch_room="r-2",
+        rematch_code="ABC-DEF-GHJ",
+    )
+    assert model.log[-1].text == "Its players went on to a rematch (invite code ABC-DEF-GHJ)."
+    assert model.room is not None
+    assert (model.room.rematch_room, model.room.rematch_code) == ("r-2", "ABC-DEF-GHJ")
+
+
 def test_renju_forbidden_points_shown_for_black_only() -> None:
     """In renju the board marks Black's forbidden points while Black is to move."""
     moves = ["h8", "a1", "i9", "a2", "i7", "a3", "j8", "a4"]

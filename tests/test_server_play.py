@@ -332,6 +332,24 @@ async def test_a_spectator_of_a_private_game_watches_its_rematch_by_the_code_giv
     assert (watched.room.id, watched.room.state) == (rematch.room, "playing")
 
 
+async def test_one_who_opens_a_finished_game_later_is_shown_its_rematch(
+    connect: Connect,
+) -> None:
+    """A spectator who comes to a finished private game after its rematch began finds
+    the rematch (and its code) in the snapshot, as the rematch event gave it to those
+    who were watching: the page showed them the finished board and nothing more."""
+    alice, bob, snap = await private_pair(connect)
+    assert snap.room.code is not None
+    await alice.send(m.Resign(room=snap.room.id))
+    await agree_rematch(alice, bob, snap.room.id)
+    rematch = await alice.until_event(Rematch)
+    dora = await connect("dora")
+    await dora.send(m.Join(code=snap.room.code, role="spectator"))
+    late = await dora.expect(m.Snapshot)
+    assert (late.room.state, late.room.rematch_room) == ("over", rematch.room)
+    assert late.room.rematch_code == rematch.code
+
+
 async def test_a_public_rematch_has_no_code(connect: Connect) -> None:
     """A public game's rematch is watched by its id: its event carries no code."""
     alice, bob, room = await seated_pair(connect)

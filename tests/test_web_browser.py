@@ -56,6 +56,7 @@ from protocol.events import (
     Offered,
     PlayerJoined,
     Presence,
+    Rematch,
     SpectatorCount,
     Undone,
 )
@@ -630,6 +631,29 @@ async def test_a_spectator_coming_in_sees_the_offer_waiting(browser: Browser) ->
         cy = await crowd.page("cy")
         await cy.goto(f"{crowd.url}#/watch/{room}")
         await expect(cy.locator("#status")).to_have_text("hal offers a draw. hal to move (White).")
+
+
+async def test_one_who_opens_a_finished_game_after_its_rematch_may_watch_it(
+    browser: Browser,
+) -> None:
+    """The rematch began before cy opened the finished game: the page offers to watch
+    it, as it does to those who were watching (it showed the finished board only)."""
+    async with people(browser) as crowd:
+        ann = await crowd.client("ann")
+        hal = await crowd.client("hal")
+        room = (await ann.create(seat="black")).room.id
+        await hal.join(room)
+        await ann.send(m.Resign(room=room))
+        await hal.until_event(GameOver)
+        await ann.send(m.Offer(room=room, kind="rematch"))
+        await hal.until_event(Offered)
+        await hal.send(m.Answer(room=room, kind="rematch", accept=True))
+        rematch = await hal.until_event(Rematch)
+        cy = await crowd.page("cy")
+        await cy.goto(f"{crowd.url}#/watch/{room}")
+        await cy.click("text=Watch the rematch")
+        await expect(cy.locator("#status")).to_contain_text("hal to move")
+        assert cy.url.endswith(f"#/watch/{rematch.room}")
 
 
 async def test_a_spectator_gone_elsewhere_no_longer_watches(browser: Browser) -> None:

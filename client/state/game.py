@@ -255,6 +255,8 @@ def game_from_view(view: RoomView, now: float) -> GameView:
         swap2=view.swap2,
         opening_stones=view.opening_stones,
         pending=view.pending,
+        rematch_room=view.rematch_room,
+        rematch_code=view.rematch_code,
         seq=view.seq,
     )
     game = dataclasses.replace(game, moves=game.read_points(view.moves))

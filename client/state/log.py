@@ -161,6 +161,9 @@ def opening_lines(
         lines.append(LogLine("event", offered_line(game.pending.kind, game.pending.by, game, me)))
     if game.outcome is not None:
         lines.append(LogLine("event", describe_result(game.outcome, game)))
+    if game.rematch_room is not None:  # begun before one came in: where the players went
+        found = f"invite code {game.rematch_code}" if game.rematch_code else game.rematch_room
+        lines.append(LogLine("event", f"Its players went on to a rematch ({found})."))
     return lines
 
 

@@ -283,7 +283,7 @@ def answer(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Out
         out.spawn, out.spawn_events = _rematch_room(
             room, action.rematch_id, action.rematch_code, now_ms, rules
         )
-        room.rematch_room = out.spawn.id
+        room.rematch_room, room.rematch_code = out.spawn.id, out.spawn.code
         out.events.append(Rematch(room=out.spawn.id, code=out.spawn.code))
     return out
 

@@ -29,6 +29,9 @@ export class RoomState {
     // Stones of a swap2 opening, which no takeback removes (3 or 5): the snapshot says,
     // and the choice that ends the opening sets them live.
     this.openingStones = view.opening_stones;
+    // A rematch begun before this snapshot (its event came before one came in).
+    this.rematchRoom = view.rematch_room ?? null;
+    this.rematchCode = view.rematch_code ?? null;
   }
 
   /** A chat line for the log: a spectator's says so ("cy (watching)"): names are not
