@@ -53,10 +53,11 @@ def seat_label(
     name_max: int = 0,
     cut: str = "…",
 ) -> str:
-    """``● alice (1500)``, with ``[bot]``, and ``[offline]`` when disconnected (the
-    line under the board says what the countdown is); once the game is ``over``, a
-    player gone is ``[left]``: nothing is lost by leaving a finished game. A name
-    longer than ``name_max`` columns (0: any) is cut short, ending in ``cut``."""
+    """``● alice (1500)``, with ``[bot]``, and ``[offline 42s]`` when disconnected,
+    counting down what is left of the grace period (a spectator has no question line
+    under the board to say it), ``[offline]`` once it is over; once the game is
+    ``over``, a player gone is ``[left]``: nothing is lost by leaving a finished game.
+    A name longer than ``name_max`` columns (0: any) is cut short, ending in ``cut``."""
     if seat is None:
         return f"{glyph} (empty)"
     text = f"{glyph} {shorten(seat.name, name_max, cut)}"
@@ -64,8 +65,11 @@ def seat_label(
         text += f" ({rating_label(seat.rating, seat.provisional)})"
     if seat.bot:
         text += " [bot]"
-    if not seat.online:
-        text += " [left]" if over else " [offline]"
+    if not seat.online and over:
+        text += " [left]"
+    elif not seat.online:
+        left = 0.0 if seat.claim_at is None else seat.claim_at - now
+        text += f" [offline {math.ceil(left)}s]" if left > 0 else " [offline]"
     return text
 
 
