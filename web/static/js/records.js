@@ -119,7 +119,7 @@ const GAMES_PAGE = 20;
 function gameLine(g) {
   return h("li", {},
     h("a", { href: `#/review/${g.id}` }, h("bdi", { class: "name" }, g.black.name), " – ", h("bdi", { class: "name" }, g.white.name)),
-    ` · ${g.rule} ${g.size}×${g.size} · ${resultText(g.result, g.moves)} · ${g.moves} moves${g.rated ? " · rated" : ""} · ${new Date(g.ended_ms).toLocaleString()}`);
+    ` · ${g.rule} ${g.size}×${g.size} · ${resultText(g.result, g.moves)} · ${g.moves} move${g.moves === 1 ? "" : "s"}${g.rated ? " · rated" : ""} · ${new Date(g.ended_ms).toLocaleString()}`);
 }
 
 /** A standing's rating for people: "unrated" before a rated game under the rule, and a
