@@ -218,6 +218,7 @@ async def test_private_games_and_unknown_players(arena: GomokuServer, connect: C
     hidden = await _ask(carol, m.GetRecord(game=room, id=3))
     assert isinstance(hidden, m.Error)
     assert hidden.code == "no_such_game"
+    assert "a private game's record is for its players" in hidden.message  # not "running"
 
     stranger = await _ask(alice, m.GetProfile(player=carol.player, id=4))
     assert isinstance(stranger, m.Error)

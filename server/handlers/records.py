@@ -90,7 +90,9 @@ async def on_get_record(session: Session, msg: m.GetRecord) -> None:
             raise history.BadRecord("a private game of other players")
         text = history.export(data, msg.format)
     except history.BadRecord:
-        raise Refused(
-            ErrorCode.NO_SUCH_GAME, "no finished game with that id (a running game has no record)"
+        raise Refused(  # (a private game is not told apart from a missing one)
+            ErrorCode.NO_SUCH_GAME,
+            "no finished game with that id here (a running game has no record yet; a "
+            "private game's record is for its players)",
         ) from None
     session.send(m.Record(game=msg.game, format=msg.format, text=text, re=msg.id))

@@ -114,7 +114,7 @@ const ERROR_WORDS = {
   too_long: "Not sent: too long for the server.", // the page's own (net.js), as offline
   unavailable: "The server cannot reach its store; try again in a moment.",
   internal: "Something went wrong on the server; try again.",
-  no_such_game: "There is no record of that game here (it may still be running).",
+  no_such_game: "There is no record of that game here (it may still be running, or be a private game of other players).",
   no_such_player: "That player has not finished a game here.",
 };
 
