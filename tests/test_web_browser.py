@@ -63,6 +63,7 @@ from protocol.events import (
 from protocol.text import chat_problem, name_problem
 from protocol.values import TimeControl
 from server.app import GomokuServer
+from server.connection import Connection
 from server.game import GameRules
 from worker.control import AiWorker
 from worker.thinker import Thinker
@@ -184,6 +185,12 @@ class People:
         self.clients.append(client)
         await client.hello(name, token)
         return client
+
+    def connection_of(self, name: str) -> Connection:
+        """The server's one connection of the page (or client) named ``name``: to cut or
+        stall its network from the server's side."""
+        (found,) = [c for c in self.server.connections if c.identity and c.identity.name == name]
+        return found
 
     async def ann_against_hal(self, *, phone: bool = False) -> tuple[Page, TestClient, str]:
         """ann's page and hal (a protocol client) in a game hal opened as White: ann's
@@ -574,9 +581,7 @@ async def test_a_reload_and_a_dropped_connection_resume_the_game(browser: Browse
         await point(ann, "h9").click()
         assert (await hal.until_event(Moved)).point == "h9"  # after ann's presence events
 
-        (ann_conn,) = [
-            c for c in crowd.server.connections if c.identity and c.identity.name == "ann"
-        ]
+        ann_conn = crowd.connection_of("ann")
         ann_conn.ws.transport.abort()  # the network drops
         await expect(ann.locator("#conn")).to_have_attribute("data-state", "offline")
         assert not (await hal.until_event(Presence)).online  # hal is told; he plays on
@@ -605,7 +610,7 @@ async def test_a_spectator_of_a_private_game_watches_on_after_a_dropped_network(
         cy = await crowd.page("cy")
         await cy.goto(f"{crowd.url}#/room/{made.room.code}")
         await expect(cy.locator("#status")).to_contain_text("ann to move")
-        (cy_conn,) = [c for c in crowd.server.connections if c.identity and c.identity.name == "cy"]
+        cy_conn = crowd.connection_of("cy")
         cy_conn.ws.transport.abort()  # the network drops
         await expect(cy.locator("#conn")).to_have_attribute("data-state", "offline")
         await ann.move(room, "h8")
@@ -654,6 +659,28 @@ async def test_one_who_opens_a_finished_game_after_its_rematch_may_watch_it(
         await cy.click("text=Watch the rematch")
         await expect(cy.locator("#status")).to_contain_text("hal to move")
         assert cy.url.endswith(f"#/watch/{rematch.room}")
+
+
+async def test_a_game_the_server_lost_is_said_until_read(browser: Browser) -> None:
+    """A running game gone with the server (a restart without Redis): the page went to
+    the lobby with a toast gone in 6 s, and a player who looked away found no trace of
+    the game. The lobby says it until the player dismisses it."""
+    async with people(browser) as crowd:
+        hal = await crowd.client("hal")
+        room = (await hal.create(seat="black")).room.id
+        ann = await crowd.page("ann")
+        await ann.goto(f"{crowd.url}#/room/{room}")
+        await expect(ann.locator("#status")).to_contain_text("hal to move")
+        await crowd.server.store.expire_room(room, 0)  # as a restart leaves it: gone
+        ann_conn = crowd.connection_of("ann")
+        ann_conn.ws.transport.abort()  # back on a new connection, she resumes the room
+        notice = ann.locator("#lobby-notice")
+        await expect(notice).to_contain_text("Your game with hal is gone")
+        await expect(ann.locator("#lobby-view")).to_be_visible()
+        await ann.wait_for_timeout(6500)  # a toast's time
+        await expect(notice).to_be_visible()
+        await notice.locator("button").click()
+        await expect(notice).to_be_hidden()
 
 
 async def test_a_spectator_gone_elsewhere_no_longer_watches(browser: Browser) -> None:
@@ -1632,9 +1659,7 @@ async def test_a_quick_match_goes_on_after_the_connection_dropped(browser: Brows
         await bob.click("#quick-button")
         waiting = bob.locator(".queue-status")
         await expect(waiting).to_contain_text("Waiting for an opponent")
-        (bob_conn,) = [
-            c for c in crowd.server.connections if c.identity and c.identity.name == "bob"
-        ]
+        bob_conn = crowd.connection_of("bob")
         bob_conn.ws.transport.abort()  # the network drops
         await expect(bob.locator("#conn")).to_have_attribute("data-state", "offline")
         await expect(bob.locator("#conn")).to_have_attribute("data-state", "online")
@@ -1898,9 +1923,7 @@ async def test_a_connection_that_goes_silent_is_dropped_and_made_again(browser: 
         await hal.move(room, "a1")
         await moves_shown(ann, 2)
         await ann.evaluate("gomoku.conn.quietMs = 500; gomoku.conn.stallMs = 500")
-        (ann_conn,) = [
-            c for c in crowd.server.connections if c.identity and c.identity.name == "ann"
-        ]
+        ann_conn = crowd.connection_of("ann")
         ann_conn.ws.transport.pause_reading()  # her pings, and all, reach nobody
         await expect(ann.locator("#conn")).to_have_attribute("data-state", "offline")
         await expect(ann.locator("#conn")).to_have_attribute("data-state", "online")

@@ -68,6 +68,9 @@ export class LobbyView {
       h("label", {}, "Code ", h("input", { name: "code", maxlength: 32, autocomplete: "off", class: "code", required: true })),
       h("button", { type: "submit" }, "Join"));
     this.resumeBox = h("div", { class: "card resume", hidden: true });
+    // What the player must not miss on coming back to the lobby (a game of theirs lost
+    // with the server): it stays until dismissed, where a toast was gone in 6 s.
+    this.noticeBox = h("div", { class: "card notice", id: "lobby-notice", role: "status", hidden: true });
     this.table = h("tbody");
     this.empty = h("p", { class: "hint-text" }, "No open rooms yet: create one, or use quick match.");
     const list = h("section", { class: "card rooms" },
@@ -79,8 +82,15 @@ export class LobbyView {
     const sound = h("label", { class: "sound" },
       h("input", { type: "checkbox", id: "sound-toggle", checked: app.sound, onchange: (e) => { app.sound = e.target.checked; } }),
       " Sound on moves");
-    this.root.replaceChildren(h("h1", { class: "sr-only" }, "Lobby"), this.resumeBox, list,
+    this.root.replaceChildren(h("h1", { class: "sr-only" }, "Lobby"), this.noticeBox, this.resumeBox, list,
       h("div", { class: "lobby-grid" }, quick, create, aivai, code), sound);
+  }
+
+  /** Say `text` at the top of the lobby until the player dismisses it. */
+  notice(text) {
+    this.noticeBox.replaceChildren(h("p", {}, text),
+      h("button", { type: "button", onclick: () => { this.noticeBox.hidden = true; } }, "OK"));
+    this.noticeBox.hidden = false;
   }
 
   update() {

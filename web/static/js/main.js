@@ -191,9 +191,12 @@ export class App {
         if (error.code === "no_such_room" || error.code === "not_in_room") {
           this.rooms.delete(room.id);
           // A finished game's record is kept: only its room closed (a restart, or expiry).
-          toast(room.state === "over"
-            ? "That game's room has closed; the game is kept in the players' profiles."
-            : "That room is gone: back to the lobby.");
+          if (room.state === "over") toast("That game's room has closed; the game is kept in the players' profiles.");
+          else if (this.me && room.seatOf(this.me.player) && room.state !== "waiting") {
+            const other = [room.players.black, room.players.white].find((p) => p && p.id !== this.me.player);
+            this.views.lobby.notice(`Your game${other ? ` with ${other.name}` : ""} is gone: the server no longer has it `
+              + "(it restarted without keeping it). It was not rated or recorded: play it again if you like.");
+          } else toast("That room is gone: back to the lobby.");
           if (this.current === room.id) window.location.hash = "#/";
         }
       });
