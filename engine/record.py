@@ -486,6 +486,12 @@ def _timed_move(entry: object, number: int, size: int) -> TimedMove:
     return TimedMove(point, t)
 
 
+_WON_ONLY = frozenset({Reason.FIVE, Reason.OVERLINE, Reason.RESIGN})
+"""Reasons a game ends with a winner (a flag fallen may be a draw: the other side could
+not have won; an abandonment too, when both left)."""
+_DRAWN_ONLY = frozenset({Reason.AGREEMENT, Reason.BOARD_FULL})
+
+
 def _result(value: object, size: int) -> Result | None:
     if value is None:
         return None
@@ -496,6 +502,10 @@ def _result(value: object, size: int) -> Result | None:
     if winner_text is not None and winner is None:
         raise RecordError(f"result.winner must be 'black', 'white' or null, not {winner_text!r}")
     reason = _enum(Reason, value.get("reason"), "result.reason")
+    if winner is None and reason in _WON_ONLY:
+        raise RecordError(f"result.reason {reason} needs a winner (it cannot end in a draw)")
+    if winner is not None and reason in _DRAWN_ONLY:
+        raise RecordError(f"result.reason {reason} is a draw: result.winner must be null")
     line_data = value.get("line")
     line: tuple[Point, ...] | None = None
     if line_data is not None:

@@ -398,3 +398,19 @@ def test_a_time_too_long_for_a_number_is_a_record_error() -> None:
     text = '{"format": "gomoku-arena-record", "version": 1, "moves": [{"move": "h8", "t": '
     with pytest.raises(RecordError, match="not JSON"):
         parse_json(text + "9" * 5000 + "}]}")
+
+
+@pytest.mark.parametrize(
+    ("result", "says"),
+    [
+        ({"winner": None, "reason": "resign"}, "result.reason resign needs a winner"),
+        ({"winner": "black", "reason": "agreement"}, "agreement is a draw"),
+        ({"winner": "white", "reason": "board-full"}, "board-full is a draw"),
+    ],
+)
+def test_a_result_that_contradicts_itself_is_refused(result: dict[str, Any], says: str) -> None:
+    """A resignation nobody won, a draw agreed that someone won: no game ends so."""
+    data = {"format": "gomoku-arena-record", "version": 1, "rule": "freestyle", "size": 15}
+    data |= {"moves": [], "result": result}
+    with pytest.raises(RecordError, match=says):
+        parse_json(json.dumps(data))
