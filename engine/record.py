@@ -225,8 +225,10 @@ def _rule(rule: Rule | str) -> Rule:
 
 _PSQ_HEADER = re.compile(r"\s*Piskvorky\s+(\d{1,3})\s*x\s*(\d{1,3})\b.*", re.ASCII)
 _PSQ_MOVE = re.compile(r"\s*(\d{1,6}\s*,\s*\d{1,6})\s*(?:,\s*(-?\d{1,12})\s*)?", re.ASCII)
-_PSQ_BROKEN_MOVE = re.compile(r"\s*-?\d+\s*,", re.ASCII)
-"""The start of a move line (a number, a comma) on a line that is not a whole move."""
+_PSQ_BROKEN_MOVE = re.compile(r"\s*-?\d+\s*(,|\s-?\d)", re.ASCII)
+"""The start of a move line (a number, then a comma, or a space or tab and another
+number: ``8\t8\t0`` read as the end of the moves gave an empty game without a word) on
+a line that is not a whole move."""
 
 
 def format_psq(record: GameRecord) -> str:

@@ -161,6 +161,7 @@ def test_psq_names_that_would_not_survive_are_left_out() -> None:
         ("Piskvorky 15x15, 11:11, 0\n8,8,0\n-1,5,0\n", "line 3: '-1,5,0' is not a move"),
         ("Piskvorky 15x15, 11:11, 0\n8,8,0\n5,5,x\n", "line 3: '5,5,x' is not a move"),
         ("Piskvorky 15x15, 11:11, 0\n8,8,0\n5;5;0\n9,9,0\n", "line 4: a move after line 3"),
+        ("Piskvorky 15x15, 11:11, 0\n8\t8\t0\n9\t9\t0\n", "line 2: '8\\t8\\t0' is not a move"),
     ],
 )
 def test_psq_import_errors(text: str, message: str) -> None:
