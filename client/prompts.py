@@ -167,11 +167,11 @@ def next_change(model: ViewModel, me: frozenset[str], now: float) -> float | Non
     if game is not None and game.clocks is not None and game.clocks.running is not None:
         left = game.clocks.remaining(game.clocks.running, now)
         delays.append(0.2 if left < 10_000 else _to_next_second(left / 1000))
-    if game is not None:
-        seated = [p for p in me if game.color_of(p) is not None]
-        other = _opponent_offline(game, seated)
-        if other is not None and other.claim_at is not None and other.claim_at > now:
-            delays.append(_to_next_second(other.claim_at - now))
+    if game is not None and game.state != "over":  # any seat's countdown (a spectator's too)
+        for seat in (game.black, game.white):
+            away = None if seat is None or seat.online else seat.claim_at
+            if away is not None and away > now:
+                delays.append(_to_next_second(away - now))
     link_wait = link_change(model, now)
     if link_wait is not None:
         delays.append(link_wait)

@@ -248,6 +248,10 @@ def test_a_timer_runs_only_while_something_on_screen_counts() -> None:
     delay = next_change(waiting, ME, T0)
     assert delay is not None
     assert 0.4 <= delay <= 0.42
+    watcher = frozenset({"p-carol"})  # the countdown by bob's name counts for spectators
+    delay = next_change(waiting, watcher, T0)
+    assert delay is not None
+    assert 0.4 <= delay <= 0.42
     down = reduce(still, ConnectionChanged("reconnecting", 2, T0 + 3.5), T0)
     delay = next_change(down, ME, T0)
     assert delay is not None
