@@ -46,6 +46,12 @@ _WINNERS = {"black": Color.BLACK, "white": Color.WHITE}
 _BOARD_REASONS = frozenset({Reason.FIVE, Reason.OVERLINE, Reason.BOARD_FULL})
 
 
+_WON_ONLY = frozenset({Reason.FIVE, Reason.OVERLINE, Reason.RESIGN})
+"""Reasons a game ends with a winner (a flag fallen may be a draw: the other side could
+not have won; an abandonment too, when both left)."""
+_DRAWN_ONLY = frozenset({Reason.AGREEMENT, Reason.BOARD_FULL})
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class TimedMove:
     """A move and when it was played, in milliseconds since the game started
@@ -94,6 +100,13 @@ class GameRecord:
             check_size(self.size)
         except NotationError as exc:
             raise RecordError(str(exc)) from None
+        result = self.result
+        if result is not None and result.winner is None and result.reason in _WON_ONLY:
+            raise RecordError(f"result.reason {result.reason} needs a winner (it is no draw)")
+        if result is not None and result.winner is not None and result.reason in _DRAWN_ONLY:
+            raise RecordError(
+                f"result.reason {result.reason} is a draw: result.winner must be null"
+            )
         last = 0
         for number, move in enumerate(self.moves, 1):
             if move.t is None:
@@ -488,12 +501,6 @@ def _timed_move(entry: object, number: int, size: int) -> TimedMove:
     return TimedMove(point, t)
 
 
-_WON_ONLY = frozenset({Reason.FIVE, Reason.OVERLINE, Reason.RESIGN})
-"""Reasons a game ends with a winner (a flag fallen may be a draw: the other side could
-not have won; an abandonment too, when both left)."""
-_DRAWN_ONLY = frozenset({Reason.AGREEMENT, Reason.BOARD_FULL})
-
-
 def _result(value: object, size: int) -> Result | None:
     if value is None:
         return None
@@ -504,10 +511,6 @@ def _result(value: object, size: int) -> Result | None:
     if winner_text is not None and winner is None:
         raise RecordError(f"result.winner must be 'black', 'white' or null, not {winner_text!r}")
     reason = _enum(Reason, value.get("reason"), "result.reason")
-    if winner is None and reason in _WON_ONLY:
-        raise RecordError(f"result.reason {reason} needs a winner (it cannot end in a draw)")
-    if winner is not None and reason in _DRAWN_ONLY:
-        raise RecordError(f"result.reason {reason} is a draw: result.winner must be null")
     line_data = value.get("line")
     line: tuple[Point, ...] | None = None
     if line_data is not None:

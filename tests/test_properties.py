@@ -173,10 +173,14 @@ def records(draw: st.DrawFn) -> GameRecord:
     game = draw(games())
     server_result = None
     if not game.board.is_over() and draw(st.booleans()):
-        server_result = Result(
-            draw(st.sampled_from([Color.BLACK, Color.WHITE, None])),
-            draw(st.sampled_from([Reason.RESIGN, Reason.TIMEOUT, Reason.AGREEMENT])),
-        )
+        reason = draw(st.sampled_from([Reason.RESIGN, Reason.TIMEOUT, Reason.AGREEMENT]))
+        winners: dict[Reason, list[Color | None]] = {
+            Reason.RESIGN: [Color.BLACK, Color.WHITE],
+            Reason.AGREEMENT: [None],
+            Reason.TIMEOUT: [Color.BLACK, Color.WHITE, None],  # a flag may fall to a draw
+        }
+        winner = draw(st.sampled_from(winners[reason]))
+        server_result = Result(winner, reason)
     return GameRecord.from_board(
         game.board,
         opening=draw(st.sampled_from(Opening)),
