@@ -638,6 +638,10 @@ class GomokuApp(App[None]):
         game = self.model.room
         if game is not None and game.state == "over" and self.sits_in(game):
             await self._leave_quietly(game.id)  # seen to its end: not announced next launch
+        elif game is not None and game.state == "waiting" and self.sits_in(game):
+            # A quit is no dropped network: the room waiting for an opponent is closed
+            # now, not kept the grace period for a return (a stranger could join it).
+            await self._leave_quietly(game.id)
         await self._shut_down()
         self.exit()
 

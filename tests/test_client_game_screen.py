@@ -267,6 +267,25 @@ async def test_quit_in_a_running_game_asks_first(
         await until(pilot, lambda: app.return_code == 0, "the client quit")
 
 
+async def test_quitting_closes_the_room_waiting_for_an_opponent(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """A room waits the grace period for a player whose network dropped; one who quits
+    has not dropped: the room closes at once (a stranger joined the room of a player
+    gone for good)."""
+    async with running(server, tmp_path) as (app, pilot):
+        await until(pilot, lambda: app.model.session.link.online)
+        await app.send(m.CreateRoom(private=True))
+        await until(pilot, lambda: app.model.room is not None, "the new room")
+        assert app.model.room is not None
+        code = app.model.room.code
+        await pilot.press("ctrl+q")
+        await until(pilot, lambda: app.return_code == 0, "the client quit")
+    bob = await connect("bob")
+    await bob.send(m.Join(code=code))
+    await bob.expect_error("no_such_room")
+
+
 async def test_no_rematch_key_while_the_opponent_is_gone(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:
