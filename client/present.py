@@ -288,7 +288,8 @@ def _player(ref: PlayerRef | None) -> str:
     text = shorten(ref.name, TABLE_NAME_MAX)
     if ref.rating is not None:
         text += f" {rating_label(ref.rating, ref.provisional)}"
-    return text + (" [bot]" if ref.bot else "")
+    # Offline (a seat kept a while, a waiting room's too): one who joins may wait for them.
+    return text + (" [bot]" if ref.bot else "") + ("" if ref.online else " [away]")
 
 
 LOBBY_COLUMNS = ("rule", "size", "time", "black", "white", "watch", "state")

@@ -132,6 +132,8 @@ def test_lobby_row() -> None:
         spectators=4,
     )
     assert lobby_row(room) == ("renju swap2 rated", "15", "10+5", "ann 1600", "-", "4", "waiting")
+    away = room_summary(players=Seats(black=PlayerRef(id="a", name="ann", online=False)))
+    assert lobby_row(away)[3] == "ann [away]"  # her seat kept a while: one who joins waits
 
 
 def room_view(**changes: object) -> RoomView:

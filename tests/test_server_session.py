@@ -173,7 +173,8 @@ async def test_a_waiting_room_and_its_code_outlive_a_reload(
     """A page reloaded (or a network dropped) just after making a private room closed it
     at once: the opponent's right code got "no room has that invite code". The room now
     waits the grace period for its player: joined meanwhile, the game starts and the
-    player resumes into it; not back by then, the room is gone."""
+    player resumes into it; a public one's lobby line says its player is offline; not
+    back by then, the room is gone."""
     server = await make_server(game=GameRules(grace_ms=1_500))
     ann = await connect("ann", to=server)
     made = await ann.create(private=True, seat="black")
@@ -190,6 +191,22 @@ async def test_a_waiting_room_and_its_code_outlive_a_reload(
     await again.until_event(GameStarted)  # missed while away
     back = await bob.event(Presence, made.room.id)
     assert (back.player, back.online) == (ann.player, True)
+
+    eve = await connect("eve", to=server)  # a public room's line says its player is away
+    await eve.send(m.LobbyWatch(on=True))
+    await eve.expect(m.Lobby)
+    flo = await connect("flo", to=server)
+    public = await flo.create(seat="black")
+    await flo.ws.close()
+    line = await eve.until(
+        lambda message: (
+            isinstance(message, m.LobbyRoom)
+            and message.room.id == public.room.id
+            and message.room.players.black is not None
+            and not message.room.players.black.online
+        )
+    )
+    assert isinstance(line, m.LobbyRoom)
 
     cat = await connect("cat", to=server)
     made = await cat.create(private=True, seat="black")

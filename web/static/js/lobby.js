@@ -133,7 +133,9 @@ export class LobbyView {
   row(room) {
     // The game page's words for an AI seat ("· AI"): an emoji needs a font many systems lack.
     // The name in a <bdi>: a right-to-left one stays before its rating.
-    const player = (p) => (p ? [h("bdi", { class: "name" }, p.name), `${p.rating ? ` (${ratingText(p.rating, p.provisional)})` : ""}${p.bot ? " · AI" : ""}`] : "—");
+    // A player offline (their seat kept a while, a waiting room's too) says so: one who
+    // joins their room may wait for them.
+    const player = (p) => (p ? [h("bdi", { class: "name" }, p.name), `${p.rating ? ` (${ratingText(p.rating, p.provisional)})` : ""}${p.bot ? " · AI" : ""}${p.online === false ? " · away" : ""}`] : "—");
     const free = room.state === "waiting";
     return h("tr", { dataset: { room: room.id } },
       h("td", {}, room.rule, room.opening === "swap2" ? " (swap2)" : "", room.rated ? " · rated" : ""),
