@@ -19,7 +19,7 @@ import asyncio
 import collections
 import random
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -32,14 +32,17 @@ from playwright.async_api import (
     FloatRect,
     Locator,
     Page,
+    Route,
     ViewportSize,
     WebSocket,
+    WebSocketRoute,
     async_playwright,
     expect,
 )
 from server_fixtures import TestClient, make_config
 from text_samples import CHAT_ACCEPTED, CHAT_REFUSED, NAMES_ACCEPTED, NAMES_REFUSED
 from websockets.asyncio.client import connect as ws_connect
+from websockets.typing import Subprotocol
 from worker_fixtures import ai_config, eventually, worker_config
 
 from client.present import TimeControlError, format_clock, parse_time_control
@@ -685,6 +688,99 @@ async def test_a_game_the_server_lost_is_said_until_read(browser: Browser) -> No
         await expect(notice).to_be_visible()
         await notice.locator("button").click()
         await expect(notice).to_be_hidden()
+
+
+async def test_two_arenas_under_paths_of_one_origin_keep_their_own_players(
+    browser: Browser,
+) -> None:
+    """Two arenas published under /a/ and /b/ of one site (one browser storage): the
+    page kept one name and token for both, so /b/ was sent /a/'s, refused it, and wrote
+    its own over it; back on /a/, ann was a new player. Each arena keeps its own now;
+    the first visit of each after the upgrade takes the player kept before (ann, who
+    is /a/'s: /b/ does not know her token and makes her anew, under its own keys)."""
+    async with game_server() as a_server, game_server() as b_server:
+        arenas = Arenas({"a": a_server.port, "b": b_server.port})
+        context = await browser.new_context(viewport=DESKTOP)
+        try:
+            await context.route("http://arena.test/**", arenas.page_file)
+            for name in ("a", "b"):
+                await context.route_web_socket(f"ws://arena.test/{name}/", arenas.relay)
+            async with ws_connect(f"ws://127.0.0.1:{a_server.port}/") as ws:
+                before = await TestClient(ws).hello("ann")  # kept as before the upgrade
+            page = await context.new_page()
+            page.set_default_timeout(WAIT_MS)
+            await page.goto("http://arena.test/a/")
+            await page.evaluate(
+                "([token]) => { localStorage.clear(); localStorage.setItem('gomoku.name', 'ann');"
+                " localStorage.setItem('gomoku.token', token); }",
+                [before.token],
+            )
+            await page.reload()
+            await expect(page.locator("header #me")).to_have_text("ann")
+            ann = {before.player}
+            await eventually(lambda: players_on(a_server) == ann)  # taken, not made anew
+            await page.goto("http://arena.test/b/")  # it takes the old keys too: B has no
+            await eventually(lambda: players_on(b_server))  # such token, ann starts afresh
+            assert players_on(b_server).isdisjoint(ann)
+            await page.goto("http://arena.test/a/")
+            await expect(page.locator("header #me")).to_have_text("ann")
+            await eventually(lambda: players_on(a_server) == ann)  # the same player back
+        finally:
+            await context.close()
+            await arenas.close()
+
+
+def players_on(server: GomokuServer) -> set[str]:
+    """The players of the server's open connections."""
+    return {c.identity.player for c in server.connections if c.identity is not None}
+
+
+class Arenas:
+    """Arenas published under paths of one site, http://arena.test/NAME/: each path's
+    pages and WebSocket are its server's (by port)."""
+
+    def __init__(self, ports: dict[str, int]) -> None:
+        self.ports = ports
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    def _port(self, url: str) -> tuple[int, str]:
+        """The port of the arena ``url`` is under, and the path within it."""
+        rest = url.split("://arena.test/", 1)[1]
+        arena, _, path = rest.partition("/")
+        return self.ports[arena], path
+
+    async def page_file(self, route: Route) -> None:
+        port, path = self._port(route.request.url)
+        answer = await route.fetch(url=f"http://127.0.0.1:{port}/{path}")
+        await route.fulfill(response=answer)
+
+    async def relay(self, page_side: WebSocketRoute) -> None:
+        """The page's WebSocket, carried to and from its arena's server."""
+        port, _ = self._port(page_side.url)
+        server = await ws_connect(
+            f"ws://127.0.0.1:{port}/", subprotocols=[Subprotocol("gomoku.json")]
+        )
+
+        def forward(data: str | bytes) -> None:
+            self._run(server.send(data))
+
+        page_side.on_message(forward)
+        page_side.on_close(lambda *_: self._run(server.close()))
+
+        async def back() -> None:
+            async for data in server:
+                page_side.send(data)
+
+        self._run(back())
+
+    def _run(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(work)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def close(self) -> None:
+        for task in list(self.tasks):
+            task.cancel()
 
 
 async def test_a_spectator_gone_elsewhere_no_longer_watches(browser: Browser) -> None:

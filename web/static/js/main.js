@@ -2,7 +2,7 @@
 // routes (#/ lobby, #/room/ID-or-CODE play, #/watch/ID watch, #/leaderboard,
 // #/profile[/PLAYER], #/review/GAME).
 
-import { Connection, serverUrl } from "./net.js";
+import { Connection, pageFolder, serverUrl } from "./net.js";
 import { RoomState } from "./room.js";
 import { LobbyView } from "./lobby.js";
 import { GameView } from "./game.js";
@@ -12,12 +12,35 @@ import { clickSound, errorText, h, toast } from "./ui.js";
 
 const LEFT_GAMES_CHECK_MS = 30000; // how often the page looks whether a game left here ended
 
+/** Where this browser keeps a player of the arena the page is from: one key per arena,
+ * by the page's folder ("/arena/"), as two arenas published under paths of one origin
+ * share its storage (the second took the first's token, was refused it, and wrote its
+ * own over it). An arena at the root keeps the names it always had. */
+function arenaKey(name) {
+  const folder = pageFolder(window.location);
+  return folder === "/" ? `gomoku.${name}` : `gomoku.${name}@${folder}`;
+}
+
 const STORE = {
-  name: "gomoku.name",
-  token: "gomoku.token",
-  sound: "gomoku.sound",
-  ends: "gomoku.ends", // rooms whose finished game this browser has shown
+  name: arenaKey("name"),
+  token: arenaKey("token"),
+  sound: "gomoku.sound", // a liking of this browser's, for every arena
+  ends: arenaKey("ends"), // rooms whose finished game this browser has shown
 };
+
+/** Once, for an arena under a path: take the player kept before keys were per arena
+ * (under the root's names), so an upgrade does not make its players new ones. If it was
+ * another arena's, the server does not know the token and the page starts afresh,
+ * under this arena's keys only. */
+function takeOldKeys() {
+  const moved = arenaKey("moved");
+  if (STORE.token === "gomoku.token" || localStorage.getItem(moved)) return;
+  for (const name of ["name", "token", "ends"]) {
+    const old = localStorage.getItem(`gomoku.${name}`);
+    if (old !== null && localStorage.getItem(arenaKey(name)) === null) localStorage.setItem(arenaKey(name), old);
+  }
+  localStorage.setItem(moved, "1");
+}
 
 
 /** Room ids and player ids are 1 to 40 characters, invite codes 1 to 32
@@ -526,6 +549,7 @@ function showName(name) {
 }
 
 window.addEventListener("DOMContentLoaded", () => {
+  takeOldKeys();
   const app = new App();
   window.gomoku = app; // for people poking at it in the console, and the tests
   app.start();
