@@ -298,8 +298,9 @@ def test_a_declined_draw_offer_waits_two_moves_before_the_next() -> None:
 
 def test_a_timed_game_nobody_begins_is_aborted() -> None:
     """A timed game whose first stone has not come 30 s after the start ends, aborted
-    with no winner, at that moment (its due time says when); one begun in time (even
-    taken back to an empty board), and an untimed one, go on."""
+    with no winner, at that moment (its due time says when); one begun in time goes on,
+    and an untimed one; taken back to the empty board, where the clocks stop again, it
+    has 30 s for the first stone again (it stood still for good)."""
     five = TimeControl(base_ms=300_000, inc_ms=0)
     room = started(time=five, now=1_000)
     assert room.aborted_at_ms() == 31_000  # among the times due_ms() looks at
@@ -311,8 +312,15 @@ def test_a_timed_game_nobody_begins_is_aborted() -> None:
     assert apply(begun, game.Tick(), 40_000, RULES).events == []
     begun = apply(begun, game.Offer(A, "takeback"), 40_000, RULES).room
     emptied = apply(begun, game.Answer(B, "takeback", True), 40_000, RULES).room
-    assert emptied.moves == []  # begun, then taken back: not aborted for that
-    assert apply(emptied, game.Tick(), 50_000, RULES).events == []
+    assert emptied.moves == []
+    assert not emptied.clock_running()  # before the first stone again
+    assert emptied.aborted_at_ms() == 70_000  # among the times due_ms() looks at
+    assert apply(emptied, game.Tick(), 69_999, RULES).events == []
+    [over] = apply(emptied, game.Tick(), 70_000, RULES).events
+    assert isinstance(over, GameOver)
+    assert (over.winner, over.reason) == (None, Reason.ABANDON)
+    again = play(emptied, "h8", now=60_000)
+    assert apply(again, game.Tick(), 100_000, RULES).events == []
     assert apply(started(now=1_000), game.Tick(), 100_000, RULES).events == []
 
 

@@ -118,7 +118,7 @@ def move(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outco
         raise GameError(ErrorCode.GAME_OVER, str(exc)) from None
     out = Outcome(room)
     charge_clock(room, now_ms)
-    room.first_stone_by_ms = None  # begun: a takeback to an empty board does not abort it
+    room.first_stone_by_ms = None  # begun (a takeback to the empty board sets it again)
     room.moves.append(format_point(point, room.size))
     room.remember_board(board)
     if not model.done:
@@ -272,6 +272,10 @@ def answer(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Out
         take_back_increments(room, first)
         del room.moves[first:]
         room.clock_since_ms = now_ms if room.time is not None and room.moves else None
+        if room.time is not None and not room.moves:
+            # Back to before the first stone, whose clock does not run: its time limit
+            # comes back too (without it, a timed game stood still for good).
+            room.first_stone_by_ms = now_ms + rules.first_stone_ms
         out.events.append(Undone(points=taken, clocks=room.clocks(now_ms)))
         # The player to move may have had only those increments, board empty or not.
         flagged = flag(room, now_ms, stopped_too=True)
