@@ -240,3 +240,46 @@ def test_a_client_told_to_stop_gives_the_terminal_back(
     screen = tmux.wait_for("alice", "exit=143")
     assert "Traceback" not in screen
     assert tmux.run("display-message", "-p", "-t", "alice", shown).split() == ["0", "0", "1"]
+
+
+STUCK_APP = """
+import sys, time
+sys.path.insert(0, {root!r})
+import client.stopping as stopping
+from textual.app import App
+from textual.widgets import Static
+
+stopping.STOP_WAIT_S = 1.0
+
+
+class Stuck(App[None]):
+    def compose(self):
+        yield Static("stuck app ready")
+
+    def on_mount(self) -> None:
+        stopping.exit_on_stop_signals(self)
+
+    async def _shutdown(self) -> None:
+        time.sleep(3600)  # as a screen writer that no longer writes held it
+
+
+Stuck().run()
+"""
+
+
+def test_a_client_stuck_ending_is_ended_by_its_stop_signal(tmux: Tmux, tmp_path: Path) -> None:
+    """A terminal closed while events were drawn left the client's shutdown waiting for
+    good, deaf to later signals (only ``kill -9`` ended it). A stop signal ends the
+    process after STOP_WAIT_S (1 s here) if the app has not ended by then, status 143."""
+    script = tmp_path / "stuck.py"
+    script.write_text(STUCK_APP.format(root=str(Path(__file__).resolve().parent.parent)))
+    shell = tmp_path / "shell.pid"
+    tmux.start(
+        "stuck", f"sh -c 'echo $$ > {shell}; {sys.executable} {script}; echo exit=$?; sleep 60'"
+    )
+    tmux.wait_for("stuck", "stuck app ready")
+    app = subprocess.run(
+        ["pgrep", "-P", shell.read_text().strip()], capture_output=True, text=True, check=True
+    )
+    os.kill(int(app.stdout.split()[0]), signal.SIGTERM)
+    tmux.wait_for("stuck", "exit=143")
