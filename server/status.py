@@ -75,7 +75,7 @@ def status_main(argv: Sequence[str], started: float | None = None) -> int:
     args = parse_status_args(argv)
     from redis.exceptions import RedisError
 
-    from server.store.redis.lane import PASSWORD_WANTED, wants_password
+    from server.store.redis.lane import password_trouble
 
     begun = time.monotonic() if started is None else started
     timeout_s = max(MIN_READ_S, BUDGET_S - CLOSE_TIMEOUT_S - (time.monotonic() - begun))
@@ -87,8 +87,8 @@ def status_main(argv: Sequence[str], started: float | None = None) -> int:
                 f"it takes connections but does not answer within {timeout_s:.1f} s "
                 "(is it Redis? a TLS one needs rediss://)"
             )
-        elif wants_password(error):
-            reason = PASSWORD_WANTED
+        elif (trouble := password_trouble(error)) is not None:
+            reason = trouble
         else:
             reason = str(error) or type(error).__name__
         print(

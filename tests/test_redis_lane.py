@@ -278,8 +278,12 @@ async def test_the_lane_and_the_bus_use_the_urls_password_and_database(
         await lane.close()
     lane = lane_for(f"redis://:wrong@127.0.0.1:{persistent_redis.port}/0", timeout_s=0.2)
     assert lane is not None
-    try:
-        with pytest.raises(StoreUnavailable):
+    try:  # a wrong password: not "unreachable" either
+        with pytest.raises(StoreUnavailable, match=r"^redis refused the password in the URL"):
             await lane.call(("PING",))
     finally:
         await lane.close()
+    wrong = RedisStore(f"redis://:wrong@127.0.0.1:{persistent_redis.port}/0")
+    with pytest.raises(StoreUnavailable, match=r"^redis refused the password in the URL"):
+        await wrong.start()
+    await wrong.close()

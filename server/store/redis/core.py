@@ -29,14 +29,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from server.keys import Keys
 from server.store.base import Store, StoreUnavailable
 from server.store.redis.bus import Bus
-from server.store.redis.lane import (
-    PASSWORD_WANTED,
-    Arg,
-    Command,
-    lane_for,
-    unreachable,
-    wants_password,
-)
+from server.store.redis.lane import Arg, Command, lane_for, password_trouble, unreachable
 from server.store.redis.scripts import Scripts
 
 DAY_MS = 86_400_000
@@ -126,8 +119,8 @@ class RedisCore(Store):
                 if self.lane is not None:
                     await self.lane.call(("PING",))
         except RedisError as exc:
-            if wants_password(exc):
-                raise StoreUnavailable(PASSWORD_WANTED) from None
+            if (trouble := password_trouble(exc)) is not None:
+                raise StoreUnavailable(trouble) from None
             raise
         except TimeoutError:
             raise StoreUnavailable(

@@ -74,6 +74,11 @@ _PASSWORD_WANTED = ("NOAUTH", "HELLO must be called with the client already auth
 
 PASSWORD_WANTED = "redis asks for a password: give it in the URL (redis://:PASSWORD@host:port/db)"
 
+_PASSWORD_WRONG = ("WRONGPASS", "invalid username-password pair")
+"""What Redis answers a password (or user) it does not take."""
+
+PASSWORD_WRONG = "redis refused the password in the URL (or its user): check it"
+
 
 def wants_password(exc: BaseException) -> bool:
     """Whether ``exc`` is Redis refusing a client that gave no password (it was
@@ -81,11 +86,21 @@ def wants_password(exc: BaseException) -> bool:
     return any(marker in str(exc) for marker in _PASSWORD_WANTED)
 
 
+def password_trouble(exc: BaseException) -> str | None:
+    """What to say of ``exc`` if it is Redis refusing the client for its password (none
+    given, or one it does not take): Redis was reached, so not "unreachable"."""
+    if wants_password(exc):
+        return PASSWORD_WANTED
+    if any(marker in str(exc) for marker in _PASSWORD_WRONG):
+        return PASSWORD_WRONG
+    return None
+
+
 def unreachable(exc: BaseException) -> StoreUnavailable:
     """The store-neutral error for a Redis that could not be reached, with its reason
     (a timeout's own text is empty: its type says it)."""
-    if wants_password(exc):
-        return StoreUnavailable(PASSWORD_WANTED)
+    if (trouble := password_trouble(exc)) is not None:
+        return StoreUnavailable(trouble)
     return StoreUnavailable(f"redis is unreachable: {str(exc) or type(exc).__name__}")
 
 
