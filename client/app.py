@@ -629,6 +629,8 @@ class GomokuApp(App[None]):
                 else LOCAL_QUIT_QUESTION
                 if self.options.local
                 else QUIT_QUESTION
+                if game is not None and game.time is not None
+                else QUIT_UNTIMED_QUESTION
             )
             await self.push_screen(ConfirmDialog(question), decided)
             return
@@ -677,6 +679,11 @@ QUIT_QUESTION = (
     "Quit while your game runs? Your clock keeps running, and your opponent may claim "
     "the win after the grace period; start gomoku play again to come back to it. "
     "(^Q again quits; ^R resigns instead.)"
+)
+
+QUIT_UNTIMED_QUESTION = (  # no clock runs on: the rest is the same
+    "Quit while your game runs? Your opponent may claim the win after the grace period; "
+    "start gomoku play again to come back to it. (^Q again quits; ^R resigns instead.)"
 )
 
 LOCAL_QUIT_QUESTION = (

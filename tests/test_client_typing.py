@@ -148,6 +148,24 @@ async def test_a_point_off_the_board_is_refused_not_chatted(
         await bob.silent(0.2)
 
 
+async def test_a_chat_line_at_its_limit_says_it_takes_no_more(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """The text line stops taking keys at the chat's 300 characters: it said nothing,
+    and keys seemed to go nowhere. It says so, once a line."""
+    async with running(server, tmp_path) as (app, pilot):
+        await in_game_with_bob(app, pilot, connect)
+        screen = app.screen
+        assert isinstance(screen, GameScreen)
+        line = screen.query_one("#command", Input)
+        line.value = "x" * 299
+        await pilot.pause()
+        assert "at most" not in app.model.log[-1].text
+        line.value = "x" * 300
+        wanted = "A chat line holds 300 characters at most: this one is full."
+        await until(pilot, lambda: app.model.log[-1].text == wanted)
+
+
 async def chat_seen(bob: TestClient, text: str) -> None:
     said = await bob.until_event(ev.ChatPosted)
     assert said.text == text

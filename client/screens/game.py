@@ -175,6 +175,7 @@ class GameScreen(Screen[None]):
         self._last_room: str | None = None
         self._timer: Timer | None = None
         self._dismissed: set[tuple[object, ...]] = set()  # claims answered "not now"
+        self._line_full = False  # the text line was at the chat's limit (said once)
         self.set_focus(self.board)  # now, so a question drawn next may take it over
         self._draw(self.model)
         # What arrives while the screen is still mounting is not drawn then (it is not
@@ -445,6 +446,15 @@ class GameScreen(Screen[None]):
         await self.host.send_move(actor, msg.Move(room=game.id, point=wire, move_no=move_no), point)
 
     # -- the text line -----------------------------------------------------------
+
+    @on(Input.Changed, "#command")
+    def line_typed(self, event: Input.Changed) -> None:
+        """A line grown to the chat's limit takes no more keys (the field stops them):
+        said once, where keys seemed to go nowhere."""
+        full = len(event.value) >= CHAT_MAX
+        if full and not self._line_full:
+            self.host.note(f"A chat line holds {CHAT_MAX} characters at most: this one is full.")
+        self._line_full = full
 
     @on(Input.Submitted, "#command")
     async def command_entered(self, event: Input.Submitted) -> None:

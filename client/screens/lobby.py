@@ -174,7 +174,9 @@ class LobbyScreen(Screen[None]):
         if waits:
             self._timer = self.set_timer(min(waits), self.tick)
         hint = "No open rooms yet: n creates one, m finds an opponent, a plays the AI."
-        if self.host.options.local:
+        if not model.session.link.online:  # no rooms known: none said to be open
+            hint = "Not connected: the rooms show once the server answers."
+        elif self.host.options.local:
             hint = "Local server: t two players on this terminal, a plays the AI."
         if model.lobby.rooms:
             hint = "Enter joins, w watches the room; c joins a private room by its code."
