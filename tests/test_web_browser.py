@@ -1307,9 +1307,10 @@ async def test_swap2_choices_offers_chat_takeback_and_resign(browser: Browser) -
         await hal.until_event(GameStarted)
         status = ann.locator("#status")
         await expect(status).to_have_text("Swap2: hal places stone 1 of 3, then you choose.")
-        for stone in ("h8", "h9", "i8"):  # the opener's three stones
-            await hal.move(room, stone)
-            await hal.until_event(Moved)
+        for stone, colour in (("h8", "black"), ("h9", "white"), ("i8", "black")):
+            await hal.move(room, stone)  # the opener's three stones, White's one too:
+            await hal.until_event(Moved)  # said as hal's (it was ann's seat's, unsaid)
+            await expect(ann.locator("#announce")).to_have_text(f"hal ({colour}) played {stone}.")
         await expect(status).to_have_text("Swap2: your choice: Black, White or two more stones.")
         await expect(ann.locator("[data-choice]")).to_have_count(3)
         await expect(ann.locator("#offer-draw")).to_be_disabled()  # none before the colours

@@ -189,7 +189,10 @@ export class GameView {
   announceEvent(room, mySeat, event) {
     let text = null;
     if (event.type === "moved") {
-      const mover = room.players[event.color];
+      // In a swap2 opening the player placing stones is not the colour's (the opener
+      // places White's stone too, the chooser Black's): the one the opening asks.
+      const placing = room.state === "opening" && room.swap2 ? room.swap2.to_act : null;
+      const mover = placing ? { id: placing, name: room.nameOf(placing) } : room.players[event.color];
       if (!mover || mover.id !== this.me) {
         const who = mover ? `${mover.name} (${event.color})` : event.color;
         text = `${who} played ${event.point}.`;
