@@ -45,6 +45,7 @@ from server.config import ServerConfig
 from server.metrics import Metrics
 from server.recent import Recent
 from server.room import (
+    LIVE_STATES,
     ROOMS_REMEMBERED,
     EncodedRoom,
     Room,
@@ -435,7 +436,7 @@ class RoomService:
                 await self.store.remove_player_room(player, room.id)
         empty = room.seats.count(None) == len(room.seats)  # in C: a generator was 2% of a move
         ended = room.state == "over"
-        if room.state in _IN_PROGRESS and (before is None or before.state not in _IN_PROGRESS):
+        if room.state in LIVE_STATES and (before is None or before.state not in LIVE_STATES):
             await self.store.game_begun(room.id)  # until expire_room, below, at its end
         if ended and before is not None and before.state != "over":
             # Before the lobby hears of it: once a game is gone from the lobby, its record
@@ -455,10 +456,6 @@ class RoomService:
             summary = encode(room.summary(shown))
             if before is None or encode(before.summary(shown)) != summary:
                 await self.store.lobby_put(room.id, summary)
-
-
-_IN_PROGRESS = ("opening", "playing")
-"""The room states of a game in progress (for the count of games in progress)."""
 
 
 class NoSuchRoom(LookupError):
