@@ -45,17 +45,23 @@ async def hot_seat_game(app: GomokuApp, pilot: Pilot[None]) -> None:
     await until(pilot, lambda: app.model.room is not None and app.model.room.state == "playing")
 
 
+async def hot_seat_two_stones(app: GomokuApp, pilot: Pilot[None]) -> None:
+    """A hot-seat game begun, with Player 1's stone at the centre (Enter) and Player 2's
+    just above it: the board took each from whoever was to move."""
+    await hot_seat_game(app, pilot)
+    await pilot.press("enter")
+    await until(pilot, lambda: stones(app) == 1)
+    await pilot.press("up", "enter")
+    await until(pilot, lambda: stones(app) == 2)
+
+
 async def test_local_hot_seat(tmp_path: Path) -> None:
     """--local runs a server in the client; t seats two players on this terminal and
     the board takes moves for whoever is to move."""
     opts = PlayOptions(name="ann", local=True, config_dir=tmp_path, remember=False)
     app = GomokuApp(opts, backoff=FAST)
     async with app.run_test(size=(80, 24)) as pilot:
-        await hot_seat_game(app, pilot)
-        await pilot.press("enter")
-        await until(pilot, lambda: stones(app) == 1)
-        await pilot.press("up", "enter")
-        await until(pilot, lambda: stones(app) == 2)
+        await hot_seat_two_stones(app, pilot)
         room = app.model.room
         assert room is not None
         assert room.picture.stones[Point(7, 6)] is not room.picture.stones[Point(7, 7)]
@@ -128,11 +134,7 @@ async def test_in_hot_seat_a_takeback_takes_back_the_stone_just_played(tmp_path:
     opts = PlayOptions(name="ann", local=True, config_dir=tmp_path, remember=False)
     app = GomokuApp(opts, backoff=FAST)
     async with app.run_test(size=(100, 30)) as pilot:
-        await hot_seat_game(app, pilot)
-        await pilot.press("enter")
-        await until(pilot, lambda: stones(app) == 1)
-        await pilot.press("up", "enter")
-        await until(pilot, lambda: stones(app) == 2)
+        await hot_seat_two_stones(app, pilot)
         await pilot.press("ctrl+t")
         await until(pilot, lambda: "y accept" in screen_text(app), "the takeback question")
         await pilot.pause(PROMPT_GUARD_S + 0.1)

@@ -118,6 +118,9 @@ class ReviewScreen(Screen[None]):
         self.source = source
         self.glyphs = glyphs
         self.original_json = original_json
+        self.clock = server_clock(original_json)
+        """The time control and final clocks the server's record keeps (read once: a
+        record may be 256 KiB, and the screen is drawn at every step)."""
         self.name_hint = name
         self.standalone = standalone
 
@@ -143,8 +146,9 @@ class ReviewScreen(Screen[None]):
             f"{r.rule} {r.size}x{r.size}",
             f"{r.opening}",
         ]
-        if (clock := server_clock(self.original_json)) is not None:
-            parts.append("no clock" if clock[0] is None else str(clock[0]))
+        if self.clock is not None:
+            time = self.clock[0]
+            parts.append("no clock" if time is None else str(time))
         return sep.join(parts)
 
     def _points(self) -> list[Point]:
@@ -176,9 +180,8 @@ class ReviewScreen(Screen[None]):
                 status += f" {self.glyphs.sep} draw ({result.reason})"
             else:
                 status += f" {self.glyphs.sep} {result.winner} wins ({result.reason})"
-            clock = server_clock(self.original_json)
-            if clock is not None and clock[1] is not None:  # the time each had left
-                left = clock[1]
+            left = None if self.clock is None else self.clock[1]
+            if left is not None:  # the time each had left
                 black, white = format_clock(left.black_ms), format_clock(left.white_ms)
                 status += f" {self.glyphs.sep} left: black {black}, white {white}"
         self.query_one("#status-game", Static).update(Text(status))

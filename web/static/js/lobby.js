@@ -3,7 +3,7 @@
 // the live list of rooms to join or watch.
 
 import { LEVELS } from "./levels.js";
-import { clockText, parseTimeControl, ratingText, resultText, timeControlText } from "./room.js";
+import { clockText, opponentOf, parseTimeControl, ratingText, resultText, timeControlText } from "./room.js";
 import { errorText, h, option, toast } from "./ui.js";
 
 const RULES = [["freestyle", "Freestyle"], ["standard", "Standard"], ["renju", "Renju"]];
@@ -123,7 +123,7 @@ export class LobbyView {
       return name ? `Your game with ${name}` : "Return to your game";
     }
     if (room.state === "waiting") return "Your room: waiting for an opponent";
-    const other = [room.players.black, room.players.white].find((p) => p && p.id !== me);
+    const other = opponentOf(room.players, me);
     const game = `Your game with ${other?.name ?? "an opponent"}`;
     if (room.state === "over") return `${game} is over: ${resultText(room.result, room.moves?.length ?? null)}`;
     if (!("actor" in room)) return game;

@@ -3,7 +3,7 @@
 // #/profile[/PLAYER], #/review/GAME).
 
 import { Connection, pageFolder, serverUrl } from "./net.js";
-import { RoomState } from "./room.js";
+import { opponentOf, RoomState } from "./room.js";
 import { LobbyView } from "./lobby.js";
 import { GameView } from "./game.js";
 import { LeaderboardView, ProfileView, ReviewView } from "./records.js";
@@ -216,7 +216,7 @@ export class App {
           // A finished game's record is kept: only its room closed (a restart, or expiry).
           if (room.state === "over") toast("That game's room has closed; the game is kept in the players' profiles.");
           else if (this.me && room.seatOf(this.me.player) && room.state !== "waiting") {
-            const other = [room.players.black, room.players.white].find((p) => p && p.id !== this.me.player);
+            const other = opponentOf(room.players, this.me.player);
             this.views.lobby.notice(`Your game${other ? ` with ${other.name}` : ""} is gone: the server no longer has it `
               + "(it restarted without keeping it). It was not rated or recorded: play it again if you like.");
           } else toast("That room is gone: back to the lobby.");
@@ -434,14 +434,20 @@ export class App {
     }
   }
 
+  /** Whether a route's `key` (a room id or an invite code, as typed) names `room`: by
+   * its id, its code (shown to its players), or the code it was entered by. */
+  routeIs(room, key) {
+    const code = key.toUpperCase();
+    return room.id === key || room.code === code || this.codes.get(room.id)?.toUpperCase() === code;
+  }
+
   /** Stop watching the rooms this page shows as a spectator, other than `keep` (the
    * route's room id or invite code): gone elsewhere (the lobby, another game), the
    * spectator no longer counts as watching, nor gets the room's events. Rooms the
    * player sits in stay (a running game keeps its player present). */
   stopWatching(keep) {
-    const code = keep ? keep.toUpperCase() : null;
     for (const room of [...this.rooms.values()]) {
-      if (keep && (room.id === keep || (room.code && room.code === code) || this.codes.get(room.id) === keep)) continue;
+      if (keep && this.routeIs(room, keep)) continue;
       if (this.me && room.seatOf(this.me.player)) continue;
       this.rooms.delete(room.id);
       this.codes.delete(room.id);
@@ -473,7 +479,7 @@ export class App {
    * else watch. A room already open here is just shown. */
   async enterRoom(key, watch) {
     if (!key) return;
-    const known = [...this.rooms.values()].find((r) => r.id === key || (r.code && r.code === key.toUpperCase()));
+    const known = [...this.rooms.values()].find((r) => this.routeIs(r, key));
     if (known) {
       this.current = known.id;
       this.views.game.show(known);
@@ -516,7 +522,7 @@ export class App {
     if (!(running && this.me && room.seatOf(this.me.player))) this.seated.delete(roomId);
     else {
       // Its events stop coming here, so the lobby says only who the game is with.
-      const other = [room.players.black, room.players.white].find((p) => p && p.id !== this.me.player);
+      const other = opponentOf(room.players, this.me.player);
       if (other) this.opponents.set(roomId, other.name);
     }
     this.rooms.delete(roomId);

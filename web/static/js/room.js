@@ -286,6 +286,11 @@ export function aborted(result, stones) {
 
 /** How a game ended; `stones`: how many it had, null when not known (then an aborted
  * game reads as the draw by abandonment it would be with more stones). */
+/** The seated player of `players` (a room's, or a lobby line's) who is not `me`. */
+export function opponentOf(players, me) {
+  return [players.black, players.white].find((p) => p && p.id !== me);
+}
+
 export function resultText(result, stones = null) {
   if (!result) return "";
   if (stones !== null && aborted(result, stones)) {
