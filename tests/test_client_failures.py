@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from client_fixtures import FAST, until
+from textual.widgets import Input
 from websockets.asyncio.client import connect as ws_connect
 from websockets.asyncio.server import ServerConnection, serve
 
@@ -262,6 +263,22 @@ async def test_after_esc_the_address_is_there_to_fix(server: GomokuServer, tmp_p
         await pilot.press(*f"127.0.0.1:{server.port}", "enter")
         await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
         await until(pilot, lambda: f"dave @ 127.0.0.1:{server.port} · online" in screen_text(app))
+
+
+async def test_a_name_at_its_limit_says_so(tmp_path: Path) -> None:
+    """Typing past the name's 24 characters, keys stopped with no word: the form says
+    a name holds 24 at most, and stops saying it once the name is shorter."""
+    options = PlayOptions(server=ServerAddress("127.0.0.1", closed_port()), config_dir=tmp_path)
+    app = GomokuApp(options, backoff=Backoff(initial=5, maximum=5, jitter=0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, ConnectScreen))
+        await pilot.press(*"a" * 23)
+        assert "characters at most" not in screen_text(app)
+        await pilot.press("b", "c")
+        await until(pilot, lambda: "A name holds 24 characters at most." in screen_text(app))
+        assert app.screen.query_one("#name", Input).value == "a" * 23 + "b"
+        await pilot.press("backspace")
+        await until(pilot, lambda: "characters at most" not in screen_text(app))
 
 
 @pytest.mark.parametrize("address", ["ws://127.0.0.1:{port}", "http://127.0.0.1:{port}/"])

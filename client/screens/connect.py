@@ -25,6 +25,8 @@ from client.widgets.dialog_box import DialogBox
 from protocol.limits import NAME_MAX
 from protocol.text import name_problem
 
+NAME_FULL = f"A name holds {NAME_MAX} characters at most."
+
 
 class ConnectScreen(Screen[None]):
     """Ask for the server and a name, then connect."""
@@ -48,6 +50,7 @@ class ConnectScreen(Screen[None]):
         self.address = address
         self.prefill_name = name
         self.error = error
+        self._name_full = False
 
     def compose(self) -> ComposeResult:
         address = (self.address or self.host.options.server).display
@@ -69,6 +72,15 @@ class ConnectScreen(Screen[None]):
         """The name field first; the address field when trying it was given up (that
         is what there is to fix)."""
         self.query_one("#address" if self.error else "#name", Input).focus()
+
+    @on(Input.Changed, "#name")
+    def name_typed(self, event: Input.Changed) -> None:
+        """A name at its limit takes no more keys (the field stops them): said where keys
+        would otherwise seem to go nowhere, and unsaid once it is shorter again."""
+        full = len(event.value) >= NAME_MAX
+        if full != self._name_full:
+            self.query_one("#form-error", Label).update(NAME_FULL if full else "")
+        self._name_full = full
 
     @on(Input.Submitted)
     @on(Button.Pressed, "#connect")
