@@ -222,6 +222,11 @@ class GomokuApp(App[None]):
             self.push_screen(screen)
 
     def _remember(self, address: str, name: str, token: str) -> None:
+        """Keep the welcome's name and token for the next start, except a --local
+        server's: it keeps nothing and stops with the client, so its token would be dead
+        (the file gained one per run) and its default name not one the player chose."""
+        if self.local_server is not None:
+            return
         self._save(self.identity.with_token(address, name, token))
 
     def _save(self, identity: Identity) -> None:

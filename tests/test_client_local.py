@@ -14,6 +14,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Select
 
 from client.app import GomokuApp
+from client.config import Identity, load_identity, save_identity
 from client.local import LocalServerError, start_local_server
 from client.options import PlayOptions
 from client.screens.dialogs import ConfirmDialog, HotSeatDialog, PlayAiDialog
@@ -66,6 +67,17 @@ async def test_local_hot_seat(tmp_path: Path) -> None:
         assert room is not None
         assert room.picture.stones[Point(7, 6)] is not room.picture.stones[Point(7, 7)]
         assert "Player 2" in screen_text(app)
+
+
+async def test_a_local_session_leaves_no_token_behind(tmp_path: Path) -> None:
+    """The local server keeps nothing and stops with the client, so the identity file
+    gains no token for it (it gained one dead token per run) and keeps the name it had."""
+    save_identity(Identity(name="zoe", tokens={"example.org:8765": "kept"}), tmp_path)
+    app = GomokuApp(PlayOptions(local=True, config_dir=tmp_path), backoff=FAST)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: online(app) and isinstance(app.screen, LobbyScreen))
+        assert "zoe @ 127.0.0.1:" in screen_text(app)
+    assert load_identity(tmp_path) == Identity(name="zoe", tokens={"example.org:8765": "kept"})
 
 
 async def test_back_in_a_hot_seat_game_both_players_are_back(tmp_path: Path) -> None:
