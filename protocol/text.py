@@ -11,9 +11,10 @@ together.
 
 - **Names** identify a person to others, so nothing invisible: no control, format
   (zero-width, direction marks), surrogate, private-use or separator characters other
-  than the plain space; no blank-looking filler; a space at neither end; at least one
-  character one can see; no accent on nothing (a combining mark first) and at most
-  ``MAX_MARKS`` marks on one character. A zero-width joiner is allowed only between two
+  than the plain space; no blank-looking filler, and no mark that draws as nothing (a
+  variation selector only after a symbol or an ideograph it varies); a space at neither
+  end; at least one character one can see; no accent on nothing (a combining mark first)
+  and at most ``MAX_MARKS`` marks on one character. A zero-width joiner is allowed only between two
   emoji, where it makes one picture of them (a family). The server keeps a name in NFC, so one typed
   with decomposed accents (``Jose`` + U+0301) is the same as the precomposed one.
 - **Chat lines** are one line of text: no control characters (tab, newline) and no line
@@ -33,6 +34,8 @@ __all__ = [
     "EMOJI_TAILS",
     "MAX_MARKS",
     "REORDERING",
+    "SILENT_MARKS",
+    "VARIATION_SELECTORS",
     "ZWJ",
     "chat_problem",
     "chat_typable",
@@ -43,6 +46,21 @@ __all__ = [
 BLANK_FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 """Letters and symbols that draw as nothing: the Hangul fillers and the blank Braille
 pattern. Printable to Python, invisible to people."""
+
+SILENT_MARKS = frozenset("\u034f\u17b4\u17b5\u180b\u180c\u180d\u180f")
+"""Combining marks that draw as nothing on any letter (the combining grapheme joiner,
+the Khmer inherent vowels, the Mongolian variation selectors): ``ann`` with one of them
+looks like ``ann``."""
+
+VARIATION_SELECTORS = frozenset(
+    [*map(chr, range(0xFE00, 0xFE10)), *map(chr, range(0xE0100, 0xE01F0))]
+)
+"""Marks that choose how the character before them is drawn (an emoji's picture, a Han
+ideograph's variant), and draw as nothing after any other (``ann`` + U+FE0F)."""
+
+_VARIED = frozenset(("So", "Sm", "Sk", "Nd", "Po", "Lo"))
+"""The characters a variation selector may follow: symbols and emoji (U+2764 U+FE0F),
+keycap digits and signs, and the letters of scripts without case (Han ideographs)."""
 
 REORDERING = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 """Direction embeddings, overrides and isolates: they reorder the text after them,
@@ -87,7 +105,11 @@ def name_problem(name: str) -> str | None:
                 "a name may not hold invisible or control characters (zero-width joiners, "
                 f"direction marks, special spaces: U+{ord(c):04X})"
             )
-        if c in BLANK_FILLERS:
+        if (
+            c in BLANK_FILLERS
+            or c in SILENT_MARKS
+            or (c in VARIATION_SELECTORS and not _varies(name, i))
+        ):
             return f"a name may not hold characters that show as blank (U+{ord(c):04X})"
         if category in _MARKS:
             marks += 1
@@ -98,6 +120,12 @@ def name_problem(name: str) -> str | None:
         else:
             marks = 0
     return None
+
+
+def _varies(name: str, i: int) -> bool:
+    """Whether the variation selector at ``name[i]`` changes how the character before it
+    is drawn (see :data:`_VARIED`), rather than adding nothing one can see."""
+    return i > 0 and unicodedata.category(name[i - 1]) in _VARIED
 
 
 def _joins_emoji(name: str, i: int) -> bool:

@@ -21,6 +21,9 @@ NAMES_ACCEPTED = [
     RAINBOW,
     "\U0001f44d\U0001f3fd",
     "\uff41\uff4e\uff4e",  # full width
+    "I \u2764\ufe0f Go",  # a variation selector: the heart drawn as an emoji
+    "1\ufe0f\u20e3 fan",  # a keycap
+    "\u845b\U000e0100",  # a Han ideograph's variant (an ideographic variation sequence)
     "x" * 24,
 ]
 
@@ -42,6 +45,10 @@ NAMES_REFUSED = [
     "a\tb",
     "\x1c",  # a control character Python counts as a space
     "\ufeff",
+    "ann\u034f",  # the combining grapheme joiner draws as nothing: looks like "ann"
+    "ann\u17b5",  # a Khmer inherent vowel, as invisible
+    "ann\ufe0f",  # a variation selector after a letter varies nothing: looks like "ann"
+    "ann\U000e0100",
     "x" * 25,
 ]
 

@@ -8,6 +8,11 @@ export const NAME_MAX = 24;
 export const CHAT_MAX = 300;
 const MAX_MARKS = 3;
 const BLANK_FILLERS = new Set(["\u115f", "\u1160", "\u3164", "\uffa0", "\u2800"]);
+// Marks that draw as nothing on a letter; variation selectors only vary a symbol or an
+// ideograph (the characters VARIED matches) and draw as nothing after anything else.
+const SILENT_MARKS = new Set(["\u034f", "\u17b4", "\u17b5", "\u180b", "\u180c", "\u180d", "\u180f"]);
+const VARIATION_SELECTOR = /[\ufe00-\ufe0f\u{e0100}-\u{e01ef}]/u;
+const VARIED = /[\p{So}\p{Sm}\p{Sk}\p{Nd}\p{Po}\p{Lo}]/u;
 const REORDERING = /[\u202a-\u202e\u2066-\u2069]/u;
 const NEVER = /[\p{Cc}\p{Cs}\p{Co}\p{Zl}\p{Zp}]/u;
 const MARK = /\p{M}/u;
@@ -40,7 +45,10 @@ export function nameProblem(name) {
     if (NEVER.test(c) || /\p{Cf}/u.test(c) || (/\p{Zs}/u.test(c) && c !== " ")) {
       return `A name may not hold invisible or control characters (zero-width joiners, direction marks, special spaces: ${hex(c)}).`;
     }
-    if (BLANK_FILLERS.has(c)) return `A name may not hold characters that show as blank (${hex(c)}).`;
+    if (BLANK_FILLERS.has(c) || SILENT_MARKS.has(c)
+        || (VARIATION_SELECTOR.test(c) && !(i > 0 && VARIED.test(chars[i - 1])))) {
+      return `A name may not hold characters that show as blank (${hex(c)}).`;
+    }
     if (MARK.test(c)) {
       marks += 1;
       if (i === 0) return "A name may not start with an accent on nothing.";
