@@ -124,6 +124,10 @@ class Room(msgspec.Struct, kw_only=True):
     """After a player's declined draw offer: the stone count from which they may offer
     another (an offer again at every turn took the opponent's keys while their clock ran)."""
     result: GameResult | None = None
+    rematch_declined: list[str] = msgspec.field(default_factory=list)
+    """The players whose rematch offer was declined in this room: they may not offer
+    another (offers at each decline repeated the question, which took the opponent's
+    keys; the one who declined may still offer). Replaced whole, never changed in place."""
     rematch_room: str | None = None
     rematch_code: str | None = None
     """The rematch room's invite code (a private game's rematch is private too): shown,

@@ -296,6 +296,26 @@ def test_a_declined_draw_offer_waits_two_moves_before_the_next() -> None:
             apply(room, game.Offer(player, "draw"), 0, RULES)
 
 
+def test_a_declined_rematch_offer_is_not_made_again() -> None:
+    """A rematch offer declined may not be repeated in that room (30 offers in 10 s
+    each took the opponent's keys with the question); the one who declined may still
+    offer one, and the rule survives the store."""
+    room = play(started(), "h8 a1 h9 a2 h10 a3 h11 a4 h12")
+    assert room.state == "over"
+    room = apply(room, game.Offer(A, "rematch"), 0, RULES).room
+    room = apply(room, game.Answer(B, "rematch", False), 0, RULES).room
+    room = decode_room(encode_room(room))
+    with pytest.raises(GameError) as refused:
+        apply(room, game.Offer(A, "rematch"), 60_000, RULES)
+    assert refused.value.code == "throttled"
+    assert str(refused.value) == (
+        "your rematch offer was declined: the other player may still offer one"
+    )
+    room = apply(room, game.Offer(B, "rematch"), 0, RULES).room
+    outcome = apply(room, game.Answer(A, "rematch", True, "r-2"), 0, RULES)
+    assert outcome.spawn is not None
+
+
 def test_a_timed_game_nobody_begins_is_aborted() -> None:
     """A timed game whose first stone has not come 30 s after the start ends, aborted
     with no winner, at that moment (its due time says when); one begun in time goes on,

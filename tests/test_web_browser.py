@@ -668,6 +668,22 @@ async def test_one_who_opens_a_finished_game_after_its_rematch_may_watch_it(
         assert cy.url.endswith(f"#/watch/{rematch.room}")
 
 
+async def test_a_declined_rematch_is_not_offered_again(browser: Browser) -> None:
+    """hal declines ann's rematch: her Rematch button gives way to "hal declined your
+    rematch." (the server takes no other offer from her there; one a second pressing
+    offered again was unthrottled), and hal's own offer still reaches her."""
+    async with people(browser) as crowd:
+        ann, hal, room = await crowd.ann_against_hal()
+        await hal.send(m.Resign(room=room))
+        await ann.click("#offer-rematch")
+        await hal.until_event(Offered)
+        await hal.send(m.Answer(room=room, kind="rematch", accept=False))
+        await expect(ann.locator("#no-rematch")).to_have_text("hal declined your rematch.")
+        await expect(ann.locator("#offer-rematch")).to_have_count(0)
+        await hal.send(m.Offer(room=room, kind="rematch"))
+        await expect(ann.locator("#chat-log li").last).to_have_text("hal proposes a rematch")
+
+
 async def test_a_game_the_server_lost_is_said_until_read(browser: Browser) -> None:
     """A running game gone with the server (a restart without Redis): the page went to
     the lobby with a toast gone in 6 s, and a player who looked away found no trace of

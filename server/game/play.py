@@ -223,6 +223,11 @@ def offer(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outc
             )
     if action.kind == "rematch" and room.rematch_room is not None:
         raise GameError(ErrorCode.WRONG_PHASE, "the rematch has already been agreed")
+    if action.kind == "rematch" and action.player in room.rematch_declined:
+        raise GameError(
+            ErrorCode.THROTTLED,
+            "your rematch offer was declined: the other player may still offer one",
+        )
     opponent = room.seats[1 - seat]
     if action.kind == "rematch" and (opponent is None or not opponent.online):
         # Nobody would answer it (an AI gone after its game, a player who left): say so
@@ -254,6 +259,8 @@ def answer(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Out
     if not action.accept:
         if action.kind == "draw":
             _block_draws(room, pending.by, rules)
+        if action.kind == "rematch":
+            room.rematch_declined = [*room.rematch_declined, pending.by]
         if action.kind == "takeback":
             declines = room.takeback_declines.get(pending.by, 0) + 1
             room.takeback_declines[pending.by] = declines

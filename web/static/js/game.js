@@ -412,7 +412,9 @@ export class GameView {
       const other = mySeat ? room.players[mySeat === "black" ? "white" : "black"] : null;
       if (other && !room.pending && !room.rematchRoom) {
         // A rematch needs the opponent in the room to answer it (back, it is offered again).
-        if (other.online) {
+        if (room.rematchDeclined.has(this.me)) {
+          parts.push(h("p", { class: "hint-text", id: "no-rematch" }, `${other.name} declined your rematch.`));
+        } else if (other.online) {
           parts.push(h("button", { type: "button", id: "offer-rematch", disabled: waiting, onclick: () => act({ type: "offer", kind: "rematch" }) }, "Rematch"));
         } else if (other.bot) {
           // An AI waits a little for a rematch, then leaves: the same game again is a

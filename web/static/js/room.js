@@ -32,6 +32,9 @@ export class RoomState {
     // A rematch begun before this snapshot (its event came before one came in).
     this.rematchRoom = view.rematch_room ?? null;
     this.rematchCode = view.rematch_code ?? null;
+    // Players whose rematch offer was declined here: the server takes no other from them
+    // (a reload forgets it, and the server's refusal says so instead).
+    this.rematchDeclined = new Set();
   }
 
   /** A chat line for the log: a spectator's says so ("cy (watching)"): names are not
@@ -100,9 +103,11 @@ export class RoomState {
         return `${this.nameOf(event.by)} ${offerWords(event.kind)}`;
       case "answered": {
         // Answered by the one who asked: they moved on, which withdraws a takeback request.
-        const withdrawn = this.pending && this.pending.by === event.by;
+        const asked = this.pending;
+        const withdrawn = asked && asked.by === event.by;
         this.pending = null;
         if (withdrawn) return `${this.nameOf(event.by)} moved on: the ${event.kind} request is withdrawn`;
+        if (event.kind === "rematch" && !event.accept && asked) this.rematchDeclined.add(asked.by);
         return `${this.nameOf(event.by)} ${event.accept ? "accepted" : "declined"} the ${event.kind}`;
       }
       case "undone":
