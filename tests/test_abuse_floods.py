@@ -7,6 +7,7 @@ trusted proxy, and from allowed web origins only.
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 import pytest
@@ -294,6 +295,33 @@ async def test_forwarded_for_is_trusted_only_from_a_trusted_proxy(
     assert await refused_status(direct.port, **via("b")) == 429
     await first.close()
     await spoofer.close()
+
+
+async def test_the_log_names_the_address_of_each_hello(
+    make_server: MakeServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Each hello and resume is logged with the client's address (behind a trusted
+    proxy, the one X-Forwarded-For names): what an operator can block, where the name
+    (not unique) and the player id (free to make anew) were all the log said."""
+    server = await make_server(trusted_proxies=frozenset({"127.0.0.1"}))
+    headers = {"additional_headers": {"X-Forwarded-For": "203.0.113.9"}}
+    with caplog.at_level(logging.INFO, logger="gomoku.server"):
+        ws = await ws_connect(f"ws://127.0.0.1:{server.port}/", compression=None, **headers)
+        ann = TestClient(ws)
+        welcome = await ann.hello("ann")
+        await ws.close()
+        again = await ws_connect(f"ws://127.0.0.1:{server.port}/", compression=None)
+        back = TestClient(again)
+        await back.send(m.Hello(name="ann", token=welcome.token))
+        await back.expect(m.Welcome)
+        await again.close()
+    said = [
+        r.getMessage() for r in caplog.records if r.getMessage().startswith(("hello", "resumed"))
+    ]
+    assert said == [
+        f"hello {welcome.player} (ann) from 203.0.113.9",
+        f"resumed {welcome.player} (ann) from 127.0.0.1",
+    ]
 
 
 async def test_forwarded_for_in_two_lines_counts_the_proxys_entry(

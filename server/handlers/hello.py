@@ -93,7 +93,10 @@ async def on_hello(session: Session, msg: m.Hello) -> None:
     except Exception:
         await _undo_hello(session, record)
         raise
-    log.info("%s %s (%s)", "resumed" if resumed else "hello", record.player, record.name)
+    # The address (a trusted proxy's client, as the per-address limits count it) is what
+    # an operator can block at the firewall or proxy; names are not unique.
+    said = "resumed" if resumed else "hello"
+    log.info("%s %s (%s) from %s", said, record.player, record.name, session.address)
     session.send(
         m.Welcome(
             player=record.player,
