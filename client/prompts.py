@@ -14,6 +14,7 @@ what the player is asked is tested without a terminal.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Collection
 from typing import Literal
 
 from client.state.game import GameView, Seat
@@ -56,15 +57,32 @@ _OFFER_TEXT = {
 }
 
 
-def prompt_for(model: ViewModel, me: frozenset[str], now: float) -> Prompt | None:
-    """The question for the local players ``me`` now, if there is one: an offer to
-    answer first, then a swap2 choice, then a claim."""
+def prompt_for(
+    model: ViewModel,
+    me: frozenset[str],
+    now: float,
+    dismissed: Collection[tuple[object, ...]] = (),
+) -> Prompt | None:
+    """The question for the local players ``me`` now, if there is one: the claim of the
+    win from an opponent gone past the grace period first (unless answered "not now":
+    its ident is in ``dismissed``), then an offer to answer, then a swap2 choice. An
+    offer the opponent made before going hid the claim until it was answered."""
     game = model.room
     if game is None or not model.session.link.online:
         return None
     seated = [p for p in me if game.color_of(p) is not None]
     if not seated:
         return None
+    gone = _claimable_opponent(game, seated, now)
+    if gone is not None:
+        claim = Prompt(
+            "claim",
+            ("claim", game.id, gone.id, gone.claim_at),
+            f"{gone.name} disconnected, you may claim the win",
+            (("y", "claim"), ("n", "not now")),
+        )
+        if claim.ident not in dismissed:
+            return claim
     pending = game.pending
     if pending is not None and any(p != pending.by for p in seated):
         who = game.name_of(pending.by)
@@ -81,14 +99,6 @@ def prompt_for(model: ViewModel, me: frozenset[str], now: float) -> Prompt | Non
         if "place2" in swap2.choices:
             answers.append(SWAP2_PLACE2)
         return Prompt("swap2", ("swap2", game.id, len(game.moves)), "Swap2", tuple(answers))
-    gone = _claimable_opponent(game, seated, now)
-    if gone is not None:
-        return Prompt(
-            "claim",
-            ("claim", game.id, gone.id, gone.claim_at),
-            f"{gone.name} disconnected, you may claim the win",
-            (("y", "claim"), ("n", "not now")),
-        )
     return None
 
 

@@ -81,6 +81,22 @@ def test_the_claim_countdown_says_what_it_counts_then_asks() -> None:
     assert notice_for(back, ME, T0 + 30) == ""
 
 
+def test_a_claim_comes_before_the_gone_opponents_offer() -> None:
+    """Bob offered a draw and went: past the grace period Alice is asked whether to
+    claim the win (the offer hid the question until she declined it); answered "not
+    now", the offer is asked again."""
+    model = away(in_room(pending=Pending(kind="draw", by="p-bob")), 23_000)
+    before = prompt_for(model, ME, T0)
+    assert before is not None
+    assert before.kind == "offer"
+    claim = prompt_for(model, ME, T0 + 23)
+    assert claim is not None
+    assert claim.line() == "bob disconnected, you may claim the win: y claim · n not now"
+    offer = prompt_for(model, ME, T0 + 23, {claim.ident})
+    assert offer is not None
+    assert offer.line() == "bob offers a draw: y accept · n decline"
+
+
 def test_the_result_says_why_and_the_rating_change() -> None:
     """A rated game's end: the sentence says why, the notice adds my rating change, the
     log says both players' (a provisional one marked "?") and the seats show the new

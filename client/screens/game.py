@@ -243,7 +243,7 @@ class GameScreen(Screen[None]):
             model, self.me, now, arrow=glyphs.arrow, ai_key=self._key_for("seat_ai")
         )
         self._show_line(self.notice, notice)
-        self._show_prompt(prompt_for(model, self.me, now))
+        self._show_prompt(prompt_for(model, self.me, now, self._dismissed))
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
@@ -264,8 +264,6 @@ class GameScreen(Screen[None]):
 
     def _show_prompt(self, prompt: Prompt | None) -> None:
         """Show the question; a new one takes focus unless a line is half typed."""
-        if prompt is not None and prompt.ident in self._dismissed:
-            prompt = None
         bar = self.prompt_bar
         focused = self.focused
         glyphs = self.host.options.glyphs
