@@ -304,7 +304,7 @@ async def test_the_log_names_the_address_of_each_hello(
     proxy, the one X-Forwarded-For names): what an operator can block, where the name
     (not unique) and the player id (free to make anew) were all the log said."""
     server = await make_server(trusted_proxies=frozenset({"127.0.0.1"}))
-    headers = {"additional_headers": {"X-Forwarded-For": "203.0.113.9"}}
+    headers: dict[str, Any] = {"additional_headers": {"X-Forwarded-For": "203.0.113.9"}}
     with caplog.at_level(logging.INFO, logger="gomoku.server"):
         ws = await ws_connect(f"ws://127.0.0.1:{server.port}/", compression=None, **headers)
         ann = TestClient(ws)
