@@ -20,6 +20,7 @@ CHAT_WINDOW_MS = 10_000  # ... per this window, per player
 PING_INTERVAL_MS = 20_000  # server pings this often ...
 PING_TIMEOUT_MS = 20_000  # ... and closes if no pong arrives within this
 GRACE_MS = 60_000  # a disconnected player's seat is kept this long before a claim
+UNTIMED_MOVE_MS = 600_000  # without a clock, a move may take this long before a claim
 
 NAME_MAX = 24
 CHAT_MAX = 300
@@ -66,4 +67,5 @@ __all__ = [
     "RATE_BURST",
     "RATE_PER_S",
     "TOKEN_MAX",
+    "UNTIMED_MOVE_MS",
 ]

@@ -39,6 +39,7 @@ from protocol.limits import (
     RATE_BURST,
     RATE_PER_S,
     TOKEN_MAX,
+    UNTIMED_MOVE_MS,
 )
 from protocol.text import chat_problem, name_problem
 
@@ -332,6 +333,11 @@ class RoomView(msgspec.Struct, frozen=True, kw_only=True):
     """Every stone on the board in the order played (swap2 stones included)."""
     to_move: ColorName | None
     clocks: Clocks | None
+    move_deadline_ms: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    """In a game without a clock: ms until the opponent of the player to act may claim
+    the win because they have not acted (``Limits.untimed_move_ms`` after the turn was
+    handed to them, each stone or choice starting it again); null in a timed game, when
+    nobody is to act, or on a server without the limit."""
     swap2: Swap2State | None = None
     opening_stones: Count = 0
     """How many of ``moves`` a swap2 opening placed (3 or 5; 0 until its colour choice
@@ -363,3 +369,6 @@ class Limits(msgspec.Struct, frozen=True, kw_only=True):
     ping_interval_ms: int = PING_INTERVAL_MS
     ping_timeout_ms: int = PING_TIMEOUT_MS
     grace_ms: int = GRACE_MS
+    untimed_move_ms: int = UNTIMED_MOVE_MS
+    """In a game without a clock, how long the player to act may take over a stone or a
+    choice before the opponent may claim the win (0: no limit)."""

@@ -479,9 +479,15 @@ class Connection:
                 viewer = None if self.identity is None else self.identity.player
                 watching, _ = await service.spectators(room)
                 chat = await service.recent_chat(room_id, record.seq)
-                grace = self.config.game.grace_ms
+                rules = self.config.game
                 view = room.view(
-                    record.seq, now_ms(), grace, viewer=viewer, spectators=watching, chat=chat
+                    record.seq,
+                    now_ms(),
+                    rules.grace_ms,
+                    viewer=viewer,
+                    spectators=watching,
+                    chat=chat,
+                    move_limit_ms=rules.untimed_move_ms,
                 )
                 self.send(m.Snapshot(room=view, re=re))
                 sync.last = record.seq

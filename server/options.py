@@ -179,6 +179,15 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="how long a disconnected player's seat is kept: before the opponent may claim, "
         "or before a room waiting for an opponent gives it up (60)",
     )
+    parser.add_argument(
+        "--untimed-move-limit",
+        type=seconds(0),
+        default=600.0,
+        metavar="SECONDS",
+        help="in a game without a clock, how long a player may take over one move before "
+        "the opponent may claim the win, whether the player is connected or not; 0: no "
+        "limit (600)",
+    )
     env.add_list(
         parser,
         "--bot-key",
@@ -555,7 +564,10 @@ def server_config(args: argparse.Namespace) -> ServerConfig:
     return ServerConfig(
         host=args.host,
         port=args.port,
-        game=GameRules(grace_ms=round(args.grace * 1000)),
+        game=GameRules(
+            grace_ms=round(args.grace * 1000),
+            untimed_move_ms=round(args.untimed_move_limit * 1000),
+        ),
         bot_keys=frozenset(args.bot_key),
         limits=limits_from_args(args),
         trusted_proxies=frozenset(args.trusted_proxy),

@@ -114,6 +114,9 @@ class Room(msgspec.Struct, kw_only=True):
     """Remaining time per seat, as of ``clock_since_ms`` for the running one."""
     clock_since_ms: int | None = None
     """When the running clock started; None while no clock runs."""
+    turn_since_ms: int | None = None
+    """When the player to act was last handed the turn or acted (the game's start, a
+    stone, a choice, a takeback): an untimed game's move limit counts from it."""
     pending: Pending | None = None
     takeback_declines: dict[str, int] = msgspec.field(default_factory=dict)
     takeback_blocked_until: dict[str, int] = msgspec.field(default_factory=dict)
@@ -226,6 +229,15 @@ class Room(msgspec.Struct, kw_only=True):
             assert self.clock_since_ms is not None
             left -= max(0, now_ms - self.clock_since_ms)
         return left
+
+    def move_deadline_ms(self, limit_ms: int) -> int | None:
+        """In an untimed game with a move limit (``limit_ms``, 0: none), when the player to
+        act may be claimed against for not acting (epoch ms); None otherwise."""
+        if self.time is not None or not limit_ms or self.turn_since_ms is None:
+            return None
+        if self.state not in LIVE_STATES:
+            return None
+        return self.turn_since_ms + limit_ms
 
     def deadline_ms(self) -> int | None:
         """When the running clock hits zero (epoch ms), or None."""
@@ -355,6 +367,7 @@ class Room(msgspec.Struct, kw_only=True):
         viewer: str | None,
         spectators: int = 0,
         chat: Sequence[ChatLine] = (),
+        move_limit_ms: int = 0,
     ) -> RoomView:
         """The snapshot ``viewer`` gets; the invite code only for seated players and the
         room's creator (who watches the AI-vs-AI game they made, and may share it)."""
@@ -362,6 +375,7 @@ class Room(msgspec.Struct, kw_only=True):
         model = self.opening_model()
         if self.state in LIVE_STATES and (model.done or Action.PLACE in model.allowed()):
             to_move = "white" if len(self.moves) % 2 else "black"
+        due = self.move_deadline_ms(move_limit_ms)
         return RoomView(
             id=self.id,
             code=self.code if viewer is not None and self.may_see_code(viewer) else None,
@@ -377,6 +391,7 @@ class Room(msgspec.Struct, kw_only=True):
             moves=list(self.moves),
             to_move=to_move,
             clocks=self.clocks(now_ms) if self.state != "waiting" else None,
+            move_deadline_ms=None if due is None else max(0, due - now_ms),
             swap2=self.swap2_view(),
             opening_stones=self.opening_stones,
             pending=self.pending,

@@ -316,6 +316,39 @@ def test_a_declined_rematch_offer_is_not_made_again() -> None:
     assert outcome.spawn is not None
 
 
+def test_an_untimed_game_lets_a_player_claim_from_one_who_does_not_move() -> None:
+    """Without a clock, an opponent who stayed connected and never moved held the game
+    for good (leaving it lost it): after the move limit without a stone, the player
+    waiting may claim the win on time. Each stone starts the count again; a takeback
+    too. Not in a timed game, nor with no limit, nor on one's own turn."""
+    room = play(started(), "h8 a1 h9", now=1_000)  # stones at 1.000, 1.001, 1.002 s
+    assert room.actor() == 1  # B, white, to move since 1.002 s
+    with pytest.raises(GameError) as early:
+        apply(room, game.Claim(A), 1_002 + 600_000 - 1_001, RULES)
+    assert early.value.code == "not_claimable"
+    assert str(early.value) == "your opponent is connected; they have 2 s left to move"
+    with pytest.raises(GameError) as own_turn:
+        apply(room, game.Claim(B), 1_002 + 600_000, RULES)
+    assert str(own_turn.value) == "your opponent is connected"
+    outcome = apply(room, game.Claim(A), 1_002 + 600_000, RULES)
+    (over,) = outcome.events
+    assert isinstance(over, GameOver)
+    assert (over.winner, over.reason) == ("black", Reason.TIMEOUT)
+    unlimited = GameRules(grace_ms=1000, untimed_move_ms=0)
+    with pytest.raises(GameError):
+        apply(room, game.Claim(A), 10**9, unlimited)
+    # A takeback hands the turn over again: the count starts from it.
+    asked = apply(room, game.Offer(B, "takeback"), 500_000, RULES).room
+    taken = apply(asked, game.Answer(A, "takeback", True), 500_000, RULES).room
+    assert taken.actor() == 1
+    with pytest.raises(GameError):
+        apply(taken, game.Claim(A), 1_002 + 600_000, RULES)
+    assert apply(taken, game.Claim(A), 1_100_000, RULES).room.state == "over"
+    timed = play(started(time=TimeControl(base_ms=10**9, inc_ms=0)), "h8")
+    with pytest.raises(GameError):
+        apply(timed, game.Claim(A), 700_000, RULES)
+
+
 def test_a_timed_game_nobody_begins_is_aborted() -> None:
     """A timed game whose first stone has not come 30 s after the start ends, aborted
     with no winner, at that moment (its due time says when); one begun in time goes on,

@@ -9,6 +9,7 @@ from typing import Literal
 
 from protocol.errors import ErrorCode
 from protocol.events import RoomEvent
+from protocol.limits import UNTIMED_MOVE_MS
 from protocol.values import SwapChoice
 from server.room import Room, Seat
 from server.store.base import Attendance
@@ -42,6 +43,11 @@ class GameRules:
     after the start (the clock runs only from that stone on): without it the game is
     aborted (``abandon``, no winner: unrated), as lichess aborts a game nobody begins. A
     game nobody began stayed "playing" for good."""
+    untimed_move_ms: int = UNTIMED_MOVE_MS
+    """In a game without a clock, how long the player to act may go without a stone or
+    a choice before the opponent may claim the win (``timeout``), connected or not: an
+    opponent who never moved held the game, and a rated one, for good (leaving it lost).
+    0: no limit."""
     draw_reoffer_moves: int = 4
     """After a declined draw offer, stones to be played before its maker may offer again
     (4: two moves of each player)."""

@@ -33,7 +33,9 @@ def charge_clock(room: Room, now_ms: int) -> None:
 
 
 def restart_clock(room: Room, now_ms: int, previous_actor: int | None) -> None:
-    """Start the new actor's clock; a player who handed over the turn gets the increment."""
+    """Start the new actor's clock; a player who handed over the turn gets the increment.
+    The turn counts from now for an untimed game's move limit too."""
+    room.turn_since_ms = now_ms
     if room.time is None or room.state not in LIVE_STATES or not room.moves:
         room.clock_since_ms = None
         return
@@ -58,6 +60,7 @@ def take_back_increments(room: Room, first: int) -> None:
 def finish(room: Room, winner: Color | None, reason: Reason, line: list[str] | None) -> GameOver:
     room.state = "over"
     room.clock_since_ms = None
+    room.turn_since_ms = None
     room.pending = None
     winner_name = None if winner is None else color_name(winner)
     room.result = GameResult(winner=winner_name, reason=reason, line=line)
@@ -279,6 +282,7 @@ def answer(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Out
         take_back_increments(room, first)
         del room.moves[first:]
         room.clock_since_ms = now_ms if room.time is not None and room.moves else None
+        room.turn_since_ms = now_ms
         if room.time is not None and not room.moves:
             # Back to before the first stone, whose clock does not run: its time limit
             # comes back too (without it, a timed game stood still for good).

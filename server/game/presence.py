@@ -24,14 +24,29 @@ def claim(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outc
     out = Outcome(room)
     if action.attendance is not None:
         out.events += _sync_presence(room, action.attendance, now_ms, rules)
+    due = room.move_deadline_ms(rules.untimed_move_ms) if room.actor() == 1 - seat else None
+    if due is not None and now_ms >= due:
+        # An untimed game's move limit: whether they are here or not (a connection that
+        # came and went each grace period held off the claim of an absent player too).
+        out.events.append(finish(room, room.color_of(seat), Reason.TIMEOUT, None))
+        return out
+    idle = "" if due is None else f"; they have {_in_words(due - now_ms)} left to move"
     if other.online or other.offline_since_ms is None:
-        raise GameError(ErrorCode.NOT_CLAIMABLE, "your opponent is connected")
+        raise GameError(ErrorCode.NOT_CLAIMABLE, f"your opponent is connected{idle}")
     left = other.offline_since_ms + rules.grace_ms - now_ms
     if left > 0:
-        raise GameError(ErrorCode.NOT_CLAIMABLE, f"your opponent has {left} ms left to return")
+        raise GameError(
+            ErrorCode.NOT_CLAIMABLE, f"your opponent has {left} ms left to return{idle}"
+        )
     charge_clock(room, now_ms)
     out.events.append(finish(room, room.color_of(seat), Reason.ABANDON, None))
     return out
+
+
+def _in_words(ms: int) -> str:
+    """``4 min 10 s``, ``35 s``: a wait in whole seconds, rounded up."""
+    minutes, secs = divmod(-(-ms // 1000), 60)
+    return f"{minutes} min {secs} s" if minutes else f"{secs} s"
 
 
 def tick(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outcome:

@@ -139,6 +139,7 @@ def join(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outco
     )
     if all(s is not None for s in room.seats):
         out.events.extend(_start_game(room))
+        room.turn_since_ms = now_ms
         if room.time is not None:
             room.first_stone_by_ms = now_ms + rules.first_stone_ms
     return out
