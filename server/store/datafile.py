@@ -219,11 +219,20 @@ class DataFile:
         """``work`` on the data thread. SQLite's failures (a full disk, a file damaged
         while the server runs) are :class:`StoreUnavailable`: the request is answered
         ``unavailable`` and the cause logged in one line, as for a store that cannot be
-        reached (they were internal errors, each with a traceback)."""
+        reached (they were internal errors, each with a traceback).
+
+        ``work`` must not return a cursor: the caller drops it on the event loop's
+        thread, and a cursor's end resets its statement there, while the data thread may
+        be running the same (cached) statement for the next request: SQLite refused that
+        one as "bad parameter or other API misuse" (a finished game's archive, about
+        one in a thousand under load)."""
         try:
-            return await asyncio.get_running_loop().run_in_executor(self._thread, work)
+            result = await asyncio.get_running_loop().run_in_executor(self._thread, work)
         except sqlite3.Error as exc:
             raise StoreUnavailable(f"the data file {self.path}: {exc}") from exc
+        if isinstance(result, sqlite3.Cursor):  # pragma: no cover - a bug of ours
+            raise TypeError("a data file cursor left the data thread")
+        return result
 
     def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``work`` in one transaction."""
@@ -276,11 +285,10 @@ class DataFile:
         return data
 
     async def delete_session(self, token_hash: str) -> None:
-        await self._call(
-            lambda: self._write(
-                lambda db: db.execute("DELETE FROM sessions WHERE token_hash = ?", (token_hash,))
-            )
-        )
+        def delete(db: sqlite3.Connection) -> None:
+            db.execute("DELETE FROM sessions WHERE token_hash = ?", (token_hash,))
+
+        await self._call(lambda: self._write(delete))
 
     async def expire_sessions(self) -> int:
         """Drop sessions unused for ``session_ttl_ms``; how many."""
@@ -379,11 +387,11 @@ class DataFile:
         if not names:
             return
         rows = list(names.items())
-        await self._call(
-            lambda: self._write(
-                lambda db: db.executemany("INSERT OR REPLACE INTO names VALUES (?, ?)", rows)
-            )
-        )
+
+        def put(db: sqlite3.Connection) -> None:
+            db.executemany("INSERT OR REPLACE INTO names VALUES (?, ?)", rows)
+
+        await self._call(lambda: self._write(put))
 
     async def names(self, player_ids: Sequence[str]) -> dict[str, str]:
         def known() -> dict[str, str]:
