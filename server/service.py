@@ -61,6 +61,9 @@ from server.store.base import RoomState
 log = logging.getLogger("gomoku.server")
 
 MAX_ATTEMPTS = 20
+UNARCHIVED_KEEP_MS = 24 * 3_600_000
+"""How long a finished room whose game could not be kept yet stays for the retries (a
+full disk, Redis away): long enough for an operator to free space; then it is lost."""
 
 
 def now_ms() -> int:
@@ -163,7 +166,8 @@ class RoomService:
                 attendance = await self.store.attendance(room_id, room.seated())
                 this = dataclasses.replace(this, attendance=attendance)
             if isinstance(this, game.Tick) and room.archive_at_ms is not None:
-                await self.archive(room)  # a finished game's archiving fell due
+                if await self.archive(room):  # a finished game's archiving fell due
+                    await self._expire_finished(room, archived=True)  # kept: the usual TTL
                 return game.Outcome(room), record.seq
             now = now_ms()
             working = copy_room(room)  # ``room`` stays as it was, for comparing
@@ -303,13 +307,14 @@ class RoomService:
                     event, rating=seat.rating, provisional=seat.provisional
                 )
 
-    async def archive(self, room: Room) -> None:
+    async def archive(self, room: Room) -> bool:
         """Keep a finished game's record and, if it was rated, update both ratings; then
         log the held ``game_over`` (with the rating changes) and mark the room archived.
         Both writes are idempotent (a record is overwritten with the same bytes, a game is
         rated once and a retry answers what the first rating did), so an instance retrying
         after a failure or racing another does no harm. A failure leaves the room's due
-        time set: the clock ticker of any instance tries again after ``archive_retry_ms``."""
+        time set: the clock ticker of any instance tries again after ``archive_retry_ms``,
+        and the room is kept until then (:meth:`_expire_finished`). True if it was kept."""
         try:
             black, white = history.colour_seats(room)
             await self.store.put_names(
@@ -334,8 +339,20 @@ class RoomService:
             log.warning(
                 "room %s: archiving the finished game failed (%s); will retry", room.id, exc
             )
-            return
+            return False
         self.metrics.inc("gomoku_games_archived_total")
+        return True
+
+    async def _expire_finished(self, room: Room, *, archived: bool) -> None:
+        """A finished room goes ``finished_room_ttl_ms`` after its game was kept; one whose
+        game is not kept yet stays (``UNARCHIVED_KEEP_MS``) for the retries: with a TTL
+        shorter than the retry time, a game whose archive failed once was lost for good
+        (no record, no rating change, no word in the log)."""
+        ttl = self.config.timers.finished_room_ttl_ms
+        if not archived:
+            ttl = max(ttl, UNARCHIVED_KEEP_MS)
+        invite = None if room.code is None else invite_key(room.code)
+        await self.store.expire_room(room.id, ttl, invite=invite)
 
     async def archive_before_stop(self, room_ids: Sequence[str]) -> None:
         """A last try for the finished games whose archiving failed (a full disk) among
@@ -438,17 +455,20 @@ class RoomService:
         ended = room.state == "over"
         if room.state in LIVE_STATES and (before is None or before.state not in LIVE_STATES):
             await self.store.game_begun(room.id)  # until expire_room, below, at its end
+        archived = True
         if ended and before is not None and before.state != "over":
             # Before the lobby hears of it: once a game is gone from the lobby, its record
             # and the new ratings are there to be asked for (and game_over is logged).
-            await self.archive(room)
+            archived = await self.archive(room)
         if ended or empty:
             if not room.private:
                 await self.store.lobby_remove(room.id)
             if before is None or before.state != "over" or empty:
-                ttl = 0 if empty else self.config.timers.finished_room_ttl_ms
-                invite = None if room.code is None else invite_key(room.code)
-                await self.store.expire_room(room.id, ttl, invite=invite)
+                if empty:
+                    invite = None if room.code is None else invite_key(room.code)
+                    await self.store.expire_room(room.id, 0, invite=invite)
+                else:
+                    await self._expire_finished(room, archived=archived)
                 if room.owner is not None:  # no longer open: off its owner's count
                     await self.store.remove_owned_room(room.owner, room.id)
         elif not room.private and (before is None or _may_show_in_lobby(before, room)):
