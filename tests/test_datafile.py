@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import logging
 import sqlite3
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -144,6 +145,46 @@ async def test_a_file_damaged_inside_is_refused(tmp_path: Path) -> None:
         file.write(b"\xa5" * 3000)
     with pytest.raises(DataFileError, match="is damaged"):
         DataFile(path).open()
+
+
+CRASHED_WRITER = """
+import asyncio, os, sys
+from pathlib import Path
+from server.store.datafile import DataFile
+
+async def main() -> None:
+    data = DataFile(Path(sys.argv[1]))
+    data.open()
+    for game in range(50):
+        await data.put_record(f"late{game}", bytes(1000), ["ann", "bob"], game)
+    os._exit(0)  # as kill -9: the write-ahead log stays beside the file
+
+asyncio.run(main())
+"""
+
+
+async def test_a_damaged_file_refused_is_left_as_it_was_with_its_log(tmp_path: Path) -> None:
+    """A file refused as damaged beside a crash's write-ahead log keeps its bytes and
+    its log, and the refusal says the log belongs to it (refusing it wrote the log into
+    it and deleted the log: an operator's restored copy was damaged by the old log)."""
+    path = tmp_path / "server.sqlite3"
+    await data_file_of_games(path, 200, 1000)
+    crashed = await asyncio.create_subprocess_exec(sys.executable, "-c", CRASHED_WRITER, str(path))
+    assert await crashed.wait() == 0
+    wal = tmp_path / "server.sqlite3-wal"
+    assert wal.stat().st_size > 0
+    with path.open("r+b") as file:
+        file.seek(5 * 4096)
+        file.write(b"\xa5" * 3000)
+    before = (path.read_bytes(), wal.read_bytes())
+    with pytest.raises(DataFileError) as refused:
+        DataFile(path).open()
+    assert "is damaged" in str(refused.value)
+    assert "\n" not in str(refused.value)  # one line, as every refusal
+    assert "if you restored a copy, remove server.sqlite3-wal and server.sqlite3-shm" in str(
+        refused.value
+    )
+    assert (path.read_bytes(), wal.read_bytes()) == before
 
 
 async def test_a_data_file_cut_short_is_called_damaged(tmp_path: Path) -> None:

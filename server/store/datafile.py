@@ -143,8 +143,12 @@ class DataFile:
         except sqlite3.Error as exc:
             raise DataFileError(f"cannot open {self.path}: {exc}") from None
         try:
+            self._check_read_only()
+        except DataFileError:
+            db.close()  # nothing read or written through it: it changes nothing
+            raise
+        try:
             db.execute("PRAGMA locking_mode=EXCLUSIVE")
-            self._check_ours(db)  # before anything is written to it
             if db.execute("PRAGMA journal_mode=WAL").fetchone()[0] != "wal":
                 raise DataFileError(f"{self.path}: cannot use a write-ahead log there")
             db.execute("PRAGMA synchronous=NORMAL")
@@ -161,24 +165,57 @@ class DataFile:
             db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             db.execute(f"PRAGMA application_id={APPLICATION_ID}")
             db.execute("COMMIT")
-        except sqlite3.OperationalError as exc:
+        except sqlite3.Error as exc:
             db.close()
-            if "locked" in str(exc):
-                raise DataFileError(f"{self.path} is in use by another gomoku-server") from None
-            raise DataFileError(f"cannot use {self.path}: {exc}") from None
-        except sqlite3.DatabaseError as exc:
-            db.close()
-            if "malformed" in str(exc):  # a database, cut short or damaged
-                raise DataFileError(
-                    f"{self.path} is damaged ({exc}); restore a copy, or move it away to "
-                    "start with an empty one"
-                ) from None
-            raise DataFileError(f"{self.path} is not a gomoku-server data file ({exc})") from None
+            raise self._refusal(exc) from None
         except DataFileError:
             db.close()
             raise
         self._db = db
         self._expire_sessions()
+
+    def _check_read_only(self) -> None:
+        """:meth:`_check_ours` through a connection that cannot write: a file refused is
+        left as it was. Refused after a connection that could write had read it, a file
+        beside a write-ahead log (``-wal``) got that log written into it as it closed,
+        and the log deleted: an operator who had just restored a copy over a file a
+        crash left with its log had the copy damaged by the old log."""
+        try:
+            reader = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, timeout=0)
+        except sqlite3.Error as exc:
+            raise DataFileError(f"cannot open {self.path}: {exc}") from None
+        try:
+            self._check_ours(reader)
+        except sqlite3.Error as exc:
+            raise self._refusal(exc) from None
+        finally:
+            reader.close()
+
+    def _refusal(self, exc: sqlite3.Error) -> DataFileError:
+        """Why SQLite's ``exc`` while opening means the file cannot be used, in one line."""
+        if isinstance(exc, sqlite3.OperationalError):
+            if "locked" in str(exc):
+                return DataFileError(f"{self.path} is in use by another gomoku-server")
+            return DataFileError(f"cannot use {self.path}: {exc}")
+        if isinstance(exc, sqlite3.DatabaseError) and "malformed" in str(exc):
+            return self._damaged(str(exc))  # a database, cut short or damaged
+        return DataFileError(f"{self.path} is not a gomoku-server data file ({exc})")
+
+    def _damaged(self, detail: str) -> DataFileError:
+        """A damaged file, and what to do: a ``-wal`` beside it is part of it (a crash
+        leaves one, and SQLite applies it), and one left from before a restored copy
+        damages that copy."""
+        wal = Path(f"{self.path}-wal")
+        restore = "restore a copy"
+        if wal.exists():
+            restore = (
+                f"if you restored a copy, remove {wal.name} and {wal.name[:-4]}-shm beside it "
+                "(they belong to the file you replaced); otherwise restore a copy"
+            )
+        return DataFileError(
+            f"{self.path} is damaged ({detail}); {restore}, or move it away to start with an "
+            "empty one"
+        )
 
     def _check_ours(self, db: sqlite3.Connection) -> None:
         """Refuse a database that is not ours, or is damaged, before changing anything in
@@ -199,10 +236,8 @@ class DataFile:
             )
         problems = [row[0] for row in db.execute("PRAGMA quick_check(3)")]
         if problems != ["ok"]:
-            raise DataFileError(
-                f"{self.path} is damaged (SQLite's check: {'; '.join(problems)}); restore a "
-                "copy, or move it away to start with an empty one"
-            )
+            said = "; ".join(" ".join(problem.split()) for problem in problems)  # one line
+            raise self._damaged(f"SQLite's check: {said}")
 
     async def close(self) -> None:
         """Finish what is queued, then close and unlock the file."""
