@@ -355,7 +355,7 @@ def add_process_options(parser: argparse.ArgumentParser, env: EnvOptions) -> Non
         default=1,
         metavar="N",
         help="with --redis, on Linux: run N server processes that share the port "
-        "(SO_REUSEPORT) and one supervisor that starts them, passes SIGTERM and SIGINT on "
+        "(SO_REUSEPORT) and one supervisor that starts them, passes SIGTERM, SIGINT and SIGHUP on "
         "and starts again one that dies; the two players of a game are brought onto one "
         "process; each starts its own --bots workers; 0 or auto: one per CPU (1)",
     )
@@ -369,7 +369,7 @@ def add_process_options(parser: argparse.ArgumentParser, env: EnvOptions) -> Non
         type=seconds(0, 3600),
         default=ServerConfig().drain_s,
         metavar="SECONDS",
-        help="stopping (SIGTERM, SIGINT) with players connected (AI workers do not count): "
+        help="stopping (SIGTERM, SIGINT, SIGHUP) with players connected (AI workers do not count): "
         "serve this long with /healthz answering 503, so a load balancer sends new "
         "connections elsewhere, then close connections with 1001 (clients resume elsewhere "
         f"with their token); a second signal stops at once; 0: no pause "

@@ -1,4 +1,4 @@
-"""SIGINT and SIGTERM before a command's event loop takes them, and after.
+"""SIGINT and SIGTERM (and SIGHUP) before a command's event loop takes them, and after.
 
 ``gomoku-server`` and ``gomoku-ai`` take most of a second to import, then open their
 store or warm their search pool. Meanwhile Python's own handling printed a
@@ -26,7 +26,12 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+STOP_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGTERM, signal.SIGINT)
+if signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN:
+    # A terminal or SSH link closing, or a service manager's reload habit: stop cleanly
+    # as for SIGTERM (it ended the server at once, status 129, games unlogged), unless
+    # the process was started to ignore it (``nohup``), which still holds.
+    STOP_SIGNALS += (signal.SIGHUP,)
 
 
 class Stopped(BaseException):  # like KeyboardInterrupt: not an error

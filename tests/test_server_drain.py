@@ -110,3 +110,32 @@ async def test_no_drain_without_players(tmp_path: Path) -> None:
         assert "draining" not in server.log_text()
     finally:
         stop(server.process)
+
+
+async def test_sighup_stops_as_sigterm_does_unless_ignored(
+    tmp_path: Path, clients: list[TestClient]
+) -> None:
+    """SIGHUP (a terminal or SSH link closing, a log rotation's habit) stops the server
+    as SIGTERM does: its players closed with 1001, exit 0 (it ended the process at once,
+    status 129, its games unlogged). Started ignoring it (``nohup``), it runs on."""
+    server = start([], tmp_path / "server.log")
+    try:
+        alice = await player(server, "alice", clients)
+        server.process.send_signal(signal.SIGHUP)
+        assert await asyncio.wait_for(closed_with(alice), EXIT_WITHIN_S) == 1001
+        assert await asyncio.to_thread(server.process.wait, EXIT_WITHIN_S) == 0
+    finally:
+        stop(server.process)
+    before = signal.signal(signal.SIGHUP, signal.SIG_IGN)  # as nohup starts it
+    try:
+        nohup = start([], tmp_path / "nohup.log")
+    finally:
+        signal.signal(signal.SIGHUP, before)
+    try:
+        bob = await player(nohup, "bob", clients)
+        nohup.process.send_signal(signal.SIGHUP)
+        await asyncio.sleep(1)
+        assert nohup.process.poll() is None
+        await bob.create(seat="black")  # still serving
+    finally:
+        stop(nohup.process)
