@@ -2,10 +2,11 @@
 
 A *prompt* is a question the player answers with a key: the opponent's draw,
 takeback or rematch offer (y / n), the swap2 colour choice (b / w / p), and the
-chance to claim the win from an opponent gone past the grace period (y / n). A
-*notice* is a line that needs no answer: your own offer waiting, the opponent
-offline with the time left before a claim, waiting for an opponent, the result
-and the rating change.
+chance to claim the win from an opponent gone past the grace period, or, in a game
+without a clock, to act past the server's move limit (y / n). A *notice* is a line
+that needs no answer: your own move due before the opponent may claim, your own
+offer waiting, the opponent offline with the time left before a claim, waiting for
+an opponent, the result and the rating change.
 
 Both are pure functions of the view model, the local players and the time, so
 what the player is asked is tested without a terminal.
@@ -27,6 +28,9 @@ PromptKind = Literal["offer", "swap2", "claim"]
 
 SWAP2_ANSWERS = {"black": ("b", "take black"), "white": ("w", "take white")}
 SWAP2_PLACE2 = ("p", "place two more")
+MOVE_WARNING_S = 60.0
+"""In a game without a clock, the player to act is told how long is left before the
+move limit runs out from this many seconds before it."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -64,25 +68,19 @@ def prompt_for(
     dismissed: Collection[tuple[object, ...]] = (),
 ) -> Prompt | None:
     """The question for the local players ``me`` now, if there is one: the claim of the
-    win from an opponent gone past the grace period first (unless answered "not now":
-    its ident is in ``dismissed``), then an offer to answer, then a swap2 choice. An
-    offer the opponent made before going hid the claim until it was answered."""
+    win from an opponent gone past the grace period, or to act past an untimed game's
+    move limit, first (unless answered "not now": its ident is in ``dismissed``), then
+    an offer to answer, then a swap2 choice. An offer the opponent made before going
+    hid the claim until it was answered."""
     game = model.room
     if game is None or not model.session.link.online:
         return None
     seated = [p for p in me if game.color_of(p) is not None]
     if not seated:
         return None
-    gone = _claimable_opponent(game, seated, now)
-    if gone is not None:
-        claim = Prompt(
-            "claim",
-            ("claim", game.id, gone.id, gone.claim_at),
-            f"{gone.name} disconnected, you may claim the win",
-            (("y", "claim"), ("n", "not now")),
-        )
-        if claim.ident not in dismissed:
-            return claim
+    claim = _claim_prompt(model, game, seated, now)
+    if claim is not None and claim.ident not in dismissed:
+        return claim
     pending = game.pending
     if pending is not None and any(p != pending.by for p in seated):
         who = game.name_of(pending.by)
@@ -100,6 +98,59 @@ def prompt_for(
             answers.append(SWAP2_PLACE2)
         return Prompt("swap2", ("swap2", game.id, len(game.moves)), "Swap2", tuple(answers))
     return None
+
+
+def _claim_prompt(model: ViewModel, game: GameView, seated: list[str], now: float) -> Prompt | None:
+    """The claim of the win open to the one local player seated: from an opponent gone
+    past the grace period (said as such, even if they are past the move limit too: one
+    question, not two), else from one to act past the move limit."""
+    answers = (("y", "claim"), ("n", "not now"))
+    ident: tuple[object, ...]
+    gone = _claimable_opponent(game, seated, now)
+    if gone is not None:
+        ident = ("claim", game.id, gone.id, gone.claim_at)
+        return Prompt("claim", ident, f"{gone.name} disconnected, you may claim the win", answers)
+    idle = _idle_opponent(game, seated, now)
+    if idle is not None:
+        ident = ("claim", game.id, idle.id, "idle", game.move_claim_at)
+        limit = countdown(model.session.move_limit_ms / 1000)
+        text = f"{idle.name} has not moved for {limit}, you may claim the win"
+        return Prompt("claim", ident, text, answers)
+    return None
+
+
+def _idle_opponent(game: GameView, seated: list[str], now: float) -> Seat | None:
+    """The opponent while they are to act past an untimed game's move limit (one local
+    player seated: in hot seat both are here, and nobody claims against the keyboard)."""
+    due = game.move_claim_at
+    if not game.running or len(seated) != 1 or due is None or due > now:
+        return None
+    other = game.opponent_of(seated[0])
+    return other if other is not None and game.to_act() == other.id else None
+
+
+def _my_move_due(game: GameView, me: frozenset[str]) -> tuple[float, Seat | None] | None:
+    """When the one local player seated, to act in a game without a clock, may be claimed
+    against, and their opponent; None otherwise (not their turn, hot seat, a spectator,
+    a clock, no limit)."""
+    seated = [p for p in me if game.color_of(p) is not None]
+    due = game.move_claim_at
+    if not game.running or len(seated) != 1 or due is None or game.to_act() != seated[0]:
+        return None
+    return due, game.opponent_of(seated[0])
+
+
+def _move_warning(game: GameView, me: frozenset[str], now: float) -> str:
+    """``Move within 0:45, or bob may claim the win.`` in the last minute of the move
+    limit on one's own turn ('' before that, and where the limit does not apply)."""
+    mine = _my_move_due(game, me)
+    if mine is None or mine[0] - now >= MOVE_WARNING_S:
+        return ""
+    due, other = mine
+    who = other.name if other is not None else "your opponent"
+    if due <= now:
+        return f"Move now: {who} may claim the win."
+    return f"Move within {countdown(due - now)}, or {who} may claim the win."
 
 
 def _opponent_offline(game: GameView, seated: list[str]) -> Seat | None:
@@ -135,11 +186,16 @@ def notice_for(
     ai_key: str = "^O",
 ) -> str:
     """The line under the board that needs no answer ('' when there is nothing to
-    say): your offer waiting, the opponent away, waiting for an opponent (``ai_key``
-    seats an AI instead), the result and your rating change."""
+    say): your move due before the opponent may claim the win (the last minute of an
+    untimed game's move limit: said first, as the most pressing), your offer waiting,
+    the opponent away, waiting for an opponent (``ai_key`` seats an AI instead), the
+    result and your rating change."""
     game = model.room
     if game is None:
         return ""
+    warning = _move_warning(game, me, now)
+    if warning:
+        return warning
     seated = [p for p in me if game.color_of(p) is not None]
     pending = game.pending
     if pending is not None and pending.by in me and len(seated) == 1:
@@ -170,8 +226,8 @@ def notice_for(
 
 def next_change(model: ViewModel, me: frozenset[str], now: float) -> float | None:
     """Seconds until something time-dependent on the game screen changes (a running
-    clock, the claim countdown, the reconnect countdown); None when nothing on it
-    depends on time, so no timer needs to run."""
+    clock, the claim countdown, the move limit's warning and claim, the reconnect
+    countdown); None when nothing on it depends on time, so no timer needs to run."""
     delays: list[float] = []
     game = model.room
     if game is not None and game.clocks is not None and game.clocks.running is not None:
@@ -182,10 +238,31 @@ def next_change(model: ViewModel, me: frozenset[str], now: float) -> float | Non
             away = None if seat is None or seat.online else seat.claim_at
             if away is not None and away > now:
                 delays.append(_to_next_second(away - now))
+    if game is not None:
+        move_wait = move_limit_change(game, me, now)
+        if move_wait is not None:
+            delays.append(move_wait)
     link_wait = link_change(model, now)
     if link_wait is not None:
         delays.append(link_wait)
     return min(delays) if delays else None
+
+
+def move_limit_change(game: GameView, me: frozenset[str], now: float) -> float | None:
+    """Seconds until the move limit changes what the one local player seated sees: on
+    their turn, its warning appearing, then each second of its countdown; on the
+    opponent's, the claim becoming possible. None when nothing is coming."""
+    mine = _my_move_due(game, me)
+    if mine is not None:
+        left = mine[0] - now
+        if left >= MOVE_WARNING_S:
+            return left - MOVE_WARNING_S + 0.01
+        return _to_next_second(left) if left > 0 else None
+    seated = [p for p in me if game.color_of(p) is not None]
+    due = game.move_claim_at
+    if due is None or due <= now or len(seated) != 1 or game.to_act() in seated:
+        return None
+    return due - now + 0.01 if game.to_act() is not None else None
 
 
 def link_change(model: ViewModel, now: float) -> float | None:

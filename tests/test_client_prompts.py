@@ -97,6 +97,54 @@ def test_a_claim_comes_before_the_gone_opponents_offer() -> None:
     assert offer.line() == "bob offers a draw: y accept · n decline"
 
 
+def test_an_opponent_idle_past_the_move_limit_may_be_claimed_against() -> None:
+    """Without a clock, bob to move and silent for the move limit (10 minutes here):
+    Alice is asked whether to claim the win, as from one gone; answered "not now", the
+    question waits for bob's next turn. Not in hot seat, nor for a spectator."""
+    model = in_room(time=None, clocks=None, moves=["h8"], to_move="white", move_deadline_ms=30_000)
+    assert prompt_for(model, ME, T0 + 29.9) is None
+    assert notice_for(model, ME, T0) == ""  # nothing to count down on bob's move
+    prompt = prompt_for(model, ME, T0 + 30)
+    assert prompt is not None
+    assert prompt.kind == "claim"
+    assert (
+        prompt.line() == "bob has not moved for 10:00, you may claim the win: y claim · n not now"
+    )
+    assert prompt_for(model, ME, T0 + 31, {prompt.ident}) is None
+    assert prompt_for(model, frozenset({"p-alice", "p-bob"}), T0 + 30) is None
+    assert prompt_for(model, frozenset({"p-carol"}), T0 + 30) is None
+    bob_moved = reduce(model, moved(4, "h9", "white"), T0 + 40)
+    assert prompt_for(bob_moved, ME, T0 + 40) is None  # and now it is Alice's move
+    again = reduce(bob_moved, moved(5, "i9", "black"), T0 + 41)
+    later = prompt_for(again, ME, T0 + 641, {prompt.ident})
+    assert later is not None
+    assert later.kind == "claim"
+
+
+def test_my_move_is_counted_down_in_the_last_minute_of_the_move_limit() -> None:
+    """Without a clock, on Alice's move: a minute before bob may claim, the notice counts
+    down each second ("Move within 0:45, ..."), and the screen redraws for it; not in hot
+    seat, nor for a spectator."""
+    model = in_room(time=None, clocks=None, moves=[], to_move="black", move_deadline_ms=100_000)
+    assert notice_for(model, ME, T0) == ""
+    delay = next_change(model, ME, T0)
+    assert delay is not None
+    assert 40 <= delay <= 40.02  # when the warning appears
+    assert notice_for(model, ME, T0 + 55.2) == "Move within 0:45, or bob may claim the win."
+    delay = next_change(model, ME, T0 + 55.2)
+    assert delay is not None
+    assert 0.8 <= delay <= 0.82  # when it says 0:44
+    assert notice_for(model, ME, T0 + 100) == "Move now: bob may claim the win."
+    assert notice_for(model, frozenset({"p-alice", "p-bob"}), T0 + 55) == ""
+    assert notice_for(model, frozenset({"p-carol"}), T0 + 55) == ""
+    assert next_change(model, frozenset({"p-carol"}), T0 + 55) is None
+    theirs = reduce(model, moved(4, "h8", "black"), T0 + 60)
+    assert notice_for(theirs, ME, T0 + 61) == ""
+    delay = next_change(theirs, ME, T0 + 61)
+    assert delay is not None
+    assert 599 <= delay <= 599.02  # when the claim opens
+
+
 def test_the_result_says_why_and_the_rating_change() -> None:
     """A rated game's end: the sentence says why, the notice adds my rating change, the
     log says both players' (a provisional one marked "?") and the seats show the new

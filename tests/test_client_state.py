@@ -33,6 +33,7 @@ from protocol.values import (
     GameResult,
     GameSummary,
     LeaderboardEntry,
+    Limits,
     Opening,
     Pending,
     PlayerRef,
@@ -488,6 +489,54 @@ def test_presence_sets_a_claim_countdown() -> None:
     assert model.room is not None
     assert model.room.white is not None
     assert model.room.white.online
+
+
+def claim_at(model: ViewModel) -> float | None:
+    assert model.room is not None
+    return model.room.move_claim_at
+
+
+def test_the_move_limit_counts_from_the_snapshot_and_again_from_each_turn() -> None:
+    """Without a clock, the time the opponent may claim against the player to act: from
+    the snapshot's countdown, then the welcome's limit again from each stone, choice,
+    takeback and the game's start; chat and presence leave it; it ends with the game.
+    With a clock, or a server without the limit, there is none."""
+    untimed: dict[str, object] = {"time": None, "clocks": None}
+    model = in_room(None, moves=["h8"], to_move="white", move_deadline_ms=250_000, **untimed)
+    assert claim_at(model) == T0 + 250
+    model = reduce(model, moved(4, "h9", "white"), T0 + 10)
+    assert claim_at(model) == T0 + 10 + 600  # welcome's untimed_move_ms, 600000 here
+    model = reduce(model, event(5, ev.ChatPosted(player="p-bob", name="bob", text="hm")), T0 + 20)
+    model = reduce(model, event(6, ev.Presence(player="p-bob", online=False)), T0 + 20)
+    assert claim_at(model) == T0 + 610
+    model = reduce(model, event(7, ev.Undone(points=["h9"], clocks=None)), T0 + 30)
+    assert claim_at(model) == T0 + 630
+    over = ev.GameOver(winner="black", reason=Reason.TIMEOUT)
+    assert claim_at(reduce(model, event(8, over), T0 + 40)) is None
+
+    waiting: dict[str, object] = {
+        "state": "waiting",
+        "to_move": None,
+        "players": Seats(black=ALICE),
+    }
+    opening = in_room(None, opening="swap2", **waiting, **untimed)
+    assert claim_at(opening) is None
+    started = ev.GameStarted(black="p-alice", white="p-bob", time=None)
+    opening = reduce(opening, event(4, started), T0 + 5)
+    assert claim_at(opening) == T0 + 605
+    chose = ev.Chose(player="p-bob", choice="white", black="p-alice", white="p-bob")
+    opening = reduce(opening, event(5, chose), T0 + 9)
+    assert claim_at(opening) == T0 + 609
+
+    clock = msgspec.structs.replace(started, time=TimeControl(base_ms=60_000, inc_ms=0))
+    timed = reduce(in_room(None, **waiting), event(4, clock), T0)
+    assert claim_at(timed) is None
+    assert claim_at(reduce(timed, moved(5, "h8", "black"), T0)) is None
+    no_limit = msg.Welcome(
+        player="p-alice", name="alice", token="t", resumed=False, limits=Limits(untimed_move_ms=0)
+    )
+    plain = in_room(reduce(ViewModel(), no_limit, T0), moves=["h8"], to_move="white", **untimed)
+    assert claim_at(reduce(plain, moved(4, "h9", "white"), T0)) is None
 
 
 def test_a_waiting_rooms_player_gone_has_their_seat_kept_not_a_claim() -> None:

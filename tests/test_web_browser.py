@@ -1301,6 +1301,30 @@ async def test_a_timed_game_nobody_begins_is_aborted_on_the_page(browser: Browse
         )
 
 
+async def test_an_opponent_who_does_not_move_may_be_claimed_against(browser: Browser) -> None:
+    """In a game without a clock, on a server with a 3 s move limit: on her move ann is
+    told how long she has before hal may claim the win; then hal, connected, does not
+    answer her stone: past the limit a Claim button shows, and it wins her the game on
+    time."""
+    rules = GameRules(grace_ms=60_000, untimed_move_ms=3_000)
+    async with people(browser, game=rules) as crowd:
+        ann, hal, _ = await crowd.ann_against_hal()
+        warning = ann.locator("#move-limit")
+        await expect(warning).to_have_text(
+            re.compile(r"^Move within 0:0[1-3], or hal may claim the win\.$")
+        )
+        await expect(ann.locator("#claim")).to_have_count(0)
+        await point(ann, "h8").click()
+        await hal.until_event(Moved)
+        await expect(warning).to_be_hidden()
+        await expect(ann.locator("#claim")).to_have_text("Claim the win")
+        await ann.click("#claim")
+        over = await hal.until_event(GameOver)
+        assert (over.winner, over.reason) == ("black", "timeout")
+        await expect(ann.locator("#result strong")).to_have_text("Black wins by time")
+        await expect(ann.locator("#claim")).to_have_count(0)
+
+
 async def test_an_offer_is_said_in_the_status_line(browser: Browser) -> None:
     """On a small phone the offer's box is below the board: the status line, which is
     in view, says that hal offers a draw."""

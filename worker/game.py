@@ -14,6 +14,10 @@ from worker.thinker import board_from_wire
 
 Task = Literal["place", "choose"]
 
+TURN_EVENTS = (ev.GameStarted, ev.Moved, ev.Chose, ev.Undone)
+"""The events that hand a turn over: an untimed game's move limit counts from each (the
+server's does too, and sends no snapshot for it)."""
+
 
 @dataclasses.dataclass
 class GameState:
@@ -21,7 +25,10 @@ class GameState:
 
     ``version`` grows with every change that can alter what to play, so an
     answer computed for an older version is thrown away. ``clocks_at`` is the
-    local monotonic time at which ``clocks`` were current.
+    local monotonic time at which ``clocks`` were current. ``move_claim_at`` is the
+    local monotonic time from which the opponent of the player to act may claim the win
+    for their not acting, in a game without a clock (``move_limit_ms``, the server's
+    move limit, after each turn handed over; None: no such time).
     """
 
     room: str
@@ -47,14 +54,22 @@ class GameState:
     offline: frozenset[str] = frozenset()
     """The seated players with no connection in the room (``presence``): in a finished
     game, one who left it."""
+    move_limit_ms: int = 0
+    move_claim_at: float | None = None
     _board: tuple[tuple[int, int], Board] | None = dataclasses.field(
         default=None, repr=False, compare=False
     )
     """The position at (``version``, number of moves), replayed once for all who ask."""
 
     @classmethod
-    def from_view(cls, view: RoomView, me: str, now: float | None = None) -> GameState:
+    def from_view(
+        cls, view: RoomView, me: str, now: float | None = None, *, move_limit_ms: int = 0
+    ) -> GameState:
+        """The room as a snapshot shows it at local time ``now``; ``move_limit_ms``: the
+        server's move limit in a game without a clock (``welcome``'s limits; 0: none)."""
         players = view.players
+        now = time.monotonic() if now is None else now
+        deadline = view.move_deadline_ms
         return cls(
             room=view.id,
             me=me,
@@ -70,12 +85,14 @@ class GameState:
             pending=view.pending,
             result=view.result,
             clocks=view.clocks,
-            clocks_at=time.monotonic() if now is None else now,
+            clocks_at=now,
             rematch_room=None,
             bots=frozenset(p.id for p in (players.black, players.white) if p is not None and p.bot),
             offline=frozenset(
                 p.id for p in (players.black, players.white) if p is not None and not p.online
             ),
+            move_limit_ms=move_limit_ms,
+            move_claim_at=None if deadline is None else now + deadline / 1000,
         )
 
     # -- events ----------------------------------------------------------------
@@ -83,6 +100,14 @@ class GameState:
     def apply(self, event: ev.RoomEvent, now: float | None = None) -> None:
         """Follow one room event."""
         now = time.monotonic() if now is None else now
+        self._follow(event, now)
+        if not self.live or self.time is not None:
+            self.move_claim_at = None
+        elif isinstance(event, TURN_EVENTS):
+            limit = self.move_limit_ms
+            self.move_claim_at = now + limit / 1000 if limit > 0 else None
+
+    def _follow(self, event: ev.RoomEvent, now: float) -> None:
         self.version += 1
         if isinstance(event, ev.PlayerJoined):
             self._set_seat(event.seat, event.player)
@@ -152,6 +177,16 @@ class GameState:
         if other is None or other in self.bots:
             return False
         return not present or other not in self.offline
+
+    def opponent_to_act(self) -> bool:
+        """Whether the other seat must act now: place a stone or make a swap2 choice (not
+        once the last stone has ended the game on the board)."""
+        if self.state == "opening":
+            return self.swap2 is not None and self.swap2.to_act not in (None, self.me)
+        color = self.my_seat_color()
+        if self.state != "playing" or color is None or color is self.to_move():
+            return False
+        return not self.board().is_over()
 
     def my_seat_color(self) -> Color | None:
         """The colour of the seat I hold (in swap2, the opener holds Black until the

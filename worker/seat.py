@@ -2,7 +2,9 @@
 that seat is in (the first one, and the rematches it accepts).
 
 The reader keeps a :class:`~worker.game.GameState` per room and answers offers
-at once (takebacks yes, draws only in a dead-drawn position, rematches yes);
+at once (takebacks yes, draws only in a dead-drawn position, rematches yes); it
+claims the win from an opponent gone past the grace period, or in a game without a
+clock from one to act past the server's move limit (an idle person held the seat);
 an actor task per room thinks and plays whenever the seat must act. A move
 computed for a position that changed meanwhile (a takeback, a reconnect) is
 thrown away and thought again. After a network drop the seat reconnects with
@@ -53,6 +55,11 @@ POLL_S = 0.25
 """How often an idle seat checks whether its linger time is over."""
 CLAIM_SLACK_S = 0.2
 """Claim this long after a gone opponent's grace period ends (clocks differ a little)."""
+IDLE_CLAIM_TRIES = 3
+IDLE_CLAIM_RETRY_S = 1.0
+"""A claim against an opponent past the move limit that did not end the game (refused as
+too early: the server counted from later than the seat did) is sent again this long
+after, this many times in all, while nothing else happens in the game."""
 RATE_RETRY_S = 0.5
 """How long after a ``rate_limited`` refusal a seat sends its play again."""
 BAD_MOVE_CODES = frozenset({ErrorCode.OCCUPIED, ErrorCode.FORBIDDEN, ErrorCode.OFF_BOARD})
@@ -116,6 +123,11 @@ class SeatClient:
         self._tasks: set[asyncio.Task[None]] = set()
         self._claims: dict[str, asyncio.Task[None]] = {}
         """Per room: a claim of the win waiting for a gone opponent's grace period."""
+        self._idle_claims: dict[str, tuple[float, asyncio.Task[None]]] = {}
+        """Per room: a claim of the win waiting for the opponent to have been to act for
+        the move limit (a game without a clock), and the local time it is due."""
+        self._move_limit_ms = 0
+        """The server's move limit in a game without a clock (``welcome``'s limits)."""
         self._ws: ClientConnection | None = None
         self._pacer: SendPacer | None = None
         """Paces sends to the limits the server announced on this connection."""
@@ -175,9 +187,11 @@ class SeatClient:
             self._background(ws.close())
 
     async def _stop_actors(self) -> None:
-        actors = list(self._actors.values()) + list(self._claims.values())
+        idle = [task for _, task in self._idle_claims.values()]
+        actors = list(self._actors.values()) + list(self._claims.values()) + idle
         self._actors.clear()
         self._claims.clear()
+        self._idle_claims.clear()
         self._wakeups.clear()
         for task in actors:
             task.cancel()
@@ -224,6 +238,7 @@ class SeatClient:
                 raise ConnectionError(f"hello refused: {reply.code}: {reply.message}")
             if isinstance(reply, m.Welcome):
                 self._pacer = SendPacer.within(reply.limits)
+                self._move_limit_ms = reply.limits.untimed_move_ms
                 self.rooms.update(reply.rooms)
                 break
         self._joining.clear()
@@ -268,7 +283,7 @@ class SeatClient:
         view = message.room
         before = self.games.get(view.id)
         known = before is not None
-        game = GameState.from_view(view, self.player)
+        game = GameState.from_view(view, self.player, move_limit_ms=self._move_limit_ms)
         if before is None or (before.moves, before.state) != (game.moves, game.state):
             self._in_flight.pop(view.id, None)
         if game.my_seat_color() is None:
@@ -286,6 +301,7 @@ class SeatClient:
         for ref in (view.players.black, view.players.white):
             if ref is not None and ref.id != self.player and game.live:
                 self._watch_presence(view.id, ref.online, ref.deadline_ms)
+        self._watch_idle(view.id)
         self._wake(view.id)
 
     async def _on_event(self, message: m.Event) -> None:
@@ -312,6 +328,7 @@ class SeatClient:
             await self._answer_offer(game, event.kind)
         elif isinstance(event, ev.Presence) and event.player != self.player:
             self._watch_presence(message.room, event.online, event.deadline_ms)
+        self._watch_idle(message.room)
         self._wake(message.room)
 
     def _watch_presence(self, room: str, online: bool, deadline_ms: int | None) -> None:
@@ -329,6 +346,40 @@ class SeatClient:
         if game is not None and game.live:
             log.info("seat %s: the opponent left room %s; claiming the win", self.player, room)
             await self._send(m.Claim(room=room))
+
+    def _watch_idle(self, room: str) -> None:
+        """An opponent who stays and never acts would hold the seat for good in a game
+        without a clock (students idle for nine minutes and more held a class's AI
+        seats): once they have been to act for the move limit, claim the win. Scheduled
+        again whenever the time changes (a stone, a choice, a takeback, a snapshot);
+        dropped when it is the seat's turn or the game is over."""
+        game = self.games.get(room)
+        due = None
+        if game is not None and game.live and game.opponent_to_act():
+            due = game.move_claim_at
+        scheduled = self._idle_claims.get(room)
+        if scheduled is not None and scheduled[0] == due:
+            return
+        if scheduled is not None:
+            del self._idle_claims[room]
+            scheduled[1].cancel()
+        if due is not None:
+            self._idle_claims[room] = (due, asyncio.create_task(self._claim_idle_later(room, due)))
+
+    async def _claim_idle_later(self, room: str, due: float) -> None:
+        await asyncio.sleep(max(0.0, due - time.monotonic()) + CLAIM_SLACK_S)
+        for _ in range(IDLE_CLAIM_TRIES):
+            game = self.games.get(room)
+            if game is None or not game.live or not game.opponent_to_act():
+                return
+            log.info("seat %s: the opponent in room %s has not moved; claiming", self.player, room)
+            try:
+                await self._send(m.Claim(room=room))
+            except (ConnectionClosed, OSError):
+                return  # the connection is going: the next one's snapshots schedule it again
+            # The game over cancels this; a refusal (not_claimable) only says how long is
+            # left by the server's count, which is not far: try again shortly.
+            await asyncio.sleep(IDLE_CLAIM_RETRY_S)
 
     def _on_error(self, error: m.Error) -> None:
         self._joining.discard(error.re if error.re is not None else -1)

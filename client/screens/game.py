@@ -16,7 +16,8 @@ The key model, as a player meets it:
   text line too (a half-typed line stays as it is; ^D there offers a draw, it
   does not delete).
 - **Questions** (the opponent's draw, takeback or rematch offer, the swap2
-  choice, a claim once the opponent is gone past the grace period) show in the
+  choice, a claim once the opponent is gone past the grace period or, without a
+  clock, has been to move past the move limit) show in the
   prompt bar, which takes focus unless a line is half typed: ``y`` / ``n`` (or
   ``Y`` / ``N``) answer it; Enter, Esc and another letter or
   digit are ignored (the log says which keys answer, and that Tab goes on to the

@@ -128,6 +128,11 @@ class GameView:
     """The rematch's invite code when the game was private (a spectator joins by it)."""
     hint: HintView | None = None
     sending: Sending | None = None
+    move_claim_at: float | None = None
+    """In a game without a clock, the local monotonic time from which the opponent of
+    the player to act may claim the win because they have not acted (the server's move
+    limit: the snapshot's ``move_deadline_ms``, started again at each stone, choice and
+    takeback and at the game's start); None with a clock, nobody to act, or no limit."""
     picture: BoardPicture = dataclasses.field(default_factory=BoardPicture)
 
     def seat(self, color: Color) -> Seat | None:
@@ -202,10 +207,15 @@ def color_named(name: ColorName | None) -> Color | None:
     return None if name is None else color_from_wire(name)
 
 
+def _later(now: float, ms: int | None) -> float | None:
+    """The local time ``ms`` after ``now`` (None for None)."""
+    return None if ms is None else now + ms / 1000
+
+
 def _seat(ref: PlayerRef | None, now: float) -> Seat | None:
     if ref is None:
         return None
-    claim_at = now + ref.deadline_ms / 1000 if ref.deadline_ms is not None else None
+    claim_at = _later(now, ref.deadline_ms)
     return Seat(ref.id, ref.name, ref.rating, ref.bot, ref.online, claim_at, ref.provisional)
 
 
@@ -258,6 +268,7 @@ def game_from_view(view: RoomView, now: float) -> GameView:
         rematch_room=view.rematch_room,
         rematch_code=view.rematch_code,
         seq=view.seq,
+        move_claim_at=_later(now, view.move_deadline_ms),
     )
     game = dataclasses.replace(game, moves=game.read_points(view.moves))
     result = view.result
@@ -313,8 +324,36 @@ def _with_ratings(game: GameView, ratings: tuple[RatingChange, ...]) -> GameView
     return game
 
 
-def apply_event(game: GameView, event: ev.RoomEvent, now: float) -> GameView:
-    """``game`` after one room event at local time ``now`` (its ``seq`` is the caller's)."""
+TURN_EVENTS = (ev.Moved, ev.Chose, ev.Undone, ev.GameStarted)
+"""The events that hand a turn over (or give it back): an untimed game's move limit
+counts from each, as the server's does."""
+
+
+def apply_event(
+    game: GameView, event: ev.RoomEvent, now: float, *, move_limit_ms: int = 0
+) -> GameView:
+    """``game`` after one room event at local time ``now`` (its ``seq`` is the caller's);
+    ``move_limit_ms`` is the server's move limit in a game without a clock (0: none)."""
+    return _with_move_claim(_applied(game, event, now), event, now, move_limit_ms)
+
+
+def _with_move_claim(game: GameView, event: ev.RoomEvent, now: float, limit_ms: int) -> GameView:
+    """``game`` with the move limit's claim time after ``event``: started again by an
+    event that hands the turn over (the server starts it then too, and a snapshot is not
+    sent for each), gone once the game is not running or has a clock."""
+    if not game.running or game.time is not None:
+        claim_at = None
+    elif isinstance(event, TURN_EVENTS):
+        claim_at = _later(now, limit_ms) if limit_ms > 0 else None
+    else:
+        return game
+    if claim_at == game.move_claim_at:
+        return game
+    return dataclasses.replace(game, move_claim_at=claim_at)
+
+
+def _applied(game: GameView, event: ev.RoomEvent, now: float) -> GameView:
+    """``game`` after ``event``, the move limit aside."""
     match event:
         case ev.Moved(point=point, color=color, clocks=clocks):
             try:
@@ -386,7 +425,7 @@ def apply_event(game: GameView, event: ev.RoomEvent, now: float) -> GameView:
         case ev.Answered():
             return dataclasses.replace(game, pending=None)
         case ev.Presence(player=player, online=online, deadline_ms=deadline_ms):
-            claim_at = now + deadline_ms / 1000 if deadline_ms is not None else None
+            claim_at = _later(now, deadline_ms)
             for side in (Color.BLACK, Color.WHITE):
                 held = game.seat(side)
                 if held is not None and held.id == player:

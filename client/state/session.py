@@ -2,9 +2,10 @@
 identity part of the client's state.
 
 The server's ``welcome`` sets the identity (player id, name, resume token, the
-server's version) and marks the link connected; the connection reports each change
-of the link with :class:`ConnectionChanged`, and a server that forgot the player
-with :class:`IdentityLost`.
+server's version, its move limit in a game without a clock) and marks the link
+connected; the connection reports each change of the link with
+:class:`ConnectionChanged`, and a server that forgot the player with
+:class:`IdentityLost`.
 """
 
 from __future__ import annotations
@@ -77,20 +78,23 @@ class Link:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Session:
-    """This player on this server (``me`` is None until welcomed) and the link."""
+    """This player on this server (``me`` is None until welcomed) and the link.
+    ``move_limit_ms`` is the server's move limit in a game without a clock (``welcome``'s
+    ``untimed_move_ms``; 0: none): a player to act that long may be claimed against."""
 
     me: str | None = None
     name: str = ""
     token: str | None = None
     server: str = ""
     link: Link = Link()
+    move_limit_ms: int = 0
 
 
 def reduce_session(session: Session, action: object) -> Session:
     """``session`` after ``action`` (any action; those of other concerns leave it)."""
     match action:
-        case msg.Welcome(player=player, name=name, token=token, server=server):
-            return Session(player, name, token, server, Link("connected"))
+        case msg.Welcome(player=player, name=name, token=token, server=server, limits=limits):
+            return Session(player, name, token, server, Link("connected"), limits.untimed_move_ms)
         case ConnectionChanged(status, attempt, at, detail, problem, was_online):
             # "Connection lost" for as long as the client tries to get back a link it had.
             old = session.link

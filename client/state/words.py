@@ -114,11 +114,13 @@ def describe_result(outcome: Outcome, game: GameView) -> str:
         }.get(outcome.reason, f"Draw ({outcome.reason}).")
     won, lost = player_words(game, winner), player_words(game, winner.other)
     ends = line_ends(outcome, game.size)
+    # Without a clock, a timeout is the move limit's: claimed from one who did not act.
+    late = "ran out of time" if game.time is not None else "did not move in time"
     return {
         Reason.FIVE: f"{won} wins with five in a row{ends}.",
         Reason.OVERLINE: f"{won} wins with six or more in a row{ends}.",
         Reason.RESIGN: f"{lost} resigned: {won} wins.",
-        Reason.TIMEOUT: f"{lost} ran out of time: {won} wins.",
+        Reason.TIMEOUT: f"{lost} {late}: {won} wins.",
         Reason.ABANDON: f"{lost} left and did not come back: {won} wins.",
     }.get(outcome.reason, f"{won} wins ({outcome.reason}).")
 

@@ -20,6 +20,9 @@ const CHOICE_WORDS = { black: "Take Black", white: "Take White", place2: "Place 
 const MOVE_ANSWERS = new Set(["moved", "undone", "game_over"]);
 const ACCEPTED = { draw: new Set(["game_over"]), takeback: new Set(["undone", "game_over"]), rematch: new Set(["rematch"]) };
 const NO_ANSWERS = new Set(["chat", "spectator_count", "presence"]);
+// In a game without a clock, the player to act is told how long is left before the
+// opponent may claim the win from this long before the move limit runs out.
+const MOVE_WARNING_MS = 60000;
 
 export class GameView {
   constructor(app, root) {
@@ -32,6 +35,7 @@ export class GameView {
     this.refusal = null; // a refusal shown on the status line for a while
     this.refusalTimer = null;
     this.sent = null; // {room, id, settles}: an action of this page not answered yet
+    this.claimShown = false; // the Claim button is shown (the tick redraws when that changes)
     this.build();
   }
 
@@ -49,6 +53,9 @@ export class GameView {
     // What a screen reader should hear as it happens (the opponent's move, the result),
     // which the page shows elsewhere only as a change on the board.
     this.announcer = h("p", { class: "sr-only", id: "announce", "aria-live": "polite" });
+    // The last minute of a game without a clock's move limit, on your move (no live
+    // region: a countdown read out each second; the announcer says it once).
+    this.moveLimit = h("p", { class: "hint-text", id: "move-limit", hidden: true });
     this.confirmBar = h("div", { class: "confirm-bar", hidden: true },
       h("button", { type: "button", id: "confirm-move", onclick: () => this.board.confirm() }, "Place"),
       h("button", { type: "button", class: "secondary", onclick: () => this.board.select(null) }, "Cancel"));
@@ -74,7 +81,7 @@ export class GameView {
       h("button", { type: "button", id: "leave", class: "secondary", onclick: () => this.leave() }, "Leave"));
     this.root.replaceChildren(head,
       h("div", { class: "room-body" },
-        h("div", { class: "board-col" }, this.boardHost, this.confirmBar, this.status, this.announcer),
+        h("div", { class: "board-col" }, this.boardHost, this.confirmBar, this.status, this.moveLimit, this.announcer),
         side));
   }
 
@@ -123,6 +130,9 @@ export class GameView {
     this.log.replaceChildren();
     this.status.textContent = "";
     this.announcer.textContent = "";
+    this.moveLimit.textContent = "";
+    this.moveLimit.hidden = true;
+    this.claimShown = false;
     this.offerKey = null;
     this.movesShown = -1;
     this.logShown = -1;
@@ -173,6 +183,7 @@ export class GameView {
     if (event && event.type !== "chat" && event.type !== "spectator_count") this.clearRefusal();
     this.renderStatus(room, mySeat);
     if (event) this.announceEvent(room, mySeat, event);
+    this.renderMoveLimit(room, mySeat);
     if (room.state === "over" && mySeat) this.app.showedEnd(room.id);
     placeToast(); // the result may have come where a toast is
   }
@@ -203,6 +214,33 @@ export class GameView {
       text = `${resultText(room.result, room.moves.length)}.${yours}`;
     }
     if (text) this.announcer.textContent = text;
+  }
+
+  /** "Move within 0:45, or bob may claim the win.": on your move in a game without a
+   * clock, in the last minute of the move limit (said to a screen reader once, as it
+   * appears); hidden otherwise. */
+  renderMoveLimit(room, mySeat) {
+    const text = this.moveLimitText(room, mySeat);
+    if (text && this.moveLimit.hidden) this.announcer.textContent = text;
+    if (this.moveLimit.textContent !== text) this.moveLimit.textContent = text;
+    this.moveLimit.hidden = !text;
+  }
+
+  moveLimitText(room, mySeat) {
+    const left = mySeat && room.actor === this.me ? room.moveClaimIn() : null;
+    if (left === null || left >= MOVE_WARNING_MS) return "";
+    const other = room.players[mySeat === "black" ? "white" : "black"];
+    const who = other ? other.name : "your opponent";
+    return left > 0 ? `Move within ${clockText(left)}, or ${who} may claim the win.` : `Move now: ${who} may claim the win.`;
+  }
+
+  /** Whether this player may claim the win now: the opponent gone past the grace period,
+   * or, in a game without a clock, to act past the move limit (connected or not). */
+  claimable(room, mySeat) {
+    const playing = room.state === "playing" || room.state === "opening";
+    const other = mySeat ? room.players[mySeat === "black" ? "white" : "black"] : null;
+    if (!playing || !other) return false;
+    return room.claimIn(other) === 0 || (room.actor === other.id && room.moveClaimIn() === 0);
   }
 
   renderShare(room, mySeat) {
@@ -377,6 +415,7 @@ export class GameView {
     // An action awaits its answer, or the page is not connected: the buttons wait too
     // (offline, a click only said "not connected").
     const waiting = this.busy(room) || !this.app.conn.identified;
+    this.claimShown = this.claimable(room, mySeat);
     if (room.swap2 && room.swap2.phase === "choose" && room.swap2.to_act === this.me) {
       parts.push(h("div", { class: "choices" }, room.swap2.choices.map((choice) =>
         h("button", { type: "button", dataset: { choice }, disabled: waiting, onclick: () => act({ type: "choose", choice }) }, CHOICE_WORDS[choice] ?? choice))));
@@ -395,8 +434,7 @@ export class GameView {
         h("button", { type: "button", id: "offer-takeback", disabled: waiting || Boolean(room.pending) || !room.canTakeBack(this.me), onclick: () => act({ type: "offer", kind: "takeback" }) }, "Take back"),
         h("button", { type: "button", id: "resign", class: "danger", disabled: waiting, onclick: () => { if (window.confirm("Resign this game?")) act({ type: "resign" }); } }, "Resign")));
       if (pendingMine) parts.push(h("p", { class: "hint-text" }, `Your ${room.pending.kind} offer is waiting for an answer.`));
-      const other = room.players[mySeat === "black" ? "white" : "black"];
-      if (room.claimIn(other) === 0) {
+      if (this.claimShown) {
         parts.push(h("button", { type: "button", id: "claim", disabled: waiting, onclick: () => act({ type: "claim" }) }, "Claim the win"));
       }
     }
@@ -503,9 +541,14 @@ export class GameView {
   tick(room) {
     if (this.roomId !== room.id) return;
     this.renderSeats(room);
-    // A countdown to a claim may have run out: the Claim button appears.
+    const mySeat = room.seatOf(this.me);
+    this.renderMoveLimit(room, mySeat);
+    // A countdown to a claim may have run out: the Claim button appears. (The move
+    // limit's runs in every game without a clock: the controls are made again only when
+    // the claim opens, not each tick under the pointer.)
     const away = ["black", "white"].some((c) => room.players[c] && !room.players[c].online);
-    if (away && room.state !== "over") this.renderControls(room, room.seatOf(this.me));
+    const claimChanged = this.claimable(room, mySeat) !== this.claimShown;
+    if ((away || claimChanged) && room.state !== "over") this.renderControls(room, mySeat);
   }
 
   /** Say why something was refused: as a toast, and on the status line while the toast

@@ -290,7 +290,8 @@ export class App {
 
   onSnapshot(m) {
     const previous = this.rooms.get(m.room.id);
-    const room = new RoomState(m.room);
+    // The move limit (a game without a clock) restarts at each turn: the welcome says how long.
+    const room = new RoomState(m.room, this.me?.limits?.untimed_move_ms ?? 0);
     if (previous) room.log = previous.log;
     this.rooms.set(room.id, room);
     this.noteSeat(room);

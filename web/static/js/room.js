@@ -5,9 +5,17 @@ import { parsePoint } from "./notation.js";
 import { forbiddenMap } from "./renju.js";
 
 export class RoomState {
-  /** @param {object} view a RoomView from a snapshot */
-  constructor(view) {
+  /**
+   * @param {object} view a RoomView from a snapshot
+   * @param {number} moveLimitMs the server's move limit in a game without a clock
+   *   (welcome.limits.untimed_move_ms; 0: none), started again at each turn
+   */
+  constructor(view, moveLimitMs = 0) {
     Object.assign(this, structuredClone(view));
+    this.moveLimitMs = moveLimitMs;
+    // When (performance.now()) the opponent of the player to act may claim the win
+    // for their not acting, in a game without a clock; null: no such time.
+    this.moveDeadlineAt = view.move_deadline_ms == null ? null : performance.now() + view.move_deadline_ms;
     // {text} for what happened, {name, text} for chat lines: first what was said before
     // the snapshot (its last chat lines), as if one had been there.
     this.log = (view.chat ?? []).map((line) => this.chatEntry(line.player, line.name, line.text));
@@ -68,12 +76,14 @@ export class RoomState {
         if (this.opening === "swap2" && !this.swap2) {
           this.swap2 = { phase: "place3", to_act: event.black, choices: [] };
         }
+        this.restartMoveLimit(event.time);
         return "The game has started";
       case "moved":
         this.moves.push(event.point);
         this.clocks = event.clocks;
         this.clocksAt = performance.now();
         this.hint = null;
+        this.restartMoveLimit();
         return null;
       case "opening":
         this.state = "opening";
@@ -96,6 +106,7 @@ export class RoomState {
           this.state = "playing";
           this.openingStones = this.moves.length;
         }
+        this.restartMoveLimit();
         return line;
       }
       case "offered":
@@ -115,9 +126,11 @@ export class RoomState {
         this.hint = null; // it was for the position taken back
         this.clocks = event.clocks;
         this.clocksAt = performance.now();
+        this.restartMoveLimit();
         return `Taken back: ${event.points.join(", ")}`;
       case "game_over":
         this.state = "over";
+        this.moveDeadlineAt = null;
         this.hint = null; // no move is left to play
         this.result = { winner: event.winner, reason: event.reason, line: event.line };
         this.ratings = event.ratings ?? null;
@@ -185,6 +198,22 @@ export class RoomState {
   awayLeft(player) {
     if (!player || player.online || player.deadline_ms === null || player.deadline_ms === undefined) return null;
     return Math.max(0, player.deadline_ms - (performance.now() - this.presenceAt));
+  }
+
+  /** The move limit counted again from now: a stone, a choice, a takeback or the game's
+   * start hands a turn over (the server counts from then too, and sends no snapshot).
+   * Only in a game without a clock (`time`: the game's, the room's by default). */
+  restartMoveLimit(time = this.time) {
+    const running = this.state === "playing" || this.state === "opening";
+    this.moveDeadlineAt = running && !time && this.moveLimitMs > 0 ? performance.now() + this.moveLimitMs : null;
+  }
+
+  /** Ms left before the opponent of the player to act may claim the win because they
+   * have not acted (0: they may now), in a game without a clock; null: no such limit
+   * (a clock, nobody to act, a server without it). */
+  moveClaimIn() {
+    if (this.moveDeadlineAt === null || this.actor === null) return null;
+    return Math.max(0, this.moveDeadlineAt - performance.now());
   }
 
   /** Whether a takeback by this player has a stone of theirs to remove: one of the
