@@ -240,7 +240,8 @@ class Answer(_ClientMessage, frozen=True, tag="answer"):
 
 
 class Claim(_ClientMessage, frozen=True, tag="claim"):
-    """Claim the win when the opponent has been gone past the grace period."""
+    """Claim the win when the opponent has been gone past the grace period, or, in a game
+    without a clock, has been to act past the move limit (``Limits.untimed_move_ms``)."""
 
     room: RoomId
 
