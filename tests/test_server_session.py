@@ -140,6 +140,31 @@ async def test_resume_from_a_trimmed_log_gets_a_snapshot(
     assert [seq for seq, _ in replay] == [7, 8]
 
 
+async def test_resuming_a_timed_game_gets_the_clocks_of_now(connect: Connect) -> None:
+    """Back after a drop in a timed game, a player gets a snapshot whose clocks are
+    now's: the events replayed carried those of when they happened, and the client
+    counted down from them (after a 45 s drop, 0:44 shown and the game lost on time)."""
+    alice = await connect("alice")
+    bob = await connect("bob")
+    room = (await alice.create(seat="black", time=TimeControl(base_ms=60_000, inc_ms=0))).room.id
+    await bob.join(room)
+    await alice.move(room, "h8")
+    seen = await bob.expect(m.Event)
+    while not isinstance(seen.event, Moved):
+        seen = await bob.expect(m.Event)
+    last_seq = seen.seq
+    bob.ws.transport.abort()
+    await alice.until_event(Presence)
+    await asyncio.sleep(1.2)  # bob's clock runs on meanwhile
+    bob2 = await connect()
+    await bob2.hello("bob", token=bob.token)
+    await bob2.send(m.Resume(room=room, after=last_seq))
+    snap = await bob2.expect(m.Snapshot)
+    assert snap.room.moves == ["h8"]
+    assert snap.room.clocks is not None
+    assert snap.room.clocks.white_ms <= 60_000 - 1_200
+
+
 async def test_presence_grace_then_claim(make_server: MakeServer, connect: Connect) -> None:
     """After the grace period the remaining player may claim the win."""
     # A second of grace: the claims before it must reach the server within it, even on a

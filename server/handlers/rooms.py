@@ -120,7 +120,13 @@ async def on_resume(session: Session, msg: m.Resume) -> None:
     if msg.after > record.seq:
         raise Refused(ErrorCode.BAD_VALUE, f"the room's log ends at seq {record.seq}")
     await session.attach(msg.room)
-    await session.sync_room(msg.room, msg.after, re=msg.id)
+    after: int | None = msg.after
+    if room.time is not None and room.state in LIVE_STATES and msg.after < record.seq:
+        # The clocks of events replayed are those of when they happened, and a client
+        # counted down from them as if they were now's: after a 45 s drop a player saw
+        # 0:44 left and lost on time. The snapshot's are now's.
+        after = None
+    await session.sync_room(msg.room, after, re=msg.id)
 
 
 @contextlib.asynccontextmanager
