@@ -491,6 +491,20 @@ def test_presence_sets_a_claim_countdown() -> None:
     assert model.room.white.online
 
 
+def test_ones_own_drop_replayed_is_said_as_ones_own() -> None:
+    """Back after a drop, the replayed presence events are about alice herself: "You
+    were disconnected", not "alice disconnected; the win may be claimed in 59s"."""
+    model = in_room(moves=["h8"], to_move="white")
+    gone = ev.Presence(player="p-alice", online=False, deadline_ms=59_000)
+    model = reduce(model, event(4, gone), T0)
+    assert model.log[-1].text == (
+        "You were disconnected; your opponent could claim the win if you did not come "
+        "back in time."
+    )
+    model = reduce(model, event(5, ev.Presence(player="p-alice", online=True)), T0)
+    assert model.log[-1].text == "You are back."
+
+
 def claim_at(model: ViewModel) -> float | None:
     assert model.room is not None
     return model.room.move_claim_at

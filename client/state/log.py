@@ -218,6 +218,17 @@ def _event_lines(
         case ev.Answered(kind=kind, by=by, accept=accept):
             who = "You" if by == me else after.name_of(by)
             say(f"{who} {'accepted' if accept else 'declined'} {_OFFER_WORDS[kind]}.")
+        case ev.Presence(player=player, online=online, deadline_ms=deadline_ms) if (
+            player == me and after.state in ("opening", "playing")
+        ):
+            # Our own drop, replayed on our return: "you", and the claim it allowed.
+            if not online:
+                say(
+                    "You were disconnected; your opponent could claim the win if you did "
+                    "not come back in time."
+                )
+            else:
+                say("You are back.")
         case ev.Presence(player=player, online=online, deadline_ms=deadline_ms):
             name = after.name_of(player)
             if online:
