@@ -21,6 +21,7 @@ PING_INTERVAL_MS = 20_000  # server pings this often ...
 PING_TIMEOUT_MS = 20_000  # ... and closes if no pong arrives within this
 GRACE_MS = 60_000  # a disconnected player's seat is kept this long before a claim
 UNTIMED_MOVE_MS = 600_000  # without a clock, a move may take this long before a claim
+FIRST_STONE_MS = 30_000  # with a clock, the first stone's time before the game is aborted
 
 NAME_MAX = 24
 CHAT_MAX = 300
@@ -50,6 +51,7 @@ __all__ = [
     "CHAT_WINDOW_MS",
     "CODE_MAX",
     "DEFAULT_SIZE",
+    "FIRST_STONE_MS",
     "GRACE_MS",
     "ID_MAX",
     "MAX_BASE_MS",

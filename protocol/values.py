@@ -24,6 +24,7 @@ from protocol.limits import (
     CHAT_PER_WINDOW,
     CHAT_WINDOW_MS,
     CODE_MAX,
+    FIRST_STONE_MS,
     GRACE_MS,
     ID_MAX,
     MAX_BASE_MS,
@@ -333,6 +334,10 @@ class RoomView(msgspec.Struct, frozen=True, kw_only=True):
     """Every stone on the board in the order played (swap2 stones included)."""
     to_move: ColorName | None
     clocks: Clocks | None
+    abort_in_ms: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    """A game with a clock whose first stone has not come: ms until it is aborted
+    (``Limits.first_stone_ms`` after its start, or after a takeback to the empty board);
+    null otherwise."""
     move_deadline_ms: Annotated[int, msgspec.Meta(ge=0)] | None = None
     """In a game without a clock: ms until the opponent of the player to act may claim
     the win because they have not acted (``Limits.untimed_move_ms`` after the turn was
@@ -370,5 +375,8 @@ class Limits(msgspec.Struct, frozen=True, kw_only=True):
     ping_timeout_ms: int = PING_TIMEOUT_MS
     grace_ms: int = GRACE_MS
     untimed_move_ms: int = UNTIMED_MOVE_MS
+    first_stone_ms: int = FIRST_STONE_MS
+    """In a game with a clock, how long Black (the opener, in swap2) has for the first
+    stone after the start before the game is aborted (no clock runs until it)."""
     """In a game without a clock, how long the player to act may take over a stone or a
     choice before the opponent may claim the win (0: no limit)."""

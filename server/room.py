@@ -376,6 +376,7 @@ class Room(msgspec.Struct, kw_only=True):
         if self.state in LIVE_STATES and (model.done or Action.PLACE in model.allowed()):
             to_move = "white" if len(self.moves) % 2 else "black"
         due = self.move_deadline_ms(move_limit_ms)
+        abort_at = self.aborted_at_ms()
         return RoomView(
             id=self.id,
             code=self.code if viewer is not None and self.may_see_code(viewer) else None,
@@ -391,6 +392,7 @@ class Room(msgspec.Struct, kw_only=True):
             moves=list(self.moves),
             to_move=to_move,
             clocks=self.clocks(now_ms) if self.state != "waiting" else None,
+            abort_in_ms=None if abort_at is None else max(0, abort_at - now_ms),
             move_deadline_ms=None if due is None else max(0, due - now_ms),
             swap2=self.swap2_view(),
             opening_stones=self.opening_stones,

@@ -165,6 +165,25 @@ async def test_resuming_a_timed_game_gets_the_clocks_of_now(connect: Connect) ->
     assert snap.room.clocks.white_ms <= 60_000 - 1_200
 
 
+async def test_a_snapshot_counts_down_to_the_abort_of_a_game_nobody_began(
+    connect: Connect,
+) -> None:
+    """A timed game's first stone has 30 s (welcome's ``first_stone_ms``): the snapshot
+    says how long is left (the clients showed clocks standing at 1:00 and nothing else,
+    and a first stone clicked at 29.7 s arrived to an aborted game); none after it."""
+    alice = await connect("alice")
+    bob = await connect("bob")
+    assert alice.welcome.limits.first_stone_ms == 30_000
+    room = (await alice.create(seat="black", time=TimeControl(base_ms=60_000, inc_ms=0))).room.id
+    snap = await bob.join(room)
+    assert snap.room.abort_in_ms is not None
+    assert 25_000 < snap.room.abort_in_ms <= 30_000
+    await alice.move(room, "h8")
+    await bob.until_event(Moved)
+    cy = await connect("cy")
+    assert (await cy.join(room, role="spectator")).room.abort_in_ms is None
+
+
 async def test_presence_grace_then_claim(make_server: MakeServer, connect: Connect) -> None:
     """After the grace period the remaining player may claim the win."""
     # A second of grace: the claims before it must reach the server within it, even on a

@@ -22,7 +22,7 @@ from protocol.codec import ENCODINGS, MSGPACK, Codec
 
 DOC = Path(__file__).resolve().parent.parent / "protocol.md"
 OPEN = "..."  # the key a bare `...` becomes: "more fields, not shown"
-MEASURED = frozenset({"black_ms", "white_ms", "since_ms", "deadline_ms"})
+MEASURED = frozenset({"black_ms", "white_ms", "since_ms", "deadline_ms", "abort_in_ms"})
 MEASURED_SLACK_MS = 2000  # clocks printed in the document vs. this run
 RECV_TIMEOUT_S = 5.0
 

@@ -9,7 +9,7 @@ from typing import Literal
 
 from protocol.errors import ErrorCode
 from protocol.events import RoomEvent
-from protocol.limits import UNTIMED_MOVE_MS
+from protocol.limits import FIRST_STONE_MS, UNTIMED_MOVE_MS
 from protocol.values import SwapChoice
 from server.room import Room, Seat
 from server.store.base import Attendance
@@ -38,7 +38,7 @@ class GameRules:
     """After a declined takeback the requester waits this long, doubled per decline."""
     max_takeback_declines: int = 3
     """After this many declines in one game, takebacks are refused for the rest of it."""
-    first_stone_ms: int = 30_000
+    first_stone_ms: int = FIRST_STONE_MS
     """In a timed game, the time Black (the opener, in swap2) has for the first stone
     after the start (the clock runs only from that stone on): without it the game is
     aborted (``abandon``, no winner: unrated), as lichess aborts a game nobody begins. A

@@ -143,4 +143,5 @@ def wire_limits(config: ServerConfig) -> Limits:
         ping_timeout_ms=int((limits.ping_timeout_s or 0) * 1000),
         grace_ms=config.game.grace_ms,
         untimed_move_ms=config.game.untimed_move_ms,
+        first_stone_ms=config.game.first_stone_ms,
     )
