@@ -173,6 +173,7 @@ async def test_a_snapshot_counts_down_to_the_abort_of_a_game_nobody_began(
     and a first stone clicked at 29.7 s arrived to an aborted game); none after it."""
     alice = await connect("alice")
     bob = await connect("bob")
+    assert alice.welcome is not None
     assert alice.welcome.limits.first_stone_ms == 30_000
     room = (await alice.create(seat="black", time=TimeControl(base_ms=60_000, inc_ms=0))).room.id
     snap = await bob.join(room)
