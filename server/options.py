@@ -147,6 +147,8 @@ def web_origin(text: str) -> str:
 
 def data_path(text: str) -> Path:
     """Where a data file can be: not a directory, in a directory that exists."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("empty: name the data file (or use --ephemeral)")
     path = Path(text).expanduser()
     if path.is_dir():
         raise argparse.ArgumentTypeError(f"{text!r} is a directory; name a file in it")

@@ -255,7 +255,10 @@ async def test_a_file_in_use_is_refused(tmp_path: Path) -> None:
     first = DataFile(path)
     first.open()
     second = DataFile(path)
-    with pytest.raises(DataFileError, match="in use by another gomoku-server"):
+    with pytest.raises(
+        DataFileError,
+        match=r"is locked by another program \(another gomoku-server on the same file\?\)",
+    ):
         second.open()
     await first.close()
     third = DataFile(path)

@@ -160,4 +160,6 @@ def test_a_second_server_on_the_same_data_file_is_refused(tmp_path: Path) -> Non
             [script, "--port", "0", *data], capture_output=True, text=True, timeout=30, check=False
         )
     assert second.returncode == 2
-    assert second.stderr.splitlines()[-1].endswith("is in use by another gomoku-server")
+    assert second.stderr.splitlines()[-1].endswith(
+        "is locked by another program (another gomoku-server on the same file?)"
+    )

@@ -156,6 +156,7 @@ def test_the_server_refuses_a_data_file_it_cannot_use(tmp_path: Path) -> None:
     wanted = tmp_path / "server.sqlite3"
     cases: list[tuple[list[str], dict[str, str], tuple[str, ...]]] = [
         (["--data", str(tmp_path)], {}, ("argument --data", "is a directory")),
+        (["--data", ""], {}, ("argument --data", "empty: name the data file")),
         (["--data", str(tmp_path / "no" / "x.db")], {}, ("argument --data", "no directory")),
         (["--data", str(junk)], {}, ("--data", "not a gomoku-server data file")),
         ([], {"GOMOKU_DATA": str(tmp_path)}, ("environment variable GOMOKU_DATA", "directory")),

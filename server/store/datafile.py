@@ -195,7 +195,16 @@ class DataFile:
         """Why SQLite's ``exc`` while opening means the file cannot be used, in one line."""
         if isinstance(exc, sqlite3.OperationalError):
             if "locked" in str(exc):
-                return DataFileError(f"{self.path} is in use by another gomoku-server")
+                return DataFileError(
+                    f"{self.path} is locked by another program (another gomoku-server on "
+                    "the same file?)"
+                )
+            folder = self.path.resolve().parent
+            if "readonly" in str(exc) and not os.access(folder, os.W_OK):
+                return DataFileError(
+                    f"cannot use {self.path}: its folder {folder} is not writable (SQLite "
+                    "keeps two files beside it, -wal and -shm)"
+                )
             return DataFileError(f"cannot use {self.path}: {exc}")
         if isinstance(exc, sqlite3.DatabaseError) and "malformed" in str(exc):
             return self._damaged(str(exc))  # a database, cut short or damaged
