@@ -10,6 +10,8 @@ import contextlib
 import logging
 import sqlite3
 import sys
+import urllib.error
+import urllib.request
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -348,6 +350,35 @@ async def test_a_game_kept_out_once_is_kept_even_if_its_room_was_due_to_go(
         over = await alice.until_event(GameOver)  # held until the game is kept
         assert over.reason == "resign"
         assert await data.get_record(room) is not None
+
+
+async def test_healthz_says_when_the_data_file_takes_no_writes(tmp_path: Path) -> None:
+    """/healthz answers 503 while the data file takes no writes (a full disk; here the
+    file made read-only) and 200 again once it does: it said ok while every new player
+    and every game's end was answered unavailable."""
+    data = DataFile(tmp_path / "server.sqlite3")
+    data.open()
+    server = GomokuServer(make_config(), store=EmbeddedStore(data))
+    await server.start()
+
+    def healthz() -> int:
+        url = f"http://127.0.0.1:{server.port}/healthz"
+        try:
+            with urllib.request.urlopen(url, timeout=5) as answer:
+                return int(answer.status)
+        except urllib.error.HTTPError as refused:
+            return refused.code
+
+    try:
+        assert await asyncio.to_thread(healthz) == 200
+        await read_only(data, True)
+        with pytest.raises(StoreUnavailable):
+            await data.put_names({"p-1": "ann"})
+        assert await asyncio.to_thread(healthz) == 503
+        await read_only(data, False)
+        assert await asyncio.to_thread(healthz) == 200
+    finally:
+        await server.stop()
 
 
 async def test_a_stop_names_the_games_in_progress_it_ends(

@@ -117,6 +117,8 @@ class DataFile:
         """A session read this long after its last recorded use is marked used again."""
         self._thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="gomoku-data")
         self._db: sqlite3.Connection | None = None
+        self._failing = False
+        """The last write failed (a full disk): :meth:`writable` tries one again."""
 
     def __repr__(self) -> str:
         return f"DataFile({str(self.path)!r})"
@@ -281,15 +283,35 @@ class DataFile:
     def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``work`` in one transaction."""
         db = self._database()
-        db.execute("BEGIN IMMEDIATE")
         try:
-            result = work(db)
-            db.execute("COMMIT")
-        except BaseException:
-            if db.in_transaction:  # SQLite rolls back by itself on a full disk: its error
-                db.execute("ROLLBACK")  # is the one to raise, not "no transaction"
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                result = work(db)
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:  # SQLite rolls back by itself on a full disk: its
+                    db.execute("ROLLBACK")  # error is the one to raise, not "no transaction"
+                raise
+        except sqlite3.Error:
+            self._failing = True
             raise
+        self._failing = False
         return result
+
+    async def writable(self) -> bool:
+        """Whether the file takes writes: after a write failed, a page is written to see
+        (the disk may have room again); otherwise the last write's word is taken."""
+        if not self._failing:
+            return True
+
+        def probe(db: sqlite3.Connection) -> None:
+            db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")  # rewrites the first page
+
+        try:
+            await self._call(lambda: self._write(probe))
+        except StoreUnavailable:
+            return False
+        return True
 
     def _database(self) -> sqlite3.Connection:
         if self._db is None:

@@ -29,6 +29,11 @@ class EmbeddedStore(MemoryStore):
         await super().close()
         await self.data.close()
 
+    async def healthy(self) -> bool:
+        """The data file takes writes (a full disk answered every new player and every
+        game's end ``unavailable`` while ``/healthz`` said ok)."""
+        return await self.data.writable()
+
     # -- sessions --------------------------------------------------------------------
 
     async def put_session(self, token_hash: str, data: bytes) -> None:
