@@ -170,7 +170,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     env = EnvOptions(parser)
     parser.add_argument(
-        "--host", type=listen_host, default="0.0.0.0", help="address to listen on (default: all)"
+        "--host",
+        type=listen_host,
+        default="0.0.0.0",
+        help="address to listen on (default: 0.0.0.0, every IPv4 address; :: every IPv6 one)",
     )
     parser.add_argument("--port", type=port, default=8765, help="port, 0: any free one (8765)")
     parser.add_argument(

@@ -61,7 +61,9 @@ def url_host(host: str) -> str:
 
 def join_addresses(host: str, port: int) -> list[str]:
     """The ``ws://`` addresses to tell players, most useful first."""
-    if host in WILDCARD_HOSTS:
+    if host == "::":  # IPv6 only (asyncio's sockets for it take no IPv4): its loopback
+        hosts = ["::1"]
+    elif host in WILDCARD_HOSTS:
         hosts = [h for h in (lan_address(), socket.gethostname(), "127.0.0.1") if h]
     else:
         hosts = [host]
@@ -102,7 +104,8 @@ def banner(host: str, port: int, *, processes: int = 1) -> str:
     lines = [f"gomoku-server {__version__} listening on port {port}{shared}; players can join at:"]
     for url in join_addresses(host, port):
         lines.append(f"  {url}    in a browser: {page_address(url)}")
-    local = "127.0.0.1" if host in WILDCARD_HOSTS else url_host(host)  # where it answers
+    # Where it answers: "::" takes IPv6 only.
+    local = "[::1]" if host == "::" else "127.0.0.1" if host in WILDCARD_HOSTS else url_host(host)
     lines.append(f"health: http://{local}:{port}/healthz  metrics: /metrics")
     return "\n".join(lines)
 

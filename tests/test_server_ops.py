@@ -144,6 +144,9 @@ def test_the_banner_gives_addresses_that_answer() -> None:
     assert "in a browser: http://[::1]:8765/" in banner("::1", 8765)
     assert "http://10.1.2.3:9000/healthz" in banner("10.1.2.3", 9000)
     assert "http://127.0.0.1:9000/healthz" in banner("0.0.0.0", 9000)
+    # "::" listens on IPv6 only: it printed the IPv4 addresses, which refused.
+    assert join_addresses("::", 9000) == ["ws://[::1]:9000"]
+    assert "http://[::1]:9000/healthz" in banner("::", 9000)
 
 
 @pytest.mark.parametrize("loop", ["uvloop", "asyncio"])
