@@ -41,6 +41,10 @@ class ConnectionLimits:
     """Open rooms one player may have asked for at once (``create_room``,
     ``create_ai_game``); one more is refused with ``too_many_rooms``. Counted in the
     store, so across every instance sharing it."""
+    max_ai_per_player: int = 2
+    """AI seats one player may have playing at once (opponents in their games, both
+    seats of an AI-vs-AI game they started); one more is refused with ``too_many_ai``:
+    the AI seats are few, and one person took every free one. 0: no limit."""
     code_failures: int = 5
     """Joins by an invite code that leads nowhere one connection may make within
     ``code_failure_window_ms``; beyond, its joins by code (right or wrong) are refused

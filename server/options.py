@@ -437,6 +437,16 @@ def add_limit_options(parser: argparse.ArgumentParser, env: EnvOptions) -> None:
     )
     env.add(
         group,
+        "--max-ai-per-player",
+        "GOMOKU_MAX_AI_PER_PLAYER",
+        type=count(0),
+        default=d.max_ai_per_player,
+        metavar="N",
+        help="AI seats one player may have playing at once (an AI-vs-AI game takes two); "
+        f"more are refused with too_many_ai; 0: no limit ({d.max_ai_per_player})",
+    )
+    env.add(
+        group,
         "--max-code-failures",
         "GOMOKU_MAX_CODE_FAILURES",
         type=count(1),
@@ -558,6 +568,7 @@ def limits_from_args(args: argparse.Namespace) -> ConnectionLimits:
         flood_strikes=max(ConnectionLimits().flood_strikes, args.rate_burst),
         send_buffer=args.send_buffer * 1024,
         max_rooms_per_player=args.max_rooms_per_player,
+        max_ai_per_player=args.max_ai_per_player,
         code_failures=args.max_code_failures,
         code_failures_per_ip=args.max_code_failures_per_ip,
         code_failure_window_ms=round(args.code_failure_window * 1000),

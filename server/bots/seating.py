@@ -193,6 +193,29 @@ class AiSeating:
         )
         await self.store.put_session(seat.token_hash, encode_session(record))
 
+    async def check_share(self, player: str, wanted: int) -> None:
+        """Refuse ``wanted`` more AI seats for ``player`` beyond their share
+        (``max_ai_per_player``): the AIs in the running and waiting rooms they sit in or
+        started. Raises ``too_many_ai``."""
+        cap = self.config.limits.max_ai_per_player
+        if not cap:
+            return
+        rooms = dict.fromkeys(
+            [*await self.store.player_rooms(player), *await self.store.owned_rooms(player)]
+        )
+        held = 0
+        for room_id in rooms:
+            loaded = await self.service.load(room_id)
+            if loaded is not None and loaded[1].state != "over":
+                held += sum(1 for seat in loaded[1].seats if seat is not None and seat.bot)
+        if held + wanted > cap:
+            raise GameError(
+                ErrorCode.TOO_MANY_AI,
+                f"you have {held} AI{'' if held == 1 else 's'} playing already, and one player "
+                f"may have {cap} at once (there are few, and others want one too): finish "
+                "a game with one first",
+            )
+
     async def ai_room(
         self,
         settings: game.RoomSettings,
@@ -205,7 +228,11 @@ class AiSeating:
         """A new room made with ``settings`` but never rated, already started, with an AI
         for each of ``levels`` and ``people`` in the other seats (colours drawn at random
         when a person plays); ``owner`` is the player it counts against (see
-        ``Room.owner``). Raises ``no_ai_available`` (nothing created)."""
+        ``Room.owner``). Raises ``no_ai_available`` (nothing created), or ``too_many_ai``
+        when the AIs would be more than the owner's or the person's share."""
+        for player in {owner, *(seat.id for seat in people)} - {None}:
+            assert player is not None
+            await self.check_share(player, len(levels))
         claims: list[Claim] = []
         try:
             for level in levels:
@@ -244,6 +271,7 @@ class AiSeating:
         if loaded is None:
             raise GameError(ErrorCode.NO_SUCH_ROOM, "no such room")
         _check_ai_seat(loaded[1], requester)
+        await self.check_share(requester, 1)
         claim = await self.claim(level)
 
         def join(room: Room) -> game.GameAction:
