@@ -4,9 +4,10 @@ A *prompt* is a question the player answers with a key: the opponent's draw,
 takeback or rematch offer (y / n), the swap2 colour choice (b / w / p), and the
 chance to claim the win from an opponent gone past the grace period, or, in a game
 without a clock, to act past the server's move limit (y / n). A *notice* is a line
-that needs no answer: your own move due before the opponent may claim, your own
-offer waiting, the opponent offline with the time left before a claim, waiting for
-an opponent, the result and the rating change.
+that needs no answer: your own move due before the opponent may claim, the first
+stone of a game with a clock due before the server aborts it, your own offer
+waiting, the opponent offline with the time left before a claim, waiting for an
+opponent, the result and the rating change.
 
 Both are pure functions of the view model, the local players and the time, so
 what the player is asked is tested without a terminal.
@@ -153,6 +154,23 @@ def _move_warning(game: GameView, me: frozenset[str], now: float) -> str:
     return f"Move within {countdown(due - now)}, or {who} may claim the win."
 
 
+def _first_stone_warning(game: GameView, me: frozenset[str], now: float) -> str:
+    """In a game with a clock before its first stone, the time Black (the opener, in
+    swap2) has left to place it before the server aborts the game: ``Place the first
+    stone within 0:25, or the game is aborted.`` to them (in hot seat too: the keyboard
+    places it), ``bob has 0:25 to place the first stone, or the game is aborted.`` to
+    their opponent and spectators ('' when no such countdown runs)."""
+    due = game.abort_at
+    if due is None or not game.running:
+        return ""
+    left = countdown(due - now)
+    black = game.black
+    if black is not None and black.id in me:
+        return f"Place the first stone within {left}, or the game is aborted."
+    who = black.name if black is not None else "Black"
+    return f"{who} has {left} to place the first stone, or the game is aborted."
+
+
 def _opponent_offline(game: GameView, seated: list[str]) -> Seat | None:
     """The opponent's seat while they are offline in a running game (one local
     player seated: in hot seat both seats are here, nobody is away)."""
@@ -187,13 +205,14 @@ def notice_for(
 ) -> str:
     """The line under the board that needs no answer ('' when there is nothing to
     say): your move due before the opponent may claim the win (the last minute of an
-    untimed game's move limit: said first, as the most pressing), your offer waiting,
-    the opponent away, waiting for an opponent (``ai_key`` seats an AI instead), the
-    result and your rating change."""
+    untimed game's move limit), or the first stone due before a game with a clock is
+    aborted (said first, as the most pressing; the two never run at once: one needs a
+    clock, the other none), your offer waiting, the opponent away, waiting for an
+    opponent (``ai_key`` seats an AI instead), the result and your rating change."""
     game = model.room
     if game is None:
         return ""
-    warning = _move_warning(game, me, now)
+    warning = _move_warning(game, me, now) or _first_stone_warning(game, me, now)
     if warning:
         return warning
     seated = [p for p in me if game.color_of(p) is not None]
@@ -226,8 +245,9 @@ def notice_for(
 
 def next_change(model: ViewModel, me: frozenset[str], now: float) -> float | None:
     """Seconds until something time-dependent on the game screen changes (a running
-    clock, the claim countdown, the move limit's warning and claim, the reconnect
-    countdown); None when nothing on it depends on time, so no timer needs to run."""
+    clock, the claim countdown, the move limit's warning and claim, the first stone's
+    countdown, the reconnect countdown); None when nothing on it depends on time, so no
+    timer needs to run."""
     delays: list[float] = []
     game = model.room
     if game is not None and game.clocks is not None and game.clocks.running is not None:
@@ -242,6 +262,9 @@ def next_change(model: ViewModel, me: frozenset[str], now: float) -> float | Non
         move_wait = move_limit_change(game, me, now)
         if move_wait is not None:
             delays.append(move_wait)
+        abort_wait = first_stone_change(game, now)
+        if abort_wait is not None:
+            delays.append(abort_wait)
     link_wait = link_change(model, now)
     if link_wait is not None:
         delays.append(link_wait)
@@ -263,6 +286,16 @@ def move_limit_change(game: GameView, me: frozenset[str], now: float) -> float |
     if due is None or due <= now or len(seated) != 1 or game.to_act() in seated:
         return None
     return due - now + 0.01 if game.to_act() is not None else None
+
+
+def first_stone_change(game: GameView, now: float) -> float | None:
+    """Seconds until the first stone's countdown shows another number (None: none runs,
+    or it has run out and the server's ``game_over`` is what comes next). Players and
+    spectators alike see it."""
+    due = game.abort_at
+    if due is None or due <= now or not game.running:
+        return None
+    return _to_next_second(due - now)
 
 
 def link_change(model: ViewModel, now: float) -> float | None:

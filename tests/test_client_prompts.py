@@ -145,6 +145,45 @@ def test_my_move_is_counted_down_in_the_last_minute_of_the_move_limit() -> None:
     assert 599 <= delay <= 599.02  # when the claim opens
 
 
+def test_the_first_stone_is_counted_down_to_black_and_to_the_others() -> None:
+    """With a clock, before the first stone: Alice (Black) is told how long she has to
+    place it before the game is aborted, bob and a spectator how long she has; the
+    countdown redraws each second and goes with her stone. In hot seat the keyboard is
+    told to place it."""
+    model = in_room(abort_in_ms=25_000)
+    place = "Place the first stone within 0:25, or the game is aborted."
+    assert notice_for(model, ME, T0) == place
+    assert notice_for(model, ME, T0 + 0.5) == place  # 24.5 s: whole seconds rounded up
+    assert notice_for(model, frozenset({"p-alice", "p-bob"}), T0) == place
+    theirs = "alice has 0:25 to place the first stone, or the game is aborted."
+    assert notice_for(model, frozenset({"p-bob"}), T0) == theirs
+    assert notice_for(model, frozenset({"p-carol"}), T0) == theirs
+    assert notice_for(model, ME, T0 + 15.2) == (
+        "Place the first stone within 0:10, or the game is aborted."
+    )
+    for who in (ME, frozenset({"p-carol"})):
+        delay = next_change(model, who, T0 + 15.2)
+        assert delay is not None
+        assert 0.8 <= delay <= 0.82  # when it says 0:09
+    assert next_change(model, ME, T0 + 25) is None  # over: the server's game_over is next
+    begun = reduce(model, moved(4, "h8", "black"), T0 + 16)
+    assert notice_for(begun, ME, T0 + 16) == ""
+    assert notice_for(begun, frozenset({"p-carol"}), T0 + 16) == ""
+
+
+def test_a_takeback_to_the_empty_board_gives_the_first_stone_its_time_again() -> None:
+    """With a clock, Alice's first stone taken back: the countdown shows again, from the
+    welcome's 30 s; the game's end clears it."""
+    model = reduce(in_room(abort_in_ms=25_000), moved(4, "h8", "black"), T0 + 2)
+    model = reduce(model, event(5, ev.Undone(points=["h8"], clocks=None)), T0 + 5)
+    assert notice_for(model, ME, T0 + 5) == (
+        "Place the first stone within 0:30, or the game is aborted."
+    )
+    over = reduce(model, event(6, ev.GameOver(winner=None, reason=Reason.ABANDON)), T0 + 35)
+    assert notice_for(over, ME, T0 + 35) == "Game aborted before its first stone."
+    assert next_change(over, ME, T0 + 35) is None
+
+
 def test_the_result_says_why_and_the_rating_change() -> None:
     """A rated game's end: the sentence says why, the notice adds my rating change, the
     log says both players' (a provisional one marked "?") and the seats show the new

@@ -498,8 +498,7 @@ def test_ones_own_drop_replayed_is_said_as_ones_own() -> None:
     gone = ev.Presence(player="p-alice", online=False, deadline_ms=59_000)
     model = reduce(model, event(4, gone), T0)
     assert model.log[-1].text == (
-        "You were disconnected; your opponent could claim the win if you did not come "
-        "back in time."
+        "You were disconnected; your opponent could claim the win if you did not come back in time."
     )
     model = reduce(model, event(5, ev.Presence(player="p-alice", online=True)), T0)
     assert model.log[-1].text == "You are back."
@@ -551,6 +550,44 @@ def test_the_move_limit_counts_from_the_snapshot_and_again_from_each_turn() -> N
     )
     plain = in_room(reduce(ViewModel(), no_limit, T0), moves=["h8"], to_move="white", **untimed)
     assert claim_at(reduce(plain, moved(4, "h9", "white"), T0)) is None
+
+
+def abort_at(model: ViewModel) -> float | None:
+    assert model.room is not None
+    return model.room.abort_at
+
+
+def test_the_first_stones_time_counts_from_the_start_until_a_stone_is_down() -> None:
+    """With a clock, the time the server aborts a game nobody begins: from the
+    snapshot's countdown, or the welcome's 30 s from the start; gone with the first
+    stone (anyone's) and at the end; a takeback to the empty board starts it again.
+    Without a clock there is none."""
+    model = in_room(None, abort_in_ms=25_000)
+    assert abort_at(model) == T0 + 25
+    model = reduce(model, event(4, ev.ChatPosted(player="p-bob", name="bob", text="hm")), T0 + 1)
+    assert abort_at(model) == T0 + 25
+    model = reduce(model, moved(5, "h8", "black"), T0 + 10)
+    assert abort_at(model) is None
+    model = reduce(model, moved(6, "h9", "white"), T0 + 11)
+    model = reduce(model, event(7, ev.Undone(points=["h9"], clocks=None)), T0 + 12)
+    assert abort_at(model) is None  # a stone is still down
+    model = reduce(model, event(8, ev.Undone(points=["h8"], clocks=None)), T0 + 20)
+    assert abort_at(model) == T0 + 20 + 30  # welcome's first_stone_ms, 30000 here
+    over = ev.GameOver(winner=None, reason=Reason.ABANDON)
+    assert abort_at(reduce(model, event(9, over), T0 + 50)) is None
+
+    waiting: dict[str, object] = {"state": "waiting", "to_move": None, "clocks": None}
+    lobby = in_room(None, players=Seats(black=ALICE), **waiting)
+    assert abort_at(lobby) is None
+    five = TimeControl(base_ms=300_000, inc_ms=0)
+    started = ev.GameStarted(black="p-alice", white="p-bob", time=five)
+    assert abort_at(reduce(lobby, event(4, started), T0 + 5)) == T0 + 35
+    untimed = in_room(None, players=Seats(black=ALICE), time=None, **waiting)
+    untimed = reduce(untimed, event(4, msgspec.structs.replace(started, time=None)), T0 + 5)
+    assert abort_at(untimed) is None
+    untimed = reduce(untimed, moved(5, "h8", "black"), T0 + 6)
+    untimed = reduce(untimed, event(6, ev.Undone(points=["h8"], clocks=None)), T0 + 7)
+    assert abort_at(untimed) is None
 
 
 def test_a_waiting_rooms_player_gone_has_their_seat_kept_not_a_claim() -> None:

@@ -1325,6 +1325,41 @@ async def test_an_opponent_who_does_not_move_may_be_claimed_against(browser: Bro
         await expect(ann.locator("#claim")).to_have_count(0)
 
 
+async def test_the_first_stones_time_is_shown_to_both_players_and_a_spectator(
+    browser: Browser,
+) -> None:
+    """In a game with a clock, on a server giving the first stone 8 s: ann, Black, is
+    told how long she has to place it before the game is aborted, counted down, and hal
+    and cy (come in to watch after the start) how long she has; her stone takes the
+    line away on every page."""
+    rules = GameRules(grace_ms=60_000, first_stone_ms=8_000)
+    async with people(browser, game=rules) as crowd:
+        hal = await crowd.page("hal")
+        await hal.fill("#create-form input[name=time]", "1+0")
+        await hal.select_option("#create-form select[name=seat]", "white")
+        await hal.click("#create-button")
+        room = await room_of(hal)
+        await expect(hal.locator("#status")).to_contain_text("Waiting for an opponent")
+        await expect(hal.locator("#first-stone")).to_be_hidden()  # nothing before the start
+        ann = await crowd.page("ann", hash=f"#/room/{room}")
+        line = ann.locator("#first-stone")
+        await expect(line).to_have_text(
+            re.compile(r"^Place the first stone within 0:0[1-8], or the game is aborted\.$")
+        )
+        await expect(line).not_to_have_text(await line.inner_text())  # a second later
+        cy = await crowd.page("cy", hash=f"#/watch/{room}")
+        theirs = re.compile(
+            r"^ann has 0:0[1-8] to place the first stone, or the game is aborted\.$"
+        )
+        for page in (hal, cy):
+            await expect(page.locator("#first-stone")).to_have_text(theirs)
+        await point(ann, "h8").click()
+        for page in (ann, hal, cy):
+            await moves_shown(page, 1)
+            await expect(page.locator("#first-stone")).to_be_hidden()
+        await expect(ann.locator("#result")).to_be_hidden()  # not aborted: the game goes on
+
+
 async def test_an_offer_is_said_in_the_status_line(browser: Browser) -> None:
     """On a small phone the offer's box is below the board: the status line, which is
     in view, says that hal offers a draw."""

@@ -133,6 +133,11 @@ class GameView:
     the player to act may claim the win because they have not acted (the server's move
     limit: the snapshot's ``move_deadline_ms``, started again at each stone, choice and
     takeback and at the game's start); None with a clock, nobody to act, or no limit."""
+    abort_at: float | None = None
+    """In a game with a clock whose first stone has not come, the local monotonic time
+    the server aborts it (the snapshot's ``abort_in_ms``; the welcome's
+    ``first_stone_ms`` after ``game_started``, and again after a takeback to the empty
+    board); None once a stone is down, without a clock, or the game not running."""
     picture: BoardPicture = dataclasses.field(default_factory=BoardPicture)
 
     def seat(self, color: Color) -> Seat | None:
@@ -269,6 +274,7 @@ def game_from_view(view: RoomView, now: float) -> GameView:
         rematch_code=view.rematch_code,
         seq=view.seq,
         move_claim_at=_later(now, view.move_deadline_ms),
+        abort_at=_later(now, view.abort_in_ms),
     )
     game = dataclasses.replace(game, moves=game.read_points(view.moves))
     result = view.result
@@ -330,11 +336,33 @@ counts from each, as the server's does."""
 
 
 def apply_event(
-    game: GameView, event: ev.RoomEvent, now: float, *, move_limit_ms: int = 0
+    game: GameView,
+    event: ev.RoomEvent,
+    now: float,
+    *,
+    move_limit_ms: int = 0,
+    first_stone_ms: int = 0,
 ) -> GameView:
     """``game`` after one room event at local time ``now`` (its ``seq`` is the caller's);
-    ``move_limit_ms`` is the server's move limit in a game without a clock (0: none)."""
-    return _with_move_claim(_applied(game, event, now), event, now, move_limit_ms)
+    ``move_limit_ms`` is the server's move limit in a game without a clock (0: none),
+    ``first_stone_ms`` the time a game with a clock has for its first stone (0: none)."""
+    game = _with_move_claim(_applied(game, event, now), event, now, move_limit_ms)
+    return _with_abort(game, event, now, first_stone_ms)
+
+
+def _with_abort(game: GameView, event: ev.RoomEvent, now: float, limit_ms: int) -> GameView:
+    """``game`` with the time its first stone is due after ``event``: set by a start with
+    a clock and by a takeback to the empty board in a game with one (the server counts
+    from each, and sends no snapshot), gone with any stone and once the game is over."""
+    abort_at = game.abort_at
+    if not game.running or isinstance(event, ev.Moved):
+        abort_at = None
+    elif isinstance(event, ev.GameStarted | ev.Undone) and not game.moves:
+        timed = game.time is not None and limit_ms > 0
+        abort_at = _later(now, limit_ms) if timed else None
+    if abort_at == game.abort_at:
+        return game
+    return dataclasses.replace(game, abort_at=abort_at)
 
 
 def _with_move_claim(game: GameView, event: ev.RoomEvent, now: float, limit_ms: int) -> GameView:

@@ -100,7 +100,13 @@ def ended_out_of_sight(
 def reduce(model: ViewModel, action: Action, now: float) -> ViewModel:
     """The model after ``action`` at local monotonic time ``now`` (seconds)."""
     session = reduce_session(model.session, action)
-    room = reduce_room(model.room, action, now, move_limit_ms=session.move_limit_ms)
+    room = reduce_room(
+        model.room,
+        action,
+        now,
+        move_limit_ms=session.move_limit_ms,
+        first_stone_ms=session.first_stone_ms,
+    )
     shown = model.room.id if model.room is not None else None
     seated = reduce_seated_rooms(
         model.seated_rooms, action, me=session.me, before=model.room, after=room, now=now

@@ -97,10 +97,16 @@ def _shows(game: GameView | None, room: str) -> bool:
 
 
 def reduce_room(
-    game: GameView | None, action: object, now: float, *, move_limit_ms: int = 0
+    game: GameView | None,
+    action: object,
+    now: float,
+    *,
+    move_limit_ms: int = 0,
+    first_stone_ms: int = 0,
 ) -> GameView | None:
     """The room on screen after ``action`` at local time ``now`` (None: none);
-    ``move_limit_ms``: the server's move limit in a game without a clock (0: none)."""
+    ``move_limit_ms``: the server's move limit in a game without a clock (0: none);
+    ``first_stone_ms``: the time a game with a clock has for its first stone (0: none)."""
     match action:
         case msg.Snapshot(room=view):
             fresh = game_from_view(view, now)
@@ -111,7 +117,9 @@ def reduce_room(
         case msg.Event(room=room, seq=seq, event=event) if game is not None and game.id == room:
             if seq <= game.seq:
                 return game  # already applied (a resume may repeat what the snapshot had)
-            after = apply_event(game, event, now, move_limit_ms=move_limit_ms)
+            after = apply_event(
+                game, event, now, move_limit_ms=move_limit_ms, first_stone_ms=first_stone_ms
+            )
             return _sent_answered(dataclasses.replace(after, seq=seq))
         case MoveSent(room=room, point=point, move_no=move_no, request=request) if _shows(
             game, room

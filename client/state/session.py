@@ -2,10 +2,10 @@
 identity part of the client's state.
 
 The server's ``welcome`` sets the identity (player id, name, resume token, the
-server's version, its move limit in a game without a clock) and marks the link
-connected; the connection reports each change of the link with
-:class:`ConnectionChanged`, and a server that forgot the player with
-:class:`IdentityLost`.
+server's version, its move limit in a game without a clock, the time a game with one
+has for its first stone) and marks the link connected; the connection reports each
+change of the link with :class:`ConnectionChanged`, and a server that forgot the
+player with :class:`IdentityLost`.
 """
 
 from __future__ import annotations
@@ -80,7 +80,9 @@ class Link:
 class Session:
     """This player on this server (``me`` is None until welcomed) and the link.
     ``move_limit_ms`` is the server's move limit in a game without a clock (``welcome``'s
-    ``untimed_move_ms``; 0: none): a player to act that long may be claimed against."""
+    ``untimed_move_ms``; 0: none): a player to act that long may be claimed against.
+    ``first_stone_ms`` is how long a game with a clock waits for its first stone before
+    the server aborts it (``welcome``'s ``first_stone_ms``; 0: not known)."""
 
     me: str | None = None
     name: str = ""
@@ -88,13 +90,22 @@ class Session:
     server: str = ""
     link: Link = Link()
     move_limit_ms: int = 0
+    first_stone_ms: int = 0
 
 
 def reduce_session(session: Session, action: object) -> Session:
     """``session`` after ``action`` (any action; those of other concerns leave it)."""
     match action:
         case msg.Welcome(player=player, name=name, token=token, server=server, limits=limits):
-            return Session(player, name, token, server, Link("connected"), limits.untimed_move_ms)
+            return Session(
+                player,
+                name,
+                token,
+                server,
+                Link("connected"),
+                limits.untimed_move_ms,
+                limits.first_stone_ms,
+            )
         case ConnectionChanged(status, attempt, at, detail, problem, was_online):
             # "Connection lost" for as long as the client tries to get back a link it had.
             old = session.link

@@ -56,6 +56,9 @@ export class GameView {
     // The last minute of a game without a clock's move limit, on your move (no live
     // region: a countdown read out each second; the announcer says it once).
     this.moveLimit = h("p", { class: "hint-text", id: "move-limit", hidden: true });
+    // A game with a clock nobody has begun: the time left for its first stone before the
+    // server aborts it, to the players and spectators (no live region either).
+    this.firstStone = h("p", { class: "hint-text", id: "first-stone", hidden: true });
     this.confirmBar = h("div", { class: "confirm-bar", hidden: true },
       h("button", { type: "button", id: "confirm-move", onclick: () => this.board.confirm() }, "Place"),
       h("button", { type: "button", class: "secondary", onclick: () => this.board.select(null) }, "Cancel"));
@@ -81,7 +84,7 @@ export class GameView {
       h("button", { type: "button", id: "leave", class: "secondary", onclick: () => this.leave() }, "Leave"));
     this.root.replaceChildren(head,
       h("div", { class: "room-body" },
-        h("div", { class: "board-col" }, this.boardHost, this.confirmBar, this.status, this.moveLimit, this.announcer),
+        h("div", { class: "board-col" }, this.boardHost, this.confirmBar, this.status, this.moveLimit, this.firstStone, this.announcer),
         side));
   }
 
@@ -130,8 +133,10 @@ export class GameView {
     this.log.replaceChildren();
     this.status.textContent = "";
     this.announcer.textContent = "";
-    this.moveLimit.textContent = "";
-    this.moveLimit.hidden = true;
+    for (const line of [this.moveLimit, this.firstStone]) {
+      line.textContent = "";
+      line.hidden = true;
+    }
     this.claimShown = false;
     this.offerKey = null;
     this.movesShown = -1;
@@ -184,6 +189,7 @@ export class GameView {
     this.renderStatus(room, mySeat);
     if (event) this.announceEvent(room, mySeat, event);
     this.renderMoveLimit(room, mySeat);
+    this.renderFirstStone(room);
     if (room.state === "over" && mySeat) this.app.showedEnd(room.id);
     placeToast(); // the result may have come where a toast is
   }
@@ -220,10 +226,31 @@ export class GameView {
    * clock, in the last minute of the move limit (said to a screen reader once, as it
    * appears); hidden otherwise. */
   renderMoveLimit(room, mySeat) {
-    const text = this.moveLimitText(room, mySeat);
-    if (text && this.moveLimit.hidden) this.announcer.textContent = text;
-    if (this.moveLimit.textContent !== text) this.moveLimit.textContent = text;
-    this.moveLimit.hidden = !text;
+    this.showCountdown(this.moveLimit, this.moveLimitText(room, mySeat));
+  }
+
+  /** "Place the first stone within 0:25, or the game is aborted." to Black (the opener,
+   * in swap2), "bob has 0:25 to place the first stone, or the game is aborted." to the
+   * opponent and spectators: in a game with a clock before its first stone (said to a
+   * screen reader once, as it appears); hidden otherwise. */
+  renderFirstStone(room) {
+    this.showCountdown(this.firstStone, this.firstStoneText(room));
+  }
+
+  /** A countdown's line: shown while it has `text`, written only when that changes,
+   * and handed to the announcer once as it appears (not each second). */
+  showCountdown(line, text) {
+    if (text && line.hidden) this.announcer.textContent = text;
+    if (line.textContent !== text) line.textContent = text;
+    line.hidden = !text;
+  }
+
+  firstStoneText(room) {
+    const left = room.state === "playing" || room.state === "opening" ? room.abortIn() : null;
+    if (left === null) return "";
+    const black = room.players.black;
+    if (black && black.id === this.me) return `Place the first stone within ${clockText(left)}, or the game is aborted.`;
+    return `${black ? black.name : "Black"} has ${clockText(left)} to place the first stone, or the game is aborted.`;
   }
 
   moveLimitText(room, mySeat) {
@@ -543,6 +570,7 @@ export class GameView {
     this.renderSeats(room);
     const mySeat = room.seatOf(this.me);
     this.renderMoveLimit(room, mySeat);
+    this.renderFirstStone(room);
     // A countdown to a claim may have run out: the Claim button appears. (The move
     // limit's runs in every game without a clock: the controls are made again only when
     // the claim opens, not each tick under the pointer.)

@@ -290,8 +290,11 @@ export class App {
 
   onSnapshot(m) {
     const previous = this.rooms.get(m.room.id);
-    // The move limit (a game without a clock) restarts at each turn: the welcome says how long.
-    const room = new RoomState(m.room, this.me?.limits?.untimed_move_ms ?? 0);
+    // The move limit (a game without a clock) restarts at each turn, and the first stone's
+    // time (a game with one) at the start: the welcome says how long (30 s, protocol/limits.py's
+    // FIRST_STONE_MS, from a server that does not say).
+    const limits = this.me?.limits;
+    const room = new RoomState(m.room, limits?.untimed_move_ms ?? 0, limits?.first_stone_ms ?? 30000);
     if (previous) room.log = previous.log;
     this.rooms.set(room.id, room);
     this.noteSeat(room);

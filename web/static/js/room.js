@@ -9,13 +9,20 @@ export class RoomState {
    * @param {object} view a RoomView from a snapshot
    * @param {number} moveLimitMs the server's move limit in a game without a clock
    *   (welcome.limits.untimed_move_ms; 0: none), started again at each turn
+   * @param {number} firstStoneMs the time a game with a clock has for its first stone
+   *   before the server aborts it (welcome.limits.first_stone_ms; 0: none), counted
+   *   from the start and from a takeback to the empty board
    */
-  constructor(view, moveLimitMs = 0) {
+  constructor(view, moveLimitMs = 0, firstStoneMs = 0) {
     Object.assign(this, structuredClone(view));
     this.moveLimitMs = moveLimitMs;
+    this.firstStoneMs = firstStoneMs;
     // When (performance.now()) the opponent of the player to act may claim the win
     // for their not acting, in a game without a clock; null: no such time.
     this.moveDeadlineAt = view.move_deadline_ms == null ? null : performance.now() + view.move_deadline_ms;
+    // When (performance.now()) the server aborts a game with a clock whose first stone
+    // has not come; null: none due (a stone is down, no clock, no game running).
+    this.abortAt = view.abort_in_ms == null ? null : performance.now() + view.abort_in_ms;
     // {text} for what happened, {name, text} for chat lines: first what was said before
     // the snapshot (its last chat lines), as if one had been there.
     this.log = (view.chat ?? []).map((line) => this.chatEntry(line.player, line.name, line.text));
@@ -77,6 +84,7 @@ export class RoomState {
           this.swap2 = { phase: "place3", to_act: event.black, choices: [] };
         }
         this.restartMoveLimit(event.time);
+        this.restartFirstStone(event.time);
         return "The game has started";
       case "moved":
         this.moves.push(event.point);
@@ -84,6 +92,7 @@ export class RoomState {
         this.clocksAt = performance.now();
         this.hint = null;
         this.restartMoveLimit();
+        this.abortAt = null; // the game has begun
         return null;
       case "opening":
         this.state = "opening";
@@ -127,10 +136,12 @@ export class RoomState {
         this.clocks = event.clocks;
         this.clocksAt = performance.now();
         this.restartMoveLimit();
+        if (this.moves.length === 0) this.restartFirstStone(); // the server's count starts again
         return `Taken back: ${event.points.join(", ")}`;
       case "game_over":
         this.state = "over";
         this.moveDeadlineAt = null;
+        this.abortAt = null;
         this.hint = null; // no move is left to play
         this.result = { winner: event.winner, reason: event.reason, line: event.line };
         this.ratings = event.ratings ?? null;
@@ -214,6 +225,21 @@ export class RoomState {
   moveClaimIn() {
     if (this.moveDeadlineAt === null || this.actor === null) return null;
     return Math.max(0, this.moveDeadlineAt - performance.now());
+  }
+
+  /** The first stone's time counted from now: at the start of a game with a clock and
+   * after a takeback to its empty board (the server counts from then too, and sends no
+   * snapshot). `time`: the game's, the room's by default. */
+  restartFirstStone(time = this.time) {
+    const running = this.state === "playing" || this.state === "opening";
+    this.abortAt = running && time && this.firstStoneMs > 0 ? performance.now() + this.firstStoneMs : null;
+  }
+
+  /** Ms left before the server aborts a game with a clock whose first stone has not
+   * come (0: it is due now; the server's game_over comes next); null: none is due. */
+  abortIn() {
+    if (this.abortAt === null) return null;
+    return Math.max(0, this.abortAt - performance.now());
   }
 
   /** Whether a takeback by this player has a stone of theirs to remove: one of the
