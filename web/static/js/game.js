@@ -55,10 +55,10 @@ export class GameView {
     this.announcer = h("p", { class: "sr-only", id: "announce", "aria-live": "polite" });
     // The last minute of a game without a clock's move limit, on your move (no live
     // region: a countdown read out each second; the announcer says it once).
-    this.moveLimit = h("p", { class: "hint-text", id: "move-limit", hidden: true });
+    this.moveLimit = h("p", { class: "countdown", id: "move-limit", hidden: true });
     // A game with a clock nobody has begun: the time left for its first stone before the
     // server aborts it, to the players and spectators (no live region either).
-    this.firstStone = h("p", { class: "hint-text", id: "first-stone", hidden: true });
+    this.firstStone = h("p", { class: "countdown", id: "first-stone", hidden: true });
     this.confirmBar = h("div", { class: "confirm-bar", hidden: true },
       h("button", { type: "button", id: "confirm-move", onclick: () => this.board.confirm() }, "Place"),
       h("button", { type: "button", class: "secondary", onclick: () => this.board.select(null) }, "Cancel"));
@@ -78,13 +78,15 @@ export class GameView {
     const chatForm = h("form", { class: "chat-form", onsubmit: (e) => this.chat(e) },
       this.chatInput, h("button", { type: "submit" }, "Send"));
     const side = h("aside", { class: "side" },
-      this.seats.black.row, this.seats.white.row, this.offerBox, this.resultBox, this.controls,
+      // The countdowns beside the clocks, where a player looks for time (below the board
+      // they were under the fold of a laptop's screen).
+      this.seats.black.row, this.seats.white.row, this.moveLimit, this.firstStone, this.offerBox, this.resultBox, this.controls,
       h("h2", {}, "Moves"), this.moves, h("h2", {}, "Room"), this.log, chatForm);
     const head = h("div", { class: "room-head" }, this.title, this.share,
       h("button", { type: "button", id: "leave", class: "secondary", onclick: () => this.leave() }, "Leave"));
     this.root.replaceChildren(head,
       h("div", { class: "room-body" },
-        h("div", { class: "board-col" }, this.boardHost, this.confirmBar, this.status, this.moveLimit, this.firstStone, this.announcer),
+        h("div", { class: "board-col" }, this.boardHost, this.confirmBar, this.status, this.announcer),
         side));
   }
 
