@@ -52,7 +52,15 @@ SEATS: list[tuple[str, str]] = [("Any", "any"), ("Black", "black"), ("White", "w
 AI_LEVELS = ("beginner", "novice", "intermediate", "advanced", "master")
 """The levels the project's worker offers, weakest first (protocol.md, AI seats)."""
 DEFAULT_LEVEL = "intermediate"
-LEVELS = [(level.capitalize(), level) for level in AI_LEVELS]
+LEVEL_WORDS = {
+    "beginner": "first games: misses threats",
+    "novice": "blocks fours, sees shapes",
+    "intermediate": "reads two moves ahead",
+    "advanced": "finds forced wins",
+    "master": "full strength",
+}
+"""What each level plays like (engine/ai/levels.py), beside its name in the choices."""
+LEVELS = [(f"{level.capitalize()} ({LEVEL_WORDS[level]})", level) for level in AI_LEVELS]
 
 R = TypeVar("R")
 

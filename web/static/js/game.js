@@ -3,7 +3,7 @@
 // claim, rematch), the result with rating changes, the move list, and the chat.
 
 import { BoardView } from "./board.js";
-import { LEVELS } from "./levels.js";
+import { LEVELS, levelLabel } from "./levels.js";
 import { parsePoint } from "./notation.js";
 import { aborted, choicesText, clockText, gameClockText, offerWords, RATED_MIN_STONES, ratingText, resultText, timeControlText } from "./room.js";
 import { pageFolder } from "./net.js";
@@ -451,7 +451,7 @@ export class GameView {
     }
     const playing = room.state === "playing" || room.state === "opening";
     if (mySeat && room.state === "waiting" && !room.rated) {
-      const level = h("select", { "aria-label": "AI level", id: "ai-level" }, LEVELS.map((l) => option(l, l, l === "intermediate")));
+      const level = h("select", { "aria-label": "AI level", id: "ai-level" }, LEVELS.map((l) => option(l, levelLabel(l), l === "intermediate")));
       parts.push(h("div", { class: "row" }, level,
         h("button", { type: "button", id: "seat-ai", disabled: waiting, onclick: () => act({ type: "seat_ai", level: level.value }) }, "Seat an AI")));
     }

@@ -2,7 +2,7 @@
 // the protocol has, a game against the AI, an AI-vs-AI game, joining by invite code, and
 // the live list of rooms to join or watch.
 
-import { LEVELS } from "./levels.js";
+import { LEVELS, levelLabel } from "./levels.js";
 import { clockText, opponentOf, parseTimeControl, ratingText, resultText, timeControlText } from "./room.js";
 import { errorText, h, option, toast } from "./ui.js";
 
@@ -34,7 +34,7 @@ export class LobbyView {
       select("time", "Clock", [["", "No clock"], ...CLOCKS.map((c) => [c, c])], "5+3"),
       h("label", {}, h("input", { type: "checkbox", name: "ai" }), " Play the AI if nobody comes within ",
         h("input", { type: "number", name: "ai_after", min: 5, max: 3600, value: 30, class: "short" }), " s"),
-      select("ai_level", "AI level", LEVELS.map((l) => [l, l]), "intermediate"),
+      select("ai_level", "AI level", LEVELS.map((l) => [l, levelLabel(l)]), "intermediate"),
       h("button", { type: "submit", id: "quick-button" }, "Find an opponent"),
       this.queueBox);
     const create = h("form", { class: "card", id: "create-form", onsubmit: (e) => this.create(e) },
@@ -55,12 +55,12 @@ export class LobbyView {
       h("div", { class: "buttons" },
         h("button", { type: "submit", name: "people", id: "create-button" }, "Create room"),
         h("span", {}, " or against the AI: "),
-        h("select", { name: "level", "aria-label": "AI level" }, LEVELS.map((l) => option(l, l, l === "intermediate"))),
+        h("select", { name: "level", "aria-label": "AI level" }, LEVELS.map((l) => option(l, levelLabel(l), l === "intermediate"))),
         h("button", { type: "submit", name: "ai", id: "play-ai-button" }, "Play the AI")));
     const aivai = h("form", { class: "card", id: "aivai-form", onsubmit: (e) => this.aiGame(e) },
       h("h2", {}, "AI vs AI"),
-      h("label", {}, "Black ", h("select", { name: "black" }, LEVELS.map((l) => option(l, l, l === "novice")))),
-      h("label", {}, "White ", h("select", { name: "white" }, LEVELS.map((l) => option(l, l, l === "intermediate")))),
+      h("label", {}, "Black ", h("select", { name: "black" }, LEVELS.map((l) => option(l, levelLabel(l), l === "novice")))),
+      h("label", {}, "White ", h("select", { name: "white" }, LEVELS.map((l) => option(l, levelLabel(l), l === "intermediate")))),
       select("rule", "Rule", RULES, "freestyle"),
       h("button", { type: "submit" }, "Start and watch"));
     const code = h("form", { class: "card", id: "code-form", onsubmit: (e) => this.joinCode(e) },
