@@ -664,6 +664,29 @@ async def test_a_match_the_store_could_not_start_keeps_both_players_queued(
     assert server.metrics.counters["gomoku_errors_internal_total"] == 0
 
 
+async def test_a_seated_player_back_under_another_name_chats_under_the_seats(
+    connect: Connect,
+) -> None:
+    """zed comes back mid-game as "cy" (his opponent's name): his chat goes out under
+    the name his seat shows, zed, not beside the real cy's lines as "cy"; a spectator's
+    goes out under the name they said hello with."""
+    cy = await connect("cy")
+    zed = await connect("zed")
+    room = (await cy.create(seat="black")).room.id
+    await zed.join(room)
+    await zed.ws.close()
+    again = await connect()
+    await again.hello("cy", token=zed.token)
+    await again.send(m.Resume(room=room, after=0))
+    await again.send(m.Chat(room=room, text="I resign, you win"))
+    said = await cy.until_event(ChatPosted)
+    assert (said.player, said.name) == (zed.player, "zed")
+    eve = await connect("eve")
+    await eve.join(room, role="spectator")
+    await eve.send(m.Chat(room=room, text="hi"))
+    assert (await cy.until_event(ChatPosted)).name == "eve"
+
+
 async def test_names_are_kept_in_nfc_and_chat_takes_text_in_any_script(
     connect: Connect,
 ) -> None:

@@ -26,5 +26,20 @@ async def on_chat(session: Session, msg: m.Chat) -> None:
         if await session.services.rooms.load(msg.room) is None:
             raise NoSuchRoom(msg.room)
         raise Refused(ErrorCode.NOT_IN_ROOM, "join the room before chatting in it")
-    line = ChatPosted(player=session.player, name=session.identity.name, text=msg.text)
+    line = ChatPosted(
+        player=session.player, name=await _name_here(session, msg.room), text=msg.text
+    )
     await session.services.rooms.chat(msg.room, line)
+
+
+async def _name_here(session: Session, room_id: str) -> str:
+    """The name the player's lines go under in the room: a seated player's as their seat
+    shows it (a player who came back under another name, another player's say, spoke
+    under it beside the seat's name), anyone else's as they said hello."""
+    assert session.identity is not None
+    loaded = await session.services.rooms.load(room_id)
+    if loaded is not None:
+        for seat in loaded[1].seats:
+            if seat is not None and seat.id == session.player:
+                return seat.name
+    return session.identity.name
