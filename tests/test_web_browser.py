@@ -684,6 +684,26 @@ async def test_a_declined_rematch_is_not_offered_again(browser: Browser) -> None
         await expect(ann.locator("#chat-log li").last).to_have_text("hal proposes a rematch")
 
 
+async def test_a_new_player_at_a_shared_computer_is_someone_new(browser: Browser) -> None:
+    """On a shared computer the next person chooses "Play as a new player": the page
+    becomes ben, a player of his own with no games, and ann (in a game with hal) is left
+    as she was, gone from the room, not renamed ben (renaming handed ben her games)."""
+    async with people(browser) as crowd:
+        ann, hal, room = await crowd.ann_against_hal()
+        await ann.click("#rename")
+        await ann.fill("#name-input", "ben")
+        await ann.click("#name-new")
+        await expect(ann.locator("#me")).to_have_text("ben")
+        await expect(ann.locator("#conn")).to_have_attribute("data-state", "online")
+        gone = await hal.until_event(Presence)
+        assert not gone.online
+        await expect(ann.locator("#lobby-view")).to_be_visible()
+        await expect(ann.locator(".card.resume")).to_be_hidden()
+        snap = await hal.join(room)
+        assert snap.room.players.black is not None
+        assert snap.room.players.black.name == "ann"
+
+
 async def test_a_game_the_server_lost_is_said_until_read(browser: Browser) -> None:
     """A running game gone with the server (a restart without Redis): the page went to
     the lobby with a toast gone in 6 s, and a player who looked away found no trace of

@@ -125,8 +125,33 @@ export class App {
       this.navigate();
     });
     document.getElementById("rename").addEventListener("click", () => {
+      // A shared computer: the next person is a new player, not this one renamed (a
+      // student who renamed the page took over the one before, games and rating).
+      document.getElementById("name-new-box").hidden = !this.me;
+      document.getElementById("name-old").textContent = this.me?.name ?? "";
       this.showView("name");
       input.focus();
+    });
+    document.getElementById("name-new").addEventListener("click", () => {
+      const name = normalName(input.value.trim());
+      const wrong = nameProblem(name);
+      if (wrong) {
+        input.setCustomValidity(wrong);
+        input.reportValidity();
+        return;
+      }
+      localStorage.removeItem(STORE.token); // the page's place on this server: a new one
+      localStorage.setItem(STORE.name, name);
+      this.me = null;
+      this.rooms.clear();
+      this.current = null;
+      this.queued = null; // the search and seats were the other player's
+      this.searching = null;
+      this.seated = new Set();
+      showName(name);
+      this.conn.restart();
+      location.hash = "#/";
+      this.navigate();
     });
     window.addEventListener("hashchange", () => this.navigate());
     // Back on the network: connect now, not when the backoff says.
