@@ -2131,6 +2131,43 @@ async def test_a_connection_that_goes_silent_is_dropped_and_made_again(browser: 
             pass
 
 
+async def test_a_move_sent_as_the_link_went_is_not_said_to_be_ones_turn(
+    browser: Browser,
+) -> None:
+    """ann clicks h9 as her link goes silent: while the page reconnects it says h9 was
+    sent and counts if it got through (it said "Your move", though the move was on its
+    way and was played when the link came back); once back, her move is asked for
+    again if it was lost, and h9 clicked again is played."""
+    async with people(browser) as crowd:
+        ann, hal, room = await crowd.ann_against_hal()
+        await point(ann, "h8").click()
+        await hal.until_event(Moved)
+        await hal.move(room, "a1")
+        await moves_shown(ann, 2)
+        await ann.evaluate(
+            """() => {
+                window.said = [];
+                const status = document.getElementById("status");
+                new MutationObserver(() => window.said.push(status.textContent))
+                    .observe(status, {childList: true, characterData: true, subtree: true});
+                gomoku.conn.quietMs = 500;
+                gomoku.conn.stallMs = 500;
+            }"""
+        )
+        ann_conn = crowd.connection_of("ann")
+        ann_conn.ws.transport.pause_reading()  # h9 reaches nobody
+        await point(ann, "h9").click()
+        await eventually(lambda: set(crowd.connections_of("ann")) - {ann_conn}, WAIT_MS / 1000)
+        await expect(ann.locator("#conn")).to_have_attribute("data-state", "online")
+        await expect(ann.locator("#status")).to_have_text("Your move: Black.")
+        said = await ann.evaluate("window.said")
+        assert any("h9 was sent as the link went: it counts if it got through" in t for t in said)
+        assert not any("reconnecting… (Your move" in t for t in said), said
+        await point(ann, "h9").click()
+        while (await hal.until_event(Moved)).point != "h9":  # hal's own a1 first
+            pass
+
+
 # --- how the page reads and fits: long names, small screens, toasts ---------------------
 
 LONG_NAMES = ("Alexandria Montgomery-Xy", "Hieronymus_Bartholomew_X")  # 24 characters: the most

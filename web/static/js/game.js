@@ -175,6 +175,9 @@ export class GameView {
     if (event && this.sent && (this.sent.settles ? this.sent.settles.has(event.type) : !NO_ANSWERS.has(event.type))) {
       this.sent = null;
     }
+    // Back online, an action of the dropped link is either in the room's events by now
+    // or lost with it: no longer "sent" (see statusText, offline).
+    if (this.sent && this.app.conn.identified && !this.app.conn.live(this.sent.id)) this.sent = null;
     const mySeat = room.seatOf(this.me);
     const bits = [room.rule, `${room.size}×${room.size}`, room.opening === "swap2" ? "swap2" : null,
       timeControlText(room.time), room.rated ? "rated" : "casual", room.private ? "private" : null];
@@ -379,7 +382,13 @@ export class GameView {
     const text = this.gameText(room, mySeat);
     const live = room.state === "playing" || room.state === "opening";
     // Offline, a click plays nothing: say so where the player looks, not just in the header.
-    if (live && mySeat && !this.app.conn.identified) return `Not connected: reconnecting… (${text})`;
+    if (live && mySeat && !this.app.conn.identified) {
+      // A move sent just before the link went: it may have reached the server, and
+      // "Your move" said otherwise (it was played when the link came back).
+      const inFlight = this.sent && this.sent.room === room.id && this.sent.point;
+      if (inFlight) return `Not connected: reconnecting… (${this.sent.point} was sent as the link went: it counts if it got through)`;
+      return `Not connected: reconnecting… (${text})`;
+    }
     const offer = room.pending;
     if (live && offer && offer.by !== this.me) {
       // Said where the player looks: on a small phone the offer's box is below the fold;
