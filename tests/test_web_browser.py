@@ -480,7 +480,15 @@ async def test_a_browser_plays_the_terminal_protocol_client(browser: Browser) ->
         async with ann.expect_download() as info:
             await ann.click("#download-psq")
         download = await info.value
-        assert download.suggested_filename == f"{room}.psq"
+        assert download.suggested_filename == f"ann-vs-hal-{room}.psq"  # whose game it is
+        named = await ann.evaluate(
+            """async () => {
+                const records = await import("/js/records.js");
+                return [records.recordFileName("r-1", "json", "José María", "a/b: c?"),
+                        records.recordFileName("r-1", "psq", "..", "hal")];
+            }"""
+        )
+        assert named == ["José_María-vs-a_b_c-r-1.json", "r-1.psq"]  # nothing a path reads
         await hal.send(m.GetRecord(game=room, format="psq"))
         exported = (await hal.expect(m.Record)).text
         saved = Path(await download.path())

@@ -195,8 +195,9 @@ class AiSeating:
 
     async def check_share(self, player: str, wanted: int) -> None:
         """Refuse ``wanted`` more AI seats for ``player`` beyond their share
-        (``max_ai_per_player``): the AIs in the running and waiting rooms they sit in or
-        started. Raises ``too_many_ai``."""
+        (``max_ai_per_player``): the AIs of the unfinished games they are in (a game they
+        left is not counted: its AI claims the win after the grace period) and of the
+        AI-vs-AI games they started. Raises ``too_many_ai``."""
         cap = self.config.limits.max_ai_per_player
         if not cap:
             return
@@ -206,8 +207,12 @@ class AiSeating:
         held = 0
         for room_id in rooms:
             loaded = await self.service.load(room_id)
-            if loaded is not None and loaded[1].state != "over":
-                held += sum(1 for seat in loaded[1].seats if seat is not None and seat.bot)
+            if loaded is None or loaded[1].state == "over":
+                continue
+            seats = loaded[1].seats
+            mine = next((s for s in seats if s is not None and s.id == player), None)
+            if mine is None or mine.online:
+                held += sum(1 for seat in seats if seat is not None and seat.bot)
         if held + wanted > cap:
             raise GameError(
                 ErrorCode.TOO_MANY_AI,

@@ -722,7 +722,7 @@ export class GameView {
 
   async record(room, format) {
     try {
-      await downloadRecord(this.app.conn, room.id, format);
+      await downloadRecord(this.app.conn, room.id, format, room.players.black?.name, room.players.white?.name);
     } catch (error) {
       toast(errorText(error));
     }

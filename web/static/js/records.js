@@ -33,10 +33,18 @@ export async function fetchRecord(conn, game, format) {
   }
 }
 
-/** Offer a game's record as a file (JSON or PSQ). */
-export async function downloadRecord(conn, game, format) {
+/** A record's file name: its players and the game (`ann-vs-AI_novice-r-d0d9cd3fd2.psq`):
+ * a teacher downloading a class's games had a folder of room ids. */
+export function recordFileName(game, format, black, white) {
+  const safe = (name) => (name ?? "").normalize("NFC").replace(/[^\p{L}\p{N}_-]+/gu, "_").replace(/^_+|_+$/g, "").slice(0, 24);
+  const [b, w] = [safe(black), safe(white)];
+  return b && w ? `${b}-vs-${w}-${game}.${format}` : `${game}.${format}`;
+}
+
+/** Offer a game's record as a file (JSON or PSQ), named after its players. */
+export async function downloadRecord(conn, game, format, black = null, white = null) {
   const text = await fetchRecord(conn, game, format);
-  download(`${game}.${format}`, text, format === "json" ? "application/json" : "text/plain");
+  download(recordFileName(game, format, black, white), text, format === "json" ? "application/json" : "text/plain");
 }
 
 export class LeaderboardView {
@@ -222,7 +230,8 @@ export class ReviewView {
 
   async download(format) {
     try {
-      await downloadRecord(this.app.conn, this.game, format);
+      const players = this.record?.players ?? {};
+      await downloadRecord(this.app.conn, this.game, format, players.black, players.white);
     } catch (error) {
       this.position.textContent = errorText(error);
     }
