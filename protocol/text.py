@@ -32,6 +32,7 @@ from protocol.limits import CHAT_MAX, NAME_MAX
 __all__ = [
     "BLANK_FILLERS",
     "EMOJI_TAILS",
+    "MARKER_STARTS",
     "MAX_MARKS",
     "REORDERING",
     "SILENT_MARKS",
@@ -46,6 +47,11 @@ __all__ = [
 BLANK_FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 """Letters and symbols that draw as nothing: the Hangul fillers and the blank Braille
 pattern. Printable to Python, invisible to people."""
+
+MARKER_STARTS = frozenset(("• ", "▶ ", "* ", "> "))
+"""How the terminal client's events and questions begin (its Unicode and ASCII glyphs):
+a name that begins so made its chat lines read as the server's (``• Game over: ann lost
+on time``)."""
 
 SILENT_MARKS = frozenset("\u034f\u17b4\u17b5\u180b\u180c\u180d\u180f")
 """Combining marks that draw as nothing on any letter (the combining grapheme joiner,
@@ -94,6 +100,8 @@ def name_problem(name: str) -> str | None:
         return f"a name is at most {NAME_MAX} characters"
     if name != name.strip(" "):
         return "a name may not start or end with a space"
+    if name[:2] in MARKER_STARTS:
+        return f"a name may not start with {name[:2]!r}: the terminal client marks events so"
     marks = 0
     for i, c in enumerate(name):
         category = unicodedata.category(c)

@@ -25,6 +25,8 @@ NAMES_ACCEPTED = [
     "1\ufe0f\u20e3 fan",  # a keycap
     "\u845b\U000e0100",  # a Han ideograph's variant (an ideographic variation sequence)
     "x" * 24,
+    "*star*",  # a marker without its space: no event looks like it
+    "•ann",
 ]
 
 NAMES_REFUSED = [
@@ -49,6 +51,9 @@ NAMES_REFUSED = [
     "ann\u17b5",  # a Khmer inherent vowel, as invisible
     "ann\ufe0f",  # a variation selector after a letter varies nothing: looks like "ann"
     "ann\U000e0100",
+    "• Game over",  # begins as the terminal client's events do
+    "▶ server",
+    "* admin",
     "x" * 25,
 ]
 

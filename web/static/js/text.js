@@ -7,6 +7,9 @@
 export const NAME_MAX = 24;
 export const CHAT_MAX = 300;
 const MAX_MARKS = 3;
+// How the terminal client's events and questions begin: a name that did made its chat
+// lines read as the server's.
+const MARKER_STARTS = new Set(["• ", "▶ ", "* ", "> "]);
 const BLANK_FILLERS = new Set(["\u115f", "\u1160", "\u3164", "\uffa0", "\u2800"]);
 // Marks that draw as nothing on a letter; variation selectors only vary a symbol or an
 // ideograph (the characters VARIED matches) and draw as nothing after anything else.
@@ -34,6 +37,8 @@ export function nameProblem(name) {
   if (!chars.length || chars.every(blank)) return "A name needs a character one can see.";
   if (chars.length > NAME_MAX) return `A name is at most ${NAME_MAX} characters.`;
   if (chars[0] === " " || chars[chars.length - 1] === " ") return "A name may not start or end with a space.";
+  const start = chars.slice(0, 2).join("");
+  if (MARKER_STARTS.has(start)) return `A name may not start with '${start}': the terminal client marks events so.`;
   let marks = 0;
   for (let i = 0; i < chars.length; i++) {
     const c = chars[i];
