@@ -48,6 +48,7 @@ class ErrorCode(enum.StrEnum):
     NO_SUCH_GAME = "no_such_game"  # get_record of a game the archive does not hold
     NO_SUCH_PLAYER = "no_such_player"  # get_profile of a player who never finished a game
     TOO_MANY_ROOMS = "too_many_rooms"  # create_room / create_ai_game beyond the open-room cap
+    TOO_MANY_GAMES = "too_many_games"  # join as a player beyond the unfinished games one may have
     TOO_MANY_AI = "too_many_ai"  # an AI asked for beyond the AIs one player may have playing
     UNAVAILABLE = "unavailable"  # the store is unreachable right now; retry in a moment
     INTERNAL = "internal"

@@ -41,6 +41,11 @@ class ConnectionLimits:
     """Open rooms one player may have asked for at once (``create_room``,
     ``create_ai_game``); one more is refused with ``too_many_rooms``. Counted in the
     store, so across every instance sharing it."""
+    max_games_per_player: int = 10
+    """Unfinished games one player may sit in at once; joining one more as a player is
+    refused with ``too_many_games``: one connection took the free seat of all 21 rooms
+    waiting in the lobby, and every one of those games started with an opponent who
+    never moved. 0: no limit."""
     max_ai_per_player: int = 2
     """AI seats one player may have playing at once (opponents in their games, both
     seats of an AI-vs-AI game they started); one more is refused with ``too_many_ai``:

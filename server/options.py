@@ -437,6 +437,16 @@ def add_limit_options(parser: argparse.ArgumentParser, env: EnvOptions) -> None:
     )
     env.add(
         group,
+        "--max-games-per-player",
+        "GOMOKU_MAX_GAMES_PER_PLAYER",
+        type=count(0),
+        default=d.max_games_per_player,
+        metavar="N",
+        help="unfinished games one player may sit in at once; joining one more is refused "
+        f"with too_many_games; 0: no limit ({d.max_games_per_player})",
+    )
+    env.add(
+        group,
         "--max-ai-per-player",
         "GOMOKU_MAX_AI_PER_PLAYER",
         type=count(0),
@@ -569,6 +579,7 @@ def limits_from_args(args: argparse.Namespace) -> ConnectionLimits:
         send_buffer=args.send_buffer * 1024,
         max_rooms_per_player=args.max_rooms_per_player,
         max_ai_per_player=args.max_ai_per_player,
+        max_games_per_player=args.max_games_per_player,
         code_failures=args.max_code_failures,
         code_failures_per_ip=args.max_code_failures_per_ip,
         code_failure_window_ms=round(args.code_failure_window * 1000),

@@ -19,7 +19,7 @@ from websockets.exceptions import ConnectionClosed
 
 from protocol import messages as m
 from protocol.codec import encode
-from protocol.events import ChatPosted, GameStarted, Moved, PlayerJoined
+from protocol.events import ChatPosted, GameOver, GameStarted, Moved, PlayerJoined
 from server.app import GomokuServer
 from server.config import ConnectionLimits
 
@@ -425,3 +425,38 @@ async def test_pings_at_a_keepalive_pace_are_answered(server: GomokuServer) -> N
             head = await reader.readexactly(2)
             assert (head[0], await reader.readexactly(head[1])) == (0x8A, str(i).encode())
     writer.close()
+
+
+async def test_one_player_cannot_take_the_seat_of_every_waiting_room(
+    make_server: MakeServer, connect: Connect
+) -> None:
+    """A player in the most unfinished games one may be in (2 here) is refused a seat in
+    one more (too_many_games) and may still watch it; once one of their games is over
+    they may sit down again. One connection had joined all 21 rooms of the lobby."""
+    server = await make_server(limits=limits(max_games_per_player=2))
+    hosts = [await connect(f"host{i}", to=server) for i in range(3)]
+    rooms = [(await host.create(seat="black")).room.id for host in hosts]
+    squatter = await connect("squatter", to=server)
+
+    async def join(room: str, request: int, role: str = "player") -> m.Snapshot | m.Error:
+        await squatter.send(m.Join(room=room, role=role, id=request))  # type: ignore[arg-type]
+        answer = await squatter.until(
+            lambda x: isinstance(x, (m.Snapshot, m.Error)) and x.re == request
+        )
+        assert isinstance(answer, (m.Snapshot, m.Error))
+        return answer
+
+    assert isinstance(await join(rooms[0], 1), m.Snapshot)
+    assert isinstance(await join(rooms[1], 2), m.Snapshot)
+    refused = await join(rooms[2], 3)
+    assert isinstance(refused, m.Error)
+    assert refused.code == "too_many_games"
+    assert refused.message.startswith("you are in 2 unfinished games")
+    watching = await join(rooms[2], 4, role="spectator")
+    assert isinstance(watching, m.Snapshot)
+    await hosts[0].send(m.Resign(room=rooms[0]))
+    await hosts[0].until_event(GameOver)
+    seated = await join(rooms[2], 5)
+    assert isinstance(seated, m.Snapshot)
+    assert seated.room.players.white is not None
+    assert seated.room.players.white.name == "squatter"

@@ -50,6 +50,8 @@ async def on_join(session: Session, msg: m.Join) -> None:
             raise Refused(ErrorCode.NO_SUCH_ROOM, private)
     service = session.services.rooms
     if msg.role == "player":
+        if room.seat_of(session.player) is None:
+            await _check_games(session)
         seat = await session.rated_seat(room.rule)
         await session.act(room_id, game.Join(seat), follow=False)  # the snapshot is below
     arrived = await session.attach(room_id)
@@ -212,3 +214,24 @@ async def _resolve_room(session: Session, room: str | None, code: str | None) ->
         by_address.add(session.address, now)
         raise Refused(ErrorCode.NO_SUCH_ROOM, "no room has that invite code")
     return found
+
+
+async def _check_games(session: Session) -> None:
+    """Refuse a seat to a player already in the most unfinished games one may be in
+    (``max_games_per_player``): one connection took the free seat of every room waiting
+    in the lobby, and each of those games started with an opponent who never moved."""
+    cap = session.services.config.limits.max_games_per_player
+    if not cap:
+        return
+    service = session.services.rooms
+    playing = 0
+    for room_id in await session.services.store.player_rooms(session.player):
+        loaded = await service.load(room_id)
+        if loaded is not None and loaded[1].state != "over":
+            playing += 1
+    if playing >= cap:
+        raise Refused(
+            ErrorCode.TOO_MANY_GAMES,
+            f"you are in {playing} unfinished games, the most one player may be in; finish "
+            "one first (or watch this one)",
+        )
