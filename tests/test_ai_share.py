@@ -3,17 +3,15 @@ default), and in a classroom one student who opened several rooms took every fre
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
 from server_fixtures import Connect
-from worker_fixtures import ai_config, worker_config
+from worker_fixtures import ai_config, worker_on
 
 from protocol import messages as m
 from protocol.events import GameOver, GameStarted
 from server.app import GomokuServer
-from worker.control import AiWorker
 from worker.thinker import Thinker
 
 
@@ -23,12 +21,8 @@ async def six_seats(
 ) -> AsyncIterator[GomokuServer]:
     """A server allowing 2 AIs a player, with a worker of 6 seats connected."""
     server = await make_server(ai_config())  # the default share: 2
-    worker = AiWorker(worker_config(server, seats=6), thinker=thinker)
-    running = asyncio.create_task(worker.run())
-    await asyncio.wait_for(worker.ready.wait(), 10)
-    yield server
-    await worker.stop()
-    await asyncio.wait_for(running, 10)
+    async with worker_on(server, thinker, seats=6):
+        yield server
 
 
 async def test_a_player_gets_two_ais_at_once_and_more_once_one_game_ends(

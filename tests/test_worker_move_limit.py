@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
 from server_fixtures import Connect
-from worker_fixtures import ai_config, worker_config
+from worker_fixtures import ai_config, worker_on
 
 from engine import Rule
 from engine.types import Reason
@@ -17,7 +17,6 @@ from protocol.events import ChatPosted, GameOver, GameStarted, Moved, Undone
 from protocol.values import PlayerRef, RoomView, Seats
 from server.app import GomokuServer
 from server.game import GameRules
-from worker.control import AiWorker
 from worker.game import GameState
 from worker.thinker import Thinker
 
@@ -31,12 +30,8 @@ async def limited(
     """A server with a 1.5 s move limit and one AI worker connected to it."""
     rules = GameRules(grace_ms=60_000, untimed_move_ms=LIMIT_MS)
     server = await make_server(ai_config(game=rules))
-    worker = AiWorker(worker_config(server), thinker=thinker)
-    running = asyncio.create_task(worker.run())
-    await asyncio.wait_for(worker.ready.wait(), 10)
-    yield server
-    await worker.stop()
-    await asyncio.wait_for(running, 10)
+    async with worker_on(server, thinker):
+        yield server
 
 
 async def test_a_person_who_stops_moving_loses_by_the_ais_claim(

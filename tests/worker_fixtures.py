@@ -80,6 +80,21 @@ async def ai_server(
     return await make_server(ai_config())
 
 
+@contextlib.asynccontextmanager
+async def worker_on(
+    server: GomokuServer, thinker: Thinker, **overrides: Any
+) -> AsyncIterator[AiWorker]:
+    """An in-process worker connected to ``server`` (ready), stopped at the end."""
+    worker = AiWorker(worker_config(server, **overrides), thinker=thinker)
+    running = asyncio.create_task(worker.run())
+    await asyncio.wait_for(worker.ready.wait(), 10)
+    try:
+        yield worker
+    finally:
+        await worker.stop()
+        await asyncio.wait_for(running, 10)
+
+
 @pytest.fixture
 async def start_worker(ai_server: GomokuServer, thinker: Thinker) -> AsyncIterator[StartWorker]:
     """Start in-process workers against ``ai_server`` (or ``to=``); all stop at teardown."""
