@@ -2176,6 +2176,25 @@ async def test_a_move_sent_as_the_link_went_is_not_said_to_be_ones_turn(
             pass
 
 
+async def test_ones_own_drop_replayed_is_said_as_ones_own(browser: Browser) -> None:
+    """Back after a drop in a game without a clock, the page's log says "You were
+    offline" and "You are back" for the events of her own drop it catches up on, not
+    "ann is offline" as if of someone else."""
+    async with people(browser) as crowd:
+        ann, hal, room = await crowd.ann_against_hal()
+        await point(ann, "h8").click()
+        await hal.until_event(Moved)
+        ann_conn = crowd.connection_of("ann")
+        await ann_conn.ws.close(code=1011)  # the server's end of her link goes
+        gone = await hal.until_event(Presence)
+        assert not gone.online
+        await eventually(lambda: set(crowd.connections_of("ann")) - {ann_conn}, WAIT_MS / 1000)
+        log = ann.locator("#chat-log li")
+        await expect(log.filter(has_text="You were offline")).to_have_count(1)
+        await expect(log.filter(has_text="You are back")).to_have_count(1)
+        await expect(log.filter(has_text="ann is offline")).to_have_count(0)
+
+
 # --- how the page reads and fits: long names, small screens, toasts ---------------------
 
 LONG_NAMES = ("Alexandria Montgomery-Xy", "Hieronymus_Bartholomew_X")  # 24 characters: the most

@@ -340,14 +340,18 @@ export class App {
       return;
     }
     room.seq = m.seq;
-    const line = room.apply(m.event);
+    let line = room.apply(m.event);
+    if (m.event.type === "presence" && m.event.player === this.me?.player && line) {
+      // Our own drop, replayed on our return: said as ours, not as another player's.
+      line = m.event.online ? "You are back" : room.state === "over" ? "You left" : "You were offline";
+    }
     if (m.event.type === "chat") room.log.push(room.chatEntry(m.event.player, m.event.name, m.event.text));
     else if (line) room.log.push({ text: line });
     if (m.event.type === "moved" && this.sound) clickSound();
     if (m.event.type === "player_joined" || m.event.type === "player_left" || m.event.type === "game_over") this.noteSeat(room);
     else if (this.seated.has(room.id)) this.views.lobby.renderGames(); // whose turn it is
     if (this.current === room.id) this.views.game.update(room, m.event);
-    if (m.event.type === "rematch" && this.current === room.id && !room.seatOf(this.me)) {
+    if (m.event.type === "rematch" && this.current === room.id && !room.seatOf(this.me?.player)) {
       // A spectator follows the players into their rematch, as the terminal client does
       // (a stream showing the room went on showing the finished game).
       location.hash = `#/watch/${room.rematchCode ?? room.rematchRoom}`;
