@@ -2181,7 +2181,7 @@ async def test_ones_own_drop_replayed_is_said_as_ones_own(browser: Browser) -> N
     offline" and "You are back" for the events of her own drop it catches up on, not
     "ann is offline" as if of someone else."""
     async with people(browser) as crowd:
-        ann, hal, room = await crowd.ann_against_hal()
+        ann, hal, _ = await crowd.ann_against_hal()
         await point(ann, "h8").click()
         await hal.until_event(Moved)
         ann_conn = crowd.connection_of("ann")
