@@ -11,6 +11,7 @@ import gc
 import logging
 import socket
 import sys
+import time
 from collections.abc import Coroutine
 from typing import Any
 
@@ -179,6 +180,9 @@ async def serve(
     else:
         signalled.cancel()
     tune_gc()
+    # The log says when it started and where (the banner goes to standard output,
+    # without a time: the log held no start at all).
+    log.info("started: gomoku-server %s listening on port %d", __version__, server.port)
     if process is None:
         print(banner(config.host, server.port), flush=True)
     else:
@@ -203,9 +207,13 @@ def run(words: list[str], signals: StopSignals) -> int:
     args = parse_args(words)
     process: int | None = args.process_index
     tag = "" if process is None else f"[process {process}] "
+    # Each line's time with its zone's offset (an operator reading a log from another
+    # machine, or across a clock change, could not tell which time it was).
+    zone = time.strftime("%z")
     logging.basicConfig(
         level=args.log_level,
-        format=f"%(asctime)s %(levelname)s {tag}%(message)s",
+        format=f"%(asctime)s.%(msecs)03d{zone} %(levelname)s {tag}%(message)s",
+        datefmt="%Y-%m-%d %H:%M:%S",
         stream=sys.stderr,
     )
     logging.getLogger("websockets").setLevel(logging.WARNING)

@@ -7,6 +7,7 @@ connected there is no drain. (Through a real load balancer: tests/test_balancer.
 from __future__ import annotations
 
 import asyncio
+import re
 import signal
 import time
 import urllib.error
@@ -139,3 +140,21 @@ async def test_sighup_stops_as_sigterm_does_unless_ignored(
         await bob.create(seat="black")  # still serving
     finally:
         stop(nohup.process)
+
+
+async def test_the_log_says_when_the_server_started_with_the_time_zone(tmp_path: Path) -> None:
+    """The log has a line for the start (version and port), and every line's time says
+    its zone: the log held no start at all (the banner goes to standard output, without
+    a time), and a time without a zone read wrong on another machine."""
+    server = start([], tmp_path / "server.log")
+    try:
+        server.process.send_signal(signal.SIGTERM)
+        assert await asyncio.to_thread(server.process.wait, EXIT_WITHIN_S) == 0
+    finally:
+        stop(server.process)
+    lines = server.log_text().splitlines()
+    stamp = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}[+-]\d{4} INFO "
+    assert re.fullmatch(
+        stamp + rf"started: gomoku-server \S+ listening on port {server.port}", lines[0]
+    )
+    assert all(re.match(stamp, line) for line in lines), lines
