@@ -1290,6 +1290,20 @@ async def test_a_profile_lists_a_game_both_left_early_as_aborted_and_later_as_a_
         await expect(games.nth(1)).not_to_contain_text("rated")
 
 
+async def test_after_the_game_a_name_leads_to_the_profile(browser: Browser) -> None:
+    """Once the game is over, a player's name on the game page leads to their profile
+    (with their games to review and download: a teacher found no way to a student's
+    finished game); during it the name is no link, which a slip would follow off the
+    board."""
+    async with people(browser) as crowd:
+        ann, hal, room = await crowd.ann_against_hal()
+        await expect(ann.locator("#name-white a")).to_have_count(0)
+        await hal.send(m.Resign(room=room))
+        await expect(ann.locator("#result")).to_contain_text("Black wins")
+        await ann.click("#name-white a")
+        await expect(ann.locator("#profile-view h1")).to_have_text("hal")
+
+
 async def test_a_profile_lists_older_games_on_asking(browser: Browser) -> None:
     """After 22 games a profile lists the newest 20 and "Older games" brings the other
     two, oldest last (the page listed 20 with no word of the rest)."""

@@ -295,7 +295,11 @@ export class GameView {
       // The opponent's seat, which a phone held upright shows above the board (style.css).
       seat.row.classList.toggle("across", mine !== undefined && colour !== mine);
       const tags = p ? [p.rating ? ratingText(p.rating, p.provisional) : "", p.bot ? "· AI" : "", p.id === this.me ? "(you)" : ""] : [];
-      this.renderName(seat.name, p ? p.name : "empty seat", tags.filter(Boolean).join(" "));
+      // After the game a person's name leads to their profile (their games, to review or
+      // download: a teacher found no way to a student's finished game); not during it,
+      // where a slip of the pointer would leave the board.
+      const profile = p && !p.bot && room.state === "over" ? p.id : null;
+      this.renderName(seat.name, p ? p.name : "empty seat", tags.filter(Boolean).join(" "), profile);
       seat.row.classList.toggle("to-act", running === colour || (room.actor && p && room.actor === p.id));
       const left = room.clocks ? room.clockMs(colour) : null;
       seat.clock.textContent = left === null ? "" : gameClockText(left);
@@ -308,12 +312,14 @@ export class GameView {
   }
 
   /** A seat's player: a long name gives way (cut short, whole in the title), never
-   * the rating and tags after it, nor the clock. */
-  renderName(node, name, tags) {
+   * the rating and tags after it, nor the clock; with `profile`, a link to it. */
+  renderName(node, name, tags, profile = null) {
     const title = tags ? `${name} ${tags}` : name;
-    if (node.title === title) return;
+    if (node.title === title && node.dataset.profile === (profile ?? "")) return;
     node.title = title;
-    const parts = [h("span", { class: "player" }, name)];
+    node.dataset.profile = profile ?? "";
+    const shown = profile ? h("a", { href: `#/profile/${encodeURIComponent(profile)}` }, name) : name;
+    const parts = [h("span", { class: "player" }, shown)];
     if (tags) parts.push(" ", h("span", { class: "tags" }, tags)); // (replaceChildren writes null as "null")
     node.replaceChildren(...parts);
   }
