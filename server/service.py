@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import msgspec
 
@@ -243,6 +243,16 @@ class RoomService:
             return
         if player is None or outcome.room.seat_of(player) is None:
             await self.announce_spectators(room_id)
+
+    async def unfinished(self, room_ids: Iterable[str]) -> list[Room]:
+        """The rooms of ``room_ids`` (each once) whose game has not ended: waiting or being
+        played (what a player's per-player limits count)."""
+        rooms = []
+        for room_id in dict.fromkeys(room_ids):
+            loaded = await self.load(room_id)
+            if loaded is not None and loaded[1].state != "over":
+                rooms.append(loaded[1])
+        return rooms
 
     async def spectators(self, room: Room) -> tuple[int, int]:
         """The room's spectators now (attached players without a seat), and the count it

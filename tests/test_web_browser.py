@@ -347,6 +347,17 @@ async def ann_plays_hal(crowd: People) -> tuple[Page, TestClient, str]:
     return ann, hal, room
 
 
+async def two_stones_down(crowd: People) -> tuple[Page, TestClient, str]:
+    """ann's page against hal (:meth:`People.ann_against_hal`) with her h8 and his a1 on
+    her board: her page, hal, and the room."""
+    ann, hal, room = await crowd.ann_against_hal()
+    await point(ann, "h8").click()
+    await hal.until_event(Moved)
+    await hal.move(room, "a1")
+    await moves_shown(ann, 2)
+    return ann, hal, room
+
+
 # --- the tests --------------------------------------------------------------------------
 
 
@@ -2135,11 +2146,7 @@ async def test_a_connection_that_goes_silent_is_dropped_and_made_again(browser: 
     nothing more from it): the page's ping goes unanswered, it connects again by itself
     and she plays on (it showed "Online" for minutes while her clicks went nowhere)."""
     async with people(browser) as crowd:
-        ann, hal, room = await crowd.ann_against_hal()
-        await point(ann, "h8").click()
-        await hal.until_event(Moved)
-        await hal.move(room, "a1")
-        await moves_shown(ann, 2)
+        ann, hal, _ = await two_stones_down(crowd)
         await ann.evaluate("gomoku.conn.quietMs = 500; gomoku.conn.stallMs = 500")
         ann_conn = crowd.connection_of("ann")
         ann_conn.ws.transport.pause_reading()  # her pings, and all, reach nobody
@@ -2161,11 +2168,7 @@ async def test_a_move_sent_as_the_link_went_is_not_said_to_be_ones_turn(
     way and was played when the link came back); once back, her move is asked for
     again if it was lost, and h9 clicked again is played."""
     async with people(browser) as crowd:
-        ann, hal, room = await crowd.ann_against_hal()
-        await point(ann, "h8").click()
-        await hal.until_event(Moved)
-        await hal.move(room, "a1")
-        await moves_shown(ann, 2)
+        ann, hal, _ = await two_stones_down(crowd)
         await ann.evaluate(
             """() => {
                 window.said = [];

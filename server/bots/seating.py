@@ -201,18 +201,12 @@ class AiSeating:
         cap = self.config.limits.max_ai_per_player
         if not cap:
             return
-        rooms = dict.fromkeys(
-            [*await self.store.player_rooms(player), *await self.store.owned_rooms(player)]
-        )
+        ids = [*await self.store.player_rooms(player), *await self.store.owned_rooms(player)]
         held = 0
-        for room_id in rooms:
-            loaded = await self.service.load(room_id)
-            if loaded is None or loaded[1].state == "over":
-                continue
-            seats = loaded[1].seats
-            mine = next((s for s in seats if s is not None and s.id == player), None)
+        for room in await self.service.unfinished(ids):
+            mine = room.seats[seat] if (seat := room.seat_of(player)) is not None else None
             if mine is None or mine.online:
-                held += sum(1 for seat in seats if seat is not None and seat.bot)
+                held += sum(1 for s in room.seats if s is not None and s.bot)
         if held + wanted > cap:
             raise GameError(
                 ErrorCode.TOO_MANY_AI,

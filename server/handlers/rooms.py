@@ -223,12 +223,8 @@ async def _check_games(session: Session) -> None:
     cap = session.services.config.limits.max_games_per_player
     if not cap:
         return
-    service = session.services.rooms
-    playing = 0
-    for room_id in await session.services.store.player_rooms(session.player):
-        loaded = await service.load(room_id)
-        if loaded is not None and loaded[1].state != "over":
-            playing += 1
+    rooms = await session.services.store.player_rooms(session.player)
+    playing = len(await session.services.rooms.unfinished(rooms))
     if playing >= cap:
         raise Refused(
             ErrorCode.TOO_MANY_GAMES,

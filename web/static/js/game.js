@@ -5,7 +5,7 @@
 import { BoardView } from "./board.js";
 import { LEVELS, levelLabel } from "./levels.js";
 import { parsePoint } from "./notation.js";
-import { aborted, choicesText, clockText, gameClockText, offerWords, RATED_MIN_STONES, ratingText, resultText, timeControlText } from "./room.js";
+import { aborted, choicesText, clockText, gameClockText, offerWords, opponentOf, RATED_MIN_STONES, ratingText, resultText, timeControlText } from "./room.js";
 import { pageFolder } from "./net.js";
 import { downloadRecord } from "./records.js";
 import { CHAT_MAX, chatProblem } from "./text.js";
@@ -261,7 +261,7 @@ export class GameView {
   moveLimitText(room, mySeat) {
     const left = mySeat && room.actor === this.me ? room.moveClaimIn() : null;
     if (left === null || left >= MOVE_WARNING_MS) return "";
-    const other = room.players[mySeat === "black" ? "white" : "black"];
+    const other = opponentOf(room.players, this.me);
     const who = other ? other.name : "your opponent";
     return left > 0 ? `Move within ${clockText(left)}, or ${who} may claim the win.` : `Move now: ${who} may claim the win.`;
   }
@@ -270,7 +270,7 @@ export class GameView {
    * or, in a game without a clock, to act past the move limit (connected or not). */
   claimable(room, mySeat) {
     const playing = room.state === "playing" || room.state === "opening";
-    const other = mySeat ? room.players[mySeat === "black" ? "white" : "black"] : null;
+    const other = mySeat ? opponentOf(room.players, this.me) : null;
     if (!playing || !other) return false;
     return room.claimIn(other) === 0 || (room.actor === other.id && room.moveClaimIn() === 0);
   }
@@ -491,7 +491,7 @@ export class GameView {
       if (mySeat && room.pending && room.pending.by === this.me) {
         parts.push(h("p", { class: "hint-text" }, "Your rematch offer is waiting for an answer."));
       }
-      const other = mySeat ? room.players[mySeat === "black" ? "white" : "black"] : null;
+      const other = mySeat ? opponentOf(room.players, this.me) : null;
       if (other && !room.pending && !room.rematchRoom) {
         // A rematch needs the opponent in the room to answer it (back, it is offered again).
         if (room.rematchDeclined.has(this.me)) {
