@@ -31,6 +31,7 @@ from client.screenshot import screen_text
 from client.state.model import Action
 from client.state.room import RoomGone
 from client.state.session import ConnectionChanged
+from protocol import events as ev
 from protocol import messages as m
 from protocol.backoff import Backoff
 from server.app import GomokuServer
@@ -127,28 +128,23 @@ async def test_return_to_a_seated_game_after_restarting_the_client(
 async def test_restarted_the_client_returns_to_the_game_on_not_one_that_ended(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:
-    """Alice also still sits in finished games (she never left them) whose rooms sort
-    before her running one: started again, the client shows the running game."""
+    """Alice also still sits in a finished game (it ended while her terminal was
+    closed) whose room sorts before her running one: started again, the client shows
+    the running game."""
     async with running(server, tmp_path) as (app, pilot):
-        _, live = await in_game_with_bob(app, pilot, connect)
-        finished: list[str] = []
-        while not finished or min(finished) > live:  # one sorts before the live room
-            await app.send(m.CreateRoom(seat="black"))
-            await until(pilot, lambda: app.model.room is not None and app.model.room.id != live)
-            assert app.model.room is not None
-            room = app.model.room.id
-            carl = await connect(f"carl{len(finished)}")
-            await carl.join(room)
-            await app.send(m.Resign(room=room))
-            await until(
-                pilot, lambda: app.model.room is not None and app.model.room.state == "over"
-            )
-            # A live room early in the order takes many rounds: each carl goes, so they
-            # never add up to the server's cap of connections from one address.
-            await carl.ws.close()
-            finished.append(room)
-            await app.send(m.Join(room=live))  # back to the live game before the next one
-            await until(pilot, lambda: app.model.room is not None and app.model.room.id == live)
+        bob, first = await in_game_with_bob(app, pilot, connect)
+        await app.send(m.CreateRoom(seat="black"))
+        await until(pilot, lambda: app.model.room is not None and app.model.room.id != first)
+        assert app.model.room is not None
+        second = app.model.room.id
+        carl = await connect("carl")
+        await carl.join(second)
+        await until(pilot, lambda: app.model.room is not None and app.model.room.state == "playing")
+    # Room ids are random: the one that sorts first ends while Alice is away.
+    finished, live = sorted([first, second])
+    opponent = bob if finished == first else carl
+    await opponent.send(m.Resign(room=finished))
+    await opponent.until_event(ev.GameOver)
     async with running(server, tmp_path, first=GameScreen) as (app, pilot):
         await until(
             pilot, lambda: app.model.room is not None and app.model.room.id == live, "the live game"
