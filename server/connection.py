@@ -231,6 +231,9 @@ class Connection:
     # -- main loop -------------------------------------------------------------
 
     async def run(self) -> None:
+        # A first round trip at once, for lag compensation (server.lag): the keepalive's
+        # first ping comes only after its interval, and a blitz game may be over by then.
+        self.spawn(self.ws.ping())
         try:
             async for frame in self.ws:
                 self.busy = True
@@ -541,6 +544,9 @@ class Connection:
     def player(self) -> str:
         assert self.identity is not None
         return self.identity.player
+
+    def lag_ms(self) -> int:
+        return round(self.ws.latency * 1000)
 
     async def rating(self, rule: Rule) -> float:
         """This player's Glicko-2 rating under ``rule`` (1500 before any rated game)."""

@@ -29,6 +29,7 @@ from protocol.values import (
     SwapChoice,
     TimeControl,
 )
+from server import lag
 from server.recent import Recent
 
 State = Literal["waiting", "opening", "playing", "over"]
@@ -86,6 +87,11 @@ class Seat(msgspec.Struct, kw_only=True):
     """A seat taken for a player with no connection in the room yet (a quick match, a
     rematch, an AI seat, or the joining connection about to attach) shows online until
     this time even without one; set while no connection of theirs was seen attached."""
+    lag_ms: int = 0
+    """The round trip of the player's link as their last stone or choice found it
+    (:mod:`server.lag`)."""
+    lag_quota_ms: int | None = None
+    """What lag compensation may still give back this game (None: the starting quota)."""
 
 
 class Room(msgspec.Struct, kw_only=True):
@@ -240,11 +246,17 @@ class Room(msgspec.Struct, kw_only=True):
         return self.turn_since_ms + limit_ms
 
     def deadline_ms(self) -> int | None:
-        """When the running clock hits zero (epoch ms), or None."""
+        """When the running clock's flag falls (epoch ms), or None: at zero, plus the
+        grace of the player's link (:func:`server.lag.grace_ms`)."""
         if not self.clock_running() or (actor := self.actor()) is None:
             return None
         assert self.clock_since_ms is not None
-        return self.clock_since_ms + max(0, self.clocks_ms[actor])
+        return self.clock_since_ms + max(0, self.clocks_ms[actor]) + self.flag_grace_ms(actor)
+
+    def flag_grace_ms(self, seat: int) -> int:
+        """How far past zero ``seat``'s clock may run before their flag falls: a stone
+        of theirs may still be on its way (:mod:`server.lag`)."""
+        return lag.grace_ms(self.time, self.seats[seat])
 
     def due_ms(self, grace_ms: int) -> int | None:
         """When the server must look at this room even if nobody acts, whichever comes

@@ -146,6 +146,59 @@ def test_late_action_after_the_flag_fell_reports_game_over() -> None:
     assert not tick.changed
 
 
+def clocks_after(outcome: game.Outcome) -> tuple[int, int]:
+    moved = next(e for e in outcome.events if isinstance(e, Moved))
+    assert moved.clocks is not None
+    return moved.clocks.black_ms, moved.clocks.white_ms
+
+
+def test_a_stone_is_not_charged_its_links_round_trip() -> None:
+    """A stone from a link with a 300 ms round trip, 1.3 s after the opponent's, is
+    charged 1 s (3+2: the quota gives every stone back its lag); one from a link without
+    lag is charged all 1.3 s."""
+    room = play(started(time=TimeControl(base_ms=180_000, inc_ms=2_000)), "h8", now=0)
+    laggy = apply(room, game.Move(B, "a1", lag_ms=300), 1_300, RULES)
+    assert clocks_after(laggy)[1] == 180_000 - 1_000 + 2_000
+    plain = apply(room, game.Move(B, "a1"), 1_300, RULES)
+    assert clocks_after(plain)[1] == 180_000 - 1_300 + 2_000
+
+
+def test_lag_compensation_gives_back_no_more_than_its_quota() -> None:
+    """In a 10 s game (0.2 s of quota a stone, 0.6 s at first) a link that says 2 s of
+    lag gets 0.6 s back on its first stone, then 0.2 s on each; never more than the
+    stone took."""
+    room = play(started(time=TimeControl(base_ms=10_000, inc_ms=0)), "h8", now=0)
+    room = apply(room, game.Move(B, "a1", lag_ms=2_000), 1_000, RULES).room
+    assert room.clocks_ms[1] == 10_000 - 400
+    room = apply(room, game.Move(A, "h9"), 1_000, RULES).room
+    outcome = apply(room, game.Move(B, "a2", lag_ms=2_000), 2_000, RULES)
+    assert clocks_after(outcome)[1] == 10_000 - 400 - 800
+    room = apply(outcome.room, game.Move(A, "h10"), 2_000, RULES).room
+    outcome = apply(room, game.Move(B, "a3", lag_ms=2_000), 2_100, RULES)
+    assert clocks_after(outcome)[1] == 10_000 - 400 - 800  # 0.1 s taken, 0.1 s back
+
+
+def test_the_flag_waits_for_a_stone_still_on_its_way() -> None:
+    """Black's clock runs out at 1 s; their link's last round trip was 300 ms, so the
+    flag falls at 1.3 s: a stone arriving at 1.2 s counts (with 0.1 s left), the
+    ticker finds nothing to do before 1.3 s and flags after it."""
+    room = play(started(time=TimeControl(base_ms=60_000, inc_ms=0)), "h8", now=0)
+    room = apply(room, game.Move(B, "a1"), 59_000, RULES).room
+    assert room.deadline_ms() == 59_000 + 60_000  # Black's link: no lag seen yet
+    room.clocks_ms[0] = 1_000  # Black, to move: 1 s left
+    assert room.seats[0] is not None
+    room.seats[0].lag_ms = 300  # as Black's last stone found it
+    assert room.deadline_ms() == 59_000 + 1_000 + 300
+    assert not apply(room, game.Tick(), 59_000 + 1_299, RULES).changed
+    late = apply(room, game.Move(A, "h9", lag_ms=300), 59_000 + 1_200, RULES)
+    assert late.error is None
+    assert clocks_after(late)[0] == 100
+    flagged = apply(room, game.Tick(), 59_000 + 1_300, RULES)
+    over = flagged.events[0]
+    assert isinstance(over, GameOver)
+    assert (over.winner, over.reason) == ("white", "timeout")
+
+
 def test_a_seat_asked_for_as_the_flag_falls_is_refused_and_the_flag_falls() -> None:
     """Asking for a seat in a game whose clock just ran out: the flag falls, the seat is
     refused."""

@@ -82,6 +82,8 @@ class Move:
     point: str
     move_no: int | None = None
     """The number the stone was meant to take (None: whatever is next)."""
+    lag_ms: int = 0
+    """The round trip of the sender's link (:mod:`server.lag`)."""
     key = "move"
 
 
@@ -89,6 +91,8 @@ class Move:
 class Choose:
     player: str
     choice: SwapChoice
+    lag_ms: int = 0
+    """The round trip of the sender's link (:mod:`server.lag`)."""
     key = "choose"
 
 

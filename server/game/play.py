@@ -9,6 +9,7 @@ from engine.opening import Action, OpeningError, takeback_count
 from protocol.errors import ErrorCode
 from protocol.events import Answered, Chose, GameOver, Moved, Offered, Rematch, RoomEvent, Undone
 from protocol.values import GameResult, Pending
+from server import lag
 from server.game.actions import (
     Answer,
     Choose,
@@ -25,10 +26,18 @@ from server.game.seats import RoomSettings, color_name, opening_event, seated, s
 from server.room import LIVE_STATES, Room, Seat, cached_point
 
 
-def charge_clock(room: Room, now_ms: int) -> None:
-    """Stop the running clock at ``now_ms``, charging the actor the time used."""
+def charge_clock(room: Room, now_ms: int, *, compensated: bool = False) -> None:
+    """Stop the running clock at ``now_ms``, charging the actor the time used; for the
+    actor's own stone or choice (``compensated``), less what their link's lag took
+    (:mod:`server.lag`)."""
     if room.clock_running() and (actor := room.actor()) is not None:
-        room.clocks_ms[actor] = room.remaining_ms(actor, now_ms)
+        left = room.remaining_ms(actor, now_ms)
+        seat = room.seats[actor]
+        if compensated and room.time is not None and seat is not None:
+            assert room.clock_since_ms is not None
+            used = max(0, now_ms - room.clock_since_ms)
+            left += lag.compensate(room.time, seat, used)
+        room.clocks_ms[actor] = left
     room.clock_since_ms = None
 
 
@@ -82,7 +91,10 @@ def flag(room: Room, now_ms: int, *, stopped_too: bool = False) -> GameOver | No
     if not room.clock_running() and not (stopped_too and room.time is not None):
         return None
     actor = room.actor()
-    if actor is None or room.remaining_ms(actor, now_ms) > 0:
+    if actor is None:
+        return None
+    grace = room.flag_grace_ms(actor) if room.clock_running() else 0
+    if room.remaining_ms(actor, now_ms) + grace > 0:
         return None
     room.clocks_ms[actor] = 0
     return finish(room, room.color_of(1 - actor), Reason.TIMEOUT, None)
@@ -120,7 +132,7 @@ def move(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outco
     except GameOverError as exc:
         raise GameError(ErrorCode.GAME_OVER, str(exc)) from None
     out = Outcome(room)
-    charge_clock(room, now_ms)
+    charge_clock(room, now_ms, compensated=True)
     room.first_stone_by_ms = None  # begun (a takeback to the empty board sets it again)
     room.moves.append(format_point(point, room.size))
     room.remember_board(board)
@@ -166,7 +178,7 @@ def choose(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Out
         new_model = model.choose(seat, action.choice)
     except OpeningError as exc:  # pragma: no cover - checked above
         raise GameError(ErrorCode.WRONG_PHASE, str(exc)) from None
-    charge_clock(room, now_ms)
+    charge_clock(room, now_ms, compensated=True)
     room.opening_state = new_model.to_dict()
     out = Outcome(room)
     black = white = None

@@ -8,7 +8,18 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from protocol.errors import ErrorCode
-from server.game.actions import GameAction, GameError, GameRules, Join, Leave, Outcome, Tick
+from server import lag
+from server.game.actions import (
+    Choose,
+    GameAction,
+    GameError,
+    GameRules,
+    Join,
+    Leave,
+    Move,
+    Outcome,
+    Tick,
+)
 from server.game.play import answer, choose, flag, move, offer, resign
 from server.game.presence import claim, tick
 from server.game.seats import join, leave
@@ -50,6 +61,8 @@ def apply(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outc
 def apply_to_copy(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outcome:
     """:func:`apply` on a room the caller already copied (:func:`server.room.copy_room`)
     and gives up: the outcome's room is ``room`` itself, changed."""
+    if isinstance(action, (Move, Choose)):
+        _note_lag(room, action)
     flagged = flag(room, now_ms) if room.state in LIVE_STATES else None
     if flagged is not None:
         error = None
@@ -64,6 +77,16 @@ def apply_to_copy(room: Room, action: GameAction, now_ms: int, rules: GameRules)
                 out.error = exc  # the flag still falls; only the action is refused
         return out
     return _dispatch(room, action, now_ms, rules)
+
+
+def _note_lag(room: Room, action: Move | Choose) -> None:
+    """The link's round trip a stone or choice brings, kept on the seat of the player
+    to act: their flag's grace and their stone's compensation follow it
+    (:mod:`server.lag`). Another's action leaves every seat as it was."""
+    actor = room.actor()
+    seat = None if actor is None else room.seats[actor]
+    if seat is not None and seat.id == action.player:
+        lag.note_lag(seat, action.lag_ms)
 
 
 def _dispatch(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outcome:

@@ -66,6 +66,10 @@ class Session(Protocol):
     def player(self) -> str:
         """The player's id (after ``hello``)."""
 
+    def lag_ms(self) -> int:
+        """The link's round trip as the server's last WebSocket ping found it (0 before
+        any pong came back): what lag compensation gives back (:mod:`server.lag`)."""
+
     def seat(self) -> Seat:
         """The player as a seat in a room."""
 

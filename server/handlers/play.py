@@ -9,11 +9,12 @@ from server.handlers.base import Session
 
 
 async def on_move(session: Session, msg: m.Move) -> None:
-    await session.act(msg.room, game.Move(session.player, msg.point, msg.move_no))
+    move = game.Move(session.player, msg.point, msg.move_no, lag_ms=session.lag_ms())
+    await session.act(msg.room, move)
 
 
 async def on_choose(session: Session, msg: m.Choose) -> None:
-    await session.act(msg.room, game.Choose(session.player, msg.choice))
+    await session.act(msg.room, game.Choose(session.player, msg.choice, lag_ms=session.lag_ms()))
 
 
 async def on_resign(session: Session, msg: m.Resign) -> None:
