@@ -29,11 +29,14 @@ from protocol.values import (
     TimeControl,
 )
 
+LOW_CLOCK_MS = 10_000
+"""A clock under this is low: it shows tenths, and the game screen draws it reversed."""
+
 
 def format_clock(ms: int) -> str:
     """``4:59`` from a minute up; ``0:09.4`` with tenths in the last ten seconds."""
     ms = max(0, ms)
-    if ms < 10_000:
+    if ms < LOW_CLOCK_MS:
         return f"0:{ms // 1000:02d}.{(ms % 1000) // 100}"
     total = (ms + 999) // 1000  # a clock showing 0:10 still has time, round up
     hours, rest = divmod(total, 3600)
@@ -71,6 +74,25 @@ def seat_label(
         left = 0.0 if seat.claim_at is None else seat.claim_at - now
         text += f" [offline {math.ceil(left)}s]" if left > 0 else " [offline]"
     return text
+
+
+def low_clock_spans(first: str, game: GameView | None, now: float) -> list[tuple[int, int]]:
+    """Where in ``first`` (the players' line :func:`status_lines` made at ``now``) a low
+    clock of a game still on stands (start, end): the screen draws it reversed, a cue
+    that holds without colour (``NO_COLOR``, a colour-blind eye) where the tenths alone
+    were easy to miss. Black's clock ends before the line's ``  vs  ``, White's ends the
+    line."""
+    if game is None or game.clocks is None or game.state == "over":
+        return []
+    spans = []
+    for color in (Color.BLACK, Color.WHITE):
+        if game.clocks.remaining(color, now) >= LOW_CLOCK_MS:
+            continue
+        label = clock_label(game, color, now)
+        end = first.find("  vs  ") if color is Color.BLACK else len(first)
+        if end >= len(label) and first[end - len(label) : end] == label:
+            spans.append((end - len(label), end))
+    return spans
 
 
 def clock_label(game: GameView, color: Color, now: float) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from msgspec.structs import replace
 
 from client.glyphs import UNICODE
 from client.present import (
@@ -13,6 +14,7 @@ from client.present import (
     format_clock,
     game_result_label,
     lobby_row,
+    low_clock_spans,
     parse_time_control,
     seat_label,
     status_lines,
@@ -23,6 +25,7 @@ from engine.types import Color, Opening, Reason, Rule
 from protocol.events import GameOver, RatingChange
 from protocol.messages import Event, Snapshot, Welcome
 from protocol.values import (
+    Clocks,
     GamePlayer,
     GameResult,
     GameSummary,
@@ -162,6 +165,35 @@ def test_a_clocked_room_shows_its_starting_time_before_the_game() -> None:
     for time, shown in ((TimeControl(base_ms=120_000, inc_ms=1_000), "2:00"), (None, "--:--")):
         first = header_of("a", time=time)
         assert first.count(shown) == 2, first
+
+
+def test_a_low_clock_is_marked_where_it_stands_in_the_header() -> None:
+    """The clocks in their last ten seconds are drawn reversed on the game screen (a
+    cue that needs no colour): the spans cover exactly Black's and White's clock
+    texts; above ten seconds, or once the game is over, nothing is marked."""
+    players = Seats(
+        black=PlayerRef(id="a", name="0:05.0", rating=1500),
+        white=PlayerRef(id="b", name="bob", rating=1500),
+    )
+    both_low = Clocks(black_ms=5_000, white_ms=9_900)
+    room = room_view(
+        players=players,
+        state="playing",
+        time=TimeControl(base_ms=60_000),
+        moves=["h8", "a1"],
+        to_move="black",
+        clocks=both_low,
+    )
+    model = viewed("a", room)
+    first, _ = status_lines(model, frozenset({"a"}), UNICODE, 0.0)
+    marked = [first[start:end] for start, end in low_clock_spans(first, model.room, 0.0)]
+    assert marked == ["0:05.0", "0:09.9"], first
+    white_calm = viewed("a", replace(room, clocks=Clocks(black_ms=5_000, white_ms=10_000)))
+    first, _ = status_lines(white_calm, frozenset({"a"}), UNICODE, 0.0)
+    assert [first[a:b] for a, b in low_clock_spans(first, white_calm.room, 0.0)] == ["0:05.0"]
+    over = viewed("a", replace(room, state="over"))
+    first, _ = status_lines(over, frozenset({"a"}), UNICODE, 0.0)
+    assert low_clock_spans(first, over.room, 0.0) == []
 
 
 def test_two_players_of_one_name_are_told_apart() -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -283,3 +284,78 @@ def test_a_client_stuck_ending_is_ended_by_its_stop_signal(tmux: Tmux, tmp_path:
     )
     os.kill(int(app.stdout.split()[0]), signal.SIGTERM)
     tmux.wait_for("stuck", "exit=143")
+
+
+def cell_colours(ansi: str, point: str) -> tuple[str, str]:
+    """The (foreground, background) SGR codes in force on ``point`` of the board in a
+    ``capture-pane -e`` screen: ``30``/``47`` for 16 colours, ``38;5;N``/``48;5;N`` for
+    256 ("" for the terminal's default)."""
+    column, row = ord(point[0]) - ord("a"), int(point[1:])
+    line = next(
+        line
+        for line in ansi.splitlines()
+        if re.sub(r"\x1b\[[0-9;]*m", "", line)[:3].rstrip("([ ") == f"{row:>2}"
+    )
+    fg = bg = ""
+    shown = 0  # characters drawn so far on this line
+    for token in re.findall(r"\x1b\[[0-9;]*m|.", line):
+        if token.startswith("\x1b["):
+            codes = token[2:-1].split(";") if token[2:-1] else ["0"]
+            i = 0
+            while i < len(codes):
+                code = codes[i]
+                if code in ("38", "48") and i + 2 < len(codes) and codes[i + 1] == "5":
+                    value, i = f"{code};5;{codes[i + 2]}", i + 3
+                    fg, bg = (value, bg) if code == "38" else (fg, value)
+                    continue
+                number = int(code or "0")
+                if number == 0:
+                    fg = bg = ""
+                elif 30 <= number <= 37 or 90 <= number <= 97 or number == 39:
+                    fg = "" if number == 39 else code
+                elif 40 <= number <= 47 or 100 <= number <= 107 or number == 49:
+                    bg = "" if number == 49 else code
+                i += 1
+            continue
+        if shown == 3 + 2 * column:
+            return fg, bg
+        shown += 1
+    raise AssertionError(f"no {point} on the line {line!r}")
+
+
+def test_white_stones_stand_out_with_16_colours_and_with_256(
+    tmux: Tmux, printed_server: tuple[LiveServer, str], tmp_path: Path
+) -> None:
+    """On a 16-colour terminal (TERM=xterm) White's stone is drawn in black ink on the
+    light board (its white on the palette's light grey was all but invisible); with 256
+    colours it stays white, on the tan board, not on a light one."""
+    _, address = printed_server
+    config = tmp_path / "config"
+    tmux.start("alice", client_command(address, "alice", config).replace("xterm-256color", "xterm"))
+    tmux.start("bob", client_command(address, "bob", config))
+    tmux.wait_for("alice", "Gomoku Arena · alice @", "online")
+    tmux.keys("alice", "n")
+    tmux.wait_for("alice", "New room", "Create")
+    tmux.keys("alice", "Enter")
+    tmux.wait_for("bob", "alice 1500", "waiting")
+    tmux.keys("bob", "Enter")
+    screens = {p: tmux.wait_for(p, "Game started:") for p in ("alice", "bob")}
+    black = next(p for p, s in screens.items() if "your move (black)" in s)
+    white = "bob" if black == "alice" else "alice"
+    tmux.type(black, "h8")
+    tmux.keys(black, "Enter")
+    tmux.wait_stone(white, "h8", "●")
+    tmux.type(white, "a1")
+    tmux.keys(white, "Enter")
+    tmux.wait_stone(black, "a1", "○")
+    tmux.type(black, "h9")  # a1 is no longer the last move, marked apart
+    tmux.keys(black, "Enter")
+    for player in ("alice", "bob"):
+        tmux.wait_stone(player, "h9", "●")
+    few = tmux.run("capture-pane", "-p", "-e", "-t", "alice")
+    assert cell_colours(few, "a1") == ("30", "47"), few
+    assert cell_colours(few, "h8")[0] == "30"
+    many = tmux.run("capture-pane", "-p", "-e", "-t", "bob")
+    fg, bg = cell_colours(many, "a1")
+    assert fg in ("97", "38;5;231", "38;5;15"), many
+    assert bg == "48;5;137", many

@@ -32,6 +32,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal
 from textual.content import Content
 from textual.screen import ModalScreen
+from textual.style import Style
 from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Static
 
@@ -93,6 +94,18 @@ class TickBox(Checkbox, inherit_bindings=False):
     def render(self) -> Content:
         self.BUTTON_INNER = "X" if self.value else " "
         return super().render()
+
+    @property
+    def _button(self) -> Content:
+        """The box with its brackets in the text's colour: Textual draws them in the
+        box's own background colour, which left an unticked box all but invisible (dark
+        blue on near black)."""
+        _, background, _, text = self.colors
+        sides = Style(foreground=text, background=background)
+        inner = self.get_visual_style("toggle--button")
+        return Content.assemble(
+            (self.BUTTON_LEFT, sides), (self.BUTTON_INNER, inner), (self.BUTTON_RIGHT, sides)
+        )
 
 
 class ConfirmDialog(ModalScreen[bool]):

@@ -51,7 +51,7 @@ from textual.widgets import Footer, Input, Static
 
 from client.commands import CHAT_MAX, COMMANDS, NotOnBoard, typed_point
 from client.picture import renju_foul
-from client.present import link_banner, status_lines
+from client.present import link_banner, low_clock_spans, status_lines
 from client.prompts import Prompt, next_change, notice_for, prompt_for
 from client.screens.dialogs import ConfirmDialog, SeatAiDialog
 from client.screens.footer import refresh_footer
@@ -236,7 +236,10 @@ class GameScreen(Screen[None]):
         now = self.host.clock()
         width = self.status_game.content_size.width  # 0 before the first layout
         first, second = status_lines(model, self.me, glyphs, now, width)
-        self.status_players.update(Text(first))
+        players = Text(first)
+        for start, end in low_clock_spans(first, model.room, now):
+            players.stylize("reverse", start, end)
+        self.status_players.update(players)
         self.status_game.update(Text(second))
         banner = link_banner(model.session.link, self.host.server_shown, now, glyphs)
         self._show_line(self.banner, banner)

@@ -10,6 +10,9 @@ Textual puts at the thumb's ends; the Select's arrows are swapped in the dialogs
 (:func:`client.screens.dialogs.plain_select_arrows`).
 """
 
+from typing import Any
+
+from textual.app import App
 from textual.scrollbar import ScrollBar, ScrollBarRender
 
 
@@ -18,6 +21,13 @@ class PlainScrollBarRender(ScrollBarRender):
 
     VERTICAL_BARS = [" "] * len(ScrollBarRender.VERTICAL_BARS)
     HORIZONTAL_BARS = [" "] * len(ScrollBarRender.HORIZONTAL_BARS)
+
+
+def few_colours(app: App[Any]) -> bool:
+    """Whether the terminal draws 16 colours or fewer (TERM=xterm, linux): the app then
+    has the class ``-few-colours``, under which the board keeps to the ANSI colours whose
+    contrast holds in any palette."""
+    return app.console.color_system in ("standard", "windows")
 
 
 def plain_scrollbars(plain: bool) -> None:
@@ -51,7 +61,23 @@ Screen { layout: vertical; }
 #log { height: auto; }
 #banner { height: auto; background: $error 40%; padding: 0 1; }
 #notice { height: auto; background: $boost; padding: 0 1; }
-Board:focus > .board--label { background: $accent; color: $text; }
+Board:focus > .board--label { background: $accent; color: #000000; }
+/* 16 colours (TERM=xterm, linux): whatever the terminal's palette, a light board
+   with every stone in black ink, White's the hollow glyph, as printed diagrams draw
+   them (its white on the palette's light grey or yellow was all but invisible). Here,
+   not in the board's own CSS: Textual scopes that to the board's subtree. */
+.-few-colours Board { background: ansi_white; color: ansi_black; }
+.-few-colours Board > .board--grid { color: ansi_bright_black; }
+.-few-colours Board > .board--star { color: ansi_black; }
+.-few-colours Board > .board--label { color: ansi_black; background: ansi_yellow; }
+.-few-colours Board > .board--black { color: ansi_black; }
+.-few-colours Board > .board--white { color: ansi_black; }
+.-few-colours Board > .board--last { background: ansi_cyan; }
+.-few-colours Board > .board--win { background: ansi_red; }
+.-few-colours Board > .board--forbidden { color: ansi_red; }
+.-few-colours Board > .board--cursor { color: ansi_blue; }
+.-few-colours Board:focus > .board--cursor { color: ansi_blue; }
+.-few-colours Board > .board--hint { color: ansi_black; background: ansi_green; }
 /* A dialog's compact fields have no border: the focused one is told by its background
    (Textual's own focus tint was one step of grey, near invisible). */
 .dialog Input.-textual-compact:focus, .dialog Select:focus > SelectCurrent {

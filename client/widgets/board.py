@@ -111,21 +111,21 @@ class Board(HandsTypingOn, can_focus=True):
     Board {
         width: auto;
         height: auto;
-        background: #c89b5a;
-        color: #6b4a22;
+        background: #af875f;
+        color: #1a1005;
     }
-    Board > .board--grid { color: #7a5a30; }
-    Board > .board--star { color: #4a3010; text-style: bold; }
-    Board > .board--label { color: #3a2a10; background: #b88a4a; }
+    Board > .board--grid { color: #5c3d18; }
+    Board > .board--star { color: #1a1005; text-style: bold; }
+    Board > .board--label { color: #1a1005; background: #c8a070; }
     Board > .board--black { color: #000000; text-style: bold; }
     Board > .board--white { color: #ffffff; text-style: bold; }
-    Board > .board--last { background: #e8c070; }
+    Board > .board--last { background: #3f8fbf; }
     Board > .board--win { background: #c0392b; text-style: bold underline; }
-    Board > .board--forbidden { color: #a01010; text-style: bold; }
-    Board > .board--cursor { color: #0030a0; text-style: bold; }
+    Board > .board--forbidden { color: #4a0000; text-style: bold; }
+    Board > .board--cursor { color: #f0e68c; text-style: bold; }
     Board > .board--selected { background: #6fa8dc; }
     Board > .board--hint { color: #006000; background: #a8d890; text-style: bold; }
-    Board:focus > .board--cursor { color: #0040ff; }
+    Board:focus > .board--cursor { color: #ffff00; }
     Board.-disabled { tint: #808080 20%; }
     """
 
