@@ -158,7 +158,7 @@ class GomokuApp(App[None]):
         await super().on_event(event)
 
     async def on_mount(self) -> None:
-        exit_on_stop_signals(self)
+        exit_on_stop_signals(self, before=self._shut_down)
         ascii_only = self.options.glyphs.name == "ascii"
         self.set_class(ascii_only, "-ascii")
         self.set_class(few_colours(self), "-few-colours")

@@ -226,8 +226,9 @@ def test_a_client_told_to_stop_gives_the_terminal_back(
     """``kill -TERM`` (a service manager, a closed SSH link's SIGHUP likewise): the client
     ends as its quit key ends it, exit status 143. It died at once and left the
     terminal on its frozen screen with mouse reporting on and the cursor hidden, so
-    what was typed next ran unseen until ``reset``."""
-    _, address = printed_server
+    what was typed next ran unseen until ``reset``; then it closed its connection with
+    1011, which the server's log reads as a fault: now 1000, as ^Q closes it."""
+    server, address = printed_server
     shell = tmp_path / "shell.pid"
     play = client_command(address, "alice", tmp_path / "config")
     tmux.start("alice", f"sh -c 'echo $$ > {shell}; {play}; echo exit=$?; sleep 60'")
@@ -241,6 +242,10 @@ def test_a_client_told_to_stop_gives_the_terminal_back(
     screen = tmux.wait_for("alice", "exit=143")
     assert "Traceback" not in screen
     assert tmux.run("display-message", "-p", "-t", "alice", shown).split() == ["0", "0", "1"]
+    deadline = time.monotonic() + WAIT_S
+    while "(alice): close" not in server.log_text() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert "(alice): close 1000" in server.log_text(), server.log_text()
 
 
 STUCK_APP = """
