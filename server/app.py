@@ -184,6 +184,12 @@ class GomokuServer:
         await self.hub.stop()
         await self.store.close()
 
+    async def warn_before_stop(self) -> None:
+        """Name the games this stop will end (the memory store's rooms end with the
+        process), at its first signal."""
+        if isinstance(self.store, MemoryStore):
+            await self.service.warn_before_stop(self.store.room_ids())
+
     async def __aenter__(self) -> GomokuServer:
         await self.start()
         return self

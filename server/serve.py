@@ -190,6 +190,7 @@ async def serve(
         print(ready_line(process, server.housekeeping.instance_id, server.port), flush=True)
     try:
         log.info("%s: stopping", await stops.get())
+        await server.warn_before_stop()
         if stops.empty() and (again := await server.listener.drain(config.drain_s, stops.get)):
             log.info("%s: stopping now", again)
         log.info("shutting down")

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 import msgspec
 
-from engine import Reason
+from engine import Color, Reason
 from protocol.codec import decode_event, encode
 from protocol.events import (
     ChatPosted,
@@ -364,6 +364,35 @@ class RoomService:
         invite = None if room.code is None else invite_key(room.code)
         await self.store.expire_room(room.id, ttl, invite=invite)
 
+    async def running_games(self, room_ids: Sequence[str]) -> list[str]:
+        """The games being played among ``room_ids``, each as an operator tells it:
+        ``r-80549b017b (Tara vs botA, 12 moves)``. Ids alone sent an operator to match
+        them with players through other log lines."""
+        running: list[str] = []
+        for room_id in room_ids:
+            loaded = await self.load(room_id)
+            if loaded is None or loaded[1].state not in LIVE_STATES:
+                continue
+            room = loaded[1]
+            names = " vs ".join(seat.name for seat in room.seats if seat is not None)
+            moves = len(room.moves)
+            running.append(f"{room_id} ({names}, {moves} move{'' if moves == 1 else 's'})")
+        return running
+
+    async def warn_before_stop(self, room_ids: Sequence[str]) -> None:
+        """At a stop's first signal, the games among ``room_ids`` (rooms that end with this
+        process, the memory store's) that the stop will end, named while the drain still
+        leaves time to think again: the warning came only once they had ended."""
+        running = await self.running_games(room_ids)
+        if running:
+            log.warning(
+                "%d game%s in progress will end with this stop, unrated and unrecorded "
+                "(games being played live in this process only, with this store): %s",
+                len(running),
+                "" if len(running) == 1 else "s",
+                ", ".join(running),
+            )
+
     async def archive_before_stop(self, room_ids: Sequence[str]) -> None:
         """A last try for the finished games whose archiving failed (a full disk) among
         rooms that end with this process (the memory store's): each one still not kept
@@ -371,11 +400,9 @@ class RoomService:
         change) after warnings that said "will retry". The games still being played end
         with the process too: one warning names them (an operator restarting to upgrade
         learnt it from players)."""
-        running: list[str] = []
+        running = await self.running_games(room_ids)
         for room_id in room_ids:
             loaded = await self.load(room_id)
-            if loaded is not None and loaded[1].state in ("opening", "playing"):
-                running.append(room_id)
             if loaded is None or loaded[1].archive_at_ms is None:
                 continue
             await self.archive(loaded[1])
@@ -393,7 +420,7 @@ class RoomService:
                 len(running),
                 "" if len(running) == 1 else "s",
                 "s" if len(running) == 1 else "",
-                " ".join(running),
+                ", ".join(running),
             )
 
     async def _mark_archived(self, room_id: str, ratings: list[RatingChange] | None) -> None:
@@ -449,7 +476,18 @@ class RoomService:
             elif isinstance(event, GameOver):
                 self.metrics.inc("gomoku_games_finished_total")
                 ended = "aborted" if history.aborted(room) else event.winner or "draw"
-                log.info("room %s: game over (%s, %s)", room.id, ended, event.reason)
+                # Who played, and whether it counts: the room id alone sent an operator
+                # (a tournament director) through other lines to find the players.
+                black, white = (room.seats[room.seat_at(c)] for c in (Color.BLACK, Color.WHITE))
+                log.info(
+                    "room %s: game over (%s, %s): black %s vs white %s%s",
+                    room.id,
+                    ended,
+                    event.reason,
+                    "-" if black is None else black.name,
+                    "-" if white is None else white.name,
+                    ", rated" if history.black_score(room) is not None else "",
+                )
 
     async def _after_commit(self, before: Room | None, room: Room, events: list[RoomEvent]) -> None:
         """Keep the lobby, seat index, expiry and counters in step with a commit."""

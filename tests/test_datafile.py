@@ -20,7 +20,7 @@ from server_fixtures import TestClient, make_config
 from websockets.asyncio.client import connect as ws_connect
 
 from protocol import messages as m
-from protocol.events import GameOver, GameStarted
+from protocol.events import GameOver, GameStarted, Moved
 from server.app import GomokuServer
 from server.config import Timers
 from server.rating import WIN
@@ -306,6 +306,28 @@ async def serving(
         await server.stop()
 
 
+async def test_the_log_names_a_finished_games_players_and_whether_it_counts(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A game's end in the log says who played which colour and that it was rated (a
+    tournament director read room ids only and matched them by hand)."""
+    caplog.set_level(logging.INFO, logger="gomoku.server")
+    async with serving(DataFile(tmp_path / "server.sqlite3"), "alice", "bob") as players:
+        alice, bob = players
+        room = (await alice.create(seat="black", rated=True)).room.id
+        await bob.join(room)
+        await alice.until_event(GameStarted)
+        await alice.move(room, "h8")
+        await bob.until_event(Moved)
+        await bob.move(room, "a1")
+        await alice.until_event(Moved)
+        await alice.until_event(Moved)
+        await bob.send(m.Resign(room=room))
+        await alice.until_event(GameOver)
+    said = [r.getMessage() for r in caplog.records]
+    assert f"room {room}: game over (black, resign): black alice vs white bob, rated" in said
+
+
 async def test_a_finished_game_the_full_disk_kept_out_is_named_when_the_server_stops(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -395,5 +417,5 @@ async def test_a_stop_names_the_games_in_progress_it_ends(
     warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert (
         "1 game in progress ends with this stop, unrated and unrecorded (games being "
-        f"played live in this process only, with this store): {room}"
+        f"played live in this process only, with this store): {room} (alice vs bob, 0 moves)"
     ) in warned

@@ -76,6 +76,12 @@ async def test_sigterm_drains_then_closes_with_1001(
         await alice.event(GameStarted)
         server.process.send_signal(signal.SIGTERM)
         await until_draining(server)
+        # Named while there is still time to think again (it came after the drain).
+        assert (
+            "1 game in progress will end with this stop, unrated and unrecorded (games "
+            f"being played live in this process only, with this store): {room} (alice vs "
+            "bob, 0 moves)"
+        ) in server.log_text()
         await alice.move(room, "h8")
         assert (await alice.event(Moved)).point == "h8"
         assert (await bob.event(Moved)).point == "h8"
