@@ -514,6 +514,21 @@ class GomokuApp(App[None]):
         self.note("The local AI did not start.")
         return False
 
+    @property
+    def last_room(self) -> msg.CreateRoom | None:
+        kept = self.identity.last_room
+        if kept is None:
+            return None
+        try:
+            return msgspec.convert(kept, msg.CreateRoom)
+        except msgspec.ValidationError:  # written by another version, or by hand
+            return None
+
+    async def create_room(self, create: msg.CreateRoom) -> None:
+        kept = msgspec.to_builtins(msgspec.structs.replace(create, id=None))
+        self._save(dataclasses.replace(self.identity, last_room=kept))
+        await self.ask(create)
+
     async def play_ai(self, create: msg.CreateRoom, level: str) -> None:
         """Create a room (``create``), then seat an AI of ``level`` in its other seat.
         The choice is kept: the dialog offers it next time."""

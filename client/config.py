@@ -81,6 +81,9 @@ class Identity:
     last_ai: dict[str, Any] | None = None
     """The settings of the last game against the AI (``{"room": CreateRoom fields,
     "level": ...}``), offered again by the next ``a``, after a restart too."""
+    last_room: dict[str, Any] | None = None
+    """The settings of the last room created with ``n`` (CreateRoom fields), offered
+    again by the next ``n``, after a restart too."""
 
     def token_for(self, server: str) -> str | None:
         """The token kept for ``server`` (a :attr:`ServerAddress.key`), also under the key
@@ -110,10 +113,12 @@ def load_identity(directory: Path | None = None, profile: str | None = None) -> 
         else {}
     )
     last_ai = data.get("last_ai")
+    last_room = data.get("last_room")
     return Identity(
         name=name if isinstance(name, str) else None,
         tokens=clean,
         last_ai=last_ai if isinstance(last_ai, dict) else None,
+        last_room=last_room if isinstance(last_room, dict) else None,
     )
 
 
@@ -128,6 +133,8 @@ def save_identity(
     fields: dict[str, Any] = {"name": identity.name, "tokens": identity.tokens}
     if identity.last_ai is not None:
         fields["last_ai"] = identity.last_ai
+    if identity.last_room is not None:
+        fields["last_room"] = identity.last_room
     payload = json.dumps(fields, indent=2)
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".identity-", suffix=".tmp")
     try:

@@ -12,7 +12,7 @@ from client_fixtures import in_game_with_bob, leave_for_the_lobby, running, unti
 from server_fixtures import Connect
 from textual.pilot import Pilot
 from textual.screen import ModalScreen, Screen
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import Checkbox, DataTable, Input, Select, Static
 
 from client.app import GomokuApp
 from client.screens.dialogs import (
@@ -52,6 +52,46 @@ async def test_lobby_create_room_dialog(server: GomokuServer, tmp_path: Path) ->
         assert room.time is not None
         assert (room.time.base_ms, room.time.inc_ms) == (300_000, 3_000)
         assert f"invite code {room.code}" in "\n".join(line.text for line in app.model.log)
+
+
+async def test_the_new_room_dialog_offers_the_last_rooms_settings_again(
+    server: GomokuServer, tmp_path: Path
+) -> None:
+    """A club evening's rooms are alike: after a standard 3+2 rated room as White, n
+    offers standard, 3+2, rated and White again (it went back to freestyle, no clock,
+    unrated: one Enter made a wrong tournament game); so does a client started again."""
+
+    async def offered(app: GomokuApp, pilot: Pilot[None]) -> tuple[object, ...]:
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, CreateRoomDialog))
+        dialog = app.screen
+        shown = (
+            dialog.query_one("#rule", Select).value,
+            dialog.query_one("#time", Input).value,
+            dialog.query_one("#seat", Select).value,
+            dialog.query_one("#rated", Checkbox).value,
+            dialog.query_one("#private", Checkbox).value,
+        )
+        await pilot.press("escape")
+        return shown
+
+    async with running(server, tmp_path) as (app, pilot):
+        assert await offered(app, pilot) == (Rule.FREESTYLE, "none", "any", False, False)
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, CreateRoomDialog))
+        dialog = app.screen
+        dialog.query_one("#rule", Select).value = Rule.STANDARD
+        dialog.query_one("#time", Input).value = "3+2"
+        dialog.query_one("#seat", Select).value = "white"
+        await pilot.click("#rated")
+        await pilot.click("#ok")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen))
+        await pilot.press("ctrl+l")  # nobody came: no question
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        wanted = (Rule.STANDARD, "3+2", "white", True, False)
+        assert await offered(app, pilot) == wanted
+    async with running(server, tmp_path) as (app, pilot):
+        assert await offered(app, pilot) == wanted
 
 
 async def test_the_new_room_dialog_fits_a_40_by_15_terminal(

@@ -98,6 +98,16 @@ class Host(Protocol):
         """Ask for ratings or history; the view waits (``action``) for the reply."""
         ...
 
+    @property
+    def last_room(self) -> msg.CreateRoom | None:
+        """The settings of the last room created with :meth:`create_room` (kept over
+        restarts), which the new-room form offers again."""
+        ...
+
+    async def create_room(self, create: msg.CreateRoom) -> None:
+        """Create a room with ``create``'s settings, keeping them (:attr:`last_room`)."""
+        ...
+
     async def play_ai(self, create: msg.CreateRoom, level: str) -> None:
         """Create a room, then seat an AI of ``level`` in its other seat (the choice is
         kept in ``model.lobby.ai_choice``)."""

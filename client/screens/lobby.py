@@ -209,7 +209,11 @@ class LobbyScreen(Screen[None]):
             await self.host.ask(message)
 
     async def action_create(self) -> None:
-        await self.app.push_screen(CreateRoomDialog(), self._send_dialog_result)
+        await self.app.push_screen(CreateRoomDialog(self.host.last_room), self._create_room)
+
+    async def _create_room(self, room: msg.CreateRoom | None) -> None:
+        if room is not None:
+            await self.host.create_room(room)
 
     async def action_quick_match(self) -> None:
         if self.host.model.lobby.queue is not None:
