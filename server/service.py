@@ -381,17 +381,9 @@ class RoomService:
 
     async def warn_before_stop(self, room_ids: Sequence[str]) -> None:
         """At a stop's first signal, the games among ``room_ids`` (rooms that end with this
-        process, the memory store's) that the stop will end, named while the drain still
-        leaves time to think again: the warning came only once they had ended."""
-        running = await self.running_games(room_ids)
-        if running:
-            log.warning(
-                "%d game%s in progress will end with this stop, unrated and unrecorded "
-                "(games being played live in this process only, with this store): %s",
-                len(running),
-                "" if len(running) == 1 else "s",
-                ", ".join(running),
-            )
+        process, the memory store's) that the stop will end, named at once, before the
+        drain's seconds are up: the warning came only once they had ended."""
+        _warn_running(await self.running_games(room_ids), ended=False)
 
     async def archive_before_stop(self, room_ids: Sequence[str]) -> None:
         """A last try for the finished games whose archiving failed (a full disk) among
@@ -413,15 +405,7 @@ class RoomService:
                     "record and rating changes are lost",
                     room_id,
                 )
-        if running:
-            log.warning(
-                "%d game%s in progress end%s with this stop, unrated and unrecorded (games "
-                "being played live in this process only, with this store): %s",
-                len(running),
-                "" if len(running) == 1 else "s",
-                "s" if len(running) == 1 else "",
-                ", ".join(running),
-            )
+        _warn_running(running, ended=True)
 
     async def _mark_archived(self, room_id: str, ratings: list[RatingChange] | None) -> None:
         """Log the game's ``game_over`` if it is held (once, whoever gets here first), with
@@ -559,3 +543,19 @@ def _keep_history(before: Room, after: Room, now: int, archive_retry_ms: int) ->
     if before.state != "over" and after.state == "over":
         after.ended_ms = now
         after.archive_at_ms = now + archive_retry_ms
+
+
+def _warn_running(running: list[str], *, ended: bool) -> None:
+    """The warning naming the games a stop ends (:meth:`RoomService.running_games`)."""
+    if not running:
+        return
+    one = len(running) == 1
+    end = ("ends" if one else "end") if ended else "will end"
+    log.warning(
+        "%d game%s in progress %s with this stop, unrated and unrecorded (games being "
+        "played live in this process only, with this store): %s",
+        len(running),
+        "" if one else "s",
+        end,
+        ", ".join(running),
+    )

@@ -142,6 +142,20 @@ def point_on(screen: str, point: str) -> str:
     return line[3 + 2 * column]
 
 
+def alice_creates_bob_joins(tmux: Tmux) -> tuple[str, str]:
+    """Alice makes a room with the dialog's settings (n, Enter), Bob joins it from his
+    lobby (Enter): the game starts; (Black, White) as the screens say."""
+    tmux.keys("alice", "n")
+    tmux.wait_for("alice", "New room", "Create")
+    tmux.keys("alice", "Enter")
+    tmux.wait_for("alice", "Waiting for an opponent")
+    tmux.wait_for("bob", "alice 1500", "waiting")
+    tmux.keys("bob", "Enter")
+    screens = {p: tmux.wait_for(p, "Game started:") for p in ("alice", "bob")}
+    black = next(p for p, s in screens.items() if "your move (black)" in s)
+    return black, "bob" if black == "alice" else "alice"
+
+
 def test_two_players_at_two_terminals(
     tmux: Tmux, printed_server: tuple[LiveServer, str], tmp_path: Path
 ) -> None:
@@ -152,15 +166,7 @@ def test_two_players_at_two_terminals(
     tmux.wait_for("alice", "Gomoku Arena · alice @", "online")
     tmux.wait_for("bob", "Gomoku Arena · bob @", "online")
 
-    tmux.keys("alice", "n")
-    tmux.wait_for("alice", "New room", "Create")
-    tmux.keys("alice", "Enter")
-    tmux.wait_for("alice", "Waiting for an opponent")
-    tmux.wait_for("bob", "alice 1500", "waiting")
-    tmux.keys("bob", "Enter")
-    screens = {p: tmux.wait_for(p, "Game started:") for p in ("alice", "bob")}
-    black = next(p for p, s in screens.items() if "your move (black)" in s)
-    white = "bob" if black == "alice" else "alice"
+    black, white = alice_creates_bob_joins(tmux)
 
     # A game to the end with typed points: h8..l8 for Black, a1.. for White; the
     # H8 and "h 8" forms too.
@@ -339,14 +345,7 @@ def test_white_stones_stand_out_with_16_colours_and_with_256(
     tmux.start("alice", client_command(address, "alice", config).replace("xterm-256color", "xterm"))
     tmux.start("bob", client_command(address, "bob", config))
     tmux.wait_for("alice", "Gomoku Arena · alice @", "online")
-    tmux.keys("alice", "n")
-    tmux.wait_for("alice", "New room", "Create")
-    tmux.keys("alice", "Enter")
-    tmux.wait_for("bob", "alice 1500", "waiting")
-    tmux.keys("bob", "Enter")
-    screens = {p: tmux.wait_for(p, "Game started:") for p in ("alice", "bob")}
-    black = next(p for p, s in screens.items() if "your move (black)" in s)
-    white = "bob" if black == "alice" else "alice"
+    black, white = alice_creates_bob_joins(tmux)
     tmux.type(black, "h8")
     tmux.keys(black, "Enter")
     tmux.wait_stone(white, "h8", "●")
