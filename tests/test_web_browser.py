@@ -417,7 +417,9 @@ async def test_two_browsers_play_to_the_end_while_a_third_watches(browser: Brows
         played = [p for pair in zip(black, [*white, ""], strict=True) for p in pair if p]
         assert await cy.locator("#moves li").all_inner_texts() == played
         for page, words in ((ann, "You win."), (bob, "You lose: ann wins."), (cy, "ann wins.")):
-            await expect(page.locator("#result")).to_contain_text("Black wins by five in a row")
+            await expect(page.locator("#result")).to_contain_text(
+                "Black wins with five in a row from h8 to h12"
+            )
             await expect(page.locator("#result .winner")).to_have_text(words)
             await expect(point(page, "h12")).to_have_attribute(
                 "aria-label", "h12, black stone, last move, winning five"
@@ -646,6 +648,27 @@ async def test_a_spectator_of_a_private_game_watches_on_after_a_dropped_network(
         assert cy.url.endswith(f"#/room/{made.room.code}")
         await hal.move(room, "a1")
         await moves_shown(cy, 2)
+
+
+async def test_a_spectator_of_a_private_game_is_not_offered_its_record(
+    browser: Browser,
+) -> None:
+    """A private game's record is for its players: its spectator (a tournament director)
+    was offered Review and Downloads that the server then refused; the page says whom
+    to ask instead."""
+    async with people(browser) as crowd:
+        ann = await crowd.client("ann")
+        made = await ann.create(private=True, seat="black")
+        hal = await crowd.client("hal")
+        await hal.send(m.Join(code=made.room.code))
+        room = (await hal.expect(m.Snapshot)).room.id
+        cy = await crowd.page("cy")
+        await cy.goto(f"{crowd.url}#/room/{made.room.code}")
+        await expect(cy.locator("#status")).to_contain_text("ann to move")
+        await ann.send(m.Resign(room=room))
+        await expect(cy.locator("#no-record")).to_contain_text("for its players")
+        assert await cy.locator("#download-json").count() == 0
+        assert await cy.locator("#review").count() == 0
 
 
 async def test_a_spectator_coming_in_sees_the_offer_waiting(browser: Browser) -> None:
@@ -2568,3 +2591,252 @@ async def test_the_chat_log_stays_where_a_reader_scrolled_it(browser: Browser) -
         await expect(log.locator("li.chat").last).to_have_text("fan4 (watching): and another")
         at_bottom = "(e) => e.scrollHeight - e.scrollTop - e.clientHeight < 2"
         assert await log.evaluate(at_bottom)
+
+
+# --- low vision and colour blindness ---------------------------------------------------------
+
+
+def contrast(a: str, b: str) -> float:
+    """The WCAG contrast ratio of two computed colours ("rgb(r, g, b)")."""
+
+    def luminance(colour: str) -> float:
+        rgb = [float(v) / 255 for v in re.findall(r"[\d.]+", colour)[:3]]
+        r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+async def style(target: Locator, prop: str) -> str:
+    """A computed style of the (first) element ``target`` finds."""
+    return str(await target.first.evaluate("(e, p) => getComputedStyle(e)[p]", prop))
+
+
+TONES = """(mark) => [mark, ...mark.querySelectorAll("*")]
+  .filter((e) => e.matches("line, rect"))
+  .map((e) => [parseFloat(getComputedStyle(e).strokeWidth), getComputedStyle(e).stroke])
+  .sort((a, b) => b[0] - a[0])"""
+
+
+async def tones(mark: Locator) -> tuple[str, str]:
+    """A board mark's outer stroke (the widest) and inner one (the same if drawn once)."""
+    strokes = await mark.first.evaluate(TONES)
+    return strokes[0][1], strokes[-1][1]
+
+
+async def play_out(ann: Page, hal: TestClient, room: str, hers: list[str], his: list[str]) -> None:
+    """ann clicks her points, hal answers each with his (as long as he has one)."""
+    for n, mine in enumerate(hers):
+        await point(ann, mine).click()
+        await hal.until_event(Moved)
+        if n < len(his):
+            await hal.move(room, his[n])
+            await hal.until_event(Moved)
+
+
+async def test_the_winning_five_is_drawn_over_its_stones_and_said_where_it_is(
+    browser: Browser,
+) -> None:
+    """The five's line is drawn over its stones (it was under them, in red alone), dark
+    under light so that it shows on the wood and on either colour of stone in both
+    schemes, and the result says where the five runs, as the terminal client does."""
+    async with people(browser) as crowd:
+        ann, hal, room = await crowd.ann_against_hal()
+        await play_out(ann, hal, room, ["i8", "h8", "g8", "f8", "e8"], ["a1", "a2", "a3", "a4"])
+        said = "Black wins with five in a row from e8 to i8"
+        await expect(ann.locator("#result strong")).to_have_text(said)
+        await expect(ann.locator("#status")).to_have_text(said)
+        await expect(ann.locator("#announce")).to_have_text(f"{said}. You win.")
+        over = "(m) => [...m.children].findIndex((e) => e.matches('.winline'))"
+        last_stone = "(m) => [...m.children].findLastIndex((e) => e.matches('.stone'))"
+        marks = ann.locator("#room-view .marks")
+        assert await marks.evaluate(over) > await marks.evaluate(last_stone)
+        board = ann.locator("#room-view svg.board")
+        for scheme in ("light", "dark"):
+            await ann.emulate_media(color_scheme=scheme)
+            edge, inner = await tones(board.locator(".winline"))
+            wood = await style(board.locator(".wood"), "fill")
+            black = await style(board.locator(".stone.black"), "fill")
+            white = await style(board.locator(".stone.white"), "fill")
+            assert contrast(edge, wood) >= 3, (scheme, edge, wood)
+            assert contrast(edge, white) >= 3, (scheme, edge, white)
+            assert contrast(inner, edge) >= 3, (scheme, inner, edge)
+            assert contrast(inner, black) >= 3, (scheme, inner, black)
+
+
+async def test_renjus_forbidden_cross_shows_on_the_wood_in_both_schemes(browser: Browser) -> None:
+    """Black's forbidden point's cross has a dark edge under its colour: 3:1 or more
+    against the light and the dark scheme's wood (it was 1.5:1 on the dark one)."""
+    async with people(browser) as crowd:
+        hal = await crowd.client("hal")
+        room = (await hal.create(rule="renju", seat="white")).room.id
+        ann = await crowd.page("ann", hash=f"#/room/{room}")
+        await hal.until_event(GameStarted)
+        hers, his = ["h8", "i8", "j9", "j10"], ["a1", "a3", "a5", "a7"]
+        await play_out(ann, hal, room, hers, his)
+        await moves_shown(ann, 8)
+        board = ann.locator("#room-view svg.board")
+        for scheme in ("light", "dark"):
+            await ann.emulate_media(color_scheme=scheme)
+            wood = await style(board.locator(".wood"), "fill")
+            edge, cross = await tones(board.locator(".forbidden"))
+            assert contrast(edge, wood) >= 3, (scheme, edge, wood)
+            assert contrast(cross, edge) >= 3, (scheme, cross, edge)
+
+
+async def test_the_focus_is_two_toned_on_the_page_and_on_the_board(browser: Browser) -> None:
+    """The keyboard's focus, on the board and on a button, is black against white: one of
+    its tones stands 3:1 or more against what is around it in either scheme (amber was
+    1.1:1 on the wood and 1.9:1 on the page)."""
+    async with people(browser) as crowd:
+        ann, _hal, _room = await two_stones_down(crowd)
+        await point(ann, "h8").focus()
+        await ann.keyboard.press("ArrowLeft")
+        square = ann.locator("#room-view .point:focus-visible")
+        await expect(square).to_have_attribute("data-point", "g8")
+        await ann.locator("#offer-draw").focus()  # after a key: shown as the keyboard's
+        button = ann.locator("#offer-draw:focus-visible")
+        await expect(button).to_have_count(1)
+        board = ann.locator("#room-view svg.board")
+        for scheme in ("light", "dark"):
+            await ann.emulate_media(color_scheme=scheme)
+            await point(ann, "g8").focus()
+            wood = await style(board.locator(".wood"), "fill")
+            black = await style(board.locator(".stone.black"), "fill")
+            ring = await style(square, "stroke")
+            assert "focus-halo" in await style(square, "filter")
+            halo = await style(ann.locator("#focus-halo feFlood"), "floodColor")
+            assert contrast(ring, wood) >= 3, (scheme, ring, wood)
+            assert contrast(ring, halo) >= 3, (scheme, ring, halo)
+            assert contrast(halo, black) >= 3, (scheme, halo)
+            await ann.locator("#offer-draw").focus()
+            page = await style(ann.locator("body"), "backgroundColor")
+            ring = await style(button, "outlineColor")
+            shadow = re.search(r"rgba?\([^)]*\)", await style(button, "boxShadow"))
+            halo = shadow.group(0) if shadow else page
+            assert contrast(ring, halo) >= 3, (scheme, ring, halo)
+            assert max(contrast(ring, page), contrast(halo, page)) >= 3, (scheme, ring, halo)
+
+
+async def test_each_seat_says_its_colour_and_forced_colours_keep_the_turn(
+    browser: Browser,
+) -> None:
+    """Under forced colours (Windows high contrast, where both dots were the same ring
+    and the accent was gone) each seat says Black or White in words and the seat to act
+    keeps a frame the other has not; each dot sits on a ring of wood, as a stone on the
+    board (on the dark card Black's looked like an empty ring, White's symbol)."""
+    async with people(browser) as crowd:
+        ann, _hal, _room = await crowd.ann_against_hal()
+        await expect(ann.locator(".seat.black .colour")).to_have_text("Black")
+        await expect(ann.locator(".seat.white .colour")).to_have_text("White")
+        await expect(ann.locator(".seat.black")).to_have_class(re.compile("to-act"))
+        await ann.emulate_media(forced_colors="active")
+        for colour in ("black", "white"):
+            assert (await ann.locator(f".seat.{colour} .colour").bounding_box() or {}).get(
+                "width", 0
+            ) > 10, colour
+
+        async def frame(colour: str) -> tuple[str, str]:
+            seat = ann.locator(f".seat.{colour}")
+            return await style(seat, "outlineStyle"), await style(seat, "outlineWidth")
+
+        assert await frame("black") == ("solid", "3px")
+        assert await frame("white") != await frame("black")
+        for scheme in ("dark", "light"):
+            await ann.emulate_media(forced_colors="none", color_scheme=scheme)
+            dot = ann.locator(".seat.black .dot")
+            fill = await style(dot, "backgroundColor")
+            ring = re.match(r"rgba?\([^)]*\)", await style(dot, "boxShadow"))
+            assert ring is not None, await style(dot, "boxShadow")
+            assert contrast(fill, ring.group(0)) >= 3, (scheme, fill, ring.group(0))
+
+
+async def test_a_low_clock_shows_without_colour_and_is_said_once(browser: Browser) -> None:
+    """Under ten seconds a clock is a reversed block (it only turned red, the running one
+    being green: alike to a red-green colour-blind eye), framed under forced colours,
+    and one's own is said once to a screen reader."""
+    async with people(browser) as crowd:
+        hal = await crowd.client("hal")
+        twelve = TimeControl(base_ms=12_000, inc_ms=0)
+        room = (await hal.create(seat="white", time=twelve)).room.id
+        ann = await crowd.page("ann", hash=f"#/room/{room}")
+        await hal.until_event(GameStarted)
+        await play_out(ann, hal, room, ["h8"], ["a1"])
+        said = "Under ten seconds left on your clock."
+        await expect(ann.locator("#announce")).to_have_text(said, timeout=WAIT_MS)
+        clock = ann.locator("#clock-black")
+        await expect(clock).to_have_class(re.compile(r"\blow\b"))
+        for scheme in ("light", "dark"):
+            await ann.emulate_media(color_scheme=scheme)
+            block = await style(clock, "backgroundColor")
+            seat = await style(ann.locator(".seat.black"), "backgroundColor")
+            assert contrast(block, seat) >= 3, (scheme, block, seat)
+            assert contrast(await style(clock, "color"), block) >= 4.5, (scheme, block)
+        await ann.emulate_media(forced_colors="active")
+        assert await style(clock, "outlineStyle") == "solid"
+        assert await style(ann.locator("#clock-white"), "outlineStyle") == "none"
+
+
+async def test_the_resign_button_reads_in_the_dark_scheme(browser: Browser) -> None:
+    """Resign's words stand 4.5:1 against its red in both schemes (white on the dark
+    scheme's lighter red was 3.4:1)."""
+    async with people(browser) as crowd:
+        ann, _hal, _room = await crowd.ann_against_hal()
+        resign = ann.locator("#resign")
+        await expect(resign).to_be_visible()
+        for scheme in ("light", "dark"):
+            await ann.emulate_media(color_scheme=scheme)
+            words, red = await style(resign, "color"), await style(resign, "backgroundColor")
+            assert contrast(words, red) >= 4.5, (scheme, words, red)
+
+
+async def test_a_hint_just_after_a_refusal_stays_and_shows_on_the_wood(
+    browser: Browser, thinker: Thinker
+) -> None:
+    """A hint asked while a refusal is on the status line stays there when the refusal's
+    time is up (the refusal's end wrote "Your move" over it), and its diamond stands 3:1
+    against the wood in both schemes."""
+    async with people_and_an_ai(browser, thinker) as crowd:
+        ann = await crowd.page("ann")
+        await play_the_ai_as_black(ann, "beginner")
+        await ann.clock.install()
+        await point(ann, "h8").click()
+        await moves_shown(ann, 2)
+        status = ann.locator("#status")
+        await point(ann, "h8").focus()
+        await ann.keyboard.press("Enter")
+        await expect(status).to_have_text("h8 is taken.")
+        await ann.click("#hint")
+        hint = re.compile(r"^Hint: [a-o]\d+ \(")
+        await expect(status).to_have_text(hint)
+        await ann.clock.fast_forward(7_000)  # the refusal's time is up
+        await expect(status).to_have_text(hint)
+        await expect(status).not_to_have_class(re.compile("refusal"))
+        board = ann.locator("#room-view svg.board")
+        for scheme in ("light", "dark"):
+            await ann.emulate_media(color_scheme=scheme)
+            wood = await style(board.locator(".wood"), "fill")
+            edge, diamond = await tones(board.locator(".hint"))
+            assert contrast(edge, wood) >= 3, (scheme, edge, wood)
+            assert contrast(diamond, edge) >= 3, (scheme, diamond, edge)
+
+
+async def test_a_desktop_zoomed_in_gets_a_bigger_board_not_a_smaller_one(
+    browser: Browser,
+) -> None:
+    """A 1280x800 window at 200% (640x400 CSS pixels, a mouse): the board is no smaller
+    on the screen than at 100% (it was 624 screen pixels for 656), and with the header
+    scrolled away it and the status line under it fit in the window."""
+    async with people(browser) as crowd:
+        ann, _hal, room = await crowd.ann_against_hal()
+        full = await box(ann.locator(".board-host"))
+        zoom = ViewportSize(width=640, height=400)
+        zoomed = await crowd.page("ann", viewport=zoom, hash=f"#/room/{room}", same_as=ann)
+        await expect(zoomed.locator("#status")).to_have_text("Your move: Black.")
+        board = zoomed.locator(".board-host")
+        assert 2 * (await box(board))["width"] >= full["width"], (await box(board), full)
+        await board.evaluate("(e) => e.scrollIntoView()")
+        status = await box(zoomed.locator("#status"))
+        assert (await box(board))["y"] >= -1  # (a fraction of a pixel above)
+        assert status["y"] + status["height"] <= zoom["height"], status

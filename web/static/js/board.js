@@ -143,14 +143,6 @@ export class BoardView {
     const marks = this.marks;
     marks.replaceChildren();
     const winning = new Set(state.line ?? []);
-    if (state.line && state.line.length > 1) {
-      const ends = [state.line[0], state.line[state.line.length - 1]].map((n) => this.xyOfName(n));
-      if (ends[0] && ends[1]) {
-        el("line", {
-          x1: ends[0][0] + 1, y1: ends[0][1] + 1, x2: ends[1][0] + 1, y2: ends[1][1] + 1, class: "winline",
-        }, marks);
-      }
-    }
     for (let y = 0; y < size; y += 1) {
       for (let x = 0; x < size; x += 1) {
         const name = pointName(x, y, size);
@@ -170,19 +162,36 @@ export class BoardView {
           }
         } else if (foul) {
           label = `${name}, forbidden for Black (${foul})`;
+          // Each mark twice, a dark edge under a lighter stroke: it shows on light and
+          // dark wood alike (the red alone was 1.5:1 on the dark scheme's).
           const g = el("g", { class: "forbidden" }, marks);
-          el("line", { x1: x + 0.75, y1: y + 0.75, x2: x + 1.25, y2: y + 1.25 }, g);
-          el("line", { x1: x + 1.25, y1: y + 0.75, x2: x + 0.75, y2: y + 1.25 }, g);
+          for (const edge of [true, false]) {
+            const cls = edge ? { class: "edge" } : {};
+            el("line", { x1: x + 0.75, y1: y + 0.75, x2: x + 1.25, y2: y + 1.25, ...cls }, g);
+            el("line", { x1: x + 1.25, y1: y + 0.75, x2: x + 0.75, y2: y + 1.25, ...cls }, g);
+          }
         }
         if (!stone && name === state.hint) {
           label = `${name}, empty, suggested by the hint`;
-          el("rect", {
-            x: x + 0.72, y: y + 0.72, width: 0.56, height: 0.56, class: "hint",
-            transform: `rotate(45 ${x + 1} ${y + 1})`,
-          }, marks);
+          const g = el("g", { class: "hint", transform: `rotate(45 ${x + 1} ${y + 1})` }, marks);
+          for (const edge of [true, false]) {
+            el("rect", { x: x + 0.72, y: y + 0.72, width: 0.56, height: 0.56, ...(edge ? { class: "edge" } : {}) }, g);
+          }
         }
         target.setAttribute("aria-label", label);
         target.classList.toggle("playable", state.interactive && !stone);
+      }
+    }
+    // The winning five's line over its stones, dark under light: it shows on the wood and
+    // on stones of either colour (under them, and red, it was hidden, or lost to a
+    // red-green colour-blind eye).
+    if (state.line && state.line.length > 1) {
+      const ends = [state.line[0], state.line[state.line.length - 1]].map((n) => this.xyOfName(n));
+      if (ends[0] && ends[1]) {
+        const g = el("g", { class: "winline" }, marks);
+        const at = { x1: ends[0][0] + 1, y1: ends[0][1] + 1, x2: ends[1][0] + 1, y2: ends[1][1] + 1 };
+        el("line", { ...at, class: "edge" }, g);
+        el("line", at, g);
       }
     }
     if (state.sending && state.nextColor) {

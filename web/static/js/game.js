@@ -95,7 +95,10 @@ export class GameView {
     const clock = h("span", { class: "clock", id: `clock-${colour}` });
     const presence = h("span", { class: "presence" });
     const row = h("div", { class: `seat ${colour}` },
-      h("span", { class: `dot ${colour}`, "aria-hidden": "true" }), h("span", { class: "sr-only" }, `${colour}: `),
+      // The colour in words for a screen reader; shown too under forced colours (Windows
+      // high contrast), where both dots were the same ring (style.css). Seen always, it
+      // cut names short on a laptop.
+      h("span", { class: `dot ${colour}`, "aria-hidden": "true" }), h("span", { class: "colour" }, colour === "black" ? "Black" : "White"),
       name, presence, clock);
     return { row, name, clock, presence };
   }
@@ -140,6 +143,7 @@ export class GameView {
       line.hidden = true;
     }
     this.claimShown = false;
+    this.clockLeft = null; // one's own running clock at the last render (ms)
     this.offerKey = null;
     this.movesShown = -1;
     this.logShown = -1;
@@ -303,7 +307,13 @@ export class GameView {
       seat.row.classList.toggle("to-act", running === colour || (room.actor && p && room.actor === p.id));
       const left = room.clocks ? room.clockMs(colour) : null;
       seat.clock.textContent = left === null ? "" : gameClockText(left);
-      seat.clock.classList.toggle("low", left !== null && left < 10000 && room.state !== "over");
+      const low = left !== null && left < 10000 && room.state !== "over";
+      seat.clock.classList.toggle("low", low);
+      // Said once as one's own running clock goes under ten seconds (the block is seen).
+      if (low && colour === mine && running === colour && this.clockLeft >= 10000) {
+        this.announcer.textContent = "Under ten seconds left on your clock.";
+      }
+      if (colour === mine) this.clockLeft = running === colour ? left : null;
       seat.clock.classList.toggle("running", running === colour);
       // Gone from a finished game is leaving it, not a lost connection (nothing to claim).
       const away = room.state === "over" ? " left" : ` offline${this.deadlineText(room, p)}`;
@@ -406,6 +416,7 @@ export class GameView {
 
   gameText(room, mySeat) {
     if (room.state === "over") return resultText(room.result, room.moves.length);
+    if (room.hint) return `Hint: ${room.hint.point} (${room.hint.reason}).`; // until the next move
     if (room.state === "waiting") {
       if (!mySeat) return "Waiting for players.";
       // A rated room has no AI seats (the server refuses them; the page shows no control).
@@ -507,10 +518,16 @@ export class GameView {
         }
       }
       if (room.rematchRoom && !mySeat) parts.push(h("a", { class: "button", href: `#/watch/${room.rematchCode ?? room.rematchRoom}` }, "Watch the rematch"));
-      parts.push(h("div", { class: "row" },
-        h("a", { class: "button", id: "review", href: `#/review/${room.id}` }, "Review"),
-        h("button", { type: "button", id: "download-json", onclick: () => this.record(room, "json") }, "Download JSON"),
-        h("button", { type: "button", id: "download-psq", onclick: () => this.record(room, "psq") }, "Download PSQ")));
+      if (room.private && !mySeat) {
+        // The server keeps a private game's record for its players only: the buttons
+        // offered a spectator (a tournament director) a download that was refused.
+        parts.push(h("p", { class: "hint-text", id: "no-record" }, "The record of a private game is for its players: ask them for it."));
+      } else {
+        parts.push(h("div", { class: "row" },
+          h("a", { class: "button", id: "review", href: `#/review/${room.id}` }, "Review"),
+          h("button", { type: "button", id: "download-json", onclick: () => this.record(room, "json") }, "Download JSON"),
+          h("button", { type: "button", id: "download-psq", onclick: () => this.record(room, "psq") }, "Download PSQ")));
+      }
     }
     this.controls.replaceChildren(...parts);
     // An offer from the opponent waits for an answer here. The box is an alert, read
@@ -700,8 +717,10 @@ export class GameView {
     try {
       const s = await this.app.conn.request({ type: "hint", room: room.id });
       room.hint = { point: s.point, reason: s.reason };
+      // The hint is the news now: a refusal just before it no longer holds the status
+      // line, and its timer's end no longer writes "Your move" over the hint.
+      this.clearRefusal();
       this.update(room, null);
-      this.status.textContent = `Hint: ${s.point} (${s.reason}).`;
     } catch (error) {
       this.refuse(errorText(error));
     }

@@ -359,7 +359,24 @@ export function resultText(result, stones = null) {
   const why = REASONS[result.reason] ?? result.reason;
   if (result.winner === null) return `Draw (${why})`;
   const colour = result.winner === "black" ? "Black" : "White";
+  // As the terminal client says it: where the line is, found without seeing its colour.
+  const row = ROWS[result.reason];
+  if (row) return `${colour} wins with ${row}${lineEnds(result.line)}`;
   return `${colour} wins by ${why}`;
+}
+
+const ROWS = { five: "five in a row", overline: "six or more in a row" };
+
+/** " from e8 to i8": a winning line's ends, left to right (up the board in a column),
+ * as the terminal client orders them; "" without a line. */
+function lineEnds(line) {
+  if (!line || line.length < 2) return "";
+  const key = (point) => [point.charCodeAt(0), Number(point.slice(1))];
+  const sorted = [...line].sort((a, b) => {
+    const [ka, kb] = [key(a), key(b)];
+    return ka[0] - kb[0] || ka[1] - kb[1];
+  });
+  return ` from ${sorted[0]} to ${sorted[sorted.length - 1]}`;
 }
 
 /** A rating as a seat or the lobby shows it: "1742", or "1500?" while provisional. */
