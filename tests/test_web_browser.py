@@ -2732,10 +2732,10 @@ async def test_each_seat_says_its_colour_and_forced_colours_keep_the_turn(
         await expect(ann.locator(".seat.white .colour")).to_have_text("White")
         await expect(ann.locator(".seat.black")).to_have_class(re.compile("to-act"))
         await ann.emulate_media(forced_colors="active")
-        for colour in ("black", "white"):
-            assert (await ann.locator(f".seat.{colour} .colour").bounding_box() or {}).get(
-                "width", 0
-            ) > 10, colour
+        for colour in ("black", "white"):  # the word is seen, not only read out
+            box = await ann.locator(f".seat.{colour} .colour").bounding_box()
+            assert box is not None, colour
+            assert box["width"] > 10, (colour, box)
 
         async def frame(colour: str) -> tuple[str, str]:
             seat = ann.locator(f".seat.{colour}")
