@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import secrets
 from collections.abc import Coroutine
@@ -32,10 +33,13 @@ from server.matchmaking import Matchmaker
 from server.metrics import Metrics
 from server.players import LocalPlayers
 from server.ratelimit import KeyedWindows
-from server.service import RoomService, now_ms
+from server.service import RoomService, between_people, described, now_ms
 from server.services import Services
-from server.store import MemoryStore, Store
+from server.store import MemoryStore, Store, StoreUnavailable
+from server.store.embedded import EmbeddedStore
 from server.ticker import ClockTicker
+
+log = logging.getLogger("gomoku.server")
 
 
 class GomokuServer:
@@ -144,6 +148,7 @@ class GomokuServer:
     async def start(self) -> None:
         self._started_ms = now_ms()
         await self.store.start()
+        await self._take_up_games()
         await self.ticker.first_beat()
         await self.housekeeping.join()
         self.hub.on_notice = self.players.deliver_notice
@@ -180,15 +185,63 @@ class GomokuServer:
                 await task
         self.hints.close()
         if isinstance(self.store, MemoryStore):  # its rooms end with this process
-            await self.service.archive_before_stop(self.store.room_ids())
+            kept = await self._keep_games()
+            await self.service.archive_before_stop(self.store.room_ids(), kept)
         await self.hub.stop()
         await self.store.close()
 
     async def warn_before_stop(self) -> None:
-        """Name the games this stop will end (the memory store's rooms end with the
-        process), at its first signal."""
+        """Name the games this stop will end, or keep (the memory store's rooms end with
+        the process; a data file keeps the games between people), at its first
+        signal."""
         if isinstance(self.store, MemoryStore):
-            await self.service.warn_before_stop(self.store.room_ids())
+            keeping = isinstance(self.store, EmbeddedStore)
+            await self.service.warn_before_stop(self.store.room_ids(), keeping=keeping)
+
+    async def _keep_games(self) -> list[str]:
+        """With a data file, keep the games being played between people in it for the
+        next start (:meth:`_take_up_games`); their ids. A data file that takes no writes
+        (a full disk) loses them, as a stop did before, with a warning."""
+        if not isinstance(self.store, EmbeddedStore):
+            return []
+        running = await self.service.running_games(self.store.room_ids())
+        games = [room for room in running if between_people(room)]
+        if not games:
+            return []
+        try:
+            await self.store.keep_games([room.id for room in games])
+        except StoreUnavailable as exc:
+            log.warning("the games in progress could not be kept in the data file: %s", exc)
+            return []
+        log.info(
+            "kept %d game%s in progress in the data file, to go on when the server starts "
+            "again on it: %s",
+            len(games),
+            "" if len(games) == 1 else "s",
+            ", ".join(map(described, games)),
+        )
+        return [room.id for room in games]
+
+    async def _take_up_games(self) -> None:
+        """The games the last stop kept in the data file, taken up before the first
+        beat (which finds the time the server was down an outage: the running clocks and
+        claim countdowns get it back). Nobody is attached to them yet: each room is
+        looked at at once, so its seats show their players gone (the grace period runs)
+        until they come back."""
+        if not isinstance(self.store, EmbeddedStore):
+            return
+        restored = await self.store.take_up_games()
+        if not restored:
+            return
+        now = now_ms()
+        for room_id in restored:
+            await self.store.set_deadline(room_id, now)
+        log.info(
+            "took up %d game%s in progress kept by the last stop: %s",
+            len(restored),
+            "" if len(restored) == 1 else "s",
+            " ".join(restored),
+        )
 
     async def __aenter__(self) -> GomokuServer:
         await self.start()

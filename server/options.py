@@ -235,7 +235,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default=None,
         metavar="PATH",
         help="without Redis: the file that keeps players, ratings and finished games across "
-        f"restarts (default: {datafile.default_path()})",
+        "restarts, and the games being played between people over a stop and start "
+        f"(default: {datafile.default_path()})",
     )
     parser.add_argument(
         "--ephemeral",

@@ -364,35 +364,40 @@ class RoomService:
         invite = None if room.code is None else invite_key(room.code)
         await self.store.expire_room(room.id, ttl, invite=invite)
 
-    async def running_games(self, room_ids: Sequence[str]) -> list[str]:
-        """The games being played among ``room_ids``, each as an operator tells it:
-        ``r-80549b017b (Tara vs botA, 12 moves)``. Ids alone sent an operator to match
-        them with players through other log lines."""
-        running: list[str] = []
+    async def running_games(self, room_ids: Sequence[str]) -> list[Room]:
+        """The rooms among ``room_ids`` whose games are being played."""
+        running: list[Room] = []
         for room_id in room_ids:
             loaded = await self.load(room_id)
-            if loaded is None or loaded[1].state not in LIVE_STATES:
-                continue
-            room = loaded[1]
-            names = " vs ".join(seat.name for seat in room.seats if seat is not None)
-            moves = len(room.moves)
-            running.append(f"{room_id} ({names}, {moves} move{'' if moves == 1 else 's'})")
+            if loaded is not None and loaded[1].state in LIVE_STATES:
+                running.append(loaded[1])
         return running
 
-    async def warn_before_stop(self, room_ids: Sequence[str]) -> None:
-        """At a stop's first signal, the games among ``room_ids`` (rooms that end with this
-        process, the memory store's) that the stop will end, named at once, before the
-        drain's seconds are up: the warning came only once they had ended."""
-        _warn_running(await self.running_games(room_ids), ended=False)
+    async def warn_before_stop(self, room_ids: Sequence[str], *, keeping: bool) -> None:
+        """At a stop's first signal, what happens to the games among ``room_ids`` (rooms
+        in this process, the memory store's), named at once, before the drain's seconds
+        are up: with a data file (``keeping``) the games between people are kept and go
+        on at the next start, the others end; the warning came only once they had
+        ended, and named room ids."""
+        running = await self.running_games(room_ids)
+        kept = [room for room in running if keeping and between_people(room)]
+        if kept:
+            log.info(
+                "%s in progress will be kept in the data file, to go on when the server "
+                "starts again on it: %s",
+                _games(len(kept)),
+                ", ".join(map(described, kept)),
+            )
+        _warn_running([described(r) for r in running if r not in kept], ended=False)
 
-    async def archive_before_stop(self, room_ids: Sequence[str]) -> None:
+    async def archive_before_stop(self, room_ids: Sequence[str], kept: Sequence[str] = ()) -> None:
         """A last try for the finished games whose archiving failed (a full disk) among
         rooms that end with this process (the memory store's): each one still not kept
         is logged as lost. A stop had dropped them without a word (no record, no rating
         change) after warnings that said "will retry". The games still being played end
-        with the process too: one warning names them (an operator restarting to upgrade
-        learnt it from players)."""
-        running = await self.running_games(room_ids)
+        with the process too, but for those ``kept`` (by a data file): one warning names
+        them (an operator restarting to upgrade learnt it from players)."""
+        ending = [described(r) for r in await self.running_games(room_ids) if r.id not in kept]
         for room_id in room_ids:
             loaded = await self.load(room_id)
             if loaded is None or loaded[1].archive_at_ms is None:
@@ -405,7 +410,7 @@ class RoomService:
                     "record and rating changes are lost",
                     room_id,
                 )
-        _warn_running(running, ended=True)
+        _warn_running(ending, ended=True)
 
     async def _mark_archived(self, room_id: str, ratings: list[RatingChange] | None) -> None:
         """Log the game's ``game_over`` if it is held (once, whoever gets here first), with
@@ -545,17 +550,34 @@ def _keep_history(before: Room, after: Room, now: int, archive_retry_ms: int) ->
         after.archive_at_ms = now + archive_retry_ms
 
 
+def described(room: Room) -> str:
+    """A game as an operator tells it: ``r-80549b017b (Tara vs botA, 12 moves)``. Ids
+    alone sent an operator to match them with players through other log lines."""
+    names = " vs ".join(seat.name for seat in room.seats if seat is not None)
+    moves = len(room.moves)
+    return f"{room.id} ({names}, {moves} move{'' if moves == 1 else 's'})"
+
+
+def between_people(room: Room) -> bool:
+    """No AI in either seat: a game a data file keeps over a restart (an AI's seat lives
+    with the worker that played it, which the restart ends too)."""
+    return all(seat is not None and not seat.bot for seat in room.seats)
+
+
+def _games(count: int) -> str:
+    return f"{count} game{'' if count == 1 else 's'}"
+
+
 def _warn_running(running: list[str], *, ended: bool) -> None:
-    """The warning naming the games a stop ends (:meth:`RoomService.running_games`)."""
+    """The warning naming the games a stop ends (:func:`described`)."""
     if not running:
         return
     one = len(running) == 1
     end = ("ends" if one else "end") if ended else "will end"
     log.warning(
-        "%d game%s in progress %s with this stop, unrated and unrecorded (games being "
-        "played live in this process only, with this store): %s",
-        len(running),
-        "" if one else "s",
+        "%s in progress %s with this stop, unrated and unrecorded (games being played "
+        "live in this process only, with this store): %s",
+        _games(len(running)),
         end,
         ", ".join(running),
     )

@@ -21,6 +21,7 @@ from websockets.asyncio.client import connect as ws_connect
 
 from protocol import messages as m
 from protocol.events import GameOver, GameStarted, Moved
+from protocol.values import TimeControl
 from server.app import GomokuServer
 from server.config import Timers
 from server.rating import WIN
@@ -403,19 +404,54 @@ async def test_healthz_says_when_the_data_file_takes_no_writes(tmp_path: Path) -
         await server.stop()
 
 
-async def test_a_stop_names_the_games_in_progress_it_ends(
+async def test_a_game_being_played_goes_on_after_the_server_restarts(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """The data file keeps players, ratings and finished games, not games being played:
-    a stop (an upgrade, say) ended them without a word in the log."""
-    async with serving(DataFile(tmp_path / "server.sqlite3"), "alice", "bob", "cy") as players:
+    """A stop keeps the games being played between people in the data file, and the
+    next start on it takes them up: a club's server restarted between rounds ended every
+    game on its boards, unrecorded. The players come back with their tokens, resume and
+    play on; the clock that ran while the server was down gets that time back; the log
+    names the games kept."""
+    caplog.set_level(logging.INFO, logger="gomoku.server")
+    data = tmp_path / "server.sqlite3"
+    five_minutes = TimeControl(base_ms=300_000, inc_ms=0)
+    async with serving(DataFile(data), "alice", "bob", "cy") as players:
         alice, bob, cy = players
-        room = (await alice.create(seat="black")).room.id
+        room = (await alice.create(seat="black", time=five_minutes)).room.id
         await bob.join(room)
         await alice.until_event(GameStarted)
-        await cy.create(seat="black")  # waiting for an opponent: no game to end
-    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    assert (
-        "1 game in progress ends with this stop, unrated and unrecorded (games being "
-        f"played live in this process only, with this store): {room} (alice vs bob, 0 moves)"
-    ) in warned
+        for player, point in ((alice, "h8"), (bob, "a1"), (alice, "h9")):
+            await player.move(room, point)
+            for seen in (alice, bob):
+                assert (await seen.until_event(Moved)).point == point
+        tokens = [("alice", alice.token), ("bob", bob.token)]
+        await cy.create(seat="black")  # waiting for an opponent: no game to keep
+    said = [r.getMessage() for r in caplog.records]
+    kept = f"in progress in the data file, to go on when the server starts again on it: {room}"
+    assert any(line.startswith("kept 1 game") and kept in line for line in said), said
+    assert not [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    await asyncio.sleep(2.5)  # down longer than an outage's 2 s
+    store = DataFile(data)
+    store.open()
+    server = GomokuServer(make_config(), store=EmbeddedStore(store))
+    await server.start()
+    again: list[TestClient] = []
+    try:
+        for name, token in tokens:
+            ws = await ws_connect(f"ws://127.0.0.1:{server.port}/", compression=None)
+            again.append(TestClient(ws))
+            welcome = await again[-1].hello(name, token)
+            assert welcome.rooms == [room]
+            await again[-1].send(m.Resume(room=room, after=5))
+        alice, bob = again
+        await bob.move(room, "a2")
+        moved = await alice.until_event(Moved)
+        assert (moved.point, moved.move_no) == ("a2", 4)
+        assert moved.clocks is not None
+        # White's clock ran from h9 on, through the stop, 2.5 s down and the start: the
+        # time down is given back.
+        assert moved.clocks.white_ms > 300_000 - 2_000, moved.clocks
+    finally:
+        for client in again:
+            await client.ws.close()
+        await server.stop()

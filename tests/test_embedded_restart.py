@@ -1,12 +1,14 @@
 """The embedded store across restarts of a real ``gomoku-server`` process: with no Redis,
 players, their tokens, ratings and finished games survive a stop (SIGTERM) and a crash
-(SIGKILL) in the data file; live games do not, and resuming one says the room is gone;
+(SIGKILL) in the data file; a game being played survives the stop, not the crash (and
+resuming it then says the room is gone), a room waiting for an opponent neither;
 ``--ephemeral`` keeps nothing."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import shutil
 import signal
 import subprocess
@@ -46,6 +48,15 @@ async def rated_game_to_the_end(black: TestClient, white: TestClient) -> str:
     over = await white.until_event(GameOver)
     assert over.winner == "black"
     return room
+
+
+def played(message: m.ServerMessage, point: str) -> bool:
+    """Whether ``message`` is the event of a stone on ``point``."""
+    return (
+        isinstance(message, m.Event)
+        and isinstance(message.event, Moved)
+        and (message.event.point == point)
+    )
 
 
 async def ask(client: TestClient, message: Any, kind: type[Any]) -> Any:
@@ -120,6 +131,45 @@ async def test_players_ratings_and_games_outlive_a_restart(
         assert (await renju_rating(bob_again))[0] < 1500
         stranger = await connect(clients, live)
         assert (await stranger.hello("cy")).player not in (ann.player, bob.player)
+        await stop(live, "SIGTERM")
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGKILL"])
+async def test_a_game_being_played_goes_on_after_a_stop_not_after_a_crash(
+    how: str, tmp_path: Path, clients: list[TestClient]
+) -> None:
+    """Two stones down, the server is stopped and started again on the same data file:
+    both players come back with their tokens, resume the room and play on, and the
+    game ends as usual. Killed instead, the game is gone with the process."""
+    data = ["--data", str(tmp_path / "server.sqlite3")]
+    with server_with(data, tmp_path) as live:
+        ann, bob = await connect(clients, live), await connect(clients, live)
+        await ann.hello("ann")
+        await bob.hello("bob")
+        room = (await ann.create(seat="black")).room.id
+        await bob.join(room)
+        await ann.until_event(GameStarted)
+        for player, point in ((ann, "h8"), (bob, "h9")):
+            await player.move(room, point)
+            assert (await ann.until_event(Moved)).point == point
+        await stop(live, how)
+    with server_with(data, tmp_path) as live:
+        ann2, bob2 = await connect(clients, live), await connect(clients, live)
+        assert (await ann2.hello("ann", token=ann.token)).rooms == (
+            [room] if how == "SIGTERM" else []
+        )
+        await bob2.hello("bob", token=bob.token)
+        if how == "SIGKILL":
+            await ann2.send(m.Resume(room=room, after=0))
+            await ann2.expect_error("no_such_room")
+            return
+        for player in (ann2, bob2):
+            await player.send(m.Resume(room=room, after=0))
+        for i, point in enumerate(WIN_FOR_BLACK[2:]):
+            await (ann2 if i % 2 == 0 else bob2).move(room, point)
+            await bob2.until(functools.partial(played, point=point))
+        over = await bob2.until_event(GameOver)
+        assert (over.winner, over.reason) == ("black", "five")
         await stop(live, "SIGTERM")
 
 

@@ -85,6 +85,11 @@ CREATE TABLE IF NOT EXISTS names (
     player TEXT PRIMARY KEY,
     name TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS kept_games (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    data BLOB NOT NULL,
+    kept_ms INTEGER NOT NULL
+);
 """
 
 
@@ -411,6 +416,27 @@ class DataFile:
         return await self._call(board)
 
     # -- finished games and names ------------------------------------------------------
+
+    async def keep_games(self, data: bytes) -> None:
+        """Keep the games being played (:mod:`server.store.kept`) until the next start
+        takes them (:meth:`take_games`); what an earlier stop kept and no start took is
+        replaced."""
+
+        def put(db: sqlite3.Connection) -> None:
+            db.execute("INSERT OR REPLACE INTO kept_games VALUES (1, ?, ?)", (data, _now_ms()))
+
+        await self._call(lambda: self._write(put))
+
+    async def take_games(self) -> bytes | None:
+        """The games a stop kept, gone from the file once taken (one start takes them up,
+        never two)."""
+
+        def take(db: sqlite3.Connection) -> bytes | None:
+            row = db.execute("SELECT data FROM kept_games WHERE id = 1").fetchone()
+            db.execute("DELETE FROM kept_games")
+            return None if row is None else bytes(row[0])
+
+        return await self._call(lambda: self._write(take))
 
     async def put_record(
         self, game_id: str, record: bytes, player_ids: Sequence[str], ended_ms: int

@@ -1,8 +1,9 @@
 """The embedded store ``gomoku-server`` runs with when it has no Redis: live rooms,
 lobby, queues and clocks in memory (:class:`~server.store.memory.MemoryStore`), and what
 a player expects to outlive a restart, their identity (sessions), ratings, names and
-finished games, in a data file (:class:`~server.store.datafile.DataFile`). A restart
-loses the games that were being played, nothing else."""
+finished games, in a data file (:class:`~server.store.datafile.DataFile`). The games
+being played between people are kept in it by a stop and taken up by the next start
+(:meth:`EmbeddedStore.keep_games`); a crash, or a kill -9, loses them, nothing else."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from server.rating import PlayerRating
 from server.store.archive import LEADERBOARD_SIZE, RatedGame
 from server.store.datafile import DataFile
+from server.store.kept import decode_kept, encode_kept
 from server.store.memory import MemoryStore
 
 
@@ -33,6 +35,24 @@ class EmbeddedStore(MemoryStore):
         """The data file takes writes (a full disk answered every new player and every
         game's end ``unavailable`` while ``/healthz`` said ok)."""
         return await self.data.writable()
+
+    # -- games kept over a restart ----------------------------------------------------
+
+    async def keep_games(self, room_ids: Sequence[str]) -> None:
+        """Keep ``room_ids`` (games being played) in the data file for the next start."""
+        await self.data.keep_games(encode_kept(self.keep_rooms(room_ids)))
+
+    async def take_up_games(self) -> list[str]:
+        """Take up the games a stop kept (see :meth:`keep_games`); their ids. A kept
+        value this version cannot read is dropped with the games in it, as before."""
+        data = await self.data.take_games()
+        if data is None:
+            return []
+        try:
+            kept = decode_kept(data)
+        except ValueError:
+            return []
+        return self.restore_rooms(kept)
 
     # -- sessions --------------------------------------------------------------------
 

@@ -33,6 +33,7 @@ from server.store.base import (
     StoredEvent,
     pair_queue,
 )
+from server.store.kept import KeptRoom, KeptRooms
 from server.store.pool import MemoryAiPool
 
 _CLOSED = None  # queue sentinel: the store closed
@@ -380,6 +381,60 @@ class MemoryStore(MemoryArchive, MemoryAiPool, Store):
                 if _drop_conn(room, conn_id, now_ms) == 0:
                     gone.setdefault(room_id, []).append(player)
         return gone
+
+    # -- games kept over a restart (the embedded store's data file) ------------------
+
+    def keep_rooms(self, room_ids: Sequence[str]) -> KeptRooms:
+        """``room_ids`` as they are now, with what the store knows of each (its log, its
+        deadline, its lobby line, its seated players and invite code), and the last beat:
+        what :meth:`restore_rooms` needs to take their games up again in a new process."""
+        rooms = []
+        for room_id in room_ids:
+            room = self._room(room_id)
+            if room is None:
+                continue
+            rooms.append(
+                KeptRoom(
+                    id=room_id,
+                    version=room.version,
+                    state=bytes(room.state),
+                    seq=room.seq,
+                    log=[(e.seq, e.data) for e in room.log],
+                    chat=[(e.seq, e.data) for e in room.chat],
+                    deadline_ms=self._deadlines.get(room_id),
+                    lobby=self._lobby.get(room_id),
+                    in_progress=room_id in self._in_progress,
+                    players=sorted(p for p, rs in self._player_rooms.items() if room_id in rs),
+                    invites=sorted(c for c, r in self._invites.items() if r == room_id),
+                )
+            )
+        return KeptRooms(beat_ms=self._beat, rooms=rooms)
+
+    def restore_rooms(self, kept: KeptRooms) -> list[str]:
+        """Take up the rooms :meth:`keep_rooms` kept (none of them may exist here yet);
+        the ids restored. The last beat comes back too, so the first beat finds the time
+        the server was down an outage, and the running clocks get it back."""
+        if kept.beat_ms is not None and (self._beat is None or kept.beat_ms > self._beat):
+            self._beat = kept.beat_ms
+        restored = []
+        for k in kept.rooms:
+            if k.id in self._rooms:
+                continue
+            room = self._rooms[k.id] = _Room(version=k.version, state=k.state, seq=k.seq)
+            room.log.extend(StoredEvent(seq, data) for seq, data in k.log)
+            room.chat.extend(StoredEvent(seq, data) for seq, data in k.chat)
+            if k.deadline_ms is not None:
+                self._deadlines[k.id] = k.deadline_ms
+            if k.lobby is not None:
+                self._lobby[k.id] = k.lobby
+            if k.in_progress:
+                self._in_progress.add(k.id)
+            for player in k.players:
+                self._player_rooms.setdefault(player, set()).add(k.id)
+            for code in k.invites:
+                self._invites[code] = k.id
+            restored.append(k.id)
+        return restored
 
     # -- clock deadlines -------------------------------------------------------
 
