@@ -231,9 +231,6 @@ class Connection:
     # -- main loop -------------------------------------------------------------
 
     async def run(self) -> None:
-        # A first round trip at once, for lag compensation (server.lag): the keepalive's
-        # first ping comes only after its interval, and a blitz game may be over by then.
-        self.spawn(self.ws.ping())
         try:
             async for frame in self.ws:
                 self.busy = True
@@ -547,6 +544,10 @@ class Connection:
 
     def lag_ms(self) -> int:
         return round(self.ws.latency * 1000)
+
+    def measure_lag(self) -> None:
+        if not self.moving:
+            self.spawn(self.ws.ping())
 
     async def rating(self, rule: Rule) -> float:
         """This player's Glicko-2 rating under ``rule`` (1500 before any rated game)."""

@@ -20,12 +20,17 @@ be on its way is not called out before the compensation their stone would get
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from protocol.values import TimeControl
 
-if TYPE_CHECKING:  # the room imports this module
-    from server.room import Seat
+
+class Seat(Protocol):
+    """What lag compensation reads and writes of a seat (:class:`server.room.Seat`)."""
+
+    lag_ms: int
+    lag_quota_ms: int | None
+
 
 MAX_LAG_MS = 2_000
 """A measured round trip above this is taken as this (a link stalled, not slow)."""

@@ -70,6 +70,10 @@ class Session(Protocol):
         """The link's round trip as the server's last WebSocket ping found it (0 before
         any pong came back): what lag compensation gives back (:mod:`server.lag`)."""
 
+    def measure_lag(self) -> None:
+        """Ping the client now (its pong sets :meth:`lag_ms`): the keepalive's first
+        ping comes only after its interval, and a blitz game may be over by then."""
+
     def seat(self) -> Seat:
         """The player as a seat in a room."""
 

@@ -109,6 +109,7 @@ async def on_hello(session: Session, msg: m.Hello) -> None:
             re=msg.id,
         )
     )
+    session.measure_lag()
 
 
 async def _undo_hello(session: Session, record: SessionRecord) -> None:
