@@ -113,6 +113,7 @@ class GomokuServer:
             self.handoff.adopt = self.listener.adopt
             self.handoff.find = self.listener.find
         self._tasks: list[asyncio.Task[None]] = []
+        self._stopped = False
         metrics.gauges["gomoku_connections"] = lambda: len(self.listener.connections)
         metrics.gauges["gomoku_players_online"] = self.players.people
         metrics.gauges["gomoku_rooms_followed"] = self.hub.rooms_followed
@@ -172,7 +173,11 @@ class GomokuServer:
 
     async def stop(self) -> None:
         """Close every connection with 1001 (going away) and stop background work.
-        Every acknowledged move is already committed to the store."""
+        Every acknowledged move is already committed to the store. Once: a second call
+        does nothing (its store is closed; the games were kept by the first)."""
+        if self._stopped:
+            return
+        self._stopped = True
         await self.local_workers.stop()
         if self.handoff is not None:
             await self.handoff.stop()

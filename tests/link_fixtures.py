@@ -42,15 +42,19 @@ async def slow_link(port: int, delay: float) -> AsyncIterator[int]:
     tasks: set[asyncio.Task[None]] = set()
 
     async def serve(client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
-        server_r, server_w = await asyncio.open_connection("127.0.0.1", port)
-        both = asyncio.gather(_pump(client_r, server_w, 0.0), _pump(server_r, client_w, delay))
+        writers = [client_w]
         try:
             with contextlib.suppress(ConnectionError, asyncio.CancelledError):
-                await both
+                server_r, server_w = await asyncio.open_connection("127.0.0.1", port)
+                writers.append(server_w)
+                await asyncio.gather(
+                    _pump(client_r, server_w, 0.0), _pump(server_r, client_w, delay)
+                )
         finally:
-            # Closed here too: a proxy torn down while bytes were held back left both
-            # sockets open, and their warnings failed whichever test ran at collection.
-            for writer in (client_w, server_w):
+            # Closed here too: a proxy torn down while bytes were held back (or while it
+            # was still connecting) left sockets open, and their warnings failed
+            # whichever test ran when they were collected.
+            for writer in writers:
                 writer.close()
 
     def started(client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:

@@ -123,11 +123,12 @@ def embedded_store(path: Path) -> EmbeddedStore:
     return EmbeddedStore(data)
 
 
-async def test_a_restart_of_the_default_server_loses_the_game_not_the_player(
+async def test_a_restart_of_the_default_server_keeps_the_game_and_the_player(
     make_server: MakeServer, connect: Connect, tmp_path: Path
 ) -> None:
-    """The default (embedded) server restarts mid-game: it still knows the player but
-    not the game; the client says the game is gone and shows the lobby."""
+    """The default (embedded) server restarts mid-game: its data file kept the game, so
+    the client reconnects to it, still the same player on the same board, and Bob,
+    back with his token, plays on (it said the game was gone, and the lobby came)."""
     data = tmp_path / "server.sqlite3"
     first = await make_server(store=embedded_store(data))
     async with running(first, tmp_path) as (app, pilot):
@@ -135,14 +136,20 @@ async def test_a_restart_of_the_default_server_loses_the_game_not_the_player(
         await pilot.press("enter")
         await until(pilot, lambda: stones(app) == 1)
         me = app.model.me
-        await restart(make_server, first, bob, lambda: embedded_store(data))
+        token = bob.token
+        port = first.port
+        await bob.ws.close()
+        await first.stop()
+        second = await make_server(port=port, store=embedded_store(data))
 
-        await until(pilot, lambda: isinstance(app.screen, NoticeDialog), "the notice")
-        await pilot.pause()
-        assert "The game is gone" in screen_text(app)
-        assert f"Room {room} is gone" in screen_text(app).replace("\n", " ")
-        await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
-        assert app.model.room is None
+        await until(pilot, lambda: app.model.session.link.online, "back online")
+        bob = await connect(to=second)
+        await bob.hello("bob", token)
+        await bob.send(m.Resume(room=room, after=0))
+        await bob.move(room, "a1")
+        await until(pilot, lambda: stones(app) == 2, "Bob's stone after the restart")
+        assert isinstance(app.screen, GameScreen)
+        assert app.model.room is not None
+        assert app.model.room.id == room
         assert app.model.me == me
-        assert "game in progress" not in screen_text(app)
+        assert not isinstance(app.screen, NoticeDialog)
