@@ -343,14 +343,15 @@ class RoomService:
                     history.pool(room.rule), room.id, black.id, white.id, score
                 )
                 ratings = None if rated is None else history.rating_changes(room, rated)
-            await self._mark_archived(room.id, ratings)
+            first = await self._mark_archived(room.id, ratings)
         except Exception as exc:  # retried through the due time; the game itself is safe
             self.metrics.inc("gomoku_archive_failures_total")
             log.warning(
                 "room %s: archiving the finished game failed (%s); will retry", room.id, exc
             )
             return False
-        self.metrics.inc("gomoku_games_archived_total")
+        if first:  # (a game archived twice, racing, is one game kept)
+            self.metrics.inc("gomoku_games_archived_total")
         return True
 
     async def _expire_finished(self, room: Room, *, archived: bool) -> None:
@@ -412,16 +413,18 @@ class RoomService:
                 )
         _warn_running(ending, ended=True)
 
-    async def _mark_archived(self, room_id: str, ratings: list[RatingChange] | None) -> None:
+    async def _mark_archived(self, room_id: str, ratings: list[RatingChange] | None) -> bool:
         """Log the game's ``game_over`` if it is held (once, whoever gets here first), with
-        the seats showing the ratings after the game, and clear the archive's retry time."""
+        the seats showing the ratings after the game, and clear the archive's retry time.
+        True if this call did it: another (the ticker's retry, another instance) may have
+        archived the game first, and it is counted once."""
         for _ in range(MAX_ATTEMPTS):
             loaded = await self.load(room_id)
             if loaded is None:
-                return
+                return False
             record, room = loaded
             if room.archive_at_ms is None and not room.game_over_held:
-                return
+                return False
             room = copy_room(room)  # changed below, and load() shares its room
             events: list[RoomEvent] = []
             if room.game_over_held and room.result is not None:
@@ -452,7 +455,7 @@ class RoomService:
             except Conflict:
                 continue
             self._count(room, events)
-            return
+            return True
         raise RuntimeError(f"room {room_id}: too many conflicting writers")
 
     def _count(self, room: Room, events: list[RoomEvent]) -> None:

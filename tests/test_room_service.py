@@ -130,6 +130,26 @@ async def test_the_archived_record_is_the_engines_record_of_the_game() -> None:
     assert record_from_dict(stored) == engine_record
 
 
+async def test_a_game_archived_twice_is_counted_once() -> None:
+    """The ticker's retry (or another instance) archiving a game already kept writes
+    the same record again and counts nothing: /metrics said 628 games archived when the
+    data file held 616 (a long soak)."""
+    metrics = Metrics()
+    service = RoomService(MemoryStore(), ServerConfig(), metrics)
+    room = await service.open(
+        "r-1",
+        game.RoomSettings(rule=Rule.FREESTYLE, size=15),
+        seats=[(Seat(id=A, name="a"), "black"), (Seat(id=B, name="b"), "white")],
+    )
+    for i, point in enumerate(["h8", "a1", "h9", "a2", "h10", "a3", "h11", "a4", "h12"]):
+        await service.act(room.id, game.Move(A if i % 2 == 0 else B, point))
+    over = await _loaded(service, room.id)
+    assert await service.archive(over)
+    assert metrics.counters["gomoku_games_archived_total"] == 1
+    assert await service.archive(over)  # again, as a racing retry would
+    assert metrics.counters["gomoku_games_archived_total"] == 1
+
+
 async def test_a_timed_games_record_keeps_its_time_control_and_final_clocks() -> None:
     """A 5+3 game's record says 5+3 and how much time each side had left at the end (a
     5+3 game lost on time and a 4-second one read alike)."""

@@ -524,7 +524,14 @@ class MemoryStore(MemoryArchive, MemoryAiPool, Store):
             rooms.discard(room_id)
 
     async def player_rooms(self, player_id: str) -> list[str]:
-        return sorted(r for r in self._player_rooms.get(player_id, ()) if self._room(r))
+        rooms = self._player_rooms.get(player_id)
+        if rooms is None:
+            return []
+        gone = {r for r in rooms if self._room(r) is None}
+        rooms -= gone  # expired meanwhile: each hello of a long-lived player looked past more
+        if not rooms:
+            del self._player_rooms[player_id]
+        return sorted(rooms)
 
     async def add_owned_room(self, player_id: str, room_id: str, limit: int, now_ms: int) -> bool:
         owned = self._owned.setdefault(player_id, {})
