@@ -28,6 +28,19 @@ async def _loaded(service: RoomService, room_id: str) -> Room:
     return loaded[1]
 
 
+async def five_for_black(service: RoomService, size: int, moves: list[str]) -> Room:
+    """A freestyle game of ``size`` between A (Black) and B played through ``service``
+    with ``moves`` (Black's five last): the finished room."""
+    room = await service.open(
+        "r-1",
+        game.RoomSettings(rule=Rule.FREESTYLE, size=size),
+        seats=[(Seat(id=A, name="a"), "black"), (Seat(id=B, name="b"), "white")],
+    )
+    for i, point in enumerate(moves):
+        await service.act(room.id, game.Move(A if i % 2 == 0 else B, point))
+    return await _loaded(service, room.id)
+
+
 async def test_a_loaded_room_is_not_changed_by_the_actions_that_follow() -> None:
     """Moves, a refused move, a takeback and a resignation leave every room loaded
     before them as it was loaded (its stones, their times, seats and clocks)."""
@@ -95,14 +108,9 @@ async def test_the_archived_record_is_the_engines_record_of_the_game() -> None:
     is what the engine's own record of the same moves, times and result gives, plus the
     server's ``game`` key, and it replays."""
     service = RoomService(MemoryStore(), ServerConfig(), Metrics())
-    room = await service.open(
-        "r-1",
-        game.RoomSettings(rule=Rule.FREESTYLE, size=19),
-        seats=[(Seat(id=A, name="a"), "black"), (Seat(id=B, name="b"), "white")],
+    over = await five_for_black(
+        service, 19, ["k10", "a1", "k11", "a2", "k12", "a19", "k13", "s1", "k14"]
     )
-    for i, point in enumerate(["k10", "a1", "k11", "a2", "k12", "a19", "k13", "s1", "k14"]):
-        await service.act(room.id, game.Move(A if i % 2 == 0 else B, point))
-    over = await _loaded(service, room.id)
     assert over.result is not None
     assert over.result.reason == "five"
     stored = json.loads(history.record_bytes(over))
@@ -123,7 +131,7 @@ async def test_the_archived_record_is_the_engines_record_of_the_game() -> None:
         started_at=stored["started_at"],
     )
     game_facts = stored.pop(history.GAME_KEY)
-    assert game_facts["id"] == room.id
+    assert game_facts["id"] == over.id
     assert (game_facts["black"], game_facts["white"]) == (A, B)
     assert (game_facts["time"], game_facts["clocks"]) == (None, None)  # no clock
     assert stored == json.loads(json.dumps(record_to_dict(engine_record)))
@@ -136,14 +144,9 @@ async def test_a_game_archived_twice_is_counted_once() -> None:
     data file held 616 (a long soak)."""
     metrics = Metrics()
     service = RoomService(MemoryStore(), ServerConfig(), metrics)
-    room = await service.open(
-        "r-1",
-        game.RoomSettings(rule=Rule.FREESTYLE, size=15),
-        seats=[(Seat(id=A, name="a"), "black"), (Seat(id=B, name="b"), "white")],
+    over = await five_for_black(
+        service, 15, ["h8", "a1", "h9", "a2", "h10", "a3", "h11", "a4", "h12"]
     )
-    for i, point in enumerate(["h8", "a1", "h9", "a2", "h10", "a3", "h11", "a4", "h12"]):
-        await service.act(room.id, game.Move(A if i % 2 == 0 else B, point))
-    over = await _loaded(service, room.id)
     assert await service.archive(over)
     assert metrics.counters["gomoku_games_archived_total"] == 1
     assert await service.archive(over)  # again, as a racing retry would

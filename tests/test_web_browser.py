@@ -622,6 +622,24 @@ async def test_a_reload_and_a_dropped_connection_resume_the_game(browser: Browse
         assert (await hal.until_event(Moved)).point == "h10"
 
 
+async def cy_watches_a_private_game(
+    crowd: People,
+) -> tuple[TestClient, TestClient, str, str, Page]:
+    """Ann (Black) and Hal play a private game; cy's page watches it, opened by its code:
+    (ann, hal, the room's id, its code, cy's page)."""
+    ann = await crowd.client("ann")
+    made = await ann.create(private=True, seat="black")
+    code = made.room.code
+    assert code is not None
+    hal = await crowd.client("hal")
+    await hal.send(m.Join(code=code))
+    room = (await hal.expect(m.Snapshot)).room.id
+    cy = await crowd.page("cy")
+    await cy.goto(f"{crowd.url}#/room/{code}")
+    await expect(cy.locator("#status")).to_contain_text("ann to move")
+    return ann, hal, room, code, cy
+
+
 async def test_a_spectator_of_a_private_game_watches_on_after_a_dropped_network(
     browser: Browser,
 ) -> None:
@@ -630,14 +648,7 @@ async def test_a_spectator_of_a_private_game_watches_on_after_a_dropped_network(
     whose connection closed is no longer one) while the game went on: the page joins it
     again by its code, and the move made meanwhile shows."""
     async with people(browser) as crowd:
-        ann = await crowd.client("ann")
-        made = await ann.create(private=True, seat="black")
-        hal = await crowd.client("hal")
-        await hal.send(m.Join(code=made.room.code))
-        room = (await hal.expect(m.Snapshot)).room.id
-        cy = await crowd.page("cy")
-        await cy.goto(f"{crowd.url}#/room/{made.room.code}")
-        await expect(cy.locator("#status")).to_contain_text("ann to move")
+        ann, hal, room, code, cy = await cy_watches_a_private_game(crowd)
         cy_conn = crowd.connection_of("cy")
         cy_conn.ws.transport.abort()  # the network drops
         await expect(cy.locator("#conn")).to_have_attribute("data-state", "offline")
@@ -645,7 +656,7 @@ async def test_a_spectator_of_a_private_game_watches_on_after_a_dropped_network(
         await expect(cy.locator("#conn")).to_have_attribute("data-state", "online")
         await moves_shown(cy, 1)
         await expect(cy.locator("#status")).to_contain_text("hal to move")
-        assert cy.url.endswith(f"#/room/{made.room.code}")
+        assert cy.url.endswith(f"#/room/{code}")
         await hal.move(room, "a1")
         await moves_shown(cy, 2)
 
@@ -657,14 +668,7 @@ async def test_a_spectator_of_a_private_game_is_not_offered_its_record(
     was offered Review and Downloads that the server then refused; the page says whom
     to ask instead."""
     async with people(browser) as crowd:
-        ann = await crowd.client("ann")
-        made = await ann.create(private=True, seat="black")
-        hal = await crowd.client("hal")
-        await hal.send(m.Join(code=made.room.code))
-        room = (await hal.expect(m.Snapshot)).room.id
-        cy = await crowd.page("cy")
-        await cy.goto(f"{crowd.url}#/room/{made.room.code}")
-        await expect(cy.locator("#status")).to_contain_text("ann to move")
+        ann, _hal, room, _code, cy = await cy_watches_a_private_game(crowd)
         await ann.send(m.Resign(room=room))
         await expect(cy.locator("#no-record")).to_contain_text("for its players")
         assert await cy.locator("#download-json").count() == 0
