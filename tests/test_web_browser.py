@@ -2612,6 +2612,18 @@ def contrast(a: str, b: str) -> float:
     return (high + 0.05) / (low + 0.05)
 
 
+async def edged_on_the_wood(page: Page, mark: str) -> None:
+    """The board's ``mark`` (``.forbidden``, ``.hint``) shows in both schemes: its dark
+    edge against the wood, and its colour against the edge, at 3:1 or more."""
+    board = page.locator("#room-view svg.board")
+    for scheme in ("light", "dark"):
+        await page.emulate_media(color_scheme=scheme)
+        wood = await style(board.locator(".wood"), "fill")
+        edge, colour = await tones(board.locator(mark))
+        assert contrast(edge, wood) >= 3, (scheme, edge, wood)
+        assert contrast(colour, edge) >= 3, (scheme, colour, edge)
+
+
 async def style(target: Locator, prop: str) -> str:
     """A computed style of the (first) element ``target`` finds."""
     return str(await target.first.evaluate("(e, p) => getComputedStyle(e)[p]", prop))
@@ -2680,13 +2692,7 @@ async def test_renjus_forbidden_cross_shows_on_the_wood_in_both_schemes(browser:
         hers, his = ["h8", "i8", "j9", "j10"], ["a1", "a3", "a5", "a7"]
         await play_out(ann, hal, room, hers, his)
         await moves_shown(ann, 8)
-        board = ann.locator("#room-view svg.board")
-        for scheme in ("light", "dark"):
-            await ann.emulate_media(color_scheme=scheme)
-            wood = await style(board.locator(".wood"), "fill")
-            edge, cross = await tones(board.locator(".forbidden"))
-            assert contrast(edge, wood) >= 3, (scheme, edge, wood)
-            assert contrast(cross, edge) >= 3, (scheme, cross, edge)
+        await edged_on_the_wood(ann, ".forbidden")
 
 
 async def test_the_focus_is_two_toned_on_the_page_and_on_the_board(browser: Browser) -> None:
@@ -2817,13 +2823,7 @@ async def test_a_hint_just_after_a_refusal_stays_and_shows_on_the_wood(
         await ann.clock.fast_forward(7_000)  # the refusal's time is up
         await expect(status).to_have_text(hint)
         await expect(status).not_to_have_class(re.compile("refusal"))
-        board = ann.locator("#room-view svg.board")
-        for scheme in ("light", "dark"):
-            await ann.emulate_media(color_scheme=scheme)
-            wood = await style(board.locator(".wood"), "fill")
-            edge, diamond = await tones(board.locator(".hint"))
-            assert contrast(edge, wood) >= 3, (scheme, edge, wood)
-            assert contrast(diamond, edge) >= 3, (scheme, diamond, edge)
+        await edged_on_the_wood(ann, ".hint")
 
 
 async def test_a_desktop_zoomed_in_gets_a_bigger_board_not_a_smaller_one(
