@@ -313,6 +313,9 @@ class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
     moves: Count
     ended_ms: Millis
     """When the game ended (Unix epoch, ms); ``list_games`` pages back with ``before_ms``."""
+    aborted: bool = False
+    """Whether the game was aborted (``abandon`` with no winner before each side made two
+    moves, or a timed game nobody began): not a draw, it counts for nothing."""
 
 
 class RoomView(msgspec.Struct, frozen=True, kw_only=True):

@@ -114,9 +114,10 @@ def record_bytes(room: Room) -> bytes:
     """What the archive keeps for the finished game in ``room``: the engine's JSON record
     (:func:`engine.record.record_to_dict`, its fields in its order), its moves written
     from the room's own notation (the engine's: ``server.game.play`` formats each stone
-    it accepts), and the server's ``"game"`` key: ids, whether rated and private, when it
-    ended, its time control and both clocks at its end (null without a clock): a 5+3
-    game lost on time and a 4-second one read alike without them."""
+    it accepts), and the server's ``"game"`` key: ids, whether rated, aborted (a
+    standings script counted an aborted game as a draw) and private, when it ended, its
+    time control and both clocks at its end (null without a clock): a 5+3 game lost on
+    time and a 4-second one read alike without them."""
     black, white = colour_seats(room)
     header = GameRecord(
         rule=room.rule,
@@ -135,6 +136,7 @@ def record_bytes(room: Room) -> bytes:
         "black": black.id,
         "white": white.id,
         "rated": black_score(room) is not None,
+        "aborted": aborted(room),
         "private": room.private,
         "ended_ms": room.ended_ms,
         "time": room.time,
@@ -182,6 +184,16 @@ def facts(data: bytes) -> dict[str, Any]:
     return game
 
 
+def _aborted_record(record: dict[str, Any]) -> bool:
+    """:func:`aborted` for a record kept before records said it (2026-11-29)."""
+    result = record.get("result") or {}
+    return (
+        result.get("reason") == Reason.ABANDON
+        and result.get("winner") is None
+        and len(record.get("moves") or ()) < ABORTED_BELOW_STONES
+    )
+
+
 def summary(data: bytes) -> GameSummary:
     """One line of a player's history from a stored record. Raises BadRecord."""
     record = _load(data)
@@ -199,6 +211,7 @@ def summary(data: bytes) -> GameSummary:
             "result": record.get("result"),
             "moves": len(record.get("moves") or ()),
             "ended_ms": game.get("ended_ms") or 0,
+            "aborted": bool(game.get("aborted", _aborted_record(record))),
         }
         return msgspec.convert(fields, GameSummary)
     except (msgspec.ValidationError, AttributeError, TypeError) as exc:

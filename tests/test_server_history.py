@@ -5,6 +5,7 @@ exported as JSON, PSQ and a move list that the engine reads back."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Awaitable, Callable
 
 import pytest
@@ -16,7 +17,7 @@ from protocol import messages as m
 from protocol.codec import decode_event
 from protocol.events import GameOver, GameStarted, Offered, PlayerJoined, RatingChange
 from protocol.values import Standing, TimeControl
-from server import game
+from server import game, history
 from server.app import GomokuServer
 from server.game import GameRules
 from server.rating import LOSS, WIN, PlayerRating
@@ -170,6 +171,7 @@ async def test_finished_game_is_listed_and_exported(arena: GomokuServer, connect
         assert (item.white.id, item.white.name) == (bob.player, "bob")
         assert (item.result.winner, item.result.reason, item.moves) == ("black", "five", 9)
         assert not item.rated
+        assert not item.aborted
         assert item.ended_ms > 0
     older = await _ask(bob, m.ListGames(before_ms=item.ended_ms, id=3))
     assert isinstance(older, m.Games)
@@ -198,6 +200,31 @@ async def test_finished_game_is_listed_and_exported(arena: GomokuServer, connect
         assert (result.winner, result.reason) == (Color.BLACK, Reason.FIVE)
     assert texts["moves"] == " ".join(moves)
     assert (psq.players.black, psq.players.white) == ("alice", "bob")
+
+
+async def test_an_aborted_game_says_so_in_the_list_and_the_record(
+    make_server: MakeServer, connect: Connect
+) -> None:
+    """A timed game nobody began is aborted: its result reads as a draw by abandonment
+    does (a tournament director's standings script counted it half a point each), so
+    list_games and the JSON record say ``aborted``; a game decided on the board does
+    not."""
+    server = await make_server(game=GameRules(grace_ms=60_000, first_stone_ms=300))
+    alice, bob, room = await _seated(
+        server, connect, time=TimeControl(base_ms=60_000, inc_ms=0), rated=True
+    )
+    over = await alice.until_event(GameOver)
+    assert (over.winner, over.reason) == (None, "abandon")
+    games = await _ask(bob, m.ListGames(player=alice.player, id=1))
+    assert isinstance(games, m.Games)
+    [item] = games.items
+    assert (item.id, item.aborted, item.rated) == (room, True, False)
+    reply = await _ask(alice, m.GetRecord(game=room, format="json", id=2))
+    assert isinstance(reply, m.Record)
+    kept = json.loads(reply.text)
+    assert kept["game"]["aborted"] is True
+    del kept["game"]["aborted"]  # as records kept before the key came read
+    assert history.summary(json.dumps(kept).encode()).aborted
 
 
 async def test_private_games_and_unknown_players(arena: GomokuServer, connect: Connect) -> None:
