@@ -149,12 +149,16 @@ class GomokuServer:
     async def start(self) -> None:
         self._started_ms = now_ms()
         await self.store.start()
-        await self._take_up_games()
+        taken = await self._take_up_games()
         await self.ticker.first_beat()
         await self.housekeeping.join()
         self.hub.on_notice = self.players.deliver_notice
         await self.hub.start()
         await self.listener.start()
+        if taken and isinstance(self.store, EmbeddedStore):
+            # Served now: a start that failed before here (its port taken) left them
+            # in the file for the next.
+            await self.store.forget_kept_games()
         if self.handoff is not None:
             self.handoff.start()
         self._address = f"{self.config.host}:{self.port}"
@@ -227,17 +231,17 @@ class GomokuServer:
         )
         return [room.id for room in games]
 
-    async def _take_up_games(self) -> None:
+    async def _take_up_games(self) -> bool:
         """The games the last stop kept in the data file, taken up before the first
         beat (which finds the time the server was down an outage: the running clocks and
         claim countdowns get it back). Nobody is attached to them yet: each room is
         looked at at once, so its seats show their players gone (the grace period runs)
-        until they come back."""
+        until they come back. Whether any were taken up."""
         if not isinstance(self.store, EmbeddedStore):
-            return
+            return False
         restored = await self.store.take_up_games()
         if not restored:
-            return
+            return False
         now = now_ms()
         for room_id in restored:
             await self.store.set_deadline(room_id, now)
@@ -247,6 +251,7 @@ class GomokuServer:
             "" if len(restored) == 1 else "s",
             " ".join(restored),
         )
+        return True
 
     async def __aenter__(self) -> GomokuServer:
         await self.start()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
 import sqlite3
 import sys
 import urllib.error
@@ -454,4 +455,38 @@ async def test_a_game_being_played_goes_on_after_the_server_restarts(
     finally:
         for client in again:
             await client.ws.close()
+        await server.stop()
+
+
+async def test_games_kept_by_a_stop_outlive_a_start_that_fails(tmp_path: Path) -> None:
+    """A start that fails after reading the kept games (its port taken by another
+    program) and ends without a stop (killed) leaves them in the data file: the next
+    start takes them up; once one serves them, they are gone from the file."""
+    data = tmp_path / "server.sqlite3"
+    async with serving(DataFile(data), "alice", "bob") as players:
+        alice, bob = players
+        room = (await alice.create(seat="black")).room.id
+        await bob.join(room)
+        await alice.until_event(GameStarted)
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    try:
+        store = DataFile(data)
+        store.open()
+        failed = GomokuServer(make_config(port=taken.getsockname()[1]), store=EmbeddedStore(store))
+        with pytest.raises(OSError, match="address"):
+            await failed.start()
+        await store.close()  # the process ends here, no stop keeping its rooms again
+    finally:
+        taken.close()
+    store = DataFile(data)
+    store.open()
+    server = GomokuServer(make_config(), store=EmbeddedStore(store))
+    await server.start()
+    try:
+        assert await server.store.load_room(room) is not None
+        # Served: no longer in the file (a crash now loses them, as documented).
+        assert await store.kept_games() is None
+    finally:
         await server.stop()

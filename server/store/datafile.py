@@ -427,16 +427,25 @@ class DataFile:
 
         await self._call(lambda: self._write(put))
 
-    async def take_games(self) -> bytes | None:
-        """The games a stop kept, gone from the file once taken (one start takes them up,
-        never two)."""
+    async def kept_games(self) -> bytes | None:
+        """The games a stop kept (:meth:`keep_games`); they stay in the file until
+        :meth:`forget_kept_games`: a start that fails after reading them (its port taken,
+        say) leaves them for the next one."""
 
-        def take(db: sqlite3.Connection) -> bytes | None:
-            row = db.execute("SELECT data FROM kept_games WHERE id = 1").fetchone()
-            db.execute("DELETE FROM kept_games")
+        def read() -> bytes | None:
+            row = self._database().execute("SELECT data FROM kept_games WHERE id = 1").fetchone()
             return None if row is None else bytes(row[0])
 
-        return await self._call(lambda: self._write(take))
+        return await self._call(read)
+
+    async def forget_kept_games(self) -> None:
+        """The kept games were taken up by a start that now serves them: one start takes
+        them up, never two."""
+
+        def forget(db: sqlite3.Connection) -> None:
+            db.execute("DELETE FROM kept_games")
+
+        await self._call(lambda: self._write(forget))
 
     async def put_record(
         self, game_id: str, record: bytes, player_ids: Sequence[str], ended_ms: int

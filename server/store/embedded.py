@@ -43,9 +43,11 @@ class EmbeddedStore(MemoryStore):
         await self.data.keep_games(encode_kept(self.keep_rooms(room_ids)))
 
     async def take_up_games(self) -> list[str]:
-        """Take up the games a stop kept (see :meth:`keep_games`); their ids. A kept
-        value this version cannot read is dropped with the games in it, as before."""
-        data = await self.data.take_games()
+        """Take up the games a stop kept (see :meth:`keep_games`); their ids. They stay
+        in the data file until :meth:`forget_kept_games` (once this server serves). A
+        kept value this version cannot read is dropped with the games in it, as
+        before."""
+        data = await self.data.kept_games()
         if data is None:
             return []
         try:
@@ -53,6 +55,9 @@ class EmbeddedStore(MemoryStore):
         except ValueError:
             return []
         return self.restore_rooms(kept)
+
+    async def forget_kept_games(self) -> None:
+        await self.data.forget_kept_games()
 
     # -- sessions --------------------------------------------------------------------
 
