@@ -34,7 +34,7 @@ from client.screens.connect import ConnectScreen
 from client.screens.dialogs import ConfirmDialog, NoticeDialog
 from client.screens.game import GameScreen
 from client.screens.lobby import LobbyScreen
-from client.screens.style import APP_CSS, few_colours, plain_scrollbars
+from client.screens.style import APP_CSS, dress, plain_scrollbars
 from client.state.game import GameView
 from client.state.history import HistoryAction, HistoryFailed
 from client.state.lobby import NOT_SENT, AiChoice, LobbyAsked, LobbyTold, LobbyUnsent
@@ -159,10 +159,7 @@ class GomokuApp(App[None]):
 
     async def on_mount(self) -> None:
         exit_on_stop_signals(self, before=self._shut_down)
-        ascii_only = self.options.glyphs.name == "ascii"
-        self.set_class(ascii_only, "-ascii")
-        self.set_class(few_colours(self), "-few-colours")
-        plain_scrollbars(ascii_only)
+        dress(self, ascii_only=self.options.glyphs.name == "ascii")
         if not self.autostart:
             return
         name = self.default_name

@@ -33,7 +33,7 @@ from server.matchmaking import Matchmaker
 from server.metrics import Metrics
 from server.players import LocalPlayers
 from server.ratelimit import KeyedWindows
-from server.service import RoomService, between_people, described, now_ms
+from server.service import RoomService, counted, described, now_ms
 from server.services import Services
 from server.store import MemoryStore, Store, StoreUnavailable
 from server.store.embedded import EmbeddedStore
@@ -213,8 +213,7 @@ class GomokuServer:
         (a full disk) loses them, as a stop did before, with a warning."""
         if not isinstance(self.store, EmbeddedStore):
             return []
-        running = await self.service.running_games(self.store.room_ids())
-        games = [room for room in running if between_people(room)]
+        games, _ = await self.service.stop_plan(self.store.room_ids(), keeping=True)
         if not games:
             return []
         try:
@@ -223,10 +222,8 @@ class GomokuServer:
             log.warning("the games in progress could not be kept in the data file: %s", exc)
             return []
         log.info(
-            "kept %d game%s in progress in the data file, to go on when the server starts "
-            "again on it: %s",
-            len(games),
-            "" if len(games) == 1 else "s",
+            "kept %s in progress in the data file, to go on when the server starts again on it: %s",
+            counted(len(games), "game"),
             ", ".join(map(described, games)),
         )
         return [room.id for room in games]
@@ -246,9 +243,8 @@ class GomokuServer:
         for room_id in restored:
             await self.store.set_deadline(room_id, now)
         log.info(
-            "took up %d game%s in progress kept by the last stop: %s",
-            len(restored),
-            "" if len(restored) == 1 else "s",
+            "took up %s in progress kept by the last stop: %s",
+            counted(len(restored), "game"),
             " ".join(restored),
         )
         return True

@@ -365,31 +365,32 @@ class RoomService:
         invite = None if room.code is None else invite_key(room.code)
         await self.store.expire_room(room.id, ttl, invite=invite)
 
-    async def running_games(self, room_ids: Sequence[str]) -> list[Room]:
-        """The rooms among ``room_ids`` whose games are being played."""
-        running: list[Room] = []
-        for room_id in room_ids:
-            loaded = await self.load(room_id)
-            if loaded is not None and loaded[1].state in LIVE_STATES:
-                running.append(loaded[1])
-        return running
+    async def stop_plan(
+        self, room_ids: Sequence[str], *, keeping: bool
+    ) -> tuple[list[Room], list[Room]]:
+        """The games being played among ``room_ids`` (rooms in this process, the memory
+        store's), as a stop treats them: those a data file keeps (``keeping``) for the
+        next start, the games between people, and those it ends."""
+        kept: list[Room] = []
+        ending: list[Room] = []
+        for room in await self.unfinished(room_ids):
+            if room.state in LIVE_STATES:
+                (kept if keeping and between_people(room) else ending).append(room)
+        return kept, ending
 
     async def warn_before_stop(self, room_ids: Sequence[str], *, keeping: bool) -> None:
-        """At a stop's first signal, what happens to the games among ``room_ids`` (rooms
-        in this process, the memory store's), named at once, before the drain's seconds
-        are up: with a data file (``keeping``) the games between people are kept and go
-        on at the next start, the others end; the warning came only once they had
-        ended, and named room ids."""
-        running = await self.running_games(room_ids)
-        kept = [room for room in running if keeping and between_people(room)]
+        """At a stop's first signal, what happens to the games among ``room_ids`` (see
+        :meth:`stop_plan`), named at once, before the drain's seconds are up: the
+        warning came only once they had ended, and named room ids."""
+        kept, ending = await self.stop_plan(room_ids, keeping=keeping)
         if kept:
             log.info(
                 "%s in progress will be kept in the data file, to go on when the server "
                 "starts again on it: %s",
-                _games(len(kept)),
+                counted(len(kept), "game"),
                 ", ".join(map(described, kept)),
             )
-        _warn_running([described(r) for r in running if r not in kept], ended=False)
+        _warn_running([described(room) for room in ending], ended=False)
 
     async def archive_before_stop(self, room_ids: Sequence[str], kept: Sequence[str] = ()) -> None:
         """A last try for the finished games whose archiving failed (a full disk) among
@@ -398,7 +399,8 @@ class RoomService:
         change) after warnings that said "will retry". The games still being played end
         with the process too, but for those ``kept`` (by a data file): one warning names
         them (an operator restarting to upgrade learnt it from players)."""
-        ending = [described(r) for r in await self.running_games(room_ids) if r.id not in kept]
+        _, running = await self.stop_plan(room_ids, keeping=False)
+        ending = [described(room) for room in running if room.id not in kept]
         for room_id in room_ids:
             loaded = await self.load(room_id)
             if loaded is None or loaded[1].archive_at_ms is None:
@@ -557,8 +559,7 @@ def described(room: Room) -> str:
     """A game as an operator tells it: ``r-80549b017b (Tara vs botA, 12 moves)``. Ids
     alone sent an operator to match them with players through other log lines."""
     names = " vs ".join(seat.name for seat in room.seats if seat is not None)
-    moves = len(room.moves)
-    return f"{room.id} ({names}, {moves} move{'' if moves == 1 else 's'})"
+    return f"{room.id} ({names}, {counted(len(room.moves), 'move')})"
 
 
 def between_people(room: Room) -> bool:
@@ -567,8 +568,9 @@ def between_people(room: Room) -> bool:
     return all(seat is not None and not seat.bot for seat in room.seats)
 
 
-def _games(count: int) -> str:
-    return f"{count} game{'' if count == 1 else 's'}"
+def counted(count: int, noun: str) -> str:
+    """``1 game``, ``2 games``: a count as the log says it."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def _warn_running(running: list[str], *, ended: bool) -> None:
@@ -580,7 +582,7 @@ def _warn_running(running: list[str], *, ended: bool) -> None:
     log.warning(
         "%s in progress %s with this stop, unrated and unrecorded (games being played "
         "live in this process only, with this store): %s",
-        _games(len(running)),
+        counted(len(running), "game"),
         end,
         ", ".join(running),
     )

@@ -23,6 +23,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol
 
 from engine.ai import LEVEL_NAMES
+from engine.ai.levels import LEVELS
 from protocol import messages as m
 from protocol.codec import JSON
 from protocol.errors import CloseCode
@@ -107,11 +108,16 @@ async def test_the_page_and_every_shipped_file_is_served_with_its_type(
 
 
 def test_the_pages_ai_levels_are_the_engines() -> None:
-    """The levels the page offers (lobby and room) are the engine's, weakest first."""
+    """The levels the page offers (lobby and room) are the engine's, weakest first, each
+    with the engine's words for how it plays."""
     source = shipped()["/js/levels.js"].decode()
     found = re.search(r"export const LEVELS = (\[[^\]]*\]);", source)
     assert found is not None, source
     assert tuple(msgspec.json.decode(found.group(1))) == LEVEL_NAMES
+    table = re.search(r"const LEVEL_WORDS = \{([^}]*)\};", source)
+    assert table is not None, source
+    words = dict(re.findall(r'(\w+): "([^"]*)"', table.group(1)))
+    assert words == {name: level.words for name, level in LEVELS.items()}
 
 
 async def test_files_carry_an_etag_and_a_304_answers_a_fresh_copy(server: GomokuServer) -> None:

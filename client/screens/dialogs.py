@@ -41,6 +41,8 @@ from client.screens.host import Host
 from client.state.lobby import AiChoice
 from client.state.model import ViewModel
 from client.widgets.dialog_box import DialogBox
+from engine.ai.levels import LEVEL_NAMES
+from engine.ai.levels import LEVELS as ENGINE_LEVELS
 from engine.notation import MAX_SIZE, MIN_SIZE
 from engine.types import Opening, Rule
 from protocol import messages as msg
@@ -50,18 +52,11 @@ from protocol.values import LEVEL_PATTERN, SeatRequest, TimeControl
 RULES = [(str(r).capitalize(), r) for r in Rule]
 OPENINGS = [("Free", Opening.FREE), ("Swap2", Opening.SWAP2)]
 SEATS: list[tuple[str, str]] = [("Any", "any"), ("Black", "black"), ("White", "white")]
-AI_LEVELS = ("beginner", "novice", "intermediate", "advanced", "master")
+AI_LEVELS = LEVEL_NAMES
 """The levels the project's worker offers, weakest first (protocol.md, AI seats)."""
 DEFAULT_LEVEL = "intermediate"
-LEVEL_WORDS = {
-    "beginner": "first games: misses threats",
-    "novice": "blocks fours, sees shapes",
-    "intermediate": "reads two moves ahead",
-    "advanced": "finds forced wins",
-    "master": "full strength",
-}
-"""What each level plays like (engine/ai/levels.py), beside its name in the choices."""
-LEVELS = [(f"{level.capitalize()} ({LEVEL_WORDS[level]})", level) for level in AI_LEVELS]
+LEVELS = [(f"{name.capitalize()} ({ENGINE_LEVELS[name].words})", name) for name in AI_LEVELS]
+"""Each level with what it plays like, as the choices show it."""
 
 R = TypeVar("R")
 

@@ -30,7 +30,7 @@ from client.picture import BoardPicture
 from client.present import TABLE_NAME_MAX, format_clock, shorten
 from client.review import export_record, server_clock, unrecorded
 from client.screens.help import HelpScreen, describe_bindings
-from client.screens.style import APP_CSS, few_colours, plain_scrollbars
+from client.screens.style import APP_CSS, dress, plain_scrollbars
 from client.state.words import aborted
 from client.stopping import exit_on_stop_signals
 from client.widgets.board import Board
@@ -249,10 +249,7 @@ class ReviewApp(App[None]):
 
     def on_mount(self) -> None:
         exit_on_stop_signals(self)
-        ascii_only = self.glyphs.name == "ascii"
-        self.set_class(ascii_only, "-ascii")
-        self.set_class(few_colours(self), "-few-colours")
-        plain_scrollbars(ascii_only)
+        dress(self, ascii_only=self.glyphs.name == "ascii")
         original = None  # a server's JSON record file: its facts (the clock) shown and kept
         if self.source is not None and self.source.suffix.lower() == ".json":
             with contextlib.suppress(OSError, UnicodeDecodeError):

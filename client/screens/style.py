@@ -23,11 +23,14 @@ class PlainScrollBarRender(ScrollBarRender):
     HORIZONTAL_BARS = [" "] * len(ScrollBarRender.HORIZONTAL_BARS)
 
 
-def few_colours(app: App[Any]) -> bool:
-    """Whether the terminal draws 16 colours or fewer (TERM=xterm, linux): the app then
-    has the class ``-few-colours``, under which the board keeps to the ANSI colours whose
-    contrast holds in any palette."""
-    return app.console.color_system in ("standard", "windows")
+def dress(app: App[Any], *, ascii_only: bool) -> None:
+    """Give ``app`` the classes this stylesheet reads: ``-ascii`` (``--glyphs ascii``, its
+    scrollbars plain too) and ``-few-colours`` when the terminal draws 16 colours or fewer
+    (TERM=xterm, linux), under which the board keeps to the ANSI colours whose contrast
+    holds in any palette. Both the play and the review app start so."""
+    app.set_class(ascii_only, "-ascii")
+    app.set_class(app.console.color_system in ("standard", "windows"), "-few-colours")
+    plain_scrollbars(ascii_only)
 
 
 def plain_scrollbars(plain: bool) -> None:
@@ -76,7 +79,6 @@ Board:focus > .board--label { background: $accent; color: #000000; }
 .-few-colours Board > .board--win { background: ansi_red; }
 .-few-colours Board > .board--forbidden { color: ansi_red; }
 .-few-colours Board > .board--cursor { color: ansi_blue; }
-.-few-colours Board:focus > .board--cursor { color: ansi_blue; }
 .-few-colours Board > .board--hint { color: ansi_black; background: ansi_green; }
 /* A dialog's compact fields have no border: the focused one is told by its background
    (Textual's own focus tint was one step of grey, near invisible). */

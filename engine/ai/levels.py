@@ -31,7 +31,8 @@ class Level:
     """A named strength. ``search`` None means the one-move "human" player;
     ``max_time`` caps the seconds per move whatever the clock allows;
     ``noise`` is the score margin within which the search picks at random;
-    ``miss_four``/``miss_three`` are the chances of overlooking such a threat."""
+    ``miss_four``/``miss_three`` are the chances of overlooking such a threat;
+    ``words`` says how it plays, for a player choosing one (both clients show it)."""
 
     name: str
     search: SearchConfig | None
@@ -40,13 +41,32 @@ class Level:
     miss_four: float = 0.0
     miss_three: float = 0.0
     attack: float = 1.0  # weight of own shape against the opponent's, for the human player
+    words: str = ""
 
 
 LEVELS: dict[str, Level] = {
     level.name: level
     for level in (
-        Level("beginner", None, 0.05, noise=80, miss_four=0.35, miss_three=0.8, attack=1.4),
-        Level("novice", None, 0.05, noise=10, miss_four=0.0, miss_three=0.1, attack=1.0),
+        Level(
+            "beginner",
+            None,
+            0.05,
+            noise=80,
+            miss_four=0.35,
+            miss_three=0.8,
+            attack=1.4,
+            words="first games: misses threats",
+        ),
+        Level(
+            "novice",
+            None,
+            0.05,
+            noise=10,
+            miss_four=0.0,
+            miss_three=0.1,
+            attack=1.0,
+            words="blocks fours, sees shapes",
+        ),
         Level(
             "intermediate",
             SearchConfig(
@@ -60,13 +80,15 @@ LEVELS: dict[str, Level] = {
             ),
             0.3,
             noise=50,
+            words="reads two moves ahead",
         ),
         Level(
             "advanced",
             SearchConfig(max_depth=3, width=10, root_width=14, vcf_depth=10, safety_moves=6),
             0.3,
+            words="finds forced wins",
         ),
-        Level("master", SearchConfig(vct_depth=3, defend_vct=True), None),
+        Level("master", SearchConfig(vct_depth=3, defend_vct=True), None, words="full strength"),
     )
 }
 LEVEL_NAMES = tuple(LEVELS)

@@ -93,9 +93,9 @@ def flag(room: Room, now_ms: int, *, stopped_too: bool = False) -> GameOver | No
     actor = room.actor()
     if actor is None:
         return None
-    grace = room.flag_grace_ms(actor) if room.clock_running() else 0
-    if room.remaining_ms(actor, now_ms) + grace > 0:
-        return None
+    left = room.remaining_ms(actor, now_ms)
+    if left > 0 or (room.clock_running() and left + room.flag_grace_ms(actor) > 0):
+        return None  # (the grace is looked up only once the clock shows no time)
     room.clocks_ms[actor] = 0
     return finish(room, room.color_of(1 - actor), Reason.TIMEOUT, None)
 

@@ -418,9 +418,9 @@ class DataFile:
     # -- finished games and names ------------------------------------------------------
 
     async def keep_games(self, data: bytes) -> None:
-        """Keep the games being played (:mod:`server.store.kept`) until the next start
-        takes them (:meth:`take_games`); what an earlier stop kept and no start took is
-        replaced."""
+        """Keep the games being played (:mod:`server.store.kept`) until a start serves
+        them (:meth:`kept_games`, :meth:`forget_kept_games`); what an earlier stop kept
+        and no start took up is replaced."""
 
         def put(db: sqlite3.Connection) -> None:
             db.execute("INSERT OR REPLACE INTO kept_games VALUES (1, ?, ?)", (data, _now_ms()))

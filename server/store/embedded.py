@@ -45,8 +45,8 @@ class EmbeddedStore(MemoryStore):
     async def take_up_games(self) -> list[str]:
         """Take up the games a stop kept (see :meth:`keep_games`); their ids. They stay
         in the data file until :meth:`forget_kept_games` (once this server serves). A
-        kept value this version cannot read is dropped with the games in it, as
-        before."""
+        kept value this version cannot read takes up nothing (and stays for the next
+        stop to replace)."""
         data = await self.data.kept_games()
         if data is None:
             return []

@@ -3,8 +3,8 @@
 
 export const LEVELS = ["beginner", "novice", "intermediate", "advanced", "master"];
 
-// What each level plays like, in a few words a player choosing one can use (the engine's
-// own description: engine/ai/levels.py).
+// What each level plays like, in a few words a player choosing one can use: the engine's
+// own (engine/ai/levels.py, Level.words), which a test keeps these equal to.
 const LEVEL_WORDS = {
   beginner: "first games: misses threats",
   novice: "blocks fours, sees shapes",
