@@ -46,6 +46,7 @@ from client.state.words import (
     IDENTITY_LOST,
     describe_error,
     finished_room_gone_text,
+    room_closed_text,
     room_gone_text,
     server_words,
 )
@@ -54,6 +55,9 @@ from engine.types import Point
 from protocol import messages as msg
 from protocol.backoff import Backoff
 from protocol.errors import ErrorCode
+
+BACK_IN_LOBBY = "You are back in the lobby."
+"""Said after why the room on screen went away (the lobby took its place)."""
 
 # Refusals worth a pop-up as well as a line in the log: they answer a request for an AI
 # or a new room, made from a dialog the player has just closed.
@@ -305,11 +309,15 @@ class GomokuApp(App[None]):
             and before.room is not None
             and before.room.id == action.room
         ):
+            if action.expired:  # its time on the server was up
+                text = room_closed_text(action.room, before.room.state)
+                self.push_screen(NoticeDialog("The room has closed", text + " " + BACK_IN_LOBBY))
+                return
             if before.room.state == "over":  # its record is kept: nothing of it is lost
-                text = finished_room_gone_text(action.room) + " You are back in the lobby."
+                text = finished_room_gone_text(action.room) + " " + BACK_IN_LOBBY
                 self.push_screen(NoticeDialog("The room has closed", text))
                 return
-            text = room_gone_text(action.room) + " You are back in the lobby."
+            text = room_gone_text(action.room) + " " + BACK_IN_LOBBY
             self.push_screen(NoticeDialog("The game is gone", text))
 
     def note(self, text: str) -> None:

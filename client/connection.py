@@ -318,6 +318,10 @@ class Connection:
                 for pending in self._resumes.values():
                     if pending.room == room:
                         pending.last_activity = self.clock()
+            case msg.Left(room=room, closed=True):  # unasked: the room's time was up
+                self.forget_room(room)
+                self.dispatch(RoomGone(room, expired=True))
+                return
             case msg.Left(room=room):
                 self.forget_room(room)
         self.dispatch(message)

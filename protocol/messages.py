@@ -438,10 +438,12 @@ class Pong(_ServerMessage, frozen=True, tag="pong"):
 
 
 class Left(_ServerMessage, frozen=True, tag="left"):
-    """You no longer watch ``room`` (the answer to ``leave``)."""
+    """You no longer watch ``room``: the answer to ``leave``, or, ``closed``, sent unasked
+    because the room is gone (its time was up)."""
 
     room: RoomId
     re: RequestId | None = None
+    closed: bool = False
 
 
 class Snapshot(_ServerMessage, frozen=True, tag="snapshot"):

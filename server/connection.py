@@ -525,6 +525,15 @@ class Connection:
         else:
             self.services.hub.lobby_watchers.discard(self)
 
+    def room_gone(self, room_id: str) -> None:
+        """The hub's feed of a room this connection follows ended with the room: the
+        client is told with ``left`` (``closed``), as if it had left it."""
+        if self.rooms.pop(room_id, None) is None:
+            return
+        self.send(m.Left(room=room_id, closed=True))
+        if room_id in self.attached:  # as a closing connection lets go of it
+            self.spawn(self.detach(room_id))
+
     def unwatch(self, room_id: str) -> None:
         self.rooms.pop(room_id, None)
         self.services.hub.unwatch(room_id, self)

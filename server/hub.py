@@ -38,6 +38,10 @@ class Watcher(Protocol):
 
     def send_bytes(self, frame: bytes) -> None: ...
 
+    def room_gone(self, room_id: str) -> None:
+        """The room is gone (expired, or closed while waiting): no more of its events."""
+        ...
+
 
 @dataclasses.dataclass
 class _Feed:
@@ -57,6 +61,7 @@ class Hub:
         self._inbox_ready = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self.on_notice: Callable[[str, bytes], Awaitable[None]] | None = None
+        self._stopping = False
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -68,6 +73,7 @@ class Hub:
         await self._inbox_ready.wait()
 
     async def stop(self) -> None:
+        self._stopping = True  # feeds ending now end with the store, not with their rooms
         tasks = self._tasks + [f.task for f in self._feeds.values() if f.task is not None]
         for task in tasks:
             task.cancel()
@@ -130,11 +136,17 @@ class Hub:
                 async with listener as ended:
                     feed.ready.set()
                     await ended
-                return
-            async with self.store.subscribe_room(room_id, after) as events:
-                feed.ready.set()
-                async for stored in events:
-                    deliver(stored)
+            else:
+                async with self.store.subscribe_room(room_id, after) as events:
+                    feed.ready.set()
+                    async for stored in events:
+                        deliver(stored)
+            # A feed ends by itself only when its room is gone (an unwatched or stopped
+            # one is cancelled): its watchers are told, or a player looking at a finished
+            # game learnt it only from the next action's ``no_such_room``.
+            if not self._stopping:
+                for watcher in list(feed.watchers):
+                    watcher.room_gone(room_id)
         finally:
             feed.ready.set()
             if self._feeds.get(room_id) is feed:

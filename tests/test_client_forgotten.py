@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import redis.asyncio as aioredis
 from client_fixtures import in_game_with_bob, running, stones, until
-from server_fixtures import Connect, TestClient
+from server_fixtures import Connect, TestClient, make_config
 
 import client.connection
 from client.connection import CATCH_UP_QUIET
@@ -20,6 +20,7 @@ from client.screens.lobby import LobbyScreen
 from client.screenshot import screen_text
 from protocol import messages as m
 from server.app import GomokuServer
+from server.config import Timers
 from server.keys import Keys
 from server.store import Store
 from server.store.datafile import DataFile
@@ -111,6 +112,33 @@ async def test_a_room_that_expired_while_the_client_was_away(
         await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
         assert app.model.room is None
         assert room not in app.model.seated_rooms
+        assert app.model.me == me
+        assert app.model.session.link.online
+
+
+async def test_a_finished_room_that_closes_on_screen(
+    make_server: MakeServer, connect: Connect, tmp_path: Path
+) -> None:
+    """The finished game on screen reaches the end of its room's time on the server: the
+    client says the room closed and why (not that the server restarted), and shows the
+    lobby, the player still the same."""
+    timers = Timers(tick_interval_s=0.02, purge_interval_s=0.05, finished_room_ttl_ms=1_500)
+    first = await make_server(make_config(timers=timers))
+    async with running(first, tmp_path) as (app, pilot):
+        bob, room = await in_game_with_bob(app, pilot, connect, to=first)
+        me = app.model.me
+        await bob.send(m.Resign(room=room))
+        await until(pilot, lambda: app.model.room is not None and app.model.room.state == "over")
+
+        await until(pilot, lambda: isinstance(app.screen, NoticeDialog), "the notice")
+        await pilot.pause()
+        text = screen_text(app).replace("\n", " ")
+        assert "The room has closed" in text
+        assert f"Room {room} has closed: a finished game's room stays" in text
+        assert "restarted" not in text
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        assert app.model.room is None
         assert app.model.me == me
         assert app.model.session.link.online
 

@@ -314,6 +314,24 @@ def test_the_server_forgetting_leaves_a_working_lobby() -> None:
     assert "The game had ended, and is kept in its players' profiles" in closed.log[-1].text
 
 
+def test_a_room_closed_by_the_server_says_why_by_what_it_was() -> None:
+    """``left`` with ``closed`` (the room's time was up): a finished game's room closed, the
+    game kept; a waiting room closed for want of an opponent; one not on screen is
+    dropped from the player's rooms without a word."""
+    over = reduce(in_room(), event(5, ev.GameOver(winner="black", reason=Reason.RESIGN)), T0)
+    closed = reduce(over, RoomGone("r1", expired=True), T0)
+    assert closed.room is None
+    assert closed.log[-1].text.startswith("Room r1 has closed: a finished game's room stays")
+    assert "kept in its players' profiles" in closed.log[-1].text
+    waiting = in_room(state="waiting", players=Seats(black=ALICE), seq=1, clocks=None)
+    alone = reduce(waiting, RoomGone("r1", expired=True), T0)
+    assert alone.room is None
+    assert alone.log[-1].text.endswith("has closed: nobody took the other seat in time.")
+    elsewhere = reduce(in_room(), RoomGone("r-other", expired=True), T0)
+    assert elsewhere.room is not None
+    assert elsewhere.log == in_room().log
+
+
 def test_the_log_starts_fresh_for_each_room_and_reads_the_same_for_both() -> None:
     """A new room replaces the log; a player who joins a started game reads what the
     one who waited for them read."""

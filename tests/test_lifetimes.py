@@ -148,13 +148,35 @@ async def test_a_room_nobody_joins_closes(
     left = await alice.event(PlayerLeft, room)
     assert left.player == alice.player
     assert (await watcher.expect(m.LobbyGone)).room == room
+    # Her seat given up, she stayed on as its one spectator: told when the room is gone.
+    gone = await alice.until(lambda x: not (isinstance(x, m.Event) and x.room == room))
+    assert gone == m.Left(room=room, closed=True)
     await _until_gone(server, room, None)
     await alice.send(m.Join(room=room, id=5))
-    # The room's last events may still be on their way (her seat given up, she stayed
-    # on as its one spectator: a held count announcement); the answer comes after them.
-    reply = await alice.until(lambda x: not (isinstance(x, m.Event) and x.room == room))
-    assert isinstance(reply, m.Error), reply
-    assert reply.code == "no_such_room", reply
+    await alice.expect_error("no_such_room")
+
+
+@pytest.mark.parametrize("store_kind", ["memory", "redis"])
+async def test_everyone_in_a_finished_room_is_told_when_it_closes(
+    store_kind: str, make_server: MakeServer, connect: Connect, request: pytest.FixtureRequest
+) -> None:
+    """When a finished game's room reaches the end of its time to live, its players and
+    its spectator each get ``left`` (``closed``) unasked, rather than learning it from the
+    next chat line's ``no_such_room``; their connections go on."""
+    server = await _server(store_kind, make_server, request)
+    alice, bob, room = await seated_pair(functools.partial(connect, to=server))
+    carol = await connect("carol", to=server)
+    await carol.send(m.Join(room=room, role="spectator"))
+    await carol.expect(m.Snapshot)
+    await alice.send(m.Resign(room=room))
+    for person in (alice, bob, carol):
+        await person.until_event(GameOver)
+    for person in (alice, bob, carol):
+        told = await person.until(lambda x: not isinstance(x, m.Event))
+        assert told == m.Left(room=room, closed=True)
+    await carol.send(m.Chat(room=room, text="gg", id=9))
+    await carol.expect_error("no_such_room")
+    assert (await carol.create(seat="black")).room.id != room
 
 
 @pytest.mark.parametrize("store_kind", ["memory", "redis"])

@@ -66,6 +66,7 @@ from protocol.events import (
 from protocol.text import chat_problem, name_problem
 from protocol.values import TimeControl
 from server.app import GomokuServer
+from server.config import Timers
 from server.connection import Connection
 from server.game import GameRules
 from worker.control import AiWorker
@@ -768,6 +769,23 @@ async def test_a_game_the_server_lost_is_said_until_read(browser: Browser) -> No
         await expect(ann.locator("#lobby-view")).to_be_visible()
         await ann.wait_for_timeout(6500)  # a toast's time
         await expect(notice).to_be_visible()
+        await notice.locator("button").click()
+        await expect(notice).to_be_hidden()
+
+
+async def test_a_finished_games_room_that_closes_is_said_until_read(browser: Browser) -> None:
+    """The finished game on the page reaches the end of its room's time on the server:
+    the page goes to the lobby and says why there until dismissed (the player may be
+    looking elsewhere), and "Your games" no longer offers to return to it."""
+    timers = Timers(tick_interval_s=0.02, purge_interval_s=0.05, finished_room_ttl_ms=3_000)
+    async with people(browser, timers=timers) as crowd:
+        ann, hal, room = await crowd.ann_against_hal()
+        await hal.send(m.Resign(room=room))
+        await expect(ann.locator("#status")).to_contain_text("wins by resignation")
+        notice = ann.locator("#lobby-notice")
+        await expect(notice).to_contain_text("That game's room has closed: a finished game's")
+        await expect(ann.locator("#lobby-view")).to_be_visible()
+        assert await ann.locator(f'.resume a[data-room="{room}"]').count() == 0
         await notice.locator("button").click()
         await expect(notice).to_be_hidden()
 

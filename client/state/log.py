@@ -31,6 +31,7 @@ from client.state.words import (
     not_counted_line,
     phase_words,
     ratings_line,
+    room_closed_text,
     room_gone_text,
     started_line,
 )
@@ -107,6 +108,11 @@ def _lines(action: object, before: Scene, after: Scene) -> list[LogLine]:
             return [LogLine("system", f"Connection lost{why}; reconnecting.")]
         case IdentityLost():
             return [LogLine("system", IDENTITY_LOST)]
+        case RoomGone(room=room, expired=True):
+            closed = before.room
+            if closed is None or closed.id != room:
+                return []  # not on screen: nothing to explain
+            return [LogLine("system", room_closed_text(room, closed.state))]
         case RoomGone(room=room) if (
             before.room is not None and before.room.id == room and before.room.state == "over"
         ):

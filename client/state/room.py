@@ -67,10 +67,11 @@ class MoveSent:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class RoomGone:
-    """The server no longer has ``room`` (``no_such_room`` to ``resume``: lost in a
-    restart, or expired)."""
+    """The server no longer has ``room``: ``no_such_room`` to ``resume`` (lost in a
+    restart, or expired), or, ``expired``, ``left`` with ``closed`` (its time was up)."""
 
     room: str
+    expired: bool = False
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

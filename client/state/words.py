@@ -77,6 +77,19 @@ def finished_room_gone_text(room: str) -> str:
     )
 
 
+def room_closed_text(room: str, state: str) -> str:
+    """The server closed a room whose time was up (``left`` with ``closed``): a finished
+    game's, or one that waited in vain for an opponent."""
+    if state == "over":
+        return (
+            f"Room {room} has closed: a finished game's room stays on the server for a "
+            "while, and its time was up. The game is kept in its players' profiles."
+        )
+    if state == "waiting":
+        return f"Room {room} has closed: nobody took the other seat in time."
+    return f"Room {room} has closed on the server."
+
+
 def describe_time(time: TimeControl | None) -> str:
     return "no clock" if time is None else str(time)
 

@@ -236,17 +236,7 @@ export class App {
             error = again;
           }
         }
-        if (error.code === "no_such_room" || error.code === "not_in_room") {
-          this.rooms.delete(room.id);
-          // A finished game's record is kept: only its room closed (a restart, or expiry).
-          if (room.state === "over") toast("That game's room has closed; the game is kept in the players' profiles.");
-          else if (this.me && room.seatOf(this.me.player) && room.state !== "waiting") {
-            const other = opponentOf(room.players, this.me.player);
-            this.views.lobby.notice(`Your game${other ? ` with ${other.name}` : ""} is gone: the server no longer has it `
-              + "(it restarted without keeping it). It was not rated or recorded: play it again if you like.");
-          } else toast("That room is gone: back to the lobby.");
-          if (this.current === room.id) window.location.hash = "#/";
-        }
+        if (error.code === "no_such_room" || error.code === "not_in_room") this.roomGone(room, false);
       });
     }
     // Rooms this player sits in that the page does not show yet (after a reload on the
@@ -305,12 +295,45 @@ export class App {
       case "event":
         this.onEvent(m);
         break;
+      case "left": {
+        const room = m.closed ? this.rooms.get(m.room) : undefined;
+        if (room) this.roomGone(room, true); // unasked: the room's time on the server was up
+        break;
+      }
       case "error":
         toast(errorText(m));
         break;
       default:
         break; // a message type from a newer server
     }
+  }
+
+  /** A room this page had is gone from the server: ``expired`` when the server said so
+   * (``left`` with ``closed``: its time was up), else a ``resume`` found it gone (a restart
+   * that did not keep it, or its time was up meanwhile). Said, and the lobby shown. */
+  roomGone(room, expired) {
+    this.rooms.delete(room.id);
+    this.seated.delete(room.id); // no game to return to in "Your games"
+    this.views.lobby.update();
+    const shown = this.current === room.id;
+    if (expired) {
+      // Said where it stays until read: the player may come back to the screen later.
+      if (!shown) return;
+      this.views.lobby.notice(room.state === "over"
+        ? "That game's room has closed: a finished game's room stays on the server for a while, "
+          + "and its time was up. The game is kept in the players' profiles."
+        : room.state === "waiting"
+          ? "That room has closed: nobody took the other seat in time."
+          : "That room has closed on the server.");
+    } else if (room.state === "over") {
+      // A finished game's record is kept: only its room closed (a restart, or expiry).
+      toast("That game's room has closed; the game is kept in the players' profiles.");
+    } else if (this.me && room.seatOf(this.me.player) && room.state !== "waiting") {
+      const other = opponentOf(room.players, this.me.player);
+      this.views.lobby.notice(`Your game${other ? ` with ${other.name}` : ""} is gone: the server no longer has it `
+        + "(it restarted without keeping it). It was not rated or recorded: play it again if you like.");
+    } else toast("That room is gone: back to the lobby.");
+    if (shown) window.location.hash = "#/";
   }
 
   onSnapshot(m) {
