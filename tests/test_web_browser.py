@@ -1469,6 +1469,24 @@ async def test_an_offer_is_said_in_the_status_line(browser: Browser) -> None:
         await expect(ann.locator("#status")).to_have_text("hal to move (White).")
 
 
+async def test_a_swap2_seat_is_said_as_a_role_until_the_colours_are_chosen(
+    browser: Browser,
+) -> None:
+    """A spectator of a swap2 room reads who sat down as the opener and as the second
+    player: "bob sat down as white" read as his colour, which the opening's choice had
+    still to settle."""
+    async with people(browser) as crowd:
+        hal = await crowd.client("hal")
+        room = (await hal.create(opening="swap2", seat="black")).room.id
+        cy = await crowd.page("cy", hash=f"#/watch/{room}")
+        await expect(cy.locator("#name-black")).to_contain_text("hal")
+        bob = await crowd.client("bob")
+        await bob.join(room)
+        log = cy.locator("#chat-log")
+        await expect(log).to_contain_text("bob sat down as the second player")
+        await expect(log).not_to_contain_text("as white")
+
+
 async def test_swap2_choices_offers_chat_takeback_and_resign(browser: Browser) -> None:
     """hal opens a swap2 game; ann chooses her colour with the page's buttons, declines
     hal's draw offer, chats with him, has a move taken back with his consent, and

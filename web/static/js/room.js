@@ -68,6 +68,9 @@ export class RoomState {
           id: event.player, name: event.name, rating: event.rating, provisional: event.provisional,
           bot: event.bot, online: true, deadline_ms: null,
         };
+        // In swap2 a seat is a role until the opening's choice settles the colours (the
+        // terminal client's "colours to be chosen"): "sat down as white" misled.
+        if (this.opening === "swap2") return `${event.name} sat down as ${event.seat === "black" ? "the opener" : "the second player"}`;
         return `${event.name} sat down as ${event.seat}`;
       case "player_left":
         this.players[event.seat] = null;
