@@ -113,9 +113,9 @@ def turn_label(game: GameView, me: frozenset[str]) -> str:
             return "game over"
         if aborted(outcome.reason, outcome.winner, len(game.moves)):
             return "aborted"
-        why = RESULT_WORDS.get(outcome.reason, str(outcome.reason))
+        why = reason_words(outcome.reason, drawn=outcome.winner is None)
         if outcome.winner is None:
-            return f"draw ({DRAW_WORDS.get(outcome.reason, why)})"
+            return f"draw ({why})"
         return f"{outcome.winner} wins ({why})"
     if game.state == "opening" and game.swap2 is not None:
         actor = game.swap2.to_act
@@ -147,6 +147,14 @@ RESULT_WORDS = {
 DRAW_WORDS = {Reason.ABANDON: "both left"}
 """The reasons whose words differ after ``draw``: a game is drawn by ``abandon`` when
 both players left it, not one."""
+
+
+def reason_words(reason: Reason, *, drawn: bool) -> str:
+    """Why a game ended, in the words every screen of this client uses after ``black
+    wins``, ``won``, ``lost`` or ``draw`` (the wire's codes read ``won (resign)`` in the
+    profile where the game said ``resignation``)."""
+    why = RESULT_WORDS.get(reason, str(reason))
+    return DRAW_WORDS.get(reason, why) if drawn else why
 
 
 def status_lines(
@@ -391,19 +399,21 @@ def standing_row(standing: Standing) -> tuple[str, ...]:
 
 def game_result_label(game: GameSummary, player: str | None) -> str:
     """How a finished game ended, from ``player``'s side when they played it:
-    ``won (five)``, ``lost (resign)``, ``draw (agreement)``; else ``black (five)``."""
+    ``won (five in a row)``, ``lost (resignation)``, ``draw (agreed)``; else ``black
+    (five in a row)``."""
     result = game.result
     if aborted(result.reason, result.winner, game.moves):
         return "aborted"
+    why = reason_words(result.reason, drawn=result.winner is None)
     if result.winner is None:
-        return f"draw ({result.reason})"
+        return f"draw ({why})"
     winner = game.black if result.winner == "black" else game.white
     loser = game.white if result.winner == "black" else game.black
     if player is not None and player == winner.id:
-        return f"won ({result.reason})"
+        return f"won ({why})"
     if player is not None and player == loser.id:
-        return f"lost ({result.reason})"
-    return f"{result.winner} ({result.reason})"
+        return f"lost ({why})"
+    return f"{result.winner} ({why})"
 
 
 def ended_label(ended_ms: int) -> str:

@@ -287,7 +287,7 @@ def test_long_names_are_cut_short_to_keep_both_clocks_in_80_columns() -> None:
 def test_a_game_both_players_left_is_aborted_early_and_drawn_later() -> None:
     """Both players gone: before each had made two moves the status line and the history
     say the game was aborted (it counts for nothing), after it a draw, as the server
-    rates it; a game lost by abandonment is the opponent gone."""
+    rates it; a game lost by abandonment is the opponent gone, in the same words in both."""
     players = Seats(
         black=PlayerRef(id="a", name="ann", rating=1500),
         white=PlayerRef(id="b", name="bob", rating=1500),
@@ -296,8 +296,8 @@ def test_a_game_both_players_left_is_aborted_early_and_drawn_later() -> None:
     one_left = GameResult(winner="black", reason=Reason.ABANDON)
     said = {
         (3, both_left): ("aborted", "aborted"),
-        (4, both_left): ("draw (both left)", "draw (abandon)"),
-        (3, one_left): ("black wins (opponent gone)", "won (abandon)"),
+        (4, both_left): ("draw (both left)", "draw (both left)"),
+        (3, one_left): ("black wins (opponent gone)", "won (opponent gone)"),
     }
     for (stones, result), (status, history) in said.items():
         moves = ["h8", "a1", "h9", "a2"][:stones]

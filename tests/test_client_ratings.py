@@ -107,14 +107,14 @@ async def test_archive_game_opens_in_review_and_exports(
         await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
 
         await pilot.press("p")
-        await until(pilot, lambda: "won (five)" in screen_text(app), "the finished game")
+        await until(pilot, lambda: "won (five in a row)" in screen_text(app), "the finished game")
         assert "bob" in screen_text(app)
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, ReviewScreen), "the review screen")
         review = app.screen
         assert isinstance(review, ReviewScreen)
         assert review.index == 9
-        assert "move 9 of 9 · black wins (five)" in screen_text(app)
+        assert "move 9 of 9 · black wins (five in a row)" in screen_text(app)
         assert "freestyle 15x15 · free · no clock" in screen_text(app)  # the server's record
         board = review.query_one(Board)
         assert board.picture.line == frozenset(Point(x, 7) for x in range(7, 12))

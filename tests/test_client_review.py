@@ -26,7 +26,7 @@ async def test_review_steps_through_the_moves(tmp_path: Path) -> None:
         board = screen.query_one(Board)
         assert screen.index == 9
         assert board.picture.line == frozenset(Point(x, 7) for x in range(7, 12))
-        assert "move 9 of 9 · black wins (five)" in screen_text(app)
+        assert "move 9 of 9 · black wins (five in a row)" in screen_text(app)
         assert "  9. (l8)" in screen_text(app)  # the move list marks the current move
         await pilot.press("left", "h", "p")
         assert screen.index == 6
@@ -75,7 +75,7 @@ async def test_a_server_records_clock_is_shown(tmp_path: Path) -> None:
         await pilot.pause()
         text = screen_text(app)
         assert "ann (black) vs bob (white) · freestyle 15x15 · free · 5+3" in text
-        assert "white wins (timeout) · left: black 0:00.0, white 3:12" in text
+        assert "white wins (time) · left: black 0:00.0, white 3:12" in text
 
 
 async def test_review_exports_json_and_psq(tmp_path: Path) -> None:

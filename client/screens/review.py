@@ -27,7 +27,7 @@ from textual.widgets import Button, Footer, Input, Label, Static
 
 from client.glyphs import UNICODE, Glyphs
 from client.picture import BoardPicture
-from client.present import TABLE_NAME_MAX, format_clock, shorten
+from client.present import TABLE_NAME_MAX, format_clock, reason_words, shorten
 from client.review import export_record, server_clock, unrecorded
 from client.screens.help import HelpScreen, describe_bindings
 from client.screens.style import APP_CSS, dress, plain_scrollbars
@@ -177,9 +177,10 @@ class ReviewScreen(Screen[None]):
             if aborted(result.reason, result.winner, total):
                 status += f" {self.glyphs.sep} aborted"
             elif result.winner is None:
-                status += f" {self.glyphs.sep} draw ({result.reason})"
+                status += f" {self.glyphs.sep} draw ({reason_words(result.reason, drawn=True)})"
             else:
-                status += f" {self.glyphs.sep} {result.winner} wins ({result.reason})"
+                why = reason_words(result.reason, drawn=False)
+                status += f" {self.glyphs.sep} {result.winner} wins ({why})"
             left = None if self.clock is None else self.clock[1]
             if left is not None:  # the time each had left
                 black, white = format_clock(left.black_ms), format_clock(left.white_ms)
