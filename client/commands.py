@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "/takeback": "ask to take your last move back",
     "/resign": "resign the game",
     "/rematch": "offer a rematch (after the game)",
+    "/review": "go over the finished game move by move, and export it",
     "/accept, /decline": "answer the opponent's offer",
     "/claim": "claim the win when the opponent is gone past the grace period",
     "/black, /white, /place2": "swap2: take a colour, or place two more stones",

@@ -22,6 +22,7 @@ from client.widgets.board import Board
 from engine.record import parse_json, parse_psq
 from engine.types import Point
 from protocol import events as ev
+from protocol import messages as m
 from server.app import GomokuServer
 from server.rating import LOSS, WIN
 
@@ -146,6 +147,29 @@ async def test_archive_game_opens_in_review_and_exports(
         await until(pilot, lambda: isinstance(app.screen, ProfileScreen))
         assert isinstance(app.screen, ProfileScreen)
         assert not isinstance(app.screen, GameScreen)
+
+
+async def test_a_finished_game_opens_in_review_from_its_own_screen(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """Once the game on screen is over, ^P (Review, on the footer only then) opens its
+    record in the review screen, as the profile's list does; q comes back to the game."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, room = await in_game_with_bob(app, pilot, connect)
+        await pilot.press("enter")  # h8
+        await bob_sees_move(bob, "h8")
+        assert "^P Review" not in screen_text(app)
+        await pilot.press("ctrl+p")  # not yet: nothing opens
+        await pilot.pause()
+        assert isinstance(app.screen, GameScreen)
+        await bob.send(m.Resign(room=room))
+        await until(pilot, lambda: app.model.room is not None and app.model.room.state == "over")
+        await until(pilot, lambda: "^P Review" in screen_text(app), "Review on the footer")
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: isinstance(app.screen, ReviewScreen), "the review screen")
+        assert "move 1 of 1 · black wins (resignation)" in screen_text(app)
+        await pilot.press("q")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen))
 
 
 async def test_a_rated_game_too_short_to_count_says_so(

@@ -57,6 +57,7 @@ from client.screens.dialogs import ConfirmDialog, SeatAiDialog
 from client.screens.footer import refresh_footer
 from client.screens.help import HelpScreen, describe_bindings
 from client.screens.host import Host
+from client.screens.record_opener import RecordOpener
 from client.state.model import ViewModel
 from client.state.questions import can_hint, can_move, can_seat_ai
 from client.widgets.board import Board
@@ -89,7 +90,7 @@ NARROW_LOG = 24  # below this many columns for the log, the move list goes above
 NARROW_SIDE = 20  # below this many columns beside the whole board, the log goes under it
 
 #: Actions that act on the game (Ctrl keys: they work while a line is typed too).
-GAME_ACTIONS = frozenset({"seat_ai", "hint", "resign", "offer", "rematch", "leave"})
+GAME_ACTIONS = frozenset({"seat_ai", "hint", "resign", "offer", "rematch", "review", "leave"})
 
 ARROW_STEPS = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
 
@@ -133,12 +134,19 @@ class GameScreen(Screen[None]):
             tooltip="As a spectator: ask an AI for the move of the side to move",
         ),
         Binding("ctrl+o", "seat_ai", "AI opponent", tooltip="Seat an AI in the empty seat"),
+        Binding(
+            "ctrl+p",
+            "review",
+            "Review",
+            tooltip="After the game: go over it move by move, and export its record",
+        ),
         Binding("ctrl+l", "leave", "Leave", tooltip="Back to the lobby (asks first in a game)"),
     ]
 
     def __init__(self, host: Host) -> None:
         super().__init__()
         self.host = host
+        self.records = RecordOpener(self, host, host.note)
 
     def compose(self) -> ComposeResult:
         """The widgets, kept as attributes: drawing updates them directly, so it never
@@ -196,6 +204,7 @@ class GameScreen(Screen[None]):
     def show_model(self, model: ViewModel) -> None:
         if self.is_mounted and self in self.app.screen_stack:  # not while closing
             self._draw(model)
+            self.records.show(model)
 
     def _draw(self, model: ViewModel) -> None:
         game = model.room
@@ -345,6 +354,8 @@ class GameScreen(Screen[None]):
             return running and can_hint(self.model) is None and seated == (parameters == ())
         if action == "resign":
             return running and seated
+        if action == "review":  # a private game's record is its players' only
+            return game.state == "over" and (seated or not game.private)
         if action == "rematch":  # not with nobody there to answer, but an AI comes again
             opponent = game.opponent_of(self._my_seat_player())
             here = opponent is not None and (opponent.online or opponent.bot)
@@ -513,6 +524,7 @@ class GameScreen(Screen[None]):
             "takeback": lambda: self.action_offer("takeback"),
             "undo": lambda: self.action_offer("takeback"),
             "rematch": self.action_rematch,
+            "review": self.action_review,
             "accept": lambda: self.action_answer(True),
             "decline": lambda: self.action_answer(False),
             "claim": self.action_claim,
@@ -652,6 +664,14 @@ class GameScreen(Screen[None]):
             self.host.note("The game is not running.")
             return
         await self.host.send_as(player, msg.Offer(room=game.id, kind=kind))
+
+    async def action_review(self) -> None:
+        """The finished game in the review screen (its record, as the profile opens it)."""
+        game = self.model.room
+        if game is None or game.state != "over":
+            return
+        self.host.note("Opening the game's record...")
+        await self.records.open(game.id)
 
     async def action_rematch(self) -> None:
         """A rematch: offered to the opponent, or, with an AI that has left (it waits a

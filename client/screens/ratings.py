@@ -28,18 +28,15 @@ from client.present import (
 from client.screens.footer import refresh_footer
 from client.screens.help import HelpScreen, describe_bindings
 from client.screens.host import Host
-from client.screens.review import ReviewScreen
+from client.screens.record_opener import RecordOpener
 from client.state.history import (
     GAMES_PAGE,
     GamesRequested,
     LeaderboardRequested,
     ProfileRequested,
-    RecordRequested,
 )
 from client.state.model import ViewModel
 from client.widgets.rows import fill_rows
-from engine.errors import RecordError
-from engine.record import parse_json
 from engine.types import Rule
 from protocol import messages as msg
 
@@ -196,7 +193,7 @@ class ProfileScreen(_HistoryScreen):
         """``player`` None: your own profile."""
         super().__init__(host)
         self.player = player
-        self.opening: str | None = None  # the game whose record is on its way
+        self.records = RecordOpener(self, host, self.status)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="lobby-title")
@@ -266,48 +263,20 @@ class ProfileScreen(_HistoryScreen):
             fill_rows(games_table, [(g.id, game_row(g, me)) for g in archive.games])
         self.status(self._status(model, count))
         refresh_footer(self)
-        self._open_record(model)
+        self.records.show(model)
 
     def _status(self, model: ViewModel, count: int) -> str:
         history = model.history
         for view in (history.profile, history.archive):
             if view is not None and view.error:
                 return view.error
-        record = history.record
-        if self.opening is not None and record is not None and record.error:
-            return record.error
-        if self.opening is not None:
+        if self.records.game is not None:
             return "Opening the game..."
         if any(v is not None and v.loading for v in (history.profile, history.archive)):
             return "Loading..."
         if count == 0:
             return "No finished games yet."
         return "Enter: review the game move by move (and export it)."
-
-    def _open_record(self, model: ViewModel) -> None:
-        """The record asked for has come: open it in the review screen."""
-        record = model.history.record
-        if self.opening is None or record is None or record.game != self.opening:
-            return
-        if record.error is not None:
-            self.opening = None
-            return
-        if record.text is None:
-            return
-        self.opening = None
-        try:
-            game = parse_json(record.text)
-        except RecordError as exc:
-            self.status(f"The record of {record.game} does not read: {exc}")
-            return
-        screen = ReviewScreen(
-            game,
-            glyphs=self.host.options.glyphs,
-            original_json=record.text,
-            name=record.game,
-            standalone=False,
-        )
-        self.app.push_screen(screen)
 
     @on(DataTable.RowSelected, "#games")
     async def row_selected(self, event: DataTable.RowSelected) -> None:
@@ -320,9 +289,8 @@ class ProfileScreen(_HistoryScreen):
         game = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
         if game is None:
             return
-        self.opening = game
         self.status("Opening the game...")
-        await self.host.request(RecordRequested(game), msg.GetRecord(game=game, format="json"))
+        await self.records.open(game)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """'Older games' only while the last page was full."""
