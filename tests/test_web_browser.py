@@ -442,7 +442,9 @@ async def test_two_browsers_play_to_the_end_while_a_third_watches(browser: Brows
         # A rematch: bob proposes, ann accepts; both go to the new room, colours swapped,
         # and the watcher follows them there.
         await bob.locator("#offer-rematch").tap()
-        await expect(ann.locator(".offer")).to_contain_text("bob proposes a rematch (colours swapped).")
+        await expect(ann.locator(".offer")).to_contain_text(
+            "bob proposes a rematch (colours swapped)."
+        )
         await ann.click("#accept")
         for page in (ann, bob):
             await expect(page).not_to_have_url(re.compile(room))
@@ -728,7 +730,9 @@ async def test_a_declined_rematch_is_not_offered_again(browser: Browser) -> None
         await expect(ann.locator("#no-rematch")).to_have_text("hal declined your rematch.")
         await expect(ann.locator("#offer-rematch")).to_have_count(0)
         await hal.send(m.Offer(room=room, kind="rematch"))
-        await expect(ann.locator("#chat-log li").last).to_have_text("hal proposes a rematch (colours swapped)")
+        await expect(ann.locator("#chat-log li").last).to_have_text(
+            "hal proposes a rematch (colours swapped)"
+        )
 
 
 async def test_a_new_player_at_a_shared_computer_is_someone_new(browser: Browser) -> None:
