@@ -93,6 +93,10 @@ class GomokuApp(App[None]):
     ENABLE_COMMAND_PALETTE = False
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
+        # Ctrl+C quits as ^Q does (asking first in a running game), where Textual only
+        # said "Press ctrl+q to quit the app" (or copied a selection, which a game's
+        # text line hardly needs).
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
     ]
 
     def __init__(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+import pytest
 from client_fixtures import (
     answer,
     bob_plays,
@@ -248,22 +249,23 @@ async def test_no_offer_keys_while_an_offer_waits(
         assert "^T Takeback" in footer()
 
 
+@pytest.mark.parametrize("key", ["ctrl+q", "ctrl+c"])
 async def test_quit_in_a_running_game_asks_first(
-    server: GomokuServer, connect: Connect, tmp_path: Path
+    key: str, server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:
     """^Q in a running game asks first, as ^L does (n keeps the game and the client);
-    ^Q at that question quits."""
+    ^Q at that question quits. Ctrl+C does the same (Textual only told to press ^Q)."""
     async with running(server, tmp_path) as (app, pilot):
         await in_game_with_bob(app, pilot, connect)
-        await pilot.press("ctrl+q")
+        await pilot.press(key)
         await until(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the question")
         assert "Quit while your game runs?" in screen_text(app)
         await pilot.press("n")
         await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game again")
         assert app.return_code is None
-        await pilot.press("ctrl+q")
+        await pilot.press(key)
         await until(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the question")
-        await pilot.press("ctrl+q")
+        await pilot.press(key)
         await until(pilot, lambda: app.return_code == 0, "the client quit")
 
 

@@ -235,6 +235,9 @@ class ReviewApp(App[None]):
     TITLE = "Gomoku Arena review"
     CSS = APP_CSS
     ENABLE_COMMAND_PALETTE = False
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),  # as in gomoku play
+    ]
 
     def __init__(
         self, record: GameRecord, *, source: Path | None = None, glyphs: Glyphs = UNICODE
