@@ -109,6 +109,10 @@ _PATTERNS = {
     LEVEL_PATTERN: "that is a level name like master (1 to 40 of a-z 0-9 _ . : + -)",
 }
 
+NESTING_READ = 500
+"""Arrays and maps nested this deep are read, in fields the server does not know too
+(protocol.md); the decoder gives up somewhat deeper, at Python's recursion limit."""
+
 _stored_event_decoder = msgspec.msgpack.Decoder()  # untyped: events we stored ourselves
 
 _NULL_AT = re.compile(r"^Expected `[^`]+`, got `(?:null|None)` - at `\$(?P<path>(?:\.[a-z_]+)+)`$")
@@ -302,6 +306,8 @@ def _decode_failure(exc: Exception, data: Any) -> str:
     """What is wrong with a frame that could not be decoded, in words a bot author can
     act on: the decoder's own texts name a lone surrogate escape "truncated" input and
     quote Python's codec for a bad UTF-8 byte."""
+    if isinstance(exc, RecursionError):  # Python's words: "maximum recursion depth..."
+        return f"arrays or maps are nested too deeply ({NESTING_READ} levels are always read)"
     if isinstance(exc, UnicodeDecodeError):  # msgspec before 0.23
         return f"a string is not valid UTF-8 (byte 0x{exc.object[exc.start]:02x})"
     text = str(exc)
@@ -394,6 +400,7 @@ _SERVER_TAGS = _tags(ServerMessage)
 
 def _from_validation(codec: Codec, text: str, data: Any, known: frozenset[str]) -> ProtocolError:
     """Turn msgspec's validation message into a ProtocolError that names the field."""
+    text = text.replace("got `None`", "got `null`")  # MessagePack's nil, as protocol.md says
     msg_type, request_id = codec._peek(data)
     what = f"{msg_type} message" if msg_type else "message"
     key_match = _IN_KEY.search(text)

@@ -31,6 +31,7 @@ from protocol import (
     Join,
     Move,
     Moved,
+    Ping,
     ProtocolError,
     RoomEvent,
     ServerMessage,
@@ -42,7 +43,7 @@ from protocol import (
     encode,
     error_reply,
 )
-from protocol.codec import ENCODINGS, JSON, MSGPACK, Codec, event_frame
+from protocol.codec import ENCODINGS, JSON, MSGPACK, NESTING_READ, Codec, event_frame
 
 CODECS = [MSGPACK, JSON]
 by_codec = pytest.mark.parametrize("codec", CODECS, ids=lambda c: c.subprotocol)
@@ -479,7 +480,7 @@ def test_binary_frame_is_bad_frame_with_json() -> None:
         (msgspec.msgpack.encode({1: "hello"}), "keys must be strings"),
         (b"\x82\xa4type\xa5hello\xa4name\xa2\xff\xfe", "not valid UTF-8 (byte 0xff)"),
         (b"\x91" * 4000 + b"\x01", "map"),
-        (b"\x82\xa4type\xa5hello\xa1z" + b"\x91" * 4000 + b"\xc0", "MessagePack"),
+        (b"\x82\xa4type\xa5hello\xa1z" + b"\x91" * 4000 + b"\xc0", "nested too deeply"),
         (b"\x82\xa4type\xa4chat\xa4type\xabget_profile", "`type` key is given more than once"),
     ],
     ids=[
@@ -501,6 +502,18 @@ def test_malformed_frames_are_bad_message(data: bytes, needle: str) -> None:
     exc = _error(data)
     assert exc.code == ErrorCode.BAD_MESSAGE
     assert needle in exc.message
+
+
+@by_codec
+def test_nesting_as_deep_as_promised_is_read_in_an_unknown_field(codec: Codec) -> None:
+    """protocol.md promises NESTING_READ levels of arrays and maps in a field the server
+    does not know (skipped unread); a nil where a string goes is named null, as in JSON."""
+    deep: object = None
+    for _ in range(NESTING_READ - 1):
+        deep = [deep]
+    assert codec.decode_client(frame(codec, {"type": "ping", "id": 3, "z": deep})) == Ping(id=3)
+    exc = _error(frame(codec, {"type": "hello", "name": None, "id": 4}), codec)
+    assert "got `null`" in exc.message, exc.message
 
 
 @pytest.mark.parametrize(
@@ -546,7 +559,7 @@ def test_a_bad_string_is_answered_with_the_frames_id_and_room() -> None:
         ('{"type": "hello", "name": "\\ud800x"}', "half of a UTF-16 surrogate pair"),
         ('{"type": "hello", "name": "\\udbff"}', "half of a UTF-16 surrogate pair"),
         ("[" * 2000 + "1" + "]" * 2000, "JSON object"),
-        ('{"type": "hello", "z": ' + "[" * 2000 + "]" * 2000 + "}", "JSON"),
+        ('{"type": "hello", "z": ' + "[" * 2000 + "]" * 2000 + "}", "nested too deeply"),
         ('{"type": "hello", "name": "ann", "id": 1.5}', "`id`"),
         ('{"type": "chat", "type": "get_profile"}', "`type` key is given more than once"),
     ],
