@@ -520,7 +520,9 @@ async def test_a_browser_plays_the_terminal_protocol_client(browser: Browser) ->
         await expect(step).to_have_text("Move 7 of 9: h11")
         await ann.click("header nav >> text=Profile")
         await expect(ann.locator("#profile-view h1")).to_have_text("ann")
-        await expect(ann.locator("#profile-view .games li")).to_contain_text("ann \u2013 hal")
+        await expect(ann.locator("#profile-view .games li")).to_contain_text(
+            "ann (Black) \u2013 hal (White)"
+        )
         await ann.click("header nav >> text=Leaderboard")
         await expect(ann.locator("#leaderboard-view tbody")).to_contain_text("Nobody yet.")
 
@@ -550,6 +552,7 @@ async def test_a_long_games_review_shows_its_current_move_in_two_columns(
         await expect(step).to_contain_text("Move 30 of 30")
         facts = "freestyle · 15\u00d715 · free · no clock · Black wins by resignation"
         await expect(cy.locator("#review-view p").first).to_have_text(facts)
+        await expect(cy.locator("#review-view h1")).to_have_text("ann (Black) \u2013 hal (White)")
         items = cy.locator(".review-moves li")
         assert await items.nth(29).evaluate(IN_ITS_LISTS_SIGHT)
         await shot(cy, "review-long-game")

@@ -126,7 +126,9 @@ const GAMES_PAGE = 20;
 /** One finished game in a profile's list: the players (to its review), how it went. */
 function gameLine(g) {
   return h("li", {},
-    h("a", { href: `#/review/${g.id}` }, h("bdi", { class: "name" }, g.black.name), " – ", h("bdi", { class: "name" }, g.white.name)),
+    // Each name with its colour: "Black wins" said nothing of who won without it.
+    h("a", { href: `#/review/${g.id}` }, h("bdi", { class: "name" }, g.black.name), " (Black) – ",
+      h("bdi", { class: "name" }, g.white.name), " (White)"),
     ` · ${g.rule} ${g.size}×${g.size} · ${resultText(g.result, g.moves)} · ${g.moves} move${g.moves === 1 ? "" : "s"}${g.rated ? " · rated" : ""} · ${new Date(g.ended_ms).toLocaleString()}`);
 }
 
@@ -188,7 +190,9 @@ export class ReviewView {
       h("button", { type: "button", "aria-label": "Last position", onclick: () => this.go(r.moves.length) }, "▶|"));
     const players = r.players ?? {};
     this.root.replaceChildren(
-      h("h1", {}, `${players.black ?? "Black"} – ${players.white ?? "White"}`),
+      h("h1", {}, players.black || players.white
+        ? `${players.black ?? "?"} (Black) – ${players.white ?? "?"} (White)`
+        : "Black – White"),
       h("p", {}, [r.rule, `${r.size}×${r.size}`, r.opening ?? "free", ...clockFacts(r.game), resultText(r.result, r.moves.length)].join(" · ")),
       h("div", { class: "room-body" },
         h("div", { class: "board-col" }, this.boardHost, nav, this.position),
