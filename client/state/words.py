@@ -175,11 +175,12 @@ def not_counted_line(game: GameView, outcome: Outcome) -> str | None:
     players left before they had made two moves each. None when neither applies (the
     rule gives no reason, so the client does not guess one)."""
     stones = len(game.moves)
-    text = "This game did not count for ratings"
-    if stones < RATED_MIN_STONES:
-        return f"{text}: it ended before its second stone."
     if aborted(outcome.reason, outcome.winner, stones):
-        return f"{text}: both players left before each had made two moves."
+        # The result line already said why ("aborted before its first stone", "aborted:
+        # both players left"): a second reason after it read as another one.
+        return "An aborted game does not count for ratings."
+    if stones < RATED_MIN_STONES:
+        return "This game did not count for ratings: it ended before its second stone."
     return None
 
 
