@@ -533,6 +533,21 @@ class GomokuApp(App[None]):
         except msgspec.ValidationError:  # written by another version, or by hand
             return None
 
+    @property
+    def last_match(self) -> msg.Queue | None:
+        kept = self.identity.last_match
+        if kept is None:
+            return None
+        try:
+            return msgspec.convert(kept, msg.Queue)
+        except msgspec.ValidationError:  # written by another version, or by hand
+            return None
+
+    async def quick_match(self, queue: msg.Queue) -> None:
+        kept = msgspec.to_builtins(msgspec.structs.replace(queue, id=None))
+        self._save(dataclasses.replace(self.identity, last_match=kept))
+        await self.ask(queue)
+
     async def create_room(self, create: msg.CreateRoom) -> None:
         kept = msgspec.to_builtins(msgspec.structs.replace(create, id=None))
         self._save(dataclasses.replace(self.identity, last_room=kept))

@@ -84,6 +84,9 @@ class Identity:
     last_room: dict[str, Any] | None = None
     """The settings of the last room created with ``n`` (CreateRoom fields), offered
     again by the next ``n``, after a restart too."""
+    last_match: dict[str, Any] | None = None
+    """The last quick match asked for with ``m`` (Queue fields), offered again by the
+    next ``m``, after a restart too."""
 
     def token_for(self, server: str) -> str | None:
         """The token kept for ``server`` (a :attr:`ServerAddress.key`), also under the key
@@ -114,11 +117,13 @@ def load_identity(directory: Path | None = None, profile: str | None = None) -> 
     )
     last_ai = data.get("last_ai")
     last_room = data.get("last_room")
+    last_match = data.get("last_match")
     return Identity(
         name=name if isinstance(name, str) else None,
         tokens=clean,
         last_ai=last_ai if isinstance(last_ai, dict) else None,
         last_room=last_room if isinstance(last_room, dict) else None,
+        last_match=last_match if isinstance(last_match, dict) else None,
     )
 
 
@@ -135,6 +140,8 @@ def save_identity(
         fields["last_ai"] = identity.last_ai
     if identity.last_room is not None:
         fields["last_room"] = identity.last_room
+    if identity.last_match is not None:
+        fields["last_match"] = identity.last_match
     payload = json.dumps(fields, indent=2)
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".identity-", suffix=".tmp")
     try:

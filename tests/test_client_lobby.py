@@ -94,6 +94,42 @@ async def test_the_new_room_dialog_offers_the_last_rooms_settings_again(
         assert await offered(app, pilot) == wanted
 
 
+async def test_the_quick_match_dialog_offers_the_last_search_again(
+    server: GomokuServer, tmp_path: Path
+) -> None:
+    """After a renju 1+0 search with an AI after 20 s, m offers renju, 1+0 and 20 s again
+    (it went back to freestyle 5+3, as n once did); so does a client started again."""
+
+    async def offered(app: GomokuApp, pilot: Pilot[None]) -> tuple[object, ...]:
+        await pilot.press("m")
+        await until(pilot, lambda: isinstance(app.screen, QuickMatchDialog))
+        dialog = app.screen
+        shown = (
+            dialog.query_one("#rule", Select).value,
+            dialog.query_one("#time", Input).value,
+            dialog.query_one("#ai-after", Input).value,
+        )
+        await pilot.press("escape")
+        return shown
+
+    async with running(server, tmp_path) as (app, pilot):
+        assert await offered(app, pilot) == (Rule.FREESTYLE, "5+3", "never")
+        await pilot.press("m")
+        await until(pilot, lambda: isinstance(app.screen, QuickMatchDialog))
+        dialog = app.screen
+        dialog.query_one("#rule", Select).value = Rule.RENJU
+        dialog.query_one("#time", Input).value = "1+0"
+        dialog.query_one("#ai-after", Input).value = "20"
+        await pilot.click("#ok")
+        await until(pilot, lambda: app.model.lobby.queue is not None, "the search")
+        await pilot.press("escape")  # Esc cancels the search
+        await until(pilot, lambda: app.model.lobby.queue is None, "the search cancelled")
+        wanted = (Rule.RENJU, "1+0", "20")
+        assert await offered(app, pilot) == wanted
+    async with running(server, tmp_path) as (app, pilot):
+        assert await offered(app, pilot) == wanted
+
+
 async def test_the_new_room_dialog_fits_a_40_by_15_terminal(
     server: GomokuServer, tmp_path: Path
 ) -> None:

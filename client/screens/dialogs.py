@@ -331,28 +331,37 @@ def _seat(value: object) -> SeatRequest:
     return "any"
 
 
-class QuickMatchDialog(_FormDialog[msg.ClientMessage]):
-    """Rule and time control to queue for; optionally an AI if nobody comes in time."""
+class QuickMatchDialog(_FormDialog[msg.Queue]):
+    """Rule and time control to queue for; optionally an AI if nobody comes in time.
+    Filled in with the last quick match's (``last``), as the new-room form is."""
+
+    def __init__(self, last: msg.Queue | None = None) -> None:
+        super().__init__()
+        self.last = last
 
     def compose(self) -> ComposeResult:
+        last = self.last
+        rule = Rule.FREESTYLE if last is None else last.rule
+        time = "5+3" if last is None else "none" if last.time is None else str(last.time)
+        after = last.ai_after_ms if last is not None else None
+        after_text = "never" if after is None else f"{after / 1000:g}"
+        level = last.ai_level if last is not None and last.ai_level else DEFAULT_LEVEL
         with DialogBox(classes="dialog"):
             yield Label("[b]Quick match[/b] (rated; against an AI: unrated)")
             with Grid(classes="form"):
                 yield Label("Rule")
-                yield Select(
-                    RULES, value=Rule.FREESTYLE, allow_blank=False, id="rule", compact=True
-                )
+                yield Select(RULES, value=rule, allow_blank=False, id="rule", compact=True)
                 yield Label("Time (min+s)")
-                yield Input("5+3", id="time", placeholder="5+3 or none", compact=True)
+                yield Input(time, id="time", placeholder="5+3 or none", compact=True)
                 yield Label("AI after (s)")
                 yield Input(
-                    "never",
+                    after_text,
                     id="ai-after",
                     placeholder="seconds, or never",
                     max_length=6,
                     compact=True,
                 )
-                yield from _level_fields("AI level", "ai-level", "ai-other")
+                yield from _level_fields("AI level", "ai-level", "ai-other", level)
             yield from _form_end("Find opponent")
         yield Footer(compact=True)
 

@@ -104,6 +104,17 @@ class Host(Protocol):
         restarts), which the new-room form offers again."""
         ...
 
+    @property
+    def last_match(self) -> msg.Queue | None:
+        """The last quick match asked for with :meth:`quick_match` (kept over restarts),
+        which the quick-match form offers again."""
+        ...
+
+    async def quick_match(self, queue: msg.Queue) -> None:
+        """Ask for a quick match with ``queue``'s settings, keeping them
+        (:attr:`last_match`)."""
+        ...
+
     async def create_room(self, create: msg.CreateRoom) -> None:
         """Create a room with ``create``'s settings, keeping them (:attr:`last_room`)."""
         ...

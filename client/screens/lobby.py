@@ -219,7 +219,11 @@ class LobbyScreen(Screen[None]):
         if self.host.model.lobby.queue is not None:
             await self.action_cancel_match()
             return
-        await self.app.push_screen(QuickMatchDialog(), self._send_dialog_result)
+        await self.app.push_screen(QuickMatchDialog(self.host.last_match), self._quick_match)
+
+    async def _quick_match(self, queue: msg.Queue | None) -> None:
+        if queue is not None:
+            await self.host.quick_match(queue)
 
     async def action_cancel_match(self) -> None:
         if self.host.model.lobby.queue is not None:
