@@ -204,10 +204,6 @@ class LobbyScreen(Screen[None]):
         ]
         await self.app.push_screen(HelpScreen("Lobby keys", sections))
 
-    async def _send_dialog_result(self, message: msg.ClientMessage | None) -> None:
-        if message is not None:
-            await self.host.ask(message)
-
     async def action_create(self) -> None:
         await self.app.push_screen(CreateRoomDialog(self.host.last_room), self._create_room)
 
