@@ -16,7 +16,7 @@ import contextlib
 import dataclasses
 import time
 from collections.abc import Callable
-from typing import ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
 import msgspec
 from textual import events
@@ -55,6 +55,26 @@ from engine.types import Point
 from protocol import messages as msg
 from protocol.backoff import Backoff
 from protocol.errors import ErrorCode
+
+KeptRequest = TypeVar("KeptRequest", msg.CreateRoom, msg.Queue)
+
+
+def _to_keep(request: KeptRequest) -> dict[str, Any]:
+    """A request's settings as the identity file keeps them (without its id)."""
+    kept: dict[str, Any] = msgspec.to_builtins(msgspec.structs.replace(request, id=None))
+    return kept
+
+
+def _read_kept(kept: dict[str, Any] | None, kind: type[KeptRequest]) -> KeptRequest | None:
+    """Settings kept by :func:`_to_keep`, or None if none or they no longer read (written
+    by another version, or by hand)."""
+    if kept is None:
+        return None
+    try:
+        return msgspec.convert(kept, kind)
+    except msgspec.ValidationError:
+        return None
+
 
 BACK_IN_LOBBY = "You are back in the lobby."
 """Said after why the room on screen went away (the lobby took its place)."""
@@ -525,32 +545,18 @@ class GomokuApp(App[None]):
 
     @property
     def last_room(self) -> msg.CreateRoom | None:
-        kept = self.identity.last_room
-        if kept is None:
-            return None
-        try:
-            return msgspec.convert(kept, msg.CreateRoom)
-        except msgspec.ValidationError:  # written by another version, or by hand
-            return None
+        return _read_kept(self.identity.last_room, msg.CreateRoom)
 
     @property
     def last_match(self) -> msg.Queue | None:
-        kept = self.identity.last_match
-        if kept is None:
-            return None
-        try:
-            return msgspec.convert(kept, msg.Queue)
-        except msgspec.ValidationError:  # written by another version, or by hand
-            return None
+        return _read_kept(self.identity.last_match, msg.Queue)
 
     async def quick_match(self, queue: msg.Queue) -> None:
-        kept = msgspec.to_builtins(msgspec.structs.replace(queue, id=None))
-        self._save(dataclasses.replace(self.identity, last_match=kept))
+        self._save(dataclasses.replace(self.identity, last_match=_to_keep(queue)))
         await self.ask(queue)
 
     async def create_room(self, create: msg.CreateRoom) -> None:
-        kept = msgspec.to_builtins(msgspec.structs.replace(create, id=None))
-        self._save(dataclasses.replace(self.identity, last_room=kept))
+        self._save(dataclasses.replace(self.identity, last_room=_to_keep(create)))
         await self.ask(create)
 
     async def play_ai(self, create: msg.CreateRoom, level: str) -> None:
