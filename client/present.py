@@ -425,7 +425,7 @@ def ended_label(ended_ms: int) -> str:
 def game_row(game: GameSummary, player: str | None) -> tuple[str, ...]:
     """One line of a player's finished games, in :data:`GAME_COLUMNS` order."""
     rule = str(game.rule) + ("" if game.size == 15 else f" {game.size}")
-    rule += " rated" if game.rated else ""
+    rule += " rated" if game.rated else " rated, not counted" if game.rated_room else ""
     return (
         ended_label(game.ended_ms),
         rule,

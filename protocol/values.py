@@ -316,6 +316,9 @@ class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
     aborted: bool = False
     """Whether the game was aborted (``abandon`` with no winner before each side made two
     moves, or a timed game nobody began): not a draw, it counts for nothing."""
+    rated_room: bool = False
+    """Whether the game was set up rated (a rated room): with ``rated`` false, a rated
+    game that did not count (it ended before its second stone, or was aborted)."""
 
 
 class RoomView(msgspec.Struct, frozen=True, kw_only=True):

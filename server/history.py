@@ -114,7 +114,8 @@ def record_bytes(room: Room) -> bytes:
     """What the archive keeps for the finished game in ``room``: the engine's JSON record
     (:func:`engine.record.record_to_dict`, its fields in its order), its moves written
     from the room's own notation (the engine's: ``server.game.play`` formats each stone
-    it accepts), and the server's ``"game"`` key: ids, whether rated, aborted (a
+    it accepts), and the server's ``"game"`` key: ids, whether rated (it counted) and
+    set up rated (``rated_room``: a rated game too short to count), aborted (a
     standings script counted an aborted game as a draw) and private, when it ended, its
     time control and both clocks at its end (null without a clock): a 5+3 game lost on
     time and a 4-second one read alike without them."""
@@ -136,6 +137,7 @@ def record_bytes(room: Room) -> bytes:
         "black": black.id,
         "white": white.id,
         "rated": black_score(room) is not None,
+        "rated_room": room.rated,
         "aborted": aborted(room),
         "private": room.private,
         "ended_ms": room.ended_ms,
@@ -212,6 +214,8 @@ def summary(data: bytes) -> GameSummary:
             "moves": len(record.get("moves") or ()),
             "ended_ms": game.get("ended_ms") or 0,
             "aborted": bool(game.get("aborted", _aborted_record(record))),
+            # Records kept before 2026-11-29 lack it: a game that counted was set up rated.
+            "rated_room": bool(game.get("rated_room", game.get("rated"))),
         }
         return msgspec.convert(fields, GameSummary)
     except (msgspec.ValidationError, AttributeError, TypeError) as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -13,6 +14,7 @@ from client.present import (
     fit_parts,
     format_clock,
     game_result_label,
+    game_row,
     lobby_row,
     low_clock_spans,
     parse_time_control,
@@ -317,6 +319,28 @@ def test_a_game_both_players_left_is_aborted_early_and_drawn_later() -> None:
             ended_ms=0,
         )
         assert game_result_label(game, "a") == history
+
+
+def test_a_rated_game_that_did_not_count_is_no_casual_one_in_the_history() -> None:
+    """A profile's games: one that counted reads rated, one set up rated that ended too
+    early reads "rated, not counted" (it read as a casual game), a casual one neither."""
+    base = GameSummary(
+        id="r1",
+        rule=Rule.FREESTYLE,
+        size=15,
+        opening=Opening.FREE,
+        rated=False,
+        black=GamePlayer(id="a", name="ann"),
+        white=GamePlayer(id="b", name="bob"),
+        result=GameResult(winner="white", reason=Reason.RESIGN),
+        moves=1,
+        ended_ms=0,
+    )
+    counted = msgspec.structs.replace(base, rated=True, rated_room=True, moves=20)
+    short = msgspec.structs.replace(base, rated_room=True)
+    assert game_row(counted, "a")[1] == "freestyle rated"
+    assert game_row(short, "a")[1] == "freestyle rated, not counted"
+    assert game_row(base, "a")[1] == "freestyle"
 
 
 def test_a_game_over_after_one_move_says_1_move() -> None:

@@ -171,6 +171,7 @@ async def test_finished_game_is_listed_and_exported(arena: GomokuServer, connect
         assert (item.white.id, item.white.name) == (bob.player, "bob")
         assert (item.result.winner, item.result.reason, item.moves) == ("black", "five", 9)
         assert not item.rated
+        assert not item.rated_room  # a casual game
         assert not item.aborted
         assert item.ended_ms > 0
     older = await _ask(bob, m.ListGames(before_ms=item.ended_ms, id=3))
@@ -219,12 +220,16 @@ async def test_an_aborted_game_says_so_in_the_list_and_the_record(
     assert isinstance(games, m.Games)
     [item] = games.items
     assert (item.id, item.aborted, item.rated) == (room, True, False)
+    assert item.rated_room  # set up rated, it did not count: no casual game
     reply = await _ask(alice, m.GetRecord(game=room, format="json", id=2))
     assert isinstance(reply, m.Record)
     kept = json.loads(reply.text)
     assert kept["game"]["aborted"] is True
-    del kept["game"]["aborted"]  # as records kept before the key came read
-    assert history.summary(json.dumps(kept).encode()).aborted
+    assert (kept["game"]["rated"], kept["game"]["rated_room"]) == (False, True)
+    del kept["game"]["aborted"], kept["game"]["rated_room"]  # as records kept before read
+    old = history.summary(json.dumps(kept).encode())
+    assert old.aborted
+    assert not old.rated_room  # unknown then: a game that counted was rated, others unsaid
 
 
 async def test_private_games_and_unknown_players(arena: GomokuServer, connect: Connect) -> None:

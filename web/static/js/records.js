@@ -129,7 +129,7 @@ function gameLine(g) {
     // Each name with its colour: "Black wins" said nothing of who won without it.
     h("a", { href: `#/review/${g.id}` }, h("bdi", { class: "name" }, g.black.name), " (Black) – ",
       h("bdi", { class: "name" }, g.white.name), " (White)"),
-    ` · ${g.rule} ${g.size}×${g.size} · ${resultText(g.result, g.moves)} · ${g.moves} move${g.moves === 1 ? "" : "s"}${g.rated ? " · rated" : ""} · ${new Date(g.ended_ms).toLocaleString()}`);
+    ` · ${g.rule} ${g.size}×${g.size} · ${resultText(g.result, g.moves)} · ${g.moves} move${g.moves === 1 ? "" : "s"}${g.rated ? " · rated" : g.rated_room ? " · rated, not counted" : ""} · ${new Date(g.ended_ms).toLocaleString()}`);
 }
 
 /** A standing's rating for people: "unrated" before a rated game under the rule, and a
