@@ -172,6 +172,28 @@ async def test_a_finished_game_opens_in_review_from_its_own_screen(
         await until(pilot, lambda: isinstance(app.screen, GameScreen))
 
 
+async def test_an_opponents_profile_opens_from_a_game_in_yours(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """In your profile's games, o opens the other player's profile (a friend not on the
+    leaderboard could not be looked up); q comes back to yours."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, room = await in_game_with_bob(app, pilot, connect)
+        await bob.send(m.Resign(room=room))
+        await until(pilot, lambda: app.model.room is not None and app.model.room.state == "over")
+        await pilot.press("escape", "ctrl+l")
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        await pilot.press("p")
+        await until(pilot, lambda: "won (resignation)" in screen_text(app), "your game")
+        assert "o Opponent's profile" in screen_text(app)
+        await pilot.press("o")
+        await until(pilot, lambda: "Profile · bob" in screen_text(app), "bob's profile")
+        await until(pilot, lambda: "lost (resignation)" in screen_text(app), "bob's game")
+        await pilot.press("q")
+        await until(pilot, lambda: "Profile · alice (you)" in screen_text(app), "yours again")
+        await until(pilot, lambda: "won (resignation)" in screen_text(app), "your games again")
+
+
 async def test_a_rated_game_too_short_to_count_says_so(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:

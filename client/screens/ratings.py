@@ -39,6 +39,7 @@ from client.state.model import ViewModel
 from client.widgets.rows import fill_rows
 from engine.types import Rule
 from protocol import messages as msg
+from protocol.values import GameSummary
 
 
 class _HistoryScreen(Screen[None]):
@@ -183,6 +184,7 @@ class ProfileScreen(_HistoryScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help"),
         Binding("enter", "open", "Review game"),
+        Binding("o", "opponent", "Opponent's profile"),
         Binding("m", "more", "Older games"),
         Binding("l", "leaderboard", "Leaderboard"),
         Binding("q,escape", "back", "Back"),
@@ -282,21 +284,39 @@ class ProfileScreen(_HistoryScreen):
     async def row_selected(self, event: DataTable.RowSelected) -> None:
         await self.action_open()
 
-    async def action_open(self) -> None:
+    def _selected(self) -> GameSummary | None:
+        """The game under the list's cursor, as listed."""
         table = self.query_one("#games", DataTable)
-        if table.row_count == 0:
-            return
+        archive = self.host.model.history.archive
+        if table.row_count == 0 or archive is None or archive.player != self.player:
+            return None
         game = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return next((g for g in archive.games if g.id == game), None)
+
+    async def action_open(self) -> None:
+        game = self._selected()
         if game is None:
             return
         self.status("Opening the game...")
-        await self.records.open(game)
+        await self.records.open(game.id)
+
+    async def action_opponent(self) -> None:
+        """The profile of the other player of the game under the cursor (a friend not on
+        the leaderboard was reached only from the web page)."""
+        game = self._selected()
+        if game is None:
+            return
+        owner = self.player or self.host.model.me
+        other = game.white if game.black.id == owner else game.black
+        await self.app.push_screen(ProfileScreen(self.host, other.id))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """'Older games' only while the last page was full."""
+        """'Older games' only while the last page was full; a game's keys with a game."""
         if action == "more":
             archive = self.host.model.history.archive
             return archive is not None and archive.player == self.player and archive.more
+        if action in ("open", "opponent") and self.is_mounted:
+            return self._selected() is not None
         return True
 
     async def action_more(self) -> None:
