@@ -76,6 +76,10 @@ def _read_kept(kept: dict[str, Any] | None, kind: type[KeptRequest]) -> KeptRequ
         return None
 
 
+ENDED_AWAY_GAMES = 5
+"""The latest games asked for when one ended out of sight, to say how (it is archived
+before the lobby hears it ended; a few more cover others ending meanwhile)."""
+
 BACK_IN_LOBBY = "You are back in the lobby."
 """Said after why the room on screen went away (the lobby took its place)."""
 
@@ -290,6 +294,9 @@ class GomokuApp(App[None]):
         shown = before.room.id if before.room is not None else None
         for room in ended_out_of_sight(before.seated_rooms, self.model.seated_rooms, action, shown):
             self.run_worker(self._leave_quietly(room), group="send")
+            # How it ended, for the lobby's line: the player's latest games (the line
+            # said only that it had ended, and to look in the profile).
+            self.run_worker(self.send(msg.ListGames(limit=ENDED_AWAY_GAMES)), group="send")
         for screen in self.screen_stack:
             if isinstance(screen, ModelView):
                 screen.show_model(self.model)

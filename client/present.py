@@ -15,10 +15,10 @@ from client.state.game import GameView, Seat
 from client.state.lobby import QueueView
 from client.state.model import ViewModel
 from client.state.session import Link
-from client.state.words import aborted, describe_time, rating_label
+from client.state.words import aborted, describe_time, rating_label, reason_words
 from engine import Opening
 from engine.notation import format_point
-from engine.types import Color, Reason
+from engine.types import Color
 from protocol.limits import MAX_BASE_MS, MAX_INC_MS
 from protocol.values import (
     GameSummary,
@@ -131,30 +131,6 @@ def turn_label(game: GameView, me: frozenset[str]) -> str:
         return f"your move ({game.to_move})"
     name = seat.name if seat is not None else "?"
     return f"{name} to move ({game.to_move})"
-
-
-RESULT_WORDS = {
-    Reason.FIVE: "five in a row",
-    Reason.OVERLINE: "overline",
-    Reason.BOARD_FULL: "board full",
-    Reason.RESIGN: "resignation",
-    Reason.TIMEOUT: "time",
-    Reason.AGREEMENT: "agreed",
-    Reason.ABANDON: "opponent gone",
-}
-"""The reason a game ended, as the status line says it after ``black wins``."""
-
-DRAW_WORDS = {Reason.ABANDON: "both left"}
-"""The reasons whose words differ after ``draw``: a game is drawn by ``abandon`` when
-both players left it, not one."""
-
-
-def reason_words(reason: Reason, *, drawn: bool) -> str:
-    """Why a game ended, in the words every screen of this client uses after ``black
-    wins``, ``won``, ``lost`` or ``draw`` (the wire's codes read ``won (resign)`` in the
-    profile where the game said ``resignation``)."""
-    why = RESULT_WORDS.get(reason, str(reason))
-    return DRAW_WORDS.get(reason, why) if drawn else why
 
 
 def status_lines(

@@ -432,15 +432,15 @@ async def test_a_game_left_for_the_lobby_that_ends_there_is_said_on_the_lobby_li
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:
     """Alice leaves her running game for the lobby (^L, y): the lobby line says g returns
-    to it. Bob resigns meanwhile: the lobby line says that game has ended and where to
-    see how, instead of offering it still; a new request clears that line."""
+    to it. Bob resigns meanwhile: the lobby line says that game has ended, against whom
+    and how, instead of offering it still; a new request clears that line."""
     async with running(server, tmp_path) as (app, pilot):
         bob, room = await in_game_with_bob(app, pilot, connect)
         await leave_for_the_lobby(app, pilot)
         await until(pilot, lambda: f"You have a game in progress ({room})" in screen_text(app))
         await bob.send(m.Resign(room=room))
-        ended = f"Your game ({room}) has ended: p shows how, in your profile."
-        await until(pilot, lambda: ended in screen_text(app), "the line about the end")
+        ended = f"Your game with bob ({room}) has ended: you won (resignation)."
+        await until(pilot, lambda: ended in lobby_line(app), "the line about the end")
         assert app.model.seated_rooms == ()
         await pilot.press("m")
         await until(pilot, lambda: isinstance(app.screen, QuickMatchDialog))
@@ -539,7 +539,7 @@ async def test_a_finished_game_is_announced_at_one_launch_only(
         bob, away = await in_game_with_bob(app, pilot, connect)
         await leave_for_the_lobby(app, pilot)
         await bob.send(m.Resign(room=away))
-        await until(pilot, lambda: f"Your game ({away}) has ended" in screen_text(app))
+        await until(pilot, lambda: f"({away}) has ended" in screen_text(app))
         carol, seen = await in_game_with_bob(app, pilot, connect, opponent="carol")
         await carol.send(m.Resign(room=seen))
         await until(pilot, lambda: app.model.room is not None and app.model.room.state == "over")

@@ -958,7 +958,23 @@ def test_the_lobbys_notice_is_the_refusal_of_its_latest_request_until_it_no_long
     assert seated.lobby.notice == "the room is full"
     # r1 leaving the lobby's list out of sight: that game ended, which the line says now
     ended = "Your game (r1) has ended: p shows how, in your profile."
-    assert reduce(seated, msg.LobbyGone(room="r1"), T0).lobby.notice == ended
+    gone = reduce(seated, msg.LobbyGone(room="r1"), T0)
+    assert gone.lobby.notice == ended
+    # ... and, once the player's latest games come, against whom and how
+    lost = GameSummary(
+        id="r1",
+        rule=Rule.FREESTYLE,
+        size=15,
+        opening=Opening.FREE,
+        rated=True,
+        black=GamePlayer(id="p-alice", name="alice"),
+        white=GamePlayer(id="p-bob", name="bob"),
+        result=GameResult(winner="white", reason=Reason.TIMEOUT),
+        moves=30,
+        ended_ms=1,
+    )
+    told = reduce(gone, msg.Games(player="p-alice", items=[lost]), T0).lobby.notice
+    assert told == "Your game with bob (r1) has ended: you lost (time). p shows it in your profile."
     in_dialog = reduce(reduce(welcomed(), LobbyAsked(7, in_dialog=True), T0), refused, T0)
     assert (in_dialog.lobby.notice, in_dialog.lobby.line_notice) == ("the room is full", "")
     unsent = reduce(reduce(welcomed(), LobbyAsked(3), T0), LobbyUnsent(3), T0)

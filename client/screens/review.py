@@ -27,11 +27,11 @@ from textual.widgets import Button, Footer, Input, Label, Static
 
 from client.glyphs import UNICODE, Glyphs
 from client.picture import BoardPicture
-from client.present import TABLE_NAME_MAX, format_clock, reason_words, shorten
+from client.present import TABLE_NAME_MAX, format_clock, shorten
 from client.review import export_record, server_clock, unrecorded
 from client.screens.help import HelpScreen, describe_bindings
 from client.screens.style import APP_CSS, dress, plain_scrollbars
-from client.state.words import aborted
+from client.state.words import aborted, reason_words
 from client.stopping import exit_on_stop_signals
 from client.widgets.board import Board
 from client.widgets.dialog_box import DialogBox

@@ -25,7 +25,7 @@ from typing import Any
 import msgspec
 
 from client.state.session import IdentityLost
-from client.state.words import describe_error
+from client.state.words import describe_error, ended_away_result, ended_away_text
 from engine.types import Rule
 from protocol import messages as msg
 from protocol.errors import ErrorCode
@@ -116,6 +116,9 @@ class LobbyView:
     refusal: str = ""
     in_dialog: bool = False
     ai_choice: AiChoice | None = None
+    ended_away: str | None = None
+    """The game whose end ``notice`` tells without saying how yet (the list of games,
+    asked for then, says it)."""
 
     @property
     def line_notice(self) -> str:
@@ -156,18 +159,26 @@ def reduce_lobby(
     *,
     seated_changed: bool = False,
     ended: tuple[str, ...] = (),
+    me: str | None = None,
 ) -> LobbyView:
     """``lobby`` after ``action`` at local time ``now``; ``shown`` is the room on
     screen before it (a snapshot of another room ends the wait for a match);
     ``seated_changed``: the action changed the rooms the player sits in; ``ended``:
-    the player's games it showed over, out of sight."""
+    the player's games it showed over, out of sight; ``me``: the player."""
     lobby = _answer(lobby, action, shown)
     if seated_changed and lobby.notice:
         lobby = dataclasses.replace(lobby, notice="")  # it was about the games as they were
     if ended:
-        notice = f"Your game ({', '.join(ended)}) has ended: p shows how, in your profile."
-        lobby = dataclasses.replace(lobby, notice=notice, in_dialog=False)
+        notice = ended_away_text(ended[0])
+        lobby = dataclasses.replace(lobby, notice=notice, in_dialog=False, ended_away=ended[0])
     match action:
+        case msg.Games(items=items) if lobby.ended_away is not None:
+            room = lobby.ended_away
+            game = next((g for g in items if g.id == room), None)
+            if game is None or lobby.notice != ended_away_text(room):
+                return lobby  # not in this page, or the line says something else by now
+            said = ended_away_result(game, me)
+            return dataclasses.replace(lobby, notice=said, ended_away=None)
         case AiChoice() as choice:
             return dataclasses.replace(lobby, ai_choice=choice)
         case msg.Lobby(rooms=rooms, part=part):

@@ -120,6 +120,7 @@ def reduce(model: ViewModel, action: Action, now: float) -> ViewModel:
             shown,
             seated_changed=seated != model.seated_rooms,
             ended=ended_out_of_sight(model.seated_rooms, seated, action, shown),
+            me=session.me,
         ),
         room=room,
         seated_rooms=seated,

@@ -18,7 +18,7 @@ from protocol.errors import ErrorCode
 from protocol.events import RatingChange
 from protocol.limits import ABORTED_BELOW_STONES, RATED_MIN_STONES
 from protocol.text import chat_typable
-from protocol.values import TimeControl
+from protocol.values import GameSummary, TimeControl
 
 if TYPE_CHECKING:
     from client.state.game import GameView, Outcome
@@ -88,6 +88,52 @@ def room_closed_text(room: str, state: str) -> str:
     if state == "waiting":
         return f"Room {room} has closed: nobody took the other seat in time."
     return f"Room {room} has closed on the server."
+
+
+RESULT_WORDS = {
+    Reason.FIVE: "five in a row",
+    Reason.OVERLINE: "overline",
+    Reason.BOARD_FULL: "board full",
+    Reason.RESIGN: "resignation",
+    Reason.TIMEOUT: "time",
+    Reason.AGREEMENT: "agreed",
+    Reason.ABANDON: "opponent gone",
+}
+"""The reason a game ended, as the status line says it after ``black wins``."""
+
+DRAW_WORDS = {Reason.ABANDON: "both left"}
+"""The reasons whose words differ after ``draw``: a game is drawn by ``abandon`` when
+both players left it, not one."""
+
+
+def reason_words(reason: Reason, *, drawn: bool) -> str:
+    """Why a game ended, in the words every screen of this client uses after ``black
+    wins``, ``won``, ``lost`` or ``draw`` (the wire's codes read ``won (resign)`` in the
+    profile where the game said ``resignation``)."""
+    why = RESULT_WORDS.get(reason, str(reason))
+    return DRAW_WORDS.get(reason, why) if drawn else why
+
+
+def ended_away_text(room: str) -> str:
+    """A game of the player's ended while another screen was up (the lobby's line), before
+    the client knows how (:func:`ended_away_result` says it once the list of games came)."""
+    return f"Your game ({room}) has ended: p shows how, in your profile."
+
+
+def ended_away_result(game: GameSummary, me: str | None) -> str:
+    """:func:`ended_away_text` once the player's list of games says how it ended: the
+    opponent, and the result from the player's side."""
+    mine = "black" if game.black.id == me else "white" if game.white.id == me else None
+    other = game.white if mine == "black" else game.black
+    result = game.result
+    if game.aborted:
+        how = "it was aborted"
+    elif result.winner is None:
+        how = f"a draw ({reason_words(result.reason, drawn=True)})"
+    else:
+        why = reason_words(result.reason, drawn=False)
+        how = f"you {'won' if result.winner == mine else 'lost'} ({why})"
+    return f"Your game with {other.name} ({game.id}) has ended: {how}. p shows it in your profile."
 
 
 def describe_time(time: TimeControl | None) -> str:
