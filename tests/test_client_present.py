@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import msgspec
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from msgspec.structs import replace
+from test_client_state import summary
 
 from client.glyphs import UNICODE
 from client.present import (
@@ -28,9 +28,7 @@ from protocol.events import GameOver, RatingChange
 from protocol.messages import Event, Snapshot, Welcome
 from protocol.values import (
     Clocks,
-    GamePlayer,
     GameResult,
-    GameSummary,
     PlayerRef,
     RoomSummary,
     RoomView,
@@ -306,41 +304,19 @@ def test_a_game_both_players_left_is_aborted_early_and_drawn_later() -> None:
         room = room_view(players=players, state="over", moves=moves, result=result)
         _, second = status_lines(viewed("a", room), frozenset({"a"}), UNICODE, 0.0)
         assert f" · {status} · " in second, second
-        game = GameSummary(
-            id="r1",
-            rule=Rule.FREESTYLE,
-            size=15,
-            opening=Opening.FREE,
-            rated=True,
-            black=GamePlayer(id="a", name="ann"),
-            white=GamePlayer(id="b", name="bob"),
-            result=result,
-            moves=stones,
-            ended_ms=0,
-        )
-        assert game_result_label(game, "a") == history
+        game = summary(rated=True, result=result, moves=stones)
+        assert game_result_label(game, "p-alice") == history
 
 
 def test_a_rated_game_that_did_not_count_is_no_casual_one_in_the_history() -> None:
     """A profile's games: one that counted reads rated, one set up rated that ended too
     early reads "rated, not counted" (it read as a casual game), a casual one neither."""
-    base = GameSummary(
-        id="r1",
-        rule=Rule.FREESTYLE,
-        size=15,
-        opening=Opening.FREE,
-        rated=False,
-        black=GamePlayer(id="a", name="ann"),
-        white=GamePlayer(id="b", name="bob"),
-        result=GameResult(winner="white", reason=Reason.RESIGN),
-        moves=1,
-        ended_ms=0,
-    )
-    counted = msgspec.structs.replace(base, rated=True, rated_room=True, moves=20)
-    short = msgspec.structs.replace(base, rated_room=True)
-    assert game_row(counted, "a")[1] == "freestyle rated"
-    assert game_row(short, "a")[1] == "freestyle rated, not counted"
-    assert game_row(base, "a")[1] == "freestyle"
+    base = summary(result=GameResult(winner="white", reason=Reason.RESIGN), moves=1)
+    counted = summary(rated=True, rated_room=True)
+    short = summary(rated_room=True, moves=1)
+    assert game_row(counted, "p-alice")[1] == "freestyle rated"
+    assert game_row(short, "p-alice")[1] == "freestyle rated, not counted"
+    assert game_row(base, "p-alice")[1] == "freestyle"
 
 
 def test_a_game_over_after_one_move_says_1_move() -> None:

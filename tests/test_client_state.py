@@ -813,8 +813,9 @@ def standing(rule: Rule, rating: int = 1500) -> Standing:
     )
 
 
-def summary(game: str, ended_ms: int) -> GameSummary:
-    return GameSummary(
+def summary(game: str = "r1", ended_ms: int = 0, **changes: Any) -> GameSummary:
+    """A casual freestyle game of a list of games: alice (Black) beat bob with five."""
+    listed = GameSummary(
         id=game,
         rule=Rule.FREESTYLE,
         size=15,
@@ -826,6 +827,7 @@ def summary(game: str, ended_ms: int) -> GameSummary:
         moves=9,
         ended_ms=ended_ms,
     )
+    return msgspec.structs.replace(listed, **changes)
 
 
 def test_leaderboard_fills_the_rule_asked_for() -> None:
@@ -961,18 +963,7 @@ def test_the_lobbys_notice_is_the_refusal_of_its_latest_request_until_it_no_long
     gone = reduce(seated, msg.LobbyGone(room="r1"), T0)
     assert gone.lobby.notice == ended
     # ... and, once the player's latest games come, against whom and how
-    lost = GameSummary(
-        id="r1",
-        rule=Rule.FREESTYLE,
-        size=15,
-        opening=Opening.FREE,
-        rated=True,
-        black=GamePlayer(id="p-alice", name="alice"),
-        white=GamePlayer(id="p-bob", name="bob"),
-        result=GameResult(winner="white", reason=Reason.TIMEOUT),
-        moves=30,
-        ended_ms=1,
-    )
+    lost = summary(rated=True, result=GameResult(winner="white", reason=Reason.TIMEOUT))
     told = reduce(gone, msg.Games(player="p-alice", items=[lost]), T0).lobby.notice
     assert told == "Your game with bob (r1) has ended: you lost (time). p shows it in your profile."
     in_dialog = reduce(reduce(welcomed(), LobbyAsked(7, in_dialog=True), T0), refused, T0)
