@@ -287,13 +287,23 @@ class Codec:
         return None
 
     def _peek(self, data: Any) -> tuple[str | None, int | None]:
-        """The ``type`` and ``id`` of a frame that failed validation, if they can be read."""
+        """The ``type`` and ``id`` of a frame that failed validation, if they can be read:
+        also from a MessagePack map with a key that is no string (its ``id`` was not
+        echoed though it was there to read)."""
         try:
             peek = self._peek_decoder.decode(data)
+            msg_type, request_id = peek.type, peek.id
         except Exception:
-            return None, None
-        msg_type = peek.type if isinstance(peek.type, str) and len(peek.type) <= 40 else None
-        request_id = peek.id if isinstance(peek.id, int) and not isinstance(peek.id, bool) else None
+            try:
+                loose = self._untyped.decode(data)
+            except Exception:
+                return None, None
+            if not isinstance(loose, dict):
+                return None, None
+            msg_type, request_id = loose.get("type"), loose.get("id")
+        msg_type = msg_type if isinstance(msg_type, str) and len(msg_type) <= 40 else None
+        if isinstance(request_id, bool) or not isinstance(request_id, int):
+            request_id = None
         if request_id is not None and not 0 <= request_id <= MAX_REQUEST_ID:
             request_id = None
         return msg_type, request_id

@@ -535,6 +535,15 @@ def test_a_bad_string_names_its_first_bad_byte(tail: bytes, byte: str) -> None:
     assert f"not valid UTF-8 (byte {byte})" in exc.message
 
 
+def test_a_key_that_is_no_string_is_answered_with_the_frames_id() -> None:
+    """A MessagePack map with an integer key among its own: the refusal names the key's
+    place and echoes the frame's ``id``, which is there to read."""
+    exc = _error(msgspec.msgpack.encode({"type": "ping", "id": 7, 1: "x"}))
+    assert exc.code == ErrorCode.BAD_MESSAGE
+    assert "map keys must be strings" in exc.message
+    assert exc.re == 7
+
+
 def test_a_bad_string_is_answered_with_the_frames_id_and_room() -> None:
     """Invalid UTF-8 in a chat line: the error still names the frame's id and room,
     which are readable, so the sender knows which request failed."""
