@@ -2687,13 +2687,16 @@ async def tones(mark: Locator) -> tuple[str, str]:
 
 
 async def play_out(ann: Page, hal: TestClient, room: str, hers: list[str], his: list[str]) -> None:
-    """ann clicks her points, hal answers each with his (as long as he has one)."""
+    """ann clicks her points, hal answers each with his (as long as he has one). Each of
+    her clicks waits for his stone on her page: clicked before it came, the page says it
+    is not her move and plays nothing (a loaded run lost the winning stone so)."""
     for n, mine in enumerate(hers):
         await point(ann, mine).click()
         await hal.until_event(Moved)
         if n < len(his):
             await hal.move(room, his[n])
             await hal.until_event(Moved)
+            await moves_shown(ann, 2 * n + 2)
 
 
 async def test_the_winning_five_is_drawn_over_its_stones_and_said_where_it_is(
