@@ -1,5 +1,5 @@
 """Opening a finished game's record in the review screen from another screen: the
-profile's list of games (Enter), and the game screen once its game is over (^E)."""
+profile's list of games (Enter), and the game screen once its game is over (^P)."""
 
 from __future__ import annotations
 

@@ -116,9 +116,6 @@ class LobbyView:
     refusal: str = ""
     in_dialog: bool = False
     ai_choice: AiChoice | None = None
-    ended_away: str | None = None
-    """The game whose end ``notice`` tells without saying how yet (the list of games,
-    asked for then, says it)."""
 
     @property
     def line_notice(self) -> str:
@@ -169,16 +166,15 @@ def reduce_lobby(
     if seated_changed and lobby.notice:
         lobby = dataclasses.replace(lobby, notice="")  # it was about the games as they were
     if ended:
-        notice = ended_away_text(ended[0])
-        lobby = dataclasses.replace(lobby, notice=notice, in_dialog=False, ended_away=ended[0])
+        lobby = dataclasses.replace(lobby, notice=ended_away_text(ended[0]), in_dialog=False)
     match action:
-        case msg.Games(items=items) if lobby.ended_away is not None:
-            room = lobby.ended_away
-            game = next((g for g in items if g.id == room), None)
-            if game is None or lobby.notice != ended_away_text(room):
-                return lobby  # not in this page, or the line says something else by now
-            said = ended_away_result(game, me)
-            return dataclasses.replace(lobby, notice=said, ended_away=None)
+        case msg.Games(items=items) if lobby.notice:
+            # The list of games asked for when one ended out of sight says how, while the
+            # line still tells of that end (and of nothing since).
+            told = next((g for g in items if lobby.notice == ended_away_text(g.id)), None)
+            if told is not None:
+                return dataclasses.replace(lobby, notice=ended_away_result(told, me))
+            return lobby
         case AiChoice() as choice:
             return dataclasses.replace(lobby, ai_choice=choice)
         case msg.Lobby(rooms=rooms, part=part):
