@@ -54,6 +54,19 @@ async def test_lobby_create_room_dialog(server: GomokuServer, tmp_path: Path) ->
         assert f"invite code {room.code}" in "\n".join(line.text for line in app.model.log)
 
 
+async def form_offers(
+    pilot: Pilot[None], key: str, form: type[Screen[Any]], fields: dict[str, Any]
+) -> tuple[object, ...]:
+    """The values the form ``key`` opens shows in ``fields`` (id: widget class), in
+    order; the form is closed again with Esc."""
+    await pilot.press(key)
+    await until(pilot, lambda: isinstance(pilot.app.screen, form))
+    dialog = pilot.app.screen
+    shown = tuple(dialog.query_one(f"#{field}", kind).value for field, kind in fields.items())
+    await pilot.press("escape")
+    return shown
+
+
 async def test_the_new_room_dialog_offers_the_last_rooms_settings_again(
     server: GomokuServer, tmp_path: Path
 ) -> None:
@@ -61,22 +74,12 @@ async def test_the_new_room_dialog_offers_the_last_rooms_settings_again(
     offers standard, 3+2, rated and White again (it went back to freestyle, no clock,
     unrated: one Enter made a wrong tournament game); so does a client started again."""
 
-    async def offered(app: GomokuApp, pilot: Pilot[None]) -> tuple[object, ...]:
-        await pilot.press("n")
-        await until(pilot, lambda: isinstance(app.screen, CreateRoomDialog))
-        dialog = app.screen
-        shown = (
-            dialog.query_one("#rule", Select).value,
-            dialog.query_one("#time", Input).value,
-            dialog.query_one("#seat", Select).value,
-            dialog.query_one("#rated", Checkbox).value,
-            dialog.query_one("#private", Checkbox).value,
-        )
-        await pilot.press("escape")
-        return shown
+    async def offered(pilot: Pilot[None]) -> tuple[object, ...]:
+        fields = {"rule": Select, "time": Input, "seat": Select, "rated": Checkbox}
+        return await form_offers(pilot, "n", CreateRoomDialog, fields | {"private": Checkbox})
 
     async with running(server, tmp_path) as (app, pilot):
-        assert await offered(app, pilot) == (Rule.FREESTYLE, "none", "any", False, False)
+        assert await offered(pilot) == (Rule.FREESTYLE, "none", "any", False, False)
         await pilot.press("n")
         await until(pilot, lambda: isinstance(app.screen, CreateRoomDialog))
         dialog = app.screen
@@ -89,9 +92,9 @@ async def test_the_new_room_dialog_offers_the_last_rooms_settings_again(
         await pilot.press("ctrl+l")  # nobody came: no question
         await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
         wanted = (Rule.STANDARD, "3+2", "white", True, False)
-        assert await offered(app, pilot) == wanted
+        assert await offered(pilot) == wanted
     async with running(server, tmp_path) as (app, pilot):
-        assert await offered(app, pilot) == wanted
+        assert await offered(pilot) == wanted
 
 
 async def test_the_quick_match_dialog_offers_the_last_search_again(
@@ -100,20 +103,12 @@ async def test_the_quick_match_dialog_offers_the_last_search_again(
     """After a renju 1+0 search with an AI after 20 s, m offers renju, 1+0 and 20 s again
     (it went back to freestyle 5+3, as n once did); so does a client started again."""
 
-    async def offered(app: GomokuApp, pilot: Pilot[None]) -> tuple[object, ...]:
-        await pilot.press("m")
-        await until(pilot, lambda: isinstance(app.screen, QuickMatchDialog))
-        dialog = app.screen
-        shown = (
-            dialog.query_one("#rule", Select).value,
-            dialog.query_one("#time", Input).value,
-            dialog.query_one("#ai-after", Input).value,
-        )
-        await pilot.press("escape")
-        return shown
+    async def offered(pilot: Pilot[None]) -> tuple[object, ...]:
+        fields = {"rule": Select, "time": Input, "ai-after": Input}
+        return await form_offers(pilot, "m", QuickMatchDialog, fields)
 
     async with running(server, tmp_path) as (app, pilot):
-        assert await offered(app, pilot) == (Rule.FREESTYLE, "5+3", "never")
+        assert await offered(pilot) == (Rule.FREESTYLE, "5+3", "never")
         await pilot.press("m")
         await until(pilot, lambda: isinstance(app.screen, QuickMatchDialog))
         dialog = app.screen
@@ -125,9 +120,9 @@ async def test_the_quick_match_dialog_offers_the_last_search_again(
         await pilot.press("escape")  # Esc cancels the search
         await until(pilot, lambda: app.model.lobby.queue is None, "the search cancelled")
         wanted = (Rule.RENJU, "1+0", "20")
-        assert await offered(app, pilot) == wanted
+        assert await offered(pilot) == wanted
     async with running(server, tmp_path) as (app, pilot):
-        assert await offered(app, pilot) == wanted
+        assert await offered(pilot) == wanted
 
 
 async def test_the_new_room_dialog_fits_a_40_by_15_terminal(

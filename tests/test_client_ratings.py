@@ -9,6 +9,7 @@ from pathlib import Path
 
 from client_fixtures import bob_plays, bob_sees_move, in_game_with_bob, running, stones, until
 from server_fixtures import Connect
+from textual.pilot import Pilot
 from textual.widgets import DataTable, Input
 
 from client.app import GomokuApp
@@ -30,6 +31,16 @@ from server.rating import LOSS, WIN
 def freestyle_row(app: GomokuApp) -> list[str]:
     """The cells of the freestyle line of a profile on screen."""
     return next(line for line in screen_text(app).splitlines() if "freestyle" in line).split()
+
+
+async def to_your_profile(app: GomokuApp, pilot: Pilot[None], result: str) -> None:
+    """From the game on screen, once it is over, to the lobby (^L) and your profile (p),
+    which lists that game with ``result``."""
+    await until(pilot, lambda: app.model.room is not None and app.model.room.state == "over")
+    await pilot.press("escape", "ctrl+l")
+    await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+    await pilot.press("p")
+    await until(pilot, lambda: result in screen_text(app), "the finished game in your profile")
 
 
 async def test_leaderboard_per_rule_and_profiles(
@@ -103,12 +114,7 @@ async def test_archive_game_opens_in_review_and_exports(
             await until(pilot, lambda: stones(app) == 2 * number)  # noqa: B023 (awaited here)
         await pilot.press(*"l8", "enter")
         await bob.until_event(ev.GameOver)
-        await until(pilot, lambda: app.model.room is not None and app.model.room.state == "over")
-        await pilot.press("escape", "ctrl+l")
-        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
-
-        await pilot.press("p")
-        await until(pilot, lambda: "won (five in a row)" in screen_text(app), "the finished game")
+        await to_your_profile(app, pilot, "won (five in a row)")
         assert "bob" in screen_text(app)
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, ReviewScreen), "the review screen")
@@ -180,11 +186,7 @@ async def test_an_opponents_profile_opens_from_a_game_in_yours(
     async with running(server, tmp_path) as (app, pilot):
         bob, room = await in_game_with_bob(app, pilot, connect)
         await bob.send(m.Resign(room=room))
-        await until(pilot, lambda: app.model.room is not None and app.model.room.state == "over")
-        await pilot.press("escape", "ctrl+l")
-        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
-        await pilot.press("p")
-        await until(pilot, lambda: "won (resignation)" in screen_text(app), "your game")
+        await to_your_profile(app, pilot, "won (resignation)")
         assert "o Opponent's profile" in screen_text(app)
         await pilot.press("o")
         await until(pilot, lambda: "Profile · bob" in screen_text(app), "bob's profile")
