@@ -3,7 +3,8 @@ process (memory store, then Redis store), and the same clients against a bare re
 (``bench/relay.py``: no protocol, no validation, no store) as the ceiling.
 
 Run: ``.venv/bin/python bench/load.py [--pairs 100] [--seconds 10]
-[--client-processes 2] [--targets relay,memory,redis,redis2,redis2same] [--rounds 1]``
+[--client-processes 2] [--targets relay,memory,redis,redis2,redis2same] [--rounds 1]
+[--pair-rate 0]``
 (``redis2``: ``gomoku-server --processes 2`` on one Redis, the kernel spreading the
 connections over the two processes, so about half the pairs start with their players
 on different processes, until the server hands one of the two connections to the
@@ -16,10 +17,12 @@ spread-out moves in which nobody makes five; after ``--game-moves`` moves Black
 resigns and the pair starts a new room (against the relay the sequence simply
 starts again). Each client sends its move only after it has received the
 opponent's, so every pair is a closed loop and the total rate is what the server
-sustains. A mover's round trip is the time from sending a move to receiving its
-own ``moved`` event (the relay: its own frame echoed back). An error frame or a
-request left unanswered for 30 s costs that pair its game (it starts a new one)
-and is counted and printed.
+sustains; with ``--pair-rate R`` a pair also waits until 1/R s have passed since its
+previous move, so the targets serve the same offered rate with cores to spare (the
+figure to compare there is the CPU per move). A mover's round trip is the time from
+sending a move to receiving its own ``moved`` event (the relay: its own frame echoed
+back). An error frame or a request left unanswered for 30 s costs that pair its game
+(it starts a new one) and is counted and printed.
 
 The clients run in ``--client-processes`` processes (default 2) so the load
 generator is less of a bottleneck; on a 2-core machine they still share the CPU
@@ -107,6 +110,24 @@ class Sample:
 REPLY_TIMEOUT_S = 30.0
 
 
+class Pace:
+    """Spaces one pair's moves ``interval`` s apart at the least (``--pair-rate``); an
+    interval of 0 lets the pair move as soon as it may (the closed loop)."""
+
+    def __init__(self, interval: float) -> None:
+        self.interval = interval
+        self.next_at = 0.0
+
+    async def wait(self) -> None:
+        if not self.interval:
+            return
+        now = time.perf_counter()
+        if self.next_at > now:
+            await asyncio.sleep(self.next_at - now)
+            now = self.next_at
+        self.next_at = now + self.interval
+
+
 class NoReply(RuntimeError):
     """The server did not answer in time: a stuck game is a finding, not a hang."""
 
@@ -154,6 +175,7 @@ async def server_pair(
     sequence: list[str],
     stop_at: float,
     samples: list[Sample],
+    pace: Pace,
     rooms: Any = None,
 ) -> None:
     """Two players of one pair: new room, ``len(sequence)`` moves, resign, again. Each
@@ -173,7 +195,7 @@ async def server_pair(
                 await asyncio.sleep(0.1)
     while time.time() < stop_at:
         try:
-            await server_game(black, white, sequence, stop_at, samples, rooms)
+            await server_game(black, white, sequence, stop_at, samples, pace, rooms)
         except Refused as exc:
             PROBLEMS[exc.code] += 1
         except NoReply:
@@ -188,6 +210,7 @@ async def server_game(
     sequence: list[str],
     stop_at: float,
     samples: list[Sample],
+    pace: Pace,
     rooms: Any,
 ) -> None:
     """One game of a pair: a new room, the moves (until ``stop_at``), Black resigns."""
@@ -203,6 +226,7 @@ async def server_game(
     )
     for i, point in enumerate(sequence):
         mover = black if i % 2 == 0 else white
+        await pace.wait()
         sent_at, start = time.time(), time.perf_counter()
         await mover.send(encode(m.Move(room=room, point=point)))
         await recv_until(mover, own_move(point))
@@ -222,6 +246,7 @@ async def relay_pair(
     sequence: list[str],
     stop_at: float,
     samples: list[Sample],
+    pace: Pace,
     rooms: Any = None,
 ) -> None:
     """The same two players against the relay: each move frame comes back to both."""
@@ -232,6 +257,7 @@ async def relay_pair(
     while time.time() < stop_at:
         point = sequence[i % len(sequence)]
         mover = black if i % 2 == 0 else white
+        await pace.wait()
         sent_at, start = time.time(), time.perf_counter()
         await mover.send(encode(m.Move(room=room, point=point)))
         try:
@@ -255,6 +281,7 @@ def client_process(
     first: int,
     count: int,
     sequence: list[str],
+    interval: float,
     stop_box: Any,
     ready: Any,
     go: multiprocessing.synchronize.Event,
@@ -274,7 +301,15 @@ def client_process(
         stop_at = stop_box.value
         await asyncio.gather(
             *(
-                play(urls[(first + i) % len(urls)], first + i, sequence, stop_at, samples, rooms)
+                play(
+                    urls[(first + i) % len(urls)],
+                    first + i,
+                    sequence,
+                    stop_at,
+                    samples,
+                    Pace(interval),
+                    rooms,
+                )
                 for i in range(count)
             )
         )
@@ -342,6 +377,7 @@ def drive(
     CPU time is that of ``pids`` and their process trees (a ``--processes N``
     supervisor's servers too)."""
     sequence = quiet_sequence(args.game_moves)
+    interval = 1 / args.pair_rate if args.pair_rate > 0 else 0.0
     ctx = multiprocessing.get_context("spawn")
     ready: Any = ctx.Queue()
     results: Any = ctx.Queue()
@@ -351,10 +387,11 @@ def drive(
     processes = []
     first = 0
     stop_box: Any = ctx.Value("d", 0.0)  # set once every process is ready
+    common = (sequence, interval, stop_box, ready, go, results, rooms)
     for count in share:
         proc = ctx.Process(
             target=client_process,
-            args=(mode, urls, first, count, sequence, stop_box, ready, go, results, rooms),
+            args=(mode, urls, first, count, *common),
         )
         proc.start()
         processes.append(proc)
@@ -430,6 +467,15 @@ def main() -> None:
         "one Redis, each game's players on one of them); ratios need the relay",
     )
     parser.add_argument(
+        "--pair-rate",
+        type=float,
+        default=0.0,
+        help="moves per second a pair makes at most (0: as fast as the target answers, "
+        "the closed loop). At a fixed rate every target serves the same moves/s with cores "
+        "to spare, so their CPU per move compares the same work; ratios to the relay then "
+        "say nothing. Recorded as its own section (load-paced) (0)",
+    )
+    parser.add_argument(
         "--rounds",
         type=int,
         default=1,
@@ -442,7 +488,12 @@ def main() -> None:
         *environment(),
         f"load: {args.pairs} concurrent games ({2 * args.pairs} clients in "
         f"{args.client_processes} processes), {args.seconds:g} s measured after "
-        f"{args.warmup:g} s warm-up, {args.game_moves}-move games on 15x15",
+        f"{args.warmup:g} s warm-up, {args.game_moves}-move games on 15x15"
+        + (
+            f", each pair moving at most {args.pair_rate:g} times a second"
+            if args.pair_rate > 0
+            else ", each pair moving as soon as it may"
+        ),
     ]
     print("\n".join(head), flush=True)
     targets = [t.strip() for t in args.targets.split(",") if t.strip()]
@@ -463,17 +514,19 @@ def main() -> None:
             if args.rounds > 1:
                 rows[-1] += f"  (round {number})"
             print(rows[-1], flush=True)
-    medians = {target: median_run(outcomes) for target, outcomes in runs.items()}
+    paced = args.pair_rate > 0
+    medians = {target: median_run(outcomes, paced=paced) for target, outcomes in runs.items()}
     relay_median = medians.get("relay")
     lines = [*head, HEADER, *rows]
     if args.rounds > 1:
-        lines.append(f"each target's median round of {args.rounds} (by moves/s):")
+        by = "CPU per move" if paced else "moves/s"
+        lines.append(f"each target's median round of {args.rounds} (by {by}):")
         lines += [row(o, relay_median if o.name != "relay" else None) for o in medians.values()]
     lines += verdicts(relay_median, [o for o in medians.values() if o.name != "relay"])
     if errors:
         lines.append(f"server errors logged: {errors[:500]}")
     print("\n".join(lines[len(head) + 1 + len(rows) :]))
-    record("load", lines)
+    record("load-paced" if args.pair_rate > 0 else "load", lines)
 
 
 def measure(target: str, args: argparse.Namespace) -> tuple[Outcome, str]:
@@ -505,8 +558,13 @@ def measure(target: str, args: argparse.Namespace) -> tuple[Outcome, str]:
         return outcome, "".join(server.errors_logged() for server in servers)
 
 
-def median_run(outcomes: list[Outcome]) -> Outcome:
-    """The run with the median moves/s (the lower one of the middle two)."""
+def median_run(outcomes: list[Outcome], *, paced: bool = False) -> Outcome:
+    """The run with the median moves/s (the lower one of the middle two); at a fixed
+    ``paced`` rate, where every round serves about the same moves/s, the run with the
+    median CPU per move (the higher one of the middle two)."""
+    if paced:
+        ordered = sorted(outcomes, key=lambda o: o.cpu_us_per_move)
+        return ordered[len(ordered) // 2]
     ordered = sorted(outcomes, key=lambda o: o.moves_per_s)
     return ordered[(len(ordered) - 1) // 2]
 

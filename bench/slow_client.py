@@ -155,6 +155,7 @@ def one_run(slow: bool, args: argparse.Namespace) -> tuple[Outcome, Spectator, D
             warmup=args.warmup,
             game_moves=args.game_moves,
             client_processes=1,
+            pair_rate=0.0,
         )
         outcome = drive("slow" if slow else "baseline", [server.url], [], load_args, rooms)
         spectator.stop.set()
