@@ -15,9 +15,11 @@ INVITE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 INVITE_GROUPS = 3
 INVITE_GROUP_SIZE = 3
 """An invite code is 3 groups of 3 (``K7Q-XMP-4RW``): 31**9, about 2**44.6 codes."""
-_INVITE_SEPARATORS = frozenset("_.\u2212")
+_INVITE_SEPARATORS = frozenset("_.\u2212\u30fc")
 """Besides every kind of space, dash and invisible format character: the underscore,
-the dot, and the minus sign (a maths symbol to Unicode, a dash to the person typing)."""
+the dot, the minus sign (a maths symbol to Unicode, a dash to the person typing) and
+the katakana long-vowel mark ``ー``, which a Japanese keyboard types for the dash key
+(a letter to Unicode; the half-width one becomes it in NFKC)."""
 
 
 class SessionRecord(msgspec.Struct, kw_only=True):

@@ -402,7 +402,8 @@ async def test_a_private_rooms_rematch_has_an_invite_code_of_its_own(connect: Co
 async def test_invite_codes_are_easy_to_pass_on_and_hard_to_guess(connect: Connect) -> None:
     """Codes are 3 groups of 3 from 31 characters without 0/O, 1/I/L (44 bits), all
     different; joining ignores case, spaces and dashes, of any kind (an en dash, a
-    no-break space), and takes the full-width letters a CJK keyboard types."""
+    no-break space, the long-vowel mark a Japanese keyboard's dash key types), and takes
+    the full-width letters a CJK keyboard types."""
     alice = await connect("alice")
     codes = set()
     for _ in range(4):
@@ -421,6 +422,8 @@ async def test_invite_codes_are_easy_to_pass_on_and_hard_to_guess(connect: Conne
         code.replace("-", "\u2013"),
         code.replace("-", "\u00a0"),
         code.replace("-", "\u2212"),
+        code.replace("-", "\u30fc"),
+        code.replace("-", "\uff70"),  # the half-width one
         full_width,
     ):
         bob = await connect("bob")
