@@ -29,8 +29,8 @@ async def test_a_player_gets_two_ais_at_once_and_more_once_one_game_ends(
     six_seats: GomokuServer, connect: Connect
 ) -> None:
     """ann gets an AI in two rooms; a third, or an AI-vs-AI game, is refused with
-    too_many_ai though seats are free (bob still gets one); once one of her games is
-    over she gets the third."""
+    too_many_ai though seats are free (bob still gets one), but a level no worker plays
+    is said as that; once one of her games is over she gets the third."""
     ann = await connect("ann", to=six_seats)
     rooms = [(await ann.create(seat="black")).room.id for _ in range(3)]
     for room in rooms[:2]:
@@ -41,6 +41,9 @@ async def test_a_player_gets_two_ais_at_once_and_more_once_one_game_ends(
     assert refused.message.startswith("you have 2 AIs playing already")
     await ann.send(m.CreateAiGame(black="beginner", white="beginner", id=8))
     await ann.expect_error("too_many_ai")
+    for unknown in (m.SeatAi(room=rooms[2], level="grandmaster"), m.CreateAiGame(white="zz")):
+        await ann.send(unknown)
+        assert "no AI plays level" in (await ann.expect_error("no_ai_available")).message
     bob = await connect("bob", to=six_seats)
     theirs = (await bob.create(seat="black")).room.id
     await bob.send(m.SeatAi(room=theirs, level="beginner"))

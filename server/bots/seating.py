@@ -87,18 +87,29 @@ class AiSeating:
         second or so of its end; meanwhile "no AI worker is connected" was untrue."""
         return {w.id: worker_record(w, "") for w in self.registry.live_workers()}
 
+    async def playing(
+        self, levels: Sequence[str | None]
+    ) -> tuple[dict[str, jobs.WorkerRecord], list[str]]:
+        """The cluster's workers, and the level each of ``levels`` names (None: the
+        default). Raises GameError ``no_ai_available`` when no worker plays one of them:
+        asked before a player's share is counted, so a level nobody plays is said as
+        such, not as the share being full."""
+        workers = await cluster_workers(self.store) or self.own_workers()
+        offered = sorted({lv for record in workers.values() for lv in record.levels})
+        if not workers:
+            raise GameError(ErrorCode.NO_AI_AVAILABLE, "no AI worker is connected to this server")
+        wanted = [level or self.default_level(offered) for level in levels]
+        for name in wanted:
+            if name not in offered:
+                text = f"no AI plays level {name!r}; available: {', '.join(offered)}"
+                raise GameError(ErrorCode.NO_AI_AVAILABLE, text)
+        return workers, wanted
+
     async def claim(self, level: str | None) -> Claim:
         """Reserve a seat for ``level`` within the capacity of every worker of the
         cluster, and store its session (no worker yet: whoever takes its job).
         Raises GameError ``no_ai_available``."""
-        workers = await cluster_workers(self.store) or self.own_workers()
-        offered = sorted({lv for record in workers.values() for lv in record.levels})
-        wanted = level or self.default_level(offered)
-        if not workers:
-            raise GameError(ErrorCode.NO_AI_AVAILABLE, "no AI worker is connected to this server")
-        if wanted not in offered:
-            text = f"no AI plays level {wanted!r}; available: {', '.join(offered)}"
-            raise GameError(ErrorCode.NO_AI_AVAILABLE, text)
+        workers, (wanted,) = await self.playing([level])
         capacity = sum(record.seats for record in workers.values())
         token = new_token()
         seat = AiSeat(new_player_id(), ai_name(wanted), wanted, token_hash(token))
@@ -229,6 +240,7 @@ class AiSeating:
         when a person plays); ``owner`` is the player it counts against (see
         ``Room.owner``). Raises ``no_ai_available`` (nothing created), or ``too_many_ai``
         when the AIs would be more than the owner's or the person's share."""
+        await self.playing(levels)
         for player in {owner, *(seat.id for seat in people)} - {None}:
             assert player is not None
             await self.check_share(player, len(levels))
@@ -270,6 +282,7 @@ class AiSeating:
         if loaded is None:
             raise GameError(ErrorCode.NO_SUCH_ROOM, "no such room")
         _check_ai_seat(loaded[1], requester)
+        await self.playing([level])
         await self.check_share(requester, 1)
         claim = await self.claim(level)
 
