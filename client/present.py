@@ -15,7 +15,7 @@ from client.state.game import GameView, Seat
 from client.state.lobby import QueueView
 from client.state.model import ViewModel
 from client.state.session import Link
-from client.state.words import aborted, describe_time, rating_label, reason_words
+from client.state.words import aborted, change_of, describe_time, rating_label, reason_words
 from engine import Opening
 from engine.notation import format_point
 from engine.types import Color
@@ -402,6 +402,8 @@ def game_row(game: GameSummary, player: str | None) -> tuple[str, ...]:
     """One line of a player's finished games, in :data:`GAME_COLUMNS` order."""
     rule = str(game.rule) + ("" if game.size == 15 else f" {game.size}")
     rule += " rated" if game.rated else " rated, not counted" if game.rated_room else ""
+    if (change := change_of(game, player)) is not None:
+        rule += f" {change.after - change.before:+d}"  # what it did to this profile's rating
     return (
         ended_label(game.ended_ms),
         rule,

@@ -23,6 +23,7 @@ from protocol.values import (
     Name,
     OfferKind,
     PlayerId,
+    RatingChange,
     RoomId,
     Swap2Phase,
     SwapChoice,
@@ -139,16 +140,6 @@ class Undone(_RoomEvent, frozen=True, tag="undone"):
 
     points: MoveList
     clocks: Clocks | None
-
-
-class RatingChange(msgspec.Struct, frozen=True, kw_only=True):
-    """What a rated game did to one player's rating under its rule (rounded Glicko-2)."""
-
-    player: PlayerId
-    before: int
-    after: int
-    provisional: bool = False
-    """``after`` is still provisional (RD above 110)."""
 
 
 class GameOver(_RoomEvent, frozen=True, tag="game_over"):

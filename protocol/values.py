@@ -123,6 +123,7 @@ __all__ = [
     "Pending",
     "PlayerId",
     "PlayerRef",
+    "RatingChange",
     "Reason",
     "RecordFormat",
     "RequestId",
@@ -297,6 +298,16 @@ class GamePlayer(msgspec.Struct, frozen=True, kw_only=True):
     name: Name
 
 
+class RatingChange(msgspec.Struct, frozen=True, kw_only=True):
+    """What a rated game did to one player's rating under its rule (rounded Glicko-2)."""
+
+    player: PlayerId
+    before: int
+    after: int
+    provisional: bool = False
+    """``after`` is still provisional (RD above 110)."""
+
+
 class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
     """One finished game in a player's history; ``get_record`` fetches the whole record."""
 
@@ -319,6 +330,9 @@ class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
     rated_room: bool = False
     """Whether the game was set up rated (a rated room): with ``rated`` false, a rated
     game that did not count (it ended before its second stone, or was aborted)."""
+    ratings: Annotated[list[RatingChange], msgspec.Meta(max_length=2)] | None = None
+    """What the game did to both players' ratings (Black's first), as its ``game_over``
+    said; null when it did not change ratings, and for games kept before 2026-11-29."""
 
 
 class RoomView(msgspec.Struct, frozen=True, kw_only=True):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
@@ -110,12 +111,13 @@ def move_times(room: Room) -> list[int | None]:
     return times
 
 
-def record_bytes(room: Room) -> bytes:
+def record_bytes(room: Room, ratings: Sequence[RatingChange] | None = None) -> bytes:
     """What the archive keeps for the finished game in ``room``: the engine's JSON record
     (:func:`engine.record.record_to_dict`, its fields in its order), its moves written
     from the room's own notation (the engine's: ``server.game.play`` formats each stone
     it accepts), and the server's ``"game"`` key: ids, whether rated (it counted) and
-    set up rated (``rated_room``: a rated game too short to count), aborted (a
+    set up rated (``rated_room``: a rated game too short to count), what it did to both
+    ratings (``ratings``, as ``game_over`` says it: a player's history shows it), aborted (a
     standings script counted an aborted game as a draw) and private, when it ended, its
     time control and both clocks at its end (null without a clock): a 5+3 game lost on
     time and a 4-second one read alike without them."""
@@ -138,6 +140,7 @@ def record_bytes(room: Room) -> bytes:
         "white": white.id,
         "rated": black_score(room) is not None,
         "rated_room": room.rated,
+        "ratings": None if ratings is None else [msgspec.to_builtins(r) for r in ratings],
         "aborted": aborted(room),
         "private": room.private,
         "ended_ms": room.ended_ms,
@@ -216,6 +219,7 @@ def summary(data: bytes) -> GameSummary:
             "aborted": bool(game.get("aborted", _aborted_record(record))),
             # Records kept before 2026-11-29 lack it: a game that counted was set up rated.
             "rated_room": bool(game.get("rated_room", game.get("rated"))),
+            "ratings": game.get("ratings"),
         }
         return msgspec.convert(fields, GameSummary)
     except (msgspec.ValidationError, AttributeError, TypeError) as exc:

@@ -318,8 +318,9 @@ class RoomService:
                 )
 
     async def archive(self, room: Room) -> bool:
-        """Keep a finished game's record and, if it was rated, update both ratings; then
-        log the held ``game_over`` (with the rating changes) and mark the room archived.
+        """If a finished game was rated, update both ratings; keep its record (with what
+        it did to them); then log the held ``game_over`` (with the rating changes) and
+        mark the room archived.
         Both writes are idempotent (a record is overwritten with the same bytes, a game is
         rated once and a retry answers what the first rating did), so an instance retrying
         after a failure or racing another does no harm. A failure leaves the room's due
@@ -330,19 +331,19 @@ class RoomService:
             await self.store.put_names(
                 {seat.id: seat.name for seat in (black, white) if not seat.bot}
             )
-            await self.store.put_record(
-                room.id,
-                history.record_bytes(room),
-                history.archived_players(room),
-                room.ended_ms or now_ms(),
-            )
             score = history.black_score(room)
             ratings = None
-            if score is not None:
+            if score is not None:  # first: the record keeps what the game did to ratings
                 rated = await self.store.rate(
                     history.pool(room.rule), room.id, black.id, white.id, score
                 )
                 ratings = None if rated is None else history.rating_changes(room, rated)
+            await self.store.put_record(
+                room.id,
+                history.record_bytes(room, ratings),
+                history.archived_players(room),
+                room.ended_ms or now_ms(),
+            )
             first = await self._mark_archived(room.id, ratings)
         except Exception as exc:  # retried through the due time; the game itself is safe
             self.metrics.inc("gomoku_archive_failures_total")

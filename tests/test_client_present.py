@@ -309,12 +309,20 @@ def test_a_game_both_players_left_is_aborted_early_and_drawn_later() -> None:
 
 
 def test_a_rated_game_that_did_not_count_is_no_casual_one_in_the_history() -> None:
-    """A profile's games: one that counted reads rated, one set up rated that ended too
-    early reads "rated, not counted" (it read as a casual game), a casual one neither."""
+    """A profile's games: one that counted reads rated, with what it did to the profile's
+    player's rating, one set up rated that ended too early reads "rated, not counted" (it
+    read as a casual game), a casual one neither."""
     base = summary(result=GameResult(winner="white", reason=Reason.RESIGN), moves=1)
     counted = summary(rated=True, rated_room=True)
     short = summary(rated_room=True, moves=1)
-    assert game_row(counted, "p-alice")[1] == "freestyle rated"
+    assert game_row(counted, "p-alice")[1] == "freestyle rated"  # kept before it said more
+    moved = [
+        RatingChange(player="p-alice", before=1500, after=1516),
+        RatingChange(player="p-bob", before=1500, after=1484),
+    ]
+    counted = summary(rated=True, rated_room=True, ratings=moved)
+    assert game_row(counted, "p-alice")[1] == "freestyle rated +16"
+    assert game_row(counted, "p-bob")[1] == "freestyle rated -16"
     assert game_row(short, "p-alice")[1] == "freestyle rated, not counted"
     assert game_row(base, "p-alice")[1] == "freestyle"
 

@@ -37,6 +37,7 @@ from protocol.values import (
     Opening,
     Pending,
     PlayerRef,
+    RatingChange,
     RoomSummary,
     RoomView,
     Seats,
@@ -966,6 +967,11 @@ def test_the_lobbys_notice_is_the_refusal_of_its_latest_request_until_it_no_long
     lost = summary(rated=True, result=GameResult(winner="white", reason=Reason.TIMEOUT))
     told = reduce(gone, msg.Games(player="p-alice", items=[lost]), T0).lobby.notice
     assert told == "Your game with bob (r1) has ended: you lost (time). p shows it in your profile."
+    rated = msgspec.structs.replace(
+        lost, ratings=[RatingChange(player="p-alice", before=1500, after=1484)]
+    )
+    told = reduce(gone, msg.Games(player="p-alice", items=[rated]), T0).lobby.notice
+    assert "you lost (time), rating 1500 → 1484 (-16). p shows" in told
     in_dialog = reduce(reduce(welcomed(), LobbyAsked(7, in_dialog=True), T0), refused, T0)
     assert (in_dialog.lobby.notice, in_dialog.lobby.line_notice) == ("the room is full", "")
     unsent = reduce(reduce(welcomed(), LobbyAsked(3), T0), LobbyUnsent(3), T0)

@@ -60,8 +60,8 @@ async def test_rated_quick_match_updates_both_ratings_once(
     arena: GomokuServer, connect: Connect
 ) -> None:
     """Two established players meet in a quick match: their seats show their ratings, the
-    result moves both ratings by Glicko-2 (profiles and the leaderboard show it), and
-    archiving the same game again changes nothing."""
+    result moves both ratings by Glicko-2 (profiles, the leaderboard and both players'
+    histories show it), and archiving the same game again changes nothing."""
     alice = await connect("alice", to=arena)
     bob = await connect("bob", to=arena)
     for i in range(30):  # earlier rated games, so both are established (on the leaderboard)
@@ -93,6 +93,7 @@ async def test_rated_quick_match_updates_both_ratings_once(
     for client in (black, white):
         over = await client.until_event(GameOver)
         assert (over.winner, over.reason) == ("white", "five")
+    assert over.ratings is not None
 
     # White's requests are handled after its winning move, archiving included.
     new_black, new_white = apply_game(before[black.player], before[white.player], LOSS)
@@ -111,6 +112,15 @@ async def test_rated_quick_match_updates_both_ratings_once(
     }
     assert [e.rank for e in board.entries] == [1, 2]
     assert board.entries[0].rating >= board.entries[1].rating
+    for client in (black, white):  # each history says what the game did, as game_over did
+        games = await _ask(client, m.ListGames(id=4))
+        assert isinstance(games, m.Games)
+        [item] = games.items
+        assert item.ratings == over.ratings
+        assert [(c.player, c.after) for c in item.ratings or ()] == [
+            (black.player, theirs.rating),
+            (white.player, mine.rating),
+        ]
 
     # A rematch shows both players' new ratings in its seats.
     await white.send(m.Offer(room=room.id, kind="rematch"))
@@ -172,6 +182,7 @@ async def test_finished_game_is_listed_and_exported(arena: GomokuServer, connect
         assert (item.result.winner, item.result.reason, item.moves) == ("black", "five", 9)
         assert not item.rated
         assert not item.rated_room  # a casual game
+        assert item.ratings is None
         assert not item.aborted
         assert item.ended_ms > 0
     older = await _ask(bob, m.ListGames(before_ms=item.ended_ms, id=3))
@@ -226,7 +237,10 @@ async def test_an_aborted_game_says_so_in_the_list_and_the_record(
     kept = json.loads(reply.text)
     assert kept["game"]["aborted"] is True
     assert (kept["game"]["rated"], kept["game"]["rated_room"]) == (False, True)
+    assert kept["game"]["ratings"] is None  # it changed none
+    assert item.ratings is None
     del kept["game"]["aborted"], kept["game"]["rated_room"]  # as records kept before read
+    del kept["game"]["ratings"]
     old = history.summary(json.dumps(kept).encode())
     assert old.aborted
     assert not old.rated_room  # unknown then: a game that counted was rated, others unsaid

@@ -1325,7 +1325,8 @@ async def test_a_profile_lists_a_game_both_left_early_as_aborted_and_later_as_a_
 ) -> None:
     """ann and hal leave a rated game after three stones (aborted: it counted for
     nothing), then another after four (a draw, rated): ann's profile on the page says
-    so, not "Draw" for both, and that the first was rated but did not count."""
+    so, not "Draw" for both, that the first was rated but did not count, and what the
+    second did to her rating."""
     async with people(browser, game=GameRules(grace_ms=300)) as crowd:
         cy = await crowd.client("cy")
         player = None
@@ -1342,13 +1343,17 @@ async def test_a_profile_lists_a_game_both_left_early_as_aborted_and_later_as_a_
             await hal.ws.close()
             for _ in range(50):  # over a grace period after both left: archived, in order
                 await cy.send(m.ListGames(player=player))
-                if len((await cy.expect(m.Games)).items) == finished:
+                listed = (await cy.expect(m.Games)).items
+                if len(listed) == finished:
                     break
                 await asyncio.sleep(0.1)
+        [change] = [c for c in listed[0].ratings or () if c.player == player]
         page = await crowd.page("cy", hash=f"#/profile/{player}")
         games = page.locator("#profile-view .games li")
         await expect(games).to_have_count(2)
-        await expect(games.nth(0)).to_contain_text("Draw (abandonment) · 4 moves · rated")
+        await expect(games.nth(0)).to_contain_text(
+            f"Draw (abandonment) · 4 moves · rated {change.after - change.before:+d} · "
+        )
         # Set up rated, it did not count: not shown as a casual game either.
         await expect(games.nth(1)).to_contain_text(
             "Aborted: both players left · 3 moves · rated, not counted"

@@ -120,9 +120,14 @@ def ended_away_text(room: str) -> str:
     return f"Your game ({room}) has ended: p shows how, in your profile."
 
 
+def change_of(game: GameSummary, player: str | None) -> RatingChange | None:
+    """What a finished game did to ``player``'s rating, if it changed ratings."""
+    return next((c for c in game.ratings or () if c.player == player), None)
+
+
 def ended_away_result(game: GameSummary, me: str | None) -> str:
     """:func:`ended_away_text` once the player's list of games says how it ended: the
-    opponent, and the result from the player's side."""
+    opponent, the result from the player's side, and what it did to their rating."""
     mine = "black" if game.black.id == me else "white" if game.white.id == me else None
     other = game.white if mine == "black" else game.black
     result = game.result
@@ -133,6 +138,8 @@ def ended_away_result(game: GameSummary, me: str | None) -> str:
     else:
         why = reason_words(result.reason, drawn=False)
         how = f"you {'won' if result.winner == mine else 'lost'} ({why})"
+    if (change := change_of(game, me)) is not None:
+        how += f", rating {describe_rating_change(change)}"
     return f"Your game with {other.name} ({game.id}) has ended: {how}. p shows it in your profile."
 
 

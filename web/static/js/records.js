@@ -93,7 +93,8 @@ export class ProfileView {
         h("tbody", {}, profile.ratings.map((s) => h("tr", {},
           h("td", {}, s.rule), ratingCell(s), rdCell(s),
           h("td", {}, String(s.wins)), h("td", {}, String(s.losses)), h("td", {}, String(s.draws))))));
-      const list = h("ul", { class: "games" }, games.items.map(gameLine));
+      const line = (g) => gameLine(g, profile.player);
+      const list = h("ul", { class: "games" }, games.items.map(line));
       // The server gives a page at a time, newest first: older ones on asking (the page
       // listed 20 of 34 games with no word of the rest).
       const older = h("button", { type: "button", id: "older-games", class: "secondary" }, "Older games");
@@ -104,7 +105,7 @@ export class ProfileView {
           const last = games.items[games.items.length - 1];
           const page = await this.app.conn.request({ ...asked, before_ms: last.ended_ms });
           games.items.push(...page.items);
-          list.append(...page.items.map(gameLine));
+          list.append(...page.items.map(line));
           older.hidden = page.items.length < GAMES_PAGE;
         } catch (error) {
           toast(errorText(error));
@@ -123,13 +124,17 @@ export class ProfileView {
 /** Finished games asked for at a time (list_games allows 1 to 50). */
 const GAMES_PAGE = 20;
 
-/** One finished game in a profile's list: the players (to its review), how it went. */
-function gameLine(g) {
+/** One finished game in `player`'s profile: the players (to its review), how it went,
+ * and what it did to the player's rating. */
+function gameLine(g, player) {
+  const change = (g.ratings ?? []).find((c) => c.player === player);
+  const diff = change ? change.after - change.before : 0;
+  const delta = change ? ` ${diff >= 0 ? "+" : ""}${diff}` : ""; // as the game's end says it
   return h("li", {},
     // Each name with its colour: "Black wins" said nothing of who won without it.
     h("a", { href: `#/review/${g.id}` }, h("bdi", { class: "name" }, g.black.name), " (Black) – ",
       h("bdi", { class: "name" }, g.white.name), " (White)"),
-    ` · ${g.rule} ${g.size}×${g.size} · ${resultText(g.result, g.moves)} · ${g.moves} move${g.moves === 1 ? "" : "s"}${g.rated ? " · rated" : g.rated_room ? " · rated, not counted" : ""} · ${new Date(g.ended_ms).toLocaleString()}`);
+    ` · ${g.rule} ${g.size}×${g.size} · ${resultText(g.result, g.moves)} · ${g.moves} move${g.moves === 1 ? "" : "s"}${g.rated ? ` · rated${delta}` : g.rated_room ? " · rated, not counted" : ""} · ${new Date(g.ended_ms).toLocaleString()}`);
 }
 
 /** A standing's rating for people: "unrated" before a rated game under the rule, and a
