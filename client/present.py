@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime
 import math
 import re
+from collections.abc import Sequence
 
 from rich.cells import cell_len
 
@@ -288,32 +289,59 @@ def queue_change(queue: QueueView | None, now: float) -> float | None:
     return 1.0 - (now - queue.since) % 1.0 + 0.01
 
 
-def _player(ref: PlayerRef | None) -> str:
+def _player(ref: PlayerRef | None, name_max: int = TABLE_NAME_MAX) -> str:
     if ref is None:
         return "-"
-    text = shorten(ref.name, TABLE_NAME_MAX)
+    text = shorten(ref.name, name_max)
     if ref.rating is not None:
         text += f" {rating_label(ref.rating, ref.provisional)}"
     # Offline (a seat kept a while, a waiting room's too): one who joins may wait for them.
     return text + (" [bot]" if ref.bot else "") + ("" if ref.online else " [away]")
 
 
-LOBBY_COLUMNS = ("rule", "size", "time", "black", "white", "watch", "state")
+LOBBY_COLUMNS = ("rule", "time", "black", "white", "watch", "state")
 
 
-def lobby_row(room: RoomSummary) -> tuple[str, ...]:
+def lobby_row(room: RoomSummary, name_max: int = TABLE_NAME_MAX) -> tuple[str, ...]:
     """One lobby table row, in :data:`LOBBY_COLUMNS` order (the room id is the row's
-    key, not a column: nobody types it)."""
-    rule = str(room.rule) + (" swap2" if room.opening != "free" else "")
+    key, not a column: nobody types it), each name in at most ``name_max`` columns. The
+    board's size is said after the rule when it is not 15, as in a profile's games (a
+    column of its own, nearly always "15", took 6 of the 80 columns)."""
+    rule = str(room.rule) + ("" if room.size == 15 else f" {room.size}x{room.size}")
+    rule += " swap2" if room.opening != "free" else ""
     flags = (" rated" if room.rated else "") + (" private" if room.private else "")
     return (
         rule + flags,
-        str(room.size),
         describe_time(room.time),
-        _player(room.players.black),
-        _player(room.players.white),
+        _player(room.players.black, name_max),
+        _player(room.players.white, name_max),
         str(room.spectators),
         room.state,
+    )
+
+
+LOBBY_NAME_MIN = 6
+"""The fewest columns a name is cut to so that the lobby's rows fit the screen."""
+
+
+def lobby_rows(rooms: Sequence[RoomSummary], width: int) -> list[tuple[str, ...]]:
+    """The lobby's rows, their names cut shorter (down to :data:`LOBBY_NAME_MIN`) when
+    the table would be wider than ``width`` columns: at 80 columns a swap2 room and a
+    long name pushed the last column, the state, off the screen ("playi")."""
+    rows: list[tuple[str, ...]] = []
+    for name_max in range(TABLE_NAME_MAX, LOBBY_NAME_MIN - 1, -1):
+        rows = [lobby_row(room, name_max) for room in rooms]
+        if table_width(LOBBY_COLUMNS, rows) <= width:
+            break
+    return rows
+
+
+def table_width(labels: Sequence[str], rows: Sequence[Sequence[str]]) -> int:
+    """The columns a table of ``rows`` under ``labels`` takes: each column as wide as
+    its widest cell, and a column of padding on either side (Textual's DataTable)."""
+    return sum(
+        max([cell_len(label), *(cell_len(row[i]) for row in rows)]) + 2
+        for i, label in enumerate(labels)
     )
 
 
@@ -400,7 +428,7 @@ def ended_label(ended_ms: int) -> str:
 
 def game_row(game: GameSummary, player: str | None) -> tuple[str, ...]:
     """One line of a player's finished games, in :data:`GAME_COLUMNS` order."""
-    rule = str(game.rule) + ("" if game.size == 15 else f" {game.size}")
+    rule = str(game.rule) + ("" if game.size == 15 else f" {game.size}x{game.size}")
     rule += " rated" if game.rated else " rated, not counted" if game.rated_room else ""
     if (change := change_of(game, player)) is not None:
         rule += f" {change.after - change.before:+d}"  # what it did to this profile's rating

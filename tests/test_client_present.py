@@ -126,7 +126,8 @@ def room_summary(**changes: object) -> RoomSummary:
 
 
 def test_lobby_row() -> None:
-    """A lobby row names rule and flags, size, time, both players and the state."""
+    """A lobby row names rule, size (when not 15x15) and flags, time, both players and
+    the state."""
     room = room_summary(
         rule=Rule.RENJU,
         opening=Opening.SWAP2,
@@ -134,9 +135,10 @@ def test_lobby_row() -> None:
         players=Seats(black=PlayerRef(id="a", name="ann", rating=1600)),
         spectators=4,
     )
-    assert lobby_row(room) == ("renju swap2 rated", "15", "10+5", "ann 1600", "-", "4", "waiting")
+    assert lobby_row(room) == ("renju swap2 rated", "10+5", "ann 1600", "-", "4", "waiting")
+    assert lobby_row(room_summary(size=19))[0] == "freestyle 19x19 rated"
     away = room_summary(players=Seats(black=PlayerRef(id="a", name="ann", online=False)))
-    assert lobby_row(away)[3] == "ann [away]"  # her seat kept a while: one who joins waits
+    assert lobby_row(away)[2] == "ann [away]"  # her seat kept a while: one who joins waits
 
 
 def room_view(**changes: object) -> RoomView:
@@ -215,7 +217,7 @@ def test_a_provisional_rating_is_marked_in_the_lobby_and_the_header() -> None:
         white=PlayerRef(id="b", name="bob", rating=1812),
     )
     row = lobby_row(room_summary(players=players, state="playing"))
-    assert row[3:5] == ("ann 1500?", "bob 1812")
+    assert row[2:4] == ("ann 1500?", "bob 1812")
     first = header_of("b", players=players, state="playing", to_move="black", seq=2)
     assert "ann (1500?)" in first
     assert "bob (1812) " in first

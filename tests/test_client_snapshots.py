@@ -168,6 +168,33 @@ async def test_lobby_snapshot() -> None:
     check_snapshot("lobby", text)
 
 
+async def test_wide_rooms_keep_their_state_in_an_80_column_lobby() -> None:
+    """A swap2 room with an AI, and a rated private one with a 24-character name: the
+    names are cut shorter so that the last column still says each room's state (it read
+    "playi" and "waiti")."""
+    ai = PlayerRef(id="p-ai", name="AI intermediate", bot=True)
+    long = PlayerRef(id="p-w", name="Wolfgang Amadeus Mozart!", rating=1500, provisional=True)
+    rooms = [
+        summary(
+            "r-0a1b",
+            rule=Rule.STANDARD,
+            opening=Opening.SWAP2,
+            time=None,
+            players=Seats(black=ai, white=ALICE_1500),
+            state="playing",
+        ),
+        summary("r-2c3d", rule=Rule.RENJU, players=Seats(black=long), rated=True, private=True),
+    ]
+    text = await screen_after([welcome(), m.Lobby(rooms=rooms)], lobby=True)
+    lines = text.splitlines()
+    [ai_row] = [line for line in lines if "standard swap2" in line]
+    [long_row] = [line for line in lines if "renju rated private" in line]
+    assert ai_row.rstrip(" ▁▇│").endswith("playing"), ai_row
+    assert long_row.rstrip(" ▁▇│").endswith("waiting"), long_row
+    assert "AI interme… [bot]" in ai_row  # cut only as far as it must be
+    assert "Wolfgang" in long_row
+
+
 async def test_game_in_progress_snapshot() -> None:
     """A renju game: stones, last move, forbidden points, clocks, players, the log."""
     actions: list[Action] = [

@@ -26,7 +26,7 @@ from client.present import (
     LOBBY_COLUMNS,
     link_banner,
     link_label,
-    lobby_row,
+    lobby_rows,
     queue_change,
     queue_label,
 )
@@ -64,6 +64,10 @@ NEEDS_SERVER = frozenset(
     }
 )
 """The lobby's actions that ask the server: not offered while the link is down."""
+
+
+SCROLLBAR = 2
+"""Columns a vertical scrollbar takes, kept free so that a long list cuts no column."""
 
 
 class LobbyScreen(Screen[None]):
@@ -147,7 +151,14 @@ class LobbyScreen(Screen[None]):
 
     def _fill_table(self, model: ViewModel) -> None:
         rooms = sorted(model.lobby.rooms.items())
-        fill_rows(self.query_one("#rooms", DataTable), [(r, lobby_row(s)) for r, s in rooms])
+        table = self.query_one("#rooms", DataTable)
+        # The table's width less a vertical scrollbar's (before layout: the screen's).
+        width = (table.size.width or self.app.size.width) - SCROLLBAR
+        rows = lobby_rows([summary for _, summary in rooms], width)
+        fill_rows(table, [(room_id, row) for (room_id, _), row in zip(rooms, rows, strict=True)])
+
+    def on_resize(self) -> None:
+        self._fill_table(self.host.model)
 
     def tick(self) -> None:
         """Redraw what depends on the time (the queue's wait, the reconnect countdown),
