@@ -401,6 +401,16 @@ def test_spectator_cannot_move() -> None:
     assert can_move(model) == "You are watching this game."
 
 
+def test_a_room_entered_without_a_seat_says_it_is_watched() -> None:
+    """The log of a room entered as a spectator says so at once, and why when both seats
+    are taken: a code typed to play a full room's game only watched it, unsaid."""
+    texts = [line.text for line in in_room(welcomed("p-carol")).log]
+    assert texts[1] == "Both seats are taken: you are watching."
+    waiting = in_room(welcomed("p-carol"), players=Seats(black=ALICE), state="waiting")
+    assert [line.text for line in waiting.log][1] == "You are watching."
+    assert "watching" not in " ".join(line.text for line in in_room().log)  # alice plays
+
+
 def test_waiting_room_fills_and_starts() -> None:
     """A waiting room gets its second player, then starts with Black to move."""
     model = in_room(players=Seats(black=ALICE), state="waiting", to_move=None, clocks=None)

@@ -138,12 +138,17 @@ def chat_text(game: GameView, player: str, name: str, text: str) -> str:
     return f"{name}: {text}"
 
 
+WATCHING = "You are watching."
+WATCHING_FULL = "Both seats are taken: you are watching."
+
+
 def opening_lines(
     game: GameView, chat: Sequence[ChatLine] = (), me: str | None = None
 ) -> list[LogLine]:
     """What a player who had been in ``game`` from the start would have read of its
-    state so far: the room, the start, what was said (``chat``, the snapshot's last
-    lines), an offer waiting for its answer, and the result."""
+    state so far: the room, that ``me`` only watches it (a code joined with both seats
+    taken gave no seat, and nothing said so), the start, what was said (``chat``, the
+    snapshot's last lines), an offer waiting for its answer, and the result."""
     swap2 = ", swap2" if game.opening is Opening.SWAP2 else ""
     text = (
         f"Room {game.id}: {game.rule}, {game.size}x{game.size}{swap2}, {describe_time(game.time)}"
@@ -153,6 +158,9 @@ def opening_lines(
     if game.rated:
         text += f". {RATED_NOTE}"
     lines = [LogLine("system", text + ".")]
+    if me is not None and game.color_of(me) is None:  # joined by a code, both seats taken
+        full = game.black is not None and game.white is not None and game.state != "over"
+        lines.append(LogLine("system", WATCHING_FULL if full else WATCHING))
     if game.state != "waiting":
         lines.append(LogLine("event", started_line(game)))
     lines += [LogLine("chat", chat_text(game, line.player, line.name, line.text)) for line in chat]

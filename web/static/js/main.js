@@ -556,6 +556,7 @@ export class App {
       } catch (error) {
         if (error.code !== "room_full" || watch) throw error;
         snap = await this.conn.request({ type: "join", ...target, as: "spectator" });
+        toast("Both seats are taken: you are watching."); // (the page alone did not say it)
       }
       this.current = snap.room.id;
       if (target.code) this.codes.set(snap.room.id, target.code);
