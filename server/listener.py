@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import http
+import ipaddress
 import logging
 import socket
 import time
@@ -42,6 +43,27 @@ frames are written without waiting and bounded by ``send_buffer`` instead."""
 REATTACH_AT_ONCE = 32
 """Connections attached again together after this instance's lease was taken over."""
 
+
+
+def forwarded_ip(entry: str) -> str | None:
+    """The IP address an ``X-Forwarded-For`` entry names, always written one way (so
+    that the per-address limit counts one client once): ``2001:db8::9`` for
+    ``2001:DB8::9``, ``2001:0db8::9`` or ``[2001:db8::9]:1001``; ``192.0.2.1`` for
+    ``192.0.2.1:80`` or ``::ffff:192.0.2.1``. None when it names no address
+    (``unknown``, junk): the entry text itself was the key, so each spelling of one
+    address, or each port, had a limit of its own."""
+    text = entry.strip()
+    if text.startswith("["):  # [v6] or [v6]:port
+        text = text[1:].split("]", 1)[0]
+    elif text.count(":") == 1:  # v4:port
+        text = text.split(":", 1)[0]
+    try:
+        address = ipaddress.ip_address(text)
+    except ValueError:
+        return None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return str(address.ipv4_mapped)
+    return str(address)
 
 class Listener:
     """The listening socket and the connections it admitted."""
@@ -253,15 +275,16 @@ class Listener:
 
     def client_address(self, ws: ServerConnection, request: Request | None) -> str:
         """Who is connecting: the peer's IP, or the client a trusted reverse proxy
-        names in ``X-Forwarded-For`` (its last entry, the one the proxy added)."""
+        names in ``X-Forwarded-For`` (its last entry, the one the proxy added; the
+        proxy's own address when that names no IP address)."""
         peer = ws.remote_address[0] if ws.remote_address else ""
         if peer in self.config.trusted_proxies and request is not None:
             # A client may send the header itself; the proxy then adds a line of its own
             # (HAProxy) or appends to it (nginx): either way its entry comes last.
             lines = request.headers.get_all("X-Forwarded-For")
-            last = lines[-1].rsplit(",", 1)[-1].strip() if lines else ""
-            if last:
-                return last
+            named = forwarded_ip(lines[-1].rsplit(",", 1)[-1]) if lines else None
+            if named is not None:
+                return named
         return str(peer)
 
     async def drop_stalled_readers(self) -> None:

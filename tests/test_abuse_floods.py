@@ -288,11 +288,12 @@ async def test_forwarded_for_is_trusted_only_from_a_trusted_proxy(
     def via(client: str) -> dict[str, Any]:
         return {"additional_headers": {"X-Forwarded-For": f"198.51.100.7, {client}"}}
 
-    first = await ws_connect(f"ws://127.0.0.1:{proxied.port}/", compression=None, **via("a"))
-    assert await refused_status(proxied.port, **via("a")) == 429
-    assert await refused_status(proxied.port, **via("b")) is None
-    spoofer = await ws_connect(f"ws://127.0.0.1:{direct.port}/", compression=None, **via("a"))
-    assert await refused_status(direct.port, **via("b")) == 429
+    a, b = "203.0.113.1", "203.0.113.2"
+    first = await ws_connect(f"ws://127.0.0.1:{proxied.port}/", compression=None, **via(a))
+    assert await refused_status(proxied.port, **via(a)) == 429
+    assert await refused_status(proxied.port, **via(b)) is None
+    spoofer = await ws_connect(f"ws://127.0.0.1:{direct.port}/", compression=None, **via(a))
+    assert await refused_status(direct.port, **via(b)) == 429
     await first.close()
     await spoofer.close()
 
@@ -338,10 +339,38 @@ async def test_forwarded_for_in_two_lines_counts_the_proxys_entry(
         lines = [("X-Forwarded-For", forged), ("X-Forwarded-For", client)]
         return {"additional_headers": lines}
 
-    first = await ws_connect(f"ws://127.0.0.1:{proxied.port}/", compression=None, **via("b", "a"))
-    assert await refused_status(proxied.port, **via("b", "a")) == 429
-    assert await refused_status(proxied.port, **via("a", "b")) is None
+    a, b = "203.0.113.1", "203.0.113.2"
+    first = await ws_connect(f"ws://127.0.0.1:{proxied.port}/", compression=None, **via(b, a))
+    assert await refused_status(proxied.port, **via(b, a)) == 429
+    assert await refused_status(proxied.port, **via(a, b)) is None
     await first.close()
+
+
+async def test_forwarded_for_counts_one_address_however_it_is_written(
+    make_server: MakeServer,
+) -> None:
+    """The per-address limit counts the address X-Forwarded-For names, not its text:
+    another port, upper case, a leading zero or an IPv4-mapped form is the same client
+    (each had a limit of its own), and an entry that names no address counts as the
+    proxy itself."""
+    proxied = await make_server(
+        limits=limits(max_conns_per_ip=1), trusted_proxies=frozenset({"127.0.0.1"})
+    )
+
+    def via(client: str) -> dict[str, Any]:
+        return {"additional_headers": {"X-Forwarded-For": client}}
+
+    url = f"ws://127.0.0.1:{proxied.port}/"
+    held = [await ws_connect(url, compression=None, **via("[2001:db8::6]:1001"))]
+    for same in ("[2001:db8::6]:1002", "2001:DB8::6", "2001:0db8::6"):
+        assert await refused_status(proxied.port, **via(same)) == 429, same
+    held.append(await ws_connect(url, compression=None, **via("192.0.2.7:4444")))
+    assert await refused_status(proxied.port, **via("::ffff:192.0.2.7")) == 429
+    held.append(await ws_connect(url, compression=None, **via("not an ip")))
+    assert await refused_status(proxied.port, **via("unknown")) == 429  # the proxy's: taken
+    assert await refused_status(proxied.port) == 429
+    for ws in held:
+        await ws.close()
 
 
 async def test_only_allowed_web_origins_may_connect(make_server: MakeServer) -> None:
