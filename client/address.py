@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import ipaddress
 import re
+import urllib.parse
 
 DEFAULT_PORT = 8765
 SCHEMES = {"ws": "ws", "wss": "wss", "http": "ws", "https": "wss"}
@@ -143,3 +144,24 @@ def _port(text: str, port_text: str) -> int:
     if not port_text.isdigit() or not 0 < int(port_text) < 65536:
         raise AddressError(f"{text!r}: {port_text!r} is not a port number (1 to 65535)")
     return int(port_text)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class RoomLink:
+    """The room a web page's link names (``http://host:8765/#/room/K7Q-2MX-8RT``):
+    ``key``, an invite code or a room id (``r-...``), and whether the link only
+    ``watch``-es it (``#/watch/...``)."""
+
+    key: str
+    watch: bool = False
+
+
+def room_link(text: str) -> RoomLink | None:
+    """The room in a pasted link (the page's ``#/room/KEY`` or ``#/watch/KEY``), or
+    None when ``text`` names none (a bare code, a server address)."""
+    _, hashed, fragment = text.strip().partition("#/")
+    page, slash, key = fragment.partition("/")
+    key = urllib.parse.unquote(key.split("/", 1)[0]).strip()
+    if not hashed or not slash or not key or page not in ("room", "watch"):
+        return None
+    return RoomLink(key, watch=page == "watch")

@@ -31,7 +31,7 @@ from client.connection import RECONNECT, Connection
 from client.local import LocalServer, LocalServerError, start_local_server
 from client.options import PlayOptions
 from client.screens.connect import ConnectScreen
-from client.screens.dialogs import ConfirmDialog, NoticeDialog
+from client.screens.dialogs import CodeDialog, ConfirmDialog, NoticeDialog
 from client.screens.game import GameScreen
 from client.screens.lobby import LobbyScreen
 from client.screens.style import APP_CSS, dress, plain_scrollbars
@@ -159,6 +159,7 @@ class GomokuApp(App[None]):
         self.hot_seat_wanted = False  # the partner joins the room being created
         self.launch_rooms: set[str] | None = None
         """The rooms of this launch's first welcome not caught up yet (None before it)."""
+        self.link = options.link  # the room SERVER linked to: entered once, at launch
         self.game_coming = False  # the game screen waits for dialogs still mounting
 
     # -- starting ---------------------------------------------------------------
@@ -418,8 +419,9 @@ class GomokuApp(App[None]):
         its clock running behind the lobby. The rooms this launch's first welcome lists
         are resumed in the background first: once each has caught up, the games that
         ended meanwhile (a rematch's first game, a game lost by abandon) are known, and
-        the first game still on is shown. Only at launch: a player who goes to the lobby
-        later, and is reconnected there, stays there."""
+        the first game still on is shown; or, when SERVER was a web page's link to a
+        room, that room (as the invite-code dialog enters it). Only at launch: a player
+        who goes to the lobby later, and is reconnected there, stays there."""
         if isinstance(action, msg.Welcome) and self.launch_rooms is None:
             self.launch_rooms = set(action.rooms)
         elif self.launch_rooms and isinstance(action, ResumeDone | RoomGone):
@@ -431,6 +433,10 @@ class GomokuApp(App[None]):
         if self.launch_rooms:
             return
         self.launch_rooms = set()  # done: nothing more to wait for at this launch
+        if self.link is not None:  # the room a web page's link named, as c would enter it
+            link, self.link = self.link, None
+            self.push_screen(CodeDialog(self, link))
+            return
         if self.model.room is None and self.model.seated_rooms:
             message = msg.Join(room=self.model.seated_rooms[0], role="player")
             self.run_worker(self.send(message), group="send")

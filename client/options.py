@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from client.address import ServerAddress
+from client.address import RoomLink, ServerAddress
 from client.glyphs import UNICODE, Glyphs
 
 LOCALHOST = ServerAddress("localhost")
@@ -17,7 +17,8 @@ class PlayOptions:
     ``profile`` whose name and tokens to use (None: the default one); the glyph set;
     ``one_click`` mouse play; ``local``: run an embedded server and offer hot seat;
     ``config_dir`` overrides where the identity lives; ``remember`` False keeps the
-    identity out of the config directory entirely."""
+    identity out of the config directory entirely; ``link``: the room to enter once
+    connected (SERVER was a web page's link to it)."""
 
     server: ServerAddress = LOCALHOST
     name: str | None = None
@@ -27,6 +28,7 @@ class PlayOptions:
     local: bool = False
     config_dir: Path | None = None
     remember: bool = True
+    link: RoomLink | None = None
 
     @property
     def address(self) -> str:

@@ -8,12 +8,13 @@ one line): the apps are imported inside the ``run`` functions.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from client.address import DEFAULT_PORT, AddressError, ServerAddress
+from client.address import DEFAULT_PORT, AddressError, RoomLink, ServerAddress, room_link
 from client.config import ENV_DIR, check_profile
 from client.glyphs import GLYPH_SETS, glyphs_named
 from client.usage import EXIT_USAGE, OptionError, checked, load_ui
@@ -30,9 +31,17 @@ if TYPE_CHECKING:
 EXIT_OK = 0
 
 
-def _server_address(text: str) -> ServerAddress:
+@dataclasses.dataclass(frozen=True, slots=True)
+class ServerTarget:
+    """SERVER as given: the server, and the room when it is a web page's link to one."""
+
+    address: ServerAddress
+    link: RoomLink | None
+
+
+def _server_address(text: str) -> ServerTarget:
     try:
-        return ServerAddress.parse(text)
+        return ServerTarget(ServerAddress.parse(text), room_link(text))
     except AddressError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -52,6 +61,8 @@ Connect to a Gomoku Arena server and play, watch and chat.
 SERVER is the address the server printed, in any of these forms: host,
 host:port, [::1]:8765, ws://host:port, wss://host:port/path, http://host:port/
 (http means ws, https means wss). Without a port: 8765 (80 or 443 with a scheme).
+A web page's link to a room (http://host:port/#/room/K7Q-2MX-8RT) connects to its
+server and enters that room.
 
 On the game screen type a point (h8) and Enter to play it, or anything else to
 chat; ? lists every key.
@@ -135,7 +146,7 @@ def run_play(args: argparse.Namespace) -> int:
     if args.local and args.server is not None:
         raise OptionError(
             "--local",
-            f"it starts a server of its own: connect to {args.server.display} without "
+            f"it starts a server of its own: connect to {args.server.address.display} without "
             "--local, or give no SERVER",
         )
     problem = _config_dir_problem()
@@ -148,7 +159,8 @@ def run_play(args: argparse.Namespace) -> int:
     from client.options import PlayOptions
 
     options = PlayOptions(
-        server=args.server or ServerAddress("localhost", DEFAULT_PORT),
+        server=args.server.address if args.server else ServerAddress("localhost", DEFAULT_PORT),
+        link=args.server.link if args.server else None,
         name=args.name,
         profile=args.profile,
         glyphs=glyphs_named(args.glyphs),

@@ -14,6 +14,7 @@ from textual.pilot import Pilot
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Checkbox, DataTable, Input, Select, Static
 
+from client.address import room_link
 from client.app import GomokuApp
 from client.screens.dialogs import (
     AiGameDialog,
@@ -391,6 +392,32 @@ async def test_a_wrong_invite_code_is_said_in_the_dialog_and_can_be_typed_again(
         assert app.model.room.id == room
         await leave_for_the_lobby(app, pilot)
         assert "invite code" not in lobby_line(app)
+
+
+async def test_the_web_pages_link_to_a_room_enters_it(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """The link the web page shows a private room's creator
+    (``http://host:port/#/room/CODE``) pasted into c's dialog joins the room (the field
+    cut it at 32 characters, and the cut link found no room); given as SERVER, it
+    connects and enters the room at once."""
+    async with running(server, tmp_path) as (app, pilot):
+        room, code = await bobs_private_room_and_the_code_dialog(app, pilot, connect)
+        link = f"http://127.0.0.1:{server.port}/#/room/{code}"
+        app.screen.query_one("#code", Input).value = link  # pasted
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen), "the private room")
+        assert app.model.room is not None
+        assert app.model.room.id == room
+    cy = await connect("cy")
+    theirs = await cy.create(private=True)
+    assert theirs.room.code is not None
+    linked = room_link(f"http://127.0.0.1:{server.port}/#/room/{theirs.room.code}")
+    async with running(server, tmp_path, "dan", first=GameScreen, link=linked) as (app, _):
+        assert app.model.room is not None
+        assert app.model.room.id == theirs.room.id
+        assert app.model.room.white is not None
+        assert app.model.room.white.name == "dan"  # seated, not watching
 
 
 def lobby_line(app: GomokuApp) -> str:

@@ -36,6 +36,7 @@ from textual.style import Style
 from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Static
 
+from client.address import RoomLink, room_link
 from client.present import TimeControlError, parse_time_control
 from client.screens.host import Host
 from client.state.lobby import AiChoice
@@ -47,7 +48,7 @@ from engine.notation import MAX_SIZE, MIN_SIZE
 from engine.types import Opening, Rule
 from protocol import messages as msg
 from protocol.errors import ErrorCode
-from protocol.values import LEVEL_PATTERN, SeatRequest, TimeControl
+from protocol.values import LEVEL_PATTERN, JoinRole, SeatRequest, TimeControl
 
 RULES = [(str(r).capitalize(), r) for r in Rule]
 OPENINGS = [("Free", Opening.FREE), ("Swap2", Opening.SWAP2)]
@@ -507,28 +508,47 @@ class AiGameDialog(_FormDialog[msg.ClientMessage]):
         )
 
 
+LINK_MAX = 300
+"""The most characters the invite-code field takes: a pasted link is longer than a code
+(a field of 32 cut it, and the cut link found no room)."""
+
+
 class CodeDialog(_FormDialog[None]):
     """The invite code of a private room. The dialog sends the ``join`` itself and
     waits for the answer (``host.model.lobby.asked``): a refusal (no room has that
     code) is shown here, the code kept and selected to be typed again; the game
     coming on screen closes the dialog (the app closes it). A room with no seat for
-    the player (its game started) is watched instead, as the lobby's Enter does."""
+    the player (its game started) is watched instead, as the lobby's Enter does. The
+    web page's link to a room (``http://host:8765/#/room/K7Q-2MX-8RT``) may be pasted
+    instead of its code; ``link`` (one given as the server's address) is sent at once."""
 
-    def __init__(self, host: Host) -> None:
+    def __init__(self, host: Host, link: RoomLink | None = None) -> None:
         super().__init__()
         self.host = host
+        self.link = link
         self.waiting = False
         self.code = ""  # the code sent to join as a player, to watch by if no seat is free
 
     def compose(self) -> ComposeResult:
         with DialogBox(classes="dialog"):
             yield Label("[b]Join a private room[/b]")
-            yield Input(placeholder="invite code", id="code", max_length=32, compact=True)
-            yield TickBox("Watch only", id="watch", compact=True)
+            yield Input(
+                self.link.key if self.link else "",
+                placeholder="invite code, or the link to the room",
+                id="code",
+                max_length=LINK_MAX,
+                compact=True,
+            )
+            watch = self.link is not None and self.link.watch
+            yield TickBox("Watch only", watch, id="watch", compact=True)
             yield from _form_end("Join")
         yield Footer(compact=True)
 
     FOCUS = "#code"
+
+    def on_mount(self) -> None:
+        if self.link is not None:
+            self.call_after_refresh(self.submit)
 
     def submit(self) -> None:
         if self.waiting:
@@ -538,13 +558,18 @@ class CodeDialog(_FormDialog[None]):
             self.error("Type the invite code the room's creator gave you.")
             return
         watch = self.query_one("#watch", Checkbox).value
+        if (link := room_link(code)) is not None:  # the page's link: its code (or room)
+            code, watch = link.key, watch or link.watch
         self.code = "" if watch else code
         self._send(code, watch=watch)
 
     def _send(self, code: str, *, watch: bool) -> None:
         self.waiting = True
         self.error("")
-        join = msg.Join(code=code, role="spectator" if watch else "player")
+        role: JoinRole = "spectator" if watch else "player"
+        # A public room's link names its id; a private room's, its code.
+        is_id = code.startswith("r-")
+        join = msg.Join(room=code, role=role) if is_id else msg.Join(code=code, role=role)
         self.run_worker(self.host.ask(join, in_dialog=True))
 
     def show_model(self, model: ViewModel) -> None:
