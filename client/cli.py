@@ -42,7 +42,7 @@ from engine.notation import MAX_SIZE, MIN_SIZE, format_point
 from engine.record import GameRecord, parse_move_list
 from engine.types import Color, Rule
 from gomocup.match import add_match_parser
-from protocol.options import count, seconds
+from protocol.options import HelpFormatter, RawDescriptionHelpFormatter, count, seconds
 
 EXIT_OK = 0
 EXIT_FAILURE = 1  # the output could not be written
@@ -239,7 +239,9 @@ SUBCOMMANDS: list[AddSubcommand] = [
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="gomoku", description="Gomoku Arena: play, watch and analyse Gomoku."
+        prog="gomoku",
+        description="Gomoku Arena: play, watch and analyze Gomoku.",
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"gomoku {__version__}")
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
@@ -248,6 +250,8 @@ def build_parser() -> argparse.ArgumentParser:
     for name, subparser in subparsers.choices.items():
         subparser.set_defaults(parser=subparser)  # main reports an OptionError with it
         subparser.prog = f"gomoku {name}"
+        raw = subparser.formatter_class is argparse.RawDescriptionHelpFormatter
+        subparser.formatter_class = RawDescriptionHelpFormatter if raw else HelpFormatter
     return parser
 
 

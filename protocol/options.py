@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import textwrap
 import urllib.parse
 from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
@@ -194,3 +195,28 @@ class EnvOptions:
 
     def error(self, message: str) -> NoReturn:
         self.parser.error(message)
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """``--help`` wrapped at spaces only: argparse also breaks lines at hyphens, which
+    split ``gomoku-server status``, ``--bot-seats`` and a data file's path across two
+    lines, where a reader copies them from."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        text = " ".join(text.split())
+        return textwrap.wrap(text, width, break_on_hyphens=False, break_long_words=False)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        text = " ".join(text.split())
+        return textwrap.fill(
+            text,
+            width,
+            initial_indent=indent,
+            subsequent_indent=indent,
+            break_on_hyphens=False,
+            break_long_words=False,
+        )
+
+
+class RawDescriptionHelpFormatter(argparse.RawDescriptionHelpFormatter, HelpFormatter):
+    """:class:`HelpFormatter` with the description and epilog kept as written."""

@@ -44,7 +44,6 @@ REATTACH_AT_ONCE = 32
 """Connections attached again together after this instance's lease was taken over."""
 
 
-
 def forwarded_ip(entry: str) -> str | None:
     """The IP address an ``X-Forwarded-For`` entry names, always written one way (so
     that the per-address limit counts one client once): ``2001:db8::9`` for
@@ -64,6 +63,7 @@ def forwarded_ip(entry: str) -> str | None:
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
         return str(address.ipv4_mapped)
     return str(address)
+
 
 class Listener:
     """The listening socket and the connections it admitted."""

@@ -14,7 +14,7 @@ import urllib.parse
 from collections.abc import Sequence
 from pathlib import Path
 
-from protocol.options import EnvOptions, count, key, number, port, seconds
+from protocol.options import EnvOptions, HelpFormatter, count, key, number, port, seconds
 from server import __version__
 from server.config import Bots, ConnectionLimits, ServerConfig, Timers
 from server.game import GameRules
@@ -163,6 +163,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="gomoku-server",
         usage=USAGE,
+        formatter_class=HelpFormatter,
         description="Run a Gomoku Arena server: WebSocket (MessagePack or JSON) for the "
         "terminal client and bots, and the browser client's page on the same port. "
         "`gomoku-server status --redis URL` prints the cluster on a Redis instead: its "

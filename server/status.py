@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Sequence
 
+from protocol.options import HelpFormatter
 from server.cluster import describe, read_cluster
 from server.options import redacted, redis_url
 from server.service import now_ms
@@ -33,6 +34,7 @@ def parse_status_args(argv: Sequence[str]) -> argparse.Namespace:
     wrong, as the server's own options do."""
     parser = argparse.ArgumentParser(
         prog="gomoku-server status",
+        formatter_class=HelpFormatter,
         description="Print the instances, AI workers and load of the cluster on a Redis.",
     )
     parser.add_argument(

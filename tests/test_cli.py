@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -163,6 +164,37 @@ def test_help_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
     """--help prints the commands and exits 0."""
     assert main(["--help"]) == 0
     assert "analyze" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["gomoku-server"],
+        ["gomoku-server", "status"],
+        ["gomoku-ai"],
+        ["gomoku"],
+        ["gomoku", "play"],
+        ["gomoku", "analyze"],
+        ["gomoku", "match"],
+        ["gomoku", "review"],
+    ],
+    ids=" ".join,
+)
+def test_help_breaks_no_word_at_its_hyphen(command: list[str]) -> None:
+    """--help at 80 columns wraps at spaces only: argparse broke ``gomoku-server
+    status``, ``--bot-seats`` and the data file's path at their hyphens, across two
+    lines, where a reader copies them from."""
+    script = Path(sys.executable).with_name(command[0])
+    proc = subprocess.run(
+        [str(script), *command[1:], "--help"],
+        capture_output=True,
+        text=True,
+        env={"COLUMNS": "80", "PATH": "/usr/bin:/bin"},
+        check=True,
+        timeout=60,
+    )
+    broken = [line for line in proc.stdout.splitlines() if re.search(r"\w-$", line)]
+    assert broken == [], broken
 
 
 def installed_script() -> Path:

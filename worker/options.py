@@ -11,7 +11,15 @@ from pathlib import Path
 
 from engine.ai import LEVEL_NAMES
 from engine.ai.backend import env_problem as core_env_problem
-from protocol.options import EnvOptions, count, display_name, key, seconds, websocket_url
+from protocol.options import (
+    EnvOptions,
+    HelpFormatter,
+    count,
+    display_name,
+    key,
+    seconds,
+    websocket_url,
+)
 from protocol.values import LEVEL_PATTERN
 from worker import __version__
 from worker.config import WorkerConfig
@@ -67,6 +75,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="gomoku-ai",
         usage=USAGE,
+        formatter_class=HelpFormatter,
         description="Play AI seats on a Gomoku Arena server (an AI worker).",
     )
     env = EnvOptions(parser)
