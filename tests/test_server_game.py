@@ -331,11 +331,13 @@ def test_a_declined_draw_offer_waits_two_moves_before_the_next() -> None:
     with pytest.raises(GameError) as refused:
         apply(room, game.Offer(A, "draw"), 0, RULES)
     assert refused.value.code == "throttled"
-    assert str(refused.value) == "your draw offer was declined: offer again after 4 more moves"
+    assert str(refused.value) == (
+        "your draw offer was declined: offer again once 4 more stones are on the board"
+    )
     room = play(room, "h9 a2 h10")
     with pytest.raises(GameError) as refused:
         apply(room, game.Offer(A, "draw"), 0, RULES)
-    assert str(refused.value).endswith("after 1 more move")
+    assert str(refused.value).endswith("once 1 more stone is on the board")
     room = apply(room, game.Offer(B, "draw"), 0, RULES).room  # B's own offer: no repeat
     room = play(room, "a3")  # B's move keeps B's offer
     assert room.pending is not None

@@ -233,8 +233,9 @@ def offer(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outc
         if left > 0:
             raise GameError(
                 ErrorCode.THROTTLED,
-                f"your draw offer was declined: offer again after {left} more "
-                f"move{'' if left == 1 else 's'}",
+                # Stones of both sides: "4 more moves" read as four of the player's own.
+                f"your draw offer was declined: offer again once {left} more "
+                f"{'stone is' if left == 1 else 'stones are'} on the board",
             )
     if action.kind == "rematch" and room.rematch_room is not None:
         raise GameError(ErrorCode.WRONG_PHASE, "the rematch has already been agreed")
