@@ -599,7 +599,7 @@ class GomokuApp(App[None]):
         if shown is None or shown.id != room or shown.state != "waiting":
             return
         await self.leave_room()
-        self.dispatch(LobbyTold(f"{describe_error(refused)} (the room is closed)"))
+        self.dispatch(LobbyTold(f"{describe_error(refused)} The room is closed."))
 
     async def seat_ai(self, room: str, level: str | None) -> None:
         """An AI of ``level`` in the empty seat of ``room`` (a room we sit in)."""

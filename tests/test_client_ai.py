@@ -280,7 +280,7 @@ async def test_playing_the_ai_with_none_free_closes_the_room_and_says_why(
         await pilot.press("a")
         await until(pilot, lambda: isinstance(app.screen, PlayAiDialog))
         await pilot.click("#ok")
-        wanted = "No AI available: no AI worker is connected to this server (the room is closed)"
+        wanted = "No AI available: no AI worker is connected to this server. The room is closed."
         await until(pilot, lambda: wanted in screen_text(app), "the lobby's notice")
         assert app.model.room is None
         assert not isinstance(app.screen, GameScreen)

@@ -380,7 +380,7 @@ async def test_a_wrong_invite_code_is_said_in_the_dialog_and_can_be_typed_again(
         dialog = app.screen
         await pilot.press(*"XYZ-XYZ-XYZ", "enter")
         await until(
-            pilot, lambda: "no room has that invite code" in screen_text(app), "the refusal"
+            pilot, lambda: "No room has that invite code." in screen_text(app), "the refusal"
         )
         assert app.screen is dialog
         field = dialog.query_one("#code", Input)

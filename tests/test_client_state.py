@@ -692,11 +692,22 @@ def test_quick_match_queue_state() -> None:
 
 
 def test_error_is_logged() -> None:
-    """A refused move shows the server's message in the log."""
+    """A refusal shows the server's message in the log as a sentence, as the log's own
+    lines are: a point or a name that begins it as written, under "Not now:" when it
+    says what stands in the way."""
     model = in_room()
     model = reduce(model, msg.Error(code="occupied", message="h8 is occupied", room="r1"), T0)
     assert model.log[-1].kind == "error"
-    assert model.log[-1].text == "h8 is occupied"
+    assert model.log[-1].text == "h8 is occupied."  # the point as written
+    said = {
+        ("wrong_phase", "bob has left the room"): "Not now: bob has left the room.",
+        ("throttled", "wait 4 s before asking again"): "Not now: wait 4 s before asking again.",
+        ("chat_rate_limited", "too many chat lines"): "Too many chat lines.",
+        ("bad_value", "no such level."): "No such level.",
+    }
+    for (code, message), text in said.items():
+        model = reduce(model, msg.Error(code=code, message=message, room="r1"), T0)
+        assert model.log[-1].text == text
 
 
 def test_leaving_returns_to_the_lobby() -> None:
@@ -788,11 +799,11 @@ def test_ai_refusals_are_logged_with_a_heading() -> None:
     model = in_room()
     error = msg.Error(code="no_ai_available", message="every AI is busy; try again in a moment")
     model = reduce(model, error, T0)
-    assert model.log[-1].text == "No AI available: every AI is busy; try again in a moment"
+    assert model.log[-1].text == "No AI available: every AI is busy; try again in a moment."
     model = reduce(
         model, msg.Error(code="ai_not_allowed", message="rated games are for people"), T0
     )
-    assert model.log[-1].text == "AI seat refused: rated games are for people"
+    assert model.log[-1].text == "AI seat refused: rated games are for people."
     assert model.log[-1].kind == "error"
 
 
@@ -904,7 +915,7 @@ def test_record_arrives_or_is_not_found() -> None:
     missing = reduce(model, msg.Error(code="no_such_game", message="no such game"), T0)
     assert missing.history.record is not None
     assert missing.history.record.error == "no such game"
-    assert missing.log[-1].text == "Game not found: no such game"
+    assert missing.log[-1].text == "Game not found: no such game."
 
 
 def test_offline_or_unavailable_ends_every_wait() -> None:
@@ -958,8 +969,8 @@ def test_the_lobbys_notice_is_the_refusal_of_its_latest_request_until_it_no_long
     assert model.lobby.asked == 7
     assert reduce(model, msg.Error(code="x", message="other", re=8), T0).lobby.notice == ""
     model = reduce(model, refused, T0)
-    assert (model.lobby.asked, model.lobby.notice) == (None, "the room is full")
-    assert model.lobby.line_notice == "the room is full"
+    assert (model.lobby.asked, model.lobby.notice) == (None, "The room is full.")
+    assert model.lobby.line_notice == "The room is full."
     assert reduce(model, LobbyAsked(9), T0).lobby.notice == ""
     assert reduce(model, msg.Snapshot(room=view()), T0).lobby.notice == ""
     seated = reduce(
@@ -968,7 +979,7 @@ def test_the_lobbys_notice_is_the_refusal_of_its_latest_request_until_it_no_long
         T0,
     )
     seated = reduce(reduce(seated, LobbyAsked(7), T0), refused, T0)
-    assert seated.lobby.notice == "the room is full"
+    assert seated.lobby.notice == "The room is full."
     # r1 leaving the lobby's list out of sight: that game ended, which the line says now
     ended = "Your game (r1) has ended: p shows how, in your profile."
     gone = reduce(seated, msg.LobbyGone(room="r1"), T0)
@@ -983,7 +994,7 @@ def test_the_lobbys_notice_is_the_refusal_of_its_latest_request_until_it_no_long
     told = reduce(gone, msg.Games(player="p-alice", items=[rated]), T0).lobby.notice
     assert "you lost (time), rating 1500 → 1484 (-16). p shows" in told
     in_dialog = reduce(reduce(welcomed(), LobbyAsked(7, in_dialog=True), T0), refused, T0)
-    assert (in_dialog.lobby.notice, in_dialog.lobby.line_notice) == ("the room is full", "")
+    assert (in_dialog.lobby.notice, in_dialog.lobby.line_notice) == ("The room is full.", "")
     unsent = reduce(reduce(welcomed(), LobbyAsked(3), T0), LobbyUnsent(3), T0)
     assert (unsent.lobby.asked, unsent.lobby.notice) == (None, "Offline: not sent.")
 
@@ -1011,4 +1022,4 @@ def test_a_servers_message_cannot_drive_the_terminal() -> None:
     said = "boom \x1b]0;PWNED\x07\x1b[2J\u202eevil"
     model = reduce(in_room(), msg.Error(code="internal", message=said), T0)
     line = model.log[-1].text
-    assert line == "boom \ufffd]0;PWNED\ufffd\ufffd[2J\ufffdevil"
+    assert line == "Boom \ufffd]0;PWNED\ufffd\ufffd[2J\ufffdevil."

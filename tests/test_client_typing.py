@@ -476,4 +476,4 @@ async def test_a_chat_line_refused_by_the_limit_comes_back_to_be_sent_again(
             assert (await bob.until_event(ev.ChatPosted)).text == f"line{n}"
         await pilot.press(*"line6", "enter")
         await until(pilot, lambda: entry.value == "line6", "the line given back")
-        await until(pilot, lambda: "too many chat lines: 5 in 10 s at most" in log_text(app))
+        await until(pilot, lambda: "Too many chat lines: 5 in 10 s at most" in log_text(app))

@@ -57,11 +57,25 @@ def server_words(text: str) -> str:
     return "".join(c if chat_typable(c) else "\ufffd" for c in text)
 
 
+NOT_NOW = frozenset({ErrorCode.WRONG_PHASE, ErrorCode.THROTTLED})
+"""Codes whose message says what stands in the way, and may begin with a name ("bob has
+left the room"): said after "Not now:", as the web page does, the name as written."""
+POINT_FIRST = frozenset({ErrorCode.OCCUPIED, ErrorCode.OFF_BOARD, ErrorCode.FORBIDDEN})
+"""Codes whose message begins with a point ("h8 is occupied"), written in lower case."""
+
+
 def describe_error(error: msg.Error) -> str:
-    """The error as the log shows it: a heading for the codes that need one."""
-    heading = ERROR_HEADINGS.get(error.code)
-    said = server_words(error.message)
-    return f"{heading}: {said}" if heading else said
+    """The error as the log shows it, a sentence: a heading for the codes that need one,
+    "Not now:" for those that say what stands in the way, else the server's words
+    begun with a capital; a full stop after each (the log's own lines are sentences,
+    and "wait 4 s before asking again" stood among them as the server wrote it)."""
+    said = server_words(error.message).rstrip()
+    heading = ERROR_HEADINGS.get(error.code) or ("Not now" if error.code in NOT_NOW else None)
+    if heading:
+        said = f"{heading}: {said}"
+    elif error.code not in POINT_FIRST:
+        said = said[:1].upper() + said[1:]
+    return said if said.endswith((".", "!", "?")) else f"{said}."
 
 
 def room_gone_text(room: str) -> str:
