@@ -1417,7 +1417,8 @@ async def test_a_profile_lists_older_games_on_asking(browser: Browser) -> None:
 
 async def test_a_timed_game_nobody_begins_is_aborted_on_the_page(browser: Browser) -> None:
     """Ann, Black in a timed game, never plays: at the end of the first stone's time the
-    page says the game was aborted (not "Draw (abandonment)") and nothing is rated."""
+    page says the game was aborted (not "Draw (abandonment)") and nothing is rated; a
+    game with no stone offers no review and no record to download."""
     rules = GameRules(grace_ms=60_000, first_stone_ms=1_000)
     async with people(browser, game=rules) as crowd:
         hal = await crowd.client("hal")
@@ -1429,6 +1430,8 @@ async def test_a_timed_game_nobody_begins_is_aborted_on_the_page(browser: Browse
         await expect(ann.locator("#result .rating-change")).to_have_text(
             re.compile("^Not rated: the game ended before its second stone")
         )
+        for offered in ("#review", "#download-json", "#download-psq"):
+            await expect(ann.locator(offered)).to_have_count(0)
 
 
 async def test_an_opponent_who_does_not_move_may_be_claimed_against(browser: Browser) -> None:
@@ -1451,7 +1454,7 @@ async def test_an_opponent_who_does_not_move_may_be_claimed_against(browser: Bro
         await ann.click("#claim")
         over = await hal.until_event(GameOver)
         assert (over.winner, over.reason) == ("black", "timeout")
-        await expect(ann.locator("#result strong")).to_have_text("Black wins by time")
+        await expect(ann.locator("#result strong")).to_have_text("Black wins on time")
         await expect(ann.locator("#claim")).to_have_count(0)
 
 

@@ -522,7 +522,7 @@ export class GameView {
         // The server keeps a private game's record for its players only: the buttons
         // offered a spectator (a tournament director) a download that was refused.
         parts.push(h("p", { class: "hint-text", id: "no-record" }, "The record of a private game is for its players: ask them for it."));
-      } else {
+      } else if (room.moves.length) { // (a game with no stone has nothing to review)
         parts.push(h("div", { class: "row" },
           h("a", { class: "button", id: "review", href: `#/review/${room.id}` }, "Review"),
           h("button", { type: "button", id: "download-json", onclick: () => this.record(room, "json") }, "Download JSON"),

@@ -365,6 +365,7 @@ export function resultText(result, stones = null) {
   // As the terminal client says it: where the line is, found without seeing its colour.
   const row = ROWS[result.reason];
   if (row) return `${colour} wins with ${row}${lineEnds(result.line)}`;
+  if (result.reason === "timeout") return `${colour} wins on time`; // (not "by time")
   return `${colour} wins by ${why}`;
 }
 
