@@ -85,8 +85,11 @@ def content_security_policy(host: str | None) -> str:
     """The page may load scripts, styles and images only from this server and connect
     only to its WebSocket; nothing inline, no frames, no forms, no plugins. (CSP 3 lets
     ``'self'`` match ``ws:``/``wss:`` on the page's own host and port; the explicit
-    sources also cover browsers that predate it.)"""
-    connect = "'self'" if host is None else f"'self' ws://{host} wss://{host}"
+    sources also cover browsers that predate it; CSP's grammar has no IPv6 literal, so
+    a page reached at one, ``[::1]:8765``, gets ``'self'`` alone: Chromium logged the
+    explicit sources as invalid on every load.)"""
+    plain = host is not None and not host.startswith("[")
+    connect = f"'self' ws://{host} wss://{host}" if plain else "'self'"
     return "; ".join(
         [
             "default-src 'none'",
