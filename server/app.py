@@ -28,7 +28,7 @@ from server.handoff import Handoff
 from server.housekeeping import Housekeeping
 from server.hub import Hub
 from server.listener import Listener
-from server.local_workers import LocalWorkers, local_url
+from server.local_workers import LocalWorkers, local_url, url_host
 from server.matchmaking import Matchmaker
 from server.metrics import Metrics
 from server.players import LocalPlayers
@@ -161,7 +161,7 @@ class GomokuServer:
             await self.store.forget_kept_games()
         if self.handoff is not None:
             self.handoff.start()
-        self._address = f"{self.config.host}:{self.port}"
+        self._address = f"{url_host(self.config.host)}:{self.port}"  # as status prints it
         self._background(self.ticker.run())
         self._background(self.housekeeping.keep_lease())
         self._background(self.matchmaker.run())

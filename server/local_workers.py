@@ -14,6 +14,12 @@ import sys
 log = logging.getLogger("gomoku.server")
 
 
+def url_host(host: str) -> str:
+    """``host`` as it goes in a URL (or a ``host:port``): an IPv6 address in brackets
+    (``[::1]``)."""
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
 def local_url(host: str, port: int) -> str:
     """Where a worker on this machine reaches a server listening on ``host`` (loopback
     if it listens on all addresses)."""
@@ -21,9 +27,7 @@ def local_url(host: str, port: int) -> str:
         host = "127.0.0.1"
     elif host == "::":
         host = "::1"
-    if ":" in host:
-        host = f"[{host}]"
-    return f"ws://{host}:{port}"
+    return f"ws://{url_host(host)}:{port}"
 
 
 class LocalWorkers:

@@ -18,6 +18,7 @@ from typing import Any
 from server import __version__
 from server.app import GomokuServer
 from server.config import ServerConfig
+from server.local_workers import url_host
 from server.options import (
     DAY_MS,
     cannot_listen,
@@ -53,11 +54,6 @@ def page_address(ws_url: str) -> str:
 
 WILDCARD_HOSTS = ("0.0.0.0", "", "::")
 """``--host`` values that listen on every interface."""
-
-
-def url_host(host: str) -> str:
-    """``host`` as it goes in a URL: an IPv6 address in brackets (``[::1]``)."""
-    return f"[{host}]" if ":" in host and not host.startswith("[") else host
 
 
 def join_addresses(host: str, port: int) -> list[str]:

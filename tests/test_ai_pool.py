@@ -332,6 +332,17 @@ async def test_metrics_and_status_show_the_cluster_from_any_instance(
     assert "rooms: 1 (1 in the lobby); games in progress: 1" in out
 
 
+async def test_status_writes_an_ipv6_listener_as_a_url_does(
+    make_server: MakeServer, redis_url: str
+) -> None:
+    """An instance listening on an IPv6 address is listed as ``[::1]:PORT``, not
+    ``::1:PORT`` (``:::9633`` for ``::``), which reads as part of the address."""
+    server = await make_server(store=RedisStore(redis_url), host="::1")
+    done = await run_status("--redis", redis_url)
+    assert done.returncode == 0, done.stderr
+    assert f"  [::1]:{server.port}  up " in done.stdout.decode()
+
+
 async def test_status_says_in_one_line_when_redis_cannot_be_reached() -> None:
     """No Redis at the address: exit 2 and one line that says so, no traceback."""
     done = await run_status("--redis", f"redis://127.0.0.1:{free_port()}/0")
