@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rich.cells import cell_len
 
@@ -320,20 +320,37 @@ def lobby_row(room: RoomSummary, name_max: int = TABLE_NAME_MAX) -> tuple[str, .
     )
 
 
-LOBBY_NAME_MIN = 6
-"""The fewest columns a name is cut to so that the lobby's rows fit the screen."""
+TABLE_NAME_MIN = 6
+"""The fewest columns a name in a table is cut to so that its rows fit the screen."""
+
+
+def fitting_rows(
+    labels: Sequence[str], width: int, make: Callable[[int], list[tuple[str, ...]]]
+) -> list[tuple[str, ...]]:
+    """The rows ``make(name_max)`` gives, with names cut shorter (from
+    :data:`TABLE_NAME_MAX` down to :data:`TABLE_NAME_MIN`) while the table under
+    ``labels`` would be wider than ``width`` columns: at 80 columns a swap2 room and a
+    long name pushed the lobby's last column, the state, off the screen ("playi")."""
+    rows: list[tuple[str, ...]] = []
+    for name_max in range(TABLE_NAME_MAX, TABLE_NAME_MIN - 1, -1):
+        rows = make(name_max)
+        if table_width(labels, rows) <= width:
+            break
+    return rows
 
 
 def lobby_rows(rooms: Sequence[RoomSummary], width: int) -> list[tuple[str, ...]]:
-    """The lobby's rows, their names cut shorter (down to :data:`LOBBY_NAME_MIN`) when
-    the table would be wider than ``width`` columns: at 80 columns a swap2 room and a
-    long name pushed the last column, the state, off the screen ("playi")."""
-    rows: list[tuple[str, ...]] = []
-    for name_max in range(TABLE_NAME_MAX, LOBBY_NAME_MIN - 1, -1):
-        rows = [lobby_row(room, name_max) for room in rooms]
-        if table_width(LOBBY_COLUMNS, rows) <= width:
-            break
-    return rows
+    """The lobby's rows, fitted to ``width`` columns (:func:`fitting_rows`)."""
+    return fitting_rows(LOBBY_COLUMNS, width, lambda most: [lobby_row(r, most) for r in rooms])
+
+
+def game_rows(
+    games: Sequence[GameSummary], player: str | None, width: int
+) -> list[tuple[str, ...]]:
+    """A profile's finished games, fitted to ``width`` columns (:func:`fitting_rows`)."""
+    return fitting_rows(
+        GAME_COLUMNS, width, lambda most: [game_row(g, player, most) for g in games]
+    )
 
 
 def table_width(labels: Sequence[str], rows: Sequence[Sequence[str]]) -> int:
@@ -420,23 +437,29 @@ def game_result_label(game: GameSummary, player: str | None) -> str:
     return f"{result.winner} ({why})"
 
 
-def ended_label(ended_ms: int) -> str:
-    """When a game ended, in local time: ``2025-03-14 18:05``."""
+def ended_label(ended_ms: int, now: datetime.datetime | None = None) -> str:
+    """When a game ended, in local time: ``14 Mar 18:05`` this year (``now``'s),
+    ``2025-03-14`` before it. (The whole ``2025-03-14 18:05`` on every line took four
+    of the 80 columns the profile's games cut their last column for.)"""
     moment = datetime.datetime.fromtimestamp(ended_ms / 1000)
-    return moment.strftime("%Y-%m-%d %H:%M")
+    this_year = moment.year == (now or datetime.datetime.now()).year
+    return moment.strftime("%d %b %H:%M" if this_year else "%Y-%m-%d")
 
 
-def game_row(game: GameSummary, player: str | None) -> tuple[str, ...]:
+def game_row(
+    game: GameSummary, player: str | None, name_max: int = TABLE_NAME_MAX
+) -> tuple[str, ...]:
     """One line of a player's finished games, in :data:`GAME_COLUMNS` order."""
     rule = str(game.rule) + ("" if game.size == 15 else f" {game.size}x{game.size}")
-    rule += " rated" if game.rated else " rated, not counted" if game.rated_room else ""
-    if (change := change_of(game, player)) is not None:
-        rule += f" {change.after - change.before:+d}"  # what it did to this profile's rating
+    if (change := change_of(game, player)) is not None:  # rated: what it did to the rating
+        rule += f" {change.after - change.before:+d}"
+    else:
+        rule += " rated" if game.rated else " rated, not counted" if game.rated_room else ""
     return (
         ended_label(game.ended_ms),
         rule,
-        shorten(game.black.name, TABLE_NAME_MAX),
-        shorten(game.white.name, TABLE_NAME_MAX),
+        shorten(game.black.name, name_max),
+        shorten(game.white.name, name_max),
         game_result_label(game, player),
         str(game.moves),
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -11,6 +13,7 @@ from test_client_state import summary
 from client.glyphs import UNICODE
 from client.present import (
     TimeControlError,
+    ended_label,
     fit_parts,
     format_clock,
     game_result_label,
@@ -311,9 +314,9 @@ def test_a_game_both_players_left_is_aborted_early_and_drawn_later() -> None:
 
 
 def test_a_rated_game_that_did_not_count_is_no_casual_one_in_the_history() -> None:
-    """A profile's games: one that counted reads rated, with what it did to the profile's
-    player's rating, one set up rated that ended too early reads "rated, not counted" (it
-    read as a casual game), a casual one neither."""
+    """A profile's games: one that counted reads what it did to the profile's player's
+    rating (or rated, kept before games said it), one set up rated that ended too early
+    reads "rated, not counted" (it read as a casual game), a casual one neither."""
     base = summary(result=GameResult(winner="white", reason=Reason.RESIGN), moves=1)
     counted = summary(rated=True, rated_room=True)
     short = summary(rated_room=True, moves=1)
@@ -323,10 +326,19 @@ def test_a_rated_game_that_did_not_count_is_no_casual_one_in_the_history() -> No
         RatingChange(player="p-bob", before=1500, after=1484),
     ]
     counted = summary(rated=True, rated_room=True, ratings=moved)
-    assert game_row(counted, "p-alice")[1] == "freestyle rated +16"
-    assert game_row(counted, "p-bob")[1] == "freestyle rated -16"
+    assert game_row(counted, "p-alice")[1] == "freestyle +16"
+    assert game_row(counted, "p-bob")[1] == "freestyle -16"
     assert game_row(short, "p-alice")[1] == "freestyle rated, not counted"
     assert game_row(base, "p-alice")[1] == "freestyle"
+
+
+def test_when_a_game_ended_is_short_this_year() -> None:
+    """A finished game's date in the profile: day, month and time this year, the date
+    alone in an earlier year (the full stamp took four of 80 columns on every line)."""
+    ended = datetime.datetime(2026, 3, 14, 18, 5)
+    stamp = int(ended.timestamp() * 1000)
+    assert ended_label(stamp, now=datetime.datetime(2026, 11, 29)) == "14 Mar 18:05"
+    assert ended_label(stamp, now=datetime.datetime(2027, 1, 2)) == "2026-03-14"
 
 
 def test_a_game_over_after_one_move_says_1_move() -> None:

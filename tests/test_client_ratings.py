@@ -196,6 +196,32 @@ async def test_an_opponents_profile_opens_from_a_game_in_yours(
         await until(pilot, lambda: "won (resignation)" in screen_text(app), "your games again")
 
 
+async def test_a_rated_game_in_the_profile_says_what_it_did_and_fits_80_columns(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """A rated game that counted reads "+N" after its rule in the profile of a player
+    with a long name, and the row still ends with its moves on an 80-column screen (the
+    last column was cut to "move")."""
+    long = "Alexandria Ocasio-Lee"
+    async with running(server, tmp_path, long) as (app, pilot):
+        bob, room = await in_game_with_bob(
+            app, pilot, connect, opponent="Bartholomew Kuznetsov", rated=True
+        )
+        for mine, theirs in (("h8", "a1"), ("h9", "a3")):
+            await app.send(m.Move(room=room, point=mine))
+            await bob_sees_move(bob, mine)
+            await bob_plays(bob, room, theirs)
+        await bob.send(m.Resign(room=room))
+        over = await bob.until_event(ev.GameOver)
+        assert over.ratings is not None
+        [change] = [c for c in over.ratings if c.player == app.model.session.me]
+        await to_your_profile(app, pilot, "won (resignation)")
+        [row] = [line for line in screen_text(app).splitlines() if "won (resignation)" in line]
+        assert f"freestyle {change.after - change.before:+d}" in row
+        assert row.rstrip(" ▁▇│▏").endswith(" 4"), row  # the moves, not cut off
+        assert " moves" in screen_text(app)
+
+
 async def test_a_rated_game_too_short_to_count_says_so(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:

@@ -45,7 +45,7 @@ from client.screens.help import HelpScreen, describe_bindings
 from client.screens.host import Host
 from client.screens.ratings import LeaderboardScreen, ProfileScreen
 from client.state.model import ViewModel
-from client.widgets.rows import fill_rows
+from client.widgets.rows import SCROLLBAR, fill_rows
 from protocol import messages as msg
 
 NEEDS_SERVER = frozenset(
@@ -64,10 +64,6 @@ NEEDS_SERVER = frozenset(
     }
 )
 """The lobby's actions that ask the server: not offered while the link is down."""
-
-
-SCROLLBAR = 2
-"""Columns a vertical scrollbar takes, kept free so that a long list cuts no column."""
 
 
 class LobbyScreen(Screen[None]):

@@ -21,7 +21,7 @@ from client.present import (
     GAME_COLUMNS,
     LEADERBOARD_COLUMNS,
     STANDING_COLUMNS,
-    game_row,
+    game_rows,
     leaderboard_row,
     standing_row,
 )
@@ -36,7 +36,7 @@ from client.state.history import (
     ProfileRequested,
 )
 from client.state.model import ViewModel
-from client.widgets.rows import fill_rows
+from client.widgets.rows import SCROLLBAR, fill_rows
 from engine.types import Rule
 from protocol import messages as msg
 from protocol.values import GameSummary
@@ -225,6 +225,9 @@ class ProfileScreen(_HistoryScreen):
             GamesRequested(self.player), msg.ListGames(player=self.player, limit=GAMES_PAGE)
         )
 
+    def on_resize(self) -> None:
+        self.show_model(self.host.model)  # the games' names cut to the new width
+
     def _wanted(self, model: ViewModel) -> tuple[str | None, ...]:
         """The ids a profile reply for this screen may carry (yours: None until known)."""
         return (None, model.me) if self.player is None else (self.player,)
@@ -262,7 +265,12 @@ class ProfileScreen(_HistoryScreen):
         self.query_one("#games-title", Static).update(Text(heading))
         if archive is not None and shown:
             me = self.player or model.me
-            fill_rows(games_table, [(g.id, game_row(g, me)) for g in archive.games])
+            # The table's width less a vertical scrollbar's (before layout: the screen's).
+            width = (games_table.size.width or self.app.size.width) - SCROLLBAR
+            cells = game_rows(archive.games, me, width)
+            fill_rows(
+                games_table, [(g.id, row) for g, row in zip(archive.games, cells, strict=True)]
+            )
         self.status(self._status(model, count))
         refresh_footer(self)
         self.records.show(model)

@@ -21,6 +21,11 @@ Row = tuple[str, Sequence[str]]
 player named ``[/x]`` is shown so, where markup would have crashed the table)."""
 
 
+SCROLLBAR = 2
+"""Columns a table's vertical scrollbar takes, kept free so that a long list cuts no
+column."""
+
+
 def fill_rows(table: DataTable[Text], rows: Sequence[Row]) -> None:
     """Show ``rows`` (in this order) under the table's columns, keeping the cursor on
     the same row (by key, else by number): in place when the keys and the column
