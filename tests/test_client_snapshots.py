@@ -31,6 +31,7 @@ from client.screens.host import Host
 from client.screens.lobby import LobbyScreen
 from client.screens.ratings import LeaderboardScreen, ProfileScreen
 from client.screenshot import screen_text
+from client.state.history import GamesRequested, ProfileRequested
 from client.state.log import Note
 from client.state.model import Action
 from client.state.room import RoomGone
@@ -48,6 +49,7 @@ from protocol.values import (
     RoomSummary,
     RoomView,
     Seats,
+    Standing,
     Swap2State,
     TimeControl,
 )
@@ -540,6 +542,30 @@ async def test_the_connect_screen_and_profile_are_ascii() -> None:
     text = await screen_after([welcome()], glyphs=ASCII, screen=ProfileScreen)
     assert "Profile | alice (you)" in text
     assert text.isascii(), text
+
+
+async def test_a_profile_whose_games_were_private_says_why_none_are_listed() -> None:
+    """bob's profile counts a rated game and lists none (its room was private, listed
+    to its players only): the screen says so, not "No finished games yet"."""
+    won = Standing(
+        rule=Rule.FREESTYLE,
+        rating=1742,
+        rd=397,
+        provisional=True,
+        games=1,
+        wins=1,
+        losses=0,
+        draws=0,
+    )
+    replies: list[Action] = [
+        welcome(),
+        GamesRequested("p-bob"),
+        ProfileRequested("p-bob"),
+        m.Profile(player="p-bob", name="bob", ratings=[won]),
+        m.Games(player="p-bob", items=[]),
+    ]
+    text = await screen_after(replies, screen=lambda host: ProfileScreen(host, "p-bob"))
+    assert "No finished games to show: a private room's games are listed to its" in text
 
 
 async def test_a_scrolled_log_is_ascii() -> None:

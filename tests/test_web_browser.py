@@ -1378,6 +1378,30 @@ async def test_a_profile_lists_a_game_both_left_early_as_aborted_and_later_as_a_
         )
 
 
+async def test_a_profile_whose_games_were_private_says_why_none_are_listed(
+    browser: Browser,
+) -> None:
+    """ann won a rated game in a private room: her profile, seen by cy, counts it and
+    lists no game, and says why (it said "No finished games yet")."""
+    async with people(browser) as crowd:
+        ann = await crowd.client("ann")
+        hal = await crowd.client("hal")
+        snap = await ann.create(seat="black", rated=True, private=True)
+        assert snap.room.code is not None
+        await hal.send(m.Join(code=snap.room.code))
+        await hal.expect(m.Snapshot)
+        room = snap.room.id
+        for i, point_name in enumerate(["h8", "a1", "h9", "a2"]):
+            await (ann if i % 2 == 0 else hal).move(room, point_name)
+            await ann.until_event(Moved)
+        await hal.send(m.Resign(room=room))
+        await ann.until_event(GameOver)
+        page = await crowd.page("cy", hash=f"#/profile/{ann.player}")
+        await expect(page.locator("#profile-view")).to_contain_text(
+            "No finished games to show: a private room's games are listed to its players only."
+        )
+
+
 async def test_after_the_game_a_name_leads_to_the_profile(browser: Browser) -> None:
     """Once the game is over, a player's name on the game page leads to their profile
     (with their games to review and download: a teacher found no way to a student's

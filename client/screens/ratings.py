@@ -41,6 +41,8 @@ from engine.types import Rule
 from protocol import messages as msg
 from protocol.values import GameSummary
 
+NONE_TO_SHOW = "No finished games to show: a private room's games are listed to its players only."
+
 
 class _HistoryScreen(Screen[None]):
     """Shared by the leaderboard and profile screens: the app, the title, the
@@ -285,7 +287,10 @@ class ProfileScreen(_HistoryScreen):
         if any(v is not None and v.loading for v in (history.profile, history.archive)):
             return "Loading..."
         if count == 0:
-            return "No finished games yet."
+            profile = history.profile
+            played = profile is not None and any(s.games for s in profile.ratings)
+            # Rated games counted, none listed: another player's games were private.
+            return NONE_TO_SHOW if played else "No finished games yet."
         return "Enter: review the game move by move (and export it)."
 
     @on(DataTable.RowSelected, "#games")

@@ -114,11 +114,18 @@ export class ProfileView {
         }
       };
       this.root.replaceChildren(h("h1", {}, profile.name), standings, h("h2", {}, "Finished games"),
-        games.items.length ? list : h("p", { class: "hint-text" }, "No finished games yet."), older);
+        games.items.length ? list : h("p", { class: "hint-text" }, noneText(profile)), older);
     } catch (error) {
       this.root.replaceChildren(h("h1", {}, "Profile"), h("p", {}, errorText(error)));
     }
   }
+}
+
+/** What a profile without listed games says: rated games counted and none listed were
+ * private (their players alone see them), not "yet" to come. */
+function noneText(profile) {
+  if (!profile.ratings.some((s) => s.games)) return "No finished games yet.";
+  return "No finished games to show: a private room's games are listed to its players only.";
 }
 
 /** Finished games asked for at a time (list_games allows 1 to 50). */
