@@ -120,8 +120,14 @@ def turn_label(game: GameView, me: frozenset[str]) -> str:
         return f"{outcome.winner} wins ({why})"
     if game.state == "opening" and game.swap2 is not None:
         actor = game.swap2.to_act
-        who = "you" if actor in me else game.name_of(actor)
-        return f"swap2 {game.swap2.phase}: {who}"
+        you = actor in me
+        who = "you" if you else game.name_of(actor)
+        doing = {  # in words, not the wire's phase names ("swap2 place3: you")
+            "place3": "place 3 stones" if you else "places 3 stones",
+            "place2": "place 2 more" if you else "places 2 more",
+            "choose": "choose" if you else "chooses",
+        }.get(game.swap2.phase, game.swap2.phase)
+        return f"swap2: {who} {doing}"
     if game.to_move is None:
         return ""
     if game.sending is not None:

@@ -36,6 +36,7 @@ from protocol.values import (
     RoomSummary,
     RoomView,
     Seats,
+    Swap2State,
     TimeControl,
 )
 
@@ -330,6 +331,31 @@ def test_a_rated_game_that_did_not_count_is_no_casual_one_in_the_history() -> No
     assert game_row(counted, "p-bob")[1] == "freestyle -16"
     assert game_row(short, "p-alice")[1] == "freestyle rated, not counted"
     assert game_row(base, "p-alice")[1] == "freestyle"
+
+
+def test_a_swap2_opening_is_said_in_words_on_the_status_line() -> None:
+    """Who does what in a swap2 opening, in words: "swap2: you place 3 stones", "swap2:
+    bob chooses" (it read the wire's phase names, "swap2 place3: you")."""
+    players = Seats(
+        black=PlayerRef(id="a", name="ann", rating=1500),
+        white=PlayerRef(id="b", name="bob", rating=1500),
+    )
+    said = {
+        ("place3", "a"): "swap2: you place 3 stones",
+        ("place2", "b"): "swap2: bob places 2 more",
+        ("choose", "a"): "swap2: you choose",
+        ("choose", "b"): "swap2: bob chooses",
+    }
+    for (phase, actor), words in said.items():
+        room = room_view(
+            players=players,
+            state="opening",
+            opening=Opening.SWAP2,
+            swap2=Swap2State(phase=phase, to_act=actor),  # type: ignore[arg-type]
+            seq=2,
+        )
+        _, second = status_lines(viewed("a", room), frozenset({"a"}), UNICODE, 0.0)
+        assert f" · {words} · " in f" · {second} · ", second
 
 
 def test_when_a_game_ended_is_short_this_year() -> None:
