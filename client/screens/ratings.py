@@ -288,9 +288,10 @@ class ProfileScreen(_HistoryScreen):
             return "Loading..."
         if count == 0:
             profile = history.profile
+            theirs = self.player is not None and self.player != model.me
             played = profile is not None and any(s.games for s in profile.ratings)
             # Rated games counted, none listed: another player's games were private.
-            return NONE_TO_SHOW if played else "No finished games yet."
+            return NONE_TO_SHOW if theirs and played else "No finished games yet."
         return "Enter: review the game move by move (and export it)."
 
     @on(DataTable.RowSelected, "#games")

@@ -114,17 +114,18 @@ export class ProfileView {
         }
       };
       this.root.replaceChildren(h("h1", {}, profile.name), standings, h("h2", {}, "Finished games"),
-        games.items.length ? list : h("p", { class: "hint-text" }, noneText(profile)), older);
+        games.items.length ? list : h("p", { class: "hint-text" }, noneText(profile, this.app.me)), older);
     } catch (error) {
       this.root.replaceChildren(h("h1", {}, "Profile"), h("p", {}, errorText(error)));
     }
   }
 }
 
-/** What a profile without listed games says: rated games counted and none listed were
- * private (their players alone see them), not "yet" to come. */
-function noneText(profile) {
-  if (!profile.ratings.some((s) => s.games)) return "No finished games yet.";
+/** What a profile without listed games says: another player's rated games counted and
+ * none listed were private (their players alone see them), not "yet" to come. */
+function noneText(profile, me) {
+  const theirs = profile.player !== me?.player;
+  if (!theirs || !profile.ratings.some((s) => s.games)) return "No finished games yet.";
   return "No finished games to show: a private room's games are listed to its players only.";
 }
 
