@@ -495,7 +495,7 @@ def test_presence_sets_a_claim_countdown() -> None:
     assert game.white is not None
     assert not game.white.online
     assert game.white.claim_at == T0 + 60
-    assert model.log[-1].text == "bob disconnected; the win may be claimed in 60s."
+    assert model.log[-1].text == "bob went offline; the win may be claimed in 1:00."
     model = reduce(model, event(5, ev.Presence(player="p-bob", online=True)), T0)
     assert model.room is not None
     assert model.room.white is not None
@@ -504,7 +504,7 @@ def test_presence_sets_a_claim_countdown() -> None:
 
 def test_ones_own_drop_replayed_is_said_as_ones_own() -> None:
     """Back after a drop, the replayed presence events are about alice herself: "You
-    were disconnected", not "alice disconnected; the win may be claimed in 59s"."""
+    were disconnected", not "alice went offline; the win may be claimed in 0:59"."""
     model = in_room(moves=["h8"], to_move="white")
     gone = ev.Presence(player="p-alice", online=False, deadline_ms=59_000)
     model = reduce(model, event(4, gone), T0)
@@ -608,7 +608,7 @@ def test_a_waiting_rooms_player_gone_has_their_seat_kept_not_a_claim() -> None:
     model = reduce(
         model, event(4, ev.Presence(player="p-alice", online=False, deadline_ms=60_000)), T0
     )
-    assert model.log[-1].text == "alice disconnected; their seat is kept for 60s."
+    assert model.log[-1].text == "alice went offline; their seat is kept for 1:00."
 
 
 def test_an_offer_made_before_one_came_in_is_in_the_log() -> None:

@@ -28,6 +28,7 @@ from client.state.words import (
     describe_result,
     describe_time,
     finished_room_gone_text,
+    minutes_seconds,
     not_counted_line,
     phase_words,
     ratings_line,
@@ -249,15 +250,18 @@ def _event_lines(
                 say(f"{name} is back.")
             elif after.state == "over":  # nothing to claim: leaving a finished game
                 say(f"{name} left.")
+            # "went offline", as the status line's "is offline" and the log's "is back";
+            # times as m:ss, as the status line counts them down ("20s" stood by "0:15").
             elif after.state == "waiting":  # nothing to claim: the seat is kept a while
-                kept = f" for {deadline_ms // 1000}s" if deadline_ms else ""
-                say(f"{name} disconnected; their seat is kept{kept}.")
+                kept = f" for {minutes_seconds(deadline_ms)}" if deadline_ms else ""
+                say(f"{name} went offline; their seat is kept{kept}.")
             elif deadline_ms:
-                say(f"{name} disconnected; the win may be claimed in {deadline_ms // 1000}s.")
+                within = minutes_seconds(deadline_ms)
+                say(f"{name} went offline; the win may be claimed in {within}.")
             elif deadline_ms is not None:
-                say(f"{name} disconnected; the win may be claimed now.")
+                say(f"{name} went offline; the win may be claimed now.")
             else:
-                say(f"{name} disconnected.")
+                say(f"{name} went offline.")
         case ev.ChatPosted(player=player, name=name, text=text):
             say(chat_text(after, player, name, text), "chat")
         case ev.Rematch():

@@ -219,6 +219,12 @@ def line_ends(outcome: Outcome, size: int) -> str:
     return f" from {format_point(first, size)} to {format_point(last, size)}"
 
 
+def minutes_seconds(ms: int) -> str:
+    """``0:20``: a span of time as the status line counts it down (seconds rounded up)."""
+    total = max(0, (ms + 999) // 1000)
+    return f"{total // 60}:{total % 60:02d}"
+
+
 def rating_label(rating: int, provisional: bool) -> str:
     """``1742``, or ``1500?`` while the rating is provisional (RD above 110)."""
     return f"{rating}?" if provisional else str(rating)
