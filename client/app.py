@@ -44,6 +44,7 @@ from client.state.room import MoveSent, ResumeDone, RoomClosed, RoomGone, RoomSe
 from client.state.session import IdentityLost
 from client.state.words import (
     IDENTITY_LOST,
+    away_for,
     describe_error,
     finished_room_gone_text,
     room_closed_text,
@@ -692,9 +693,10 @@ class GomokuApp(App[None]):
                 if away
                 else LOCAL_QUIT_QUESTION
                 if self.options.local
-                else QUIT_QUESTION
-                if game is not None and game.time is not None
-                else QUIT_UNTIMED_QUESTION
+                else quit_question(
+                    timed=game is not None and game.time is not None,
+                    grace_ms=self.model.session.grace_ms,
+                )
             )
             await self.push_screen(ConfirmDialog(question), decided)
             return
@@ -739,16 +741,16 @@ class GomokuApp(App[None]):
         await self._shut_down()
 
 
-QUIT_QUESTION = (
-    "Quit while your game runs? Your clock keeps running, and your opponent may claim "
-    "the win after the grace period; start gomoku play again to come back to it. "
-    "(^Q again quits; ^R resigns instead.)"
-)
+def quit_question(*, timed: bool, grace_ms: int) -> str:
+    """What quitting a running game asks: in a timed one the clock runs on; the
+    opponent may claim the win after the grace period, said in time as the web page
+    says it ("after 1:00 away")."""
+    clock = "Your clock keeps running, and your" if timed else "Your"
+    return (
+        f"Quit while your game runs? {clock} opponent may claim the win {away_for(grace_ms)}; "
+        "start gomoku play again to come back to it. (^Q again quits; ^R resigns instead.)"
+    )
 
-QUIT_UNTIMED_QUESTION = (  # no clock runs on: the rest is the same
-    "Quit while your game runs? Your opponent may claim the win after the grace period; "
-    "start gomoku play again to come back to it. (^Q again quits; ^R resigns instead.)"
-)
 
 LOCAL_QUIT_QUESTION = (
     "Quit while your game runs? This local server stops with the client: the game "

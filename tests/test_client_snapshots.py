@@ -474,7 +474,8 @@ async def test_the_leave_question_fits_snapshot() -> None:
 
     text = await screen_after([welcome(), m.Snapshot(room=game_view(OPENING))], then=leave)
     check_snapshot("leave_dialog", text)
-    assert "resigns instead.)" in text
+    assert "instead.)" in text
+    assert "after 1:00 away" in text  # the grace the welcome gave, in time
 
 
 async def test_the_help_fits_snapshot() -> None:

@@ -60,6 +60,7 @@ from client.screens.host import Host
 from client.screens.record_opener import RecordOpener
 from client.state.model import ViewModel
 from client.state.questions import can_hint, can_move, can_seat_ai
+from client.state.words import away_for
 from client.widgets.board import Board
 from client.widgets.entry import COMMAND_START, EntryLine, PromptBar, ToBoard, starts_text
 from client.widgets.log import LogPane
@@ -774,7 +775,8 @@ class GameScreen(Screen[None]):
         if running:
             question = (
                 "Leave the running game? It counts as a disconnect: your opponent may "
-                "claim the win after the grace period. (^R resigns instead.)"
+                f"claim the win {away_for(self.host.model.session.grace_ms)}. (^R resigns "
+                "instead.)"
             )
             await self.app.push_screen(ConfirmDialog(question), decided)
         else:

@@ -82,7 +82,9 @@ class Session:
     ``move_limit_ms`` is the server's move limit in a game without a clock (``welcome``'s
     ``untimed_move_ms``; 0: none): a player to act that long may be claimed against.
     ``first_stone_ms`` is how long a game with a clock waits for its first stone before
-    the server aborts it (``welcome``'s ``first_stone_ms``; 0: not known)."""
+    the server aborts it (``welcome``'s ``first_stone_ms``; 0: not known). ``grace_ms``
+    is how long a player may be away before the opponent may claim the win (0: not
+    known)."""
 
     me: str | None = None
     name: str = ""
@@ -91,6 +93,7 @@ class Session:
     link: Link = Link()
     move_limit_ms: int = 0
     first_stone_ms: int = 0
+    grace_ms: int = 0
 
 
 def reduce_session(session: Session, action: object) -> Session:
@@ -105,6 +108,7 @@ def reduce_session(session: Session, action: object) -> Session:
                 Link("connected"),
                 limits.untimed_move_ms,
                 limits.first_stone_ms,
+                limits.grace_ms,
             )
         case ConnectionChanged(status, attempt, at, detail, problem, was_online):
             # "Connection lost" for as long as the client tries to get back a link it had.

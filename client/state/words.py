@@ -225,6 +225,12 @@ def minutes_seconds(ms: int) -> str:
     return f"{total // 60}:{total % 60:02d}"
 
 
+def away_for(grace_ms: int) -> str:
+    """When an opponent may claim the win from a player who went away: ``after 1:00
+    away`` (``after the grace period`` when the server did not say how long)."""
+    return f"after {minutes_seconds(grace_ms)} away" if grace_ms else "after the grace period"
+
+
 def rating_label(rating: int, provisional: bool) -> str:
     """``1742``, or ``1500?`` while the rating is provisional (RD above 110)."""
     return f"{rating}?" if provisional else str(rating)
