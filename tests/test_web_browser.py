@@ -946,21 +946,11 @@ async def test_a_reload_on_the_lobby_keeps_the_player_present_in_her_game(
         assert (await hal.until_event(Moved)).point == "h9"
 
 
-async def test_a_code_typed_for_a_full_rooms_game_says_it_is_watched(browser: Browser) -> None:
-    """cy types the invite code of a private game whose seats are both taken: the page
+async def test_a_code_for_a_full_rooms_game_says_it_is_watched(browser: Browser) -> None:
+    """cy opens the invite link of a private game whose seats are both taken: the page
     shows the game to watch, and says why she has no seat (it said nothing)."""
     async with people(browser) as crowd:
-        hal = await crowd.client("hal")
-        snap = await hal.create(private=True, seat="white")
-        code = snap.room.code
-        assert code is not None
-        bob = await crowd.client("bob")
-        await bob.send(m.Join(code=code))
-        await bob.expect(m.Snapshot)
-        cy = await crowd.page("cy")
-        await cy.fill("#code-form input[name=code]", code)
-        await cy.press("#code-form input[name=code]", "Enter")
-        await expect(cy.locator("#name-white")).to_contain_text("hal")
+        *_, cy = await cy_watches_a_private_game(crowd)
         await expect(cy.locator("#toast")).to_have_text("Both seats are taken: you are watching.")
 
 
