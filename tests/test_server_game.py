@@ -60,10 +60,19 @@ def play(room: Room, moves: str, now: int = 0) -> Room:
 
 
 def test_table_refuses_actions_the_state_does_not_take() -> None:
-    """Moves before the game starts and after it ends are refused with stable codes."""
+    """Moves before the game starts and after it ends are refused with stable codes, and
+    a refusal says what cannot be done and why in words (it named the wire's state:
+    "not possible while the room is waiting")."""
     with pytest.raises(GameError) as refused:
         apply(waiting(rule=Rule.RENJU), game.Move(A, "h8"), 0, RULES)
     assert refused.value.code == "wrong_phase"
+    assert str(refused.value) == (
+        "you cannot place a stone now: the game has not begun (the room waits for its "
+        "second player)"
+    )
+    with pytest.raises(GameError) as refused:
+        apply(started(), game.Offer(A, "rematch"), 0, RULES)
+    assert str(refused.value) == "you cannot offer a rematch now: the game is under way"
     over = apply(started(), game.Resign(A), 0, RULES).room
     for action in (game.Move(B, "h8"), game.Offer(A, "draw"), game.Claim(B)):
         with pytest.raises(GameError) as refused:

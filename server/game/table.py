@@ -101,5 +101,26 @@ def _dispatch(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> 
             raise GameError(ErrorCode.GAME_OVER, "the game is over")
         if action.key.startswith("answer:"):
             raise GameError(ErrorCode.NO_OFFER, "there is no such offer to answer")
-        raise GameError(ErrorCode.WRONG_PHASE, f"not possible while the room is {room.state}")
+        doing = _DOING.get(action.key, action.key)
+        raise GameError(
+            ErrorCode.WRONG_PHASE, f"you cannot {doing} now: {_WHILE.get(room.state, room.state)}"
+        )
     return handler(room, action, now_ms, rules)
+
+
+_DOING = {
+    "move": "place a stone",
+    "choose": "make a swap2 choice",
+    "resign": "resign",
+    "claim": "claim the win",
+    "offer:draw": "offer a draw",
+    "offer:takeback": "ask for a takeback",
+    "offer:rematch": "offer a rematch",
+}
+_WHILE = {
+    "waiting": "the game has not begun (the room waits for its second player)",
+    "opening": "the swap2 opening is under way",
+    "playing": "the game is under way",
+}
+"""How a refused action and the room's state are said: "not possible while the room is
+waiting" named the wire's state, to a bot author who had sent a resign."""
