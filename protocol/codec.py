@@ -36,6 +36,7 @@ anywhere, even in a field the receiver does not know and would otherwise skip, i
 from __future__ import annotations
 
 import datetime
+import enum
 import re
 import typing
 from typing import Any, NoReturn, TypeGuard
@@ -406,6 +407,28 @@ def _tags(union: Any) -> frozenset[str]:
 
 _CLIENT_TAGS = _tags(ClientMessage)
 _SERVER_TAGS = _tags(ServerMessage)
+_CLASSES: dict[str, type[msgspec.Struct]] = {
+    str(member.__struct_config__.tag): member
+    for union in (ClientMessage, ServerMessage)
+    for member in typing.get_args(union)
+}
+
+
+def _choices(msg_type: str | None, field: str | None) -> list[str]:
+    """The values a message's field of a fixed set takes (``rule``: freestyle, standard,
+    renju), for a refusal to name them; none for a field this cannot tell."""
+    cls = _CLASSES.get(msg_type or "")
+    if cls is None or field is None:
+        return []
+    for info in msgspec.structs.fields(cls):
+        if info.encode_name != field:
+            continue
+        for kind in (info.type, *typing.get_args(info.type)):  # X, or X | None
+            if isinstance(kind, type) and issubclass(kind, enum.Enum):
+                return [str(member.value) for member in kind]
+            if typing.get_origin(kind) is typing.Literal:
+                return [str(value) for value in typing.get_args(kind)]
+    return []
 
 
 def _from_validation(codec: Codec, text: str, data: Any, known: frozenset[str]) -> ProtocolError:
@@ -479,6 +502,9 @@ def _from_validation(codec: Codec, text: str, data: Any, known: frozenset[str]) 
     for pattern, meaning in _PATTERNS.items():
         detail = detail.replace(f"matching regex {pattern!r}", meaning)
     detail = detail[:1].lower() + detail[1:]
+    if detail.startswith("invalid enum value ") and (choices := _choices(msg_type, field)):
+        value = detail.removeprefix("invalid enum value ")
+        detail = f"{value} is not one of {', '.join(choices)}"  # (not "invalid enum value")
     if field is None and detail.startswith("field `"):
         # A __post_init__ check: its message starts by naming the field.
         field = detail.split("`", 2)[1]

@@ -660,6 +660,22 @@ def test_bad_fields_name_the_field(
 
 
 @by_codec
+def test_a_value_outside_a_fixed_set_is_refused_naming_the_set(codec: Codec) -> None:
+    """A rule, opening, role, offer or format that is none of its kind's values says
+    which ones there are (it said "invalid enum value 'gomoku'")."""
+    said = {
+        ("create_room", "rule", "gomoku"): "'gomoku' is not one of freestyle, standard, renju",
+        ("join", "as", "referee"): "'referee' is not one of player, spectator",
+        ("create_room", "opening", "swap"): "'swap' is not one of free, swap2",
+    }
+    for (msg_type, field, value), words in said.items():
+        raw = {"type": msg_type, field: value, "room": "r1"}
+        exc = _error(frame(codec, raw), codec)
+        assert exc.code == ErrorCode.BAD_VALUE
+        assert exc.message == f"{msg_type} message: field `{field}`: {words}"
+
+
+@by_codec
 def test_join_needs_exactly_one_of_room_and_code(codec: Codec) -> None:
     """A join names a room or an invite code, not both and not neither."""
     for raw in ({"type": "join"}, {"type": "join", "room": "r1", "code": "K7Q2"}):
