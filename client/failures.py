@@ -12,6 +12,7 @@ mismatch, a refused hello).
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import socket
 import ssl
@@ -25,7 +26,7 @@ from websockets.exceptions import (
     InvalidURI,
 )
 
-from client.address import ServerAddress
+from client.address import DEFAULT_PORT, ServerAddress
 from client.state.words import server_words
 
 Problem = Literal[
@@ -106,7 +107,29 @@ def _said(body: bytes | bytearray) -> str:
 
 def failure_of(exc: BaseException, address: ServerAddress) -> LinkFailure:
     """The :class:`LinkFailure` a connection attempt to ``address`` that raised ``exc``
-    amounts to."""
+    amounts to; one that found no server at a bare IPv6 address ending in what reads as
+    a port (``::1:9623``) asks whether the port was meant (``[::1]:9623``)."""
+    failure = _failure_of(exc, address)
+    meant = _port_typed_in(address)
+    if meant is not None and failure.problem in ("refused", "network", "timeout"):
+        failure.detail += f"; did you mean {meant}?"
+    return failure
+
+
+def _port_typed_in(address: ServerAddress) -> str | None:
+    """``[::1]:9623`` for the bare IPv6 address ``::1:9623`` on the default port: a port
+    typed after an IPv6 address without brackets reads as its last group."""
+    head, _, tail = address.host.rpartition(":")
+    if address.port != DEFAULT_PORT or not head or not (tail.isdigit() and len(tail) > 1):
+        return None
+    try:
+        ipaddress.IPv6Address(head)
+    except ValueError:
+        return None
+    return f"[{head}]:{int(tail)}" if 0 < int(tail) < 65536 else None
+
+
+def _failure_of(exc: BaseException, address: ServerAddress) -> LinkFailure:
     if isinstance(exc, LinkFailure):
         return exc
     tls = _tls_error(exc)

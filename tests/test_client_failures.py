@@ -82,6 +82,26 @@ async def test_a_closed_port_is_refused() -> None:
     assert changed.next_try_at is not None
 
 
+async def test_a_port_typed_after_a_bare_ipv6_address_is_asked_about() -> None:
+    """``::1:9623`` is the IPv6 address ::1:9623 on port 8765; when nothing answers
+    there, the failure asks whether port 9623 of [::1] was meant (it said only "network
+    error (Connect call failed ...)")."""
+    port = next(p for p in range(9100, 9999) if _free_on_ipv6_loopback(p))  # 4 digits
+    typed = ServerAddress.parse(f"::1:{port}")
+    assert (typed.host, typed.port) == (f"::1:{port}", 8765)
+    changed = await first_failure(typed)
+    assert changed.detail.endswith(f"; did you mean [::1]:{port}?)"), changed.detail
+
+
+def _free_on_ipv6_loopback(port: int) -> bool:
+    with socket.socket(socket.AF_INET6) as sock:
+        try:
+            sock.bind(("::1", port))
+        except OSError:
+            return False
+    return True
+
+
 async def test_an_unknown_name_is_not_found() -> None:
     changed = await first_failure(ServerAddress("nosuchhost.invalid", 8765))
     assert changed.problem == "not_found"
