@@ -12,6 +12,7 @@ mismatch, a refused hello).
 
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
 import re
 import socket
@@ -87,13 +88,17 @@ def _http_refusal(status: int, body: bytes | bytearray, address: ServerAddress) 
     """An HTTP answer instead of a WebSocket: a server that turned us away says why in
     its body (ours: "too many connections from your address"); a proxy's 502 or 504
     means the server behind it is not there (restarting, say), not that the address is
-    wrong; a 400 to ws:// is often a TLS port."""
+    wrong; a 400 to ws:// is often a TLS port; a page (200) at a path, a page's address
+    pasted (``/healthz``)."""
     said = _said(body)
     if status == 429 or (status in (403, 503) and said):
         return LinkFailure("turned_away", f"{said or 'too many connections'}, HTTP {status}")
     if status in (502, 503, 504):
         return LinkFailure("no_server", f"HTTP {status}; it may be restarting")
     hint = "; is it a wss:// one?" if status == 400 and address.scheme == "ws" else ""
+    if status == 200 and address.path != "/":  # a page's address pasted (/healthz, say)
+        root = dataclasses.replace(address, path="/")
+        hint = f"; try {root.display}, without {address.path}"
     return LinkFailure("not_gomoku", f"it answered HTTP {status}, not a WebSocket{hint}")
 
 

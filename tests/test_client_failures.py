@@ -351,6 +351,18 @@ async def test_a_server_that_turns_us_away_says_why(make_server: Any) -> None:
     assert changed.detail == "turned away (too many connections from your address, HTTP 429)"
 
 
+async def test_a_page_of_the_server_pasted_as_its_address_says_which_to_use(
+    make_server: Any,
+) -> None:
+    """The health page's address pasted (``http://host:port/healthz``): the failure says
+    to try the server's own address, without the path (it said only "not a Gomoku
+    server")."""
+    server = await make_server()
+    changed = await first_failure(ServerAddress.parse(f"http://127.0.0.1:{server.port}/healthz"))
+    assert changed.problem == "not_gomoku"
+    assert changed.detail.endswith(f"; try 127.0.0.1:{server.port}, without /healthz)")
+
+
 async def test_a_proxy_without_its_server_and_a_redirect_are_named_as_such() -> None:
     """A proxy's 502 while the server restarts is no wrong address; an address that
     redirects (a path without its final /) says where to; a 400 to ws:// asks whether
