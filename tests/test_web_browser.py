@@ -741,10 +741,12 @@ async def test_a_declined_rematch_is_not_offered_again(browser: Browser) -> None
 async def test_a_new_player_at_a_shared_computer_is_someone_new(browser: Browser) -> None:
     """On a shared computer the next person chooses "Play as a new player": the page
     becomes ben, a player of his own with no games, and ann (in a game with hal) is left
-    as she was, gone from the room, not renamed ben (renaming handed ben her games)."""
+    as she was, gone from the room, not renamed ben (renaming handed ben her games). The
+    screen is headed as a change of name, not the first visit's "Welcome"."""
     async with people(browser) as crowd:
         ann, hal, room = await crowd.ann_against_hal()
         await ann.click("#rename")
+        await expect(ann.locator("#name-title")).to_have_text("Change your name")
         await ann.fill("#name-input", "ben")
         await ann.click("#name-new")
         await expect(ann.locator("#me")).to_have_text("ben")

@@ -129,6 +129,8 @@ export class App {
       // student who renamed the page took over the one before, games and rating).
       document.getElementById("name-new-box").hidden = !this.me;
       document.getElementById("name-old").textContent = this.me?.name ?? "";
+      // A player who has a name changes it here: no "Welcome" (the first visit's words).
+      document.getElementById("name-title").textContent = this.me ? "Change your name" : "Welcome";
       this.showView("name");
       input.focus();
     });
