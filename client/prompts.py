@@ -110,7 +110,7 @@ def _claim_prompt(model: ViewModel, game: GameView, seated: list[str], now: floa
     gone = _claimable_opponent(game, seated, now)
     if gone is not None:
         ident = ("claim", game.id, gone.id, gone.claim_at)
-        return Prompt("claim", ident, f"{gone.name} disconnected, you may claim the win", answers)
+        return Prompt("claim", ident, f"{gone.name} went offline, you may claim the win", answers)
     idle = _idle_opponent(game, seated, now)
     if idle is not None:
         ident = ("claim", game.id, idle.id, "idle", game.move_claim_at)

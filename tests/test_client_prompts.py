@@ -75,7 +75,7 @@ def test_the_claim_countdown_says_what_it_counts_then_asks() -> None:
     )
     prompt = prompt_for(model, ME, T0 + 23)
     assert prompt is not None
-    assert prompt.line() == ("bob disconnected, you may claim the win: y claim · n not now")
+    assert prompt.line() == ("bob went offline, you may claim the win: y claim · n not now")
     back = reduce(model, event(5, ev.Presence(player="p-bob", online=True)), T0 + 30)
     assert prompt_for(back, ME, T0 + 30) is None
     assert notice_for(back, ME, T0 + 30) == ""
@@ -91,7 +91,7 @@ def test_a_claim_comes_before_the_gone_opponents_offer() -> None:
     assert before.kind == "offer"
     claim = prompt_for(model, ME, T0 + 23)
     assert claim is not None
-    assert claim.line() == "bob disconnected, you may claim the win: y claim · n not now"
+    assert claim.line() == "bob went offline, you may claim the win: y claim · n not now"
     offer = prompt_for(model, ME, T0 + 23, {claim.ident})
     assert offer is not None
     assert offer.line() == "bob offers a draw: y accept · n decline"

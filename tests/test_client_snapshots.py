@@ -363,7 +363,7 @@ async def test_the_claim_question_snapshot() -> None:
     actions: list[Action] = [welcome(), m.Snapshot(room=game_view(OPENING)), bob_away(0)]
     text = await screen_after(actions)
     check_snapshot("prompt_claim", text)
-    assert "bob disconnected, you may claim the win: y claim · n not now" in text
+    assert "bob went offline, you may claim the win: y claim · n not now" in text
 
 
 # --- unreachable or wrong servers (point 4) ------------------------------------------------
