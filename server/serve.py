@@ -8,6 +8,7 @@ import argparse
 import asyncio
 import contextlib
 import gc
+import ipaddress
 import logging
 import socket
 import sys
@@ -47,6 +48,20 @@ def lan_address() -> str | None:
     return None if address.startswith("0.") else address
 
 
+def lan_address6() -> str | None:
+    """This machine's IPv6 address that others reach it at (a global or unique local
+    one), found as :func:`lan_address` finds the IPv4 one; None without an IPv6 route
+    (a link-local address needs its interface, which a friend's machine cannot name)."""
+    try:
+        with socket.socket(socket.AF_INET6, socket.SOCK_DGRAM) as probe:
+            probe.connect(("2001:db8::1", 1))  # (documentation prefix: nothing is sent)
+            address: str = probe.getsockname()[0]
+    except OSError:
+        return None
+    host = ipaddress.IPv6Address(address.split("%", 1)[0])
+    return None if host.is_link_local or host.is_loopback or host.is_unspecified else str(host)
+
+
 def page_address(ws_url: str) -> str:
     """The browser client's page on the server a ``ws://`` address names."""
     return "http://" + ws_url.removeprefix("ws://") + "/"
@@ -58,8 +73,8 @@ WILDCARD_HOSTS = ("0.0.0.0", "", "::")
 
 def join_addresses(host: str, port: int) -> list[str]:
     """The ``ws://`` addresses to tell players, most useful first."""
-    if host == "::":  # IPv6 only (asyncio's sockets for it take no IPv4): its loopback
-        hosts = ["::1"]
+    if host == "::":  # IPv6 only (asyncio's sockets for it take no IPv4)
+        hosts = [h for h in (lan_address6(), "::1") if h]
     elif host in WILDCARD_HOSTS:
         hosts = [h for h in (lan_address(), socket.gethostname(), "127.0.0.1") if h]
     else:

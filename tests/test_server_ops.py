@@ -23,7 +23,7 @@ from protocol import messages as m
 from protocol.codec import decode_server, encode
 from protocol.events import GameOver, Moved
 from server.app import GomokuServer
-from server.serve import banner, join_addresses, lan_address, serve
+from server.serve import banner, join_addresses, lan_address, lan_address6, serve
 from server.store import StoreUnavailable
 from server.store.redis import RedisStore
 from server.store.redis import core as redis_core
@@ -144,8 +144,12 @@ def test_the_banner_gives_addresses_that_answer() -> None:
     assert "in a browser: http://[::1]:8765/" in banner("::1", 8765)
     assert "http://10.1.2.3:9000/healthz" in banner("10.1.2.3", 9000)
     assert "http://127.0.0.1:9000/healthz" in banner("0.0.0.0", 9000)
-    # "::" listens on IPv6 only: it printed the IPv4 addresses, which refused.
-    assert join_addresses("::", 9000) == ["ws://[::1]:9000"]
+    # "::" listens on IPv6 only: it printed the IPv4 addresses, which refused; its LAN
+    # address first (it offered only [::1], which a friend cannot use), then loopback.
+    lan6 = lan_address6()
+    assert lan6 is None or not lan6.startswith(("fe80", "::1"))  # one a friend can reach
+    expected = ([f"ws://[{lan6}]:9000"] if lan6 else []) + ["ws://[::1]:9000"]
+    assert join_addresses("::", 9000) == expected
     assert "http://[::1]:9000/healthz" in banner("::", 9000)
 
 
