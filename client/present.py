@@ -392,11 +392,13 @@ def parse_time_control(text: str) -> TimeControl | None:
     base = _NUMBER.fullmatch(base_text)
     inc = _NUMBER.fullmatch(inc_text.strip() or "0")  # "5+" is 5+0
     if base is None or inc is None:
-        raise TimeControlError(f"{text!r} is not a time control like 5+3 or none")
+        raise TimeControlError(
+            f"{text!r} is not a clock like 5+3 (minutes + seconds a move), or none."
+        )
     unit_ms = 1000 if base.group(2) else 60_000
     base_ms, inc_ms = round(float(base.group(1)) * unit_ms), round(float(inc.group(1)) * 1000)
     if base_ms < MIN_BASE_MS or inc_ms < 0 or base_ms > MAX_BASE_MS or inc_ms > MAX_INC_MS:
-        raise TimeControlError(f"{text!r} is out of range (1 s to 24 h, increment up to 1 h)")
+        raise TimeControlError(f"{text!r} is out of range (1 s to 24 h, increment up to 1 h).")
     return TimeControl(base_ms=base_ms, inc_ms=inc_ms)
 
 

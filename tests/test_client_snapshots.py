@@ -518,7 +518,7 @@ async def test_the_dialogs_dropdowns_are_ascii(dialog: str, glyphs: Glyphs) -> N
         opened = screen_text(app)
     assert "Freestyle" in closed
     assert "Renju" in opened
-    time_line = next(line for line in closed.splitlines() if "Time (min+s)" in line)
+    time_line = next(line for line in closed.splitlines() if "Clock (min+s)" in line)
     assert "none" in time_line or "5+3" in time_line  # the field one line, its value shown
     if glyphs is ASCII:
         assert closed.isascii(), closed

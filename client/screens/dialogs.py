@@ -262,7 +262,7 @@ def _game_fields(*, seat: bool, last: msg.CreateRoom | None = None) -> ComposeRe
     yield Input(str(room.size), id="size", restrict=r"[0-9]*", max_length=2, compact=True)
     yield Label("Opening")
     yield Select(OPENINGS, value=room.opening, allow_blank=False, id="opening", compact=True)
-    yield Label("Time (min+s)")
+    yield Label("Clock (min+s)")
     yield Input(time, id="time", placeholder="5+3 or none", compact=True)
     if seat:
         yield Label("Seat")
@@ -352,7 +352,7 @@ class QuickMatchDialog(_FormDialog[msg.Queue]):
             with Grid(classes="form"):
                 yield Label("Rule")
                 yield Select(RULES, value=rule, allow_blank=False, id="rule", compact=True)
-                yield Label("Time (min+s)")
+                yield Label("Clock (min+s)")
                 yield Input(time, id="time", placeholder="5+3 or none", compact=True)
                 yield Label("AI after (s)")
                 yield Input(
