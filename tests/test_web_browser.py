@@ -443,7 +443,7 @@ async def test_two_browsers_play_to_the_end_while_a_third_watches(browser: Brows
         # and the watcher follows them there.
         await bob.locator("#offer-rematch").tap()
         await expect(ann.locator(".offer")).to_contain_text(
-            "bob proposes a rematch (colours swapped)."
+            "bob offers a rematch (colours swapped)."
         )
         await ann.click("#accept")
         for page in (ann, bob):
@@ -734,7 +734,7 @@ async def test_a_declined_rematch_is_not_offered_again(browser: Browser) -> None
         await expect(ann.locator("#offer-rematch")).to_have_count(0)
         await hal.send(m.Offer(room=room, kind="rematch"))
         await expect(ann.locator("#chat-log li").last).to_have_text(
-            "hal proposes a rematch (colours swapped)"
+            "hal offers a rematch (colours swapped)"
         )
 
 

@@ -309,7 +309,7 @@ export class RoomState {
 const OFFER_WORDS = {
   draw: "offers a draw",
   takeback: "asks to take back a move",
-  rematch: "proposes a rematch (colours swapped)", // as the terminal client says it
+  rematch: "offers a rematch (colours swapped)", // as the terminal client says it
 };
 
 /** What an offer of `kind` is, after its maker's name: "offers a draw". */
