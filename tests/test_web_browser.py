@@ -1549,7 +1549,7 @@ async def test_swap2_choices_offers_chat_takeback_and_resign(browser: Browser) -
         await hal.until_event(GameStarted)
         status = ann.locator("#status")
         await expect(status).to_have_text("Swap2: hal places stone 1 of 3, then you choose.")
-        for stone, colour in (("h8", "black"), ("h9", "white"), ("i8", "black")):
+        for stone, colour in (("h8", "Black"), ("h9", "White"), ("i8", "Black")):
             await hal.move(room, stone)  # the opener's three stones, White's one too:
             await hal.until_event(Moved)  # said as hal's (it was ann's seat's, unsaid)
             await expect(ann.locator("#announce")).to_have_text(f"hal ({colour}) played {stone}.")
@@ -2623,7 +2623,7 @@ async def test_a_keyboard_player_hears_the_game_and_keeps_the_focus(browser: Bro
         await ann.keyboard.press("Enter")  # not her move
         await expect(ann.locator("#status")).to_contain_text("It is not your move: hal plays.")
         await hal.move(room, "a1")
-        await expect(ann.locator("#announce")).to_have_text("hal (white) played a1.")
+        await expect(ann.locator("#announce")).to_have_text("hal (White) played a1.")
         await ann.keyboard.press("ArrowLeft")
         await ann.keyboard.press("Enter")  # h8 again: taken
         await expect(ann.locator("#status")).to_have_text("h8 is taken.")

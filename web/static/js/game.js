@@ -220,7 +220,8 @@ export class GameView {
       const placing = room.state === "opening" && room.swap2 ? room.swap2.to_act : null;
       const mover = placing ? { id: placing, name: room.nameOf(placing) } : room.players[event.color];
       if (!mover || mover.id !== this.me) {
-        const who = mover ? `${mover.name} (${event.color})` : event.color;
+        const colour = event.color === "black" ? "Black" : "White"; // as the status says it
+        const who = mover ? `${mover.name} (${colour})` : colour;
         text = `${who} played ${event.point}.`;
       }
     } else if (event.type === "game_over") {

@@ -71,7 +71,7 @@ export class RoomState {
         // In swap2 a seat is a role until the opening's choice settles the colours (the
         // terminal client's "colours to be chosen"): "sat down as white" misled.
         if (this.opening === "swap2") return `${event.name} sat down as ${event.seat === "black" ? "the opener" : "the second player"}`;
-        return `${event.name} sat down as ${event.seat}`;
+        return `${event.name} sat down as ${event.seat === "black" ? "Black" : "White"}`; // as the page says colours
       case "player_left":
         this.players[event.seat] = null;
         this.state = "waiting";
