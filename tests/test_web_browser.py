@@ -1471,6 +1471,7 @@ async def test_an_opponent_who_does_not_move_may_be_claimed_against(browser: Bro
         over = await hal.until_event(GameOver)
         assert (over.winner, over.reason) == ("black", "timeout")
         await expect(ann.locator("#result strong")).to_have_text("Black wins on time")
+        await expect(ann.locator("#result .winner")).to_have_text("You win: hal ran out of time.")
         await expect(ann.locator("#claim")).to_have_count(0)
 
 

@@ -553,7 +553,11 @@ export class GameView {
       const winner = room.result && room.result.winner ? room.players[room.result.winner] : null;
       if (winner) { // the colours alone leave a player to work out which was theirs (swap2)
         const mine = mySeat === room.result.winner;
-        const words = mine ? "You win." : mySeat ? `You lose: ${winner.name} wins.` : `${winner.name} wins.`;
+        const loser = room.players[room.result.winner === "black" ? "white" : "black"];
+        let words = mine ? "You win." : mySeat ? `You lose: ${winner.name} wins.` : `${winner.name} wins.`;
+        if (room.result.reason === "timeout" && loser) { // who ran out, as the terminal says it
+          words = mine ? `You win: ${loser.name} ran out of time.` : mySeat ? "You lose: you ran out of time." : `${loser.name} ran out of time: ${winner.name} wins.`;
+        }
         lines.push(h("div", { class: "winner" }, words));
       }
       for (const r of room.ratings ?? []) {
