@@ -29,6 +29,10 @@ PromptKind = Literal["offer", "swap2", "claim"]
 
 SWAP2_ANSWERS = {"black": ("b", "take black"), "white": ("w", "take white")}
 SWAP2_PLACE2 = ("p", "place two more")
+OFFER_ANSWERS = (("y", "accept"), ("n", "decline"))
+CLAIM_ANSWERS = (("y", "claim"), ("n", "not now"))
+EVERY_ANSWER = (*OFFER_ANSWERS, *CLAIM_ANSWERS, *SWAP2_ANSWERS.values(), SWAP2_PLACE2)
+"""Each answer a question may have, as ``(key, meaning)``: the prompt bar's bindings."""
 MOVE_WARNING_S = 60.0
 """In a game without a clock, the player to act is told how long is left before the
 move limit runs out from this many seconds before it."""
@@ -89,7 +93,7 @@ def prompt_for(
             "offer",
             ("offer", pending.kind, pending.by, game.id),
             _OFFER_TEXT[pending.kind].format(who=who),
-            (("y", "accept"), ("n", "decline")),
+            OFFER_ANSWERS,
         )
     swap2 = game.swap2
     choosing = swap2 is not None and swap2.phase == "choose" and swap2.to_act in me
@@ -105,7 +109,7 @@ def _claim_prompt(model: ViewModel, game: GameView, seated: list[str], now: floa
     """The claim of the win open to the one local player seated: from an opponent gone
     past the grace period (said as such, even if they are past the move limit too: one
     question, not two), else from one to act past the move limit."""
-    answers = (("y", "claim"), ("n", "not now"))
+    answers = CLAIM_ANSWERS
     ident: tuple[object, ...]
     gone = _claimable_opponent(game, seated, now)
     if gone is not None:

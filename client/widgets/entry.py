@@ -41,7 +41,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
-from client.prompts import Prompt
+from client.prompts import EVERY_ANSWER, Prompt
 from protocol.text import chat_typable
 
 PROMPT_GUARD_S = 0.4
@@ -218,6 +218,13 @@ class EntryLine(Input):
             self.insert_text_at_cursor(COMMAND_START)
 
 
+def _said(meaning: str) -> str:
+    """An answer as the footer names it: ``Accept``, ``Not now``, ``Black``."""
+    return {"take black": "Black", "take white": "White", "place two more": "Place two"}.get(
+        meaning, meaning.capitalize()
+    )
+
+
 class PromptBar(HandsTypingOn, Static, can_focus=True):
     """A question with its answer keys; :class:`Answered` carries the answer, and
     :class:`Ignored` a key that answers nothing. Enter is one of those: a person who
@@ -228,11 +235,13 @@ class PromptBar(HandsTypingOn, Static, can_focus=True):
     the text line): the log says which keys answer, and the next one does."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y,Y", "answer('y')", "Yes"),
-        Binding("n,N", "answer('n')", "No"),
-        Binding("b,B", "answer('b')", "Black"),
-        Binding("w,W", "answer('w')", "White"),
-        Binding("p,P", "answer('p')", "Place two"),
+        # One binding per answer, shown only while the question has it: the footer
+        # says what the question line says ("y Accept n Decline"), where it said
+        # "y Yes n No" under "y accept · n decline".
+        *(
+            Binding(f"{key},{key.upper()}", f"answer({key!r}, {meaning!r})", _said(meaning))
+            for key, meaning in EVERY_ANSWER
+        ),
         Binding("escape", "stay", "Stay", show=False),
     ]
 
@@ -280,10 +289,9 @@ class PromptBar(HandsTypingOn, Static, can_focus=True):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action != "answer" or not parameters:
             return True
-        key = parameters[0]
         if self.prompt is None:
             return False
-        return key in self.prompt.keys
+        return tuple(parameters) in self.prompt.answers
 
     async def on_key(self, event: events.Key) -> None:
         """An arrow goes back to the board; ``/`` starts a command line, and the keys
@@ -318,7 +326,7 @@ class PromptBar(HandsTypingOn, Static, can_focus=True):
         if self.prompt is not None:
             self.post_message(self.Ignored(self.prompt))
 
-    def action_answer(self, key: str) -> None:
+    def action_answer(self, key: str, meaning: str = "") -> None:
         prompt = self.prompt
         if prompt is None or self.clock() - self.shown_at < PROMPT_GUARD_S:
             return
