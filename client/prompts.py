@@ -22,7 +22,7 @@ from typing import Literal
 from client.state.game import GameView, Seat
 from client.state.model import ViewModel
 from client.state.questions import can_seat_ai
-from client.state.words import describe_rating_change, describe_result
+from client.state.words import describe_rating_change, describe_result, minutes_seconds
 from engine.types import Color
 
 PromptKind = Literal["offer", "swap2", "claim"]
@@ -195,8 +195,7 @@ def _claimable_opponent(game: GameView, seated: list[str], now: float) -> Seat |
 
 def countdown(seconds: float) -> str:
     """``0:23``, whole seconds rounded up (a countdown reaching 0:00 is over)."""
-    total = max(0, int(seconds + 0.999))
-    return f"{total // 60}:{total % 60:02d}"
+    return minutes_seconds(int(seconds * 1000))
 
 
 def notice_for(

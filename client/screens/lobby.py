@@ -45,7 +45,7 @@ from client.screens.help import HelpScreen, describe_bindings
 from client.screens.host import Host
 from client.screens.ratings import LeaderboardScreen, ProfileScreen
 from client.state.model import ViewModel
-from client.widgets.rows import SCROLLBAR, fill_rows
+from client.widgets.rows import fill_rows, room_for_rows
 from protocol import messages as msg
 
 NEEDS_SERVER = frozenset(
@@ -148,9 +148,7 @@ class LobbyScreen(Screen[None]):
     def _fill_table(self, model: ViewModel) -> None:
         rooms = sorted(model.lobby.rooms.items())
         table = self.query_one("#rooms", DataTable)
-        # The table's width less a vertical scrollbar's (before layout: the screen's).
-        width = (table.size.width or self.app.size.width) - SCROLLBAR
-        rows = lobby_rows([summary for _, summary in rooms], width)
+        rows = lobby_rows([summary for _, summary in rooms], room_for_rows(table))
         fill_rows(table, [(room_id, row) for (room_id, _), row in zip(rooms, rows, strict=True)])
 
     def on_resize(self) -> None:

@@ -36,7 +36,7 @@ from client.state.history import (
     ProfileRequested,
 )
 from client.state.model import ViewModel
-from client.widgets.rows import SCROLLBAR, fill_rows
+from client.widgets.rows import fill_rows, room_for_rows
 from engine.types import Rule
 from protocol import messages as msg
 from protocol.values import GameSummary
@@ -267,9 +267,7 @@ class ProfileScreen(_HistoryScreen):
         self.query_one("#games-title", Static).update(Text(heading))
         if archive is not None and shown:
             me = self.player or model.me
-            # The table's width less a vertical scrollbar's (before layout: the screen's).
-            width = (games_table.size.width or self.app.size.width) - SCROLLBAR
-            cells = game_rows(archive.games, me, width)
+            cells = game_rows(archive.games, me, room_for_rows(games_table))
             fill_rows(
                 games_table, [(g.id, row) for g, row in zip(archive.games, cells, strict=True)]
             )

@@ -245,13 +245,13 @@ def _event_lines(
             else:
                 say("You are back.")
         case ev.Presence(player=player, online=online, deadline_ms=deadline_ms):
+            # "went offline", as the status line's "is offline" and the log's "is back";
+            # times as m:ss, as the status line counts them down ("20s" stood by "0:15").
             name = after.name_of(player)
             if online:
                 say(f"{name} is back.")
             elif after.state == "over":  # nothing to claim: leaving a finished game
                 say(f"{name} left.")
-            # "went offline", as the status line's "is offline" and the log's "is back";
-            # times as m:ss, as the status line counts them down ("20s" stood by "0:15").
             elif after.state == "waiting":  # nothing to claim: the seat is kept a while
                 kept = f" for {minutes_seconds(deadline_ms)}" if deadline_ms else ""
                 say(f"{name} went offline; their seat is kept{kept}.")

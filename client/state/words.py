@@ -220,7 +220,8 @@ def line_ends(outcome: Outcome, size: int) -> str:
 
 
 def minutes_seconds(ms: int) -> str:
-    """``0:20``: a span of time as the status line counts it down (seconds rounded up)."""
+    """``0:20``: a span of time as the status line counts it down (whole seconds
+    rounded up; none left below 0)."""
     total = max(0, (ms + 999) // 1000)
     return f"{total // 60}:{total % 60:02d}"
 

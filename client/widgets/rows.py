@@ -26,6 +26,12 @@ SCROLLBAR = 2
 column."""
 
 
+def room_for_rows(table: DataTable[Text]) -> int:
+    """The columns ``table``'s rows may take: its width (before layout, the screen's)
+    less a vertical scrollbar's."""
+    return (table.size.width or table.app.size.width) - SCROLLBAR
+
+
 def fill_rows(table: DataTable[Text], rows: Sequence[Row]) -> None:
     """Show ``rows`` (in this order) under the table's columns, keeping the cursor on
     the same row (by key, else by number): in place when the keys and the column

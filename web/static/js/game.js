@@ -5,7 +5,7 @@
 import { BoardView } from "./board.js";
 import { LEVELS, levelLabel } from "./levels.js";
 import { parsePoint } from "./notation.js";
-import { aborted, choicesText, clockText, gameClockText, offerWords, opponentOf, RATED_MIN_STONES, ratingText, resultText, timeControlText } from "./room.js";
+import { aborted, changeText, choicesText, clockText, gameClockText, offerWords, opponentOf, RATED_MIN_STONES, ratingText, resultText, timeControlText } from "./room.js";
 import { pageFolder } from "./net.js";
 import { downloadRecord } from "./records.js";
 import { CHAT_MAX, chatProblem } from "./text.js";
@@ -561,8 +561,7 @@ export class GameView {
         lines.push(h("div", { class: "winner" }, words));
       }
       for (const r of room.ratings ?? []) {
-        const diff = r.after - r.before;
-        lines.push(h("div", { class: "rating-change" }, `${room.nameOf(r.player)}: ${r.before} → ${ratingText(r.after, r.provisional)} (${diff >= 0 ? "+" : ""}${diff})`));
+        lines.push(h("div", { class: "rating-change" }, `${room.nameOf(r.player)}: ${r.before} → ${ratingText(r.after, r.provisional)} (${changeText(r)})`));
       }
       const uncounted = room.rated && room.ratingsKnown && !(room.ratings ?? []).length ? uncountedText(room) : null;
       if (uncounted) lines.push(h("div", { class: "rating-change" }, uncounted));

@@ -4,7 +4,7 @@
 import { BoardView } from "./board.js";
 import { parsePoint } from "./notation.js";
 import { forbiddenMap } from "./renju.js";
-import { gameClockText, resultText, timeControlText } from "./room.js";
+import { changeText, gameClockText, resultText, timeControlText } from "./room.js";
 import { download, errorText, h, toast } from "./ui.js";
 
 const RULES = ["freestyle", "standard", "renju"];
@@ -136,8 +136,7 @@ const GAMES_PAGE = 20;
  * and what it did to the player's rating. */
 function gameLine(g, player) {
   const change = (g.ratings ?? []).find((c) => c.player === player);
-  const diff = change ? change.after - change.before : 0;
-  const delta = change ? ` ${diff >= 0 ? "+" : ""}${diff}` : ""; // as the game's end says it
+  const delta = change ? ` ${changeText(change)}` : ""; // as the game's end says it
   return h("li", {},
     // Each name with its colour: "Black wins" said nothing of who won without it.
     h("a", { href: `#/review/${g.id}` }, h("bdi", { class: "name" }, g.black.name), " (Black) – ",

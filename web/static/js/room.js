@@ -388,6 +388,12 @@ export function ratingText(rating, provisional) {
   return provisional ? `${rating}?` : String(rating);
 }
 
+/** What a game did to a rating, signed: "+16", "-16", "+0". */
+export function changeText(change) {
+  const diff = change.after - change.before;
+  return `${diff >= 0 ? "+" : ""}${diff}`;
+}
+
 /** A game clock: as clockText, with tenths in the last ten seconds ("0:04.2", as the
  * terminal client shows them), when a second is a move. */
 export function gameClockText(ms) {
