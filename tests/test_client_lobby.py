@@ -4,7 +4,7 @@ by code, and the cap on open rooms said in words."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +68,17 @@ async def form_offers(
     return shown
 
 
+async def fill_form(
+    pilot: Pilot[None], key: str, form: type[Screen[Any]], values: Mapping[str, object]
+) -> None:
+    """Open the form ``key`` opens and set its fields (id: value); left open."""
+    await pilot.press(key)
+    await until(pilot, lambda: isinstance(pilot.app.screen, form))
+    for field, value in values.items():
+        widget: Any = pilot.app.screen.query_one(f"#{field}")
+        widget.value = value
+
+
 async def test_the_new_room_dialog_offers_the_last_rooms_settings_again(
     server: GomokuServer, tmp_path: Path
 ) -> None:
@@ -81,12 +92,8 @@ async def test_the_new_room_dialog_offers_the_last_rooms_settings_again(
 
     async with running(server, tmp_path) as (app, pilot):
         assert await offered(pilot) == (Rule.FREESTYLE, "none", "any", False, False)
-        await pilot.press("n")
-        await until(pilot, lambda: isinstance(app.screen, CreateRoomDialog))
-        dialog = app.screen
-        dialog.query_one("#rule", Select).value = Rule.STANDARD
-        dialog.query_one("#time", Input).value = "3+2"
-        dialog.query_one("#seat", Select).value = "white"
+        values = {"rule": Rule.STANDARD, "time": "3+2", "seat": "white"}
+        await fill_form(pilot, "n", CreateRoomDialog, values)
         await pilot.click("#rated")
         await pilot.click("#ok")
         await until(pilot, lambda: isinstance(app.screen, GameScreen))
@@ -110,12 +117,8 @@ async def test_the_quick_match_dialog_offers_the_last_search_again(
 
     async with running(server, tmp_path) as (app, pilot):
         assert await offered(pilot) == (Rule.FREESTYLE, "5+3", "never")
-        await pilot.press("m")
-        await until(pilot, lambda: isinstance(app.screen, QuickMatchDialog))
-        dialog = app.screen
-        dialog.query_one("#rule", Select).value = Rule.RENJU
-        dialog.query_one("#time", Input).value = "1+0"
-        dialog.query_one("#ai-after", Input).value = "20"
+        values = {"rule": Rule.RENJU, "time": "1+0", "ai-after": "20"}
+        await fill_form(pilot, "m", QuickMatchDialog, values)
         await pilot.click("#ok")
         await until(pilot, lambda: app.model.lobby.queue is not None, "the search")
         await pilot.press("escape")  # Esc cancels the search
