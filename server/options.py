@@ -186,6 +186,15 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "or before a room waiting for an opponent gives it up (60)",
     )
     parser.add_argument(
+        "--offline-after",
+        type=seconds(0),
+        default=3.0,
+        metavar="SECONDS",
+        help="how long a seated player's last connection may be gone before the opponent "
+        "is told they are offline, so a page reload is no news; the grace period still "
+        "counts from when they left (3)",
+    )
+    parser.add_argument(
         "--untimed-move-limit",
         type=seconds(0),
         default=600.0,
@@ -595,6 +604,7 @@ def server_config(args: argparse.Namespace) -> ServerConfig:
         port=args.port,
         game=GameRules(
             grace_ms=round(args.grace * 1000),
+            offline_after_ms=round(args.offline_after * 1000),
             untimed_move_ms=round(args.untimed_move_limit * 1000),
         ),
         bot_keys=frozenset(args.bot_key),

@@ -35,12 +35,13 @@ E = TypeVar("E", bound=msgspec.Struct)
 
 
 def make_config(**overrides: Any) -> ServerConfig:
-    """Short timings so clocks, pairing and keepalive finish within a test."""
+    """Short timings so clocks, pairing and keepalive finish within a test; a player
+    gone is announced at once (tests of the wait before it set their own)."""
     base = ServerConfig(
         host="127.0.0.1",
         port=0,
         limits=ConnectionLimits(ping_interval_s=None, ping_timeout_s=None),
-        game=GameRules(grace_ms=60_000, takeback_cooldown_ms=5_000),
+        game=GameRules(grace_ms=60_000, takeback_cooldown_ms=5_000, offline_after_ms=0),
         matchmaking=Matchmaking(interval_s=0.05),
         timers=Timers(tick_interval_s=0.02),
     )

@@ -49,7 +49,7 @@ ALICE_MOVES = [f"{column}15" for column in "abcdefg"]
 def _config(**game: int) -> ServerConfig:
     """Test timings, with chat unthrottled (Alice's marks are chat lines)."""
     limits = ConnectionLimits(ping_interval_s=None, ping_timeout_s=None, chat_per_window=10_000)
-    return make_config(limits=limits, game=GameRules(**game))
+    return make_config(limits=limits, game=GameRules(**{"offline_after_ms": 0, **game}))
 
 
 # One xdist process runs this module (scripts/test, --dist loadgroup): its two server
@@ -68,8 +68,10 @@ def two_processes(
         redis_server.start()
     logs = tmp_path_factory.mktemp("presence")
     with running(
-        ServerProcess(redis_server.url, logs / "a.log"),
-        ServerProcess(redis_server.url, logs / "b.log", via_env=True),
+        ServerProcess(redis_server.url, logs / "a.log", extra=["--offline-after", "0"]),
+        ServerProcess(
+            redis_server.url, logs / "b.log", via_env=True, extra=["--offline-after", "0"]
+        ),
     ) as started:
         yield started
 

@@ -7,6 +7,7 @@ document cannot drift from what the server does without this test failing.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import typing
 from collections.abc import Awaitable, Callable
@@ -15,6 +16,7 @@ from typing import Any
 import msgspec
 import msgspec.inspect as mi
 import pytest
+from server_fixtures import make_config
 from transcripts import (
     DOC,
     OPEN,
@@ -43,6 +45,7 @@ from protocol import values as v
 from protocol.codec import JSON, MSGPACK, Codec
 from protocol.events import RatingChange
 from server.app import GomokuServer
+from server.game import GameRules
 
 CLIENT_TYPES: tuple[type[msgspec.Struct], ...] = typing.get_args(ClientMessage)
 SERVER_TYPES: tuple[type[msgspec.Struct], ...] = typing.get_args(ServerMessage)
@@ -61,8 +64,10 @@ async def test_transcript_replays_against_a_live_server(
     subprotocol speak that one, so both encodings meet in one room)."""
     steps = parse_transcript(DOC.read_text())
     # A fresh server (the transcript starts with an empty lobby) that accepts the AI
-    # worker's bot key shown in the transcript.
-    server = await make_server(bot_keys=frozenset({"s3cret-bot-key"}))
+    # worker's bot key shown in the transcript, and waits as long as gomoku-server does
+    # before it says a player went offline.
+    game = dataclasses.replace(make_config().game, offline_after_ms=GameRules().offline_after_ms)
+    server = await make_server(bot_keys=frozenset({"s3cret-bot-key"}), game=game)
     bound = await replay(steps, server.port, codec)
     assert {"$ann", "$bob", "$room", "$room2", "$room3", "$code", "$room4", "$ai"} <= set(bound)
     assert {"$gil", "$room5"} <= set(bound)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 
 import pytest
 
@@ -16,7 +17,11 @@ from server.room import Room, Seat, decode_room, encode_room
 from server.store import Attachment, Attendance
 
 RULES = GameRules(
-    grace_ms=1000, takeback_cooldown_ms=1000, max_takeback_declines=2, attach_wait_ms=50
+    grace_ms=1000,
+    takeback_cooldown_ms=1000,
+    max_takeback_declines=2,
+    attach_wait_ms=50,
+    offline_after_ms=0,
 )
 A, B = "p-a", "p-b"
 
@@ -509,6 +514,33 @@ def test_a_seat_waits_for_its_first_connection_then_follows_the_attached_ones() 
     ]
     with pytest.raises(GameError):
         apply(blip.room, game.Claim(A, _attending(**{A: (1, None), B: (0, 700)})), 1040, RULES)
+
+
+def test_a_player_gone_for_less_than_offline_after_is_not_announced() -> None:
+    """A reload (gone and back within ``offline_after_ms``) changes nothing the opponent
+    sees; gone for longer, the departure is announced then, with the grace counted from
+    when they left, and the seat shows online (not claimable) until it is."""
+    rules = dataclasses.replace(RULES, grace_ms=60_000, offline_after_ms=3_000)
+    both = _attending(**{A: (1, None), B: (1, None)})
+    running = apply(started(), game.Tick(both), 5, rules).room
+    b_gone = _attending(**{A: (1, None), B: (0, 1_000)})
+    left = apply(running, game.Tick(b_gone), 1_000, rules)
+    assert left.events == []
+    assert left.changed  # the room is looked at again when the wait is over
+    assert left.room.due_ms(rules.grace_ms) == 4_000
+    with pytest.raises(GameError) as refused:
+        apply(left.room, game.Claim(A, b_gone), 3_999, rules)
+    assert refused.value.code == "not_claimable"
+    back = apply(left.room, game.Tick(_attending(**{A: (1, None), B: (1, 1_000)})), 1_800, rules)
+    assert back.events == []
+    assert all(seat is not None and seat.online for seat in back.room.seats)
+    assert not apply(left.room, game.Tick(b_gone), 3_999, rules).changed
+    announced = apply(left.room, game.Tick(b_gone), 4_000, rules)
+    assert announced.events == [Presence(player=B, online=False, deadline_ms=57_000)]
+    # gone again after a return inside the wait: the wait counts from the second departure
+    again = apply(left.room, game.Tick(_attending(**{A: (1, None), B: (0, 3_500)})), 4_000, rules)
+    assert again.events == []
+    assert again.room.due_ms(rules.grace_ms) == 6_500
 
 
 def test_a_player_who_never_attached_is_gone_once_and_can_be_claimed_against() -> None:

@@ -34,7 +34,7 @@ from server.store import Attachment, Attendance, Outage
 from server.store.redis import RedisStore
 
 MakeServer = Callable[..., Awaitable[GomokuServer]]
-RULES = GameRules()
+RULES = GameRules(offline_after_ms=0)  # a player gone is offline at once
 BASE_MS = 3_000
 OUTAGE_S = 3.5  # longer than the side to move has left: without the grace they would lose
 

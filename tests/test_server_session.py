@@ -189,7 +189,7 @@ async def test_presence_grace_then_claim(make_server: MakeServer, connect: Conne
     """After the grace period the remaining player may claim the win."""
     # A second of grace: the claims before it must reach the server within it, even on a
     # busy machine (at 300 ms a slow moment would let the first claim win).
-    server = await make_server(game=GameRules(grace_ms=1_000))
+    server = await make_server(game=GameRules(grace_ms=1_000, offline_after_ms=0))
     alice = await connect("alice", to=server)
     bob = await connect("bob", to=server)
     room = (await alice.create(seat="black")).room.id
@@ -212,6 +212,35 @@ async def test_presence_grace_then_claim(make_server: MakeServer, connect: Conne
     assert (over.winner, over.reason) == ("black", "abandon")
 
 
+async def test_a_reload_is_no_news_to_the_opponent(
+    make_server: MakeServer, connect: Connect
+) -> None:
+    """Bob gone and back within the server's offline_after (a page reloaded): Alice is
+    told nothing; gone for longer, Alice hears it once the wait is over, with the grace
+    counted from when he left."""
+    server = await make_server(game=GameRules(grace_ms=60_000, offline_after_ms=1_500))
+    alice = await connect("alice", to=server)
+    bob = await connect("bob", to=server)
+    room = (await alice.create(seat="black")).room.id
+    await bob.join(room)
+    await alice.event(PlayerJoined, room)
+    await alice.event(GameStarted, room)
+    await bob.ws.close()
+    again = await connect(to=server)
+    await again.hello("bob", token=bob.token)
+    await again.send(m.Resume(room=room, after=0))
+    await again.until_event(GameStarted)
+    await alice.silent(2.0)  # past the wait: no "offline", no "back"
+
+    await again.ws.close()
+    gone_at = asyncio.get_running_loop().time()
+    offline = await alice.event(Presence, room)
+    assert (offline.player, offline.online) == (bob.player, False)
+    assert asyncio.get_running_loop().time() - gone_at >= 1.4
+    assert offline.deadline_ms is not None
+    assert 57_000 < offline.deadline_ms <= 58_500
+
+
 async def test_a_waiting_room_and_its_code_outlive_a_reload(
     make_server: MakeServer, connect: Connect
 ) -> None:
@@ -220,7 +249,7 @@ async def test_a_waiting_room_and_its_code_outlive_a_reload(
     waits the grace period for its player: joined meanwhile, the game starts and the
     player resumes into it; a public one's lobby line says its player is offline; not
     back by then, the room is gone."""
-    server = await make_server(game=GameRules(grace_ms=1_500))
+    server = await make_server(game=GameRules(grace_ms=1_500, offline_after_ms=0))
     ann = await connect("ann", to=server)
     made = await ann.create(private=True, seat="black")
     await ann.ws.close()

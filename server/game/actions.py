@@ -59,6 +59,12 @@ class GameRules:
     """How long a seat taken for a player shows online without a connection of theirs
     attached to the room (a quick match or rematch of a player whose connections are
     gone, a seated AI whose worker never comes): after it they count as gone."""
+    offline_after_ms: int = 3_000
+    """How long a seated player's last connection may be gone before they are announced
+    offline: a page reloaded, a name changed (the page connects again) or a network
+    that dropped for a moment is no news to the opponent, who saw "offline" and "back"
+    within a second. The grace period still counts from when they left; a grace
+    period shorter than this is the wait instead."""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -80,8 +80,10 @@ def _sync_presence(
     ``presence`` events for the changes (once each), a seat given up in a room still
     waiting for its players once its player has been gone for the grace period (at
     once if they never came: a reload or a dropped network keeps the room and its
-    invite code), and a player's return and departure both announced when they came
-    and went between two looks (the countdown starts again)."""
+    invite code), a departure announced once the player has been gone for
+    ``offline_after_ms`` (the seat shows online until then, as a new seat does while
+    its player's connection comes), and a player's return and departure both announced
+    when they came and went between two looks (the countdown starts again)."""
     events: list[RoomEvent] = []
     kept = room.state in LIVE_STATES or room.state == "waiting"  # a seat that may come back
     for index, seat in enumerate(room.seats):
@@ -105,6 +107,10 @@ def _sync_presence(
             out = Outcome(room)  # gone for good before the game: the seat is given up
             free_seat(room, index, out)
             events += out.events
+            continue
+        quiet_until = None if went is None else went + min(rules.offline_after_ms, rules.grace_ms)
+        if seat.online and kept and quiet_until is not None and now_ms < quiet_until:
+            seat.attach_by_ms = quiet_until  # looked at again then
             continue
         if seat.online:
             seat.online = False
