@@ -15,6 +15,7 @@ from protocol.convert import point_from_wire
 
 CHAT_MAX = 300  # characters of one chat line sent (the server's limit)
 POINT_TYPED = re.compile(r"([A-Za-z])\s*(\d{1,2})")
+POINT_REVERSED = re.compile(r"(\d{1,2})\s*([A-Za-z])")
 
 #: The text line's commands, as the help lists them.
 COMMANDS: dict[str, str] = {
@@ -39,12 +40,27 @@ class NotOnBoard(ValueError):
     """A point was typed that this board does not have; the message says its bounds."""
 
 
+class ReversedPoint(ValueError):
+    """A point was typed row first (``8i``): not played, and not sent to the chat either
+    (a beginner's slip would go out to the opponent as a chat line); the message says
+    how to play it."""
+
+
 def typed_point(text: str, size: int) -> Point | None:
     """The point ``text`` names on a ``size`` board, or None if it names no point (it
     is chat). Raises :class:`NotOnBoard` for a point beyond the board: it is refused
-    with the reason, never played elsewhere."""
+    with the reason, never played elsewhere; :class:`ReversedPoint` for a point of the
+    board typed row first."""
     typed = POINT_TYPED.fullmatch(text)
     if typed is None:
+        reversed_ = POINT_REVERSED.fullmatch(text)
+        if reversed_ is not None:
+            name = f"{reversed_[2].lower()}{int(reversed_[1])}"
+            try:
+                point_from_wire(name, size)
+            except NotationError:
+                return None
+            raise ReversedPoint(f"{text} was not sent: to play that point, type {name}.")
         return None
     name = f"{typed[1].lower()}{int(typed[2])}"
     try:

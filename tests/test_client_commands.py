@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from client.commands import NotOnBoard, typed_point
+from client.commands import NotOnBoard, ReversedPoint, typed_point
 from engine.types import Point
 
 
@@ -13,7 +13,7 @@ def test_a_point_is_read_however_it_is_typed(text: str) -> None:
     assert typed_point(text, 15) == Point(7, 7)
 
 
-@pytest.mark.parametrize("text", ["gl hf", "h8!", "8h", "hh8", ""])
+@pytest.mark.parametrize("text", ["gl hf", "h8!", "88h", "hh8", "20z", "16h", ""])
 def test_anything_else_is_chat(text: str) -> None:
     assert typed_point(text, 15) is None
 
@@ -26,3 +26,11 @@ def test_a_point_off_the_board_is_refused_with_the_bounds() -> None:
     with pytest.raises(NotOnBoard, match="h16"):
         typed_point("h16", 15)
     assert typed_point("z26", 26) == Point(25, 0)
+
+
+@pytest.mark.parametrize(("text", "name"), [("8i", "i8"), ("8 I", "i8"), ("08h", "h8")])
+def test_a_point_typed_row_first_is_neither_played_nor_chat(text: str, name: str) -> None:
+    """A beginner's ``8i`` went out to the opponent as a chat line."""
+    with pytest.raises(ReversedPoint) as refused:
+        typed_point(text, 15)
+    assert str(refused.value) == f"{text} was not sent: to play that point, type {name}."

@@ -59,8 +59,9 @@ async def test_keys_move_the_cursor_and_enter_or_space_plays(
 async def test_typed_point_plays_and_text_chats(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:
-    """Typing j10 on the board plays it; other text goes to the room's chat; each
-    Enter gives the keys back to the board; Esc leaves a half-typed line."""
+    """Typing j10 on the board plays it; other text goes to the room's chat, but not a
+    point typed row first (the log says how to play it); each Enter gives the keys back
+    to the board; Esc leaves a half-typed line."""
     async with running(server, tmp_path) as (app, pilot):
         bob, _ = await in_game_with_bob(app, pilot, connect)
         assert isinstance(app.focused, Board)
@@ -69,9 +70,12 @@ async def test_typed_point_plays_and_text_chats(
         await pilot.press("0", "enter")
         await bob_sees_move(bob, "j10")
         assert isinstance(app.focused, Board)
+        await pilot.press(*"8i", "enter")
+        said = "8i was not sent: to play that point, type i8."
+        await until(pilot, lambda: app.model.log[-1].text == said, said)
         await pilot.press(*"good luck", "enter")
         chat = await bob.until_event(ev.ChatPosted)
-        assert chat.text == "good luck"
+        assert chat.text == "good luck"  # the first chat line: 8i was not sent
         await pilot.press(*"half a line", "escape")
         assert isinstance(app.focused, Board)
         assert app.screen.query_one("#command", Input).value == "half a line"

@@ -2627,7 +2627,7 @@ async def test_a_keyboard_player_hears_the_game_and_keeps_the_focus(browser: Bro
         await expect(ann.locator("#announce")).to_have_text("hal (White) played a1.")
         await ann.keyboard.press("ArrowLeft")
         await ann.keyboard.press("Enter")  # h8 again: taken
-        await expect(ann.locator("#status")).to_have_text("h8 is taken.")
+        await expect(ann.locator("#status")).to_have_text("h8 is already taken.")
 
         await ann.locator("#offer-draw").focus()
         await ann.keyboard.press("Enter")
@@ -2892,6 +2892,21 @@ async def test_the_resign_button_reads_in_the_dark_scheme(browser: Browser) -> N
             assert contrast(words, red) >= 4.5, (scheme, words, red)
 
 
+async def test_a_click_on_a_stone_says_the_point_is_taken(
+    browser: Browser, thinker: Thinker
+) -> None:
+    """A click on a point with a stone says why nothing was played, as the terminal and
+    Enter on the point do (a beginner's click there did nothing they could see)."""
+    async with people_and_an_ai(browser, thinker) as crowd:
+        ann = await crowd.page("ann")
+        await play_the_ai_as_black(ann, "beginner")
+        await point(ann, "h8").click()
+        await moves_shown(ann, 2)
+        await point(ann, "h8").click()
+        await expect(ann.locator("#status")).to_have_text("h8 is already taken.")
+        await moves_shown(ann, 2)
+
+
 async def test_a_hint_just_after_a_refusal_stays_and_shows_on_the_wood(
     browser: Browser, thinker: Thinker
 ) -> None:
@@ -2907,7 +2922,7 @@ async def test_a_hint_just_after_a_refusal_stays_and_shows_on_the_wood(
         status = ann.locator("#status")
         await point(ann, "h8").focus()
         await ann.keyboard.press("Enter")
-        await expect(status).to_have_text("h8 is taken.")
+        await expect(status).to_have_text("h8 is already taken.")
         await ann.click("#hint")
         hint = re.compile(r"^Hint: [a-o]\d+ \(")
         await expect(status).to_have_text(hint)

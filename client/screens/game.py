@@ -49,7 +49,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
 
-from client.commands import CHAT_MAX, COMMANDS, NotOnBoard, typed_point
+from client.commands import CHAT_MAX, COMMANDS, NotOnBoard, ReversedPoint, typed_point
 from client.picture import renju_foul
 from client.present import link_banner, low_clock_spans, status_lines
 from client.prompts import Prompt, next_change, notice_for, prompt_for
@@ -445,7 +445,8 @@ class GameScreen(Screen[None]):
             return
         if game.sending is not None:
             on_its_way = point_to_wire(game.sending.point, game.size)
-            self.host.note(f"Your move {on_its_way} is on its way.")
+            typed = point_to_wire(point, game.size)
+            self.host.note(f"{typed} not played: your move {on_its_way} is still on its way.")
             return
         if point in game.picture.stones:
             self.host.note(f"{point_to_wire(point, game.size)} is already taken.")
@@ -491,7 +492,7 @@ class GameScreen(Screen[None]):
         watching = all(game.color_of(p) is None for p in self.me)
         try:
             point = None if watching else typed_point(text, game.size)
-        except NotOnBoard as refused:
+        except (NotOnBoard, ReversedPoint) as refused:
             self.host.note(str(refused))
             return
         if point is not None:

@@ -245,6 +245,7 @@ export class BoardView {
     this.setCursor(xy[0], xy[1], false);
     if (this.state.cells[xy[1] * this.size + xy[0]]) {
       this.select(null); // a stone is there: nothing to play, nor to preview
+      this.hooks.onPlay(name); // which says so, as Enter on it does
       return;
     }
     if (touch && String(this.selected) !== String(xy)) {

@@ -680,7 +680,7 @@ export class GameView {
     const p = parsePoint(point, room.size);
     if (!p) return;
     if (room.cells()[p.y * room.size + p.x]) {
-      this.refuse(`${point} is taken.`);
+      this.refuse(`${point} is already taken.`);
       return;
     }
     if (!this.allowed(point)) return;
