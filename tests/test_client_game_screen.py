@@ -386,7 +386,7 @@ async def test_a_forbidden_point_typed_in_renju_is_refused_with_its_foul(
             expected = 2 * played
             await until(pilot, lambda: stones(app) == expected)  # noqa: B023 - awaited here
         await pilot.press(*"i8", "enter")
-        refused = "i8 is forbidden for Black (double-three)."
+        refused = "i8 is forbidden for Black in renju (double-three: two open threes at once)."
         await until(pilot, lambda: app.model.log[-1].text == refused, refused)
         await bob.silent()
 

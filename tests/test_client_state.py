@@ -468,7 +468,8 @@ def test_a_snapshot_in_a_swap2_opening_says_who_does_what() -> None:
         state="opening",
         swap2=Swap2State(phase="place3", to_act="p-alice"),
     )
-    assert placing.log[-1].text == "Swap2: alice to place the first three stones."
+    said = "Swap2: alice to place the first three stones (black, white, black)."
+    assert placing.log[-1].text == said
     choosing = in_room(players=Seats(black=ALICE, white=bob), **BOB_CHOOSES)
     assert [line.text for line in choosing.log[-2:]] == [
         "3 moves played so far.",

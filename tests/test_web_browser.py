@@ -986,7 +986,9 @@ async def test_renju_shows_a_forbidden_point_and_refuses_a_click_on_it(browser: 
         assert await ann.locator(".marks .forbidden").count() >= 1
         await point(ann, "j8").click()
         status = ann.locator("#status")
-        await expect(status).to_have_text("j8 is forbidden for Black in renju (double-three).")
+        await expect(status).to_have_text(
+            "j8 is forbidden for Black in renju (double-three: two open threes at once)."
+        )
         await expect(status).to_have_class(re.compile("refusal"))
         await hal.silent(0.3)
         await moves_shown(ann, 8)
@@ -1001,7 +1003,7 @@ async def test_renju_shows_a_forbidden_point_and_refuses_a_click_on_it(browser: 
         await expect(phone.locator("#status")).to_have_text("Your move: Black.")
         await point(phone, "j8").tap()
         await expect(phone.locator("#status")).to_have_text(
-            "j8 is forbidden for Black in renju (double-three)."
+            "j8 is forbidden for Black in renju (double-three: two open threes at once)."
         )
         await expect(phone.locator("#confirm-move")).to_be_hidden()
         assert await phone.locator(".marks .preview").count() == 0
@@ -2890,6 +2892,44 @@ async def test_the_resign_button_reads_in_the_dark_scheme(browser: Browser) -> N
             await ann.emulate_media(color_scheme=scheme)
             words, red = await style(resign, "color"), await style(resign, "backgroundColor")
             assert contrast(words, red) >= 4.5, (scheme, words, red)
+
+
+async def test_the_ai_level_offered_is_the_weakest_then_the_last_played(
+    browser: Browser, thinker: Thinker
+) -> None:
+    """A newcomer's first game against the AI is offered at the weakest level (it was
+    intermediate); once another level was played, the page offers that one, after a
+    reload too."""
+    async with people_and_an_ai(browser, thinker) as crowd:
+        ann = await crowd.page("ann")
+        level = ann.locator("#create-form select[name=level]")
+        await expect(level).to_have_value("beginner")
+        await play_the_ai_as_black(ann, "novice")
+        await ann.reload()
+        await ann.goto(ann.url.split("#")[0] + "#/")
+        await expect(level).to_have_value("novice")
+
+
+async def test_the_address_opened_anew_opens_the_one_game_in_progress(
+    browser: Browser, thinker: Thinker
+) -> None:
+    """A player who closed the page mid-game and opens the server's address again is back
+    in the game, as the terminal client is (they found the lobby); a reload on the lobby
+    stays there, and the lobby's row of their own room reads "Your game", not "Watch"."""
+    async with people_and_an_ai(browser, thinker) as crowd:
+        ann = await crowd.page("ann")
+        await play_the_ai_as_black(ann, "beginner")
+        room = ann.url.split("#/room/")[1]
+        again = await crowd.page("ann", same_as=ann)  # the window closed and opened again
+        await expect(again.locator("#name-white")).to_contain_text("AI beginner")
+        assert again.url.endswith(f"#/room/{room}")
+        await again.goto(again.url.split("#")[0] + "#/")
+        row = again.locator(f"tr[data-room='{room}']")
+        await expect(row.locator("a.mine")).to_have_text("Your game")
+        await expect(row.locator("a.watch")).to_have_count(0)
+        await again.reload()
+        await expect(row.locator("a.mine")).to_have_text("Your game")
+        assert again.url.endswith("#/")
 
 
 async def test_a_click_on_a_stone_says_the_point_is_taken(

@@ -22,8 +22,10 @@ from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol
 
+from client.state.words import FOUL_WORDS, OPENING_WORDS, RULE_WORDS
 from engine.ai import LEVEL_NAMES
 from engine.ai.levels import LEVELS
+from engine.types import Foul, Opening, Rule
 from protocol import messages as m
 from protocol.codec import JSON
 from protocol.errors import CloseCode
@@ -118,6 +120,22 @@ def test_the_pages_ai_levels_are_the_engines() -> None:
     assert table is not None, source
     words = dict(re.findall(r'(\w+): "([^"]*)"', table.group(1)))
     assert words == {name: level.words for name, level in LEVELS.items()}
+
+
+def test_the_pages_rule_opening_and_foul_words_are_the_terminals() -> None:
+    """The page's words for each rule, opening and renju foul are the terminal client's,
+    for every value the protocol has."""
+    source = shipped()["/js/rules.js"].decode()
+    for name, words, values in (
+        ("RULE_WORDS", RULE_WORDS, set(Rule)),
+        ("OPENING_WORDS", OPENING_WORDS, set(Opening)),
+        ("FOUL_WORDS", FOUL_WORDS, set(Foul)),
+    ):
+        table = re.search(rf"const {name} = \{{([^}}]*)\}};", source)
+        assert table is not None, name
+        found = dict(re.findall(r'"?([\w-]+)"?: "([^"]*)"', table.group(1)))
+        assert found == {str(key): text for key, text in words.items()}
+        assert set(words) == values
 
 
 async def test_files_carry_an_etag_and_a_304_answers_a_fresh_copy(server: GomokuServer) -> None:

@@ -41,6 +41,7 @@ from client.present import TimeControlError, parse_time_control
 from client.screens.host import Host
 from client.state.lobby import AiChoice
 from client.state.model import ViewModel
+from client.state.words import OPENING_WORDS, RULE_WORDS, choice_label
 from client.widgets.dialog_box import DialogBox
 from engine.ai.levels import LEVEL_NAMES
 from engine.ai.levels import LEVELS as ENGINE_LEVELS
@@ -50,12 +51,14 @@ from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.values import LEVEL_PATTERN, JoinRole, SeatRequest, TimeControl
 
-RULES = [(str(r).capitalize(), r) for r in Rule]
-OPENINGS = [("Free", Opening.FREE), ("Swap2", Opening.SWAP2)]
+RULES = [(choice_label(rule, RULE_WORDS[rule]), rule) for rule in Rule]
+OPENINGS = [(choice_label(opening, OPENING_WORDS[opening]), opening) for opening in Opening]
 SEATS: list[tuple[str, str]] = [("Any", "any"), ("Black", "black"), ("White", "white")]
 AI_LEVELS = LEVEL_NAMES
 """The levels the project's worker offers, weakest first (protocol.md, AI seats)."""
-DEFAULT_LEVEL = "intermediate"
+DEFAULT_LEVEL = AI_LEVELS[0]
+"""The level a form offers before any was played: the weakest, a newcomer's first game
+(the page starts there too, then offers the last level played)."""
 LEVELS = [(f"{name.capitalize()} ({ENGINE_LEVELS[name].words})", name) for name in AI_LEVELS]
 """Each level with what it plays like, as the choices show it."""
 

@@ -60,7 +60,7 @@ from client.screens.host import Host
 from client.screens.record_opener import RecordOpener
 from client.state.model import ViewModel
 from client.state.questions import can_hint, can_move, can_seat_ai
-from client.state.words import away_for
+from client.state.words import away_for, foul_text
 from client.widgets.board import Board
 from client.widgets.entry import COMMAND_START, EntryLine, PromptBar, ToBoard, starts_text
 from client.widgets.log import LogPane
@@ -453,7 +453,7 @@ class GameScreen(Screen[None]):
             return
         if point in game.picture.forbidden:
             foul = renju_foul(game.moves, game.size, point) or "renju"
-            self.host.note(f"{point_to_wire(point, game.size)} is forbidden for Black ({foul}).")
+            self.host.note(foul_text(point_to_wire(point, game.size), foul))
             return
         actor = game.to_act()
         move_no = len(game.moves) + 1  # for this position only

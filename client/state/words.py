@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from engine import Opening
+from engine import Opening, Rule
 from engine.notation import format_point
-from engine.types import Color, Point, Reason
+from engine.types import Color, Foul, Point, Reason
 from protocol import messages as msg
 from protocol.errors import ErrorCode
 from protocol.events import RatingChange
@@ -277,14 +277,47 @@ def started_line(game: GameView) -> str:
     return f"Game started: {b} (black) vs {w} (white), {describe_time(game.time)}."
 
 
+RULE_WORDS: dict[Rule, str] = {
+    Rule.FREESTYLE: "five or more wins",
+    Rule.STANDARD: "exactly five wins",
+    Rule.RENJU: "Black has forbidden points",
+}
+"""What each rule means, in words for a player choosing one (the page keeps a copy,
+web/static/js/rules.js, which a test keeps equal)."""
+
+OPENING_WORDS: dict[Opening, str] = {
+    Opening.FREE: "Black plays first",
+    Opening.SWAP2: "3 stones, then pick a colour",
+}
+"""What each opening means, in words for a player choosing one (as RULE_WORDS)."""
+
+FOUL_WORDS: dict[str, str] = {
+    Foul.DOUBLE_THREE: "two open threes at once",
+    Foul.DOUBLE_FOUR: "two fours at once",
+    Foul.OVERLINE: "six or more in a row",
+}
+"""What each renju foul is, for a player who met one and does not know the name."""
+
+
+def choice_label(name: str, words: str) -> str:
+    """``Renju (Black has forbidden points)``: a rule or an opening in a form's list."""
+    return f"{name.capitalize()} ({words})"
+
+
+def foul_text(point: str, foul: str) -> str:
+    """``i8 is forbidden for Black in renju (double-three: two open threes at once).``"""
+    words = FOUL_WORDS.get(foul)
+    return f"{point} is forbidden for Black in renju ({foul}{f': {words}' if words else ''})."
+
+
 def phase_words(phase: str, choices: Sequence[str] = ("black", "white", "place2")) -> str:
     """What the player to act does in a swap2 ``phase``; for ``choose``, from the
     ``choices`` open (after ``place2`` only the colours are)."""
     if phase == "choose":
         return "choose a colour or place two more" if "place2" in choices else "choose a colour"
     return {
-        "place3": "place the first three stones",
-        "place2": "place two more stones",
+        "place3": "place the first three stones (black, white, black)",
+        "place2": "place two more stones (white, black)",
     }.get(phase, phase)
 
 

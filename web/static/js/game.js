@@ -8,6 +8,7 @@ import { parsePoint } from "./notation.js";
 import { aborted, changeText, choicesText, clockText, gameClockText, offerWords, opponentOf, RATED_MIN_STONES, ratingText, resultText, timeControlText } from "./room.js";
 import { pageFolder } from "./net.js";
 import { downloadRecord } from "./records.js";
+import { foulText } from "./rules.js";
 import { CHAT_MAX, chatProblem } from "./text.js";
 import { TOAST_MS, errorText, h, option, placeToast, toast } from "./ui.js";
 
@@ -478,7 +479,7 @@ export class GameView {
     }
     const playing = room.state === "playing" || room.state === "opening";
     if (mySeat && room.state === "waiting" && !room.rated) {
-      const level = h("select", { "aria-label": "AI level", id: "ai-level" }, LEVELS.map((l) => option(l, levelLabel(l), l === "intermediate")));
+      const level = h("select", { "aria-label": "AI level", id: "ai-level" }, LEVELS.map((l) => option(l, levelLabel(l), l === this.app.aiLevel)));
       parts.push(h("div", { class: "row" }, level,
         h("button", { type: "button", id: "seat-ai", disabled: waiting, onclick: () => act({ type: "seat_ai", level: level.value }) }, "Seat an AI")));
     }
@@ -647,7 +648,7 @@ export class GameView {
     const p = parsePoint(point, room.size);
     const foul = p ? room.forbidden().get(`${p.x},${p.y}`) : null;
     if (foul) {
-      this.refuse(`${point} is forbidden for Black in renju (${foul}).`);
+      this.refuse(foulText(point, foul));
       return false;
     }
     return true;
@@ -688,7 +689,7 @@ export class GameView {
     // move_no: for this position only (a move delivered late is refused, not played).
     this.send(room, { type: "move", point, move_no: room.moves.length + 1 }, {
       move: true,
-      refused: (error) => (error.code === "forbidden" ? `${point} is forbidden for Black in renju (${error.foul}).` : errorText(error)),
+      refused: (error) => (error.code === "forbidden" ? foulText(point, error.foul) : errorText(error)),
     });
   }
 

@@ -3,10 +3,10 @@
 // the live list of rooms to join or watch.
 
 import { LEVELS, levelLabel } from "./levels.js";
+import { OPENINGS, RULES } from "./rules.js";
 import { clockText, opponentOf, parseTimeControl, ratingText, resultText, timeControlText } from "./room.js";
 import { errorText, h, option, toast } from "./ui.js";
 
-const RULES = [["freestyle", "Freestyle"], ["standard", "Standard"], ["renju", "Renju"]];
 // The usual clocks, as players write them (parseTimeControl reads them): quick match's
 // choices, and the New room field's list.
 const CLOCKS = ["1+0", "3+2", "5+3", "10+5", "15+10", "30+0"];
@@ -34,14 +34,14 @@ export class LobbyView {
       select("time", "Clock", [["", "No clock"], ...CLOCKS.map((c) => [c, c])], "5+3"),
       h("label", {}, h("input", { type: "checkbox", name: "ai" }), " Play the AI if nobody comes within ",
         h("input", { type: "number", name: "ai_after", min: 5, max: 3600, value: 30, class: "short" }), " s"),
-      select("ai_level", "AI level", LEVELS.map((l) => [l, levelLabel(l)]), "intermediate"),
+      select("ai_level", "AI level", LEVELS.map((l) => [l, levelLabel(l)]), app.aiLevel),
       h("button", { type: "submit", id: "quick-button" }, "Find an opponent"),
       this.queueBox);
     const create = h("form", { class: "card", id: "create-form", onsubmit: (e) => this.create(e) },
       h("h2", {}, "New room"),
       select("rule", "Rule", RULES, "freestyle"),
       h("label", {}, "Board ", h("input", { type: "number", name: "size", min: 5, max: 26, value: 15, class: "short" })),
-      select("opening", "Opening", [["free", "Free"], ["swap2", "Swap2"]], "free"),
+      select("opening", "Opening", OPENINGS, "free"),
       h("label", {}, "Clock ",
         h("input", {
           name: "time", list: "clock-presets", class: "clock-field", autocomplete: "off", placeholder: "none",
@@ -55,7 +55,7 @@ export class LobbyView {
       h("div", { class: "buttons" },
         h("button", { type: "submit", name: "people", id: "create-button" }, "Create room"),
         h("span", {}, " or against the AI: "),
-        h("select", { name: "level", "aria-label": "AI level" }, LEVELS.map((l) => option(l, levelLabel(l), l === "intermediate"))),
+        h("select", { name: "level", "aria-label": "AI level" }, LEVELS.map((l) => option(l, levelLabel(l), l === app.aiLevel))),
         h("button", { type: "submit", name: "ai", id: "play-ai-button" }, "Play the AI")));
     const aivai = h("form", { class: "card", id: "aivai-form", onsubmit: (e) => this.aiGame(e) },
       h("h2", {}, "AI vs AI"),
@@ -137,6 +137,9 @@ export class LobbyView {
     // joins their room may wait for them.
     const player = (p) => (p ? [h("bdi", { class: "name" }, p.name), `${p.rating ? ` (${ratingText(p.rating, p.provisional)})` : ""}${p.bot ? " · AI" : ""}${p.online === false ? " · away" : ""}`] : "—");
     const free = room.state === "waiting";
+    // The player's own room: back into it (its game, not a spectator's view of it).
+    const me = this.app.me?.player;
+    const mine = Boolean(me) && (room.players.black?.id === me || room.players.white?.id === me);
     return h("tr", { dataset: { room: room.id } },
       h("td", {}, room.rule, room.opening === "swap2" ? " (swap2)" : "", room.rated ? " · rated" : ""),
       h("td", {}, `${room.size}×${room.size}`),
@@ -145,9 +148,10 @@ export class LobbyView {
       h("td", {}, "○ ", player(room.players.white)),
       h("td", {}, `${room.spectators} watching`),
       h("td", {}, room.state),
-      h("td", { class: "actions" },
-        free ? h("a", { href: `#/room/${room.id}`, class: "button join" }, "Join") : null,
-        h("a", { href: `#/watch/${room.id}`, class: "button watch" }, "Watch")));
+      h("td", { class: "actions" }, mine
+        ? h("a", { href: `#/room/${room.id}`, class: "button mine" }, "Your game")
+        : [free ? h("a", { href: `#/room/${room.id}`, class: "button join" }, "Join") : null,
+          h("a", { href: `#/watch/${room.id}`, class: "button watch" }, "Watch")]));
   }
 
   tick() {
@@ -232,6 +236,7 @@ export class LobbyView {
       private: f.private.checked,
     };
     if (withAi && f.rated.checked) toast("A game against the AI is not rated: this one is casual.");
+    if (withAi) this.app.aiLevel = f.level.value;
     return this.once(event.target, () => this.app.createRoom(message, withAi ? f.level.value : null));
   }
 

@@ -6,6 +6,7 @@ import { Connection, pageFolder, serverUrl } from "./net.js";
 import { opponentOf, RoomState } from "./room.js";
 import { LobbyView } from "./lobby.js";
 import { GameView } from "./game.js";
+import { LEVELS } from "./levels.js";
 import { LeaderboardView, ProfileView, ReviewView } from "./records.js";
 import { nameProblem, normalName } from "./text.js";
 import { clickSound, errorText, h, toast } from "./ui.js";
@@ -26,6 +27,8 @@ const STORE = {
   token: arenaKey("token"),
   sound: "gomoku.sound", // a liking of this browser's, for every arena
   ends: arenaKey("ends"), // rooms whose finished game this browser has shown
+  level: arenaKey("level"), // the AI level last played: the lists offer it first
+  opened: arenaKey("opened"), // in sessionStorage: this tab has shown the arena
 };
 
 /** Once, for an arena under a path: take the player kept before keys were per arena
@@ -101,6 +104,17 @@ export class App {
 
   set sound(on) {
     localStorage.setItem(STORE.sound, on ? "on" : "off");
+  }
+
+  /** The AI level the lists show chosen: the last one played here, at first the
+   * weakest (a newcomer's first game; the terminal client starts there too). */
+  get aiLevel() {
+    const level = localStorage.getItem(STORE.level);
+    return LEVELS.includes(level) ? level : LEVELS[0];
+  }
+
+  set aiLevel(level) {
+    localStorage.setItem(STORE.level, level);
   }
 
   start() {
@@ -262,7 +276,23 @@ export class App {
       this.queued = null;
     }
     this.views.lobby.update();
+    if (first && this.openTheOneGame(welcome.rooms)) return;
     if (first) this.navigate();
+  }
+
+  /** The page's address opened anew (not a reload: this tab has not been here) on the
+   * lobby by a player with one game: that game opens, as the terminal client goes back
+   * into it (a newcomer who closed the window mid-game found the lobby, and their game
+   * behind a button). True if it did. */
+  openTheOneGame(rooms) {
+    const opened = sessionStorage.getItem(STORE.opened) !== null;
+    sessionStorage.setItem(STORE.opened, "1");
+    const games = rooms.filter((id) => !this.endShown(id));
+    const lobby = window.location.hash.replace(/^#\/?/, "") === "";
+    if (opened || games.length !== 1 || !lobby) return false;
+    history.replaceState(null, "", `#/room/${encodeURIComponent(games[0])}`);
+    this.navigate();
+    return true;
   }
 
   onMessage(m) {

@@ -1,0 +1,32 @@
+// What each rule, opening and renju foul means, in words for a player choosing or
+// meeting one: the terminal client's (client/state/words.py: RULE_WORDS, OPENING_WORDS,
+// FOUL_WORDS), which a test keeps these equal to.
+
+const RULE_WORDS = {
+  freestyle: "five or more wins",
+  standard: "exactly five wins",
+  renju: "Black has forbidden points",
+};
+
+const OPENING_WORDS = {
+  free: "Black plays first",
+  swap2: "3 stones, then pick a colour",
+};
+
+const FOUL_WORDS = {
+  "double-three": "two open threes at once",
+  "double-four": "two fours at once",
+  overline: "six or more in a row",
+};
+
+const label = (name, words) => `${name[0].toUpperCase()}${name.slice(1)} (${words})`;
+
+/** [value, label] pairs for a form's list: "Renju (Black has forbidden points)". */
+export const RULES = Object.entries(RULE_WORDS).map(([rule, words]) => [rule, label(rule, words)]);
+export const OPENINGS = Object.entries(OPENING_WORDS).map(([o, words]) => [o, label(o, words)]);
+
+/** "i8 is forbidden for Black in renju (double-three: two open threes at once)." */
+export function foulText(point, foul) {
+  const words = FOUL_WORDS[foul];
+  return `${point} is forbidden for Black in renju (${foul}${words ? `: ${words}` : ""}).`;
+}
