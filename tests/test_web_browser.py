@@ -512,6 +512,9 @@ async def test_a_browser_plays_the_terminal_protocol_client(browser: Browser) ->
         await ann.click("#review")
         step = ann.locator("#review-step")
         await expect(step).to_have_text("Move 9 of 9: h12")
+        steps = await ann.locator("#review-forward").bounding_box()
+        assert steps is not None  # in the window, not under the board's bottom edge
+        assert steps["y"] + steps["height"] <= ann.viewport_size["height"]  # type: ignore[index]
         await ann.keyboard.press("ArrowLeft")
         await expect(step).to_have_text("Move 8 of 9: a4")
         await expect(point(ann, "a4")).to_have_attribute("aria-label", "a4, white stone, last move")

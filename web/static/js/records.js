@@ -207,8 +207,12 @@ export class ReviewView {
         : "Black – White"),
       h("p", {}, [r.rule, `${r.size}×${r.size}`, r.opening ?? "free", ...clockFacts(r.game), resultText(r.result, r.moves.length)].join(" · ")),
       h("div", { class: "room-body" },
-        h("div", { class: "board-col" }, this.boardHost, nav, this.position),
-        h("aside", { class: "side" }, h("h2", {}, "Moves"), this.list,
+        // The steps beside the board, at its top (under it, on a laptop's 800 px the
+        // buttons were below the window's edge); under it on a phone, as the side is.
+        h("div", { class: "board-col" }, this.boardHost),
+        h("aside", { class: "side" }, nav, this.position,
+          h("p", { class: "hint-text keys-hint" }, "← → step through the moves, Home and End go to either end."),
+          h("h2", {}, "Moves"), this.list,
           h("div", { class: "row" },
             h("button", { type: "button", onclick: () => this.download("json") }, "Download JSON"),
             h("button", { type: "button", onclick: () => this.download("psq") }, "Download PSQ")))));
