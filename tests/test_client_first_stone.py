@@ -32,7 +32,8 @@ async def test_black_sees_the_first_stones_time_run_out_and_the_game_aborted(
 ) -> None:
     """Alice, Black in a game with a clock, does not play: the notice counts down the
     4 s she has for the first stone, a second at a time; then the server aborts the game
-    and the screen says so, the countdown gone."""
+    and the screen says so, the countdown gone, and offers no review of a game with no
+    stone (as the page does not)."""
     rules = GameRules(grace_ms=60_000, first_stone_ms=FIRST_STONE_MS)
     srv = await make_server(make_config(game=rules))
     async with running(srv, tmp_path) as (app, pilot):
@@ -49,3 +50,5 @@ async def test_black_sees_the_first_stones_time_run_out_and_the_game_aborted(
         text = "Game aborted before its first stone."
         await until(pilot, lambda: text in screen_text(app), "the result")
         assert seconds_shown(screen_text(app)) is None
+        await until(pilot, lambda: "^R Resign" not in screen_text(app), "the footer of a game over")
+        assert "^P Review" not in screen_text(app)

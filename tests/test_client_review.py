@@ -8,6 +8,8 @@ from client.review import export_record, load_record
 from client.screens.review import ExportDialog, ReviewApp, ReviewScreen
 from client.screenshot import screen_text
 from client.widgets.board import Board
+from engine import Board as EngineBoard
+from engine.notation import format_point
 from engine.record import parse_json, parse_psq
 from engine.types import Color, Point, Rule
 
@@ -40,6 +42,40 @@ async def test_review_steps_through_the_moves(tmp_path: Path) -> None:
         assert board.picture.stones[Point(0, 14)] is Color.WHITE
         await pilot.press("end")
         assert screen.index == 9
+        await pilot.press("q")
+
+
+def _long_game(moves: int) -> str:
+    """A record of ``moves`` stones in which nobody wins (row by row, skipping a stone that
+    would)."""
+    board = EngineBoard(15, Rule.FREESTYLE)
+    played: list[str] = []
+    for point in (Point(x, y) for y in range(15) for x in range(15)):
+        if len(played) == moves:
+            break
+        if board.play(point) is not None:
+            board.undo(1)
+            continue
+        played.append(format_point(point, 15))
+    return " ".join(played) + "\n"
+
+
+async def test_home_and_end_jump_with_a_long_move_list_focused(tmp_path: Path) -> None:
+    """Home and End jump to the first and last position even with the move list focused
+    and long enough to scroll (they scrolled it, and the position stayed)."""
+    source = tmp_path / "game.txt"
+    source.write_text(_long_game(120), encoding="utf-8")
+    app = ReviewApp(load_record(source), source=source)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        screen.query_one("#review-moves").focus()
+        await pilot.pause()
+        await pilot.press("home")
+        assert screen.index == 0
+        await pilot.press("end")
+        assert screen.index == 120
         await pilot.press("q")
 
 

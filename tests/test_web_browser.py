@@ -46,8 +46,9 @@ from websockets.typing import Subprotocol
 from worker_fixtures import ai_config, eventually, worker_config
 
 from client.present import TimeControlError, format_clock, parse_time_control
+from client.state.words import reason_words
 from engine import Board, Rule
-from engine.types import Color, Point
+from engine.types import Color, Point, Reason
 from protocol import messages as m
 from protocol.events import (
     Answered,
@@ -2933,6 +2934,20 @@ async def test_the_address_opened_anew_opens_the_one_game_in_progress(
         await again.reload()
         await expect(row.locator("a.mine")).to_have_text("Your game")
         assert again.url.endswith("#/")
+
+
+async def test_a_full_boards_draw_reads_as_the_terminal_says_it(browser: Browser) -> None:
+    """A draw on a full board reads "Draw (board full)" on the page, the terminal's words
+    (it read "no move left", on a board with no empty point)."""
+    async with people(browser) as crowd:
+        ann = await crowd.page("ann")
+        text = await ann.evaluate(
+            """async () => {
+                const room = await import("/js/room.js");
+                return room.resultText({ winner: null, reason: "board-full", line: null }, 225);
+            }"""
+        )
+        assert text == f"Draw ({reason_words(Reason.BOARD_FULL, drawn=True)})"
 
 
 async def test_a_click_on_a_stone_says_the_point_is_taken(

@@ -355,8 +355,10 @@ class GameScreen(Screen[None]):
             return running and can_hint(self.model) is None and seated == (parameters == ())
         if action == "resign":
             return running and seated
-        if action == "review":  # a private game's record is its players' only
-            return game.state == "over" and (seated or not game.private)
+        if action == "review":  # a private game's record is its players' only; a game
+            # with no stone (aborted) has nothing to go over, as on the page
+            over = game.state == "over" and bool(game.moves)
+            return over and (seated or not game.private)
         if action == "rematch":  # not with nobody there to answer, but an AI comes again
             opponent = game.opponent_of(self._my_seat_player())
             here = opponent is not None and (opponent.online or opponent.bot)
@@ -670,7 +672,7 @@ class GameScreen(Screen[None]):
     async def action_review(self) -> None:
         """The finished game in the review screen (its record, as the profile opens it)."""
         game = self.model.room
-        if game is None or game.state != "over":
+        if game is None or game.state != "over" or not game.moves:
             return
         self.host.note("Opening the game's record...")
         await self.records.open(game.id)

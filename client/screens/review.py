@@ -92,8 +92,10 @@ class ReviewScreen(Screen[None]):
         Binding("h,p", "step(-1)", "Back", show=False),
         Binding("right", "step(1)", "Forward"),
         Binding("l,n", "step(1)", "Forward", show=False),
-        Binding("home,g", "jump(0)", "Start", show=False),
-        Binding("end,G", "jump(-1)", "End", show=False),
+        # Before the move list's own Home/End (it scrolls, once the list is long enough
+        # to: a long game's Home scrolled the list and left the position where it was).
+        Binding("home,g", "jump(0)", "Start", show=False, priority=True),
+        Binding("end,G", "jump(-1)", "End", show=False, priority=True),
         Binding("e", "export", "Export"),
         Binding("q,escape", "quit", "Quit / back"),
     ]

@@ -320,7 +320,7 @@ export function offerWords(kind) {
 const REASONS = {
   five: "five in a row",
   overline: "an overline",
-  "board-full": "no move left",
+  "board-full": "board full", // as the terminal says it (and protocol.md's reason)
   resign: "resignation",
   timeout: "time",
   agreement: "agreement",
