@@ -718,11 +718,20 @@ def test_leaving_returns_to_the_lobby() -> None:
 
 
 def test_rematch_points_to_the_new_room() -> None:
-    """A rematch event records the new room id."""
+    """A rematch event records the new room id; the new room's log opens by saying it is
+    the rematch, and how the last game ended (gone with the last room's log)."""
     model = in_room(state="over", result=GameResult(winner="black", reason=Reason.RESIGN))
     model = reduce(model, event(4, ev.Rematch(room="r2")), T0)
     assert model.room is not None
     assert model.room.rematch_room == "r2"
+    swapped = Seats(black=BOB, white=ALICE)
+    model = reduce(model, msg.Snapshot(room=view(id="r2", players=swapped, seq=2)), T0)
+    assert [line.text for line in model.log[:2]] == [
+        "Rematch of r1. Last game: bob (white) resigned: alice (black) wins.",
+        "Room r2: freestyle, 15x15, 5+3.",
+    ]
+    elsewhere = reduce(model, msg.Snapshot(room=view(id="r3")), T0)
+    assert elsewhere.log[0].text.startswith("Room r3")  # not a rematch of r2
 
 
 # --- AI: hints, AI seats, the quick match's AI fallback --------------------------------------

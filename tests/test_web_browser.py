@@ -454,6 +454,10 @@ async def test_two_browsers_play_to_the_end_while_a_third_watches(browser: Brows
         await expect(cy).not_to_have_url(re.compile(room))
         await expect(cy.locator("#name-black")).to_contain_text("bob")
         await expect(cy.locator("#status")).to_contain_text("bob to move")
+        for page in (ann, bob, cy):  # the last game's result went with its room's log
+            await expect(page.locator("#chat-log li").first).to_have_text(
+                re.compile(rf"^Rematch of {room}\. Last game: Black wins with five in a row")
+            )
 
 
 async def test_a_browser_plays_the_terminal_protocol_client(browser: Browser) -> None:

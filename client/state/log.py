@@ -84,7 +84,13 @@ def reduce_log(
         case msg.Snapshot(room=view) if before.room is None or before.room.id != view.id:
             if after.room is None:
                 return ()
-            return tuple(opening_lines(after.room, view.chat, after.session.me))
+            lines = opening_lines(after.room, view.chat, after.session.me)
+            last = before.room
+            if last is not None and last.rematch_room == view.id and last.outcome is not None:
+                # The last game's result went with its log: say what this room follows.
+                ended = describe_result(last.outcome, last)
+                lines.insert(0, LogLine("event", f"Rematch of {last.id}. Last game: {ended}"))
+            return tuple(lines)
         case Note(text=text, kind=kind) if log and log[-1] == LogLine(kind, text):
             return log  # said already, on the last line: no flood of the same words
     lines = _lines(action, before, after)

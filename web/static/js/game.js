@@ -578,6 +578,13 @@ export class GameView {
     this.moves.scrollTop = this.moves.scrollHeight;
   }
 
+  /** The log drawn again whole: a line came before those shown (renderLog adds lines
+   * at the end only). */
+  redrawLog(room) {
+    this.logShown = -1;
+    this.renderLog(room);
+  }
+
   renderLog(room) {
     if (this.logShown === room.log.length) return;
     // Each name and text in a <bdi>: a right-to-left one keeps its punctuation and

@@ -3,7 +3,7 @@
 // #/profile[/PLAYER], #/review/GAME).
 
 import { Connection, pageFolder, serverUrl } from "./net.js";
-import { opponentOf, RoomState } from "./room.js";
+import { opponentOf, resultText, RoomState } from "./room.js";
 import { LobbyView } from "./lobby.js";
 import { GameView } from "./game.js";
 import { LEVELS } from "./levels.js";
@@ -76,6 +76,7 @@ export class App {
     this.suspended = false; // the page went into the back/forward cache: no connection
     this.current = null; // the room id shown
     this.route = null;
+    this.rematchFrom = new Map(); // a rematch's room -> the room of the game before it
     this.shownState = null; // the connection's state the shown room was last drawn for
     this.conn = new Connection(serverUrl(window.location), {
       name: () => this.name,
@@ -376,6 +377,7 @@ export class App {
     const limits = this.me?.limits;
     const room = new RoomState(m.room, limits?.untimed_move_ms ?? 0, limits?.first_stone_ms ?? 30000);
     if (previous) room.log = previous.log;
+    else this.noteRematch(this.rematchFrom.get(room.id), room);
     this.rooms.set(room.id, room);
     this.noteSeat(room);
     // An unrequested snapshot of a new room is a match or a rematch: go there.
@@ -384,6 +386,18 @@ export class App {
       return;
     }
     if (this.current === room.id) this.views.game.show(room);
+  }
+
+  /** The rematch of a game this page showed opens its log by saying so, and how that
+   * game ended (its log stays with its room), as the terminal client's does. The new
+   * room's snapshot may come before the old room's "rematch" event or after it: both
+   * call this, and the line is written once. */
+  noteRematch(last, room) {
+    if (!last?.result || !room || room.rematchOf) return;
+    this.rematchFrom.delete(room.id);
+    room.rematchOf = last.id;
+    room.log.unshift({ text: `Rematch of ${last.id}. Last game: ${resultText(last.result, last.moves.length)}` });
+    if (this.current === room.id) this.views.game.redrawLog(room);
   }
 
   onEvent(m) {
@@ -406,6 +420,11 @@ export class App {
     if (m.event.type === "player_joined" || m.event.type === "player_left" || m.event.type === "game_over") this.noteSeat(room);
     else if (this.seated.has(room.id)) this.views.lobby.renderGames(); // whose turn it is
     if (this.current === room.id) this.views.game.update(room, m.event);
+    if (m.event.type === "rematch") {
+      // Kept for the new room's snapshot: a spectator following it leaves this room first.
+      this.rematchFrom.set(m.event.room, room);
+      this.noteRematch(room, this.rooms.get(m.event.room));
+    }
     if (m.event.type === "rematch" && this.current === room.id && !room.seatOf(this.me?.player)) {
       // A spectator follows the players into their rematch, as the terminal client does
       // (a stream showing the room went on showing the finished game).
