@@ -351,8 +351,10 @@ def check_room_log(checker: Peer, model: RoomModel) -> Any:
     return view
 
 
-def check_not_stuck(server: ServerProcess, world: World, view: Any) -> None:
-    """The side to act in a running game can act (or the game is over)."""
+def check_not_stuck(server: ServerProcess, world: World, view: Any, looks: int = 3) -> None:
+    """The side to act in a running game can act (or the game is over). A refusal that
+    comes because the room moved on since ``view`` (a stone of a peer's last burst, still
+    in flight when the view was read) is looked at again, with the room as it is now."""
     if view.state not in ("playing", "opening"):
         return
     seats = {"black": view.players.black, "white": view.players.white}
@@ -397,6 +399,12 @@ def check_not_stuck(server: ServerProcess, world: World, view: Any) -> None:
 
         reply = player.wait_for(answered)
         assert reply is not None, f"room {view.id}: disconnected while acting"
+        if isinstance(reply, m.Error) and reply.code != "game_over" and looks > 1:
+            player.send(pack({"type": "resume", "room": view.id, "after": None, "id": 3}))
+            now = player.wait_for(lambda x: isinstance(x, m.Snapshot) and x.re == 3)
+            if isinstance(now, m.Snapshot) and now.room.seq > view.seq:
+                check_not_stuck(server, world, now.room, looks - 1)
+                return
         if isinstance(reply, m.Error):
             assert reply.code == "game_over", f"room {view.id} is stuck: {reply} ({view})"
     finally:
