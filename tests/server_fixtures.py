@@ -200,10 +200,13 @@ async def clients() -> AsyncIterator[list[TestClient]]:
         await client.ws.close()
 
 
-async def seated_pair(connect: Connect, **room: Any) -> tuple[TestClient, TestClient, str]:
-    """Alice creates a room as Black, Bob joins as White; both have seen the start."""
-    alice = await connect("alice")
-    bob = await connect("bob")
+async def seated_pair(
+    connect: Connect, *, to: GomokuServer | None = None, **room: Any
+) -> tuple[TestClient, TestClient, str]:
+    """Alice creates a room as Black, Bob joins as White (on ``to``, or the test's
+    server); both have seen the start."""
+    alice = await connect("alice", to=to)
+    bob = await connect("bob", to=to)
     snap = await alice.create(seat="black", **room)
     room_id = snap.room.id
     await bob.join(room_id)

@@ -190,12 +190,7 @@ async def test_presence_grace_then_claim(make_server: MakeServer, connect: Conne
     # A second of grace: the claims before it must reach the server within it, even on a
     # busy machine (at 300 ms a slow moment would let the first claim win).
     server = await make_server(game=GameRules(grace_ms=1_000, offline_after_ms=0))
-    alice = await connect("alice", to=server)
-    bob = await connect("bob", to=server)
-    room = (await alice.create(seat="black")).room.id
-    await bob.join(room)
-    await alice.event(PlayerJoined, room)
-    await alice.event(GameStarted, room)
+    alice, bob, room = await seated_pair(connect, to=server)
     await alice.send(m.Claim(room=room))
     await alice.expect_error("not_claimable")
     await bob.ws.close()
@@ -219,12 +214,7 @@ async def test_a_reload_is_no_news_to_the_opponent(
     told nothing; gone for longer, Alice hears it once the wait is over, with the grace
     counted from when he left."""
     server = await make_server(game=GameRules(grace_ms=60_000, offline_after_ms=1_500))
-    alice = await connect("alice", to=server)
-    bob = await connect("bob", to=server)
-    room = (await alice.create(seat="black")).room.id
-    await bob.join(room)
-    await alice.event(PlayerJoined, room)
-    await alice.event(GameStarted, room)
+    alice, bob, room = await seated_pair(connect, to=server)
     await bob.ws.close()
     again = await connect(to=server)
     await again.hello("bob", token=bob.token)
