@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import shlex
 import time
 from collections.abc import Callable
 from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
@@ -215,10 +216,19 @@ class GomokuApp(App[None]):
     def start(self, address: ServerAddress, name: str) -> None:
         """Connect to ``address`` as ``name`` and show the lobby."""
         key = address.key
+        last = self.identity.name
+        known = self.identity.token_for(key) is not None  # on this server, as ``last``
+        if last and last != name and known and self.identity.token_as(name, key) is None:
+            self.notify(  # said: another name is no rename
+                f"{name} is a new player here; {last} is kept on this computer: "
+                f"gomoku play --name {shlex.quote(last)} plays as them again.",
+                timeout=12,
+                markup=False,
+            )
         self.connection = Connection(
             address,
             name,
-            token=self.identity.token_for(key) if name == self.identity.name else None,
+            token=self.identity.token_as(name, key),
             dispatch=self.dispatch,
             on_welcome=lambda n, t: self._remember(key, n, t),
             backoff=self.backoff,

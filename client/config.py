@@ -87,6 +87,12 @@ class Identity:
     last_match: dict[str, Any] | None = None
     """The last quick match asked for with ``m`` (Queue fields), offered again by the
     next ``m``, after a restart too."""
+    earlier: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)
+    """The tokens of the names played as before ``name``, by name: another name is
+    another player on the server (a person sharing the computer must not become the
+    last one), and the last one's tokens are kept, so that ``--name`` with their name
+    plays as them again (they were overwritten, the player's games and ratings lost
+    to this computer)."""
 
     def token_for(self, server: str) -> str | None:
         """The token kept for ``server`` (a :attr:`ServerAddress.key`), also under the key
@@ -96,8 +102,22 @@ class Identity:
             return token
         return next((t for k, t in self.tokens.items() if legacy_key(k) == server), None)
 
+    def token_as(self, name: str, server: str) -> str | None:
+        """The token kept for ``server`` by the player called ``name`` here."""
+        if name == self.name:
+            return self.token_for(server)
+        return self.earlier.get(name, {}).get(server)
+
     def with_token(self, server: str, name: str, token: str) -> Identity:
-        return dataclasses.replace(self, name=name, tokens={**self.tokens, server: token})
+        """``name`` welcomed on ``server`` with ``token``: the current name, the last
+        one's tokens set aside under its name if it was another."""
+        if name == self.name:
+            return dataclasses.replace(self, tokens={**self.tokens, server: token})
+        earlier = dict(self.earlier)
+        if self.name is not None and self.tokens:
+            earlier[self.name] = self.tokens
+        tokens = {**earlier.pop(name, {}), server: token}
+        return dataclasses.replace(self, name=name, tokens=tokens, earlier=earlier)
 
 
 def load_identity(directory: Path | None = None, profile: str | None = None) -> Identity:
@@ -118,12 +138,18 @@ def load_identity(directory: Path | None = None, profile: str | None = None) -> 
     last_ai = data.get("last_ai")
     last_room = data.get("last_room")
     last_match = data.get("last_match")
+    earlier = data.get("earlier")
     return Identity(
         name=name if isinstance(name, str) else None,
         tokens=clean,
         last_ai=last_ai if isinstance(last_ai, dict) else None,
         last_room=last_room if isinstance(last_room, dict) else None,
         last_match=last_match if isinstance(last_match, dict) else None,
+        earlier={
+            k: {s: t for s, t in v.items() if isinstance(s, str) and isinstance(t, str)}
+            for k, v in (earlier.items() if isinstance(earlier, dict) else ())
+            if isinstance(k, str) and isinstance(v, dict)
+        },
     )
 
 
@@ -142,6 +168,8 @@ def save_identity(
         fields["last_room"] = identity.last_room
     if identity.last_match is not None:
         fields["last_match"] = identity.last_match
+    if identity.earlier:
+        fields["earlier"] = identity.earlier
     payload = json.dumps(fields, indent=2)
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".identity-", suffix=".tmp")
     try:

@@ -89,7 +89,9 @@ def add_play_parser(subparsers: Any) -> None:
         "--name",
         type=checked(_check_name),
         help="your display name; without it the first screen asks, the remembered one "
-        "filled in (on a server you have played on, the remembered name connects at once)",
+        "filled in (on a server you have played on, the remembered name connects at once). "
+        "Another name is another player on the server; a name played as before is that "
+        "player again",
     )
     parser.add_argument(
         "--profile",

@@ -79,3 +79,48 @@ async def test_a_player_saved_by_an_older_client_comes_back_as_themself(
         await until(pilot, lambda: app.model.session.link.online, "online")
         assert isinstance(app.screen, LobbyScreen)
         assert app.model.me == ivy.player
+
+
+def test_another_name_keeps_the_last_ones_tokens() -> None:
+    """A name played as before is that player again; the one it replaced is kept."""
+    rosa = Identity().with_token("lan:1", "rosa", "t-rosa").with_token("lan:2", "rosa", "t-r2")
+    anon = rosa.with_token("lan:1", "anon", "t-anon")
+    assert (anon.name, anon.tokens, anon.earlier) == (
+        "anon",
+        {"lan:1": "t-anon"},
+        {"rosa": {"lan:1": "t-rosa", "lan:2": "t-r2"}},
+    )
+    assert anon.token_as("rosa", "lan:2") == "t-r2"
+    assert anon.token_as("anon", "lan:1") == "t-anon"
+    assert anon.token_as("zed", "lan:1") is None
+    again = anon.with_token("lan:1", "rosa", "t-rosa")
+    assert (again.name, again.tokens) == ("rosa", {"lan:1": "t-rosa", "lan:2": "t-r2"})
+    assert again.earlier == {"anon": {"lan:1": "t-anon"}}
+
+
+async def test_another_name_is_a_new_player_and_the_last_one_comes_back(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """rosa's computer started with --name anon: anon is a new player (said, since it is
+    no rename); the file keeps rosa, so --name rosa is rosa again (her token was
+    overwritten, her games and ratings lost to this computer)."""
+    rosa = await connect("rosa")
+    (tmp_path / FILE_NAME).write_text(
+        json.dumps({"name": "rosa", "tokens": {f"localhost:{server.port}": rosa.token}})
+    )
+    await rosa.ws.close()
+    address = ServerAddress("localhost", server.port)
+    for name, same in (("anon", False), ("rosa", True)):
+        options = PlayOptions(server=address, name=name, config_dir=tmp_path)
+        app = GomokuApp(options, backoff=FAST)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: app.model.session.link.online, "online")  # noqa: B023
+            assert (app.model.me == rosa.player) is same
+            if not same:
+                said = [n.message for n in app._notifications]
+                assert said == [
+                    "anon is a new player here; rosa is kept on this computer: "
+                    "gomoku play --name rosa plays as them again."
+                ]
+            await pilot.press("q")
+    assert load_identity(tmp_path).earlier.keys() == {"anon"}
