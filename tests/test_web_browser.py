@@ -583,17 +583,18 @@ IN_ITS_LISTS_SIGHT = """li => {
 async def test_a_reload_and_a_dropped_connection_resume_the_game(browser: Browser) -> None:
     """ann creates a private room and reloads the page before anyone comes: the room and
     its code are still there (a reload closed it at once), and hal joins it by its
-    invite code. ann reloads the page mid-game: her name, her seat, the position and what
-    hal said come back and she plays on. Then her connection drops and hal moves
-    meanwhile: the page reconnects by itself, catches up the missed move, and she plays
-    on."""
+    invite code, which her address does not hold (the tab's history kept it for the next
+    person at a shared computer); the Invite field does. ann reloads the page mid-game:
+    her name, her seat, the position and what hal said come back and she plays on. Then
+    her connection drops and hal moves meanwhile: the page reconnects by itself, catches
+    up the missed move, and she plays on."""
     async with people(browser) as crowd:
         ann = await crowd.page("ann")
         await ann.check("#create-form input[name=private]")
         await ann.select_option("#create-form select[name=seat]", "black")
         await ann.click("#create-button")
         code = await ann.locator("#invite-code").inner_text()
-        assert ann.url.endswith(f"#/room/{code}")
+        assert re.search(r"#/room/r-[0-9a-f]+$", ann.url), ann.url
         assert code in await ann.locator("#share-link").input_value()
         await ann.reload()
         await expect(ann.locator("#status")).to_contain_text("Waiting for an opponent")
@@ -652,6 +653,32 @@ async def cy_watches_a_private_game(
     await cy.goto(f"{crowd.url}#/room/{code}")
     await expect(cy.locator("#status")).to_contain_text("ann to move")
     return ann, hal, room, code, cy
+
+
+async def test_back_after_play_as_a_new_player_opens_no_private_room_of_the_last_one(
+    browser: Browser,
+) -> None:
+    """ann played a private game she entered by its invite link, then made the page a new
+    player's: Back no longer brings the next person into that room and its chat (the
+    code stayed in the tab's history, a spectator's pass to it)."""
+    async with people(browser) as crowd:
+        hal = await crowd.client("hal")
+        made = await hal.create(private=True, seat="white")
+        assert made.room.code is not None
+        ann = await crowd.page("ann", hash=f"#/room/{made.room.code}")
+        await expect(ann.locator("#name-black")).to_contain_text(re.compile(r"ann .*\(you\)"))
+        assert ann.url.endswith(f"#/room/{made.room.id}")
+        await hal.send(m.Chat(room=made.room.id, text="call me on 555-0199"))
+        await expect(ann.locator("#chat-log")).to_contain_text("555-0199")
+        await ann.click("#rename")
+        await ann.fill("#name-input", "guest")
+        await ann.click("#name-new")
+        await expect(ann.locator("header #me")).to_have_text("guest")
+        for _ in range(3):
+            await ann.go_back()
+            await ann.wait_for_timeout(300)
+            assert made.room.code not in ann.url
+            await expect(ann.get_by_text("555-0199")).not_to_be_visible()
 
 
 async def test_a_spectator_of_a_private_game_watches_on_after_a_dropped_network(

@@ -158,6 +158,7 @@ export class App {
         return;
       }
       localStorage.removeItem(STORE.token); // the page's place on this server: a new one
+      localStorage.removeItem(STORE.ends); // and the rooms the last one's games were in
       localStorage.setItem(STORE.name, name);
       this.me = null;
       this.rooms.clear();
@@ -500,8 +501,12 @@ export class App {
 
   /** Show a room that has arrived: its link in the address bar, its page. */
   open(room) {
+    // A player's own room by its id, a private one's too: its invite code in the address
+    // stayed in the tab's history, where the next person at a shared computer found it
+    // (Back, after "Play as a new player") and watched the room and read its chat. The
+    // invite link to share is the room's Invite field.
     const mine = this.me && room.seatOf(this.me.player);
-    const target = room.code && mine ? `#/room/${room.code}` : mine ? `#/room/${room.id}` : `#/watch/${room.id}`;
+    const target = mine ? `#/room/${room.id}` : `#/watch/${room.id}`;
     this.current = room.id;
     if (window.location.hash !== target) window.location.hash = target;
     else this.navigate();
@@ -612,6 +617,9 @@ export class App {
       this.current = snap.room.id;
       if (target.code) this.codes.set(snap.room.id, target.code);
       const room = this.rooms.get(snap.room.id);
+      if (target.code && room?.seatOf(this.me?.player)) {
+        history.replaceState(null, "", `#/room/${snap.room.id}`); // as open() does: no code kept
+      }
       if (room) this.views.game.show(room);
     } catch (error) {
       // A code no room has is as likely a typo as a room closed: say both.
