@@ -205,8 +205,9 @@ async def seated_pair(
 ) -> tuple[TestClient, TestClient, str]:
     """Alice creates a room as Black, Bob joins as White (on ``to``, or the test's
     server); both have seen the start."""
-    alice = await connect("alice", to=to)
-    bob = await connect("bob", to=to)
+    where = {} if to is None else {"to": to}  # a connect bound to a server keeps it
+    alice = await connect("alice", **where)
+    bob = await connect("bob", **where)
     snap = await alice.create(seat="black", **room)
     room_id = snap.room.id
     await bob.join(room_id)

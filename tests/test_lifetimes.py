@@ -5,7 +5,6 @@ stops working. On both stores: for Redis, every key under the room's prefix is l
 from __future__ import annotations
 
 import asyncio
-import functools
 from collections.abc import Awaitable, Callable
 
 import pytest
@@ -164,7 +163,7 @@ async def test_everyone_in_a_finished_room_is_told_when_it_closes(
     its spectator each get ``left`` (``closed``) unasked, rather than learning it from the
     next chat line's ``no_such_room``; their connections go on."""
     server = await _server(store_kind, make_server, request)
-    alice, bob, room = await seated_pair(functools.partial(connect, to=server))
+    alice, bob, room = await seated_pair(connect, to=server)
     carol = await connect("carol", to=server)
     await carol.send(m.Join(room=room, role="spectator"))
     await carol.expect(m.Snapshot)
@@ -186,7 +185,7 @@ async def test_a_game_in_play_outlives_the_lifetimes(
     """A game that started and goes on slowly is not closed with the waiting rooms, and a
     resume token in use keeps working while one left unused stops."""
     server = await _server(store_kind, make_server, request)
-    alice, bob, room = await seated_pair(functools.partial(connect, to=server))
+    alice, bob, room = await seated_pair(connect, to=server)
     idle = await connect("idle", to=server)
     for point in ("h8", "a1", "h9", "a2"):  # the game outlasts the rooms' lifetimes
         await asyncio.sleep(SESSION_TTL_MS / 4000)

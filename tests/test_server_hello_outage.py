@@ -8,7 +8,6 @@ of the hello path (after the session was read, so the hello is already half done
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -71,7 +70,7 @@ async def test_a_hello_cut_by_an_outage_leaves_the_connection_unidentified(
     dies_at = "player_rooms"
     store = RedisDiesDuringHello(persistent_redis)
     server = await make_server(store=store)
-    alice, bob, room = await seated_pair(functools.partial(connect, to=server))
+    alice, bob, room = await seated_pair(connect, to=server)
     await alice.ws.close()
     assert not (await _presence(bob, alice.player)).online
 

@@ -4,7 +4,6 @@ play one game, and a Redis restart mid-game does not end it."""
 from __future__ import annotations
 
 import asyncio
-import functools
 from collections.abc import Awaitable, Callable
 
 from redis_fixtures import RedisServer
@@ -86,7 +85,7 @@ async def test_a_late_spectator_reads_the_last_chat_lines_the_log_let_go(
     )
     store = RedisStore(redis_url, poll_interval_s=0.2, max_events=10)
     server = await make_server(make_config(limits=limits), store=store)
-    alice, bob, room = await seated_pair(functools.partial(connect, to=server))
+    alice, bob, room = await seated_pair(connect, to=server)
     for n in range(36):
         await alice.send(m.Chat(room=room, text=f"line {n}"))
     said = []
