@@ -9,7 +9,7 @@ import json
 from collections.abc import Awaitable, Callable
 
 import pytest
-from server_fixtures import Connect, TestClient, play_moves
+from server_fixtures import Connect, TestClient, play_moves, seated_pair
 
 from engine import Color, Opening, Reason, Rule
 from engine.record import parse_json, parse_move_list, parse_psq
@@ -279,6 +279,30 @@ async def test_private_games_and_unknown_players(arena: GomokuServer, connect: C
     assert isinstance(known, m.Profile)
     assert known.name == "bob"
     assert all(s.games == 0 for s in known.ratings)  # unrated: no rating changed
+
+
+async def test_a_rename_shows_in_the_profile_others_read_at_once(
+    arena: GomokuServer, connect: Connect
+) -> None:
+    """Alice, who has a finished game, says hello again with her token and a new name:
+    Bob reads the new name in her profile at once (he read the old one until her next
+    finished game, while her own profile showed the new one)."""
+    alice, bob, room = await seated_pair(connect, to=arena)
+    await alice.send(m.Resign(room=room))
+    await bob.until_event(GameOver)
+    await alice.ws.close()
+    renamed = await connect(to=arena)
+    await renamed.hello("alicia", token=alice.token)
+    seen = await _ask(bob, m.GetProfile(player=alice.player, id=1))
+    assert isinstance(seen, m.Profile)
+    assert seen.name == "alicia"
+    carol = await connect("carol", to=arena)
+    await carol.ws.close()
+    again = await connect(to=arena)
+    await again.hello("caroline", token=carol.token)  # no finished game: not looked up
+    unknown = await _ask(bob, m.GetProfile(player=carol.player, id=2))
+    assert isinstance(unknown, m.Error)
+    assert unknown.code == "no_such_player"
 
 
 async def test_a_game_left_unarchived_is_archived_by_the_clock_ticker(

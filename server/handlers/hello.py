@@ -71,9 +71,15 @@ async def on_hello(session: Session, msg: m.Hello) -> None:
         resumed = True
         if record.worker is not None:
             record.seen_ms = now_ms()
-        if record.name != name or record.bot != bot or record.worker is not None:
+        renamed = record.name != name
+        if renamed or record.bot != bot or record.worker is not None:
             record.name, record.bot = name, bot or record.bot
             await store.put_session(token_hash(token), encode_session(record))
+        if renamed and record.worker is None and await store.names([record.player]):
+            # Others see the new name at once (profile, leaderboard): a renamed player
+            # read their new name on their own profile while others read the old one
+            # until their next finished game. Kept only for a player others may look up.
+            await store.put_names({record.player: name})
     else:
         token = new_token()
         record = SessionRecord(
