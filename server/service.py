@@ -154,6 +154,7 @@ class RoomService:
         # judges presence by the connections attached after the room was read: both read
         # the room as stored, never as this instance remembers it (see Store.load_room).
         fresh = isinstance(action, (game.Tick, game.Claim))
+        archive_tried = False
         for _ in range(MAX_ATTEMPTS):
             loaded = await self.load(room_id, fresh=fresh)
             if loaded is None:
@@ -165,10 +166,21 @@ class RoomService:
                 # after it, so one of the two writes sees the other (version check).
                 attendance = await self.store.attendance(room_id, room.seated())
                 this = dataclasses.replace(this, attendance=attendance)
-            if isinstance(this, game.Tick) and room.archive_at_ms is not None:
+            if (
+                isinstance(this, game.Tick)
+                and room.archive_at_ms is not None
+                and (this.due or not archive_tried)
+            ):
                 if await self.archive(room):  # a finished game's archiving fell due
                     await self._expire_finished(room, archived=True)  # kept: the usual TTL
-                return game.Outcome(room), record.seq
+                if this.due:
+                    return game.Outcome(room), record.seq
+                # A presence change while the game was being archived: applied to the
+                # room as archived, after the game_over the archive logs. It was dropped
+                # (a player who left at once stayed present to the room, and an AI seat
+                # waited its 20 s for a rematch nobody would offer).
+                archive_tried = True
+                continue
             now = now_ms()
             working = copy_room(room)  # ``room`` stays as it was, for comparing
             gave_back = outage.give_back(working, self.outage, timers.outage_grace_max_ms)

@@ -8,7 +8,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 
 import msgspec
-from server_fixtures import Connect, make_config, seated_pair
+from server_fixtures import Connect, make_config, play_moves, seated_pair
 
 from engine import Rule
 from protocol import messages as m
@@ -205,6 +205,35 @@ async def test_presence_grace_then_claim(make_server: MakeServer, connect: Conne
     await alice.send(m.Claim(room=room))
     over = await alice.event(GameOver, room)
     assert (over.winner, over.reason) == ("black", "abandon")
+
+
+class SlowArchive(MemoryStore):
+    """The memory store, keeping a finished game's record a second late (a busy disk)."""
+
+    async def put_record(
+        self, game_id: str, record: bytes, player_ids: Sequence[str], ended_ms: int
+    ) -> None:
+        await asyncio.sleep(1.0)
+        await super().put_record(game_id, record, player_ids, ended_ms)
+
+
+async def test_a_player_who_leaves_as_the_game_ends_is_gone_to_the_room(
+    make_server: MakeServer, connect: Connect
+) -> None:
+    """Bob leaves the moment Alice's five ends the game, while its record is being kept:
+    Alice hears he went, after the game_over (his going was dropped, and he stayed
+    present: an AI seat in Alice's place waited 20 s for a rematch)."""
+    server = await make_server(store=SlowArchive())
+    alice, bob, room = await seated_pair(connect, to=server)
+    await play_moves(alice, bob, room, ["h8", "a1", "i8", "a2", "j8", "a3", "k8", "a4"])
+    await alice.move(room, "l8")
+    assert (await bob.until_event(Moved)).point == "l8"
+    await bob.send(m.Leave(room=room))
+    await bob.expect(m.Left)
+    over = await alice.until_event(GameOver)
+    assert over.winner == "black"
+    gone = await alice.until_event(Presence)
+    assert (gone.player, gone.online) == (bob.player, False)
 
 
 async def test_a_reload_is_no_news_to_the_opponent(
