@@ -541,6 +541,12 @@ def test_a_player_gone_for_less_than_offline_after_is_not_announced() -> None:
     again = apply(left.room, game.Tick(_attending(**{A: (1, None), B: (0, 3_500)})), 4_000, rules)
     assert again.events == []
     assert again.room.due_ms(rules.grace_ms) == 6_500
+    # an AI seat's going is announced at once (its worker's death is found by presence)
+    seat = running.seats[1]
+    assert seat is not None
+    seat.bot = True
+    ai_gone = apply(running, game.Tick(b_gone), 1_000, rules)
+    assert ai_gone.events == [Presence(player=B, online=False, deadline_ms=60_000)]
 
 
 def test_a_player_who_never_attached_is_gone_once_and_can_be_claimed_against() -> None:

@@ -27,6 +27,7 @@ from protocol.backoff import Backoff
 from protocol.events import GameOver, Moved, RoomEvent, Undone
 from server.app import GomokuServer
 from server.config import Bots, ServerConfig
+from server.game import GameRules
 from server.store.redis import RedisStore
 from worker.config import WorkerConfig
 from worker.control import AiWorker
@@ -40,9 +41,12 @@ StartWorker = Callable[..., Awaitable[AiWorker]]
 
 
 def ai_config(**overrides: Any) -> ServerConfig:
-    """Test timings plus a bot key and quick worker liveness checks."""
+    """Test timings plus a bot key and quick worker liveness checks, and the server's own
+    wait before a person is said to be gone (an AI seat's going must still be seen at
+    once: the watchdog hands a dead worker's seat over by it)."""
     base = make_config(bot_keys=frozenset({BOT_KEY}), bots=FAST_BOTS)
-    return dataclasses.replace(base, **overrides)
+    rules = dataclasses.replace(base.game, offline_after_ms=GameRules().offline_after_ms)
+    return dataclasses.replace(base, **{"game": rules, **overrides})
 
 
 def worker_config(server: GomokuServer, **overrides: Any) -> WorkerConfig:

@@ -64,7 +64,8 @@ class GameRules:
     offline: a page reloaded, a name changed (the page connects again) or a network
     that dropped for a moment is no news to the opponent, who saw "offline" and "back"
     within a second. The grace period still counts from when they left; a grace
-    period shorter than this is the wait instead."""
+    period shorter than this is the wait instead. An AI seat is announced at once (its
+    worker's death is found by the room's presence)."""
 
 
 @dataclasses.dataclass(frozen=True)

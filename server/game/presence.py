@@ -108,7 +108,10 @@ def _sync_presence(
             free_seat(room, index, out)
             events += out.events
             continue
-        quiet_until = None if went is None else went + min(rules.offline_after_ms, rules.grace_ms)
+        # An AI seat's going is seen at once: the watchdog hands a seat whose worker died
+        # to another by the room's presence (one that reads online plays elsewhere).
+        wait = 0 if seat.bot else min(rules.offline_after_ms, rules.grace_ms)
+        quiet_until = None if went is None else went + wait
         if seat.online and kept and quiet_until is not None and now_ms < quiet_until:
             seat.attach_by_ms = quiet_until  # looked at again then
             continue
