@@ -114,7 +114,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="the server's bot key (required)",
     )
     parser.add_argument(
-        "--processes", type=count(1, 1024), default=None, help="search processes (CPUs)"
+        "--processes",
+        type=count(1, 1024),
+        default=None,
+        help="search processes (default: one per CPU this process may run on, as taskset "
+        "allows; one more answers the quick level's moves)",
     )
     parser.add_argument(
         "--move-time",

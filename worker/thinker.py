@@ -203,6 +203,15 @@ def _context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("spawn")
 
 
+def usable_cpus() -> int:
+    """The CPUs this process may run on: its affinity mask where the OS has one (under
+    ``taskset -c 0`` on a small host the pool started one search process per CPU of the
+    machine, each 63 MB), else every CPU."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
 class Thinker:
     """A process pool for engine searches, shared by every game of a worker.
 
@@ -211,7 +220,7 @@ class Thinker:
     """
 
     def __init__(self, processes: int | None = None) -> None:
-        self.processes = max(1, processes or os.cpu_count() or 1)
+        self.processes = max(1, processes or usable_cpus())
         self._stop, self._stopping = _context().Pipe(duplex=False)
         """The pool processes' end of a pipe, and ours: closing ours stops them all."""
         self._closed = False
