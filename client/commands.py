@@ -51,16 +51,12 @@ def typed_point(text: str, size: int) -> Point | None:
     is chat). Raises :class:`NotOnBoard` for a point beyond the board: it is refused
     with the reason, never played elsewhere; :class:`ReversedPoint` for a point of the
     board typed row first."""
-    typed = POINT_TYPED.fullmatch(text)
-    if typed is None:
-        reversed_ = POINT_REVERSED.fullmatch(text)
-        if reversed_ is not None:
-            name = f"{reversed_[2].lower()}{int(reversed_[1])}"
-            try:
-                point_from_wire(name, size)
-            except NotationError:
-                return None
+    if (turned := POINT_REVERSED.fullmatch(text)) is not None:
+        name = f"{turned[2].lower()}{int(turned[1])}"
+        if _on_board(name, size):
             raise ReversedPoint(f"{text} was not sent: to play that point, type {name}.")
+        return None
+    if (typed := POINT_TYPED.fullmatch(text)) is None:
         return None
     name = f"{typed[1].lower()}{int(typed[2])}"
     try:
@@ -70,3 +66,12 @@ def typed_point(text: str, size: int) -> Point | None:
         raise NotOnBoard(
             f"{name} is not on this {size}x{size} board (columns a-{last}, rows 1-{size})."
         ) from None
+
+
+def _on_board(name: str, size: int) -> bool:
+    """Whether the point called ``name`` (``h8``) is on a ``size`` board."""
+    try:
+        point_from_wire(name, size)
+    except NotationError:
+        return False
+    return True

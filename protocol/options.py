@@ -197,6 +197,16 @@ class EnvOptions:
         self.parser.error(message)
 
 
+def usable_cpus() -> int:
+    """The CPUs this process may run on: its affinity mask where the OS has one (as
+    ``taskset`` sets it), else every CPU. The default of ``--processes`` for the server
+    and for the AI worker's search pool (under ``taskset -c 0`` on a small host the pool
+    started one search process per CPU of the machine, each 63 MB)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
 class HelpFormatter(argparse.HelpFormatter):
     """``--help`` wrapped at spaces only: argparse also breaks lines at hyphens, which
     split ``gomoku-server status``, ``--bot-seats`` and a data file's path across two
@@ -207,15 +217,7 @@ class HelpFormatter(argparse.HelpFormatter):
         return textwrap.wrap(text, width, break_on_hyphens=False, break_long_words=False)
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
-        text = " ".join(text.split())
-        return textwrap.fill(
-            text,
-            width,
-            initial_indent=indent,
-            subsequent_indent=indent,
-            break_on_hyphens=False,
-            break_long_words=False,
-        )
+        return "\n".join(indent + line for line in self._split_lines(text, width - len(indent)))
 
 
 class RawDescriptionHelpFormatter(argparse.RawDescriptionHelpFormatter, HelpFormatter):

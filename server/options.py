@@ -7,14 +7,22 @@ from __future__ import annotations
 import argparse
 import errno
 import ipaddress
-import os
 import socket
 import sys
 import urllib.parse
 from collections.abc import Sequence
 from pathlib import Path
 
-from protocol.options import EnvOptions, HelpFormatter, count, key, number, port, seconds
+from protocol.options import (
+    EnvOptions,
+    HelpFormatter,
+    count,
+    key,
+    number,
+    port,
+    seconds,
+    usable_cpus,
+)
 from server import __version__
 from server.config import Bots, ConnectionLimits, ServerConfig, Timers
 from server.game import GameRules
@@ -285,15 +293,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def process_count(text: str) -> int:
     """How many server processes: a whole number; ``auto`` or 0 (returned as 0): one per
-    CPU this process may run on (:func:`cores`)."""
+    CPU this process may run on (:func:`~protocol.options.usable_cpus`)."""
     return 0 if text == "auto" else count(0, 1024)(text)
-
-
-def cores() -> int:
-    """The CPUs this process may run on (its affinity mask, where the OS has one)."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
 
 
 def reuse_port_spreads_connections() -> bool:
@@ -324,7 +325,7 @@ def _check_processes(
             "server per port behind a load balancer instead"
         )
     if args.processes == 0:
-        args.processes = cores()
+        args.processes = usable_cpus()
 
 
 def _open_data(

@@ -166,11 +166,7 @@ class RoomService:
                 # after it, so one of the two writes sees the other (version check).
                 attendance = await self.store.attendance(room_id, room.seated())
                 this = dataclasses.replace(this, attendance=attendance)
-            if (
-                isinstance(this, game.Tick)
-                and room.archive_at_ms is not None
-                and (this.due or not archive_tried)
-            ):
+            if isinstance(this, game.Tick) and room.archive_at_ms is not None and not archive_tried:
                 if await self.archive(room):  # a finished game's archiving fell due
                     await self._expire_finished(room, archived=True)  # kept: the usual TTL
                 if this.due:

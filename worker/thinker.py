@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from engine import Board, Rule
 from engine.ai import patterns, swap2, think
 from protocol.convert import point_to_wire, points_from_wire
+from protocol.options import usable_cpus
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -201,15 +202,6 @@ def _context() -> multiprocessing.context.BaseContext:
         context.set_forkserver_preload(["worker.thinker"])
         return context
     return multiprocessing.get_context("spawn")
-
-
-def usable_cpus() -> int:
-    """The CPUs this process may run on: its affinity mask where the OS has one (under
-    ``taskset -c 0`` on a small host the pool started one search process per CPU of the
-    machine, each 63 MB), else every CPU."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
 
 
 class Thinker:
