@@ -3,14 +3,18 @@ process (memory store, then Redis store), and the same clients against a bare re
 (``bench/relay.py``: no protocol, no validation, no store) as the ceiling.
 
 Run: ``.venv/bin/python bench/load.py [--pairs 100] [--seconds 10]
-[--client-processes 2] [--targets relay,memory,redis,redis2,redis2same] [--rounds 1]
-[--pair-rate 0]``
+[--client-processes 2] [--targets relay,memory,redis,redis2,redis2busy,redisapart,
+redis2same] [--rounds 1] [--pair-rate 0]``
 (``redis2``: ``gomoku-server --processes 2`` on one Redis, the kernel spreading the
 connections over the two processes, so about half the pairs start with their players
 on different processes, until the server hands one of the two connections to the
 other's process at the first join (``server/handoff.py``); ``redis2same``: two server
 instances on one Redis, with no handoff, where both players of each game connect to
-the same one from the start: what two processes cost with no game ever split).
+the same one from the start: what two processes cost with no game ever split;
+``redis2busy``: ``redis2`` given twice ``--pairs``, so that each of the two processes
+serves as many pairs as the one process of ``redis`` does; ``redisapart``: two
+one-process servers, each on a Redis of its own, each given ``--pairs``: one process's
+cost on a machine as busy as for ``redis2busy``).
 
 Each game is a pair of scripted clients on 15x15 playing a fixed legal sequence of
 spread-out moves in which nobody makes five; after ``--game-moves`` moves Black
@@ -30,7 +34,15 @@ with the server and redis-server. Each row prints the CPU share (1 core = 100%) 
 the target (all its processes), of the load generator and of redis-server during the
 window, so where the cores went is on the line; the target's CPU time per move is the
 figure least moved by that competition, and the one the two-process target compares
-(two processes' CPU per move <= 1.1x one's). Rate limits
+(two processes' CPU per move <= 1.1x one's). A process's CPU per move depends on how
+busy it is (one busy process finds more events at each turn of its event loop and
+writes more of them at once), so the two-process target is read two ways: ``redis2``
+splits one process's pairs over two (the same work, each process half as busy), and
+``redis2busy`` gives each of the two processes the one's pairs (twice the work, each
+process as busy as the one), and ``redis2busy`` is also set against ``redisapart``
+(the same work on two servers that share nothing), since a busier machine makes
+every process's turns carry more events too. The last two need ``--pair-rate`` on a
+machine whose cores the closed loop fills. Rate limits
 and the per-address limit are lifted on the server (everything comes from
 127.0.0.1). Targets: memory store >= 60% of the relay's moves/s with p99 <= 2x the
 relay's; Redis store >= 30% of the relay's moves/s.
@@ -51,7 +63,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -370,20 +382,22 @@ def drive(
     pids: list[int],
     args: argparse.Namespace,
     rooms: Any = None,
-    redis_url: str | None = None,
+    redis_urls: Sequence[str] = (),
+    pairs: int | None = None,
 ) -> Outcome:
     """Start the client processes, run the window, and gather what they measured
     (``rooms``: a queue that gets the id of every room the pairs create). The target's
     CPU time is that of ``pids`` and their process trees (a ``--processes N``
-    supervisor's servers too)."""
+    supervisor's servers too; ``pairs``: how many, ``--pairs`` if not given)."""
     sequence = quiet_sequence(args.game_moves)
     interval = 1 / args.pair_rate if args.pair_rate > 0 else 0.0
     ctx = multiprocessing.get_context("spawn")
     ready: Any = ctx.Queue()
     results: Any = ctx.Queue()
     go = ctx.Event()
-    share = [args.pairs // args.client_processes] * args.client_processes
-    share[0] += args.pairs - sum(share)
+    pairs = args.pairs if pairs is None else pairs
+    share = [pairs // args.client_processes] * args.client_processes
+    share[0] += pairs - sum(share)
     processes = []
     first = 0
     stop_box: Any = ctx.Value("d", 0.0)  # set once every process is ready
@@ -406,8 +420,8 @@ def drive(
     }
     if pids:
         readers["target"] = lambda: sum(tree_cpu_seconds(pid) for pid in pids)
-    if redis_url is not None:
-        readers["redis"] = lambda: redis_cpu_seconds(redis_url)
+    if redis_urls:
+        readers["redis"] = lambda: sum(redis_cpu_seconds(url) for url in redis_urls)
     cpu = CpuWindow(readers, begin, end)
     cpu.start()
     go.set()
@@ -464,7 +478,9 @@ def main() -> None:
         default="relay,memory,redis",
         help="what to measure, comma-separated (relay,memory,redis; redis2: two server "
         "processes on one Redis, gomoku-server --processes 2; redis2same: two instances on "
-        "one Redis, each game's players on one of them); ratios need the relay",
+        "one Redis, each game's players on one of them; redis2busy: redis2 with twice the "
+        "pairs, each process as busy as redis's one; redisapart: two one-process servers "
+        "with a Redis each, given twice the pairs); ratios need the relay",
     )
     parser.add_argument(
         "--pair-rate",
@@ -493,11 +509,17 @@ def main() -> None:
             f", each pair moving at most {args.pair_rate:g} times a second"
             if args.pair_rate > 0
             else ", each pair moving as soon as it may"
+        )
+        + (
+            f" (redis2busy and redisapart: {2 * args.pairs} games)"
+            if {"redis2busy", "redisapart"} & set(args.targets.split(","))
+            else ""
         ),
     ]
     print("\n".join(head), flush=True)
     targets = [t.strip() for t in args.targets.split(",") if t.strip()]
-    if unknown := set(targets) - {"relay", "memory", "redis", "redis2", "redis2same"}:
+    known = {"relay", "memory", "redis", "redis2", "redis2busy", "redisapart", "redis2same"}
+    if unknown := set(targets) - known:
         raise SystemExit(f"unknown target {', '.join(sorted(unknown))}")
     runs: dict[str, list[Outcome]] = {target: [] for target in targets}
     errors = ""
@@ -538,22 +560,27 @@ def measure(target: str, args: argparse.Namespace) -> tuple[Outcome, str]:
         finally:
             relay.terminate()
             relay.wait(20)
+    # two instances, each on its own port; redisapart: each on a Redis of its own too
+    count = 2 if target in ("redis2same", "redisapart") else 1
     with contextlib.ExitStack() as stack:
-        extra: list[str] = []
-        redis_url = None
+        extras: list[list[str]] = [[] for _ in range(count)]
+        redis_urls: list[str] = []
         if target != "memory":
-            redis_url = stack.enter_context(redis_server())
-            extra = ["--redis", redis_url]
-        if target == "redis2":  # two server processes on one port (SO_REUSEPORT)
-            extra += ["--processes", "2"]
-        count = 2 if target == "redis2same" else 1  # two instances, each on its own port
-        servers = [stack.enter_context(gomoku_server(extra)) for _ in range(count)]
+            redis_urls = [
+                stack.enter_context(redis_server())
+                for _ in range(count if target == "redisapart" else 1)
+            ]
+            extras = [["--redis", redis_urls[i % len(redis_urls)]] for i in range(count)]
+        if target in ("redis2", "redis2busy"):  # two processes, one port (SO_REUSEPORT)
+            extras[0] += ["--processes", "2"]
+        servers = [stack.enter_context(gomoku_server(extra)) for extra in extras]
         outcome = drive(
             target,
             [server.url for server in servers],
             [server.process.pid for server in servers],
             args,
-            redis_url=redis_url,
+            redis_urls=redis_urls,
+            pairs=2 * args.pairs if target in ("redis2busy", "redisapart") else args.pairs,
         )
         return outcome, "".join(server.errors_logged() for server in servers)
 
@@ -595,17 +622,28 @@ def row(o: Outcome, relay: Outcome | None) -> str:
 def verdicts(relay: Outcome | None, outcomes: list[Outcome]) -> list[str]:
     lines = []
     by_name = {o.name: o for o in outcomes}
-    one, two = by_name.get("redis"), by_name.get("redis2")
-    if one is not None and two is not None:
+    for name, base, how in (
+        ("redis2", "redis", "one process's pairs split over two, each half as busy"),
+        ("redis2busy", "redis", "twice the pairs, each process as busy as the one"),
+        (
+            "redis2busy",
+            "redisapart",
+            "against two one-process servers sharing nothing, with the same pairs",
+        ),
+    ):
+        one, two = by_name.get(base), by_name.get(name)
+        if one is None or two is None:
+            continue
         ratio = two.cpu_us_per_move / one.cpu_us_per_move
         lines.append(
-            f"redis2: two processes on one Redis use {ratio:.2f}x the CPU per move of one "
-            f"(target <= {TWO_PROCESS_TARGET:.2f}x): "
+            f"{name}: two processes on one Redis ({how}) use {ratio:.2f}x the CPU per move "
+            f"of {base} (target <= {TWO_PROCESS_TARGET:.2f}x): "
             f"{'met' if ratio <= TWO_PROCESS_TARGET else 'NOT met'}; aggregate "
-            f"{two.moves_per_s:.0f} moves/s against one process's {one.moves_per_s:.0f} "
+            f"{two.moves_per_s:.0f} moves/s against {base}'s {one.moves_per_s:.0f} "
             f"(x{two.moves_per_s / one.moves_per_s:.2f}; the same 2 cores also run the clients "
             f"and redis-server: see their CPU columns)"
         )
+    one = by_name.get("redis")
     same = by_name.get("redis2same")
     if one is not None and same is not None:
         ratio = same.cpu_us_per_move / one.cpu_us_per_move
@@ -619,7 +657,7 @@ def verdicts(relay: Outcome | None, outcomes: list[Outcome]) -> list[str]:
     if relay is None:
         return lines
     for o in outcomes:
-        if o.name in ("redis2", "redis2same"):
+        if o.name != "memory" and o.name != "redis":
             continue
         ratio = o.moves_per_s / relay.moves_per_s
         p99 = o.p99_ms / relay.p99_ms
