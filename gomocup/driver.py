@@ -12,9 +12,11 @@ Every command has a time limit (``limit``, in seconds). A brain that exits or
 closes its output raises :class:`BrainError` (with the last lines it wrote on
 stderr, which is read all along and kept a few lines deep); one that says something
 that is not the answer asked for raises :class:`BrainBadAnswer`, and one that does
-not answer in time :class:`BrainTimeout` (both subclasses). ``MESSAGE``/``DEBUG``/
-``SUGGEST`` lines are collected in :attr:`Brain.messages` (and passed to
-:attr:`Brain.on_message`), never mistaken for answers. A line longer than
+not answer in time :class:`BrainTimeout` (both subclasses). ``MESSAGE``/``DEBUG``
+lines are collected in :attr:`Brain.messages` (and passed to
+:attr:`Brain.on_message`), never mistaken for answers. A brain asked for a move may
+answer ``SUGGEST x,y``: it is answered ``PLAY x,y``, as a Gomocup tournament's
+manager does, and the brain's answer to that is its move. A line longer than
 :data:`MAX_LINE` bytes is cut there, as the Gomocup protocol allows a manager.
 
 On POSIX a brain runs in a session (and process group) of its own, and
@@ -30,9 +32,12 @@ import collections
 import contextlib
 import os
 import shlex
+import shutil
 import signal
+import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 
 from engine.types import Point
 
@@ -43,7 +48,7 @@ STDERR_LINES = 8
 """Lines of a brain's stderr kept (the last ones), each cut to :data:`STDERR_WIDTH`."""
 STDERR_WIDTH = 200
 READ_SIZE = 65536
-_CHATTER = ("MESSAGE", "DEBUG", "SUGGEST")
+_CHATTER = ("MESSAGE", "DEBUG")
 _OWN_GROUP = os.name == "posix" and hasattr(os, "killpg")
 
 
@@ -105,7 +110,7 @@ class Brain:
         self.name = name
         self.messages: list[str] = []
         self.on_message: Callable[[str], None] | None = None
-        """Called with each MESSAGE/DEBUG/SUGGEST line as it is read."""
+        """Called with each MESSAGE/DEBUG line (and SUGGEST) as it is read."""
         self.last_elapsed = 0.0  # seconds the last move took, as seen from here
         assert process.stdout is not None
         self._stdout = LineReader(process.stdout)
@@ -168,12 +173,15 @@ class Brain:
             if not line:
                 continue
             if line.split(" ", 1)[0].upper() in _CHATTER:
-                self.messages.append(line)
-                del self.messages[:-100]
-                if self.on_message is not None:
-                    self.on_message(line)
+                self._chatter(line)
                 continue
             return line
+
+    def _chatter(self, line: str) -> None:
+        self.messages.append(line)
+        del self.messages[:-100]
+        if self.on_message is not None:
+            self.on_message(line)
 
     async def _exit_code(self) -> int | None:
         with contextlib.suppress(TimeoutError):
@@ -211,13 +219,21 @@ class Brain:
             raise BrainBadAnswer(f"{self.name} answered {_cut(answer)!r} instead of OK")
 
     async def _ask_move(self, lines: Iterable[str], limit: float) -> Point:
+        """The move the brain answers ``lines`` with, all within ``limit`` seconds; a
+        ``SUGGEST x,y`` is answered ``PLAY x,y`` in that time, and the brain's answer
+        to it is the move."""
         start = time.perf_counter()
         answer = await self.ask(lines, limit)
+        word, _, suggested = answer.partition(" ")
+        if word.upper() == "SUGGEST" and _point(suggested) is not None:
+            self._chatter(answer)
+            left = limit - (time.perf_counter() - start)
+            answer = await self.ask([f"PLAY {suggested.strip()}"], max(0.0, left))
         self.last_elapsed = time.perf_counter() - start
-        parts = answer.split(",")
-        if len(parts) != 2 or not all(part.strip().isdigit() for part in parts):
+        point = _point(answer)
+        if point is None:
             raise BrainBadAnswer(f"{self.name} answered {_cut(answer)!r} instead of a move x,y")
-        return Point(int(parts[0]), int(parts[1]))
+        return point
 
     # -- commands -----------------------------------------------------------
 
@@ -308,6 +324,45 @@ class Brain:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.quit()
+
+
+def _point(text: str) -> Point | None:
+    """``x,y`` as a brain writes a move (0-based, no sign), or None."""
+    parts = text.split(",")
+    if len(parts) != 2 or not all(part.strip().isdigit() for part in parts):
+        return None
+    return Point(int(parts[0]), int(parts[1]))
+
+
+def brain_command(text: str) -> str:
+    """A brain's command line, split as it will be run (shell quoting), whose program
+    can run here: a program named by a path (``/opt/brains/pbrain-x``, ``./pbrain-x``)
+    must be an executable file there; a bare name is looked up on PATH, then beside
+    this Python (the programs installed with this one, such as ``pbrain-gomoku``, where
+    the environment is not activated), and then given by its path. Raises
+    :class:`ValueError` with one line saying what is wrong."""
+    try:
+        words = shlex.split(text)
+    except ValueError as error:  # "No closing quotation"
+        raise ValueError(f"{text!r}: {str(error).lower()}") from None
+    if not words:
+        raise ValueError("an empty command")
+    program = words[0]
+    if shutil.which(program) is not None:
+        return text
+    if os.sep in program or (os.altsep is not None and os.altsep in program):
+        path = Path(program)
+        if not path.exists():
+            why = "no such command"
+        elif path.is_dir():
+            why = "a directory, not a program"
+        else:
+            why = "not an executable file"
+        raise ValueError(f"{program!r}: {why}")
+    beside = Path(sys.executable).with_name(program)  # pbrain-gomoku in a venv not activated
+    if shutil.which(beside) is not None:
+        return shlex.join([str(beside), *words[1:]])
+    raise ValueError(f"{program!r}: no such command")
 
 
 def _cut(answer: str, width: int = 80) -> str:

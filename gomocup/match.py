@@ -20,10 +20,7 @@ import asyncio
 import dataclasses
 import datetime
 import math
-import os
 import re
-import shlex
-import shutil
 import signal
 import sys
 import time
@@ -36,7 +33,7 @@ from engine import Board, Color, IllegalMoveError, NotationError, Point, Rule, p
 from engine.notation import MIN_SIZE, check_size
 from engine.record import GameRecord, Players, TimedMove, format_json
 from engine.types import Reason, Result
-from gomocup.driver import Brain, BrainBadAnswer, BrainError, BrainTimeout
+from gomocup.driver import Brain, BrainBadAnswer, BrainError, BrainTimeout, brain_command
 from protocol.options import count
 
 _RULE_INFO = {Rule.FREESTYLE: 0, Rule.STANDARD: 1, Rule.RENJU: 4}
@@ -603,33 +600,12 @@ def _board_size(text: str) -> int:
 
 
 def _command(text: str) -> str:
-    """A brain's command line, split as the match will split it (shell quoting). A
-    program named by a path (``/opt/brains/pbrain-x``, ``./pbrain-x``) must be an
-    executable file there; a bare name is looked up on PATH, then beside this Python
-    (the programs installed with this one, such as ``pbrain-gomoku``, where the
-    environment is not activated)."""
+    """A brain's command line (:func:`gomocup.driver.brain_command`), or argparse's one
+    line saying what is wrong with it."""
     try:
-        words = shlex.split(text)
-    except ValueError as error:  # "No closing quotation"
-        raise argparse.ArgumentTypeError(f"{text!r}: {str(error).lower()}") from None
-    if not words:
-        raise argparse.ArgumentTypeError("an empty command")
-    program = words[0]
-    if shutil.which(program) is not None:
-        return text
-    if os.sep in program or (os.altsep is not None and os.altsep in program):
-        path = Path(program)
-        if not path.exists():
-            why = "no such command"
-        elif path.is_dir():
-            why = "a directory, not a program"
-        else:
-            why = "not an executable file"
-        raise argparse.ArgumentTypeError(f"{program!r}: {why}")
-    beside = Path(sys.executable).with_name(program)  # pbrain-gomoku in a venv not activated
-    if shutil.which(beside) is not None:
-        return shlex.join([str(beside), *words[1:]])
-    raise argparse.ArgumentTypeError(f"{program!r}: no such command")  # not a lost match
+        return brain_command(text)
+    except ValueError as error:  # not a lost match: the match does not start
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def configure_parser(parser: argparse.ArgumentParser) -> None:

@@ -15,12 +15,14 @@ from gomocup.driver import Brain, BrainError
 from gomocup.match import elo_line, elo_with_margin, read_openings, run_match
 
 # Plays the first empty point in reading order; with "--stubborn" always 0,0 (illegal
-# once taken); with "--mute" never answers a move.
+# once taken); with "--mute" never answers a move; with "--suggest" answers a move with
+# SUGGEST x,y and plays it when told PLAY x,y.
 TINY_BRAIN = textwrap.dedent(
     """
     import sys
     size, stones = 15, set()
     stubborn, mute = "--stubborn" in sys.argv, "--mute" in sys.argv
+    suggest = "--suggest" in sys.argv
     def move():
         if mute:
             return None
@@ -32,7 +34,9 @@ TINY_BRAIN = textwrap.dedent(
                     return (x, y)
     def answer():
         point = move()
-        if point is not None:
+        if point is not None and suggest:
+            print(f"SUGGEST {point[0]},{point[1]}", flush=True)
+        elif point is not None:
             stones.add(point)
             print("MESSAGE thinking hard", flush=True)
             print(f"{point[0]},{point[1]}", flush=True)
@@ -59,6 +63,10 @@ TINY_BRAIN = textwrap.dedent(
             x, y = (int(v) for v in words[1].split(","))
             stones.add((x, y))
             answer()
+        elif command == "PLAY":
+            x, y = (int(v) for v in words[1].split(","))
+            stones.add((x, y))
+            print(f"{x},{y}", flush=True)
         elif command == "END":
             break
         elif command == "ABOUT":
@@ -91,6 +99,15 @@ async def test_an_illegal_move_loses(tmp_path: Path) -> None:
     result = await run_match(good, bad, opening, games=2, turn_ms=2000)
     assert [g.winner for g in result.games] == ["A", "A"]
     assert all("B illegal move" in g.reason for g in result.games)
+
+
+async def test_a_brain_that_suggests_its_moves_is_told_to_play_them(tmp_path: Path) -> None:
+    """A brain answering SUGGEST x,y gets PLAY x,y and its answer is its move, as in a
+    Gomocup tournament: it plays the game as the plain brain does, not loses on time."""
+    plain, suggesting = brain_command(tmp_path), brain_command(tmp_path, "--suggest")
+    result = await run_match(suggesting, plain, [[]], games=2, turn_ms=1000)
+    assert [(g.black, g.winner) for g in result.games] == [("A", "A"), ("B", "B")]
+    assert all("five" in g.reason for g in result.games), [g.reason for g in result.games]
 
 
 async def test_a_silent_brain_loses_on_time(tmp_path: Path) -> None:

@@ -110,7 +110,7 @@ WORKER_OPTIONS = [
     (["--server", "ws://localhost:65536"], "--server", "Port out of range"),
     (["--seats", "0"], "--seats", "less than 1"),
     (["--levels", "grandmaster"], "--levels", "unknown level"),
-    (["--brain", "no-such-brain-program --flag"], "--brain", "no program"),
+    (["--brain", "no-such-brain-program --flag"], "--brain", "no such command"),
     (["--brain-level", "Has Spaces"], "--brain-level", "not a level name"),
     (["--processes", "0"], "--processes", "less than 1"),
     (["--move-time", "0"], "--move-time", "less than"),

@@ -16,6 +16,9 @@ def test_brain_level_names_fit_the_protocol() -> None:
     """A brain command becomes a level name like brain:embryo."""
     assert brain_level_name("/opt/brains/pbrain-Embryo.exe --x") == "brain:pbrain-embryo"
     assert brain_level_name("python3 /tmp/tiny_brain.py") == "brain:tiny_brain"
+    # the script's name, not its last argument's; a module's
+    assert brain_level_name("python3 -u /tmp/tiny_brain.py --depth 3") == "brain:tiny_brain"
+    assert brain_level_name("python -m brains.embryo 3") == "brain:brains.embryo"
 
 
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity on this OS")

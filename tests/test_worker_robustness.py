@@ -11,6 +11,7 @@ import json
 import logging
 import signal
 import socket
+import subprocess
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -226,6 +227,67 @@ async def test_an_external_brain_plays_and_is_replaced_when_it_crashes(
     assert worker.stats.brain_failures == 1
     assert (tmp_path / "crashed").exists()
     person.replay()
+
+
+async def test_a_brain_that_fails_three_moves_in_a_row_resigns(
+    connect: Connect, start_worker: StartWorker, tmp_path: Path
+) -> None:
+    """A brain that crashes at every move from some point on is replaced twice, with
+    the built-in engine playing those moves; at the third failure in a row the AI
+    resigns, and the room is told why, instead of the engine playing the whole game
+    under the brain's name."""
+    brain = tmp_path / "tiny_brain.py"
+    brain.write_text(TINY_BRAIN)
+    worker = await start_worker(brain=f"{sys.executable} {brain} late", move_time_s=1.0)
+    client = await connect("ann")
+    person = await seat_ai(client, "brain:tiny_brain")
+    await person.play()
+    assert person.over is not None
+    assert (person.over.winner, person.over.reason) == ("white", "resign")
+    reports = [e.text for _, e in person.events if isinstance(e, ChatPosted)]
+    assert len(reports) == 3, reports
+    assert all("a new one takes over" in text for text in reports[:2])
+    assert "failed 3 moves in a row" in reports[2]
+    assert "the AI resigns" in reports[2]
+    assert worker.stats.brain_failures == 3
+    person.replay()
+
+
+async def test_a_brain_that_refuses_the_board_size_resigns_at_once(
+    connect: Connect, start_worker: StartWorker, tmp_path: Path
+) -> None:
+    """A brain that answers START 19 with ERROR cannot play a 19x19 game: the AI
+    resigns it before any move, saying why."""
+    brain = tmp_path / "tiny_brain.py"
+    brain.write_text(TINY_BRAIN)
+    await start_worker(brain=f"{sys.executable} {brain} 15only", move_time_s=1.0)
+    client = await connect("ann")
+    person = await seat_ai(client, "brain:tiny_brain", size=19)
+    await person.play()
+    assert person.over is not None
+    assert (person.over.winner, person.over.reason) == ("white", "resign")
+    assert person.moves == []
+    reports = [e.text for _, e in person.events if isinstance(e, ChatPosted)]
+    assert len(reports) == 1, reports
+    assert "cannot play this game" in reports[0]
+    assert "ERROR no thanks" in reports[0]
+
+
+def test_gomoku_ai_refuses_a_brain_that_does_not_start(tmp_path: Path) -> None:
+    """``gomoku-ai --brain`` starts the brain once before it offers it: one that answers
+    START with ERROR stops the worker with one line and status 2, before it connects."""
+    brain = tmp_path / "tiny_brain.py"
+    brain.write_text(TINY_BRAIN)
+    done = subprocess.run(
+        [sys.executable, "-m", "worker", "--server", "ws://127.0.0.1:9", "--bot-key", "k",
+         "--brain", f"{sys.executable} {brain} nostart"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"gomoku-ai: the brain cannot play: {sys.executable} {brain} nostart "
+        "answered 'ERROR no thanks' instead of OK"
+    ]
 
 
 async def test_games_survive_a_server_restart_with_redis(
@@ -522,19 +584,24 @@ async def test_a_worker_that_cannot_connect_says_so(
 
 TINY_BRAIN = r'''
 """A tiny Gomocup brain for tests: plays the free point nearest the centre, and
-crashes once (exit code 3) on its third move, leaving a marker file."""
+crashes once (exit code 3) on its third move, leaving a marker file. With "late" it
+crashes instead at every move once four stones are down (a fresh process too); with
+"nostart" it answers START with ERROR, and with "15only" START of another size."""
 import os
 import sys
 
 size = 15
 stones = set()
 played = 0
+mode = sys.argv[1] if len(sys.argv) > 1 else "once"
 
 
 def move():
     global played
     played += 1
-    if played == 3 and not os.path.exists("MARKER"):
+    if mode == "late" and len(stones) >= 4:
+        sys.exit(3)
+    if mode == "once" and played == 3 and not os.path.exists("MARKER"):
         open("MARKER", "w").close()
         sys.exit(3)
     c = size // 2
@@ -558,7 +625,10 @@ for line in sys.stdin:
     if words.startswith("START"):
         size = int(words.split()[1])
         stones.clear()
-        print("OK", flush=True)
+        if mode == "nostart" or (mode == "15only" and size != 15):
+            print("ERROR no thanks", flush=True)
+        else:
+            print("OK", flush=True)
     elif words == "BEGIN":
         move()
     elif words.startswith("TURN"):

@@ -6,7 +6,10 @@ One brain process per game. The brain is told the position incrementally
 opening, or a restart). A brain that crashes or does not answer in time is
 reported (``on_report``), killed, and replaced by a fresh process on the next
 move; the move at hand is then played by the built-in engine, so the game goes
-on and the clock is respected.
+on and the clock is respected. A brain that fails :data:`GIVE_UP_AFTER` moves in a
+row, or refuses the game's ``START`` (a board size it does not play), gives the
+game up (:class:`BrainGaveUp`): the seat resigns rather than let the built-in
+engine play a whole game under the brain's name.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import time
 from collections.abc import Callable
 
 from engine import Color, Rule
-from gomocup.driver import Brain, BrainError, BrainTimeout
+from gomocup.driver import Brain, BrainBadAnswer, BrainError, BrainTimeout
 from protocol.convert import point_to_wire, points_from_wire
 from worker.game import GameState
 from worker.thinker import Choice, Thinker
@@ -30,8 +33,35 @@ START_LIMIT_S = 5.0
 ANSWER_SLACK_S = 0.05
 """Extra seconds a brain's answer may take beyond its turn budget before it is
 dropped (the budget already keeps a margin from the clock)."""
-NO_LIMIT_MS = 1_000_000_000
 FALLBACK_LEVEL = "intermediate"
+GIVE_UP_AFTER = 3
+"""Failed moves in a row after which a brain gives its game up."""
+PROBE_SIZE = 15
+"""The board a brain must start on before the worker offers it (the usual one)."""
+
+
+class BrainGaveUp(Exception):
+    """The brain cannot play this game on: its seat resigns (the message says why)."""
+
+
+class StartRefused(BrainBadAnswer):
+    """The brain answered ``START`` with something else than OK (an unsupported size)."""
+
+
+async def brain_problem(command: str) -> str | None:
+    """Why the brain ``command`` cannot play (it does not run, or does not answer
+    ``START 15`` with OK in time), or None: asked once before a worker offers it."""
+    try:
+        brain = await Brain.popen(command)
+    except BrainError as error:
+        return str(error)
+    try:
+        await brain.start(PROBE_SIZE, limit=START_LIMIT_S)
+    except BrainError as error:
+        return str(error)
+    finally:
+        await brain.quit(limit=0.5)
+    return None
 
 
 class BrainPlayer:
@@ -51,28 +81,43 @@ class BrainPlayer:
         self.known: list[str] = []
         """The moves the brain has been told (its own included), in order."""
         self.crashes = 0
+        self.in_a_row = 0
+        """Moves the brain failed since its last good one."""
 
     async def move(self, game: GameState, budget_ms: int) -> Choice:
         """The brain's move for the side to move; the engine's if the brain fails (in
-        what is left of the budget)."""
+        what is left of the budget). Raises :class:`BrainGaveUp` when the brain refuses
+        the game's board or has failed :data:`GIVE_UP_AFTER` moves in a row."""
         start = time.monotonic()
         try:
-            return await self._ask(game, budget_ms)
+            choice = await self._ask(game, budget_ms)
+            self.in_a_row = 0
+            return choice
         except BrainError as error:
             self.crashes += 1
+            self.in_a_row += 1
+            await self._drop()
+            if isinstance(error, StartRefused):
+                raise BrainGaveUp(
+                    f"the brain cannot play this game ({error}); the AI resigns"
+                ) from error
+            if self.in_a_row >= GIVE_UP_AFTER:
+                raise BrainGaveUp(
+                    f"the brain failed {self.in_a_row} moves in a row (the last: {error}); "
+                    "the AI resigns"
+                ) from error
             what = "did not answer in time" if isinstance(error, BrainTimeout) else "failed"
             self.on_report(f"the brain {what} ({error}); a new one takes over")
-            await self._drop()
         left_s = max(0.0, budget_ms / 1000 - (time.monotonic() - start))
         return await self.thinker.move(game.rule, game.size, game.moves, FALLBACK_LEVEL, left_s)
 
     async def _ask(self, game: GameState, budget_ms: int) -> Choice:
         brain = await self._ensure(game)
         remaining = game.remaining_ms()
-        await brain.info(
-            timeout_turn=max(1, budget_ms),
-            time_left=NO_LIMIT_MS if remaining is None else remaining,
-        )
+        if remaining is not None:  # without a clock, timeout_match 0 said there is none
+            await brain.info(timeout_turn=max(1, budget_ms), time_left=remaining)
+        else:
+            await brain.info(timeout_turn=max(1, budget_ms))
         limit = budget_ms / 1000 + ANSWER_SLACK_S
         moves = game.moves
         if not moves and not self.known:
@@ -100,9 +145,15 @@ class BrainPlayer:
         await self._drop()
         brain = await Brain.popen(self.command)
         self.brain = brain
-        await brain.start(game.size, limit=START_LIMIT_S)
-        match_ms = NO_LIMIT_MS if game.time is None else game.time.base_ms
-        await brain.info(timeout_match=match_ms, rule=RULE_INFO[game.rule])
+        try:
+            await brain.start(game.size, limit=START_LIMIT_S)
+        except BrainBadAnswer as error:
+            raise StartRefused(str(error)) from error
+        # Gomocup's "no limit" is 0; game_type 0: the opponent is a person.
+        match_ms = 0 if game.time is None else game.time.base_ms
+        await brain.info(
+            timeout_match=match_ms, max_memory=0, game_type=0, rule=RULE_INFO[game.rule]
+        )
         self.known = []
         return brain
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import re
 import shlex
@@ -58,10 +59,16 @@ class WorkerConfig:
 
 
 def brain_level_name(command: str) -> str:
-    """``brain:`` and the command's file name, fit for a level name."""
+    """``brain:`` and the command's file name (for ``python [options] script.py args``
+    the script's, for ``python -m module`` the module's), fit for a level name."""
     words = shlex.split(command) or ["brain"]
-    interpreter = os.path.basename(words[0]).startswith("python")
-    base = os.path.basename(words[-1] if interpreter else words[0])
+    program = words[0]
+    if os.path.basename(program).startswith("python"):  # the script's name, or the module's
+        for before, word in itertools.pairwise(words):
+            if before == "-m" or not word.startswith("-"):
+                program = word
+                break
+    base = os.path.basename(program)
     base = re.sub(r"\.(py|exe)$", "", base.lower())
     cleaned = re.sub(r"[^a-z0-9_.+-]", "-", base).strip("-.") or "brain"
     return f"brain:{cleaned}"[:40]

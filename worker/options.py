@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import argparse
 import re
-import shlex
-import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
 from engine.ai import LEVEL_NAMES
 from engine.ai.backend import env_problem as core_env_problem
+from gomocup.driver import brain_command
 from protocol.options import (
     EnvOptions,
     HelpFormatter,
@@ -47,16 +46,12 @@ USAGE = "gomoku-ai [options]   (gomoku-ai --help lists them)"
 
 
 def _brain_command(text: str) -> str:
-    """A Gomocup brain command whose program exists here."""
+    """A Gomocup brain command whose program can run here
+    (:func:`gomocup.driver.brain_command`)."""
     try:
-        words = shlex.split(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a command: {exc}") from None
-    if not words:
-        raise argparse.ArgumentTypeError("the brain command is empty")
-    if shutil.which(words[0]) is None:
-        raise argparse.ArgumentTypeError(f"no program {words[0]!r} found to run")
-    return text
+        return brain_command(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _output_file(text: str) -> Path:

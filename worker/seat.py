@@ -37,7 +37,7 @@ from protocol.convert import point_to_wire
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.limits import MAX_SERVER_FRAME
 from protocol.values import SwapChoice
-from worker.brain import BrainPlayer
+from worker.brain import BrainGaveUp, BrainPlayer
 from worker.config import WorkerConfig
 from worker.game import GameState
 from worker.judge import dead_draw, proven_lost
@@ -461,6 +461,13 @@ class SeatClient:
                 continue
             try:
                 move = await self._place(game, budget)
+            except BrainGaveUp as gave_up:
+                if self.games.get(room) is game and game.state == "playing":
+                    await self._tell(room, str(gave_up))  # read before the game's end
+                    request = self._track(room)  # nothing more here until it is answered
+                    self._in_flight[room] = request
+                    await self._send(m.Resign(room=room, id=request))
+                continue
             except Exception:  # a bug must not leave the seat silent: play a legal move
                 log.exception("seat %s: finding a move failed; playing a safe one", self.player)
                 move = _safe_move(game)
@@ -582,11 +589,15 @@ class SeatClient:
         return cast(SwapChoice, plan.choice)
 
     def _report(self, room: str, text: str) -> None:
+        """Tell the room (and the log) that the brain failed, while the game goes on."""
+        self._background(self._tell(room, text))
+
+    async def _tell(self, room: str, text: str) -> None:
         """Tell the room (and the log) that the brain failed."""
         self.stats.brain_failures += 1
         log.warning("seat %s, room %s: %s", self.player, room, text)
         line = " ".join(text.split())[:300] or "brain failure"
-        self._background(self._send(m.Chat(room=room, text=line)))
+        await self._send(m.Chat(room=room, text=line))
 
     def _background(self, coro: Coroutine[Any, Any, None]) -> None:
         """Run ``coro`` on its own, keeping a reference until it is done."""

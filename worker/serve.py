@@ -10,6 +10,7 @@ import sys
 from collections.abc import Sequence
 
 from stopsignals import STOP_SIGNALS, StopSignals
+from worker.brain import brain_problem
 from worker.control import AiWorker, WorkerRefused
 from worker.options import config_from_args, parse_args
 
@@ -31,7 +32,8 @@ async def serve(
     worker: AiWorker, *, eof_stops: bool = False, signals: StopSignals | None = None
 ) -> int:
     """Run the worker until SIGTERM or SIGINT (or, with ``eof_stops``, until standard
-    input closes); the exit status: 0 after a signal, 2 if the server refused us.
+    input closes); the exit status: 0 after a signal, 2 if the server refused us or
+    the ``--brain`` does not start (it is started once, before anything is offered).
     ``signals``: a stop signal it noted before the loop took them stops the worker.
 
     A stop takes a second or so whatever the worker was doing (see
@@ -50,6 +52,9 @@ async def serve(
             loop.add_signal_handler(sig, on_signal)
     if signals is not None and signals.received is not None:
         on_signal()  # came before, and its exception was lost on the way
+    if worker.config.brain is not None and (problem := await brain_problem(worker.config.brain)):
+        print(f"gomoku-ai: the brain cannot play: {problem}", file=sys.stderr)
+        return 2
     watcher = asyncio.create_task(stop_on_eof(worker)) if eof_stops else None
     try:
         await worker.run()
