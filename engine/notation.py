@@ -103,6 +103,20 @@ def format_gomocup(point: Point) -> str:
     return f"{point.x},{point.y}"
 
 
+def in_gomocup_words(error: Exception, size: int = 15) -> str:
+    """``error``'s message with the point it starts with named as a Gomocup brain and
+    its manager name points (``7,7 is occupied`` for ``h8 is occupied``): an
+    :class:`~engine.errors.IllegalMoveError` carries that point; another message is
+    kept as it is."""
+    text = str(error)
+    point = getattr(error, "point", None)
+    if isinstance(point, Point) and on_board(point, size):
+        label = format_point(point, size)
+        if text.startswith(label):
+            return f"{format_gomocup(point)}{text[len(label) :]}"
+    return text
+
+
 def parse_psq_point(text: str, size: int = 15) -> Point:
     """Parse a point as a Piskvork ``.psq`` game file writes it: ``x,y`` like
     Gomocup but 1-based (``8,8`` is the centre of 15x15)."""

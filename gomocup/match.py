@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import Board, Color, IllegalMoveError, NotationError, Point, Rule, parse_gomocup
-from engine.notation import MIN_SIZE, check_size
+from engine.notation import MIN_SIZE, check_size, in_gomocup_words
 from engine.record import GameRecord, Players, TimedMove, format_json
 from engine.types import Reason, Result
 from gomocup.driver import Brain, BrainBadAnswer, BrainError, BrainTimeout, brain_command
@@ -76,9 +76,12 @@ class MatchResult:
     """The match was stopped (``stop``) before every game was played."""
 
     def record(self, engine: str, colour: str) -> tuple[int, int, int]:
-        """(wins, losses, draws) of ``engine`` when it played ``colour`` ("black"/"white"/"any")."""
+        """(wins, losses, draws) of ``engine`` when it played ``colour`` ("black"/"white"/"any"),
+        leaving out a game forfeited by a brain that did not start (broken, not beaten)."""
         wins = losses = draws = 0
         for game in self.games:
+            if game.unstarted:
+                continue
             as_black = game.black == engine
             if (colour == "black" and not as_black) or (colour == "white" and as_black):
                 continue
@@ -347,7 +350,8 @@ async def play_game(
             allowed[mover].append(limit_ms / 1000)
             if match_ms:
                 left[mover] -= brain.last_elapsed * 1000
-                if left[mover] < 0:
+                if left[mover] < 0:  # not a move in time: the table counts it apart
+                    del times[mover][-1], allowed[mover][-1]
                     return loss(mover, "out of time", _clock_out(match_ms, its_move))
             board.play(point)
             stamps.append(round(1000 * (time.monotonic() - begun)))
@@ -362,8 +366,8 @@ async def play_game(
         except BrainError as error:
             await seats[mover].discard()
             return loss(mover, "crash", str(error))
-        except IllegalMoveError as error:
-            return loss(mover, "illegal move", str(error))
+        except IllegalMoveError as error:  # named as the brain named it: 7,6 is occupied
+            return loss(mover, "illegal move", in_gomocup_words(error, board.size))
     result = board.result
     assert result is not None
     winner = None if result.winner is None else label[result.winner]
@@ -419,7 +423,13 @@ async def run_match(
     if not openings:
         openings = [[]]
     stop = stop or asyncio.Event()
-    settings = {"timeout_turn": turn_ms, "timeout_match": match_ms, "rule": _RULE_INFO[rule]}
+    settings = {
+        "timeout_turn": turn_ms,
+        "timeout_match": match_ms,
+        "max_memory": 0,  # no limit, as Gomocup says it
+        "game_type": 1,  # brain against brain
+        "rule": _RULE_INFO[rule],
+    }
     queue: asyncio.Queue[int] = asyncio.Queue()
     for k in range(games):
         queue.put_nowait(k)
@@ -531,28 +541,45 @@ def format_table(
     table.append(f"Elo difference (A - B): {elo_line(*result.record('A', 'any'))}")
     for name in ("A", "B"):
         times = result.move_times(name)
+        late = sum(
+            1
+            for game in result.games
+            if game.loss in ("timeout", "out of time") and game.winner not in (name, None)
+        )
         if times:
             overrun = round(1000 * result.max_overrun(name))
             table.append(
                 f"{name} time per move: average {sum(times) / len(times):.3f} s,"
-                f" max {max(times):.3f} s over {len(times)} moves, "
+                f" max {max(times):.3f} s over {len(times)} moves answered in time, "
                 + (
                     f"largest overrun {overrun} ms"
                     if overrun > 0
                     else f"none over its time ({-overrun} ms to spare at the closest)"
                 )
+                + (f"; {late} more not answered in time lost {late} {_games(late)}" if late else "")
+            )
+        elif late:
+            table.append(
+                f"{name} time per move: no move answered in time ({late} {_games(late)} lost)"
             )
     for number, game in enumerate(result.games, 1):
         if game.reason.startswith(("A ", "B ")):  # numbered as the progress lines
             where = opening_name(game, lines)
-            table.append(f"game {game.game or number} ({where}): {game.reason}")
+            uncounted = " (not counted)" if game.unstarted else ""
+            table.append(f"game {game.game or number} ({where}): {game.reason}{uncounted}")
     return "\n".join(table)
+
+
+def _games(count: int) -> str:
+    return "game" if count == 1 else "games"
 
 
 def elo_line(wins: int, losses: int, draws: int) -> str:
     """The Elo difference as a person reads it: with its 95% margin, or why there is
     none (a side that won every game is stronger by an unknown amount; a margin that
     runs to a 0% or 100% score is no bound)."""
+    if wins + losses + draws == 0:
+        return "none: no game was played"
     if wins + draws == 0:
         return "none: A lost every game"
     if losses + draws == 0:
@@ -626,7 +653,13 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", type=count(1), default=2, help="number of games (default 2)")
     parser.add_argument("--rule", choices=[r.value for r in Rule], default=Rule.FREESTYLE.value)
     parser.add_argument("--size", type=_board_size, default=15, help="board size, 5..26")
-    parser.add_argument("--turn-ms", type=count(1), default=1000, help="time per move (ms)")
+    parser.add_argument(
+        "--turn-ms",
+        type=count(0),
+        default=1000,
+        help="time per move (ms), told to the brains as INFO timeout_turn; 0: as fast as "
+        "they can, which Gomocup's timeout_turn 0 means (default 1000)",
+    )
     parser.add_argument(
         "--tolerance-ms",
         type=count(0),
@@ -697,9 +730,11 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet:
             winner = game.winner or "draw"
             colour = "black" if game.black == "A" else "white"
+            moves = len(game.moves)
             print(
                 f"game {game.game}: {opening_name(game, lines)}, A {colour},"
-                f" winner {winner} ({game.reason}, {len(game.moves)} moves)",
+                f" winner {winner} after {moves} {'move' if moves == 1 else 'moves'}"
+                f" ({game.reason})",
                 flush=True,
             )
         if save is not None:

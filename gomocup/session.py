@@ -34,9 +34,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from engine import Board, IllegalMoveError, NotationError, Point, Rule, format_point
+from engine import Board, NotationError, Point, Rule
 from engine.ai import get_level, prepare, prepare_tables, swap2, think
 from engine.ai.levels import Level
+from engine.notation import in_gomocup_words
 
 ABOUT = 'name="gomoku-arena", version="0.1.0", author="Gomoku Arena", country="-"'
 DEFAULT_TIMEOUT_TURN_MS = 30_000  # Piskvork's default when the manager sends none
@@ -220,6 +221,11 @@ class BrainSession:
             said.append(
                 f"MESSAGE INFO rule: caro (8) is not played here; played as {settings.rule.value}"
             )
+        if unknown := number & ~15:
+            said.append(
+                f"MESSAGE INFO rule: {unknown} is no rule bit this brain knows (1 exactly "
+                f"five, 2 continuous, 4 renju, 8 caro); played as {settings.rule.value}"
+            )
         return said
 
     def _begin(self, _: str) -> list[str]:
@@ -362,16 +368,7 @@ class BrainSession:
     def _error_text(self, error: ValueError) -> str:
         """What went wrong, with the point the engine named in board notation (``h8 is
         occupied``) named as the manager names points (``7,7 is occupied``)."""
-        text = str(error)
-        if (
-            isinstance(error, IllegalMoveError)
-            and error.point is not None
-            and self.board is not None
-        ):
-            label = format_point(error.point, self.board.size)
-            if text.startswith(label):
-                return f"{error.point.x},{error.point.y}{text[len(label) :]}"
-        return text
+        return str(error) if self.board is None else in_gomocup_words(error, self.board.size)
 
     def _point(self, text: str) -> Point:
         board = self._need_board()

@@ -12,7 +12,7 @@ import pytest
 
 from engine import Point
 from gomocup.driver import Brain, BrainError
-from gomocup.match import elo_line, elo_with_margin, read_openings, run_match
+from gomocup.match import elo_line, elo_with_margin, format_table, read_openings, run_match
 
 # Plays the first empty point in reading order; with "--stubborn" always 0,0 (illegal
 # once taken); with "--mute" never answers a move; with "--suggest" answers a move with
@@ -92,13 +92,14 @@ async def test_a_two_game_match_between_first_empty_brains(tmp_path: Path) -> No
 
 
 async def test_an_illegal_move_loses(tmp_path: Path) -> None:
-    """A brain that plays an occupied point loses the game, whatever its colour."""
+    """A brain that plays an occupied point loses the game, whatever its colour; the
+    reason names the point as the brain did (0,0, not a1)."""
     good = brain_command(tmp_path)
     bad = brain_command(tmp_path, "--stubborn")
     opening = [[Point(7, 7), Point(0, 0)]]  # 0,0 is taken before the stubborn brain moves
     result = await run_match(good, bad, opening, games=2, turn_ms=2000)
     assert [g.winner for g in result.games] == ["A", "A"]
-    assert all("B illegal move" in g.reason for g in result.games)
+    assert [g.reason for g in result.games] == ["B illegal move: 0,0 is occupied"] * 2
 
 
 async def test_a_brain_that_suggests_its_moves_is_told_to_play_them(tmp_path: Path) -> None:
@@ -122,6 +123,8 @@ async def test_a_silent_brain_loses_on_time(tmp_path: Path) -> None:
     )
     assert result.games[0].winner == "A"
     assert "B timeout" in result.games[0].reason
+    table = format_table(result, "good", "mute")
+    assert "B time per move: no move answered in time (1 game lost)" in table
 
 
 async def test_driver_reports_a_crashed_brain(tmp_path: Path) -> None:
@@ -146,6 +149,8 @@ def test_match_command_prints_the_table(tmp_path: Path) -> None:
          "--openings", str(openings), "--games", "2", "--turn-ms", "2000", "--rule", "freestyle"],
         capture_output=True, text=True, timeout=60, check=True,
     ).stdout  # fmt: skip
+    assert re.search(r"^game 1: opening 1 \(line 2\), A black, winner \w after \d+ moves \(five\)$",
+                     out, re.MULTILINE), out  # fmt: skip
     assert "A as black" in out
     assert "A as white" in out
     assert "A total" in out
@@ -348,10 +353,13 @@ def test_a_path_that_is_no_program_is_one_line(tmp_path: Path, program: str, why
 def test_a_brain_that_never_starts_stops_the_match_with_status_1(brain: str, why: str) -> None:
     """Every game was forfeited, the table said "-inf +/- nan", and the exit status was
     0. A brain that cannot start is broken, not beaten: the match stops at the first
-    game it forfeits, says so in one line, and exits with 1."""
+    game it forfeits, says so in one line, and exits with 1; the table does not count
+    that game as B's win."""
     done = match("--engine-a", brain, "--engine-b", "true", "--games", "4")
     assert done.returncode == 1, done
-    assert "Elo difference (A - B): none: A lost every game" in done.stdout
+    assert "Elo difference (A - B): none: no game was played" in done.stdout
+    assert re.search(r"A total +0 +0 +0 +-", done.stdout), done.stdout
+    assert "(not counted)" in done.stdout
     assert "nan" not in done.stdout
     [line] = done.stderr.splitlines()
     assert line.startswith(f"gomoku match: the match stopped after 1 of 4 games: {why}"), line

@@ -188,6 +188,9 @@ def test_a_setting_it_cannot_take_is_said_in_a_message_not_an_error() -> None:
     assert caro == "MESSAGE INFO rule: caro (8) is not played here; played as standard"
     played.append(session.settings.rule)
     assert played == [Rule.FREESTYLE, Rule.STANDARD]
+    [unknown] = session.feed("INFO rule 16")  # no bit the protocol gives: it was silent
+    assert unknown.startswith("MESSAGE INFO rule: 16 is no rule bit this brain knows ("), unknown
+    assert unknown.endswith("; played as freestyle"), unknown
     session.feed("INFO rule 0")
     [number] = session.feed("INFO timeout_turn abc")
     assert number == "MESSAGE INFO timeout_turn: 'abc' is not a whole number; ignored"
