@@ -57,9 +57,10 @@ def seat_label(
     name_max: int = 0,
     cut: str = "…",
 ) -> str:
-    """``● alice (1500)``, with ``[bot]``, and ``[offline 42s]`` when disconnected,
-    counting down what is left of the grace period (a spectator has no question line
-    under the board to say it), ``[offline]`` once it is over; once the game is
+    """``● alice (1500)``, with ``[bot]``, and ``[offline, claim in 42s]`` when
+    disconnected, counting down what is left of the grace period (a spectator has no
+    question line under the board to say it; ``[offline 42s]`` read as time gone by),
+    ``[offline]`` once it is over; once the game is
     ``over``, a player gone is ``[left]``: nothing is lost by leaving a finished game.
     A name longer than ``name_max`` columns (0: any) is cut short, ending in ``cut``."""
     if seat is None:
@@ -73,7 +74,7 @@ def seat_label(
         text += " [left]"
     elif not seat.online:
         left = 0.0 if seat.claim_at is None else seat.claim_at - now
-        text += f" [offline {math.ceil(left)}s]" if left > 0 else " [offline]"
+        text += f" [offline, claim in {math.ceil(left)}s]" if left > 0 else " [offline]"
     return text
 
 

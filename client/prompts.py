@@ -177,11 +177,13 @@ def _first_stone_warning(game: GameView, me: frozenset[str], now: float) -> str:
 
 def _opponent_offline(game: GameView, seated: list[str]) -> Seat | None:
     """The opponent's seat while they are offline in a running game (one local
-    player seated: in hot seat both seats are here, nobody is away)."""
+    player seated: in hot seat both seats are here, nobody is away). An AI seat too:
+    one offline past the grace period has lost its worker and no other took it over,
+    and the player would wait for it for ever."""
     if game.state not in ("playing", "opening") or len(seated) != 1:
         return None
     other = game.opponent_of(seated[0])
-    if other is None or other.online or other.bot:
+    if other is None or other.online:
         return None
     return other
 

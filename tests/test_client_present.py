@@ -255,7 +255,7 @@ def test_a_seat_gone_from_a_finished_game_has_left() -> None:
     seat = Seat("p-bob", "bob", 1500, online=False)
     assert seat_label(seat, Color.WHITE, "○", 0.0) == "○ bob (1500) [offline]"
     counting = Seat("p-bob", "bob", 1500, online=False, claim_at=20.0)  # a spectator's view
-    assert seat_label(counting, Color.WHITE, "○", 2.5) == "○ bob (1500) [offline 18s]"
+    assert seat_label(counting, Color.WHITE, "○", 2.5) == "○ bob (1500) [offline, claim in 18s]"
     assert seat_label(counting, Color.WHITE, "○", 20.0) == "○ bob (1500) [offline]"
     assert seat_label(seat, Color.WHITE, "○", 0.0, over=True) == "○ bob (1500) [left]"
 

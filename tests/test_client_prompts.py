@@ -21,7 +21,7 @@ from engine.types import Color, Point, Reason
 from protocol import events as ev
 from protocol import messages as msg
 from protocol.events import RatingChange
-from protocol.values import Clocks, Pending, Seats, Swap2State
+from protocol.values import Clocks, Pending, PlayerRef, Seats, Swap2State
 
 ME = frozenset({"p-alice"})
 
@@ -79,6 +79,20 @@ def test_the_claim_countdown_says_what_it_counts_then_asks() -> None:
     back = reduce(model, event(5, ev.Presence(player="p-bob", online=True)), T0 + 30)
     assert prompt_for(back, ME, T0 + 30) is None
     assert notice_for(back, ME, T0 + 30) == ""
+
+
+def test_an_ai_whose_worker_is_gone_may_be_claimed_against_too() -> None:
+    """The AI's worker died and no other took its seat: past the grace period the
+    player is asked to claim the win, as from a person (no question came, and the game
+    waited for ever unless they knew /claim)."""
+    ai = Seats(black=ALICE, white=PlayerRef(id="p-bob", name="AI novice", bot=True))
+    model = away(in_room(players=ai), 60_000)
+    assert notice_for(model, ME, T0) == (
+        "AI novice is offline: you may claim the win if they are not back in 1:00."
+    )
+    prompt = prompt_for(model, ME, T0 + 60)
+    assert prompt is not None
+    assert prompt.line() == "AI novice went offline, you may claim the win: y claim · n not now"
 
 
 def test_a_claim_comes_before_the_gone_opponents_offer() -> None:
