@@ -18,7 +18,7 @@ import secrets
 from collections.abc import Coroutine
 from typing import Any
 
-from server import __version__
+from server import __version__, loop_watch
 from server.bots import AiSeating, HintDesk, JobTaker, Watchdog, WorkerRegistry
 from server.bots.jobs import InstanceRecord
 from server.cluster import add_cluster_gauges
@@ -29,6 +29,7 @@ from server.housekeeping import Housekeeping
 from server.hub import Hub
 from server.listener import Listener
 from server.local_workers import LocalWorkers, local_url, url_host
+from server.loop_watch import LoopWatch
 from server.matchmaking import Matchmaker
 from server.metrics import Metrics
 from server.players import LocalPlayers
@@ -117,6 +118,11 @@ class GomokuServer:
         metrics.gauges["gomoku_connections"] = lambda: len(self.listener.connections)
         metrics.gauges["gomoku_players_online"] = self.players.people
         metrics.gauges["gomoku_rooms_followed"] = self.hub.rooms_followed
+        self.loop_watch = LoopWatch(metrics)
+        metrics.gauges["gomoku_event_loop_lag_seconds"] = self.loop_watch.max_lag
+        metrics.gauges["process_resident_memory_bytes"] = loop_watch.resident_bytes
+        metrics.gauges["process_cpu_seconds_total"] = loop_watch.cpu_seconds
+        metrics.gauges["process_open_fds"] = loop_watch.open_fds
         add_cluster_gauges(metrics, store)
         metrics.identity = {"instance": self.housekeeping.instance_id, "pid": str(os.getpid())}
 
@@ -163,6 +169,7 @@ class GomokuServer:
             self.handoff.start()
         self._address = f"{url_host(self.config.host)}:{self.port}"  # as status prints it
         self._background(self.ticker.run())
+        self._background(self.loop_watch.run())
         self._background(self.housekeeping.keep_lease())
         self._background(self.matchmaker.run())
         self._background(self.housekeeping.purge())

@@ -52,6 +52,11 @@ REPAIR = -1
 """``sync_room(after=REPAIR)``: catch up from the last event already sent."""
 
 
+_UNLOGGED_FIELDS = frozenset({"token", "bot_key", "code", "text", "id"})
+"""Request fields a log line leaves out: secrets (a token, a bot key, an invite code),
+what players wrote (chat), and the request's own id."""
+
+
 @dataclasses.dataclass
 class RoomSync:
     """Where a connection stands in a room's event log."""
@@ -288,8 +293,10 @@ class Connection:
         try:
             await work
         except GameError as exc:
+            self._log_refused(message, exc.code, exc.message)
             self.error(exc.code, exc.message, re=message.id, room=room, foul=exc.foul)
         except Refused as exc:
+            self._log_refused(message, exc.code, exc.message)
             self.error(exc.code, exc.message, re=message.id, room=room)
         except NoSuchRoom:
             self.error(ErrorCode.NO_SUCH_ROOM, "no such room", re=message.id, room=room)
@@ -307,6 +314,22 @@ class Connection:
             self.services.metrics.inc("gomoku_errors_internal_total")
             log.exception("internal error handling %s", type(message).__name__)
             self.error(ErrorCode.INTERNAL, "internal server error", re=message.id, room=room)
+
+    def _log_refused(self, message: m.ClientMessage, code: str, why: str) -> None:
+        """At DEBUG, a refused request as it came and why, led by its room: an operator
+        asked "my move disappeared" can tell a refused move from one never received."""
+        if not log.isEnabledFor(logging.DEBUG):
+            return
+        who = "-" if self.identity is None else f"{self.identity.name} ({self.identity.player})"
+        fields = msgspec.structs.asdict(message)
+        room = fields.pop("room", None)
+        said = " ".join(
+            f"{key}={value}"
+            for key, value in fields.items()
+            if value is not None and key not in _UNLOGGED_FIELDS
+        )
+        tag = type(message).__struct_config__.tag
+        log.debug("room %s: refused %s %s from %s: %s: %s", room or "-", tag, said, who, code, why)
 
     async def _cleanup(self) -> None:
         """The connection is gone: stop watching, leave queues, detach from its rooms

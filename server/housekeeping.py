@@ -15,6 +15,7 @@ import secrets
 from collections.abc import Awaitable, Callable
 
 from protocol.errors import CloseCode
+from server.cluster import instances
 from server.config import Timers
 from server.game import GameError
 from server.metrics import Metrics
@@ -122,12 +123,16 @@ class Housekeeping:
                     self._detach_retry.discard((room_id, conn_id))
                 if renewed - steady_since < lease:
                     continue
-                for instance in await self.store.expired_instances(now, lease):
+                expired = await self.store.expired_instances(now, lease)
+                known = await instances(self.store) if expired else {}
+                for instance in expired:
                     gone = await self.store.reap_instance(instance, now)
+                    at = f" at {known[instance].address}" if instance in known else ""
                     log.warning(
-                        "server instance %s stopped renewing its lease: its connections "
+                        "server instance %s%s stopped renewing its lease: its connections "
                         "left %d rooms",
                         instance,
+                        at,
                         len(gone),
                     )
                     for room_id in gone:

@@ -123,6 +123,20 @@ _HELP: dict[str, tuple[str, Scope, str]] = {
         "AI pool jobs this instance took over from an instance that did not finish them.",
     ),
     "gomoku_hints_total": ("counter", "instance", "Hints answered."),
+    "gomoku_event_loop_lag_seconds": (
+        "gauge",
+        "instance",
+        "The longest the event loop woke late over the last 10 s: every frame, move and "
+        "clock waited that long then.",
+    ),
+    "gomoku_event_loop_stalls_total": (
+        "counter",
+        "instance",
+        "Times the event loop woke 1 s or more late (each one also logged as a WARNING).",
+    ),
+    "process_resident_memory_bytes": ("gauge", "instance", "Resident memory (RSS), in bytes."),
+    "process_cpu_seconds_total": ("counter", "instance", "CPU time used, user and system."),
+    "process_open_fds": ("gauge", "instance", "Open file descriptors (sockets included)."),
     "gomoku_cluster_instances": (
         "gauge",
         "cluster",
@@ -163,7 +177,7 @@ class Metrics:
     def __init__(self) -> None:
         self.counters: collections.Counter[str] = collections.Counter()
         self.errors: collections.Counter[str] = collections.Counter()
-        self.gauges: dict[str, Callable[[], int]] = {}
+        self.gauges: dict[str, Callable[[], float]] = {}
         self.cluster_gauges: dict[str, Callable[[], Awaitable[int]]] = {}
         self.identity: dict[str, str] = {}
         """The labels of ``gomoku_instance_info`` (plain ids: nothing to escape)."""
@@ -224,10 +238,10 @@ class Metrics:
                 labels = ",".join(f'{k}="{v}"' for k, v in self.identity.items())
                 lines.append(f"{name}{{{labels}}} 1")
             elif name == "gomoku_errors_total":
+                # No sample before the first error, as Prometheus has a labelled counter
+                # (a code="none" series read as an error code named "none").
                 for code, count in sorted(self.errors.items()):
                     lines.append(f'{name}{{code="{code}"}} {count}')
-                if not self.errors:
-                    lines.append(f'{name}{{code="none"}} 0')
             elif scope == "cluster" and name in series:
                 for labels, value in sorted(series[name].items()):
                     lines.append(f"{name}{{{labels}}} {value}")

@@ -12,10 +12,10 @@ import ipaddress
 import logging
 import socket
 import sys
-import time
 from collections.abc import Coroutine
 from typing import Any
 
+from protocol import logs
 from server import __version__
 from server.app import GomokuServer
 from server.config import ServerConfig
@@ -191,9 +191,14 @@ async def serve(
     else:
         signalled.cancel()
     tune_gc()
-    # The log says when it started and where (the banner goes to standard output,
-    # without a time: the log held no start at all).
-    log.info("started: gomoku-server %s listening on port %d", __version__, server.port)
+    # The log says when it started and where, and the instance id other instances'
+    # lines name it by (the banner goes to standard output, without a time).
+    log.info(
+        "started: gomoku-server %s, instance %s, listening on %s",
+        __version__,
+        server.housekeeping.instance_id,
+        server.figures().address,
+    )
     if process is None:
         print(banner(config.host, server.port), flush=True)
     else:
@@ -218,17 +223,7 @@ def run(words: list[str], signals: StopSignals) -> int:
     takes them, and they are ignored once it has closed)."""
     args = parse_args(words)
     process: int | None = args.process_index
-    tag = "" if process is None else f"[process {process}] "
-    # Each line's time with its zone's offset (an operator reading a log from another
-    # machine, or across a clock change, could not tell which time it was).
-    zone = time.strftime("%z")
-    logging.basicConfig(
-        level=args.log_level,
-        format=f"%(asctime)s.%(msecs)03d{zone} %(levelname)s {tag}%(message)s",
-        datefmt="%Y-%m-%d %H:%M:%S",
-        stream=sys.stderr,
-    )
-    logging.getLogger("websockets").setLevel(logging.WARNING)
+    logs.configure(args.log_level, tag="" if process is None else f"[process {process}] ")
     if args.processes > 1:
         given = words
         try:

@@ -33,6 +33,7 @@ from protocol.events import (
     GameStarted,
     Moved,
     PlayerJoined,
+    Presence,
     RatingChange,
     Rematch,
     RoomEvent,
@@ -470,7 +471,8 @@ class RoomService:
         raise RuntimeError(f"room {room_id}: too many conflicting writers")
 
     def _count(self, room: Room, events: list[RoomEvent]) -> None:
-        """Count what the events logged (moves, games started and finished)."""
+        """Count what the events logged (moves, games started and finished), and log
+        the room's story (:func:`log_event`)."""
         for event in events:
             if isinstance(event, Moved):
                 self.metrics.inc("gomoku_moves_total")
@@ -478,19 +480,7 @@ class RoomService:
                 self.metrics.inc("gomoku_games_started_total")
             elif isinstance(event, GameOver):
                 self.metrics.inc("gomoku_games_finished_total")
-                ended = "aborted" if history.aborted(room) else event.winner or "draw"
-                # Who played, and whether it counts: the room id alone sent an operator
-                # (a tournament director) through other lines to find the players.
-                black, white = (room.seats[room.seat_at(c)] for c in (Color.BLACK, Color.WHITE))
-                log.info(
-                    "room %s: game over (%s, %s): black %s vs white %s%s",
-                    room.id,
-                    ended,
-                    event.reason,
-                    "-" if black is None else black.name,
-                    "-" if white is None else white.name,
-                    ", rated" if history.black_score(room) is not None else "",
-                )
+            log_event(room, event)
 
     async def _after_commit(self, before: Room | None, room: Room, events: list[RoomEvent]) -> None:
         """Keep the lobby, seat index, expiry and counters in step with a commit."""
@@ -595,3 +585,42 @@ def _warn_running(running: list[str], *, ended: bool) -> None:
         end,
         ", ".join(running),
     )
+
+
+def log_event(room: Room, event: RoomEvent) -> None:
+    """A room's story for an operator, each line led by the room's id and naming
+    players by name and id (names are not unique): seats taken, the start, presence
+    and the end at INFO, each move at DEBUG. (A refused request is logged where it is
+    answered, in :mod:`server.connection`.)"""
+    if isinstance(event, Moved):
+        log.debug("room %s: move %d %s (%s)", room.id, event.move_no, event.point, event.color)
+    elif isinstance(event, PlayerJoined):
+        log.info("room %s: %s (%s) sat as %s", room.id, event.name, event.player, event.seat)
+    elif isinstance(event, GameStarted):
+        black, white = (_who(room, player) for player in (event.black, event.white))
+        log.info("room %s: game started, black %s vs white %s", room.id, black, white)
+    elif isinstance(event, Presence) and event.online:
+        log.info("room %s: %s is back", room.id, _who(room, event.player))
+    elif isinstance(event, Presence):
+        claim = "" if event.deadline_ms is None else f", claimable in {event.deadline_ms // 1000} s"
+        log.info("room %s: %s went offline%s", room.id, _who(room, event.player), claim)
+    elif isinstance(event, GameOver):
+        ended = "aborted" if history.aborted(room) else event.winner or "draw"
+        # Who played, and whether it counts: the room id alone sent an operator (a
+        # tournament director) through other lines to find the players.
+        black_seat, white_seat = (room.seats[room.seat_at(c)] for c in (Color.BLACK, Color.WHITE))
+        log.info(
+            "room %s: game over (%s, %s): black %s vs white %s%s",
+            room.id,
+            ended,
+            event.reason,
+            "-" if black_seat is None else _who(room, black_seat.id),
+            "-" if white_seat is None else _who(room, white_seat.id),
+            ", rated" if history.black_score(room) is not None else "",
+        )
+
+
+def _who(room: Room, player: str) -> str:
+    """``ann (p-1234)``: a seated player by name and id (the id alone if not seated)."""
+    seat = next((s for s in room.seats if s is not None and s.id == player), None)
+    return player if seat is None else f"{seat.name} ({player})"

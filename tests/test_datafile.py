@@ -327,7 +327,14 @@ async def test_the_log_names_a_finished_games_players_and_whether_it_counts(
         await bob.send(m.Resign(room=room))
         await alice.until_event(GameOver)
     said = [r.getMessage() for r in caplog.records]
-    assert f"room {room}: game over (black, resign): black alice vs white bob, rated" in said
+    ann, bob_id = alice.player, bob.player
+    assert (
+        f"room {room}: game over (black, resign): black alice ({ann}) vs white bob ({bob_id}), "
+        "rated"
+    ) in said
+    # the room's story before it, for an operator asked "my move disappeared"
+    assert f"room {room}: bob ({bob_id}) sat as white" in said
+    assert f"room {room}: game started, black alice ({ann}) vs white bob ({bob_id})" in said
 
 
 async def test_a_finished_game_the_full_disk_kept_out_is_named_when_the_server_stops(

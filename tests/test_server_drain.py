@@ -161,6 +161,7 @@ async def test_the_log_says_when_the_server_started_with_the_time_zone(tmp_path:
     lines = server.log_text().splitlines()
     stamp = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}[+-]\d{4} INFO "
     assert re.fullmatch(
-        stamp + rf"started: gomoku-server \S+ listening on port {server.port}", lines[0]
+        stamp + rf"started: gomoku-server \S+, instance \w+, listening on 127.0.0.1:{server.port}$",
+        lines[0],
     )
     assert all(re.match(stamp, line) for line in lines), lines

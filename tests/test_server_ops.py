@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import re
 import shutil
 import signal
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -72,6 +74,54 @@ async def test_healthz_and_metrics(server: GomokuServer, connect: Connect) -> No
     _, _, text = await http_get(server.port, "/metrics")
     assert re.search(r"^gomoku_games_in_progress 0$", text, re.MULTILINE)
     assert re.search(r"^gomoku_games_finished_total 1$", text, re.MULTILINE)
+
+
+async def test_a_rooms_story_is_in_the_log_at_debug(
+    server: GomokuServer, connect: Connect, caplog: pytest.LogCaptureFixture
+) -> None:
+    """At DEBUG the log holds each move and each refused request, led by the room's id
+    and naming the player by name and id (an operator asked "my move disappeared" found
+    only the room's creation and its end), and never a token or what was chatted."""
+    caplog.set_level(logging.DEBUG, logger="gomoku.server")
+    alice, bob, room = await seated_pair(connect)
+    await alice.move(room, "h8")
+    await bob.event(Moved, room)
+    await bob.move(room, "h8")
+    await bob.expect_error("occupied")
+    await bob.send(m.Chat(room=room, text="psst secret"))
+    await bob.send(m.Join(code="ABCDEF"))  # a wrong code: refused, and not written down
+    await bob.recv()
+    said = [r.getMessage() for r in caplog.records]
+    assert f"room {room}: move 1 h8 (black)" in said
+    refused = [line for line in said if line.startswith(f"room {room}: refused ")]
+    assert refused == [
+        f"room {room}: refused move point=h8 from bob ({bob.player}): occupied: h8 is occupied"
+    ]
+    everything = "\n".join(said)
+    assert alice.token not in everything
+    assert bob.token not in everything
+    assert "psst" not in everything
+    assert "ABCDEF" not in everything
+
+
+async def test_a_stalled_event_loop_is_measured_counted_and_logged(
+    server: GomokuServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The server's loop is held 1.3 s (here by the test, which shares it): /metrics
+    gives the lag and counts the stall, and the log says it (a frozen process had left
+    no trace anywhere); the process's own figures are there too."""
+    await asyncio.sleep(0.6)  # the watch is running
+    time.sleep(1.3)  # noqa: ASYNC251 (the point: the loop is held)
+    await asyncio.sleep(0.6)
+    _, _, text = await http_get(server.port, "/metrics")
+    values = dict(re.findall(r"^(\w+) ([\d.]+)$", text, re.MULTILINE))
+    assert float(values["gomoku_event_loop_lag_seconds"]) >= 1.0  # less a wait under way
+    assert values["gomoku_event_loop_stalls_total"] == "1"
+    assert float(values["process_resident_memory_bytes"]) > 10_000_000
+    assert float(values["process_cpu_seconds_total"]) > 0
+    assert float(values["process_open_fds"]) > 2
+    said = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert any(line.startswith("the event loop stalled for 1.") for line in said), said
 
 
 async def test_metrics_say_what_they_cover_and_cluster_figures_read_the_store(

@@ -157,7 +157,13 @@ class SeatClient:
                     log.info("seat %s: its token no longer works; giving it up", self.player)
                     return
                 except (OSError, ConnectionClosed, InvalidHandshake, TimeoutError) as error:
-                    log.info("seat %s: connection lost (%s); reconnecting", self.player, error)
+                    if self.released:  # the worker stops, or the seat went elsewhere
+                        log.info("seat %s: closed (%s)", self.player, error)
+                    else:
+                        lost = "lost" if self._ws is not None else "could not be made"
+                        log.info(
+                            "seat %s: connection %s (%s); reconnecting", self.player, lost, error
+                        )
                 finally:
                     self._ws = None
                     await self._stop_actors()

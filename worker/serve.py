@@ -9,6 +9,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
+from protocol import logs
 from stopsignals import STOP_SIGNALS, StopSignals
 from worker.brain import brain_problem
 from worker.control import AiWorker, WorkerRefused
@@ -71,10 +72,7 @@ def run(argv: Sequence[str] | None, signals: StopSignals) -> int:
     """``gomoku-ai``, once a stop signal raises :class:`stopsignals.Stopped` (which
     :func:`worker.cli.main` turns into a quiet exit) until the event loop takes them."""
     args = parse_args(argv)
-    logging.basicConfig(
-        level=args.log_level, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr
-    )
-    logging.getLogger("websockets").setLevel(logging.WARNING)
+    logs.configure(args.log_level)
     config = config_from_args(args)
     worker = AiWorker(config, measure_loop=args.stats is not None)
     main = serve(worker, eof_stops=args.stop_on_eof, signals=signals)

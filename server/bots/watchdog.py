@@ -108,7 +108,12 @@ class Watchdog:
                     log.exception("looking for AI seats nobody looks after failed")
             if not restored:
                 try:
-                    await self.restore()
+                    if count := await self.restore():
+                        log.info(
+                            "%s in play at start-up, loaded from the store; their workers "
+                            "may return",
+                            _seats(count),
+                        )
                     restored = True
                 except StoreUnavailable as error:
                     log.warning("cannot load the AI seats in play yet: %s", error)
@@ -132,7 +137,12 @@ class Watchdog:
         :meth:`_hand_over`)."""
         live = await cluster_workers(self.store)
         known = self.registry.workers
-        await self.restore(keep=lambda worker: worker in live or worker in known)
+        if count := await self.restore(keep=lambda worker: worker in live or worker in known):
+            log.info(
+                "looking after %s whose worker is connected to no instance; handed over "
+                "after one lease unless it comes back",
+                _seats(count),
+            )
         await self.sweep_waiting()
 
     async def sweep_waiting(self) -> None:
@@ -159,11 +169,11 @@ class Watchdog:
                 log.info("AI seat %s waiting in the AI pool: its game is over; released", player)
         self._gameless = gameless
 
-    async def restore(self, keep: Callable[[str], bool] | None = None) -> None:
+    async def restore(self, keep: Callable[[str], bool] | None = None) -> int:
         """Hold every AI seat the store records as in play and the registry does not
         know yet (a restart), for its worker, as if the worker's connection had just
         gone: the worker gets one lease to come back before the seat is judged. Seats
-        whose worker ``keep`` names are left alone."""
+        whose worker ``keep`` names are left alone. How many were taken up."""
         registry = self.registry
         now = time.monotonic()
         restored = 0
@@ -182,11 +192,8 @@ class Watchdog:
             seat.away_since = seat.restored_at = now
             registry.hold(registry.known_worker(record.worker, now), seat)
             restored += 1
-        if restored:
-            log.info(
-                "%d AI seats in play loaded from the store; their workers may return", restored
-            )
         registry.changed.set()
+        return restored
 
     async def check(self) -> None:
         registry = self.registry
@@ -310,7 +317,7 @@ class Watchdog:
         token = new_token()
         fresh = AiSeat(seat.player, seat.name, seat.level, token_hash(token))
         if not await self.store.put_ai_seat(seat.player, fresh.record(), replacing=known):
-            log.info("AI seat %s was handed over by another server instance", seat.player)
+            log.info("AI seat %s: another server instance handed it over first", seat.player)
             return False
         await self.seating.store_session(fresh, "")
         await self.store.delete_session(old_hash)
@@ -321,3 +328,7 @@ class Watchdog:
         log.info("AI seat %s in room %s goes back to the AI pool", seat.player, rooms[0])
         await self.seating.dispatch(Claim(fresh, token), rooms[0])
         return True
+
+
+def _seats(count: int) -> str:
+    return f"{count} AI seat" if count == 1 else f"{count} AI seats"
