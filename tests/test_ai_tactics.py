@@ -170,6 +170,14 @@ def test_hint_names_a_block() -> None:
     assert (format_point(advice.point), advice.reason) == ("l8", "block")
 
 
+def test_a_hint_in_a_lost_position_says_it_is_lost() -> None:
+    """White's four leaves Black one block, h8, a double-three in renju: every move
+    loses. The hint said a15 "stops a threat"; it says the position is lost."""
+    board = Board.from_moves("c3 d4 f8 e5 g8 f6 h9 a1 h10 g7", rule=Rule.RENJU)
+    advice = hint(board, time_limit=0.3)
+    assert advice.reason == "lost"
+
+
 def test_analyze_json_with_time_reports_the_best_move(capsys: pytest.CaptureFixture[str]) -> None:
     """`gomoku analyze --json --time` adds best, score, pv and win_in in h8 notation."""
     assert main(["analyze", "--json", "--time", "0.3", "--moves", FOUR_WITH_OVERLINE]) == 0

@@ -22,7 +22,7 @@ from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol
 
-from client.state.words import FOUL_WORDS, OPENING_WORDS, RULE_WORDS
+from client.state.words import FOUL_WORDS, HINT_REASONS, OPENING_WORDS, RULE_WORDS
 from engine.ai import LEVEL_NAMES
 from engine.ai.levels import LEVELS
 from engine.types import Foul, Opening, Rule
@@ -30,6 +30,7 @@ from protocol import messages as m
 from protocol.codec import JSON
 from protocol.errors import CloseCode
 from server.app import GomokuServer
+from server.bots.hints import REASONS as HINT_REASON_CODES
 from server.config import ConnectionLimits
 from server.handshake import OriginPolicy
 from server.http_files import CONTENT_TYPES
@@ -123,13 +124,15 @@ def test_the_pages_ai_levels_are_the_engines() -> None:
 
 
 def test_the_pages_rule_opening_and_foul_words_are_the_terminals() -> None:
-    """The page's words for each rule, opening and renju foul are the terminal client's,
-    for every value the protocol has."""
+    """The page's words for each rule, opening, renju foul and hint's reason are the
+    terminal client's, for every value the protocol has (the page said a hint's
+    reason as its code: "positional")."""
     source = shipped()["/js/rules.js"].decode()
     for name, words, values in (
         ("RULE_WORDS", RULE_WORDS, set(Rule)),
         ("OPENING_WORDS", OPENING_WORDS, set(Opening)),
         ("FOUL_WORDS", FOUL_WORDS, set(Foul)),
+        ("HINT_REASONS", HINT_REASONS, HINT_REASON_CODES),
     ):
         table = re.search(rf"const {name} = \{{([^}}]*)\}};", source)
         assert table is not None, name

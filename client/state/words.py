@@ -36,6 +36,7 @@ HINT_REASONS = {
     "block": "it stops a threat",
     "threat": "it makes a threat",
     "positional": "a good shape",
+    "lost": "the position is lost: it holds out longest",
 }
 
 # Error codes the player should read with a heading, not as a bare server sentence.

@@ -63,7 +63,8 @@ class SearchResult:
     win proven ``n`` plies ahead), the principal variation, ``win_in`` (the side to
     move can force five in at most this many of its own moves, proven; None when no
     win is proven), the depth of the last completed iteration, nodes searched, seconds
-    spent, and why the move was chosen ("win", "block", "threat", "positional")."""
+    spent, and why the move was chosen ("win", "block", "threat", "positional"; "lost"
+    when every move loses by force: it is the one that holds out longest)."""
 
     best: Point
     score: int
@@ -213,7 +214,9 @@ def think(
         depth=depth,
         nodes=nodes,
         elapsed=clock() - start,
-        reason=REASONS[reason],
+        # A proven loss: the move holds out longest, and a hint says so rather than
+        # call it a block (the block may be a foul, or there may be two threats).
+        reason="lost" if score <= -MATE_BOUND else REASONS[reason],
     )
 
 

@@ -29,7 +29,7 @@ log = logging.getLogger("gomoku.server")
 NO_MOVE = "the AI found no move"
 """Why a hint came back empty when its worker answered without a point."""
 
-REASONS = frozenset({"win", "block", "threat", "positional"})
+REASONS = frozenset({"win", "block", "threat", "positional", "lost"})
 """Why a suggestion was chosen, as protocol.md lists (anything else reads "positional")."""
 
 

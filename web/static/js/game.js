@@ -8,7 +8,7 @@ import { parsePoint } from "./notation.js";
 import { aborted, changeText, choicesText, clockText, gameClockText, offerWords, opponentOf, RATED_MIN_STONES, ratingText, resultText, timeControlText } from "./room.js";
 import { pageFolder } from "./net.js";
 import { downloadRecord } from "./records.js";
-import { foulText } from "./rules.js";
+import { foulText, hintText } from "./rules.js";
 import { CHAT_MAX, chatProblem } from "./text.js";
 import { TOAST_MS, errorText, h, option, placeToast, toast } from "./ui.js";
 
@@ -418,7 +418,7 @@ export class GameView {
 
   gameText(room, mySeat) {
     if (room.state === "over") return resultText(room.result, room.moves.length);
-    if (room.hint) return `Hint: ${room.hint.point} (${room.hint.reason}).`; // until the next move
+    if (room.hint) return hintText(room.hint.point, room.hint.reason); // until the next move
     if (room.state === "waiting") {
       if (!mySeat) return "Waiting for players.";
       // A rated room has no AI seats (the server refuses them; the page shows no control).

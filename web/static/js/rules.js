@@ -1,6 +1,6 @@
-// What each rule, opening and renju foul means, in words for a player choosing or
-// meeting one: the terminal client's (client/state/words.py: RULE_WORDS, OPENING_WORDS,
-// FOUL_WORDS), which a test keeps these equal to.
+// What each rule, opening, renju foul and hint's reason means, in words for a player
+// choosing or meeting one: the terminal client's (client/state/words.py: RULE_WORDS,
+// OPENING_WORDS, FOUL_WORDS, HINT_REASONS), which a test keeps these equal to.
 
 const RULE_WORDS = {
   freestyle: "five or more wins",
@@ -19,6 +19,14 @@ const FOUL_WORDS = {
   overline: "six or more in a row",
 };
 
+const HINT_REASONS = {
+  win: "it wins by force",
+  block: "it stops a threat",
+  threat: "it makes a threat",
+  positional: "a good shape",
+  lost: "the position is lost: it holds out longest",
+};
+
 const label = (name, words) => `${name[0].toUpperCase()}${name.slice(1)} (${words})`;
 
 /** [value, label] pairs for a form's list: "Renju (Black has forbidden points)". */
@@ -29,4 +37,9 @@ export const OPENINGS = Object.entries(OPENING_WORDS).map(([o, words]) => [o, la
 export function foulText(point, foul) {
   const words = FOUL_WORDS[foul];
   return `${point} is forbidden for Black in renju (${foul}${words ? `: ${words}` : ""}).`;
+}
+
+/** "Hint: i9 (it stops a threat)." (a reason the page has no words for is said as sent). */
+export function hintText(point, reason) {
+  return `Hint: ${point} (${HINT_REASONS[reason] ?? reason}).`;
 }
