@@ -1,17 +1,19 @@
 """The analysis of a position as plain data, ready for JSON.
 
 One pure function, :func:`analyze`, shared by ``gomoku analyze --json`` and
-anything else that reports a position. Points are in ``h8`` notation. The AI
-adds its own keys (best move, score, principal variation) to the same object.
+anything else that reports a position (and :func:`run_through`, a line's length).
+Points are in ``h8`` notation. The AI adds its own keys (best move, score, principal
+variation) to the same object.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from engine.board import Board
 from engine.notation import format_point
-from engine.types import Point, Result
+from engine.types import Color, Point, Result
 
 
 def analyze(board: Board) -> dict[str, Any]:
@@ -59,3 +61,22 @@ def _result(result: Result | None) -> dict[str, Any] | None:
         return None
     winner = result.winner
     return {"winner": None if winner is None else str(winner), "reason": str(result.reason)}
+
+
+def run_through(stones: Mapping[Point, Color], point: Point) -> int:
+    """The most stones of ``point``'s colour in a row through it, along any of the four
+    lines (0 for an empty point): a client tells a player why six in a row did not
+    win under the standard rule."""
+    color = stones.get(point)
+    if color is None:
+        return 0
+    longest = 0
+    for dx, dy in ((1, 0), (0, 1), (1, 1), (1, -1)):
+        run = 1
+        for sign in (1, -1):
+            x, y = point.x + sign * dx, point.y + sign * dy
+            while stones.get(Point(x, y)) is color:
+                run += 1
+                x, y = x + sign * dx, y + sign * dy
+        longest = max(longest, run)
+    return longest

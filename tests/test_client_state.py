@@ -141,6 +141,20 @@ def test_takeback_removes_the_last_moves() -> None:
     assert "i9, h9 taken back" in model.log[-1].text
 
 
+def test_six_in_a_row_in_standard_rules_says_why_the_game_goes_on() -> None:
+    """Black fills the gap of h8-i8-j8 _ l8-m8: six in a row, which wins nothing in
+    standard rules, and the log says so (a player who made six read no word of why)."""
+    moves = ["h8", "a1", "i8", "a3", "j8", "a5", "l8", "a7", "m8", "a9"]
+    model = in_room(rule=Rule.STANDARD, moves=moves, to_move="black")
+    model = reduce(model, moved(10, "k8", "black"), T0)
+    assert model.log[-1].text == (
+        "k8: six or more in a row do not win in standard rules, only exactly five."
+    )
+    free = in_room(rule=Rule.FREESTYLE, moves=moves, to_move="black")
+    free = reduce(free, moved(10, "k8", "black"), T0)
+    assert all("six or more" not in line.text for line in free.log)
+
+
 def test_game_over_highlights_the_line_and_names_the_winner() -> None:
     """game_over stores the winning line on the picture and logs who won."""
     model = in_room(moves=["h8", "a1", "i8", "a2", "j8", "a3", "k8", "a4"], to_move="black")

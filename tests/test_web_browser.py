@@ -991,6 +991,23 @@ async def test_a_code_for_a_full_rooms_game_says_it_is_watched(browser: Browser)
         await expect(cy.locator("#toast")).to_have_text("Both seats are taken: you are watching.")
 
 
+async def test_six_in_a_row_in_standard_rules_says_why_the_game_goes_on(browser: Browser) -> None:
+    """ann fills the gap of h8-i8-j8 _ l8-m8 in a standard game: six in a row wins
+    nothing there, and her log says so, as the terminal's does (a player who made six
+    read no word of why the game went on)."""
+    async with people(browser) as crowd:
+        hal = await crowd.client("hal")
+        room = (await hal.create(seat="white", rule="standard")).room.id
+        ann = await crowd.page("ann", hash=f"#/room/{room}")
+        await hal.until_event(GameStarted)
+        hers, his = ["h8", "i8", "j8", "l8", "m8", "k8"], ["a1", "a3", "a5", "a7", "a9"]
+        await play_out(ann, hal, room, hers, his)
+        await expect(ann.locator("#chat-log")).to_contain_text(
+            "k8: six or more in a row do not win in standard rules, only exactly five."
+        )
+        await expect(ann.locator("#status")).not_to_contain_text("wins")
+
+
 async def test_renju_shows_a_forbidden_point_and_refuses_a_click_on_it(browser: Browser) -> None:
     """In renju, Black's double-three point is marked on the board with its reason, and a
     click on it (or a first tap, on a phone) is refused on the page with a visible reason

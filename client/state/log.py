@@ -36,7 +36,8 @@ from client.state.words import (
     room_gone_text,
     started_line,
 )
-from engine import Opening
+from engine import Opening, Rule
+from engine.analysis import run_through
 from engine.errors import NotationError
 from protocol import events as ev
 from protocol import messages as msg
@@ -200,6 +201,15 @@ def offered_line(kind: str, by: str, game: GameView, me: str | None) -> str:
     return f"{who} {verb} {_OFFER_WORDS[kind]}."
 
 
+def _overline(game: GameView, point: str) -> bool:
+    """Whether the stone just played at ``point`` makes six or more in a row in a
+    standard game, which goes on (a player who made six read no word of why)."""
+    if game.rule is not Rule.STANDARD or not game.moves:
+        return False
+    last = game.moves[-1]
+    return game.point_name(last) == point and run_through(game.picture.stones, last) > 5
+
+
 def _event_lines(
     event: ev.RoomEvent, before: GameView, after: GameView, me: str | None
 ) -> list[LogLine]:
@@ -223,6 +233,8 @@ def _event_lines(
             # Joining is not logged: "Game started" names both players, and a player who
             # joins later sees the same line (the log is the same for everyone in the room).
             say(f"{before.name_of(player)} left the {seat} seat.")
+        case ev.Moved(point=point) if _overline(after, point):
+            say(f"{point}: six or more in a row do not win in standard rules, only exactly five.")
         case ev.GameStarted():
             say(started_line(after))
         case ev.OpeningPhase(phase=phase, to_act=to_act, choices=choices):

@@ -96,6 +96,11 @@ export class RoomState {
         this.hint = null;
         this.restartMoveLimit();
         this.abortAt = null; // the game has begun
+        // Six in a row goes on in standard rules: said, as a player who made six read
+        // no word of why the game did not end (the terminal says it alike).
+        if (this.rule === "standard" && runThrough(this.cells(), this.size, event.point) > 5) {
+          return `${event.point}: six or more in a row do not win in standard rules, only exactly five.`;
+        }
         return null;
       case "opening":
         this.state = "opening";
@@ -452,4 +457,26 @@ export function timeControlText(time) {
   const inc = (time.inc_ms ?? 0) / 1000;
   if (time.base_ms < 60000 || time.base_ms % 600) return `${time.base_ms / 1000}s+${inc}`;
   return `${time.base_ms / 60000}+${inc}`;
+}
+
+/** The most stones of the colour at ``point`` in a row through it, along any line (0
+ * for an empty point); ``cells`` as Room.cells gives them. */
+export function runThrough(cells, size, point) {
+  const p = parsePoint(point, size);
+  const colour = p ? cells[p.y * size + p.x] : 0;
+  if (!colour) return 0;
+  let longest = 0;
+  for (const [dx, dy] of [[1, 0], [0, 1], [1, 1], [1, -1]]) {
+    let run = 1;
+    for (const sign of [1, -1]) {
+      let x = p.x + sign * dx, y = p.y + sign * dy;
+      while (x >= 0 && y >= 0 && x < size && y < size && cells[y * size + x] === colour) {
+        run += 1;
+        x += sign * dx;
+        y += sign * dy;
+      }
+    }
+    longest = Math.max(longest, run);
+  }
+  return longest;
 }
