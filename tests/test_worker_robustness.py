@@ -290,6 +290,25 @@ def test_gomoku_ai_refuses_a_brain_that_does_not_start(tmp_path: Path) -> None:
     ]
 
 
+async def test_a_worker_given_two_instances_goes_to_the_other_when_its_own_stops(
+    make_server: MakeServer, start_worker: StartWorker, redis_url: str, connect: Connect
+) -> None:
+    """``--server A --server B``: A stops, and the worker (with its seats) carries on at
+    B, where a player gets an AI (a worker tied to one instance left the whole cluster
+    without AI until that instance came back)."""
+    first = await make_server(ai_config(), store=RedisStore(redis_url))
+    second = await make_server(ai_config(), store=RedisStore(redis_url))
+    worker = await start_worker(to=first, also=(f"ws://127.0.0.1:{second.port}",))
+    await first.stop()
+    await eventually(second.bots.live_workers, 10)
+    assert worker.url == f"ws://127.0.0.1:{second.port}"
+    client = await connect("ann", to=second)
+    person = await seat_ai(client, "novice")
+    await person.play()
+    assert person.over is not None
+    assert person.over.reason == "five"
+
+
 async def test_games_survive_a_server_restart_with_redis(
     make_server: MakeServer, start_worker: StartWorker, redis_url: str
 ) -> None:

@@ -22,6 +22,9 @@ class WorkerConfig:
 
     server: str
     """``ws://HOST:PORT`` of the server."""
+    also: tuple[str, ...] = ()
+    """Other servers of the same cluster (one Redis), tried in turn when the one in use
+    cannot be reached: the AI pool does not go with one instance."""
     bot_key: str
     seats: int = 4
     """Games played at once."""
@@ -51,6 +54,11 @@ class WorkerConfig:
     name: str = "AI worker"
     backoff: Backoff = RECONNECT
     """Waits between reconnect attempts, of the worker's own connection and each seat's."""
+
+    @property
+    def servers(self) -> tuple[str, ...]:
+        """Every server the worker may use, the first one first."""
+        return (self.server, *self.also)
 
     def offered_levels(self) -> tuple[str, ...]:
         if self.brain is not None:

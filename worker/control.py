@@ -92,6 +92,10 @@ class AiWorker:
         self._stopped = asyncio.Event()
         self.address: tuple[str, int] | None = None
         """The server address every connection of this worker goes to (see above)."""
+        self.url = config.server
+        """The server (of ``config.servers``) every connection of this worker uses."""
+        self._failed: tuple[str, int] | None = None
+        """The address the last connection could not be made to, or was lost with."""
 
     # -- lifecycle -------------------------------------------------------------------
 
@@ -122,6 +126,8 @@ class AiWorker:
                     self.ready.clear()
                 if self._stopping:
                     break
+                failed_url, self._failed = self.url, self.address
+                self._next_server()
                 self.stats.reconnects += 1
                 attempt += 1
                 wait = self.config.backoff.delay(attempt)
@@ -129,9 +135,10 @@ class AiWorker:
                 # for an hour of a server gone was 800 lines), with when the next try is.
                 if attempt == 1 or attempt % 10 == 0:
                     log.info(
-                        "worker: connection to %s %s; trying again in %.1f s (attempt %d)",
-                        self.config.server,
+                        "worker: connection to %s %s; trying %s in %.1f s (attempt %d)",
+                        failed_url,
                         failure,
+                        "again" if self.url == failed_url else self.url,
                         wait,
                         attempt,
                     )
@@ -141,10 +148,17 @@ class AiWorker:
         finally:
             await self._shutdown()
 
+    def _next_server(self) -> None:
+        """After a failure, the next of ``config.servers`` (the same when there is one):
+        a worker given several instances is not stopped by the one it used going down."""
+        servers = self.config.servers
+        if len(servers) > 1:
+            self.url = servers[(servers.index(self.url) + 1) % len(servers)]
+
     async def _open(self) -> ClientConnection:
         await self._pick_address()
         return await connect(
-            self.config.server,
+            self.url,
             compression=None,
             max_size=MAX_SERVER_FRAME,
             open_timeout=10,
@@ -174,19 +188,22 @@ class AiWorker:
         return {"host": self.address[0], "port": self.address[1]}
 
     async def _pick_address(self) -> None:
-        """Resolve the server's name and pick one of its addresses at random; if it is
-        not the one the seats use, they reconnect to it."""
-        parts = urllib.parse.urlsplit(self.config.server)
+        """Resolve the server's name and pick one of its addresses at random, other than
+        the one that just failed when there is another (a name that resolves to every
+        replica, as Compose's does); if it is not the one the seats use, they reconnect
+        to it."""
+        parts = urllib.parse.urlsplit(self.url)
         if parts.hostname is None:
-            raise InvalidURI(self.config.server, "no host")
+            raise InvalidURI(self.url, "no host")
         port = parts.port or (443 if parts.scheme == "wss" else 80)
         infos = await asyncio.get_running_loop().getaddrinfo(
             parts.hostname, port, type=socket.SOCK_STREAM
         )
         addresses = sorted({(str(info[4][0]), int(info[4][1])) for info in infos})
-        if self.address in addresses:
+        others = [address for address in addresses if address != self._failed] or addresses
+        if self.address in others:
             return
-        previous, self.address = self.address, random.choice(addresses)
+        previous, self.address = self.address, random.choice(others)
         if previous is not None:
             log.info("worker: moving to server address %s:%d", *self.address)
             for seat in self.seats.values():
@@ -278,7 +295,7 @@ class AiWorker:
         log.info(
             "worker %s ready at %s: %d seats, levels %s",
             self.worker_id,
-            config.server,
+            self.url,
             config.seats,
             ",".join(levels),
         )

@@ -43,6 +43,7 @@ def _level_name(text: str) -> str:
 
 
 USAGE = "gomoku-ai [options]   (gomoku-ai --help lists them)"
+DEFAULT_SERVER = "ws://127.0.0.1:8765"
 
 
 def _brain_command(text: str) -> str:
@@ -77,8 +78,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--server",
         type=websocket_url,
-        default="ws://127.0.0.1:8765",
-        help="the server's address, ws://HOST:PORT or wss://HOST:PORT (ws://127.0.0.1:8765)",
+        action="append",
+        help="the server's address, ws://HOST:PORT or wss://HOST:PORT (ws://127.0.0.1:8765); "
+        "give it again for other instances of the same cluster, tried in turn when the one "
+        "in use cannot be reached",
     )
     parser.add_argument("--seats", type=count(1), default=4, help="games played at once (4)")
     parser.add_argument(
@@ -170,7 +173,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def config_from_args(args: argparse.Namespace) -> WorkerConfig:
     return WorkerConfig(
-        server=args.server,
+        server=(args.server or [DEFAULT_SERVER])[0],
+        also=tuple(args.server[1:]) if args.server else (),
         bot_key=args.bot_key,
         seats=args.seats,
         levels=tuple(args.levels),

@@ -79,6 +79,11 @@ class SeatOwner(Protocol):
     @property
     def thinker(self) -> Thinker: ...
 
+    @property
+    def url(self) -> str:
+        """The server (of the config's ``servers``) the worker's connections use."""
+        ...
+
     def target(self) -> dict[str, Any]:
         """``connect()`` arguments that reach the worker's chosen server address."""
         ...
@@ -143,7 +148,7 @@ class SeatClient:
             while not self.released:
                 try:
                     async with connect(
-                        self.config.server,
+                        self.owner.url,
                         compression=None,
                         max_size=MAX_SERVER_FRAME,
                         open_timeout=10,
@@ -173,7 +178,7 @@ class SeatClient:
                 attempt += 1
                 await asyncio.sleep(self.config.backoff.delay(attempt))
         except InvalidURI:
-            log.error("seat %s: bad server address %r", self.player, self.config.server)
+            log.error("seat %s: bad server address %r", self.player, self.owner.url)
         finally:
             for brain in self._brains.values():
                 await brain.close()
