@@ -29,9 +29,26 @@ class Cluster:
     """Games in progress."""
 
 
+SILENT_AFTER_MS = 3_000
+"""An instance that has not published its figures for this long (it does every second)
+is silent: stopped or cut off. It stays listed until its record expires (15 s), but its
+players are not counted: they have most likely come back through another instance."""
+
+
 async def instances(store: Store) -> dict[str, jobs.InstanceRecord]:
-    """Every live instance's published figures (unreadable records are left out)."""
+    """Every listed instance's published figures (unreadable records are left out)."""
     return jobs.decode_records(await store.instance_infos(now_ms()), jobs.InstanceRecord)
+
+
+def silent(record: jobs.InstanceRecord, now: int) -> bool:
+    """Whether the instance has not been heard from for :data:`SILENT_AFTER_MS`."""
+    return bool(record.heard_ms) and now - record.heard_ms > SILENT_AFTER_MS
+
+
+async def heard_instances(store: Store) -> list[jobs.InstanceRecord]:
+    """The instances heard from within :data:`SILENT_AFTER_MS`."""
+    now = now_ms()
+    return [record for record in (await instances(store)).values() if not silent(record, now)]
 
 
 async def read_cluster(store: Store) -> Cluster:
@@ -50,10 +67,10 @@ def add_cluster_gauges(metrics: Metrics, store: Store) -> None:
     """The cluster-wide gauges of ``/metrics``, each read from the store when scraped."""
 
     async def total(field: str) -> int:
-        return sum(getattr(record, field) for record in (await instances(store)).values())
+        return sum(getattr(record, field) for record in await heard_instances(store))
 
     async def count_instances() -> int:
-        return len(await instances(store))
+        return len(await heard_instances(store))
 
     async def connections() -> int:
         return await total("connections")
@@ -104,12 +121,17 @@ def _duration(ms: int) -> str:
 
 def describe(cluster: Cluster, now: int) -> str:
     """The cluster in plain text: instances, AI workers and pool, rooms."""
-    lines = [f"instances: {len(cluster.instances)}"]
+    quiet = sum(silent(i, now) for i in cluster.instances.values())
+    lines = [
+        f"instances: {len(cluster.instances)}"
+        + (f" ({quiet} silent: stopped or cut off, not counted)" if quiet else "")
+    ]
     for name, i in cluster.instances.items():
         lines.append(
             f"  {name}  {i.address}  up {_duration(now - i.started_ms)}  "
             f"connections {i.connections}  players {i.players}  AI workers {i.workers}"
             + (f"  heard {max(0, now - i.heard_ms) / 1000:.0f}s ago" if i.heard_ms else "")
+            + ("  SILENT" if silent(i, now) else "")
         )
     seats = sum(w.seats for w in cluster.workers.values())
     lines.append(

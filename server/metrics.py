@@ -140,13 +140,19 @@ _HELP: dict[str, tuple[str, Scope, str]] = {
     "gomoku_cluster_instances": (
         "gauge",
         "cluster",
-        "Server instances heard from within the last 15 s (each reports every second).",
+        "Server instances heard from within the last 3 s (each reports every second; one "
+        "silent longer is stopped or cut off).",
     ),
-    "gomoku_cluster_connections": ("gauge", "cluster", "Open WebSocket connections."),
+    "gomoku_cluster_connections": (
+        "gauge",
+        "cluster",
+        "Open WebSocket connections (summed over the instances heard from within 3 s).",
+    ),
     "gomoku_cluster_players_online": (
         "gauge",
         "cluster",
-        "People with at least one open connection, AI not counted (summed over instances).",
+        "People with at least one open connection, AI not counted (summed over the "
+        "instances heard from within 3 s: a killed one's players come back elsewhere).",
     ),
     "gomoku_cluster_ai_workers": ("gauge", "cluster", "AI workers connected to any instance."),
     "gomoku_cluster_ai_seats": ("gauge", "cluster", "Games all AI workers offer to play at once."),

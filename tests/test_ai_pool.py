@@ -386,7 +386,9 @@ async def test_status_tells_a_silent_instance_from_a_live_one(
     make_server: MakeServer, redis_url: str
 ) -> None:
     """An instance killed 7 s ago is still listed (its record outlives it by three
-    heartbeats), but status says it was last heard 7 s ago; a live one, just now."""
+    heartbeats), but status says it was last heard 7 s ago and marks it silent, and
+    its players are not counted in the cluster's (they have come back elsewhere, and
+    were counted twice); a live one, just now."""
     live = await make_server(ai_config(), store=RedisStore(redis_url))
     now = now_ms()
     killed = jobs.InstanceRecord("10.0.0.9:8765", now - 60_000, 3, 2, 0, heard_ms=now - 7_000)
@@ -403,9 +405,14 @@ async def test_status_tells_a_silent_instance_from_a_live_one(
         return int(found.group(1))
 
     [dead] = [line for line in lines if "killed-one" in line]
-    assert 7 <= heard(dead) <= 8 + took, dead
+    assert dead.endswith("SILENT"), dead
+    assert 7 <= heard(dead.removesuffix("  SILENT")) <= 8 + took, dead
     [alive] = [line for line in lines if live.housekeeping.instance_id in line]
     assert heard(alive) <= 1 + took, alive
+    assert "instances: 2 (1 silent: stopped or cut off, not counted)" in lines
+    page = await live.metrics.collect()
+    assert re.search(r"^gomoku_cluster_instances 1$", page, re.MULTILINE), page
+    assert re.search(r"^gomoku_cluster_players_online 0$", page, re.MULTILINE), page
 
 
 async def test_an_instance_stopped_cleanly_leaves_the_cluster_at_once(
