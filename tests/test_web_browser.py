@@ -1306,9 +1306,10 @@ async def test_a_move_sent_shows_until_answered_and_a_lost_network_is_seen_at_on
     browser: Browser,
 ) -> None:
     """On a phone that loses its network, the stone placed stays on the board, marked
-    as on its way, with "Sending h8…"; another tap says why it does nothing; the page
-    says it is offline within seconds (it took 15), and once back the move is played
-    once, for the position it was meant for."""
+    as on its way, with "Sending h8…", also once the page knows it is offline (it
+    vanished then); another tap says why it does nothing; the page says it is offline
+    within seconds (it took 15), and once back the move is played once, for the
+    position it was meant for."""
     async with people(browser) as crowd:
         ann, hal, room = await crowd.ann_against_hal(phone=True)
         await ann.context.set_offline(True)
@@ -1320,7 +1321,8 @@ async def test_a_move_sent_shows_until_answered_and_a_lost_network_is_seen_at_on
         await expect(ann.locator("#status")).to_have_text("Your move is on its way.")
         await expect(ann.locator("#conn")).to_have_attribute("data-state", "offline")
         assert asyncio.get_running_loop().time() - started < 8
-        await expect(ann.locator("svg.board circle.sending")).to_have_count(0)
+        # Still marked while offline: whether it got through is not known yet.
+        await expect(ann.locator("svg.board circle.sending.black")).to_have_count(1)
         await ann.context.set_offline(False)
         await expect(ann.locator("#conn")).to_have_attribute("data-state", "online")
         await expect(ann.locator("#status")).not_to_have_text(re.compile("Not connected"))
@@ -2329,13 +2331,94 @@ async def test_a_connection_that_goes_silent_is_dropped_and_made_again(browser: 
             pass
 
 
+async def test_an_attempt_to_connect_that_is_never_answered_is_made_again(
+    browser: Browser,
+) -> None:
+    """ann's link drops, and her page's next attempt is taken and never answered (a
+    train's network): within the page's wait for a hello's answer it gives the attempt
+    up and makes another, which gets through, and she plays on (it sat at "Connecting…"
+    for minutes while the game was lost)."""
+    async with people(browser) as crowd:
+        ann, hal, _ = await two_stones_down(crowd)
+        await ann.evaluate("gomoku.conn.connectMs = 1500")
+        attempts: list[WebSocketRoute] = []
+
+        def hang_the_first(ws: WebSocketRoute) -> None:
+            attempts.append(ws)
+            if len(attempts) > 1:
+                ws.connect_to_server()  # the network is back: through to the server
+
+        await ann.route_web_socket(re.compile(".*"), hang_the_first)
+        ann_conn = crowd.connection_of("ann")
+        await ann_conn.ws.close(code=1011)  # her link goes
+        await eventually(lambda: len(attempts) >= 2, WAIT_MS / 1000)
+        await expect(ann.locator("#conn")).to_have_attribute("data-state", "online")
+        await expect(ann.locator("#status")).to_have_text("Your move: Black.")
+        await point(ann, "h9").click()
+        while (await hal.until_event(Moved)).point != "h9":  # hal's own a1 first
+            pass
+
+
+async def test_a_move_lost_with_the_link_stays_marked_until_back_and_is_then_said_lost(
+    browser: Browser,
+) -> None:
+    """ann taps h9 as her link goes silent: while the page is reconnecting the stone
+    stays on the board marked as sending (it vanished once the page called the link
+    dead), and once back, h9 having never reached the server, the page says so (it only
+    said "Your move" again); tapped again, h9 is played."""
+    async with people(browser) as crowd:
+        ann, hal, _ = await two_stones_down(crowd)
+        await ann.evaluate("gomoku.conn.quietMs = 500; gomoku.conn.stallMs = 500")
+        await ann.evaluate("gomoku.conn.connectMs = 2500")
+        attempts: list[WebSocketRoute] = []
+
+        def hang_the_first(ws: WebSocketRoute) -> None:
+            attempts.append(ws)
+            if len(attempts) > 1:
+                ws.connect_to_server()
+
+        await ann.route_web_socket(re.compile(".*"), hang_the_first)
+        ann_conn = crowd.connection_of("ann")
+        ann_conn.ws.transport.pause_reading()  # h9 reaches nobody
+        await point(ann, "h9").click()
+        await expect(ann.locator("#conn")).not_to_have_attribute("data-state", "online")
+        await expect(ann.locator("circle.sending")).to_have_count(1)
+        await expect(ann.locator("#status")).to_have_text(
+            "h9 did not reach the server: play it again.", timeout=WAIT_MS
+        )
+        await point(ann, "h9").click()
+        while (await hal.until_event(Moved)).point != "h9":  # hal's own a1 first
+            pass
+
+
+async def test_a_chat_line_lost_with_the_link_comes_back_to_the_input(browser: Browser) -> None:
+    """ann sends a chat line as her link goes silent: it never reaches the server, and
+    once back the page puts it back in the input and says it was not sent (the input
+    emptied and the line was lost unsaid)."""
+    async with people(browser) as crowd:
+        ann, _, _ = await two_stones_down(crowd)
+        await ann.evaluate("gomoku.conn.quietMs = 500; gomoku.conn.stallMs = 500")
+        ann_conn = crowd.connection_of("ann")
+        ann_conn.ws.transport.pause_reading()  # the line reaches nobody
+        await ann.fill("#chat-input", "into the tunnel")
+        await ann.press("#chat-input", "Enter")
+        await expect(ann.locator("#chat-input")).to_have_value("")
+        await eventually(lambda: set(crowd.connections_of("ann")) - {ann_conn}, WAIT_MS / 1000)
+        await expect(ann.locator("#chat-input")).to_have_value("into the tunnel")
+        await expect(ann.locator("#toast")).to_have_text(
+            "Your message was not sent: the connection dropped. Send it again."
+        )
+        await ann.press("#chat-input", "Enter")
+        await expect(ann.locator("#chat-log")).to_contain_text("into the tunnel")
+
+
 async def test_a_move_sent_as_the_link_went_is_not_said_to_be_ones_turn(
     browser: Browser,
 ) -> None:
     """ann clicks h9 as her link goes silent: while the page reconnects it says h9 was
     sent and counts if it got through (it said "Your move", though the move was on its
-    way and was played when the link came back); once back, her move is asked for
-    again if it was lost, and h9 clicked again is played."""
+    way and was played when the link came back); once back, she is told h9 was lost,
+    and h9 clicked again is played."""
     async with people(browser) as crowd:
         ann, hal, _ = await two_stones_down(crowd)
         await ann.evaluate(
@@ -2353,7 +2436,9 @@ async def test_a_move_sent_as_the_link_went_is_not_said_to_be_ones_turn(
         await point(ann, "h9").click()
         await eventually(lambda: set(crowd.connections_of("ann")) - {ann_conn}, WAIT_MS / 1000)
         await expect(ann.locator("#conn")).to_have_attribute("data-state", "online")
-        await expect(ann.locator("#status")).to_have_text("Your move: Black.")
+        await expect(ann.locator("#status")).to_have_text(
+            "h9 did not reach the server: play it again."
+        )
         said = await ann.evaluate("window.said")
         assert any("h9 was sent as the link went: it counts if it got through" in t for t in said)
         assert not any("reconnecting… (Your move" in t for t in said), said

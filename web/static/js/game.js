@@ -36,6 +36,7 @@ export class GameView {
     this.refusal = null; // a refusal shown on the status line for a while
     this.refusalTimer = null;
     this.sent = null; // {room, id, settles}: an action of this page not answered yet
+    this.chatSent = null; // {room, id, text}: a chat line sent whose line has not come back
     this.claimShown = false; // the Claim button is shown (the tick redraws when that changes)
     this.build();
   }
@@ -177,12 +178,24 @@ export class GameView {
   /** Bring the page up to date after an event. */
   update(room, event) {
     if (this.roomId !== room.id) return;
+    if (event?.type === "chat" && event.player === this.me && event.text === this.chatSent?.text) {
+      this.chatSent = null;
+    }
+    this.recoverChat(room);
     if (event && this.sent && (this.sent.settles ? this.sent.settles.has(event.type) : !NO_ANSWERS.has(event.type))) {
       this.sent = null;
     }
     // Back online, an action of the dropped link is either in the room's events by now
-    // or lost with it: no longer "sent" (see statusText, offline).
-    if (this.sent && this.app.conn.identified && !this.app.conn.live(this.sent.id)) this.sent = null;
+    // or lost with it: no longer "sent" (see statusText, offline). A lost move is said:
+    // the page only said "Your move" again, and the player thought it played.
+    if (this.sent && this.app.conn.identified && !this.app.conn.live(this.sent.id)) {
+      const lost = this.sent.room === room.id && this.sent.point && !room.moves.includes(this.sent.point);
+      const point = this.sent.point;
+      this.sent = null;
+      if (lost && (room.state === "playing" || room.state === "opening")) {
+        this.refuse(`${point} did not reach the server: play it again.`);
+      }
+    }
     const mySeat = room.seatOf(this.me);
     const bits = [room.rule, `${room.size}×${room.size}`, room.opening === "swap2" ? "swap2" : null,
       timeControlText(room.time), room.rated ? "rated" : "casual", room.private ? "private" : null];
@@ -357,6 +370,13 @@ export class GameView {
     return Boolean(sent && sent.room === room.id && this.app.conn.live(sent.id));
   }
 
+  /** Whether this room's action was sent as the link went, and the page is not back
+   * yet to know whether it got through. */
+  inDoubt(room) {
+    const sent = this.sent;
+    return Boolean(sent && sent.room === room.id && !this.app.conn.identified);
+  }
+
   /** Send an action of the room (answered by its event: see MOVE_ANSWERS and ACCEPTED);
    * `refused` words its refusal. */
   send(room, message, { move = false, refused = errorText } = {}) {
@@ -390,7 +410,8 @@ export class GameView {
       nextColor: room.toMove,
       // The stone sent, shown until the server's answer: a tap that seemed to vanish
       // while the move was on its way (a slow network) was tapped again.
-      sending: this.busy(room) && this.sent.point ? this.sent.point : null,
+      // Kept while the link is down too: whether it got through is not known yet.
+      sending: (this.busy(room) || this.inDoubt(room)) && this.sent.point ? this.sent.point : null,
     });
     this.confirmBar.hidden = !this.board.selected;
   }
@@ -750,11 +771,26 @@ export class GameView {
       return;
     }
     this.chatInput.value = "";
-    this.app.conn.act({ type: "chat", room: roomId, text }, (error) => {
+    const id = this.app.conn.act({ type: "chat", room: roomId, text }, (error) => {
       // Not said: the line goes back to the input to send again (unless more is typed).
+      if (this.chatSent?.id === id) this.chatSent = null;
       if (this.roomId === roomId && !this.chatInput.value) this.chatInput.value = text;
       toast(errorText(error));
     });
+    // Until its line comes back: one sent into a link that was going was lost unsaid.
+    if (id !== null) this.chatSent = { id, room: roomId, text };
+  }
+
+  /** Back online after a drop: a chat line sent on the dropped link that is not in the
+   * room's log goes back to the input, and the player is told. */
+  recoverChat(room) {
+    const sent = this.chatSent;
+    if (!sent || !this.app.conn.identified || this.app.conn.live(sent.id)) return;
+    this.chatSent = null;
+    const mine = this.app.me?.name;
+    if (sent.room !== room.id || room.log.some((e) => e.name === mine && e.text === sent.text)) return;
+    if (this.roomId === room.id && !this.chatInput.value) this.chatInput.value = sent.text;
+    toast("Your message was not sent: the connection dropped. Send it again.");
   }
 
   async record(room, format) {

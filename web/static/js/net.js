@@ -7,12 +7,16 @@
 // looks open to the page for as long as TCP takes to give up, minutes; a browser does
 // not show the page the server's WebSocket pings. So after QUIET_MS with nothing
 // heard the page sends `ping`, and if nothing at all comes back within STALL_MS it
-// drops the connection and connects again (protocol.md, `ping`).
+// drops the connection and connects again (protocol.md, `ping`). A connection that is
+// not answered its hello within CONNECT_MS (a train's network that took the attempt
+// and then carried nothing) is given up and made again the same way: one sat at
+// "Connecting…" for minutes, long after the network was back, while the game was lost.
 
 const SUBPROTOCOL = "gomoku.json";
 const BACKOFF_MS = [500, 1000, 2000, 4000, 8000, 10000];
 const QUIET_MS = 10000;
 const STALL_MS = 5000;
+const CONNECT_MS = 10000;
 // When the browser says the network went away, the connection is asked at once and
 // given this long: a phone's tap sent into a dead socket was kept there, unseen, for
 // the 15 s the quiet checks take, and delivered late if the network came back.
@@ -65,6 +69,7 @@ export class Connection {
     this.quietMs = QUIET_MS; // (a test shortens them)
     this.stallMs = STALL_MS;
     this.suspectMs = SUSPECT_MS;
+    this.connectMs = CONNECT_MS;
     setInterval(() => this.checkAlive(), 1000);
   }
 
@@ -102,27 +107,41 @@ export class Connection {
     this.start();
   }
 
-  /** Connect now rather than at the retry's time (the browser says it is online again). */
+  /** Connect now rather than at the retry's time (the browser says it is online
+   * again); an attempt still waiting for its answer is given up for a new one, made
+   * on the network that is back. */
   retryNow() {
+    if (this.ws && !this.identified) this.drop(this.ws);
     if (this.retryTimer === null || this.ws) return;
     this.attempt = 0;
     this.start();
   }
 
-  /** Ping a connection that has been quiet, and drop one that stays silent after it. */
+  /** Ping a connection that has been quiet, and drop one that stays silent after it;
+   * drop an attempt whose hello has not been answered within `connectMs`. */
   checkAlive() {
     const ws = this.ws;
-    if (!ws || ws.readyState !== WebSocket.OPEN || !this.identified) return;
+    if (!ws) return;
     const now = Date.now();
+    if (!this.identified) {
+      if (now - this.lastHeard >= this.connectMs) this.drop(ws);
+      return;
+    }
     if (this.answerBy !== null) {
-      if (now < this.answerBy) return;
-      this.closed(ws, { code: 1006 }); // as a drop: the state, the retry
-      ws.onclose = null;
-      ws.onmessage = null;
-      ws.close();
+      if (now >= this.answerBy) this.drop(ws);
     } else if (now - this.lastHeard >= this.quietMs) {
       this.ping(ws, now + this.stallMs);
     }
+  }
+
+  /** Give up a connection (or an attempt) that carries nothing, as a drop: the state,
+   * the retry. */
+  drop(ws) {
+    this.closed(ws, { code: 1006 });
+    ws.onopen = null;
+    ws.onclose = null;
+    ws.onmessage = null;
+    ws.close();
   }
 
   /** Send a ping (unless one waits for its answer already), to be answered by `dueBy`. */
