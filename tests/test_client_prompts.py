@@ -235,8 +235,8 @@ def test_every_reason_is_a_sentence() -> None:
         (Color.BLACK, Reason.FIVE): "alice (black) wins with five in a row.",
         (Color.WHITE, Reason.OVERLINE): "bob (white) wins with six or more in a row.",
         (Color.WHITE, Reason.TIMEOUT): "alice (black) ran out of time: bob (white) wins.",
-        (Color.BLACK, Reason.ABANDON): "bob (white) left and did not come back: alice "
-        "(black) wins.",
+        (Color.BLACK, Reason.ABANDON): "bob (white) was away and did not come back in time: "
+        "alice (black) wins.",
         (None, Reason.AGREEMENT): "Draw agreed.",
         (None, Reason.ABANDON): "Game aborted: both players left.",
     }

@@ -306,17 +306,23 @@ def test_clocks_do_not_run_before_the_first_move_or_after_the_end() -> None:
 
 
 def test_reconnecting_state_shows_attempt_and_next_try() -> None:
-    """Losing the link logs it, disables moves and describes the retry schedule."""
+    """Losing the link logs it, with what staying away costs in a running game (the
+    opponent is told they may claim; the player was not), disables moves and
+    describes the retry schedule."""
     model = in_room()
     model = reduce(model, ConnectionChanged("reconnecting", attempt=3, next_try_at=T0 + 4), T0)
     assert not model.session.link.online
     assert model.session.link.describe(T0) == "reconnecting (attempt 3, next try in 4s)"
-    assert model.log[-1].text == "Connection lost; reconnecting."
+    assert model.log[-1].text == (
+        "Connection lost; reconnecting. bob may claim the win after 1:00 away."
+    )
     assert can_move(model) == "Offline: moves are disabled until the connection is back."
     model = reduce(model, ConnectionChanged("connected"), T0 + 5)
     closed = ConnectionChanged("reconnecting", detail="closed by the server")
     model = reduce(model, closed, T0 + 6)
-    assert model.log[-1].text == "Connection lost (closed by the server); reconnecting."
+    assert model.log[-1].text.startswith("Connection lost (closed by the server); reconnecting.")
+    watching = reduce(in_room(state="waiting"), ConnectionChanged("reconnecting"), T0)
+    assert watching.log[-1].text == "Connection lost; reconnecting."
 
 
 def test_resume_reports_the_moves_caught_up() -> None:

@@ -1323,6 +1323,10 @@ async def test_a_move_sent_shows_until_answered_and_a_lost_network_is_seen_at_on
         assert asyncio.get_running_loop().time() - started < 8
         # Still marked while offline: whether it got through is not known yet.
         await expect(ann.locator("svg.board circle.sending.black")).to_have_count(1)
+        # What staying away costs (hal was told he may claim; she was told nothing).
+        await expect(ann.locator("#status")).to_contain_text(
+            re.compile(r"If you are away more than [\w ]+, hal may claim the win\.$")
+        )
         await ann.context.set_offline(False)
         await expect(ann.locator("#conn")).to_have_attribute("data-state", "online")
         await expect(ann.locator("#status")).not_to_have_text(re.compile("Not connected"))

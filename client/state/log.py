@@ -23,6 +23,7 @@ from client.state.words import (
     HINT_REASONS,
     IDENTITY_LOST,
     RATED_NOTE,
+    away_for,
     choice_words,
     describe_error,
     describe_result,
@@ -113,7 +114,9 @@ def _lines(action: object, before: Scene, after: Scene) -> list[LogLine]:
             before.session.link.online and not after.session.link.online
         ):
             why = f" ({detail})" if detail else ""
-            return [LogLine("system", f"Connection lost{why}; reconnecting.")]
+            return [
+                LogLine("system", f"Connection lost{why}; reconnecting.{_claim_warning(after)}")
+            ]
         case IdentityLost():
             return [LogLine("system", IDENTITY_LOST)]
         case RoomGone(room=room, expired=True):
@@ -199,6 +202,17 @@ def offered_line(kind: str, by: str, game: GameView, me: str | None) -> str:
     if kind == "takeback":
         verb = "ask for" if by == me else "asks for"
     return f"{who} {verb} {_OFFER_WORDS[kind]}."
+
+
+def _claim_warning(scene: Scene) -> str:
+    """`` bob may claim the win after 1:00 away.``: to a seated player whose link went
+    in a running game (the opponent is told they may claim; the player was not)."""
+    game, me = scene.room, scene.session.me
+    if game is None or not game.running or game.color_of(me) is None:
+        return ""
+    other = game.opponent_of(me)
+    who = "your opponent" if other is None else other.name
+    return f" {who} may claim the win {away_for(scene.session.grace_ms)}."
 
 
 def _overline(game: GameView, point: str) -> bool:

@@ -202,7 +202,8 @@ def describe_result(outcome: Outcome, game: GameView) -> str:
         Reason.OVERLINE: f"{won} wins with six or more in a row{ends}.",
         Reason.RESIGN: f"{lost} resigned: {won} wins.",
         Reason.TIMEOUT: f"{lost} {late}: {won} wins.",
-        Reason.ABANDON: f"{lost} left and did not come back: {won} wins.",
+        # "left" read wrong to a player whose network dropped: away is what the server saw.
+        Reason.ABANDON: f"{lost} was away and did not come back in time: {won} wins.",
     }.get(outcome.reason, f"{won} wins ({outcome.reason}).")
 
 

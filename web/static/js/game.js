@@ -425,8 +425,11 @@ export class GameView {
       // A move sent just before the link went: it may have reached the server, and
       // "Your move" said otherwise (it was played when the link came back).
       const inFlight = this.sent && this.sent.room === room.id && this.sent.point;
-      if (inFlight) return `Not connected: reconnecting… (${this.sent.point} was sent as the link went: it counts if it got through)`;
-      return `Not connected: reconnecting… (${text})`;
+      // What staying away costs, said once (not counted down: a live region is read out
+      // at each change): the opponent was told they may claim, the player was not.
+      const warning = this.claimWarning(room);
+      if (inFlight) return `Not connected: reconnecting… (${this.sent.point} was sent as the link went: it counts if it got through)${warning}`;
+      return `Not connected: reconnecting… (${text})${warning}`;
     }
     const offer = room.pending;
     if (live && offer && offer.by !== this.me) {
@@ -435,6 +438,15 @@ export class GameView {
       return `${room.nameOf(offer.by)} ${offerWords(offer.kind)}. ${text}`;
     }
     return text;
+  }
+
+  /** " If you are away more than a minute, bob may claim the win.": to a seated
+   * player whose page is offline in a running game. */
+  claimWarning(room) {
+    const seconds = Math.round((this.app.me?.limits?.grace_ms ?? 60000) / 1000);
+    const away = seconds === 60 ? "a minute" : seconds % 60 === 0 ? `${seconds / 60} minutes` : `${seconds} s`;
+    const who = opponentOf(room.players, this.me)?.name ?? "your opponent";
+    return ` If you are away more than ${away}, ${who} may claim the win.`;
   }
 
   gameText(room, mySeat) {

@@ -413,7 +413,10 @@ export class App {
     let line = room.apply(m.event);
     if (m.event.type === "presence" && m.event.player === this.me?.player && line) {
       // Our own drop, replayed on our return: said as ours, not as another player's.
-      line = m.event.online ? "You are back" : room.state === "over" ? "You left" : "You were offline";
+      // Gone from a finished game is leaving it, unless that absence is what ended it
+      // (a phone's dropped network lost the game: it did not leave).
+      const lostByIt = room.result?.reason === "abandon" && room.result.winner !== room.seatOf(this.me.player);
+      line = m.event.online ? "You are back" : room.state === "over" && !lostByIt ? "You left" : "You were offline";
     }
     if (m.event.type === "chat") room.log.push(room.chatEntry(m.event.player, m.event.name, m.event.text));
     else if (line) room.log.push({ text: line });

@@ -371,6 +371,10 @@ export function resultText(result, stones = null) {
   const row = ROWS[result.reason];
   if (row) return `${colour} wins with ${row}${lineEnds(result.line)}`;
   if (result.reason === "timeout") return `${colour} wins on time`; // (not "by time")
+  if (result.reason === "abandon") {
+    // "by abandonment" read wrong to a player whose network dropped (as "left" did).
+    return `${colour} wins: ${colour === "Black" ? "White" : "Black"} did not come back in time`;
+  }
   return `${colour} wins by ${why}`;
 }
 
