@@ -1327,6 +1327,7 @@ async def test_a_move_sent_shows_until_answered_and_a_lost_network_is_seen_at_on
         await expect(ann.locator("#status")).to_contain_text(
             re.compile(r"If you are away more than [\w ]+, hal may claim the win\.$")
         )
+        await expect(ann.locator("#hint")).to_be_disabled()  # as the game's own buttons
         await ann.context.set_offline(False)
         await expect(ann.locator("#conn")).to_have_attribute("data-state", "online")
         await expect(ann.locator("#status")).not_to_have_text(re.compile("Not connected"))

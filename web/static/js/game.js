@@ -172,6 +172,9 @@ export class GameView {
     }
     this.movesShown = -1;
     this.logShown = -1;
+    // A snapshot (a resume) is the room now: an announcement of a move before it is
+    // stale (a screen reader read a move made before the drop as the latest).
+    this.announcer.textContent = "";
     this.update(room, null);
   }
 
@@ -529,7 +532,10 @@ export class GameView {
       }
     }
     if (playing && !room.rated && room.toMove) {
-      parts.push(h("button", { type: "button", id: "hint", onclick: () => this.hint(room) }, "Hint"));
+      // Off while offline, as the game's own buttons are (a tap left a red line that
+      // outlived the reconnection).
+      const offline = !this.app.conn.identified;
+      parts.push(h("button", { type: "button", id: "hint", disabled: offline, onclick: () => this.hint(room) }, "Hint"));
     } else if (playing && room.rated && mySeat) {
       parts.push(h("p", { class: "hint-text" }, "No hints in a rated game."));
     }
