@@ -2396,6 +2396,48 @@ async def test_a_move_lost_with_the_link_stays_marked_until_back_and_is_then_sai
             pass
 
 
+async def test_a_move_that_got_through_as_the_link_went_is_not_said_lost(
+    browser: Browser,
+) -> None:
+    """ann's h9 reaches the server, and her link goes before its answer reaches her:
+    once back, her page shows h9 played and never says it was lost (it judged as soon
+    as it was online, before the room had caught up, and said a move that had counted
+    "did not reach the server")."""
+    async with people(browser) as crowd:
+        ann, hal, _ = await two_stones_down(crowd)
+        answering = {"on": True}
+        routes: list[WebSocketRoute] = []
+
+        def through(ws: WebSocketRoute) -> None:
+            server = ws.connect_to_server()
+            routes.append(ws)
+            ws.on_message(server.send)
+            server.on_message(lambda frame: ws.send(frame) if answering["on"] else None)
+
+        await ann.route_web_socket(re.compile(".*"), through)
+        await ann.reload()  # her connection now goes through the route
+        await moves_shown(ann, 2)
+        await ann.evaluate(
+            """() => {
+                window.said = [];
+                const status = document.getElementById("status");
+                new MutationObserver(() => window.said.push(status.textContent))
+                    .observe(status, {childList: true, characterData: true, subtree: true});
+            }"""
+        )
+        answering["on"] = False  # nothing more reaches her page
+        await point(ann, "h9").click()
+        while (await hal.until_event(Moved)).point != "h9":
+            pass
+        answering["on"] = True
+        await routes[-1].close(code=1006)  # her link goes
+        await moves_shown(ann, 3)
+        await expect(ann.locator("#conn")).to_have_attribute("data-state", "online")
+        await ann.wait_for_timeout(500)
+        said = await ann.evaluate("window.said")
+        assert not any("did not reach the server" in text for text in said), said
+
+
 async def test_a_chat_line_lost_with_the_link_comes_back_to_the_input(browser: Browser) -> None:
     """ann sends a chat line as her link goes silent: it never reaches the server, and
     once back the page puts it back in the input and says it was not sent (the input

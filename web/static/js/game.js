@@ -184,20 +184,8 @@ export class GameView {
     if (event?.type === "chat" && event.player === this.me && event.text === this.chatSent?.text) {
       this.chatSent = null;
     }
-    this.recoverChat(room);
     if (event && this.sent && (this.sent.settles ? this.sent.settles.has(event.type) : !NO_ANSWERS.has(event.type))) {
       this.sent = null;
-    }
-    // Back online, an action of the dropped link is either in the room's events by now
-    // or lost with it: no longer "sent" (see statusText, offline). A lost move is said:
-    // the page only said "Your move" again, and the player thought it played.
-    if (this.sent && this.app.conn.identified && !this.app.conn.live(this.sent.id)) {
-      const lost = this.sent.room === room.id && this.sent.point && !room.moves.includes(this.sent.point);
-      const point = this.sent.point;
-      this.sent = null;
-      if (lost && (room.state === "playing" || room.state === "opening")) {
-        this.refuse(`${point} did not reach the server: play it again.`);
-      }
     }
     const mySeat = room.seatOf(this.me);
     const bits = [room.rule, `${room.size}×${room.size}`, room.opening === "swap2" ? "swap2" : null,
@@ -373,11 +361,11 @@ export class GameView {
     return Boolean(sent && sent.room === room.id && this.app.conn.live(sent.id));
   }
 
-  /** Whether this room's action was sent as the link went, and the page is not back
-   * yet to know whether it got through. */
+  /** Whether this room's action was sent as the link went, and the room has not caught
+   * up yet (see caughtUp) to tell whether it got through. */
   inDoubt(room) {
     const sent = this.sent;
-    return Boolean(sent && sent.room === room.id && !this.app.conn.identified);
+    return Boolean(sent && sent.room === room.id && !this.app.conn.live(sent.id));
   }
 
   /** Send an action of the room (answered by its event: see MOVE_ANSWERS and ACCEPTED);
@@ -431,7 +419,7 @@ export class GameView {
       // What staying away costs, said once (not counted down: a live region is read out
       // at each change): the opponent was told they may claim, the player was not.
       const warning = this.claimWarning(room);
-      if (inFlight) return `Not connected: reconnecting… (${this.sent.point} was sent as the link went: it counts if it got through)${warning}`;
+      if (inFlight) return `Not connected: reconnecting… (${this.sent.point} was sent as the link went: it counts if it got through).${warning}`;
       return `Not connected: reconnecting… (${text})${warning}`;
     }
     const offer = room.pending;
@@ -799,16 +787,38 @@ export class GameView {
     if (id !== null) this.chatSent = { id, room: roomId, text };
   }
 
-  /** Back online after a drop: a chat line sent on the dropped link that is not in the
-   * room's log goes back to the input, and the player is told. */
-  recoverChat(room) {
-    const sent = this.chatSent;
-    if (!sent || !this.app.conn.identified || this.app.conn.live(sent.id)) return;
-    this.chatSent = null;
-    const mine = this.app.me?.name;
-    if (sent.room !== room.id || room.log.some((e) => e.name === mine && e.text === sent.text)) return;
-    if (this.roomId === room.id && !this.chatInput.value) this.chatInput.value = sent.text;
-    toast("Your message was not sent: the connection dropped. Send it again.");
+  /** The room caught up after a reconnection (its resume answered): an action of the
+   * dropped link is in its events by now, or was lost with it. A lost move is said (the
+   * page only said "Your move" again, and the player thought it played), and a lost
+   * chat line goes back to the input. Judged no sooner: the page is online a moment
+   * before the room's missed events come, and a move that got through read as lost. */
+  /** Whether an action of this page in `room` was sent on a link that dropped, and
+   * what became of it is still to be told (see caughtUp). */
+  awaitsWord(room) {
+    const mine = (sent) => sent && sent.room === room.id && !this.app.conn.live(sent.id);
+    return this.roomId === room.id && Boolean(mine(this.sent) || mine(this.chatSent));
+  }
+
+  caughtUp(room) {
+    if (this.roomId !== room.id) return;
+    const sent = this.sent;
+    if (sent && sent.room === room.id && !this.app.conn.live(sent.id)) {
+      this.sent = null;
+      const live = room.state === "playing" || room.state === "opening";
+      if (sent.point && live && !room.moves.includes(sent.point)) {
+        this.refuse(`${sent.point} did not reach the server: play it again.`);
+      }
+    }
+    const chat = this.chatSent;
+    if (chat && chat.room === room.id && !this.app.conn.live(chat.id)) {
+      this.chatSent = null;
+      const mine = this.app.me?.name;
+      if (!room.log.some((e) => e.name === mine && e.text === chat.text)) {
+        if (!this.chatInput.value) this.chatInput.value = chat.text;
+        toast("Your message was not sent: the connection dropped. Send it again.");
+      }
+    }
+    this.update(room, null);
   }
 
   async record(room, format) {

@@ -257,6 +257,14 @@ export class App {
         if (error.code === "no_such_room" || error.code === "not_in_room") this.roomGone(room, false);
       });
     }
+    // What the drop did to a move or chat line sent on it is told once the room is
+    // caught up: a resume that replays events answers nothing to wait for, so a join of
+    // one's own seat follows it, whose snapshot is the room now (protocol.md, resume).
+    for (const room of this.rooms.values()) {
+      if (!this.views.game.awaitsWord(room) || !room.seatOf(welcome.player)) continue;
+      this.conn.request({ type: "join", room: room.id })
+        .then(() => this.views.game.caughtUp(this.rooms.get(room.id) ?? room), () => {});
+    }
     // Rooms this player sits in that the page does not show yet (after a reload on the
     // lobby, or a game started elsewhere): join them at once, so the player counts as
     // present there (presence follows attached connections) and the lobby's "Your games"
