@@ -400,8 +400,11 @@ def check_not_stuck(server: ServerProcess, world: World, view: Any, looks: int =
         reply = player.wait_for(answered)
         assert reply is not None, f"room {view.id}: disconnected while acting"
         if isinstance(reply, m.Error) and reply.code != "game_over" and looks > 1:
-            player.send(pack({"type": "resume", "room": view.id, "after": None, "id": 3}))
-            now = player.wait_for(lambda x: isinstance(x, m.Snapshot) and x.re == 3)
+            # Joining one's own seat answers with the room's snapshot (a resume with no
+            # "after" was itself refused, and the check waited out its 15 s).
+            player.send(pack({"type": "join", "room": view.id, "id": 3}))
+            now = player.wait_for(lambda x: isinstance(x, m.Snapshot | m.Error) and x.re == 3)
+            assert isinstance(now, m.Snapshot | None), f"room {view.id}: looked at again: {now}"
             if isinstance(now, m.Snapshot) and now.room.seq > view.seq:
                 check_not_stuck(server, world, now.room, looks - 1)
                 return
