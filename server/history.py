@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from engine import Color, Reason, Result, Rule, parse_point
+from engine import Color, Opening, Reason, Result, Rule, parse_point
 from engine.record import (
     GameRecord,
     Players,
@@ -111,6 +111,16 @@ def move_times(room: Room) -> list[int | None]:
     return times
 
 
+def _swap2_story(room: Room) -> dict[str, object] | None:
+    """A swap2 game's opening, which its moves alone do not tell: the final colour of
+    the player who placed the first three stones (seat 0, the opener), and how many of
+    the moves the opening placed (3: the other player then chose a colour; 5: they
+    placed two more, and the opener chose). None for a free opening."""
+    if room.opening is not Opening.SWAP2:
+        return None
+    return {"opener": str(room.color_of(0)), "stones": room.opening_stones}
+
+
 def record_bytes(room: Room, ratings: Sequence[RatingChange] | None = None) -> bytes:
     """What the archive keeps for the finished game in ``room``: the engine's JSON record
     (:func:`engine.record.record_to_dict`, its fields in its order), its moves written
@@ -120,7 +130,8 @@ def record_bytes(room: Room, ratings: Sequence[RatingChange] | None = None) -> b
     ratings (``ratings``, as ``game_over`` says it: a player's history shows it), aborted (a
     standings script counted an aborted game as a draw) and private, when it ended, its
     time control and both clocks at its end (null without a clock): a 5+3 game lost on
-    time and a 4-second one read alike without them."""
+    time and a 4-second one read alike without them; and a swap2 game's opening
+    (:func:`_swap2_story`), which a renju player studies and the moves do not say."""
     black, white = colour_seats(room)
     header = GameRecord(
         rule=room.rule,
@@ -146,6 +157,7 @@ def record_bytes(room: Room, ratings: Sequence[RatingChange] | None = None) -> b
         "ended_ms": room.ended_ms,
         "time": room.time,
         "clocks": room.clocks(room.ended_ms or 0),  # stopped at the end: its final times
+        "swap2": _swap2_story(room),
     }
     return _record_encoder.encode(data)  # compact UTF-8 JSON, keys in the order above
 

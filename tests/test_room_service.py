@@ -153,6 +153,33 @@ async def test_a_game_archived_twice_is_counted_once() -> None:
     assert metrics.counters["gomoku_games_archived_total"] == 1
 
 
+async def test_a_swap2_games_record_says_who_opened_and_how_the_opening_went() -> None:
+    """a opens (three stones), b places two more, a takes White: the record says the
+    opener ended as White and the opening placed five stones, which the moves alone do
+    not tell a renju player studying it; a free game's record has no such story."""
+    service = RoomService(MemoryStore(), ServerConfig(), Metrics())
+    room = await service.open(
+        "r-1",
+        game.RoomSettings(rule=Rule.RENJU, opening=Opening.SWAP2),
+        seats=[(Seat(id=A, name="a"), "black"), (Seat(id=B, name="b"), "white")],
+    )
+    for point in ("h8", "h9", "i9"):
+        await service.act(room.id, game.Move(A, point))
+    await service.act(room.id, game.Choose(B, "place2"))
+    for point in ("j10", "k10"):
+        await service.act(room.id, game.Move(B, point))
+    await service.act(room.id, game.Choose(A, "white"))
+    await service.act(room.id, game.Resign(B))
+    over = await _loaded(service, room.id)
+    facts = json.loads(history.record_bytes(over))[history.GAME_KEY]
+    assert facts["swap2"] == {"opener": "white", "stones": 5}
+    assert facts["white"] == A
+    free = await five_for_black(
+        service, 15, ["h8", "a1", "h9", "a2", "h10", "a3", "h11", "a4", "h12"]
+    )
+    assert json.loads(history.record_bytes(free))[history.GAME_KEY]["swap2"] is None
+
+
 async def test_a_timed_games_record_keeps_its_time_control_and_final_clocks() -> None:
     """A 5+3 game's record says 5+3 and how much time each side had left at the end (a
     5+3 game lost on time and a 4-second one read alike)."""
