@@ -337,9 +337,14 @@ class RoomService:
         and the room is kept until then (:meth:`_expire_finished`). True if it was kept."""
         try:
             black, white = history.colour_seats(room)
-            await self.store.put_names(
-                {seat.id: seat.name for seat in (black, white) if not seat.bot}
-            )
+            # A player's name others look up is set by their first finished game, and
+            # then only by a rename (server.handlers.hello): the seat keeps the name of
+            # when they sat down, and a pupil renamed from a rude name read it again on
+            # their profile when a game begun before the rename ended.
+            people = {seat.id: seat.name for seat in (black, white) if not seat.bot}
+            known = await self.store.names(list(people))
+            if fresh := {player: name for player, name in people.items() if player not in known}:
+                await self.store.put_names(fresh)
             score = history.black_score(room)
             ratings = None
             if score is not None:  # first: the record keeps what the game did to ratings

@@ -305,6 +305,29 @@ async def test_a_rename_shows_in_the_profile_others_read_at_once(
     assert unknown.code == "no_such_player"
 
 
+async def test_a_game_begun_before_a_rename_does_not_bring_the_old_name_back(
+    arena: GomokuServer, connect: Connect
+) -> None:
+    """Alice (a finished game behind her) is in a second game when she renames herself;
+    that game ends: Bob still reads the new name in her profile (the game's end wrote
+    the name she sat down with over it, and a rude name a teacher had a pupil drop came
+    back)."""
+    alice, bob, room = await seated_pair(connect, to=arena)
+    await alice.send(m.Resign(room=room))
+    await bob.until_event(GameOver)
+    await alice.until_event(GameOver)
+    second = (await alice.create(seat="black")).room.id
+    await bob.join(second)
+    await alice.ws.close()
+    renamed = await connect(to=arena)
+    await renamed.hello("alicia", token=alice.token)
+    await bob.send(m.Resign(room=second))
+    await bob.until_event(GameOver)
+    seen = await _ask(bob, m.GetProfile(player=alice.player, id=1))
+    assert isinstance(seen, m.Profile)
+    assert seen.name == "alicia"
+
+
 async def test_a_game_left_unarchived_is_archived_by_the_clock_ticker(
     arena: GomokuServer,
 ) -> None:
