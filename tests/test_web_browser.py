@@ -782,6 +782,10 @@ async def test_a_new_player_at_a_shared_computer_is_someone_new(browser: Browser
         ann, hal, room = await crowd.ann_against_hal()
         await ann.click("#rename")
         await expect(ann.locator("#name-title")).to_have_text("Change your name")
+        # Two buttons, each saying what it does (a pupil pressed the big "Play" and
+        # became the last pupil's player).
+        await expect(ann.locator("#name-ok")).to_have_text("Rename ann")
+        await expect(ann.locator("#name-new")).to_have_text("Play as a new player")
         await ann.fill("#name-input", "ben")
         await ann.click("#name-new")
         await expect(ann.locator("#me")).to_have_text("ben")

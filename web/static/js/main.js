@@ -144,6 +144,11 @@ export class App {
       // student who renamed the page took over the one before, games and rating).
       document.getElementById("name-new-box").hidden = !this.me;
       document.getElementById("name-old").textContent = this.me?.name ?? "";
+      // Two buttons of one size, each saying what it does: a pupil at a shared computer
+      // pressed the big "Play" and became the last pupil's player, renamed.
+      const keep = this.me ? `Rename ${this.me.name}` : "Play";
+      document.getElementById("name-ok").textContent = keep;
+      document.getElementById("name-keep").textContent = keep;
       // A player who has a name changes it here: no "Welcome" (the first visit's words).
       document.getElementById("name-title").textContent = this.me ? "Change your name" : "Welcome";
       this.showView("name");
