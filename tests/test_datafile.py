@@ -28,7 +28,7 @@ from server.config import Timers
 from server.rating import WIN
 from server.store import Store
 from server.store.base import StoreUnavailable
-from server.store.datafile import SCHEMA_VERSION, DataFile, DataFileError
+from server.store.datafile import KEPT_VERSION, SCHEMA_VERSION, DataFile, DataFileError
 from server.store.embedded import EmbeddedStore
 from server.store.redis import RedisStore
 
@@ -246,10 +246,34 @@ async def test_a_data_file_from_before_the_mark_is_still_ours(tmp_path: Path) ->
 def test_a_file_from_a_newer_server_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "server.sqlite3"
     with sqlite3.connect(path) as db:
-        db.execute(f"PRAGMA user_version={SCHEMA_VERSION + 1}")
+        db.execute(f"PRAGMA user_version={KEPT_VERSION + 1}")
     db.close()
     with pytest.raises(DataFileError, match="newer gomoku-server"):
         DataFile(path).open()
+
+
+async def test_a_file_holding_kept_games_is_one_an_older_server_refuses(tmp_path: Path) -> None:
+    """While the file holds games a stop kept, its data version is 2, which a server
+    from before games were kept (it reads 1) refuses in one line: one opened the file,
+    told the players their games were gone, and a later start brought them back. Taken
+    up, the file is version 1 again; and this server opens a version 2 file."""
+    path = tmp_path / "server.sqlite3"
+
+    def version() -> int:
+        with contextlib.closing(sqlite3.connect(path)) as db:
+            return int(db.execute("PRAGMA user_version").fetchone()[0])
+
+    store = DataFile(path)
+    store.open()
+    await store.keep_games(b"games")
+    await store.close()
+    assert version() == KEPT_VERSION
+    store = DataFile(path)
+    store.open()  # read as it is
+    assert await store.kept_games() == b"games"
+    await store.forget_kept_games()
+    await store.close()
+    assert version() == SCHEMA_VERSION
 
 
 async def test_a_file_in_use_is_refused(tmp_path: Path) -> None:

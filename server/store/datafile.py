@@ -42,6 +42,12 @@ from server.store.base import StoreUnavailable
 T = TypeVar("T")
 
 SCHEMA_VERSION = 1
+KEPT_VERSION = 2
+"""The data version of a file that holds games a stop kept (:meth:`DataFile.keep_games`)
+until a start takes them up: a gomoku-server from before they were kept (2026-11-29)
+reads version 1 only, so it refuses the file in one line, where it opened it and told
+the players their games were gone (and a later start brought them back, clocks and all).
+Back to version 1 once they are taken up, so such a version may open the file again."""
 DAY_MS = 86_400_000
 APPLICATION_ID = 0x476D6B41  # "GmkA": SQLite's header field that names a file's program
 
@@ -161,15 +167,15 @@ class DataFile:
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute("BEGIN IMMEDIATE")  # takes the lock now, and keeps it
             version = db.execute("PRAGMA user_version").fetchone()[0]
-            if version > SCHEMA_VERSION:
+            if version > KEPT_VERSION:
                 raise DataFileError(
                     f"{self.path} was written by a newer gomoku-server (data version "
-                    f"{version}; this one reads {SCHEMA_VERSION})"
+                    f"{version}; this one reads {SCHEMA_VERSION} and {KEPT_VERSION})"
                 )
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
                     db.execute(statement)
-            db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            db.execute(f"PRAGMA user_version={max(version, SCHEMA_VERSION)}")
             db.execute(f"PRAGMA application_id={APPLICATION_ID}")
             db.execute("COMMIT")
         except sqlite3.Error as exc:
@@ -310,7 +316,8 @@ class DataFile:
             return True
 
         def probe(db: sqlite3.Connection) -> None:
-            db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")  # rewrites the first page
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            db.execute(f"PRAGMA user_version={version}")  # rewrites the first page
 
         try:
             await self._call(lambda: self._write(probe))
@@ -424,6 +431,7 @@ class DataFile:
 
         def put(db: sqlite3.Connection) -> None:
             db.execute("INSERT OR REPLACE INTO kept_games VALUES (1, ?, ?)", (data, _now_ms()))
+            db.execute(f"PRAGMA user_version={KEPT_VERSION}")
 
         await self._call(lambda: self._write(put))
 
@@ -444,6 +452,7 @@ class DataFile:
 
         def forget(db: sqlite3.Connection) -> None:
             db.execute("DELETE FROM kept_games")
+            db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
         await self._call(lambda: self._write(forget))
 
