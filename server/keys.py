@@ -283,6 +283,11 @@ class Keys:
         return f"{self.prefix}:player:{_part(player_id, 'player id')}:games"
 
     @property
+    def finished(self) -> str:
+        """Sorted set: every finished game by when it ended (an operator's list)."""
+        return f"{self.prefix}:finished"
+
+    @property
     def names(self) -> str:
         """Hash: player -> display name (players who finished a game)."""
         return f"{self.prefix}:names"

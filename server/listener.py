@@ -21,6 +21,7 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from protocol.errors import CloseCode
+from server import games_list
 from server.connection import Connection
 from server.handoff import Moving
 from server.handshake import OriginPolicy, select_encoding
@@ -273,6 +274,31 @@ class Listener:
         """The connection here with the store id ``conn_id``, if it is open."""
         return next((c for c in self.connections if c.conn_id == conn_id), None)
 
+    async def _games_csv(self, ws: ServerConnection, request: Request) -> Response:
+        """Every finished game as CSV (:mod:`server.games_list`), to the server's own
+        machine only: it lists private games and player ids, which others may not read."""
+        try:
+            local = ipaddress.ip_address(self.client_address(ws, request)).is_loopback
+        except ValueError:
+            local = False
+        if not local:
+            return ws.respond(
+                http.HTTPStatus.FORBIDDEN, "the list of games is for the server's own machine\n"
+            )
+        try:
+            since_ms, limit = games_list.query(request.path)
+        except games_list.BadQuery as error:
+            return ws.respond(http.HTTPStatus.BAD_REQUEST, f"{error}\n")
+        try:
+            text = await games_list.games_csv(self.services.store, since_ms=since_ms, limit=limit)
+        except StoreUnavailable:
+            return ws.respond(http.HTTPStatus.SERVICE_UNAVAILABLE, "store unavailable\n")
+        response = ws.respond(http.HTTPStatus.OK, text)
+        del response.headers["Content-Type"]
+        response.headers["Content-Type"] = "text/csv; charset=utf-8"
+        response.headers["Content-Disposition"] = 'inline; filename="games.csv"'
+        return response
+
     def client_address(self, ws: ServerConnection, request: Request | None) -> str:
         """Who is connecting: the peer's IP, or the client a trusted reverse proxy
         names in ``X-Forwarded-For`` (its last entry, the one the proxy added; the
@@ -331,6 +357,8 @@ class Listener:
         """``/healthz``, ``/metrics``, the browser client's files (:mod:`server.http_files`),
         or None to go on with the WebSocket handshake."""
         path = request.path.split("?", 1)[0]
+        if path == "/games.csv":
+            return await self._games_csv(ws, request)
         if path not in ("/healthz", "/metrics") and not wants_websocket(request):
             return self.site.respond(request)
         per_ip = self.config.limits.max_conns_per_ip

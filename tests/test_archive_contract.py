@@ -98,6 +98,19 @@ async def test_records_are_kept_and_listed_per_player_newest_first(archive: Arch
     assert await archive.player_games("nobody") == []
 
 
+async def test_every_finished_game_is_listed_newest_first_once(archive: Archive) -> None:
+    """The server-wide list of finished games (a teacher's list of a lesson's games):
+    each game once, whatever its players, newest first, from a time on, at most a limit."""
+    await archive.put_record("g1", b"{}", ["ann", "bob"], ended_ms=1_000)
+    await archive.put_record("g2", b"{}", ["cat", "dan"], ended_ms=2_000)
+    await archive.put_record("g3", b"{}", ["ann", "cat"], ended_ms=3_000)
+    await archive.put_record("g3", b"{}", ["ann", "cat"], ended_ms=3_000)  # a retry
+    assert await archive.recent_games() == [("g3", 3_000), ("g2", 2_000), ("g1", 1_000)]
+    assert await archive.recent_games(limit=2) == [("g3", 3_000), ("g2", 2_000)]
+    assert await archive.recent_games(since_ms=2_000) == [("g3", 3_000), ("g2", 2_000)]
+    assert await archive.recent_games(since_ms=4_000) == []
+
+
 async def test_names_are_remembered_and_replaced(archive: Archive) -> None:
     """Display names are kept per player, the latest wins, and unknown ids are left out."""
     assert await archive.names(["ann"]) == {}

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import csv
+import io
 import logging
 import os
 import re
@@ -23,7 +25,7 @@ from websockets.exceptions import ConnectionClosed
 
 from protocol import messages as m
 from protocol.codec import decode_server, encode
-from protocol.events import GameOver, Moved
+from protocol.events import GameOver, GameStarted, Moved
 from server.app import GomokuServer
 from server.serve import banner, join_addresses, lan_address, lan_address6, serve
 from server.store import StoreUnavailable
@@ -122,6 +124,55 @@ async def test_a_stalled_event_loop_is_measured_counted_and_logged(
     assert float(values["process_open_fds"]) > 2
     said = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert any(line.startswith("the event loop stalled for 1.") for line in said), said
+
+
+async def test_every_finished_game_is_listed_as_csv_to_the_servers_own_machine(
+    make_server: MakeServer, connect: Connect
+) -> None:
+    """GET /games.csv gives every finished game, newest first, private ones too, one row
+    each for a spreadsheet (a teacher had to open every pupil's profile, and saw no
+    private game); ?since and ?limit narrow it; a request from another machine (here,
+    named by a trusted proxy) is refused."""
+    server = await make_server(trusted_proxies=frozenset({"127.0.0.1"}))
+    alice, bob, room = await seated_pair(connect, to=server)
+    await alice.move(room, "h8")
+    await bob.event(Moved, room)
+    await alice.send(m.Resign(room=room))
+    await bob.until_event(GameOver)
+    await alice.until_event(GameOver)
+    private = (await alice.create(seat="black", private=True)).room
+    assert private.code is not None
+    await bob.send(m.Join(code=private.code))
+    await alice.until_event(GameStarted)
+    await bob.send(m.Resign(room=private.id))
+    await alice.until_event(GameOver)
+    status, ctype, text = await http_get(server.port, "/games.csv")
+    assert (status, ctype) == (200, "text/csv; charset=utf-8")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert [(r["game"], r["black"], r["white"], r["winner"], r["reason"]) for r in rows] == [
+        (private.id, "alice", "bob", "black", "resign"),
+        (room, "alice", "bob", "white", "resign"),
+    ]
+    assert [(r["private"], r["moves"], r["time"]) for r in rows] == [
+        ("yes", "0", "none"),
+        ("no", "1", "none"),
+    ]
+    assert rows[0]["black_id"] == alice.player
+    _, _, later = await http_get(server.port, "/games.csv?since=2999-01-01")
+    assert later.splitlines() == [text.splitlines()[0]]  # the header alone
+    _, _, one = await http_get(server.port, "/games.csv?limit=1")
+    assert len(one.splitlines()) == 2
+    status, _, said = await http_get(server.port, "/games.csv?limit=lots")
+    assert (status, said) == (400, "limit='lots' is not a number from 1 to 10000\n")
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    writer.write(
+        b"GET /games.csv HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 203.0.113.5\r\n"
+        b"Connection: close\r\n\r\n"
+    )
+    answer = await reader.read()
+    writer.close()
+    assert answer.startswith(b"HTTP/1.1 403")
+    assert answer.endswith(b"the list of games is for the server's own machine\n")
 
 
 async def test_metrics_say_what_they_cover_and_cluster_figures_read_the_store(

@@ -72,6 +72,13 @@ class Archive(abc.ABC):
         (games that ended strictly before it)."""
 
     @abc.abstractmethod
+    async def recent_games(self, limit: int = 100, since_ms: int = 0) -> list[tuple[str, int]]:
+        """Every player's finished games that ended at ``since_ms`` or later, newest first,
+        at most ``limit``: (game id, when it ended). An operator's list of a lesson's or an
+        evening's games (a game someone started before this list was kept, on Redis, is
+        listed under its players only)."""
+
+    @abc.abstractmethod
     async def put_names(self, names: Mapping[str, str]) -> None:
         """Remember players' display names (player id -> name), replacing older ones, so
         leaderboards and profiles can name players who are not connected."""
@@ -148,6 +155,13 @@ class MemoryArchive(Archive):
         ]
         listed.sort(reverse=True)
         return [game_id for _, game_id in listed[:limit]]
+
+    async def recent_games(self, limit: int = 100, since_ms: int = 0) -> list[tuple[str, int]]:
+        ended = {game_id: at for games in self._games.values() for game_id, at in games.items()}
+        listed = sorted(
+            ((at, game_id) for game_id, at in ended.items() if at >= since_ms), reverse=True
+        )
+        return [(game_id, at) for at, game_id in listed[:limit]]
 
     async def put_names(self, names: Mapping[str, str]) -> None:
         self._names.update(names)

@@ -493,6 +493,17 @@ class DataFile:
 
         return await self._call(games)
 
+    async def recent_games(self, limit: int = 100, since_ms: int = 0) -> list[tuple[str, int]]:
+        def games() -> list[tuple[str, int]]:
+            rows = self._database().execute(
+                "SELECT game, MAX(ended_ms) AS ended FROM player_games WHERE ended_ms >= ? "
+                "GROUP BY game ORDER BY ended DESC, game DESC LIMIT ?",
+                (since_ms, limit),
+            )
+            return [(row[0], int(row[1])) for row in rows]
+
+        return await self._call(games)
+
     async def put_names(self, names: Mapping[str, str]) -> None:
         if not names:
             return

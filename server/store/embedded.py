@@ -98,6 +98,9 @@ class EmbeddedStore(MemoryStore):
     ) -> list[str]:
         return await self.data.player_games(player_id, limit, before_ms)
 
+    async def recent_games(self, limit: int = 100, since_ms: int = 0) -> list[tuple[str, int]]:
+        return await self.data.recent_games(limit, since_ms)
+
     async def put_names(self, names: Mapping[str, str]) -> None:
         await self.data.put_names(names)
 

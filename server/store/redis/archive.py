@@ -86,6 +86,7 @@ class RedisArchive(RedisCore):
         await self.hot(
             ("SET", self.keys.record(game_id), record),
             *(("ZADD", self.keys.player_games(p), ended_ms, game_id) for p in player_ids),
+            ("ZADD", self.keys.finished, ended_ms, game_id),
         )
 
     @runs_to_completion
@@ -102,6 +103,13 @@ class RedisArchive(RedisCore):
             self.keys.player_games(player_id), newest, "-inf", start=0, num=limit
         )
         return [text(game_id) for game_id in games]
+
+    @runs_to_completion
+    async def recent_games(self, limit: int = 100, since_ms: int = 0) -> list[tuple[str, int]]:
+        games: Any = await self.redis.zrevrangebyscore(
+            self.keys.finished, "+inf", since_ms, start=0, num=limit, withscores=True
+        )
+        return [(text(game_id), int(ended)) for game_id, ended in games]
 
     async def put_names(self, names: Mapping[str, str]) -> None:
         if names:

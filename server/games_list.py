@@ -1,0 +1,98 @@
+"""Every finished game on the server, newest first, as CSV for a spreadsheet: what a
+teacher wants at the end of a lesson, or a club at the end of an evening (``GET
+/games.csv``, answered to the server's own machine only: it lists private games too).
+
+One row a game, from its kept record (:func:`server.history.record_bytes`): when it
+ended (UTC), its room, rule, board, opening and clock, both players' names and ids,
+the winner (``black``, ``white``, ``draw``, or ``aborted``), how it ended, its stones,
+and whether it was rated and private. A record that cannot be read is left out.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import io
+import json
+import urllib.parse
+from typing import Any
+
+from server.store import Store
+
+COLUMNS = (
+    "ended_utc", "game", "rule", "size", "opening", "time", "black", "white", "winner",
+    "reason", "moves", "rated", "private", "black_id", "white_id",
+)  # fmt: skip
+LIMIT = 1000
+"""Games listed when ``limit`` is not given."""
+MOST = 10_000
+
+
+class BadQuery(ValueError):
+    """``since`` or ``limit`` in the address cannot be read (the message says which)."""
+
+
+def query(target: str) -> tuple[int, int]:
+    """``since`` (an ISO date or time, UTC unless it says otherwise) and ``limit``
+    from a request's path, as (since in ms, limit)."""
+    fields = urllib.parse.parse_qs(urllib.parse.urlsplit(target).query)
+    since_ms, limit = 0, LIMIT
+    if "since" in fields:
+        text = fields["since"][-1]
+        try:
+            when = datetime.datetime.fromisoformat(text)
+        except ValueError:
+            raise BadQuery(f"since={text!r} is not a date like 2026-11-30") from None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=datetime.UTC)
+        since_ms = int(when.timestamp() * 1000)
+    if "limit" in fields:
+        text = fields["limit"][-1]
+        if not text.isdigit() or not 1 <= int(text) <= MOST:
+            raise BadQuery(f"limit={text!r} is not a number from 1 to {MOST}")
+        limit = int(text)
+    return since_ms, limit
+
+
+def row(data: dict[str, Any], ended_ms: int) -> list[object]:
+    """One game's row from its record's data."""
+    facts = data.get("game") or {}
+    result = data.get("result") or {}
+    time = facts.get("time")
+    winner = "aborted" if facts.get("aborted") else result.get("winner") or "draw"
+    clock = "none" if not time else f"{time['base_ms'] // 60_000}+{time['inc_ms'] // 1000}"
+    players = data.get("players") or {}
+    ended = datetime.datetime.fromtimestamp(ended_ms / 1000, datetime.UTC)
+    return [
+        ended.strftime("%Y-%m-%d %H:%M:%S"),
+        facts.get("id", ""),
+        data.get("rule", ""),
+        data.get("size", ""),
+        data.get("opening", ""),
+        clock,
+        players.get("black", ""),
+        players.get("white", ""),
+        winner if result or facts.get("aborted") else "",
+        result.get("reason", ""),
+        len(data.get("moves") or []),
+        "yes" if facts.get("rated") else "no",
+        "yes" if facts.get("private") else "no",
+        facts.get("black", ""),
+        facts.get("white", ""),
+    ]
+
+
+async def games_csv(store: Store, *, since_ms: int = 0, limit: int = LIMIT) -> str:
+    """The CSV of the finished games that ended at ``since_ms`` or later, newest first."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")  # as spreadsheets write it
+    writer.writerow(COLUMNS)
+    for game_id, ended_ms in await store.recent_games(limit, since_ms):
+        record = await store.get_record(game_id)
+        try:
+            data = json.loads(record or b"")
+        except ValueError:
+            continue
+        if isinstance(data, dict):
+            writer.writerow(row(data, ended_ms))
+    return out.getvalue()
