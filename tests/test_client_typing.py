@@ -255,6 +255,27 @@ async def test_an_offer_on_your_move_leaves_the_keys_to_the_move(
         )
 
 
+async def test_an_offer_made_on_the_opponents_turn_gives_the_keys_back_when_he_moves(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """Bob offers a draw on his own turn (the question takes Alice's keys), then moves:
+    her j9 Enter plays j9, which declines it (the offer kept the keys, and a move typed
+    in a bullet game went nowhere while her clock ran)."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, room = await in_game_with_bob(app, pilot, connect)
+        await pilot.press("h", "8", "enter")
+        await bob_sees_move(bob, "h8")
+        await bob.send(m.Offer(room=room, kind="draw"))
+        await until(pilot, lambda: isinstance(app.focused, PromptBar))
+        await bob.move(room, "a1")
+        await until(pilot, lambda: stones(app) == 2)
+        await until(pilot, lambda: not isinstance(app.focused, PromptBar), "the keys back")
+        await pilot.press("j", "9", "enter")
+        answered = await bob.until_event(ev.Answered)
+        assert (answered.kind, answered.accept) == ("draw", False)
+        await bob_sees_move(bob, "j9")
+
+
 async def test_a_question_takes_the_keys_and_other_letters_wait_for_the_answer(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:

@@ -294,6 +294,11 @@ class GameScreen(Screen[None]):
                 self.set_focus(bar)
         elif prompt is None and focused is bar:
             self.set_focus(self.board)
+        elif prompt is not None and focused is bar and self._moving(prompt):
+            # Offered on the opponent's turn, who then moved: our move comes first now
+            # (playing it declines the offer). The offer kept the keys, and a bullet
+            # player's typed move went nowhere while the clock ran.
+            self.set_focus(self.board)
 
     def _moving(self, prompt: Prompt) -> bool:
         """An offer come while it is our move in a running game: it does not take the
