@@ -29,7 +29,7 @@ from engine import Rule
 from protocol import messages as m
 from protocol.codec import decode_event
 from protocol.errors import CloseCode, ErrorCode, ProtocolError
-from server import game, history
+from server import game, history, lag
 from server.bots.registry import WORKER_REPLACED
 from server.frames import write_message
 from server.game import GameError
@@ -594,9 +594,14 @@ class Connection:
         return seat
 
     def seat(self) -> Seat:
+        """This player as a seat, with their link's measured round trip: their first
+        stone's flag waits for it as later ones do (a stone sent at 0.1 s left on a
+        300 ms link lost on time when it was a player's first in a room)."""
         assert self.identity is not None
         s = self.identity
-        return Seat(id=s.player, name=s.name, rating=s.rating, bot=s.bot)
+        seat = Seat(id=s.player, name=s.name, rating=s.rating, bot=s.bot)
+        lag.note_lag(seat, self.lag_ms())
+        return seat
 
     async def act(
         self, room_id: str, action: game.GameAction, *, follow: bool = True
