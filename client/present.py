@@ -378,26 +378,34 @@ MIN_BASE_MS = 1_000
 
 
 _NUMBER = re.compile(r"\s*(\d+\.?\d*|\.\d+)\s*(s?)\s*", re.ASCII)
+_CLOCK = re.compile(r"\s*(\d+):([0-5]\d)\s*", re.ASCII)  # 0:30, as a clock shows it
 """A clock's number as the web page reads it too: digits with a decimal point at most (no
 sign, exponent, ``_`` or ``inf``), an ``s`` after it for seconds."""
 
 
 def parse_time_control(text: str) -> TimeControl | None:
     """``"5+3"`` -> 5 minutes + 3 s increment; ``"10"`` -> 10+0; ``"30s"`` -> 30 seconds
-    + 0 (how :class:`TimeControl` writes a base under a minute); ``"none"``/``""`` -> no
-    clock. Minutes and seconds may have decimals (``0.5+1``)."""
+    + 0 (how :class:`TimeControl` writes a base under a minute), as does ``"0:30"``
+    (minutes:seconds, as a clock shows it); ``"none"``/``""`` -> no clock. Minutes and
+    seconds may have decimals (``0.5+1``)."""
     cleaned = text.strip().lower()
     if cleaned in ("", "none", "-", "no", "unlimited"):
         return None
     base_text, _, inc_text = cleaned.partition("+")
     base = _NUMBER.fullmatch(base_text)
+    clock = _CLOCK.fullmatch(base_text)
     inc = _NUMBER.fullmatch(inc_text.strip() or "0")  # "5+" is 5+0
-    if base is None or inc is None:
+    if (base is None and clock is None) or inc is None:
         raise TimeControlError(
-            f"{text!r} is not a clock like 5+3 (minutes + seconds a move), or none."
+            f"{text!r} is not a clock like 5+3 (minutes + seconds a move), 30s+0 or "
+            "0:30+0 (seconds), or none."
         )
-    unit_ms = 1000 if base.group(2) else 60_000
-    base_ms, inc_ms = round(float(base.group(1)) * unit_ms), round(float(inc.group(1)) * 1000)
+    if clock is not None:
+        base_ms = (int(clock.group(1)) * 60 + int(clock.group(2))) * 1000
+    else:
+        assert base is not None
+        base_ms = round(float(base.group(1)) * (1000 if base.group(2) else 60_000))
+    inc_ms = round(float(inc.group(1)) * 1000)
     if base_ms < MIN_BASE_MS or inc_ms < 0 or base_ms > MAX_BASE_MS or inc_ms > MAX_INC_MS:
         raise TimeControlError(f"{text!r} is out of range (1 s to 24 h, increment up to 1 h).")
     return TimeControl(base_ms=base_ms, inc_ms=inc_ms)

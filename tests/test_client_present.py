@@ -76,6 +76,11 @@ def test_parse_time_control() -> None:
             parse_time_control(word)  # float() reads each of them as a number
     assert parse_time_control("30s") == TimeControl(base_ms=30_000, inc_ms=0)
     assert parse_time_control("1.5 s + 2") == TimeControl(base_ms=1_500, inc_ms=2_000)
+    # As a clock shows it (a bullet player typed 0:30+0 and was refused).
+    assert parse_time_control("0:30+0") == TimeControl(base_ms=30_000, inc_ms=0)
+    assert parse_time_control("1:30+1") == TimeControl(base_ms=90_000, inc_ms=1_000)
+    with pytest.raises(TimeControlError, match=r"30s\+0 or 0:30\+0 \(seconds\)"):
+        parse_time_control("0:75")
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ import { errorText, h, option, toast } from "./ui.js";
 
 // The usual clocks, as players write them (parseTimeControl reads them): quick match's
 // choices, and the New room field's list.
-const CLOCKS = ["1+0", "3+2", "5+3", "10+5", "15+10", "30+0"];
+const CLOCKS = ["30s+0", "1+0", "3+2", "5+3", "10+5", "15+10", "30+0"];
 
 function select(name, label, options, value) {
   return h("label", {}, label, " ",

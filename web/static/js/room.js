@@ -440,11 +440,14 @@ export function parseTimeControl(text) {
   // No sign, no exponent, no "Infinity"; an "s" after it: seconds.
   const number = /^\s*(\d+\.?\d*|\.\d+)\s*(s?)\s*$/;
   const base = number.exec(baseText);
+  const clock = /^\s*(\d+):([0-5]\d)\s*$/.exec(baseText); // 0:30, as a clock shows it
   const inc = number.exec(incText);
-  if (!base || !inc) {
-    throw new Error(`"${text.trim()}" is not a clock like 5+3 (minutes + seconds a move), or none`);
+  if ((!base && !clock) || !inc) {
+    throw new Error(`"${text.trim()}" is not a clock like 5+3 (minutes + seconds a move), 30s+0 or 0:30+0 (seconds), or none`);
   }
-  const base_ms = Math.round(Number(base[1]) * (base[2] ? 1000 : 60000));
+  const base_ms = clock
+    ? (Number(clock[1]) * 60 + Number(clock[2])) * 1000
+    : Math.round(Number(base[1]) * (base[2] ? 1000 : 60000));
   const inc_ms = Math.round(Number(inc[1]) * 1000);
   if (base_ms < MIN_BASE_MS || base_ms > MAX_BASE_MS || inc_ms > MAX_INC_MS) {
     throw new Error(`"${text.trim()}" is out of range (1 s to 24 h, and up to 1 h a move)`);
