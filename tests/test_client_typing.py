@@ -36,6 +36,7 @@ from engine.notation import parse_point
 from engine.types import Point
 from protocol import events as ev
 from protocol import messages as m
+from protocol.values import TimeControl
 from server.app import GomokuServer
 
 # Black's points: every column a-o once and every row 1-15 once, a knight's step
@@ -274,6 +275,34 @@ async def test_an_offer_made_on_the_opponents_turn_gives_the_keys_back_when_he_m
         answered = await bob.until_event(ev.Answered)
         assert (answered.kind, answered.accept) == ("draw", False)
         await bob_sees_move(bob, "j9")
+
+
+async def test_a_move_typed_while_the_opponent_thinks_is_played_on_ones_turn(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """In a game with a clock Alice types j9 Enter while Bob is to move: it is kept and
+    played the moment his stone comes (a premove; a bullet player's typed move was thrown
+    away with "Not your turn."); one typed onto the point Bob then takes is not played,
+    and she is told."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, room = await in_game_with_bob(
+            app, pilot, connect, time=TimeControl(base_ms=60_000, inc_ms=0)
+        )
+        await pilot.press("h", "8", "enter")
+        await bob_sees_move(bob, "h8")
+        await pilot.press("j", "9", "enter")
+        await until(pilot, lambda: "j9 is played as soon as bob has moved" in log_text(app))
+        await bob.move(room, "a1")
+        await bob_sees_move(bob, "a1")
+        await bob_sees_move(bob, "j9")
+        await pilot.press("k", "1", "0", "enter")
+        await until(pilot, lambda: "k10 is played as soon as bob has moved" in log_text(app))
+        await bob.move(room, "k10")
+        await bob_sees_move(bob, "k10")
+        await until(
+            pilot, lambda: "k10 was not played: the opponent's stone took it" in log_text(app)
+        )
+        assert stones(app) == 4
 
 
 async def test_a_question_takes_the_keys_and_other_letters_wait_for_the_answer(

@@ -59,7 +59,7 @@ from client.screens.help import HelpScreen, describe_bindings
 from client.screens.host import Host
 from client.screens.record_opener import RecordOpener
 from client.state.model import ViewModel
-from client.state.questions import can_hint, can_move, can_seat_ai
+from client.state.questions import NOT_YOUR_TURN, can_hint, can_move, can_seat_ai
 from client.state.words import away_for, foul_text
 from client.widgets.board import Board
 from client.widgets.entry import COMMAND_START, EntryLine, PromptBar, ToBoard, starts_text
@@ -185,6 +185,10 @@ class GameScreen(Screen[None]):
         self._last_room: str | None = None
         self._timer: Timer | None = None
         self._dismissed: set[tuple[object, ...]] = set()  # claims answered "not now"
+        self.premove: tuple[str, int, Point] | None = None
+        """A move typed while the opponent was to move in a game with a clock (room,
+        stones then, point): played as soon as it is our turn, if the point is still
+        free (a bullet player's typed move was thrown away with "Not your turn.")."""
         self._line_full = False  # the text line was at the chat's limit (said once)
         self.set_focus(self.board)  # now, so a question drawn next may take it over
         self._draw(self.model)
@@ -222,6 +226,7 @@ class GameScreen(Screen[None]):
             seated = self._my_seat_player() is not None
             board.can_play = self._can_play(model)
             board.my_turn = can_move(model, self.me) is None  # the footer offers Play
+            self._play_premove(model)
             sep = f" {self.host.options.glyphs.sep} "
             words: tuple[str, ...] = PLACEHOLDER_PLAYER if seated else PLACEHOLDER_WATCHER
             if seated and game.state == "over":
@@ -447,6 +452,21 @@ class GameScreen(Screen[None]):
         model = self.model
         game = model.room
         why = can_move(model, self.me)
+        # Under a clock, a move typed while the opponent thinks waits for its turn (a
+        # premove); without one, typing ahead is more likely a slip, and is refused.
+        timed = game is not None and game.time is not None
+        if game is not None and timed and why == NOT_YOUR_TURN and game.state == "playing":
+            if point in game.picture.stones:
+                self.host.note(f"{point_to_wire(point, game.size)} is already taken.")
+                return
+            self.premove = (game.id, len(game.moves), point)
+            other = game.opponent_of(self._my_seat_player())
+            who = "your opponent" if other is None else other.name
+            self.host.note(
+                f"{point_to_wire(point, game.size)} is played as soon as {who} has moved "
+                "(another point typed replaces it)."
+            )
+            return
         if game is None or why is not None:
             self.host.note(why or "You are not in a game.")
             return
@@ -466,6 +486,27 @@ class GameScreen(Screen[None]):
         move_no = len(game.moves) + 1  # for this position only
         wire = point_to_wire(point, game.size)
         await self.host.send_move(actor, msg.Move(room=game.id, point=wire, move_no=move_no), point)
+
+    def _play_premove(self, model: ViewModel) -> None:
+        """The move typed ahead, once it is our turn in the position after the one it
+        was typed in; dropped, with a word, when the game went otherwise (it ended, a
+        takeback, the point taken by the opponent's stone)."""
+        game, premove = model.room, self.premove
+        if premove is None or game is None:
+            return
+        room, stones, point = premove
+        if game.id != room or len(game.moves) < stones + 1 or game.state != "playing":
+            if game.id != room or game.state != "playing" or len(game.moves) < stones:
+                self.premove = None
+            return
+        self.premove = None
+        if len(game.moves) != stones + 1 or can_move(model, self.me) is not None:
+            return
+        if point in game.picture.stones:
+            taken = point_to_wire(point, game.size)
+            self.host.note(f"{taken} was not played: the opponent's stone took it.")
+            return
+        self.call_later(self.play, point)
 
     # -- the text line -----------------------------------------------------------
 

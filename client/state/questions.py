@@ -20,6 +20,11 @@ def _local(model: ViewModel, players: frozenset[str] | None) -> frozenset[str]:
     return frozenset({me} if me else ())
 
 
+NOT_YOUR_TURN = "Not your turn."
+""":func:`can_move`'s answer while the opponent is to act (a move typed then is kept
+to be played on one's turn: a premove)."""
+
+
 def can_move(model: ViewModel, players: frozenset[str] | None = None) -> str | None:
     """Why a stone cannot be placed now, or None if it can. ``players`` are the
     local identities (two in hot seat; default: this connection's player)."""
@@ -39,7 +44,7 @@ def can_move(model: ViewModel, players: frozenset[str] | None = None) -> str | N
         return "Swap2: choose first (black, white or place2)."
     actor = game.to_act()
     if actor is None or actor not in local:
-        return "Not your turn."
+        return NOT_YOUR_TURN
     return None
 
 
