@@ -2443,6 +2443,33 @@ async def test_a_move_that_got_through_as_the_link_went_is_not_said_lost(
         assert not any("did not reach the server" in text for text in said), said
 
 
+async def test_a_move_clicked_while_the_opponent_thinks_is_played_on_ones_turn(
+    browser: Browser,
+) -> None:
+    """In a game with a clock ann clicks j9 while hal is to move: it is kept, marked on
+    the board, and played the moment his stone comes (a premove, as the terminal's; a
+    bullet player's click did nothing)."""
+    async with people(browser) as crowd:
+        hal = await crowd.client("hal")
+        timed = TimeControl(base_ms=60_000, inc_ms=0)
+        room = (await hal.create(seat="white", time=timed)).room.id
+        ann = await crowd.page("ann", hash=f"#/room/{room}")
+        await hal.until_event(GameStarted)
+        await point(ann, "h8").click()
+        assert (await hal.until_event(Moved)).point == "h8"
+        await moves_shown(ann, 1)
+        await point(ann, "j9").click()
+        await expect(ann.locator("svg.board circle.premove")).to_have_count(1)
+        await expect(ann.locator("#toast")).to_have_text(
+            "j9 is played as soon as hal has moved (another point replaces it)."
+        )
+        await hal.move(room, "a1")
+        while (await hal.until_event(Moved)).point != "j9":  # his own a1 first
+            pass
+        await moves_shown(ann, 3)
+        await expect(ann.locator("svg.board circle.premove")).to_have_count(0)
+
+
 async def test_a_chat_line_lost_with_the_link_comes_back_to_the_input(browser: Browser) -> None:
     """ann sends a chat line as her link goes silent: it never reaches the server, and
     once back the page puts it back in the input and says it was not sent (the input

@@ -200,6 +200,13 @@ export class BoardView {
         el("circle", { cx: xy[0] + 1, cy: xy[1] + 1, r: 0.42, class: `sending ${state.nextColor}` }, marks);
       }
     }
+    if (state.premove) {
+      // A move kept to be played when the opponent has moved: a dashed ring, no stone.
+      const xy = this.xyOfName(state.premove);
+      if (xy && !cells[xy[1] * size + xy[0]]) {
+        el("circle", { cx: xy[0] + 1, cy: xy[1] + 1, r: 0.38, class: "premove" }, marks);
+      }
+    }
     const ghost = this.selected ?? this.hover;
     if (state.interactive && ghost && state.nextColor) {
       const [x, y] = ghost;

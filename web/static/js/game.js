@@ -37,6 +37,7 @@ export class GameView {
     this.refusalTimer = null;
     this.sent = null; // {room, id, settles}: an action of this page not answered yet
     this.chatSent = null; // {room, id, text}: a chat line sent whose line has not come back
+    this.premove = null; // {room, stones, point}: a move kept while the opponent thinks
     this.claimShown = false; // the Claim button is shown (the tick redraws when that changes)
     this.build();
   }
@@ -202,6 +203,9 @@ export class GameView {
     if (event && event.type !== "chat" && event.type !== "spectator_count") this.clearRefusal();
     this.renderStatus(room, mySeat);
     if (event) this.announceEvent(room, mySeat, event);
+    if (event?.type === "moved" || event?.type === "undone" || event?.type === "game_over") {
+      this.playPremove(room);
+    }
     this.renderMoveLimit(room, mySeat);
     this.renderFirstStone(room);
     if (room.state === "over" && mySeat) this.app.showedEnd(room.id);
@@ -403,6 +407,7 @@ export class GameView {
       // while the move was on its way (a slow network) was tapped again.
       // Kept while the link is down too: whether it got through is not known yet.
       sending: (this.busy(room) || this.inDoubt(room)) && this.sent.point ? this.sent.point : null,
+      premove: this.premove && this.premove.room === room.id ? this.premove.point : null,
     });
     this.confirmBar.hidden = !this.board.selected;
   }
@@ -700,8 +705,39 @@ export class GameView {
     else if (!this.app.conn.identified) why = "Not connected: reconnecting…";
     else if (this.busy(room)) why = "Your move is on its way.";
     else if (room.swap2 && room.swap2.phase === "choose") why = "A swap2 choice comes first.";
-    else if (room.actor !== this.me) why = `It is not your move: ${room.nameOf(room.actor)} plays.`;
+    else if (room.actor !== this.me && room.time && room.state === "playing" && point) {
+      // Under a clock a move chosen while the opponent thinks waits for its turn (a
+      // premove, as the terminal's); a bullet player's click did nothing.
+      const p = parsePoint(point, room.size);
+      if (p && room.cells()[p.y * room.size + p.x]) why = `${point} is already taken.`;
+      else {
+        this.premove = { room: room.id, stones: room.moves.length, point };
+        this.renderBoard(room, mySeat);
+        toast(`${point} is played as soon as ${room.nameOf(room.actor)} has moved (another point replaces it).`);
+        return;
+      }
+    } else if (room.actor !== this.me) why = `It is not your move: ${room.nameOf(room.actor)} plays.`;
     if (why) this.refuse(why);
+  }
+
+  /** The move kept while the opponent thought, once it is our turn in the position
+   * after it; dropped when the game went otherwise (its end, a takeback). */
+  playPremove(room) {
+    const kept = this.premove;
+    if (!kept || kept.room !== room.id) return;
+    if (room.state !== "playing" || room.moves.length < kept.stones) {
+      this.premove = null;
+      return;
+    }
+    if (room.moves.length === kept.stones) return; // the opponent still thinks
+    this.premove = null;
+    if (room.moves.length !== kept.stones + 1 || room.actor !== this.me) return;
+    const p = parsePoint(kept.point, room.size);
+    if (p && room.cells()[p.y * room.size + p.x]) {
+      this.refuse(`${kept.point} was not played: the opponent's stone took it.`);
+      return;
+    }
+    this.play(kept.point);
   }
 
   selected(point) {
