@@ -45,7 +45,8 @@ Layout (``gomoku:`` is the default prefix, so one Redis can hold other data too)
   ``gomoku:{rating:POOL}:board`` (leaderboard) and ``gomoku:{rating:POOL}:game:ID``
   (rated-once marker) share a tag, so one transaction updates both players.
 - history: ``gomoku:record:GAME`` (a finished game's JSON record, kept),
-  ``gomoku:player:ID:games`` (sorted set of game ids by end time) and
+  ``gomoku:player:ID:games`` (sorted set of game ids by end time),
+  ``gomoku:finished`` (every finished game by end time, for ``/games.csv``) and
   ``gomoku:names`` (hash, player -> display name, for leaderboards and profiles).
 
 A hash tag is the text between the first ``{`` and the next ``}``, so an id put

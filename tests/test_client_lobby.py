@@ -55,6 +55,25 @@ async def test_lobby_create_room_dialog(server: GomokuServer, tmp_path: Path) ->
         assert f"invite code {room.code}" in "\n".join(line.text for line in app.model.log)
 
 
+async def test_a_clock_typed_into_the_board_size_is_refused_saying_so(
+    server: GomokuServer, tmp_path: Path
+) -> None:
+    """1+0 typed into Board size (a fast typist one field short of Clock) is refused with
+    what the field holds; it became a board of 10 without a word, and no room is made."""
+    async with running(server, tmp_path) as (app, pilot):
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, CreateRoomDialog))
+        dialog = app.screen
+        dialog.query_one("#size", Input).value = "1+0"
+        await pilot.click("#ok")
+        await until(
+            pilot,
+            lambda: "Board size: '1+0' is not a number from 5 to 26." in screen_text(app),
+        )
+        assert isinstance(app.screen, CreateRoomDialog)
+        assert app.model.room is None
+
+
 async def form_offers(
     pilot: Pilot[None], key: str, form: type[Screen[Any]], fields: dict[str, Any]
 ) -> tuple[object, ...]:

@@ -210,10 +210,10 @@ class _FormDialog(ModalScreen[R | None], Generic[R]):
         return True, str(self.query_one(f"#{select_id}", Select).value)
 
     def board_size(self) -> int | None:
-        size_text = self.query_one("#size", Input).value
+        size_text = self.query_one("#size", Input).value.strip()
         size = int(size_text) if size_text.isdigit() else 0
         if not MIN_SIZE <= size <= MAX_SIZE:
-            self.error(f"Board size must be {MIN_SIZE} to {MAX_SIZE}.")
+            self.error(f"Board size: {size_text!r} is not a number from {MIN_SIZE} to {MAX_SIZE}.")
             return None
         return size
 
@@ -262,7 +262,9 @@ def _game_fields(*, seat: bool, last: msg.CreateRoom | None = None) -> ComposeRe
     yield Label("Rule")
     yield Select(RULES, value=room.rule, allow_blank=False, id="rule", compact=True)
     yield Label("Board size")
-    yield Input(str(room.size), id="size", restrict=r"[0-9]*", max_length=2, compact=True)
+    # Not restricted to digits: a clock typed here by mistake (1+0) became a size (10)
+    # without a word; read on submit, it is refused saying what the field holds.
+    yield Input(str(room.size), id="size", max_length=8, compact=True)
     yield Label("Opening")
     yield Select(OPENINGS, value=room.opening, allow_blank=False, id="opening", compact=True)
     yield Label("Clock (min+s)")
