@@ -2341,6 +2341,20 @@ async def test_a_connection_that_goes_silent_is_dropped_and_made_again(browser: 
             pass
 
 
+async def hang_the_next_attempt(page: Page) -> list[WebSocketRoute]:
+    """The page's next WebSocket is taken and never answered (a train's network); those
+    after it go through to the server. Returns the attempts, as they come."""
+    attempts: list[WebSocketRoute] = []
+
+    def hang_the_first(ws: WebSocketRoute) -> None:
+        attempts.append(ws)
+        if len(attempts) > 1:
+            ws.connect_to_server()  # the network is back: through to the server
+
+    await page.route_web_socket(re.compile(".*"), hang_the_first)
+    return attempts
+
+
 async def test_an_attempt_to_connect_that_is_never_answered_is_made_again(
     browser: Browser,
 ) -> None:
@@ -2351,14 +2365,7 @@ async def test_an_attempt_to_connect_that_is_never_answered_is_made_again(
     async with people(browser) as crowd:
         ann, hal, _ = await two_stones_down(crowd)
         await ann.evaluate("gomoku.conn.connectMs = 1500")
-        attempts: list[WebSocketRoute] = []
-
-        def hang_the_first(ws: WebSocketRoute) -> None:
-            attempts.append(ws)
-            if len(attempts) > 1:
-                ws.connect_to_server()  # the network is back: through to the server
-
-        await ann.route_web_socket(re.compile(".*"), hang_the_first)
+        attempts = await hang_the_next_attempt(ann)
         ann_conn = crowd.connection_of("ann")
         await ann_conn.ws.close(code=1011)  # her link goes
         await eventually(lambda: len(attempts) >= 2, WAIT_MS / 1000)
@@ -2380,14 +2387,7 @@ async def test_a_move_lost_with_the_link_stays_marked_until_back_and_is_then_sai
         ann, hal, _ = await two_stones_down(crowd)
         await ann.evaluate("gomoku.conn.quietMs = 500; gomoku.conn.stallMs = 500")
         await ann.evaluate("gomoku.conn.connectMs = 2500")
-        attempts: list[WebSocketRoute] = []
-
-        def hang_the_first(ws: WebSocketRoute) -> None:
-            attempts.append(ws)
-            if len(attempts) > 1:
-                ws.connect_to_server()
-
-        await ann.route_web_socket(re.compile(".*"), hang_the_first)
+        await hang_the_next_attempt(ann)
         ann_conn = crowd.connection_of("ann")
         ann_conn.ws.transport.pause_reading()  # h9 reaches nobody
         await point(ann, "h9").click()
