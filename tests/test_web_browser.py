@@ -2470,6 +2470,24 @@ async def test_a_move_clicked_while_the_opponent_thinks_is_played_on_ones_turn(
         await expect(ann.locator("svg.board circle.premove")).to_have_count(0)
 
 
+async def test_the_first_stones_countdown_is_not_announced_once_the_stone_is_down(
+    browser: Browser,
+) -> None:
+    """In a game with a clock, the screen reader is told once to place the first stone;
+    once ann has placed it, that is no longer what it reads (it still said "Place the
+    first stone within 0:30" after it)."""
+    async with people(browser) as crowd:
+        hal = await crowd.client("hal")
+        timed = TimeControl(base_ms=60_000, inc_ms=0)
+        room = (await hal.create(seat="white", time=timed)).room.id
+        ann = await crowd.page("ann", hash=f"#/room/{room}")
+        await hal.until_event(GameStarted)
+        await expect(ann.locator("#announce")).to_contain_text("Place the first stone within")
+        await point(ann, "h8").click()
+        assert (await hal.until_event(Moved)).point == "h8"
+        await expect(ann.locator("#announce")).not_to_contain_text("Place the first stone")
+
+
 async def test_a_chat_line_lost_with_the_link_comes_back_to_the_input(browser: Browser) -> None:
     """ann sends a chat line as her link goes silent: it never reaches the server, and
     once back the page puts it back in the input and says it was not sent (the input

@@ -260,6 +260,11 @@ export class GameView {
    * and handed to the announcer once as it appears (not each second). */
   showCountdown(line, text) {
     if (text && line.hidden) this.announcer.textContent = text;
+    // Gone (the stone was placed): nor is it announced any more (a screen reader still
+    // read "Place the first stone within 0:30" after it).
+    if (!text && !line.hidden && this.announcer.textContent === line.textContent) {
+      this.announcer.textContent = "";
+    }
     if (line.textContent !== text) line.textContent = text;
     line.hidden = !text;
   }
