@@ -1702,7 +1702,7 @@ async def test_after_a_swap2_colour_choice_each_clock_keeps_its_players_time(
     browser: Browser,
 ) -> None:
     """ann thinks 3 s over the swap2 choice and takes Black: the Black clock now shows
-    her time (under a minute) and stands, while hal's, as White, runs from his."""
+    her time (under 0:59) and stands, while hal's, as White, runs from his."""
     async with people(browser) as crowd:
         hal = await crowd.client("hal")
         minute = TimeControl(base_ms=60_000, inc_ms=0)
@@ -1717,7 +1717,9 @@ async def test_after_a_swap2_colour_choice_each_clock_keeps_its_players_time(
         await ann.click('[data-choice="black"]')
         assert (await hal.until_event(Chose)).black != hal.player
         await expect(ann.locator("#name-black")).to_contain_text("(you)")
-        await expect(ann.locator("#clock-black")).to_have_text(re.compile(r"^0:5[0-7]$"))
+        # Her 3 s, less what lag compensation gives back: up to its quota, 1.25 s in a
+        # one-minute game, when a loaded machine measures her link slow (0:58 was read).
+        await expect(ann.locator("#clock-black")).to_have_text(re.compile(r"^0:5[0-8]$"))
         await expect(ann.locator("#clock-black")).not_to_have_class(re.compile("running"))
         await expect(ann.locator("#clock-white")).to_have_class(re.compile("running"))
 
