@@ -556,11 +556,15 @@ def format_table(
                     if overrun > 0
                     else f"none over its time ({-overrun} ms to spare at the closest)"
                 )
-                + (f"; {late} more not answered in time lost {late} {_games(late)}" if late else "")
+                + (
+                    f"; {late} more not answered in time lost {_counted(late, 'game')}"
+                    if late
+                    else ""
+                )
             )
         elif late:
             table.append(
-                f"{name} time per move: no move answered in time ({late} {_games(late)} lost)"
+                f"{name} time per move: no move answered in time ({_counted(late, 'game')} lost)"
             )
     for number, game in enumerate(result.games, 1):
         if game.reason.startswith(("A ", "B ")):  # numbered as the progress lines
@@ -570,8 +574,9 @@ def format_table(
     return "\n".join(table)
 
 
-def _games(count: int) -> str:
-    return "game" if count == 1 else "games"
+def _counted(count: int, noun: str) -> str:
+    """``1 move``, ``2 moves``."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def elo_line(wins: int, losses: int, draws: int) -> str:
@@ -730,11 +735,9 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet:
             winner = game.winner or "draw"
             colour = "black" if game.black == "A" else "white"
-            moves = len(game.moves)
             print(
                 f"game {game.game}: {opening_name(game, lines)}, A {colour},"
-                f" winner {winner} after {moves} {'move' if moves == 1 else 'moves'}"
-                f" ({game.reason})",
+                f" winner {winner} after {_counted(len(game.moves), 'move')} ({game.reason})",
                 flush=True,
             )
         if save is not None:

@@ -201,11 +201,14 @@ class People:
         (only,) = self.connections_of(name)
         return only
 
-    async def ann_against_hal(self, *, phone: bool = False) -> tuple[Page, TestClient, str]:
-        """ann's page and hal (a protocol client) in a game hal opened as White: ann's
-        page, hal, and the room, once the game has started."""
+    async def ann_against_hal(
+        self, *, phone: bool = False, **room_settings: Any
+    ) -> tuple[Page, TestClient, str]:
+        """ann's page and hal (a protocol client) in a game hal opened as White (with
+        ``room_settings``: a rule, a clock): ann's page, hal, and the room, once the
+        game has started."""
         hal = await self.client("hal")
-        room = (await hal.create(seat="white")).room.id
+        room = (await hal.create(seat="white", **room_settings)).room.id
         ann = await self.page("ann", phone=phone, hash=f"#/room/{room}")
         await hal.until_event(GameStarted)
         return ann, hal, room
@@ -270,6 +273,13 @@ def record_frames(page: Page, ws: WebSocket) -> None:
 
 def forget_frames(page: Page) -> None:
     WIRE.pop(page, None)
+
+
+async def hal_sees(hal: TestClient, name: str) -> None:
+    """Wait until hal's connection has the stone ``name`` played (passing his own stones
+    and any other that come first)."""
+    while (await hal.until_event(Moved)).point != name:
+        pass
 
 
 async def moves_shown(page: Page, count: int) -> None:
@@ -1000,10 +1010,7 @@ async def test_six_in_a_row_in_standard_rules_says_why_the_game_goes_on(browser:
     nothing there, and her log says so, as the terminal's does (a player who made six
     read no word of why the game went on)."""
     async with people(browser) as crowd:
-        hal = await crowd.client("hal")
-        room = (await hal.create(seat="white", rule="standard")).room.id
-        ann = await crowd.page("ann", hash=f"#/room/{room}")
-        await hal.until_event(GameStarted)
+        ann, hal, room = await crowd.ann_against_hal(rule="standard")
         hers, his = ["h8", "i8", "j8", "l8", "m8", "k8"], ["a1", "a3", "a5", "a7", "a9"]
         await play_out(ann, hal, room, hers, his)
         await expect(ann.locator("#chat-log")).to_contain_text(
@@ -2339,8 +2346,7 @@ async def test_a_connection_that_goes_silent_is_dropped_and_made_again(browser: 
         await expect(ann.locator("#conn")).to_have_attribute("data-state", "online")
         await expect(ann.locator("#status")).to_have_text("Your move: Black.")
         await point(ann, "h9").click()
-        while (await hal.until_event(Moved)).point != "h9":  # hal's own a1 first
-            pass
+        await hal_sees(hal, "h9")
 
 
 async def hang_the_next_attempt(page: Page) -> list[WebSocketRoute]:
@@ -2374,8 +2380,7 @@ async def test_an_attempt_to_connect_that_is_never_answered_is_made_again(
         await expect(ann.locator("#conn")).to_have_attribute("data-state", "online")
         await expect(ann.locator("#status")).to_have_text("Your move: Black.")
         await point(ann, "h9").click()
-        while (await hal.until_event(Moved)).point != "h9":  # hal's own a1 first
-            pass
+        await hal_sees(hal, "h9")
 
 
 async def test_a_move_lost_with_the_link_stays_marked_until_back_and_is_then_said_lost(
@@ -2399,8 +2404,7 @@ async def test_a_move_lost_with_the_link_stays_marked_until_back_and_is_then_sai
             "h9 did not reach the server: play it again.", timeout=WAIT_MS
         )
         await point(ann, "h9").click()
-        while (await hal.until_event(Moved)).point != "h9":  # hal's own a1 first
-            pass
+        await hal_sees(hal, "h9")
 
 
 async def test_a_move_that_got_through_as_the_link_went_is_not_said_lost(
@@ -2434,8 +2438,7 @@ async def test_a_move_that_got_through_as_the_link_went_is_not_said_lost(
         )
         answering["on"] = False  # nothing more reaches her page
         await point(ann, "h9").click()
-        while (await hal.until_event(Moved)).point != "h9":
-            pass
+        await hal_sees(hal, "h9")
         answering["on"] = True
         await routes[-1].close(code=1006)  # her link goes
         await moves_shown(ann, 3)
@@ -2452,11 +2455,8 @@ async def test_a_move_clicked_while_the_opponent_thinks_is_played_on_ones_turn(
     the board, and played the moment his stone comes (a premove, as the terminal's; a
     bullet player's click did nothing)."""
     async with people(browser) as crowd:
-        hal = await crowd.client("hal")
         timed = TimeControl(base_ms=60_000, inc_ms=0)
-        room = (await hal.create(seat="white", time=timed)).room.id
-        ann = await crowd.page("ann", hash=f"#/room/{room}")
-        await hal.until_event(GameStarted)
+        ann, hal, room = await crowd.ann_against_hal(time=timed)
         await point(ann, "h8").click()
         assert (await hal.until_event(Moved)).point == "h8"
         await moves_shown(ann, 1)
@@ -2466,8 +2466,7 @@ async def test_a_move_clicked_while_the_opponent_thinks_is_played_on_ones_turn(
             "j9 is played as soon as hal has moved (another point replaces it)."
         )
         await hal.move(room, "a1")
-        while (await hal.until_event(Moved)).point != "j9":  # his own a1 first
-            pass
+        await hal_sees(hal, "j9")
         await moves_shown(ann, 3)
         await expect(ann.locator("svg.board circle.premove")).to_have_count(0)
 
@@ -2479,11 +2478,8 @@ async def test_the_first_stones_countdown_is_not_announced_once_the_stone_is_dow
     once ann has placed it, that is no longer what it reads (it still said "Place the
     first stone within 0:30" after it)."""
     async with people(browser) as crowd:
-        hal = await crowd.client("hal")
         timed = TimeControl(base_ms=60_000, inc_ms=0)
-        room = (await hal.create(seat="white", time=timed)).room.id
-        ann = await crowd.page("ann", hash=f"#/room/{room}")
-        await hal.until_event(GameStarted)
+        ann, hal, _ = await crowd.ann_against_hal(time=timed)
         await expect(ann.locator("#announce")).to_contain_text("Place the first stone within")
         await point(ann, "h8").click()
         assert (await hal.until_event(Moved)).point == "h8"
@@ -2542,8 +2538,7 @@ async def test_a_move_sent_as_the_link_went_is_not_said_to_be_ones_turn(
         assert any("h9 was sent as the link went: it counts if it got through" in t for t in said)
         assert not any("reconnecting… (Your move" in t for t in said), said
         await point(ann, "h9").click()
-        while (await hal.until_event(Moved)).point != "h9":  # hal's own a1 first
-            pass
+        await hal_sees(hal, "h9")
 
 
 async def test_ones_own_drop_replayed_is_said_as_ones_own(browser: Browser) -> None:

@@ -80,7 +80,6 @@ class BrainPlayer:
         self.brain: Brain | None = None
         self.known: list[str] = []
         """The moves the brain has been told (its own included), in order."""
-        self.crashes = 0
         self.in_a_row = 0
         """Moves the brain failed since its last good one."""
 
@@ -94,7 +93,6 @@ class BrainPlayer:
             self.in_a_row = 0
             return choice
         except BrainError as error:
-            self.crashes += 1
             self.in_a_row += 1
             await self._drop()
             if isinstance(error, StartRefused):
@@ -114,10 +112,10 @@ class BrainPlayer:
     async def _ask(self, game: GameState, budget_ms: int) -> Choice:
         brain = await self._ensure(game)
         remaining = game.remaining_ms()
+        turn = {"timeout_turn": max(1, budget_ms)}
         if remaining is not None:  # without a clock, timeout_match 0 said there is none
-            await brain.info(timeout_turn=max(1, budget_ms), time_left=remaining)
-        else:
-            await brain.info(timeout_turn=max(1, budget_ms))
+            turn["time_left"] = remaining
+        await brain.info(**turn)
         limit = budget_ms / 1000 + ANSWER_SLACK_S
         moves = game.moves
         if not moves and not self.known:

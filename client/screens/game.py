@@ -495,10 +495,11 @@ class GameScreen(Screen[None]):
         if premove is None or game is None:
             return
         room, stones, point = premove
-        if game.id != room or len(game.moves) < stones + 1 or game.state != "playing":
-            if game.id != room or game.state != "playing" or len(game.moves) < stones:
-                self.premove = None
+        if game.id != room or game.state != "playing" or len(game.moves) < stones:
+            self.premove = None  # another room, the game's end, a takeback
             return
+        if len(game.moves) == stones:
+            return  # the opponent still thinks
         self.premove = None
         if len(game.moves) != stones + 1 or can_move(model, self.me) is not None:
             return

@@ -50,7 +50,7 @@ from server.config import Bots
 from server.metrics import Metrics
 from server.notices import Notice, encode_notice
 from server.room import LIVE_STATES, Seat
-from server.service import RoomService, now_ms
+from server.service import RoomService, counted, now_ms
 from server.sessions import decode_session, new_token, token_hash
 from server.store import Store, StoreUnavailable
 from server.store_watch import StoreWatch
@@ -112,7 +112,7 @@ class Watchdog:
                         log.info(
                             "%s in play at start-up, loaded from the store; their workers "
                             "may return",
-                            _seats(count),
+                            counted(count, "AI seat"),
                         )
                     restored = True
                 except StoreUnavailable as error:
@@ -141,7 +141,7 @@ class Watchdog:
             log.info(
                 "looking after %s whose worker is connected to no instance; handed over "
                 "after one lease unless it comes back",
-                _seats(count),
+                counted(count, "AI seat"),
             )
         await self.sweep_waiting()
 
@@ -328,7 +328,3 @@ class Watchdog:
         log.info("AI seat %s in room %s goes back to the AI pool", seat.player, rooms[0])
         await self.seating.dispatch(Claim(fresh, token), rooms[0])
         return True
-
-
-def _seats(count: int) -> str:
-    return f"{count} AI seat" if count == 1 else f"{count} AI seats"

@@ -373,8 +373,7 @@ export class GameView {
   /** Whether this room's action was sent as the link went, and the room has not caught
    * up yet (see caughtUp) to tell whether it got through. */
   inDoubt(room) {
-    const sent = this.sent;
-    return Boolean(sent && sent.room === room.id && !this.app.conn.live(sent.id));
+    return this.dropped(this.sent, room);
   }
 
   /** Send an action of the room (answered by its event: see MOVE_ANSWERS and ACCEPTED);
@@ -713,8 +712,7 @@ export class GameView {
     else if (room.actor !== this.me && room.time && room.state === "playing" && point) {
       // Under a clock a move chosen while the opponent thinks waits for its turn (a
       // premove, as the terminal's); a bullet player's click did nothing.
-      const p = parsePoint(point, room.size);
-      if (p && room.cells()[p.y * room.size + p.x]) why = `${point} is already taken.`;
+      if (room.taken(point)) why = `${point} is already taken.`;
       else {
         this.premove = { room: room.id, stones: room.moves.length, point };
         this.renderBoard(room, mySeat);
@@ -737,8 +735,7 @@ export class GameView {
     if (room.moves.length === kept.stones) return; // the opponent still thinks
     this.premove = null;
     if (room.moves.length !== kept.stones + 1 || room.actor !== this.me) return;
-    const p = parsePoint(kept.point, room.size);
-    if (p && room.cells()[p.y * room.size + p.x]) {
+    if (room.taken(kept.point)) {
       this.refuse(`${kept.point} was not played: the opponent's stone took it.`);
       return;
     }
@@ -753,9 +750,8 @@ export class GameView {
   play(point) {
     const room = this.app.rooms.get(this.roomId);
     if (!room || !this.interactive(room)) return;
-    const p = parsePoint(point, room.size);
-    if (!p) return;
-    if (room.cells()[p.y * room.size + p.x]) {
+    if (!parsePoint(point, room.size)) return;
+    if (room.taken(point)) {
       this.refuse(`${point} is already taken.`);
       return;
     }
@@ -828,22 +824,27 @@ export class GameView {
     if (id !== null) this.chatSent = { id, room: roomId, text };
   }
 
+  /** Whether `sent` (this.sent or this.chatSent) is an action in `room` of a link that
+   * dropped: what became of it is not known until the room has caught up. */
+  dropped(sent, room) {
+    return Boolean(sent && sent.room === room.id && !this.app.conn.live(sent.id));
+  }
+
+  /** Whether an action of this page in `room` was sent on a link that dropped, and
+   * what became of it is still to be told (see caughtUp). */
+  awaitsWord(room) {
+    return this.roomId === room.id && (this.dropped(this.sent, room) || this.dropped(this.chatSent, room));
+  }
+
   /** The room caught up after a reconnection (its resume answered): an action of the
    * dropped link is in its events by now, or was lost with it. A lost move is said (the
    * page only said "Your move" again, and the player thought it played), and a lost
    * chat line goes back to the input. Judged no sooner: the page is online a moment
    * before the room's missed events come, and a move that got through read as lost. */
-  /** Whether an action of this page in `room` was sent on a link that dropped, and
-   * what became of it is still to be told (see caughtUp). */
-  awaitsWord(room) {
-    const mine = (sent) => sent && sent.room === room.id && !this.app.conn.live(sent.id);
-    return this.roomId === room.id && Boolean(mine(this.sent) || mine(this.chatSent));
-  }
-
   caughtUp(room) {
     if (this.roomId !== room.id) return;
     const sent = this.sent;
-    if (sent && sent.room === room.id && !this.app.conn.live(sent.id)) {
+    if (this.dropped(sent, room)) {
       this.sent = null;
       const live = room.state === "playing" || room.state === "opening";
       if (sent.point && live && !room.moves.includes(sent.point)) {
@@ -851,7 +852,7 @@ export class GameView {
       }
     }
     const chat = this.chatSent;
-    if (chat && chat.room === room.id && !this.app.conn.live(chat.id)) {
+    if (this.dropped(chat, room)) {
       this.chatSent = null;
       const mine = this.app.me?.name;
       if (!room.log.some((e) => e.name === mine && e.text === chat.text)) {

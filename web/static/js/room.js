@@ -293,6 +293,12 @@ export class RoomState {
     return Math.max(0, base - (performance.now() - this.clocksAt));
   }
 
+  /** Whether a stone stands on `point` (a name like "h8"). */
+  taken(point) {
+    const p = parsePoint(point, this.size);
+    return Boolean(p && this.cells()[p.y * this.size + p.x]);
+  }
+
   /** The stones: a size*size array (0 empty, 1 black, 2 white), moves alternating from Black. */
   cells(upTo = this.moves.length) {
     const cells = new Array(this.size * this.size).fill(0);
