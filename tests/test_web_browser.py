@@ -2349,6 +2349,24 @@ async def test_a_connection_that_goes_silent_is_dropped_and_made_again(browser: 
         await hal_sees(hal, "h9")
 
 
+async def test_a_frame_on_its_way_when_the_network_goes_does_not_hide_the_loss(
+    browser: Browser,
+) -> None:
+    """The browser says it is offline and the page pings; a frame the server sent before
+    (hal's chat line) arrives after that: only the ping's answer would show the link
+    alive, and the page connects again within seconds (it took 15)."""
+    async with people(browser) as crowd:
+        ann, hal, room = await crowd.ann_against_hal()
+        ann_conn = crowd.connection_of("ann")
+        ann_conn.ws.transport.pause_reading()  # her ping reaches nobody
+        await ann.evaluate("window.dispatchEvent(new Event('offline'))")
+        await hal.send(m.Chat(room=room, text="still there?"))
+        await expect(ann.locator("#chat-log")).to_contain_text("hal: still there?")
+        # (Offline lasts as long as the first wait to reconnect: the server sees her
+        # come back instead.)
+        await eventually(lambda: set(crowd.connections_of("ann")) - {ann_conn}, 5)
+
+
 async def hang_the_next_attempt(page: Page) -> list[WebSocketRoute]:
     """The page's next WebSocket is taken and never answered (a train's network); those
     after it go through to the server. Returns the attempts, as they come."""

@@ -66,6 +66,9 @@ export class Connection {
     this.state = "offline";
     this.lastHeard = 0; // Date.now() when the current connection last brought a frame
     this.answerBy = null; // when a ping's answer is due, while one waits for it
+    // The browser said it is offline: only the ping's own answer clears the doubt, since
+    // frames already on their way when the network went arrive after the browser says so.
+    this.suspected = false;
     this.quietMs = QUIET_MS; // (a test shortens them)
     this.stallMs = STALL_MS;
     this.suspectMs = SUSPECT_MS;
@@ -81,6 +84,7 @@ export class Connection {
     this.ws = ws;
     this.lastHeard = Date.now();
     this.answerBy = null;
+    this.suspected = false;
     ws.onopen = () => this.hello();
     ws.onmessage = (event) => this.receive(event.data);
     ws.onclose = (event) => this.closed(ws, event);
@@ -151,10 +155,12 @@ export class Connection {
   }
 
   /** The browser says it is offline: ping now, and drop the connection as a stalled
-   * one if nothing answers within `suspectMs` (a false alarm costs one ping). */
+   * one if the ping's answer does not come within `suspectMs` (a false alarm costs one
+   * ping). */
   suspect() {
     const ws = this.ws;
     if (!ws || ws.readyState !== WebSocket.OPEN || !this.identified) return;
+    this.suspected = true;
     this.ping(ws, Date.now() + this.suspectMs);
   }
 
@@ -236,15 +242,18 @@ export class Connection {
 
   receive(text) {
     this.lastHeard = Date.now();
-    this.answerBy = null;
     let frame;
     try {
       frame = JSON.parse(text);
     } catch {
-      return;
+      frame = null;
     }
+    if (!this.suspected || frame?.type === "pong") {
+      this.answerBy = null;
+      this.suspected = false;
+    }
+    if (frame === null || frame.type === "pong") return;
     const re = frame.re;
-    if (frame.type === "pong") return;
     if (frame.type === "error" && this.actions.has(re)) {
       const onError = this.actions.get(re);
       this.actions.delete(re);
