@@ -187,7 +187,8 @@ async def test_a_worker_killed_mid_game_leaves_its_seat_to_a_worker_of_another_i
         await person.play()
     assert person.over is not None
     assert (person.over.winner, person.over.reason) == ("black", "five")
-    assert holder.metrics.counters["gomoku_ai_handovers_total"] == 1
+    # either instance may hand the seat over (the first to judge it), once in all
+    assert sum(s.metrics.counters["gomoku_ai_handovers_total"] for s in (a, b)) == 1
     assert worker not in holder.bots.workers or holder.bots.workers[worker].link is None
 
 
