@@ -83,7 +83,9 @@ export class GameView {
     const side = h("aside", { class: "side" },
       // The countdowns beside the clocks, where a player looks for time (below the board
       // they were under the fold of a laptop's screen).
-      this.seats.black.row, this.seats.white.row, this.moveLimit, this.firstStone, this.offerBox, this.resultBox, this.controls,
+      // An offer comes under the buttons: above them it pushed them down as it came, and
+      // Accept took the place of the Take back a player was about to click.
+      this.seats.black.row, this.seats.white.row, this.moveLimit, this.firstStone, this.resultBox, this.controls, this.offerBox,
       h("h2", {}, "Moves"), this.moves, h("h2", {}, "Room"), this.log, chatForm);
     const head = h("div", { class: "room-head" }, this.title, this.share,
       h("button", { type: "button", id: "leave", class: "secondary", onclick: () => this.leave() }, "Leave"));
