@@ -1583,6 +1583,51 @@ async def test_the_first_stones_time_is_shown_to_both_players_and_a_spectator(
         await expect(ann.locator("#result")).to_be_hidden()  # not aborted: the game goes on
 
 
+async def test_an_offer_arriving_leaves_the_game_buttons_where_they_were(
+    browser: Browser,
+) -> None:
+    """hal offers a draw as ann reaches for Take back: the offer comes under the game's
+    buttons, which stay where they were (above them it pushed them down, and Accept took
+    Take back's place)."""
+    async with people(browser) as crowd:
+        ann, hal, room = await two_stones_down(crowd)
+        before = await box(ann.locator("#offer-takeback"))
+        await hal.send(m.Offer(room=room, kind="draw"))
+        await expect(ann.locator(".offer")).to_contain_text("hal offers a draw.")
+        assert await box(ann.locator("#offer-takeback")) == before
+        accept = await box(ann.locator("#accept"))
+        assert accept["y"] >= before["y"] + before["height"]
+
+
+async def test_a_running_game_left_for_the_lobby_shows_its_clock_and_the_way_back(
+    browser: Browser,
+) -> None:
+    """ann goes to the lobby by the header's link in a one-minute game: under the header
+    she reads whose turn it is and her clock, on every page, and it takes her back (a
+    bullet player lost on time in the lobby, told nothing)."""
+    async with people(browser) as crowd:
+        ann, hal, room = await crowd.ann_against_hal(time=TimeControl(base_ms=60_000, inc_ms=0))
+        strip = ann.locator("#playing")
+        await expect(strip).to_be_hidden()  # not while the game is in view
+        await point(ann, "h8").click()
+        await hal_sees(hal, "h8")
+        await ann.locator("header nav a", has_text="Lobby").click()
+        await expect(ann.locator("#lobby-view")).to_be_visible()
+        await expect(strip).to_have_text(
+            re.compile(r"^Your game with hal: hal's turn, 1:00 on your clock\. Back to it$")
+        )
+        await hal.move(room, "a1")
+        await ann.locator("header nav a", has_text="Leaderboard").click()
+        await expect(strip).to_have_text(
+            re.compile(r"^Your game with hal: your turn, 0:[0-5]\d on your clock\. Back to it$")
+        )
+        await strip.click()
+        await expect(ann.locator("#room-view")).to_be_visible()
+        await expect(strip).to_be_hidden()
+        await point(ann, "h9").click()
+        await hal_sees(hal, "h9")
+
+
 async def test_an_offer_is_said_in_the_status_line(browser: Browser) -> None:
     """On a small phone the offer's box is below the board: the status line, which is
     in view, says that hal offers a draw."""

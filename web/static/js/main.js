@@ -3,7 +3,7 @@
 // #/profile[/PLAYER], #/review/GAME).
 
 import { Connection, pageFolder, serverUrl } from "./net.js";
-import { opponentOf, resultText, RoomState } from "./room.js";
+import { gameClockText, opponentOf, resultText, RoomState } from "./room.js";
 import { LobbyView } from "./lobby.js";
 import { GameView } from "./game.js";
 import { LEVELS } from "./levels.js";
@@ -665,6 +665,7 @@ export class App {
 
   tick() {
     if (this.current && this.rooms.has(this.current)) this.views.game.tick(this.rooms.get(this.current));
+    this.renderPlaying();
     if (this.queued) this.views.lobby.tick();
     if (this.opponents.size && performance.now() - this.leftCheckedAt > LEFT_GAMES_CHECK_MS) this.checkLeftGames();
     // Only a connection that dropped counts down to its retry: before a name is chosen
@@ -672,6 +673,28 @@ export class App {
     if (this.conn.state === "offline" && this.conn.retryTimer !== null) {
       this.onState("offline", { retryAt: this.retryAt() });
     }
+  }
+
+  /** A running game of this player's that the page does not show (the header's links
+   * lead away from it and it goes on): a strip under the header says whose turn it is,
+   * with the player's clock, and leads back. A bullet player who went to the lobby lost
+   * on time, unwarned. */
+  renderPlaying() {
+    const strip = document.getElementById("playing");
+    const me = this.me?.player;
+    const live = (room) => room.state === "playing" || room.state === "opening";
+    const room = me
+      ? [...this.rooms.values()].find((r) => r.id !== this.current && live(r) && r.seatOf(me))
+      : undefined;
+    strip.hidden = !room;
+    if (!room) return;
+    const other = opponentOf(room.players, me)?.name ?? "your opponent";
+    const mine = room.actor === me;
+    const clock = room.clocks ? `, ${gameClockText(room.clockMs(room.seatOf(me)))} on your clock` : "";
+    const text = `Your game with ${other}: ${mine ? "your turn" : `${other}'s turn`}${clock}. Back to it`;
+    if (strip.textContent !== text) strip.textContent = text;
+    strip.href = `#/room/${room.id}`;
+    strip.classList.toggle("urgent", mine);
   }
 
   retryAt() {
