@@ -19,8 +19,8 @@ from engine.types import Color
 @dataclasses.dataclass(frozen=True, slots=True)
 class Glyphs:
     """One glyph set. The board's glyphs are single one-cell characters: ``hint`` marks
-    an AI's suggested point; ``up`` / ``down`` say a tall board has rows out of view,
-    ``left`` / ``right`` a wide one columns.
+    an AI's suggested point, ``kept`` a move typed ahead (a premove); ``up`` / ``down``
+    say a tall board has rows out of view, ``left`` / ``right`` a wide one columns.
     The text marks may be longer: ``sep`` between parts of a status line, ``arrow``
     in ``1500 → 1516``, ``marker`` before a question, ``bullet`` before an event in
     the log, ``cut`` at the end of a name shortened to fit; ``keys`` names the keys
@@ -33,6 +33,7 @@ class Glyphs:
     star: str
     forbidden: str
     hint: str
+    kept: str
     up: str
     down: str
     left: str
@@ -94,6 +95,7 @@ UNICODE = Glyphs(
     star="+",
     forbidden="×",  # noqa: RUF001 - the renju mark
     hint="◇",
+    kept="◌",
     up="↑",
     down="↓",
     left="←",
@@ -107,6 +109,7 @@ ASCII = Glyphs(
     star="+",
     forbidden="!",
     hint="*",
+    kept="?",
     up="^",
     down="v",
     left="<",

@@ -16,6 +16,7 @@ from client_fixtures import (
     stones,
     until,
 )
+from rich.segment import Segment
 from server_fixtures import Connect, TestClient
 from textual import events
 from textual.keys import _character_to_key
@@ -277,13 +278,24 @@ async def test_an_offer_made_on_the_opponents_turn_gives_the_keys_back_when_he_m
         await bob_sees_move(bob, "j9")
 
 
+def drawn_at(board: Board, point: Point) -> Segment:
+    """What the board draws on ``point``: its glyph, with its style."""
+    x, y = board.offset_of(point)
+    at = 0
+    for segment in board.render_line(y):
+        if at <= x < at + len(segment.text):
+            return Segment(segment.text[x - at], segment.style)
+        at += len(segment.text)
+    raise AssertionError(f"{point} is not drawn")
+
+
 async def test_a_move_typed_while_the_opponent_thinks_is_played_on_ones_turn(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:
     """In a game with a clock Alice types j9 Enter while Bob is to move: it is kept and
     played the moment his stone comes (a premove; a bullet player's typed move was thrown
-    away with "Not your turn."); one typed onto the point Bob then takes is not played,
-    and she is told."""
+    away with "Not your turn."); meanwhile the board marks it (◌); one typed onto the
+    point Bob then takes is not played, and she is told."""
     async with running(server, tmp_path) as (app, pilot):
         bob, room = await in_game_with_bob(
             app, pilot, connect, time=TimeControl(base_ms=60_000, inc_ms=0)
@@ -292,9 +304,13 @@ async def test_a_move_typed_while_the_opponent_thinks_is_played_on_ones_turn(
         await bob_sees_move(bob, "h8")
         await pilot.press("j", "9", "enter")
         await until(pilot, lambda: "j9 is played as soon as bob has moved" in log_text(app))
+        board = app.screen.query_one(Board)
+        assert drawn_at(board, parse_point("j9")).text == board.glyphs.kept
         await bob.move(room, "a1")
         await bob_sees_move(bob, "a1")
         await bob_sees_move(bob, "j9")
+        await until(pilot, lambda: stones(app) == 3)
+        assert drawn_at(board, parse_point("j9")).text == board.glyphs.black  # a stone now
         await pilot.press("k", "1", "0", "enter")
         await until(pilot, lambda: "k10 is played as soon as bob has moved" in log_text(app))
         await bob.move(room, "k10")

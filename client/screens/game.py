@@ -227,6 +227,7 @@ class GameScreen(Screen[None]):
             board.can_play = self._can_play(model)
             board.my_turn = can_move(model, self.me) is None  # the footer offers Play
             self._play_premove(model)
+            self._show_premove()
             sep = f" {self.host.options.glyphs.sep} "
             words: tuple[str, ...] = PLACEHOLDER_PLAYER if seated else PLACEHOLDER_WATCHER
             if seated and game.state == "over":
@@ -460,6 +461,7 @@ class GameScreen(Screen[None]):
                 self.host.note(f"{point_to_wire(point, game.size)} is already taken.")
                 return
             self.premove = (game.id, len(game.moves), point)
+            self._show_premove()
             other = game.opponent_of(self._my_seat_player())
             who = "your opponent" if other is None else other.name
             self.host.note(
@@ -486,6 +488,13 @@ class GameScreen(Screen[None]):
         move_no = len(game.moves) + 1  # for this position only
         wire = point_to_wire(point, game.size)
         await self.host.send_move(actor, msg.Move(room=game.id, point=wire, move_no=move_no), point)
+
+    def _show_premove(self) -> None:
+        """Mark the move typed ahead on the board (it was said once, in a note, and then
+        not seen)."""
+        game, premove = self.model.room, self.premove
+        shown = premove is not None and game is not None and premove[0] == game.id
+        self.board.kept = premove[2] if shown and premove is not None else None
 
     def _play_premove(self, model: ViewModel) -> None:
         """The move typed ahead, once it is our turn in the position after the one it

@@ -80,6 +80,7 @@ Board:focus > .board--label { background: $accent; color: #000000; }
 .-few-colours Board > .board--forbidden { color: ansi_red; }
 .-few-colours Board > .board--cursor { color: ansi_blue; }
 .-few-colours Board > .board--hint { color: ansi_black; background: ansi_green; }
+.-few-colours Board > .board--kept { color: ansi_black; background: ansi_magenta; }
 /* A dialog's compact fields have no border: the focused one is told by its background
    (Textual's own focus tint was one step of grey, near invisible). */
 .dialog Input.-textual-compact:focus, .dialog Select:focus > SelectCurrent {

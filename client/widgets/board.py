@@ -105,6 +105,7 @@ class Board(HandsTypingOn, can_focus=True):
         "board--cursor",
         "board--selected",
         "board--hint",
+        "board--kept",
     }
 
     DEFAULT_CSS = """
@@ -125,6 +126,7 @@ class Board(HandsTypingOn, can_focus=True):
     Board > .board--cursor { color: #f0e68c; text-style: bold; }
     Board > .board--selected { background: #6fa8dc; }
     Board > .board--hint { color: #006000; background: #a8d890; text-style: bold; }
+    Board > .board--kept { color: #1a1005; background: #d9b88c; text-style: bold; }
     Board:focus > .board--cursor { color: #ffff00; }
     Board.-disabled { tint: #808080 20%; }
     """
@@ -132,6 +134,9 @@ class Board(HandsTypingOn, can_focus=True):
     picture: reactive[BoardPicture] = reactive(BoardPicture, layout=True)
     cursor: reactive[Point] = reactive(Point(7, 7))
     selected: reactive[Point | None] = reactive(None)
+    kept: reactive[Point | None] = reactive(None)
+    """A move typed ahead (a premove): marked on its empty point until it is played or
+    dropped."""
 
     class PointChosen(Message):
         """The user chose ``point`` (Enter/Space on the cursor, or a confirmed click)."""
@@ -301,6 +306,8 @@ class Board(HandsTypingOn, can_focus=True):
         if stone is not None:
             char = g.stone(stone)
             style = base + self._style("board--black" if stone is Color.BLACK else "board--white")
+        elif self.kept is not None and point == self.kept:
+            char, style = g.kept, base + self._style("board--kept")
         elif point in pic.forbidden:
             char, style = g.forbidden, base + self._style("board--forbidden")
         elif point in star_points(pic.size):
