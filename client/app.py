@@ -53,6 +53,7 @@ from client.state.words import (
     server_words,
 )
 from client.stopping import exit_on_stop_signals
+from client.typeahead import TypeAhead
 from engine.types import Point
 from protocol import messages as msg
 from protocol.backoff import Backoff
@@ -163,6 +164,9 @@ class GomokuApp(App[None]):
         """The rooms of this launch's first welcome not caught up yet (None before it)."""
         self.link = options.link  # the room SERVER linked to: entered once, at launch
         self.game_coming = False  # the game screen waits for dialogs still mounting
+        self.typeahead: TypeAhead | None = None
+        """Keys typed since the lobby asked for a room, kept for its screen (None: no
+        such request is waiting)."""
 
     # -- starting ---------------------------------------------------------------
 
@@ -190,7 +194,26 @@ class GomokuApp(App[None]):
                 await super().on_event(event)
                 screen.key_given(event)
                 return
+            if self._kept_for_the_room(event):
+                return
         await super().on_event(event)
+
+    def _kept_for_the_room(self, event: events.Key) -> bool:
+        """Whether ``event`` is kept for the room the lobby asked for (see
+        :mod:`client.typeahead`); a refusal ends the wait, and what was kept is dropped."""
+        ahead = self.typeahead
+        if ahead is None:
+            return False
+        if self.model.room is None and self.model.lobby.asked is None:
+            self.typeahead = None  # refused, or not sent: the lobby says why
+            return False
+        return ahead.keep(event, self.clock())
+
+    def give_typeahead(self) -> None:
+        """The game screen shows: the keys typed while it came go to it, in order."""
+        ahead, self.typeahead = self.typeahead, None
+        for key in ahead.replayed() if ahead is not None else ():
+            self.post_message(key)
 
     async def on_mount(self) -> None:
         exit_on_stop_signals(self, before=self._shut_down)
@@ -496,6 +519,8 @@ class GomokuApp(App[None]):
         request = self.connection.next_id() if self.connection is not None else 0
         if isinstance(message, msg.Queue):
             self.searching = message
+        if isinstance(message, (msg.Join, msg.CreateRoom)):
+            self.typeahead = TypeAhead(self.clock())
         self.dispatch(LobbyAsked(request, in_dialog))
         if not await self.send(msgspec.structs.replace(message, id=request)):
             self.dispatch(LobbyUnsent(request))

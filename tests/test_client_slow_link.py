@@ -1,6 +1,7 @@
 """The terminal client on a slow link (a proxy that holds the server's bytes back):
 a stone sent shows as on its way at once, and a second one waits for it instead of
-reaching the server as a stale move."""
+reaching the server as a stale move; keys typed while a room's screen is on its way
+go to it."""
 
 from __future__ import annotations
 
@@ -52,3 +53,25 @@ async def test_a_stone_on_a_slow_link_shows_on_its_way_and_a_second_waits(
         assert played(app) == ["h8", "a1"]
         assert "sending" not in screen_text(app)
         assert "moved on" not in log_text(app)  # the server refused nothing
+
+
+async def test_a_move_typed_right_after_enter_on_a_room_is_played_there(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """Enter on Bob's room, then h8 Enter before the game screen has come (the link is
+    slow): h8 is played in that game (the h went to the lobby, and "8" to the chat); a
+    second Enter typed before any text is the lobby's, and plays nothing."""
+    async with (
+        slow_link(server.port, DELAY_S) as port,
+        running(server, tmp_path, port=port) as (app, pilot),
+    ):
+        bob = await connect("bob")
+        room = (await bob.create(seat="white")).room.id
+        await until(pilot, lambda: "bob 1500" in screen_text(app))
+        await pilot.press("enter", "enter", "h", "8", "enter")
+        moved = await bob.until_event(ev.Moved)
+        assert (moved.point, moved.move_no) == ("h8", 1)
+        assert app.model.room is not None
+        assert app.model.room.id == room
+        await until(pilot, lambda: played(app) == ["h8"])
+        assert "8" not in log_text(app).split("bob")[0]  # said nothing

@@ -192,6 +192,7 @@ class GameScreen(Screen[None]):
         self._line_full = False  # the text line was at the chat's limit (said once)
         self.set_focus(self.board)  # now, so a question drawn next may take it over
         self._draw(self.model)
+        self.host.give_typeahead()  # after the focus: they go where typing goes here
         # What arrives while the screen is still mounting is not drawn then (it is not
         # mounted yet): draw the model as it is once mounting is over.
         self.call_later(lambda: self.show_model(self.host.model))

@@ -80,6 +80,11 @@ class Host(Protocol):
         unless ``in_dialog``: the dialog sending it shows it); False if not sent."""
         ...
 
+    def give_typeahead(self) -> None:
+        """Give the keys typed since the lobby asked for a room to the screen that now
+        shows it (:mod:`client.typeahead`)."""
+        ...
+
     async def send_as(self, player: str | None, message: msg.ClientMessage) -> bool:
         """Send as ``player`` (in hot seat, the partner's connection when it is theirs)."""
         ...
