@@ -5,7 +5,9 @@ teacher wants at the end of a lesson, or a club at the end of an evening (``GET
 One row a game, from its kept record (:func:`server.history.record_bytes`): when it
 ended (UTC), its room, rule, board, opening and clock, both players' names and ids,
 the winner (``black``, ``white``, ``draw``, or ``aborted``), how it ended, its stones,
-and whether it was rated and private. A record that cannot be read is left out.
+and whether it was rated and private. The clock is written as the clients write it
+(``5+3``, ``30s+0``); a name that begins like a spreadsheet formula is led by an
+apostrophe. A record that cannot be read is left out.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import json
 import urllib.parse
 from typing import Any
 
+from protocol.values import TimeControl
 from server.store import Store
 
 COLUMNS = (
@@ -54,13 +57,24 @@ def query(target: str) -> tuple[int, int]:
     return since_ms, limit
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""What a spreadsheet takes a cell to be a formula by (OWASP's list for CSV files)."""
+
+
+def as_text(name: str) -> str:
+    """A player's name as a cell a spreadsheet shows as text: one that begins like a
+    formula (a player may be called ``=1+1 Dan``) is led by an apostrophe, which the
+    spreadsheet does not show."""
+    return "'" + name if name.startswith(FORMULA_STARTS) else name
+
+
 def row(data: dict[str, Any], ended_ms: int) -> list[object]:
     """One game's row from its record's data."""
     facts = data.get("game") or {}
     result = data.get("result") or {}
     time = facts.get("time")
     winner = "aborted" if facts.get("aborted") else result.get("winner") or "draw"
-    clock = "none" if not time else f"{time['base_ms'] // 60_000}+{time['inc_ms'] // 1000}"
+    clock = "none" if not time else str(TimeControl(base_ms=time["base_ms"], inc_ms=time["inc_ms"]))
     players = data.get("players") or {}
     ended = datetime.datetime.fromtimestamp(ended_ms / 1000, datetime.UTC)
     return [
@@ -70,8 +84,8 @@ def row(data: dict[str, Any], ended_ms: int) -> list[object]:
         data.get("size", ""),
         data.get("opening", ""),
         clock,
-        players.get("black", ""),
-        players.get("white", ""),
+        as_text(players.get("black") or ""),
+        as_text(players.get("white") or ""),
         winner if result or facts.get("aborted") else "",
         result.get("reason", ""),
         len(data.get("moves") or []),

@@ -281,9 +281,11 @@ class Listener:
             local = ipaddress.ip_address(self.client_address(ws, request)).is_loopback
         except ValueError:
             local = False
-        if not local:
+        if not local:  # (its network address too: the loopback one is the machine's own)
             return ws.respond(
-                http.HTTPStatus.FORBIDDEN, "the list of games is for the server's own machine\n"
+                http.HTTPStatus.FORBIDDEN,
+                "the list of games is for the server's own machine: open it there as "
+                f"http://127.0.0.1:{self.port}/games.csv\n",
             )
         try:
             since_ms, limit = games_list.query(request.path)

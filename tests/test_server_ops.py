@@ -26,6 +26,7 @@ from websockets.exceptions import ConnectionClosed
 from protocol import messages as m
 from protocol.codec import decode_server, encode
 from protocol.events import GameOver, GameStarted, Moved
+from protocol.values import TimeControl
 from server.app import GomokuServer
 from server.serve import banner, join_addresses, lan_address, lan_address6, serve
 from server.store import StoreUnavailable
@@ -172,7 +173,28 @@ async def test_every_finished_game_is_listed_as_csv_to_the_servers_own_machine(
     answer = await reader.read()
     writer.close()
     assert answer.startswith(b"HTTP/1.1 403")
-    assert answer.endswith(b"the list of games is for the server's own machine\n")
+    said = f"for the server's own machine: open it there as http://127.0.0.1:{server.port}/"
+    assert answer.endswith(f"{said}games.csv\n".encode())
+
+
+async def test_the_games_csv_writes_clocks_as_the_clients_do_and_names_as_text(
+    make_server: MakeServer, connect: Connect
+) -> None:
+    """A 30-second game's clock reads 30s+0 in /games.csv (it read 0+0, no time at all),
+    and a player named "=1+1 Dan" is led by an apostrophe, so that a spreadsheet shows
+    the name and does not compute it."""
+    server = await make_server()
+    dan = await connect("=1+1 Dan", to=server)
+    bob = await connect("bob", to=server)
+    room = (await dan.create(seat="black", time=TimeControl(base_ms=30_000, inc_ms=2000))).room
+    await bob.join(room.id)
+    await dan.until_event(GameStarted)
+    await dan.move(room.id, "h8")
+    await bob.send(m.Resign(room=room.id))
+    await dan.until_event(GameOver)
+    _, _, text = await http_get(server.port, "/games.csv")
+    (only,) = csv.DictReader(io.StringIO(text))
+    assert (only["time"], only["black"], only["white"]) == ("30s+2", "'=1+1 Dan", "bob")
 
 
 async def test_metrics_say_what_they_cover_and_cluster_figures_read_the_store(
