@@ -221,10 +221,10 @@ def run_review(args: argparse.Namespace) -> int:
         hint = read_as_freestyle_hint(args.file, exc, args.rule is not None)
         raise OptionError("FILE", f"{args.file}: {exc}{hint}") from None
     if args.export is not None:
-        from client.review import export_record, unrecorded
+        from client.review import export_record, original_json, unrecorded
 
         try:
-            kind = export_record(record, args.export)
+            kind = export_record(record, args.export, original_json=original_json(args.file))
         except OSError as exc:
             raise OptionError("--export", f"cannot write {args.export}: {exc.strerror}") from None
         print(f"{args.file} ({len(record.moves)} moves) exported as {kind} to {args.export}")

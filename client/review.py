@@ -143,6 +143,19 @@ def load_record(path: Path, *, rule: Rule = Rule.FREESTYLE, size: int = 15) -> G
     return parse_move_list(text, size=size, rule=rule).checked()
 
 
+def original_json(path: Path) -> str | None:
+    """The text of ``path`` when it is a JSON record (by its extension), to be shown and
+    written again as it is: a record the server kept carries facts of the game that a
+    :class:`GameRecord` does not (its clock, ratings, player ids, a swap2 opening).
+    None for another format, or a file that cannot be read as UTF-8."""
+    if path.suffix.lower() != ".json":
+        return None
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 def export_record(record: GameRecord, path: Path, *, original_json: str | None = None) -> str:
     """Write ``record`` to ``path`` in the format its extension names; returns
     the format's name. ``original_json``, a record as the server archived it, is
@@ -166,6 +179,7 @@ __all__ = [
     "content_format",
     "export_record",
     "load_record",
+    "original_json",
     "read_as_freestyle_hint",
     "record_format",
     "unrecorded",

@@ -5,6 +5,7 @@ install command."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -97,6 +98,36 @@ def test_review_export_converts_a_file_with_no_screen(tmp_path: Path) -> None:
     again = tmp_path / "again.json"
     assert gomoku("review", str(out), "--export", str(again)).returncode == 0
     assert '"moves"' in again.read_text()
+
+
+def test_a_server_record_exported_to_json_keeps_the_servers_facts(tmp_path: Path) -> None:
+    """A record the server kept (its "game": ids, ratings, the clock, a swap2 opening)
+    exported to .json with --export keeps them, as the review screen's export does (they
+    were dropped without a word, and .psq's note says ".json keeps everything")."""
+    game = {
+        "id": "r-1",
+        "black": "p-a",
+        "white": "p-b",
+        "rated": True,
+        "time": {"base_ms": 15_000, "inc_ms": 0},
+        "swap2": {"opener": "white", "stones": 5},
+    }
+    record = {
+        "format": "gomoku-arena-record",
+        "version": 1,
+        "rule": "freestyle",
+        "size": 15,
+        "opening": "swap2",
+        "players": {"black": "ann", "white": "bob"},
+        "moves": [{"move": p, "t": 0} for p in ("h8", "a1", "i9")],
+        "result": None,
+        "game": game,
+    }
+    source, out = tmp_path / "kept.json", tmp_path / "copy.json"
+    source.write_text(json.dumps(record))
+    proc = gomoku("review", str(source), "--export", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(out.read_text())["game"] == game
 
 
 def test_a_psq_refused_under_freestyle_says_the_rule_is_not_recorded(tmp_path: Path) -> None:

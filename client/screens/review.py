@@ -11,7 +11,6 @@ opened from the server's archive in ``gomoku play`` (q goes back to the list).
 
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
 from typing import ClassVar
 
@@ -28,7 +27,7 @@ from textual.widgets import Button, Footer, Input, Label, Static
 from client.glyphs import UNICODE, Glyphs
 from client.picture import BoardPicture
 from client.present import TABLE_NAME_MAX, format_clock, shorten
-from client.review import export_record, server_clock, unrecorded
+from client.review import export_record, original_json, server_clock, unrecorded
 from client.screens.help import HelpScreen, describe_bindings
 from client.screens.style import APP_CSS, dress, plain_scrollbars
 from client.state.words import aborted, reason_words
@@ -256,10 +255,8 @@ class ReviewApp(App[None]):
     def on_mount(self) -> None:
         exit_on_stop_signals(self)
         dress(self, ascii_only=self.glyphs.name == "ascii")
-        original = None  # a server's JSON record file: its facts (the clock) shown and kept
-        if self.source is not None and self.source.suffix.lower() == ".json":
-            with contextlib.suppress(OSError, UnicodeDecodeError):
-                original = self.source.read_text(encoding="utf-8")
+        # A server's JSON record file: its facts (the clock) shown and kept.
+        original = None if self.source is None else original_json(self.source)
         screen = ReviewScreen(
             self.record, source=self.source, glyphs=self.glyphs, original_json=original
         )
