@@ -2954,6 +2954,98 @@ async def test_a_keyboard_player_hears_the_game_and_keeps_the_focus(browser: Bro
         await expect(ann.locator("#announce")).to_have_text("Black wins by resignation. You win.")
 
 
+FOCUSED_POINT = "() => document.activeElement?.getAttribute('data-point')"
+FOCUSED_TAG = "() => document.activeElement?.tagName"
+
+
+async def test_a_keyboard_player_starts_on_the_board_and_types_a_point_to_go_there(
+    browser: Browser,
+) -> None:
+    """ann enters her game by a link: the keys are on the board (on the room's title,
+    they were three Tabs away, Leave among them); j10 typed takes the cursor there, and
+    Enter plays it (one arrow press a step, 28 from corner to corner); the board is one
+    Tab stop, its cursor's point."""
+    async with people(browser) as crowd:
+        ann, hal, _ = await crowd.ann_against_hal()
+        await expect(ann.locator("#status")).to_have_text("Your move: Black.")
+        assert await ann.evaluate(FOCUSED_POINT) == "h8"
+        for key in "j10":
+            await ann.keyboard.press(key)
+        assert await ann.evaluate(FOCUSED_POINT) == "j10"
+        await ann.keyboard.press("Enter")
+        await hal_sees(hal, "j10")
+        await ann.keyboard.press("Shift+Tab")
+        assert await ann.evaluate(FOCUSED_TAG) != "svg"  # the board's point was its one stop
+
+
+async def test_a_rematch_starts_with_the_keys_on_the_board(browser: Browser) -> None:
+    """ann accepts hal's rematch with Enter: the new game's board has the keys (they
+    fell to the page's body, where her arrows scrolled the page with her first stone's
+    time running)."""
+    async with people(browser) as crowd:
+        ann, hal, room = await crowd.ann_against_hal()
+        await hal.send(m.Resign(room=room))
+        await hal.send(m.Offer(room=room, kind="rematch"))
+        await ann.locator("#accept").focus()
+        await ann.keyboard.press("Enter")
+        rematch = await hal.until_event(Rematch)
+        await expect(ann).to_have_url(re.compile(f"#/room/{rematch.room}$"))
+        await expect(ann.locator("#status")).to_contain_text("hal")
+        assert await ann.evaluate(FOCUSED_POINT) is not None
+
+
+async def test_the_lobby_keeps_a_keyboard_players_place_when_rooms_change(
+    browser: Browser,
+) -> None:
+    """ann's keys are on bob's room's Join when carl opens a room and dan sits down in
+    bob's: they stay on that Join (they fell to the page's body at each change, and an
+    Enter then did nothing); the lobby's first place is a heading one sees."""
+    async with people(browser) as crowd:
+        ann = await crowd.page("ann")
+        assert await ann.evaluate("() => document.activeElement?.getClientRects()[0]?.width > 1")
+        bob = await crowd.client("bob")
+        room = (await bob.create(seat="black")).room.id
+        join = ann.locator(f'tr[data-room="{room}"] a.join')
+        await join.focus()
+        carl = await crowd.client("carl")
+        other = (await carl.create(seat="black")).room.id
+        await expect(ann.locator(f'tr[data-room="{other}"]')).to_have_count(1)
+        await expect(join).to_be_focused()
+        dan = await crowd.client("dan")
+        await dan.join(other)
+        await expect(ann.locator(f'tr[data-room="{other}"]')).to_contain_text("dan")
+        await expect(join).to_be_focused()
+
+
+async def test_a_review_opened_with_the_keys_has_them_on_its_heading(browser: Browser) -> None:
+    """ann presses Enter on Review after her game: the record's heading has the keys once
+    it is drawn (they fell to the page's body when "Loading…" gave way to the record)."""
+    async with people(browser) as crowd:
+        ann, hal, room = await two_stones_down(crowd)
+        await hal.send(m.Resign(room=room))
+        await ann.locator("#review").focus()
+        await ann.keyboard.press("Enter")
+        heading = ann.locator("#review-view h1")
+        await expect(heading).to_have_text("ann (Black) – hal (White)")  # noqa: RUF001
+        await expect(heading).to_be_focused()
+
+
+async def test_a_rename_on_a_records_page_reads_it_again(browser: Browser) -> None:
+    """ann renames herself on her profile page: the page shows her profile under her
+    new name (it said "Not connected to the server right now." for good, under an
+    "Online" badge), and the keys are on its heading."""
+    async with people(browser) as crowd:
+        ann = await crowd.page("ann")
+        await ann.goto(f"{crowd.url}#/profile")
+        await expect(ann.locator("#profile-view h1")).to_have_text("ann")
+        await ann.click("#rename")
+        await ann.fill("#name-input", "anna")
+        await ann.press("#name-input", "Enter")
+        await expect(ann.locator("#profile-view h1")).to_have_text("anna")
+        await expect(ann.locator("#profile-view")).not_to_contain_text("Not connected")
+        await expect(ann.locator("#profile-view h1")).to_be_focused()
+
+
 async def test_the_chat_log_stays_where_a_reader_scrolled_it(browser: Browser) -> None:
     """A busy room: with the log scrolled up to read, new lines no longer pull it back
     to the newest (every line did, so nothing older could be read); scrolled back down,

@@ -5,7 +5,9 @@
 // where); with a finger the first tap previews and a second tap on the same point (or
 // the Confirm button the room shows) plays.
 
-import { columnLetter, pointName, starPoints } from "./notation.js";
+import { columnLetter, parsePoint, pointName, starPoints } from "./notation.js";
+
+const TYPED_MS = 1500; // a point's digits typed within this of its letter go on with it
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -34,6 +36,8 @@ export class BoardView {
     this.selected = null; // a point previewed by a tap, waiting for confirmation
     this.hover = null;
     this.state = null;
+    this.typed = ""; // the point being typed (see typePoint)
+    this.typedAt = 0;
   }
 
   build(size) {
@@ -50,7 +54,8 @@ export class BoardView {
       role: "grid",
       "aria-label": this.hooks.readOnly
         ? `Board, ${size} by ${size}. Left and Right arrows step through the moves.`
-        : `Board, ${size} by ${size}. Arrow keys move, Enter or Space plays.`,
+        : `Board, ${size} by ${size}. Arrow keys move, a point typed (h8) goes there, Enter or Space plays.`,
+      tabindex: -1, // one Tab stop for the board: its cursor's point (it was two)
     });
     this.svg = svg;
     el("rect", { x: 0, y: 0, width: size + 1, height: size + 1, class: "wood" }, svg);
@@ -283,6 +288,12 @@ export class BoardView {
     this.hooks.onPlay(name);
   }
 
+  /** Put the cursor (the board's Tab stop) on the point named `name`, without focus. */
+  moveCursor(name) {
+    const p = parsePoint(name, this.size);
+    if (p && this.targets.length) this.setCursor(p.x, p.y, false);
+  }
+
   /** Focus the board's point under its cursor (where a keyboard user plays next). */
   focus() {
     const target = this.cursor ? this.targets[this.cursor[1] * this.size + this.cursor[0]] : null;
@@ -291,6 +302,7 @@ export class BoardView {
 
   onKey(event) {
     if (!this.cursor || this.hooks.readOnly) return;
+    if (this.typePoint(event)) return;
     const [x, y] = this.cursor;
     const moves = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
     if (moves[event.key]) {
@@ -305,5 +317,27 @@ export class BoardView {
       if (this.state && this.state.interactive) this.hooks.onPlay(name);
       else if (this.hooks.blocked) this.hooks.blocked(name);
     }
+  }
+
+  /** A point typed on the board (h8, j10) takes the cursor there, for Enter to play, as
+   * typing a point does in the terminal: one arrow press a step took 28 from corner to
+   * corner. A letter begins a point; digits typed after it (within TYPED_MS) go on with
+   * it. True when the key was such a part of a point. */
+  typePoint(event) {
+    if (event.ctrlKey || event.metaKey || event.altKey || !/^[a-z0-9]$/i.test(event.key)) return false;
+    const key = event.key.toLowerCase();
+    const now = Date.now();
+    const digit = /[0-9]/.test(key);
+    if (digit && (!this.typed || now - this.typedAt > TYPED_MS)) return false;
+    this.typed = digit ? this.typed + key : key;
+    this.typedAt = now;
+    event.preventDefault();
+    const p = parsePoint(this.typed, this.size);
+    if (p) {
+      this.setCursor(p.x, p.y, true);
+      this.hover = this.cursor;
+      this.draw();
+    }
+    return true;
   }
 }

@@ -91,7 +91,10 @@ export class GameView {
       h("button", { type: "button", id: "leave", class: "secondary", onclick: () => this.leave() }, "Leave"));
     this.root.replaceChildren(head,
       h("div", { class: "room-body" },
-        h("div", { class: "board-col" }, this.boardHost, this.confirmBar, this.status, this.announcer),
+        h("div", { class: "board-col" }, this.boardHost, this.confirmBar, this.status, this.announcer,
+          // What the keys do on the board, seen (the board's name says it to a screen
+          // reader alone); not on a touch screen, as the review's line.
+          h("p", { class: "hint-text keys-hint" }, "On the board: arrows move, a point typed (h8) goes there, Enter or Space plays.")),
         side));
   }
 
@@ -169,7 +172,8 @@ export class GameView {
 
   /** Show a room afresh (a snapshot). */
   show(room) {
-    if (this.roomId !== room.id) {
+    const entering = this.roomId !== room.id;
+    if (entering) {
       this.clear();
       this.roomId = room.id;
     }
@@ -179,6 +183,15 @@ export class GameView {
     // stale (a screen reader read a move made before the drop as the latest).
     this.announcer.textContent = "";
     this.update(room, null);
+    // Entering a game one plays (from the lobby, by a link, a rematch): the keys go to the
+    // board, where the next action is. They were on the room's title (three Tabs away,
+    // Leave among them), or after a rematch on the page's body, where arrows scrolled.
+    const running = room.state === "playing" || room.state === "opening";
+    const focused = document.activeElement;
+    if (entering && running && room.seatOf(this.me)
+      && (!focused || focused === document.body || this.root.contains(focused))) {
+      this.board.focus();
+    }
   }
 
   /** Bring the page up to date after an event. */
@@ -795,6 +808,7 @@ export class GameView {
     try {
       const s = await this.app.conn.request({ type: "hint", room: room.id });
       room.hint = { point: s.point, reason: s.reason };
+      this.board.moveCursor(s.point); // the board's Tab stop is the hint, for the keys
       // The hint is the news now: a refusal just before it no longer holds the status
       // line, and its timer's end no longer writes "Your move" over the hint.
       this.clearRefusal();

@@ -5,7 +5,7 @@
 import { LEVELS, levelLabel } from "./levels.js";
 import { OPENINGS, RULES } from "./rules.js";
 import { clockText, opponentOf, parseTimeControl, ratingText, resultText, timeControlText } from "./room.js";
-import { errorText, h, option, toast } from "./ui.js";
+import { errorText, focusHeading, h, option, toast } from "./ui.js";
 
 // The usual clocks, as players write them (parseTimeControl reads them): quick match's
 // choices, and the New room field's list.
@@ -96,10 +96,33 @@ export class LobbyView {
   update() {
     const app = this.app;
     const rows = [...app.lobby.values()].sort((a, b) => a.id.localeCompare(b.id));
-    this.table.replaceChildren(...rows.map((room) => this.row(room)));
-    this.empty.hidden = rows.length > 0;
-    this.renderGames();
+    this.keepingFocus(() => {
+      this.table.replaceChildren(...rows.map((room) => this.row(room)));
+      this.empty.hidden = rows.length > 0;
+      this.renderGames();
+    });
     this.tick();
+  }
+
+  /** Run `rebuild` (the rooms' rows and "Your games", made anew at each change) with a
+   * keyboard user's focus kept: on a room's Join, Watch or game link it goes to the same
+   * one made again, or, the room gone, to the list's heading. It fell to the page's
+   * body whenever any room anywhere changed. */
+  keepingFocus(rebuild) {
+    const focused = document.activeElement;
+    const holder = focused && focused !== document.body ? focused.closest("[data-room]") : null;
+    const place = holder && this.root.contains(holder)
+      ? { room: holder.dataset.room, kind: focused.className, inGames: this.resumeBox.contains(holder) }
+      : null;
+    rebuild();
+    if (!place || (document.activeElement && document.activeElement !== document.body)) return;
+    const box = place.inGames ? this.resumeBox : this.table;
+    const again = [...box.querySelectorAll("[data-room]")]
+      .filter((e) => e.dataset.room === place.room)
+      .map((e) => (e.className === place.kind ? e : [...e.querySelectorAll("a, button")].find((c) => c.className === place.kind)))
+      .find((e) => e && e.getClientRects().length);
+    if (again) again.focus({ preventScroll: true });
+    else focusHeading(this.root);
   }
 
   /** "Your games": each with the opponent and where it stands. */

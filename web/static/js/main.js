@@ -9,7 +9,7 @@ import { GameView } from "./game.js";
 import { LEVELS } from "./levels.js";
 import { LeaderboardView, ProfileView, ReviewView } from "./records.js";
 import { nameProblem, normalName } from "./text.js";
-import { clickSound, errorText, h, toast } from "./ui.js";
+import { clickSound, errorText, focusHeading, h, toast } from "./ui.js";
 
 const LEFT_GAMES_CHECK_MS = 30000; // how often the page looks whether a game left here ended
 
@@ -293,6 +293,17 @@ export class App {
     this.views.lobby.update();
     if (first && this.openTheOneGame(welcome.rooms)) return;
     if (first) this.navigate();
+    else this.reloadShown();
+  }
+
+  /** The records' pages read the server when shown: on a new connection (a rename's, a
+   * drop's) the one shown reads again. It said "Not connected to the server right now."
+   * for good, under an "Online" badge. */
+  reloadShown() {
+    const [page, arg] = this.route ?? [];
+    if (page === "leaderboard") this.views.leaderboard.load(arg || "freestyle");
+    else if (page === "profile") this.views.profile.load(arg || null);
+    else if (page === "review") this.views.review.load(arg);
   }
 
   /** The page's address opened anew (not a reload: this tab has not been here) on the
@@ -595,11 +606,7 @@ export class App {
     // user starts again from the top: it goes to the shown view's heading instead.
     const focused = document.activeElement;
     if (shown && (!focused || focused === document.body || focused.closest("[hidden]"))) {
-      const heading = shown.querySelector("h1, h2");
-      if (heading) {
-        heading.setAttribute("tabindex", "-1");
-        heading.focus({ preventScroll: true });
-      }
+      focusHeading(shown);
     }
   }
 

@@ -5,7 +5,7 @@ import { BoardView } from "./board.js";
 import { parsePoint } from "./notation.js";
 import { forbiddenMap } from "./renju.js";
 import { changeText, gameClockText, resultText, timeControlText } from "./room.js";
-import { download, errorText, h, toast } from "./ui.js";
+import { download, errorText, h, refill, toast } from "./ui.js";
 
 const RULES = ["freestyle", "standard", "renju"];
 
@@ -57,7 +57,7 @@ export class LeaderboardView {
     const tabs = h("nav", { class: "tabs", "aria-label": "Rating lists" }, RULES.map((r) =>
       h("a", { href: `#/leaderboard/${r}`, class: r === rule ? "button current" : "button", "aria-current": r === rule ? "page" : null }, r)));
     const body = h("tbody");
-    this.root.replaceChildren(h("h1", {}, "Leaderboard"), tabs,
+    refill(this.root, h("h1", {}, "Leaderboard"), tabs,
       h("table", { class: "leaderboard" },
         h("thead", {}, h("tr", {}, ["#", "Player", "Rating", "RD", "Games"].map((t) => h("th", { scope: "col" }, t)))), body),
       h("p", { class: "hint-text" }, "Players show up here after their rating settles (RD 110 or less)."));
@@ -81,7 +81,7 @@ export class ProfileView {
   }
 
   async load(player) {
-    this.root.replaceChildren(h("h1", {}, "Profile"), h("p", {}, "Loading…"));
+    refill(this.root, h("h1", {}, "Profile"), h("p", {}, "Loading…"));
     if (!this.app.me) return;
     try {
       const message = player ? { type: "get_profile", player } : { type: "get_profile" };
@@ -113,10 +113,10 @@ export class ProfileView {
           older.disabled = false;
         }
       };
-      this.root.replaceChildren(h("h1", {}, profile.name), standings, h("h2", {}, "Finished games"),
+      refill(this.root, h("h1", {}, profile.name), standings, h("h2", {}, "Finished games"),
         games.items.length ? list : h("p", { class: "hint-text" }, noneText(profile, this.app.me)), older);
     } catch (error) {
-      this.root.replaceChildren(h("h1", {}, "Profile"), h("p", {}, errorText(error)));
+      refill(this.root, h("h1", {}, "Profile"), h("p", {}, errorText(error)));
     }
   }
 }
@@ -176,12 +176,12 @@ export class ReviewView {
   async load(gameId) {
     this.game = gameId;
     this.record = null;
-    this.root.replaceChildren(h("h1", {}, "Review"), h("p", {}, "Loading…"));
+    refill(this.root, h("h1", {}, "Review"), h("p", {}, "Loading…"));
     if (!this.app.me || !gameId) return;
     try {
       this.record = JSON.parse(await fetchRecord(this.app.conn, gameId, "json"));
     } catch (error) {
-      this.root.replaceChildren(h("h1", {}, "Review"), h("p", {}, errorText(error)));
+      refill(this.root, h("h1", {}, "Review"), h("p", {}, errorText(error)));
       return;
     }
     this.build();
@@ -201,7 +201,7 @@ export class ReviewView {
       h("button", { type: "button", id: "review-forward", "aria-label": "Forward one move", onclick: () => this.go(this.step + 1) }, "▶"),
       h("button", { type: "button", "aria-label": "Last position", onclick: () => this.go(r.moves.length) }, "▶|"));
     const players = r.players ?? {};
-    this.root.replaceChildren(
+    refill(this.root, 
       h("h1", {}, players.black || players.white
         ? `${players.black ?? "?"} (Black) – ${players.white ?? "?"} (White)`
         : "Black – White"),

@@ -20,6 +20,31 @@ export function h(tag, attrs = {}, ...children) {
   return node;
 }
 
+/** Focus the first heading of `root` that shows (not a screen reader's alone: a
+ * keyboard user saw no focus on the lobby's 1-pixel one), as a view's starting place. */
+export function focusHeading(root) {
+  const heading = [...root.querySelectorAll("h1, h2")]
+    .find((e) => !e.classList.contains("sr-only") && e.getClientRects().length);
+  if (!heading) return;
+  heading.setAttribute("tabindex", "-1");
+  heading.focus({ preventScroll: true });
+}
+
+/** Replace `root`'s children, keeping a keyboard user's place: focus that was in `root`
+ * (on something now gone), in a view just hidden, or fallen to the page's body goes to
+ * the new heading. A view that loads draws "Loading…" and then its content: the focus
+ * went to the body. */
+export function refill(root, ...children) {
+  const focused = document.activeElement;
+  const lost = !focused || focused === document.body || root.contains(focused)
+    || Boolean(focused.closest("[hidden]"));
+  root.replaceChildren(...children);
+  const now = document.activeElement;
+  if (lost && !root.hidden && (!now || now === document.body || now.closest("[hidden]"))) {
+    focusHeading(root);
+  }
+}
+
 export function option(value, label, selected = false) {
   return h("option", { value, selected }, label);
 }
