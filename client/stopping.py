@@ -22,6 +22,12 @@ waiting for good on a screen writer that no longer wrote (Textual's), deaf to ev
 later signal (their handlers run on the blocked event loop): only ``kill -9`` ended it.
 The wait runs on a thread of its own for that reason."""
 
+HANGUP_WAIT_S = 3.0
+"""The wait after SIGHUP: the terminal is gone, so nothing is left to draw, and the
+screen writer is the likely one stuck (a terminal closed as the server stopped left the
+client waiting the whole :data:`STOP_WAIT_S`); closing the connections is all there is
+to wait for."""
+
 
 def exit_on_stop_signals(
     app: App[Any], *, before: Callable[[], Awaitable[None]] | None = None
@@ -45,18 +51,19 @@ _stopping: set[asyncio.Task[None]] = set()
 
 
 def _stop(app: App[Any], status: int, before: Callable[[], Awaitable[None]] | None) -> None:
-    """End ``app`` with ``status`` (after ``before``, given :data:`STOP_WAIT_S` / 2); and
-    the process with it, on a thread of its own, if the app has not ended within
-    :data:`STOP_WAIT_S` (what it started that outlives it, a ``--local`` server, stops
-    when its standard input closes)."""
-    last_resort = threading.Timer(STOP_WAIT_S, os._exit, args=(status,))
+    """End ``app`` with ``status`` (after ``before``, given half the wait); and the process
+    with it, on a thread of its own, if the app has not ended within :data:`STOP_WAIT_S`
+    (:data:`HANGUP_WAIT_S` after SIGHUP). What it started that outlives it, a ``--local``
+    server, stops when its standard input closes."""
+    wait = HANGUP_WAIT_S if status == 128 + signal.SIGHUP else STOP_WAIT_S
+    last_resort = threading.Timer(wait, os._exit, args=(status,))
     last_resort.daemon = True  # an app that ends in time ends the process, timer and all
     last_resort.start()
 
     async def stop() -> None:
         if before is not None:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(before(), STOP_WAIT_S / 2)
+                await asyncio.wait_for(before(), wait / 2)
         app.exit(return_code=status)
 
     task = asyncio.get_running_loop().create_task(stop())

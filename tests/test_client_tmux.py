@@ -297,6 +297,39 @@ def test_a_client_stuck_ending_is_ended_by_its_stop_signal(tmux: Tmux, tmp_path:
     tmux.wait_for("stuck", "exit=143")
 
 
+def test_a_client_stuck_ending_is_ended_soon_when_its_terminal_closes(
+    tmux: Tmux, tmp_path: Path
+) -> None:
+    """The terminal closed (SIGHUP) on a client whose shutdown is stuck: the process
+    ends within HANGUP_WAIT_S (3 s), not the 10 s a stop is given (a terminal closed as
+    its server stopped left the client there that long)."""
+    script = tmp_path / "stuck.py"
+    script.write_text(
+        STUCK_APP.format(root=str(Path(__file__).resolve().parent.parent)).replace(
+            "stopping.STOP_WAIT_S = 1.0", ""
+        )
+    )
+    pid_file = tmp_path / "app.pid"
+    tmux.start("stuck", f"sh -c 'echo $$ > {pid_file}; exec {sys.executable} {script}'")
+    tmux.wait_for("stuck", "stuck app ready")
+    app = int(pid_file.read_text())
+    closed = time.monotonic()
+    tmux.run("kill-session", "-t", "stuck")
+    while running(app) and time.monotonic() - closed < 9:
+        time.sleep(0.1)
+    assert not running(app)
+    assert time.monotonic() - closed < 6
+
+
+def running(pid: int) -> bool:
+    """Whether process ``pid`` still runs (a zombie, ended and not yet reaped, does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
 def cell_colours(ansi: str, point: str) -> tuple[str, str]:
     """The (foreground, background) SGR codes in force on ``point`` of the board in a
     ``capture-pane -e`` screen: ``30``/``47`` for 16 colours, ``38;5;N``/``48;5;N`` for
