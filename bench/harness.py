@@ -31,13 +31,17 @@ RESULTS = ROOT / "bench" / "RESULTS.md"
 START_TIMEOUT_S = 30.0
 
 # Benchmarks measure capacity, not policy: the per-connection rate limits and the
-# per-address connection limit (everything comes from 127.0.0.1) are lifted.
+# per-address limits (everything comes from 127.0.0.1) are lifted.
 UNLIMITED = [
     "--rate-limit",
     "1000000",
     "--rate-burst",
     "1000000",
     "--max-conns-per-ip",
+    "0",
+    "--new-players-per-ip",
+    "0",
+    "--rooms-per-ip",
     "0",
 ]
 

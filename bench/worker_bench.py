@@ -61,6 +61,8 @@ async def run(games: int, move_ms: int, processes: int, level: str, limit_s: flo
             ping_interval_s=None,
             ping_timeout_s=None,
             max_conns_per_ip=0,
+            new_players_per_ip=0,
+            rooms_per_ip=0,
             rate_per_s=1000,
             max_rooms_per_player=1_000_000,  # one bench client starts every game
         ),

@@ -105,6 +105,9 @@ class GomokuServer:
             hints=self.hints,
             bot_keys=set(config.bot_keys),
             code_failures=KeyedWindows(limits.code_failures_per_ip, limits.code_failure_window_ms),
+            key_failures=KeyedWindows(limits.code_failures_per_ip, limits.code_failure_window_ms),
+            new_players=KeyedWindows(limits.new_players_per_ip, limits.per_ip_window_ms),
+            new_rooms=KeyedWindows(limits.rooms_per_ip, limits.per_ip_window_ms),
             handoff=self.handoff,
         )
         self.listener = Listener(self.services)

@@ -59,6 +59,16 @@ class ConnectionLimits:
     """The same, for all connections from one client address to this server instance
     (so reconnecting does not reset it)."""
     code_failure_window_ms: int = 60_000
+    new_players_per_ip: int = 60
+    """New players (a ``hello`` without a resume token) one client address may become
+    within ``per_ip_window_ms``; one more is refused with ``rate_limited``: one address
+    made hundreds of players a second, each a session kept 30 days. Generous enough for
+    a class behind one school address. 0: no limit."""
+    rooms_per_ip: int = 60
+    """Rooms (``create_room``, ``create_ai_game``) one client address may open within
+    ``per_ip_window_ms``; one more is refused with ``rate_limited``: one address filled
+    the lobby with 400 rooms in 0.3 s, as new players. 0: no limit."""
+    per_ip_window_ms: int = 60_000
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

@@ -30,6 +30,7 @@ from protocol import messages as m
 from protocol.codec import decode_event
 from protocol.errors import CloseCode, ErrorCode, ProtocolError
 from server import game, history, lag
+from server.addresses import limit_key
 from server.bots.registry import WORKER_REPLACED
 from server.frames import write_message
 from server.game import GameError
@@ -76,7 +77,9 @@ class Connection:
         self.services = services
         self.ws = ws
         self.address = address
-        """The client's address (as the per-address limits count it)."""
+        """The client's address (a trusted proxy's client), as logged."""
+        self.limit_key = limit_key(address)
+        """The address as the per-address limits count it (an IPv6 client by its /64)."""
         self.codec = encoding_of(ws)
         """The wire encoding the client chose (MessagePack, or JSON for ``gomoku.json``);
         every frame this connection sends or buffers is in it."""

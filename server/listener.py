@@ -22,6 +22,7 @@ from websockets.http11 import Request, Response
 
 from protocol.errors import CloseCode
 from server import games_list
+from server.addresses import forwarded_ip, limit_key
 from server.connection import Connection
 from server.handoff import Moving
 from server.handshake import OriginPolicy, select_encoding
@@ -45,27 +46,6 @@ REATTACH_AT_ONCE = 32
 """Connections attached again together after this instance's lease was taken over."""
 
 
-def forwarded_ip(entry: str) -> str | None:
-    """The IP address an ``X-Forwarded-For`` entry names, always written one way (so
-    that the per-address limit counts one client once): ``2001:db8::9`` for
-    ``2001:DB8::9``, ``2001:0db8::9`` or ``[2001:db8::9]:1001``; ``192.0.2.1`` for
-    ``192.0.2.1:80`` or ``::ffff:192.0.2.1``. None when it names no address
-    (``unknown``, junk): the entry text itself was the key, so each spelling of one
-    address, or each port, had a limit of its own."""
-    text = entry.strip()
-    if text.startswith("["):  # [v6] or [v6]:port
-        text = text[1:].split("]", 1)[0]
-    elif text.count(":") == 1:  # v4:port
-        text = text.split(":", 1)[0]
-    try:
-        address = ipaddress.ip_address(text)
-    except ValueError:
-        return None
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return str(address.ipv4_mapped)
-    return str(address)
-
-
 class Listener:
     """The listening socket and the connections it admitted."""
 
@@ -78,6 +58,7 @@ class Listener:
         self.origins = OriginPolicy(self.config.allowed_origins)
         self.connections: set[Connection] = set()
         self.per_address: collections.Counter[str] = collections.Counter()
+        """Open connections by :func:`~server.addresses.limit_key` of their address."""
         """Open connections per client address (for ``max_conns_per_ip``)."""
         self.origins_told: set[tuple[str, str]] = set()
         """(origin, Host) pairs already logged as refused: each is logged once."""
@@ -161,7 +142,8 @@ class Listener:
         if len(self.connections) >= limits.max_connections:
             await ws.close(CloseCode.POLICY, "too many connections")
             return
-        if limits.max_conns_per_ip and self.per_address[address] >= limits.max_conns_per_ip:
+        per_ip = limits.max_conns_per_ip
+        if per_ip and self.per_address[limit_key(address)] >= per_ip:
             # Handshakes that raced past _process_request's check end here.
             self.metrics.inc("gomoku_refused_per_ip_total")
             await ws.close(CloseCode.POLICY, "too many connections from your address")
@@ -171,7 +153,7 @@ class Listener:
     async def _serve(self, conn: Connection, first: Awaitable[None] | None = None) -> None:
         """Serve a connection until it closes, after ``first`` (a failure there closes it
         as an internal error)."""
-        address = conn.address
+        address = limit_key(conn.address)
         self.connections.add(conn)
         self.per_address[address] += 1
         try:
@@ -367,7 +349,7 @@ class Listener:
         if (
             per_ip
             and path not in ("/healthz", "/metrics")
-            and self.per_address[self.client_address(ws, request)] >= per_ip
+            and self.per_address[limit_key(self.client_address(ws, request))] >= per_ip
         ):
             self.metrics.inc("gomoku_refused_per_ip_total")
             return ws.respond(

@@ -415,8 +415,38 @@ def add_limit_options(parser: argparse.ArgumentParser, env: EnvOptions) -> None:
         type=count(0),
         default=d.max_conns_per_ip,
         metavar="N",
-        help="open connections from one client address; more are refused with HTTP 429 "
-        f"(0: no limit) ({d.max_conns_per_ip})",
+        help="open connections from one client address (an IPv6 one by its /64); more are "
+        f"refused with HTTP 429 (0: no limit) ({d.max_conns_per_ip})",
+    )
+    env.add(
+        group,
+        "--new-players-per-ip",
+        "GOMOKU_NEW_PLAYERS_PER_IP",
+        type=count(0),
+        default=d.new_players_per_ip,
+        metavar="N",
+        help="new players (a hello without a resume token) one client address may become "
+        "per --per-ip-window; more are refused with rate_limited (0: no limit) "
+        f"({d.new_players_per_ip})",
+    )
+    env.add(
+        group,
+        "--rooms-per-ip",
+        "GOMOKU_ROOMS_PER_IP",
+        type=count(0),
+        default=d.rooms_per_ip,
+        metavar="N",
+        help="rooms one client address may open per --per-ip-window; more are refused with "
+        f"rate_limited (0: no limit) ({d.rooms_per_ip})",
+    )
+    env.add(
+        group,
+        "--per-ip-window",
+        "GOMOKU_PER_IP_WINDOW",
+        type=seconds(0.001),
+        default=d.per_ip_window_ms / 1000,
+        metavar="SECONDS",
+        help=f"... within this many seconds ({d.per_ip_window_ms / 1000:g})",
     )
     env.add_list(
         group,
@@ -595,6 +625,9 @@ def limits_from_args(args: argparse.Namespace) -> ConnectionLimits:
         code_failures=args.max_code_failures,
         code_failures_per_ip=args.max_code_failures_per_ip,
         code_failure_window_ms=round(args.code_failure_window * 1000),
+        new_players_per_ip=args.new_players_per_ip,
+        rooms_per_ip=args.rooms_per_ip,
+        per_ip_window_ms=round(args.per_ip_window * 1000),
     )
 
 

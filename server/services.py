@@ -45,6 +45,12 @@ class Services:
     """Accepted bot keys: the configured ones and the local workers' own."""
     code_failures: KeyedWindows
     """Joins by a wrong invite code per client address (guessing)."""
+    key_failures: KeyedWindows
+    """Hellos with a wrong bot key per client address (guessing), as codes."""
+    new_players: KeyedWindows
+    """Hellos without a resume token per client address (``new_players_per_ip``)."""
+    new_rooms: KeyedWindows
+    """Rooms opened per client address (``rooms_per_ip``)."""
     handoff: Handoff | None = None
     """Moves connections to the sibling process holding their game (a process of
     ``gomoku-server --processes``; None otherwise)."""

@@ -373,6 +373,24 @@ async def test_forwarded_for_counts_one_address_however_it_is_written(
         await ws.close()
 
 
+async def test_an_ipv6_client_is_counted_by_its_64(make_server: MakeServer) -> None:
+    """The per-address limit counts an IPv6 client by its /64, which a home or a server
+    is given whole: another address of it is the same client (80 addresses of one /64
+    all got in, where one address was refused after 64); the next /64 is another."""
+    proxied = await make_server(
+        limits=limits(max_conns_per_ip=1), trusted_proxies=frozenset({"127.0.0.1"})
+    )
+
+    def via(client: str) -> dict[str, Any]:
+        return {"additional_headers": {"X-Forwarded-For": client}}
+
+    url = f"ws://127.0.0.1:{proxied.port}/"
+    held = await ws_connect(url, compression=None, **via("2001:db8:1:2::1"))
+    assert await refused_status(proxied.port, **via("2001:db8:1:2:ffff::9")) == 429
+    assert await refused_status(proxied.port, **via("2001:db8:1:3::1")) is None
+    await held.close()
+
+
 async def test_only_allowed_web_origins_may_connect(make_server: MakeServer) -> None:
     """With allowed origins set, a page from another origin is refused (HTTP 403) while
     pages from an allowed origin and clients that send no origin get in; ``*`` lets

@@ -1,6 +1,7 @@
 """Hoarding and guessing: open rooms per player are capped (across server processes
-too, and counting AI games until they end); guessing invite codes is throttled per
-connection and per address.
+too, and counting AI games until they end); guessing invite codes and bot keys is
+throttled per connection and per address; one address becomes a few new players and
+opens a few rooms a window.
 """
 
 from __future__ import annotations
@@ -176,3 +177,80 @@ def test_failure_counts_per_address_keep_only_recent_addresses() -> None:
     windows.add("192.0.2.1", now_ms=1200)
     assert set(windows.windows) == {"10.0.0.1", "192.0.2.1"}
     assert windows.wait_ms("10.0.0.1", now_ms=1200) == 0
+
+
+# --- what one address may make ----------------------------------------------------------------
+
+
+async def hello_or_refusal(port: int, name: str, *, token: str | None = None, **hello: Any) -> str:
+    """Say hello on a new connection from 127.0.0.1: ``welcome``, or the refusal's code."""
+    ws = await ws_connect(f"ws://127.0.0.1:{port}/", compression=None)
+    client = TestClient(ws)
+    try:
+        await client.send(m.Hello(name=name, token=token, **hello))
+        reply = await client.recv()
+        return "welcome" if isinstance(reply, m.Welcome) else getattr(reply, "code", repr(reply))
+    finally:
+        await ws.close()
+
+
+async def test_one_address_becomes_a_few_new_players_a_window(
+    make_server: MakeServer, connect: Connect
+) -> None:
+    """From one address, 3 new players a window here: the 4th hello without a token is
+    refused with rate_limited, saying how long to wait (one address made hundreds of
+    players a second, each a session kept 30 days); a returning player still comes
+    back, and another address is not held up."""
+    server = await make_server(limits=limits(new_players_per_ip=3))
+    first = await connect("ann", to=server)
+    for name in ("bob", "cy"):
+        await connect(name, to=server)
+    ws = await ws_connect(f"ws://127.0.0.1:{server.port}/", compression=None)
+    fourth = TestClient(ws)
+    await fourth.send(m.Hello(name="dan"))
+    refusal = await fourth.expect_error("rate_limited")
+    assert refusal.message.startswith("too many new players from your address; try again in ")
+    await ws.close()
+    assert await hello_or_refusal(server.port, "ann", token=first.token) == "welcome"
+    await connect("eve", to=server, local_addr=("127.0.0.2", 0))
+
+
+async def test_one_address_opens_a_few_rooms_a_window(
+    make_server: MakeServer, connect: Connect
+) -> None:
+    """From one address, 4 rooms a window here, whoever asks: the 5th is refused with
+    rate_limited (one address filled the lobby with 400 rooms in 0.3 s, as new players,
+    each under its own cap of open rooms); another address opens one."""
+    server = await make_server(limits=limits(rooms_per_ip=4))
+    ann = await connect("ann", to=server)
+    bob = await connect("bob", to=server)
+    made = [await create_or_refusal(player) for player in (ann, ann, bob, bob, bob)]
+    assert [r if r == "rate_limited" else "room" for r in made] == ["room"] * 4 + ["rate_limited"]
+    cy = await connect("cy", to=server, local_addr=("127.0.0.2", 0))
+    assert (await create_or_refusal(cy)).startswith("r-")
+
+
+async def test_guessing_bot_keys_is_throttled_per_address_and_logged_within_it(
+    make_server: MakeServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Wrong bot keys from one address are refused like wrong invite codes: after 5 a
+    window here, its keys, right or wrong, get rate_limited, and the log says no more
+    than the 5 (150 guesses in 2 s wrote 150 warnings); another address's worker gets
+    in."""
+    config = ai_config()
+    server = await make_server(
+        limits=limits(code_failures_per_ip=5), bot_keys=config.bot_keys, bots=config.bots
+    )
+    (key,) = config.bot_keys
+    said = [await hello_or_refusal(server.port, "w", bot_key=f"guess{n}") for n in range(8)]
+    assert said == ["bad_bot_key"] * 5 + ["rate_limited"] * 3
+    assert await hello_or_refusal(server.port, "w", bot_key=key) == "rate_limited"
+    warned = [r for r in caplog.records if "refused a bot key" in r.getMessage()]
+    assert len(warned) == 5
+    ws = await ws_connect(
+        f"ws://127.0.0.1:{server.port}/", compression=None, local_addr=("127.0.0.2", 0)
+    )
+    worker = TestClient(ws)
+    await worker.send(m.Hello(name="w", bot_key=key))
+    await worker.expect(m.Welcome)
+    await ws.close()

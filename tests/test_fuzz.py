@@ -86,7 +86,8 @@ EXAMPLES_PER_ROUND = 10
 
 UNLIMITED = ["--rate-limit", "100000", "--rate-burst", "100000", "--max-conns-per-ip", "0"]
 UNLIMITED += ["--max-rooms-per-player", "1000000", "--max-code-failures", "1000000"]
-UNLIMITED += ["--max-code-failures-per-ip", "1000000"]
+UNLIMITED += ["--max-code-failures-per-ip", "1000000", "--new-players-per-ip", "0"]
+UNLIMITED += ["--rooms-per-ip", "0"]
 """The rate limits lifted: the fuzzer is one very busy client per connection, and its few
 players open many rooms (tests/test_abuse_rooms.py checks the limits)."""
 

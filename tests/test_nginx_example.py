@@ -20,6 +20,7 @@ import pytest
 from balancer_fixtures import free_port
 from live_server import LiveServer, start, stop
 from websockets.asyncio.client import connect as ws_connect
+from websockets.exceptions import InvalidStatus
 
 from protocol import messages as m
 from protocol.codec import decode_server, encode
@@ -149,3 +150,26 @@ async def test_a_server_restarting_behind_the_example_costs_no_connection(
     stop(second.process)
     for _ in range(5):
         await hello_through(url, None)
+
+
+async def test_the_example_slows_a_flood_of_handshakes_and_not_the_page(
+    proxied: tuple[int, list[LiveServer]],
+) -> None:
+    """From one address, the example lets 60 WebSocket handshakes through at once and
+    then refuses (HTTP 503) those beyond 2 a second (one address made hundreds of
+    players a second); the page's files, asked for as often, are not counted."""
+    listen, _ = proxied
+    url = f"ws://127.0.0.1:{listen}/"
+
+    async def handshake() -> int:
+        try:
+            async with ws_connect(url, compression=None):
+                return 101
+        except InvalidStatus as refused:
+            return refused.response.status_code
+
+    answers = [await handshake() for _ in range(80)]
+    assert answers[:60] == [101] * 60
+    assert 503 in answers[60:]
+    page = f"http://127.0.0.1:{listen}/style.css"
+    assert {(await asyncio.to_thread(fetch, page))[0] for _ in range(80)} == {200}

@@ -16,7 +16,7 @@ from protocol import messages as m
 from protocol.errors import ErrorCode
 from server import game
 from server.notices import Notice
-from server.ratelimit import SlidingWindow
+from server.ratelimit import KeyedWindows, SlidingWindow
 from server.room import Seat
 from server.services import Services
 from server.sessions import SessionRecord
@@ -43,6 +43,26 @@ def refuse_ai_seat(session: Session, doing: str) -> None:
         )
 
 
+def seconds(ms: int) -> int:
+    """A wait in whole seconds, rounded up, as a refusal says it."""
+    return -(-ms // 1000)
+
+
+def per_address(session: Session, windows: KeyedWindows, what: str, now_ms: int) -> None:
+    """Count one more of ``what`` (a new player, a room) from the session's address, or
+    refuse it with ``rate_limited``, saying how long to wait, when the address has had
+    its fill in the window. Windows of limit 0 count nothing (no limit)."""
+    if not windows.limit:
+        return
+    wait = windows.wait_ms(session.limit_key, now_ms)
+    if wait:
+        raise Refused(
+            ErrorCode.RATE_LIMITED,
+            f"too many {what} from your address; try again in {seconds(wait)} s",
+        )
+    windows.add(session.limit_key, now_ms)
+
+
 class Session(Protocol):
     """A client's connection as the message handlers see it."""
 
@@ -60,7 +80,12 @@ class Session(Protocol):
 
     @property
     def address(self) -> str:
-        """The client's address (as the per-address limits count it)."""
+        """The client's address (a trusted proxy's client), as logged."""
+
+    @property
+    def limit_key(self) -> str:
+        """The client's address as the per-address limits count it
+        (:func:`server.addresses.limit_key`: an IPv6 client by its /64)."""
 
     @property
     def player(self) -> str:

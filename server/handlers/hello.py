@@ -12,7 +12,7 @@ from protocol.limits import PROTOCOL_VERSION
 from protocol.text import normal_name
 from protocol.values import Limits
 from server.config import ServerConfig
-from server.handlers.base import Refused, Session
+from server.handlers.base import Refused, Session, per_address, seconds
 from server.service import now_ms
 from server.sessions import (
     SessionRecord,
@@ -53,10 +53,7 @@ async def on_hello(session: Session, msg: m.Hello) -> None:
     name = normal_name(msg.name)  # "José" typed either way is one name, shown alike
     bot = False
     if msg.bot_key is not None:
-        if msg.bot_key not in services.bot_keys:
-            # The operator hears of it (a worker with an old key; someone guessing).
-            log.warning("refused a bot key from %s (hello as %r)", session.address, msg.name)
-            raise Refused(ErrorCode.BAD_BOT_KEY, "unknown bot key")
+        _check_key(session, msg)
         bot = True
     store = services.store
     resumed = False
@@ -81,6 +78,7 @@ async def on_hello(session: Session, msg: m.Hello) -> None:
             # until their next finished game. Kept only for a player others may look up.
             await store.put_names({record.player: name})
     else:
+        per_address(session, services.new_players, "new players", now_ms())
         token = new_token()
         record = SessionRecord(
             player=new_player_id(),
@@ -116,6 +114,25 @@ async def on_hello(session: Session, msg: m.Hello) -> None:
         )
     )
     session.measure_lag()
+
+
+def _check_key(session: Session, msg: m.Hello) -> None:
+    """Refuse a bot key the server does not accept, and guessing: after as many wrong
+    keys from one address as wrong invite codes (``code_failures_per_ip`` a window), its
+    keys, right or wrong, are refused with ``rate_limited`` a while. The operator hears
+    of each refusal the limit lets through (a worker with an old key; someone guessing):
+    150 guesses in 2 s wrote 150 warnings."""
+    failures, now = session.services.key_failures, now_ms()
+    wait = failures.wait_ms(session.limit_key, now) if failures.limit else 0
+    if wait:
+        raise Refused(
+            ErrorCode.RATE_LIMITED, f"too many wrong bot keys; try again in {seconds(wait)} s"
+        )
+    if msg.bot_key in session.services.bot_keys:
+        return
+    failures.add(session.limit_key, now)
+    log.warning("refused a bot key from %s (hello as %r)", session.address, msg.name)
+    raise Refused(ErrorCode.BAD_BOT_KEY, "unknown bot key")
 
 
 async def _undo_hello(session: Session, record: SessionRecord) -> None:

@@ -11,7 +11,7 @@ from protocol import messages as m
 from protocol.errors import ErrorCode
 from server import game
 from server.game import GameError
-from server.handlers.base import Refused, Session, refuse_ai_seat
+from server.handlers.base import Refused, Session, per_address, refuse_ai_seat
 from server.handlers.lobby import give_up_queue
 from server.room import LIVE_STATES, Room
 from server.service import NoSuchRoom, now_ms
@@ -139,6 +139,7 @@ async def owned_room(
     private), counted against their cap of open rooms (``too_many_rooms`` if it is full,
     in the store, so on every instance); counted no more if the room is not created. The
     room's end or emptying releases it (``RoomService._after_commit``)."""
+    per_address(session, session.services.new_rooms, "new rooms", now_ms())
     room_id = new_room_id()
     cap = session.services.config.limits.max_rooms_per_player
     store = session.services.store
@@ -202,7 +203,7 @@ async def _resolve_room(session: Session, room: str | None, code: str | None) ->
     assert code is not None
     now = now_ms()
     by_address = session.services.code_failures
-    wait = max(session.code_failures.wait_ms(now), by_address.wait_ms(session.address, now))
+    wait = max(session.code_failures.wait_ms(now), by_address.wait_ms(session.limit_key, now))
     if wait:
         raise Refused(
             ErrorCode.RATE_LIMITED,
@@ -211,7 +212,7 @@ async def _resolve_room(session: Session, room: str | None, code: str | None) ->
     found = await session.services.store.get_invite(invite_key(code))
     if found is None:
         session.code_failures.add(now)
-        by_address.add(session.address, now)
+        by_address.add(session.limit_key, now)
         raise Refused(ErrorCode.NO_SUCH_ROOM, "no room has that invite code")
     return found
 
