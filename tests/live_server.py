@@ -1,6 +1,7 @@
 """The installed ``gomoku-server`` command as a subprocess on a free 127.0.0.1 port, for
 tests that need the real process and its command-line flags (the fuzzer, the limits an
-operator sets). Its stderr goes to a log file the test can read.
+operator sets). Its stderr goes to a log file the test can read. Also whether a
+process (of any command) still runs.
 """
 
 from __future__ import annotations
@@ -16,6 +17,15 @@ import tempfile
 import urllib.request
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie nobody reaps counts as gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 @dataclasses.dataclass

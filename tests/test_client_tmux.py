@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from live_server import LiveServer, live_server
+from live_server import LiveServer, alive, live_server
 
 pytestmark = pytest.mark.tmux
 
@@ -315,19 +315,10 @@ def test_a_client_stuck_ending_is_ended_soon_when_its_terminal_closes(
     app = int(pid_file.read_text())
     closed = time.monotonic()
     tmux.run("kill-session", "-t", "stuck")
-    while running(app) and time.monotonic() - closed < 9:
+    while alive(app) and time.monotonic() - closed < 9:
         time.sleep(0.1)
-    assert not running(app)
+    assert not alive(app)
     assert time.monotonic() - closed < 6
-
-
-def running(pid: int) -> bool:
-    """Whether process ``pid`` still runs (a zombie, ended and not yet reaped, does not)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 def cell_colours(ansi: str, point: str) -> tuple[str, str]:

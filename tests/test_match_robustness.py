@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from live_server import alive
 
 from gomocup.driver import Brain, BrainTimeout
 from gomocup.match import run_match
@@ -120,15 +121,6 @@ def brain(tmp_path: Path, *flags: str) -> str:
     script = tmp_path / "brain.py"
     script.write_text(BRAIN)
     return " ".join([sys.executable, str(script), *flags])
-
-
-def alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie nobody reaps counts as gone)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 @contextlib.contextmanager
