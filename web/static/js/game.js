@@ -186,9 +186,12 @@ export class GameView {
     // Entering a game one plays (from the lobby, by a link, a rematch): the keys go to the
     // board, where the next action is. They were on the room's title (three Tabs away,
     // Leave among them), or after a rematch on the page's body, where arrows scrolled.
+    // Not on a touch screen, where no key comes and the focus square would only stand
+    // on the board like a stone's mark.
     const running = room.state === "playing" || room.state === "opening";
     const focused = document.activeElement;
-    if (entering && running && room.seatOf(this.me)
+    const keys = !window.matchMedia("(pointer: coarse)").matches;
+    if (entering && running && keys && room.seatOf(this.me)
       && (!focused || focused === document.body || this.root.contains(focused))) {
       this.board.focus();
     }
