@@ -3019,7 +3019,8 @@ async def test_the_lobby_keeps_a_keyboard_players_place_when_rooms_change(
 
 async def test_a_review_opened_with_the_keys_has_them_on_its_heading(browser: Browser) -> None:
     """ann presses Enter on Review after her game: the record's heading has the keys once
-    it is drawn (they fell to the page's body when "Loading…" gave way to the record)."""
+    it is drawn (they fell to the page's body when "Loading…" gave way to the record),
+    and Tab reaches Download past the move list in one stop."""
     async with people(browser) as crowd:
         ann, hal, room = await two_stones_down(crowd)
         await hal.send(m.Resign(room=room))
@@ -3028,6 +3029,14 @@ async def test_a_review_opened_with_the_keys_has_them_on_its_heading(browser: Br
         heading = ann.locator("#review-view h1")
         await expect(heading).to_have_text("ann (Black) – hal (White)")  # noqa: RUF001
         await expect(heading).to_be_focused()
+        # The move list is one Tab stop (the arrows step): each move was one of its own.
+        stops = 0
+        while await ann.evaluate("document.activeElement.textContent") != "Download JSON":
+            await ann.keyboard.press("Tab")
+            stops += 1
+            assert stops < 20
+        tabbable = "#review-view .review-moves button:not([tabindex='-1'])"
+        assert await ann.locator(tabbable).count() == 1
 
 
 async def test_a_rename_on_a_records_page_reads_it_again(browser: Browser) -> None:

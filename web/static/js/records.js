@@ -193,8 +193,10 @@ export class ReviewView {
     this.boardHost = h("div", { class: "board-host" });
     this.board = new BoardView(this.boardHost, { onPlay: () => {}, onSelect: () => {}, readOnly: true });
     this.position = h("p", { class: "status", id: "review-step", "aria-live": "polite" });
+    // One Tab stop in the list, the move shown (go sets it): the arrows step through the
+    // rest. Each move was a stop of its own, 120 of them before Download in a long game.
     this.list = h("ol", { class: "moves review-moves" }, r.moves.map((m, i) =>
-      h("li", { class: i % 2 ? "white" : "black" }, h("button", { type: "button", class: "link", onclick: () => this.go(i + 1) }, m.move))));
+      h("li", { class: i % 2 ? "white" : "black" }, h("button", { type: "button", class: "link", tabindex: -1, onclick: () => this.go(i + 1) }, m.move))));
     const nav = h("div", { class: "row review-nav" },
       h("button", { type: "button", "aria-label": "First position", onclick: () => this.go(0) }, "|◀"),
       h("button", { type: "button", id: "review-back", "aria-label": "Back one move", onclick: () => this.go(this.step - 1) }, "◀"),
@@ -237,7 +239,10 @@ export class ReviewView {
       line: end && r.result ? r.result.line ?? null : null, forbidden, hint: null,
       interactive: false, nextColor: null,
     });
-    [...this.list.children].forEach((li, i) => li.classList.toggle("current", i === this.step - 1));
+    [...this.list.children].forEach((li, i) => {
+      li.classList.toggle("current", i === this.step - 1);
+      li.firstChild.tabIndex = i === Math.max(0, this.step - 1) ? 0 : -1;
+    });
     const current = this.list.children[this.step - 1];
     if (current) { // within the list's own scroll, not the page's: the board stays put
       const box = this.list.getBoundingClientRect();
