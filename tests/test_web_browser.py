@@ -388,7 +388,7 @@ async def test_two_browsers_play_to_the_end_while_a_third_watches(browser: Brows
         await expect(waiting).to_contain_text("Waiting for an opponent: 0:0")
         await expect(bob.locator("#quick-button")).to_be_disabled()
         await bob.locator("#cancel-queue").tap()
-        await expect(waiting).to_be_empty()
+        await expect(waiting).to_be_hidden()
         await expect(bob.locator("#quick-button")).to_be_enabled()
         await ann.fill("#create-form input[name=time]", "5+3")
         await ann.select_option("#create-form select[name=seat]", "black")
@@ -526,16 +526,16 @@ async def test_a_browser_plays_the_terminal_protocol_client(browser: Browser) ->
         assert await asyncio.to_thread(saved.read_text) == exported
         await ann.click("#review")
         step = ann.locator("#review-step")
-        await expect(step).to_have_text("Move 9 of 9: h12")
+        await expect(step).to_have_text("Move 9 of 9: h12 (Black)")
         steps = await ann.locator("#review-forward").bounding_box()
         assert steps is not None  # in the window, not under the board's bottom edge
         assert steps["y"] + steps["height"] <= ann.viewport_size["height"]  # type: ignore[index]
         await ann.keyboard.press("ArrowLeft")
-        await expect(step).to_have_text("Move 8 of 9: a4")
+        await expect(step).to_have_text("Move 8 of 9: a4 (White)")
         await expect(point(ann, "a4")).to_have_attribute("aria-label", "a4, white stone, last move")
         await expect(point(ann, "h12")).to_have_attribute("aria-label", "h12, empty")
         await ann.click("#review-back")
-        await expect(step).to_have_text("Move 7 of 9: h11")
+        await expect(step).to_have_text("Move 7 of 9: h11 (Black)")
         await ann.click("header nav >> text=Profile")
         await expect(ann.locator("#profile-view h1")).to_have_text("ann")
         await expect(ann.locator("#profile-view .games li")).to_contain_text(
@@ -1077,9 +1077,9 @@ async def test_renju_shows_a_forbidden_point_and_refuses_a_click_on_it(browser: 
         await hal.send(m.Resign(room=room))
         await ann.click("#review")
         step = ann.locator("#review-step")
-        await expect(step).to_have_text("Move 9 of 9: k7")
+        await expect(step).to_have_text("Move 9 of 9: k7 (Black)")
         await ann.keyboard.press("ArrowLeft")
-        await expect(step).to_have_text("Move 8 of 9: a7")
+        await expect(step).to_have_text("Move 8 of 9: a7 (White)")
         await expect(point(ann, "j8")).to_have_attribute(
             "aria-label", "j8, forbidden for Black (double-three)"
         )
@@ -1540,6 +1540,9 @@ async def test_an_opponent_who_does_not_move_may_be_claimed_against(browser: Bro
         await hal.until_event(Moved)
         await expect(warning).to_be_hidden()
         await expect(ann.locator("#claim")).to_have_text("Claim the win")
+        await expect(ann.locator("#announce")).to_have_text(  # (it came silently)
+            "You may claim the win: hal has not come back or moved in time."
+        )
         await ann.click("#claim")
         over = await hal.until_event(GameOver)
         assert (over.winner, over.reason) == ("black", "timeout")
@@ -3053,6 +3056,78 @@ async def test_a_rename_on_a_records_page_reads_it_again(browser: Browser) -> No
         await expect(ann.locator("#profile-view h1")).to_have_text("anna")
         await expect(ann.locator("#profile-view")).not_to_contain_text("Not connected")
         await expect(ann.locator("#profile-view h1")).to_be_focused()
+
+
+async def test_a_screen_reader_hears_each_thing_once(browser: Browser) -> None:
+    """What a screen reader is given, as a blind player met it: the status line is no
+    live region (results, offers and refusals were read two or three times over, with
+    a toast, the room log and the announcer); the log's lines of an offer to her and of
+    the result are shown, not read (their alert and the announcer say them); answering
+    an offer does not fill its alert again; the move list says each stone's colour."""
+    async with people(browser) as crowd:
+        ann, hal, room = await two_stones_down(crowd)
+        assert await ann.locator("#status").get_attribute("aria-live") is None
+        assert await ann.locator("#status").get_attribute("role") is None
+        await expect(ann.locator("#moves li").first).to_have_attribute("aria-label", "h8, Black")
+        await hal.send(m.Offer(room=room, kind="takeback"))
+        await expect(ann.locator(".offer")).to_contain_text("hal asks to take back a move.")
+        offered = ann.locator("#chat-log li.event", has_text="hal asks to take back a move")
+        await expect(offered).to_have_attribute("aria-hidden", "true")
+        same = await ann.evaluate(
+            """() => {
+                const words = document.querySelector('.offer span');
+                document.querySelector('#decline').click();
+                return document.querySelector('.offer span') === words;
+            }"""
+        )
+        assert same  # the alert was not made again (and read out again)
+        await hal.until_event(Answered)
+        await hal.send(m.Resign(room=room))
+        await expect(ann.locator("#announce")).to_have_text("Black wins by resignation. You win.")
+        ended = ann.locator("#chat-log li.event", has_text="Black wins by resignation")
+        await expect(ended).to_have_attribute("aria-hidden", "true")
+
+
+async def test_a_keyboard_player_whose_game_starts_in_her_room_has_the_board(
+    browser: Browser,
+) -> None:
+    """ann waits in her room; hal sits down and the game starts: the keys are on the
+    board (they stayed on the room's title, and h8 typed did nothing, silently); a full
+    stop takes the cursor to the last move; back in the room after a reload, hal's last
+    stone is said."""
+    async with people(browser) as crowd:
+        ann, hal, room = await ann_plays_hal(crowd)
+        await expect(ann.locator("#status")).to_have_text("Your move: Black.")
+        for key in ["h", "8", "Enter"]:
+            await ann.keyboard.press(key)
+        await hal_sees(hal, "h8")
+        await hal.move(room, "a1")
+        await expect(ann.locator("#status")).to_have_text("Your move: Black.")
+        await ann.keyboard.press("ArrowUp")
+        await ann.keyboard.press(".")
+        assert await ann.evaluate(FOCUSED_POINT) == "a1"
+        await ann.reload()
+        await expect(ann.locator("#announce")).to_have_text("hal (White) played a1.")
+
+
+async def test_quick_match_says_its_wait_once_and_keeps_cancel(browser: Browser) -> None:
+    """A keyboard player asks for a quick match: the wait is said once (its counter was
+    read out each second), the keys go to Cancel and stay there as the counter runs
+    (Cancel was made again each second, and lost them), and Enter cancels."""
+    async with people(browser) as crowd:
+        ann = await crowd.page("ann")
+        await ann.locator("#quick-button").focus()
+        await ann.keyboard.press("Enter")
+        said = ann.locator("#quick-form [role=status]")
+        await expect(said).to_have_text("Waiting for an opponent.")
+        await expect(ann.locator(".queue-status")).to_contain_text("Waiting for an opponent: 0:0")
+        await expect(ann.locator("#cancel-queue")).to_be_focused()
+        await ann.wait_for_timeout(2200)
+        await expect(ann.locator("#cancel-queue")).to_be_focused()
+        await expect(said).to_have_text("Waiting for an opponent.")
+        await ann.keyboard.press("Enter")
+        await expect(ann.locator(".queue-status")).to_be_hidden()
+        await expect(ann.locator("#quick-button")).to_be_enabled()
 
 
 async def test_the_chat_log_stays_where_a_reader_scrolled_it(browser: Browser) -> None:

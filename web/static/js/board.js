@@ -54,7 +54,7 @@ export class BoardView {
       role: "grid",
       "aria-label": this.hooks.readOnly
         ? `Board, ${size} by ${size}. Left and Right arrows step through the moves.`
-        : `Board, ${size} by ${size}. Arrow keys move, a point typed (h8) goes there, Enter or Space plays.`,
+        : `Board, ${size} by ${size}. Arrow keys move, a point typed (h8) goes there, a full stop to the last move, Enter or Space plays.`,
       tabindex: -1, // one Tab stop for the board: its cursor's point (it was two)
     });
     this.svg = svg;
@@ -303,6 +303,12 @@ export class BoardView {
   onKey(event) {
     if (!this.cursor || this.hooks.readOnly) return;
     if (this.typePoint(event)) return;
+    if (event.key === "." && this.state?.last) { // to the last move, as in the terminal
+      event.preventDefault();
+      this.moveCursor(this.state.last);
+      this.focus();
+      return;
+    }
     const [x, y] = this.cursor;
     const moves = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
     if (moves[event.key]) {

@@ -45,7 +45,10 @@ export class GameView {
   build() {
     this.title = h("h1", { class: "room-title" });
     this.share = h("div", { class: "share" });
-    this.status = h("p", { id: "status", class: "status", role: "status", "aria-live": "polite", "data-toast-clear": true });
+    // What the game stands at, seen; not a live region: what it says a screen reader
+    // hears once from its one voice (the announcer, a toast, the room log, an offer's
+    // alert), and results, offers and refusals were read two or three times over.
+    this.status = h("p", { id: "status", class: "status", "data-toast-clear": true });
     this.boardHost = h("div", { class: "board-host" });
     this.board = new BoardView(this.boardHost, {
       onPlay: (point) => this.play(point),
@@ -94,7 +97,7 @@ export class GameView {
         h("div", { class: "board-col" }, this.boardHost, this.confirmBar, this.status, this.announcer,
           // What the keys do on the board, seen (the board's name says it to a screen
           // reader alone); not on a touch screen, as the review's line.
-          h("p", { class: "hint-text keys-hint" }, "On the board: arrows move, a point typed (h8) goes there, Enter or Space plays.")),
+          h("p", { class: "hint-text keys-hint" }, "On the board: arrows move, a point typed (h8) goes there, . to the last move, Enter or Space plays.")),
         side));
   }
 
@@ -183,18 +186,39 @@ export class GameView {
     // stale (a screen reader read a move made before the drop as the latest).
     this.announcer.textContent = "";
     this.update(room, null);
-    // Entering a game one plays (from the lobby, by a link, a rematch): the keys go to the
-    // board, where the next action is. They were on the room's title (three Tabs away,
-    // Leave among them), or after a rematch on the page's body, where arrows scrolled.
-    // Not on a touch screen, where no key comes and the focus square would only stand
-    // on the board like a stone's mark.
+    if (entering) {
+      this.keysToBoard(room);
+      this.announceLastMove(room);
+    }
+  }
+
+  /** Entering a game one plays (from the lobby, by a link, a rematch), or its start in
+   * the room shown (an AI seated, an opponent come): the keys go to the board, where the
+   * next action is. They stayed on the room's title (three Tabs away, Leave among them:
+   * a point typed did nothing), or after a rematch on the page's body, where arrows
+   * scrolled. Not when they are elsewhere in the room (the chat's input), nor on a touch
+   * screen, where no key comes and the focus square would stand on the board like a
+   * stone's mark. */
+  keysToBoard(room) {
     const running = room.state === "playing" || room.state === "opening";
     const focused = document.activeElement;
+    const lost = !focused || focused === document.body || focused === this.title
+      || (!this.root.contains(focused) && Boolean(focused.closest("[hidden]")));
     const keys = !window.matchMedia("(pointer: coarse)").matches;
-    if (entering && running && keys && room.seatOf(this.me)
-      && (!focused || focused === document.body || this.root.contains(focused))) {
-      this.board.focus();
-    }
+    if (running && keys && lost && room.seatOf(this.me)) this.board.focus();
+  }
+
+  /** Entering a running game whose last stone is another's (a rematch the AI opened as
+   * Black, a game come back to): say it, as the stones played while one watches are
+   * said; "Your move: White." came with no word of where Black's stone was. */
+  announceLastMove(room) {
+    const last = room.moves.length ? room.moves[room.moves.length - 1] : null;
+    if (!last || !(room.state === "playing" || room.state === "opening")) return;
+    const colour = room.moves.length % 2 ? "black" : "white";
+    const mover = room.state === "opening" ? null : room.players[colour]; // (swap2: the placer's own)
+    if (mover && mover.id === this.me) return;
+    const named = colour === "black" ? "Black" : "White";
+    this.announcer.textContent = `${mover ? `${mover.name} (${named})` : named} played ${last}.`;
   }
 
   /** Bring the page up to date after an event. */
@@ -224,6 +248,7 @@ export class GameView {
     if (event?.type === "moved" || event?.type === "undone" || event?.type === "game_over") {
       this.playPremove(room);
     }
+    if (event?.type === "game_started") this.keysToBoard(room);
     this.renderMoveLimit(room, mySeat);
     this.renderFirstStone(room);
     if (room.state === "over" && mySeat) this.app.showedEnd(room.id);
@@ -232,7 +257,6 @@ export class GameView {
 
   renderStatus(room, mySeat) {
     const text = this.refusal ?? this.statusText(room, mySeat);
-    // Written only when it changes: the line is a live region, read out at each write.
     if (this.status.textContent !== text) this.status.textContent = text;
     this.status.classList.toggle("refusal", Boolean(this.refusal));
   }
@@ -254,7 +278,10 @@ export class GameView {
     } else if (event.type === "game_over") {
       const winner = room.result && room.result.winner;
       const yours = !mySeat || !winner ? "" : winner === mySeat ? " You win." : " You lose.";
-      text = `${resultText(room.result, room.moves.length)}.${yours}`;
+      // One's own rating's change, which the result box shows (it went unsaid).
+      const mine = (room.ratings ?? []).find((r) => r.player === this.me);
+      const rating = mine ? ` Your rating: ${mine.before} to ${ratingText(mine.after, mine.provisional)} (${changeText(mine)}).` : "";
+      text = `${resultText(room.result, room.moves.length)}.${yours}${rating}`;
     }
     if (text) this.announcer.textContent = text;
   }
@@ -493,10 +520,13 @@ export class GameView {
       const options = choicesText(choices);
       return actor === this.me ? `Swap2: your choice: ${options}.` : `Swap2: ${room.nameOf(actor)} chooses: ${options}.`;
     }
-    const stone = `stone ${room.moves.length + 1} of ${phase === "place3" ? 3 : 5}`;
+    const stones = phase === "place3" ? 3 : 5;
     const chooser = phase === "place3" ? room.players.white : room.players.black;
     let then = "";
     if (chooser) then = chooser.id === this.me ? ", then you choose" : `, then ${chooser.name} chooses`;
+    // All placed, the phase's change still on its way: not "stone 4 of 3".
+    if (room.moves.length >= stones) return `Swap2: the ${stones} stones are placed${then}.`;
+    const stone = `stone ${room.moves.length + 1} of ${stones}`;
     if (actor === this.me) return `Swap2: place ${stone} (${room.moves.length % 2 ? "White" : "Black"})${then}.`;
     return `Swap2: ${room.nameOf(actor)} places ${stone}${then}.`;
   }
@@ -523,7 +553,12 @@ export class GameView {
     // An action awaits its answer, or the page is not connected: the buttons wait too
     // (offline, a click only said "not connected").
     const waiting = this.busy(room) || !this.app.conn.identified;
-    this.claimShown = this.claimable(room, mySeat);
+    const claimable = this.claimable(room, mySeat);
+    if (claimable && !this.claimShown) { // said once, as the button comes (it came silently)
+      const other = opponentOf(room.players, this.me);
+      this.announcer.textContent = `You may claim the win: ${other ? other.name : "your opponent"} has not come back or moved in time.`;
+    }
+    this.claimShown = claimable;
     if (room.swap2 && room.swap2.phase === "choose" && room.swap2.to_act === this.me) {
       parts.push(h("div", { class: "choices" }, room.swap2.choices.map((choice) =>
         h("button", { type: "button", dataset: { choice }, disabled: waiting, onclick: () => act({ type: "choose", choice }) }, CHOICE_WORDS[choice] ?? choice))));
@@ -589,8 +624,12 @@ export class GameView {
     // An offer from the opponent waits for an answer here. The box is an alert, read
     // out whenever it is filled: it is filled again only when the offer changes.
     const offer = room.pending && room.pending.by !== this.me && mySeat ? room.pending : null;
-    const offerKey = offer ? `${offer.kind} ${offer.by} ${waiting}` : null;
+    // (Not rebuilt when an answer is on its way: its buttons are turned off in place; made
+    // again, the alert was read out again at each Accept or Decline.)
+    const offerKey = offer ? `${offer.kind} ${offer.by}` : null;
     this.offerBox.hidden = !offer;
+    if (waiting && this.offerBox.contains(document.activeElement)) this.board.focus(); // (off now)
+    for (const button of this.offerBox.querySelectorAll("button")) button.disabled = waiting;
     if (offerKey !== this.offerKey) {
       this.offerKey = offerKey;
       this.offerBox.replaceChildren();
@@ -627,7 +666,8 @@ export class GameView {
   renderMoves(room) {
     if (this.movesShown === room.moves.length && this.moves.childElementCount === room.moves.length) return;
     this.moves.replaceChildren(...room.moves.map((point, i) =>
-      h("li", { class: i % 2 ? "white" : "black" }, point)));
+      // (the colour, which only the list's style shows, to a screen reader)
+      h("li", { class: i % 2 ? "white" : "black", "aria-label": `${point}, ${i % 2 ? "White" : "Black"}` }, point)));
     this.movesShown = room.moves.length;
     this.moves.scrollTop = this.moves.scrollHeight;
   }
@@ -647,7 +687,7 @@ export class GameView {
       ? h("li", { class: "chat" },
         h("b", {}, h("bdi", {}, entry.name), entry.watching ? " (watching)" : "", ": "),
         h("bdi", {}, entry.text))
-      : h("li", { class: "event" }, entry.text);
+      : h("li", { class: "event", "aria-hidden": entry.quiet ? "true" : null }, entry.text);
     const added = room.log.length - this.logShown;
     // A reader who scrolled up to read stays there: each new line pulled the log back
     // to the newest, so nothing older could be read in a busy room.
@@ -811,6 +851,7 @@ export class GameView {
     try {
       const s = await this.app.conn.request({ type: "hint", room: room.id });
       room.hint = { point: s.point, reason: s.reason };
+      this.announcer.textContent = hintText(s.point, s.reason); // the status line is not a voice
       this.board.moveCursor(s.point); // the board's Tab stop is the hint, for the keys
       // The hint is the news now: a refusal just before it no longer holds the status
       // line, and its timer's end no longer writes "Your move" over the hint.

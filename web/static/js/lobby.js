@@ -26,17 +26,23 @@ export class LobbyView {
 
   build() {
     const app = this.app;
-    this.queueBox = h("div", { class: "queue-status", role: "status", "aria-live": "polite" });
+    // The wait: said once as it begins ("Waiting for an opponent"), its counter not (a
+    // screen reader read it out each second), and its Cancel made once (made again each
+    // second, it lost a keyboard's focus before Enter could reach it).
+    this.queueSaid = h("span", { class: "sr-only", role: "status" });
+    this.queueTime = h("span", { "aria-hidden": "true" });
+    this.queueBox = h("div", { class: "queue-status", hidden: true }, this.queueTime, " ",
+      h("button", { type: "button", id: "cancel-queue", onclick: () => this.cancel() }, "Cancel"));
     const quick = h("form", { class: "card", id: "quick-form", onsubmit: (e) => this.quickMatch(e) },
       h("h2", {}, "Quick match"),
       h("p", { class: "hint-text" }, "Rated, 15×15, colours drawn at random (casual if the AI steps in)."),
       select("rule", "Rule", RULES, "freestyle"),
       select("time", "Clock", [["", "No clock"], ...CLOCKS.map((c) => [c, c])], "5+3"),
       h("label", {}, h("input", { type: "checkbox", name: "ai" }), " Play the AI if nobody comes within ",
-        h("input", { type: "number", name: "ai_after", min: 5, max: 3600, value: 30, class: "short" }), " s"),
+        h("input", { type: "number", name: "ai_after", min: 5, max: 3600, value: 30, class: "short", "aria-label": "Seconds before the AI steps in" }), " s"),
       select("ai_level", "AI level", LEVELS.map((l) => [l, levelLabel(l)]), app.aiLevel),
       h("button", { type: "submit", id: "quick-button" }, "Find an opponent"),
-      this.queueBox);
+      this.queueSaid, this.queueBox);
     const create = h("form", { class: "card", id: "create-form", onsubmit: (e) => this.create(e) },
       h("h2", {}, "New room"),
       select("rule", "Rule", RULES, "freestyle"),
@@ -76,7 +82,8 @@ export class LobbyView {
     const list = h("section", { class: "card rooms" },
       h("h2", {}, "Rooms"),
       h("table", { class: "room-list" },
-        h("thead", {}, h("tr", {}, ["Rule", "Size", "Clock", "Black", "White", "Watching", "State", ""].map((t) => h("th", { scope: "col" }, t)))),
+        h("thead", {}, h("tr", {}, ["Rule", "Size", "Clock", "Black", "White", "Watching", "State"].map((t) => h("th", { scope: "col" }, t)),
+          h("th", { scope: "col" }, h("span", { class: "sr-only" }, "Actions")))),
         this.table),
       this.empty);
     const sound = h("label", { class: "sound" },
@@ -158,7 +165,13 @@ export class LobbyView {
     // The name in a <bdi>: a right-to-left one stays before its rating.
     // A player offline (their seat kept a while, a waiting room's too) says so: one who
     // joins their room may wait for them.
-    const player = (p) => (p ? [h("bdi", { class: "name" }, p.name), `${p.rating ? ` (${ratingText(p.rating, p.provisional)})` : ""}${p.bot ? " · AI" : ""}${p.online === false ? " · away" : ""}`] : "—");
+    // An empty seat is a dash to see and "empty seat" to hear.
+    const empty = [h("span", { "aria-hidden": "true" }, "—"), h("span", { class: "sr-only" }, "empty seat")];
+    const player = (p) => (p ? [h("bdi", { class: "name" }, p.name), `${p.rating ? ` (${ratingText(p.rating, p.provisional)})` : ""}${p.bot ? " · AI" : ""}${p.online === false ? " · away" : ""}`] : empty);
+    // Each room's links say whose room (a screen reader's list of links read "Join,
+    // Watch, Join, Watch").
+    const names = [room.players.black, room.players.white].filter(Boolean).map((p) => p.name).join(" and ");
+    const whose = `${names || "nobody yet"}, ${room.rule}`;
     const free = room.state === "waiting";
     // The player's own room: back into it (its game, not a spectator's view of it).
     const me = this.app.me?.player;
@@ -173,8 +186,8 @@ export class LobbyView {
       h("td", {}, room.state),
       h("td", { class: "actions" }, mine
         ? h("a", { href: `#/room/${room.id}`, class: "button mine" }, "Your game")
-        : [free ? h("a", { href: `#/room/${room.id}`, class: "button join" }, "Join") : null,
-          h("a", { href: `#/watch/${room.id}`, class: "button watch" }, "Watch")]));
+        : [free ? h("a", { href: `#/room/${room.id}`, class: "button join", "aria-label": `Join ${whose}` }, "Join") : null,
+          h("a", { href: `#/watch/${room.id}`, class: "button watch", "aria-label": `Watch ${whose}` }, "Watch")]));
   }
 
   tick() {
@@ -182,7 +195,9 @@ export class LobbyView {
     const button = this.root.querySelector("#quick-button");
     button.disabled = Boolean(q) || this.sending.has(button.form);
     if (!q) {
-      this.queueBox.replaceChildren();
+      if (!this.queueBox.hidden && this.queueBox.contains(document.activeElement)) button.focus();
+      this.queueBox.hidden = true;
+      this.queueSaid.textContent = "";
       return;
     }
     const waited = performance.now() - q.since;
@@ -190,9 +205,20 @@ export class LobbyView {
     const aiLate = q.ai_after_ms && waited > q.ai_after_ms + 1000;
     const ai = !q.ai_after_ms ? "" : aiLate ? " (the AI comes when one is free)" : ` (the AI comes after ${clockText(q.ai_after_ms)})`;
     const text = `Waiting for an opponent: ${clockText(waited)}${ai}`;
-    if (this.queueBox.firstChild?.textContent !== text) {
-      this.queueBox.replaceChildren(h("span", {}, text), " ",
-        h("button", { type: "button", id: "cancel-queue", onclick: () => this.cancel() }, "Cancel"));
+    if (this.queueTime.textContent !== text) this.queueTime.textContent = text;
+    const said = `Waiting for an opponent${ai}.`;
+    if (this.queueSaid.textContent !== said) this.queueSaid.textContent = said;
+    if (this.queueBox.hidden) {
+      this.queueBox.hidden = false;
+      this.cancelWanted = true;
+    }
+    // The pressed button is off while queued: the keys go to Cancel, not the body (once
+    // the form's buttons are on again: they wait for the queue's answer).
+    const cancel = this.queueBox.querySelector("#cancel-queue");
+    if (this.cancelWanted && !cancel.disabled) {
+      this.cancelWanted = false;
+      const at = document.activeElement;
+      if (!at || at === document.body || at === button) cancel.focus();
     }
   }
 

@@ -443,7 +443,7 @@ export class App {
       line = m.event.online ? "You are back" : room.state === "over" && !lostByIt ? "You left" : "You were offline";
     }
     if (m.event.type === "chat") room.log.push(room.chatEntry(m.event.player, m.event.name, m.event.text));
-    else if (line) room.log.push({ text: line });
+    else if (line) room.log.push({ text: line, quiet: this.saidElsewhere(room, m.event) });
     if (m.event.type === "moved" && this.sound) clickSound();
     if (m.event.type === "player_joined" || m.event.type === "player_left" || m.event.type === "game_over") this.noteSeat(room);
     else if (this.seated.has(room.id)) this.views.lobby.renderGames(); // whose turn it is
@@ -458,6 +458,15 @@ export class App {
       // (a stream showing the room went on showing the finished game).
       location.hash = `#/watch/${room.rematchCode ?? room.rematchRoom}`;
     }
+  }
+
+  /** Whether a screen reader hears `event` from another voice than the room's log, whose
+   * line of it is then shown and not read (a result was read three times, an offer
+   * twice): the announcer says the end of a game, an offer's alert one made to you. */
+  saidElsewhere(room, event) {
+    if (event.type === "game_over") return true;
+    const me = this.me?.player;
+    return event.type === "offered" && event.by !== me && Boolean(room.seatOf(me));
   }
 
   /** Look up which of the running games left here have ended since (a left room's

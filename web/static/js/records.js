@@ -250,7 +250,8 @@ export class ReviewView {
       if (at.top < box.top) this.list.scrollTop -= box.top - at.top;
       else if (at.bottom > box.bottom) this.list.scrollTop += at.bottom - box.bottom;
     }
-    this.position.textContent = `Move ${this.step} of ${r.moves.length}${this.step ? `: ${r.moves[this.step - 1].move}` : ""}`;
+    const colour = this.step % 2 ? "Black" : "White"; // (who played it: a screen reader hears no stone)
+    this.position.textContent = `Move ${this.step} of ${r.moves.length}${this.step ? `: ${r.moves[this.step - 1].move} (${colour})` : ""}`;
   }
 
   async download(format) {
