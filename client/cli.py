@@ -140,12 +140,26 @@ def _run_analyze(args: argparse.Namespace) -> int:
             data.update(analysis_fields(board, found))
         print(json.dumps(data))
     elif found is not None:
-        win = "" if found.win_in is None else f", a win in {found.win_in} (proven)"
+        win = _score_words(found.score, found.win_in)
         side = "Black" if board.turn is Color.BLACK else "White"
         best = format_point(found.best, board.size)
         print(f"AI ({args.time:g} s): {best}, score {found.score} for {side}{win}")
         print("line: " + " ".join(format_point(p, board.size) for p in found.pv))
     return EXIT_OK
+
+
+def _score_words(score: int, win_in: int | None) -> str:
+    """What a score near a win or a loss means, after it: a reader took "score 989999"
+    (a line that only looks won, in the time given) for the proven "999989"."""
+    from engine.ai.search import LIKELY_LOSS, MATE_BOUND
+
+    if win_in is not None:
+        return f", a win in {win_in} (proven)"
+    if score <= -MATE_BOUND:
+        return ", a loss (proven)"
+    if abs(score) >= LIKELY_LOSS:
+        return f", it looks {'won' if score > 0 else 'lost'} (not proven in the time)"
+    return ""
 
 
 def _analyzed_record(args: argparse.Namespace) -> GameRecord:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from client.cli import main
+from client.cli import _score_words, main
 from engine.notation import parse_point
 
 BLACK_WINS = "h8 a1 i8 a3 j8 a5 k8 a7 l8"
@@ -123,6 +123,24 @@ def test_analyze_diagram_with_time_adds_the_ai_move(capsys: pytest.CaptureFixtur
     assert lines[-2].endswith(" for Black, a win in 1 (proven)")
     assert lines[-2].split()[3] in {"g8,", "l8,"}
     assert lines[-1] in {"line: g8", "line: l8"}
+
+
+@pytest.mark.parametrize(
+    ("score", "win_in", "said"),
+    [
+        (999_989, 6, ", a win in 6 (proven)"),
+        (989_999, None, ", it looks won (not proven in the time)"),
+        (-989_999, None, ", it looks lost (not proven in the time)"),
+        (-999_990, None, ", a loss (proven)"),
+        (120, None, ""),
+    ],
+)
+def test_analyze_says_whether_a_winning_score_is_proven(
+    score: int, win_in: int | None, said: str
+) -> None:
+    """The words after the AI's score: a line that only looks won in the time given
+    ("score 989999") read like the proven "999989"."""
+    assert _score_words(score, win_in) == said
 
 
 @pytest.mark.parametrize(
