@@ -3098,6 +3098,7 @@ async def test_a_keyboard_player_whose_game_starts_in_her_room_has_the_board(
     async with people(browser) as crowd:
         ann, hal, room = await ann_plays_hal(crowd)
         await expect(ann.locator("#status")).to_have_text("Your move: Black.")
+        await expect(ann.locator("#announce")).to_have_text("Your move: Black.")
         for key in ["h", "8", "Enter"]:
             await ann.keyboard.press(key)
         await hal_sees(hal, "h8")

@@ -248,7 +248,11 @@ export class GameView {
     if (event?.type === "moved" || event?.type === "undone" || event?.type === "game_over") {
       this.playPremove(room);
     }
-    if (event?.type === "game_started") this.keysToBoard(room);
+    if (event?.type === "game_started") {
+      this.keysToBoard(room);
+      // The log says the game started; whose move it is only the status line showed.
+      if (room.actor === this.me) this.announcer.textContent = this.statusText(room, mySeat);
+    }
     this.renderMoveLimit(room, mySeat);
     this.renderFirstStone(room);
     if (room.state === "over" && mySeat) this.app.showedEnd(room.id);
