@@ -8,6 +8,7 @@ Pure, so the reading of a line is testable without a terminal; the game screen
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from engine.errors import NotationError
 from engine.types import Point
@@ -16,6 +17,9 @@ from protocol.convert import point_from_wire
 CHAT_MAX = 300  # characters of one chat line sent (the server's limit)
 POINT_TYPED = re.compile(r"([A-Za-z])\s*(\d{1,2})")
 POINT_REVERSED = re.compile(r"(\d{1,2})\s*([A-Za-z])")
+AZERTY_DIGITS = dict(zip("&é\"'(-è_çà", "1234567890", strict=True))
+"""What the digit row of a French keyboard types without Shift: ``h_`` is h8 typed so."""
+POINT_UNSHIFTED = re.compile(r"([A-Za-z])\s*([&é\"'(\-è_çà]{1,2})")
 
 #: The text line's commands, as the help lists them.
 COMMANDS: dict[str, str] = {
@@ -41,16 +45,24 @@ class NotOnBoard(ValueError):
 
 
 class ReversedPoint(ValueError):
-    """A point was typed row first (``8i``): not played, and not sent to the chat either
-    (a beginner's slip would go out to the opponent as a chat line); the message says
-    how to play it."""
+    """A point was typed row first (``8i``), or its row without Shift on a French
+    keyboard (``h_``): not played, and not sent to the chat either (the slip would go out
+    to the opponent as a chat line); the message says how to play it."""
 
 
 def typed_point(text: str, size: int) -> Point | None:
     """The point ``text`` names on a ``size`` board, or None if it names no point (it
     is chat). Raises :class:`NotOnBoard` for a point beyond the board: it is refused
     with the reason, never played elsewhere; :class:`ReversedPoint` for a point of the
-    board typed row first."""
+    board typed row first or with a French keyboard's unshifted digits. Full-width letters
+    and digits (as a CJK keyboard types them) are read as the plain ones."""
+    text = unicodedata.normalize("NFKC", text)
+    if (unshifted := POINT_UNSHIFTED.fullmatch(text)) is not None:
+        row = "".join(AZERTY_DIGITS[c] for c in unshifted[2])
+        name = f"{unshifted[1].lower()}{int(row)}"
+        if _on_board(name, size):
+            raise ReversedPoint(f"{text} was not sent: to play {name}, type its row with Shift.")
+        return None
     if (turned := POINT_REVERSED.fullmatch(text)) is not None:
         name = f"{turned[2].lower()}{int(turned[1])}"
         if _on_board(name, size):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime
 import math
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 
 from rich.cells import cell_len
@@ -387,8 +388,9 @@ def parse_time_control(text: str) -> TimeControl | None:
     """``"5+3"`` -> 5 minutes + 3 s increment; ``"10"`` -> 10+0; ``"30s"`` -> 30 seconds
     + 0 (how :class:`TimeControl` writes a base under a minute), as does ``"0:30"``
     (minutes:seconds, as a clock shows it); ``"none"``/``""`` -> no clock. Minutes and
-    seconds may have decimals (``0.5+1``)."""
-    cleaned = text.strip().lower()
+    seconds may have decimals (``0.5+1``, or ``0,5+1`` as much of Europe writes them).
+    Full-width digits (as a CJK keyboard types them) read as plain ones."""
+    cleaned = unicodedata.normalize("NFKC", text).strip().lower().replace(",", ".")
     if cleaned in ("", "none", "-", "no", "unlimited"):
         return None
     base_text, _, inc_text = cleaned.partition("+")

@@ -7,8 +7,10 @@ import pytest
 from client.commands import NotOnBoard, ReversedPoint, typed_point
 from engine.types import Point
 
+FULL_WIDTH = ["\uff48\uff18", "\uff28\uff18", "h\u30008"]  # as a CJK keyboard types h8
 
-@pytest.mark.parametrize("text", ["h8", "H8", "h 8", "h08"])
+
+@pytest.mark.parametrize("text", ["h8", "H8", "h 8", "h08", *FULL_WIDTH])
 def test_a_point_is_read_however_it_is_typed(text: str) -> None:
     assert typed_point(text, 15) == Point(7, 7)
 
@@ -34,3 +36,14 @@ def test_a_point_typed_row_first_is_neither_played_nor_chat(text: str, name: str
     with pytest.raises(ReversedPoint) as refused:
         typed_point(text, 15)
     assert str(refused.value) == f"{text} was not sent: to play that point, type {name}."
+
+
+@pytest.mark.parametrize(("text", "name"), [("h_", "h8"), ("jç", "j9"), ("a&é", "a12")])
+def test_a_row_typed_without_shift_on_a_french_keyboard_is_neither_played_nor_chat(
+    text: str, name: str
+) -> None:
+    """On AZERTY the digit row types & é " ' ( - è _ ç à without Shift: ``h_`` went out
+    to the opponent as a chat line while the clock ran."""
+    with pytest.raises(ReversedPoint) as refused:
+        typed_point(text, 15)
+    assert str(refused.value) == f"{text} was not sent: to play {name}, type its row with Shift."

@@ -78,6 +78,10 @@ def test_parse_time_control() -> None:
     assert parse_time_control("1.5 s + 2") == TimeControl(base_ms=1_500, inc_ms=2_000)
     # As a clock shows it (a bullet player typed 0:30+0 and was refused).
     assert parse_time_control("0:30+0") == TimeControl(base_ms=30_000, inc_ms=0)
+    # A CJK keyboard's full-width digits, and Europe's decimal comma (both were refused).
+    assert parse_time_control("\uff15+\uff13") == TimeControl(base_ms=300_000, inc_ms=3_000)
+    assert parse_time_control("\uff10:\uff13\uff10+\uff10") == TimeControl(base_ms=30_000, inc_ms=0)
+    assert parse_time_control("0,5+2") == TimeControl(base_ms=30_000, inc_ms=2_000)
     assert parse_time_control("1:30+1") == TimeControl(base_ms=90_000, inc_ms=1_000)
     with pytest.raises(TimeControlError, match=r"30s\+0 or 0:30\+0 \(seconds\)"):
         parse_time_control("0:75")

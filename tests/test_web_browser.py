@@ -1145,6 +1145,8 @@ CLOCKS_TYPED = [
     *("5+3+1", "1,5", "0.01", "0.02", "30s", "1.5 s + 2", "5+3s", "s", "1e3", "1_0", "+5"),
     "\u0663",  # an Arabic-Indic digit: a digit to Python, not to the page
     *("0:30+0", "1:30+1", "0:30", "0:75", ":30", "1:5"),  # minutes:seconds, as a clock shows
+    # a CJK keyboard's full-width digits; a decimal comma
+    *("\uff15+\uff13", "\uff10:\uff13\uff10+\uff10", "0,5+2"),
 ]
 CLOCKS_SHOWN = [(300_000, 3_000), (90_000, 0), (30_000, 0), (10_000, 0), (100_000, 2_000)]
 CLOCKS_SHOWN += [(86_399_950, 333), (86_400_000, 3_600_000), (1_000, 0), (60_600, 0)]
@@ -2979,6 +2981,29 @@ async def test_a_keyboard_player_starts_on_the_board_and_types_a_point_to_go_the
         await hal_sees(hal, "j10")
         await ann.keyboard.press("Shift+Tab")
         assert await ann.evaluate(FOCUSED_TAG) != "svg"  # the board's point was its one stop
+
+
+async def test_a_point_typed_on_a_french_keyboard_is_the_one_meant(browser: Browser) -> None:
+    """On AZERTY the digit row types _ for 8 without Shift: h then that key takes the
+    cursor to h8, and Enter plays h8 (the _ was dropped, and Enter played the point the
+    arrows had left the cursor on); a letter alone then Enter is said, not played."""
+    async with people(browser) as crowd:
+        ann, hal, _ = await crowd.ann_against_hal()
+        assert await ann.evaluate(FOCUSED_POINT) == "h8"
+        await ann.keyboard.press("ArrowRight")
+        await ann.keyboard.press("j")
+        await ann.keyboard.press("Enter")
+        await expect(ann.locator("#status")).to_have_text(
+            "j is no point of this board: type its letter and row, as h8."
+        )
+        await ann.keyboard.press("h")
+        await ann.evaluate(
+            """() => document.activeElement.dispatchEvent(new KeyboardEvent("keydown",
+                { key: "_", code: "Digit8", bubbles: true, cancelable: true }))"""
+        )
+        assert await ann.evaluate(FOCUSED_POINT) == "h8"
+        await ann.keyboard.press("Enter")
+        await hal_sees(hal, "h8")
 
 
 async def test_a_rematch_starts_with_the_keys_on_the_board(browser: Browser) -> None:

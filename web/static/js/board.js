@@ -313,12 +313,21 @@ export class BoardView {
     const moves = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
     if (moves[event.key]) {
       event.preventDefault();
+      this.typed = ""; // (the cursor is the keys' again)
       const [dx, dy] = moves[event.key];
       this.setCursor(x + dx, y + dy, true);
       this.hover = this.cursor;
       this.draw();
     } else if (event.key === "Enter" || event.key === " ") {
       event.preventDefault();
+      const typed = this.typed;
+      this.typed = "";
+      if (typed && !parsePoint(typed, this.size) && Date.now() - this.typedAt <= 2 * TYPED_MS) {
+        // A point begun and not finished (h, or h with a key that is no digit): said, not
+        // the cursor's point played instead.
+        if (this.hooks.unread) this.hooks.unread(typed);
+        return;
+      }
       const name = pointName(x, y, this.size);
       if (this.state && this.state.interactive) this.hooks.onPlay(name);
       else if (this.hooks.blocked) this.hooks.blocked(name);
@@ -330,12 +339,17 @@ export class BoardView {
    * corner. A letter begins a point; digits typed after it (within TYPED_MS) go on with
    * it. True when the key was such a part of a point. */
   typePoint(event) {
-    if (event.ctrlKey || event.metaKey || event.altKey || !/^[a-z0-9]$/i.test(event.key)) return false;
-    const key = event.key.toLowerCase();
+    if (event.ctrlKey || event.metaKey || event.altKey) return false;
     const now = Date.now();
-    const digit = /[0-9]/.test(key);
-    if (digit && (!this.typed || now - this.typedAt > TYPED_MS)) return false;
-    this.typed = digit ? this.typed + key : key;
+    const going = Boolean(this.typed) && now - this.typedAt <= TYPED_MS;
+    const key = event.key.length === 1 ? event.key.toLowerCase() : "";
+    // A French keyboard's digit row types & é " ' ( - è _ ç à without Shift: the key's
+    // place says the digit meant (h_ left the cursor where it was, and Enter played it).
+    const place = /^(?:Digit|Numpad)(\d)$/.exec(event.code ?? "");
+    const digit = /^[0-9]$/.test(key) ? key : going && place ? place[1] : null;
+    if (!digit && !/^[a-z]$/.test(key)) return false;
+    if (digit && !going) return false;
+    this.typed = digit ? this.typed + digit : key;
     this.typedAt = now;
     event.preventDefault();
     const p = parsePoint(this.typed, this.size);

@@ -55,6 +55,7 @@ export class GameView {
       onSelect: (point) => this.selected(point),
       allowed: (point) => this.allowed(point),
       blocked: (point) => this.blocked(point),
+      unread: (typed) => this.refuse(`${typed} is no point of this board: type its letter and row, as h8.`),
     });
     // What a screen reader should hear as it happens (the opponent's move, the result),
     // which the page shows elsewhere only as a change on the board.

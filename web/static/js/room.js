@@ -433,12 +433,13 @@ const MAX_INC_MS = 3600000;
 
 /**
  * A clock as players write it, read as the terminal client reads it: "5+3" is five
- * minutes and three seconds more per move (decimals allowed), "10" is 10+0, "30s" is
+ * minutes and three seconds more per move (decimals allowed, "0,5" too), "10" is 10+0, "30s" is
  * thirty seconds + 0 (as timeControlText writes a base under a minute), "" or "none"
  * is no clock (null). Throws an Error saying what is wrong.
  */
 export function parseTimeControl(text) {
-  const cleaned = text.trim().toLowerCase();
+  // Full-width digits (a CJK keyboard's) read as plain ones, a decimal comma as a point.
+  const cleaned = text.normalize("NFKC").trim().toLowerCase().replace(/,/g, ".");
   if (["", "none", "-", "no", "unlimited"].includes(cleaned)) return null;
   const plus = cleaned.indexOf("+");
   const baseText = plus < 0 ? cleaned : cleaned.slice(0, plus);
