@@ -90,8 +90,9 @@ def add_play_parser(subparsers: Any) -> None:
         type=checked(_check_name),
         help="your display name; without it the first screen asks, the remembered one "
         "filled in (on a server you have played on, the remembered name connects at once). "
-        "Another name is another player on the server; a name played as before is that "
-        "player again",
+        "Another name is another player on the server; a name played as before on this "
+        "computer is that player again (its resume token is kept here: another computer "
+        "makes a new player of the same name, unless identity.json is copied over)",
     )
     parser.add_argument(
         "--profile",

@@ -24,8 +24,9 @@ if TYPE_CHECKING:
     from client.state.game import GameView, Outcome
 
 IDENTITY_LOST = (
-    "The server no longer knows you (it restarted without keeping its players): "
-    "you are a new player there now."
+    "The server no longer knows you (your resume token expired, unused for its time, or "
+    "it restarted without keeping its players): you are a new player there now, and "
+    "your old games and rating stay with the player you were."
 )
 RATED_NOTE = "Rated: no hints or AI seats"
 NO_HINT_RATED = "Hints are for unrated games: this game is rated."

@@ -220,7 +220,8 @@ export class App {
       localStorage.removeItem(STORE.token);
       this.queued = null; // the search was the forgotten player's
       this.searching = null;
-      toast("The server did not know you any more: you start afresh.");
+      // (Either cause is the same refusal: the token expired unused, or the server kept no players.)
+      toast("The server no longer knows you (your place expired, unused for its time, or it kept no players): you are a new player now, and your old games and rating stay with the player you were.");
     } else if (state === "refused" && detail.code === "bad_value") {
       // The server will not take this name: ask for another (a reload would only repeat it).
       badge.textContent = "Not connected";
