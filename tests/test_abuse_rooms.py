@@ -200,8 +200,12 @@ async def test_one_address_becomes_a_few_new_players_a_window(
     """From one address, 3 new players a window here: the 4th hello without a token is
     refused with rate_limited, saying how long to wait (one address made hundreds of
     players a second, each a session kept 30 days); a returning player still comes
-    back, and another address is not held up."""
-    server = await make_server(limits=limits(new_players_per_ip=3))
+    back, an AI worker with its key is not counted, and another address is not held
+    up."""
+    config = ai_config()
+    server = await make_server(
+        limits=limits(new_players_per_ip=3), bot_keys=config.bot_keys, bots=config.bots
+    )
     first = await connect("ann", to=server)
     for name in ("bob", "cy"):
         await connect(name, to=server)
@@ -212,6 +216,8 @@ async def test_one_address_becomes_a_few_new_players_a_window(
     assert refusal.message.startswith("too many new players from your address; try again in ")
     await ws.close()
     assert await hello_or_refusal(server.port, "ann", token=first.token) == "welcome"
+    (key,) = config.bot_keys
+    assert await hello_or_refusal(server.port, "worker", bot_key=key) == "welcome"
     await connect("eve", to=server, local_addr=("127.0.0.2", 0))
 
 

@@ -78,7 +78,8 @@ async def on_hello(session: Session, msg: m.Hello) -> None:
             # until their next finished game. Kept only for a player others may look up.
             await store.put_names({record.player: name})
     else:
-        per_address(session, services.new_players, "new players", now_ms())
+        if not bot:  # (a worker that proved its key is the operator's, not a stranger)
+            per_address(session, services.new_players, "new players", now_ms())
         token = new_token()
         record = SessionRecord(
             player=new_player_id(),
