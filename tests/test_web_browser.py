@@ -97,6 +97,8 @@ QUIET = [  # no background traffic to anywhere: the tests talk to 127.0.0.1 only
     "--disable-dev-shm-usage",
 ]
 WAIT_MS = 10_000
+FOCUSED_POINT = "() => document.activeElement?.getAttribute('data-point')"
+FOCUSED_TAG = "() => document.activeElement?.tagName"
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -1629,6 +1631,7 @@ async def test_a_running_game_left_for_the_lobby_shows_its_clock_and_the_way_bac
         await strip.click()
         await expect(ann.locator("#room-view")).to_be_visible()
         await expect(strip).to_be_hidden()
+        assert await ann.evaluate(FOCUSED_POINT) is not None  # the keys on the board again
         await point(ann, "h9").click()
         await hal_sees(hal, "h9")
 
@@ -2959,10 +2962,6 @@ async def test_a_keyboard_player_hears_the_game_and_keeps_the_focus(browser: Bro
         await expect(ann.locator("#announce")).to_have_text("Black wins by resignation. You win.")
 
 
-FOCUSED_POINT = "() => document.activeElement?.getAttribute('data-point')"
-FOCUSED_TAG = "() => document.activeElement?.tagName"
-
-
 async def test_a_keyboard_player_starts_on_the_board_and_types_a_point_to_go_there(
     browser: Browser,
 ) -> None:
@@ -3111,6 +3110,7 @@ async def test_a_screen_reader_hears_each_thing_once(browser: Browser) -> None:
         await expect(ann.locator("#announce")).to_have_text("Black wins by resignation. You win.")
         ended = ann.locator("#chat-log li.event", has_text="Black wins by resignation")
         await expect(ended).to_have_attribute("aria-hidden", "true")
+        await expect(ann.locator("#room-view .keys-hint")).to_be_hidden()  # no more to play
 
 
 async def test_a_keyboard_player_whose_game_starts_in_her_room_has_the_board(

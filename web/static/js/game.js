@@ -98,7 +98,7 @@ export class GameView {
         h("div", { class: "board-col" }, this.boardHost, this.confirmBar, this.status, this.announcer,
           // What the keys do on the board, seen (the board's name says it to a screen
           // reader alone); not on a touch screen, as the review's line.
-          h("p", { class: "hint-text keys-hint" }, "On the board: arrows move, a point typed (h8) goes there, . to the last move, Enter or Space plays.")),
+          this.keysHint = h("p", { class: "hint-text keys-hint" }, "On the board: arrows move, a point typed (h8) goes there, . to the last move, Enter or Space plays.")),
         side));
   }
 
@@ -187,8 +187,11 @@ export class GameView {
     // stale (a screen reader read a move made before the drop as the latest).
     this.announcer.textContent = "";
     this.update(room, null);
+    this.keysToBoard(room); // (come back to from the header's strip or "Your games" too)
     if (entering) {
-      this.keysToBoard(room);
+      // From the top of the room: a phone kept the lobby's scroll, the header, the title
+      // and the opponent's clock above the board out of sight.
+      window.scrollTo(0, 0);
       this.announceLastMove(room);
     }
   }
@@ -197,14 +200,17 @@ export class GameView {
    * the room shown (an AI seated, an opponent come): the keys go to the board, where the
    * next action is. They stayed on the room's title (three Tabs away, Leave among them:
    * a point typed did nothing), or after a rematch on the page's body, where arrows
-   * scrolled. Not when they are elsewhere in the room (the chat's input), nor on a touch
+   * scrolled, or on the header's link back. Not when they are elsewhere in the room (the
+   * chat's input), nor on a touch
    * screen, where no key comes and the focus square would stand on the board like a
    * stone's mark. */
   keysToBoard(room) {
     const running = room.state === "playing" || room.state === "opening";
     const focused = document.activeElement;
+    // (Outside the room, on the link that led here, the header's strip, a hidden lobby: the
+    // keys are taken along; a field being typed in keeps them.)
     const lost = !focused || focused === document.body || focused === this.title
-      || (!this.root.contains(focused) && Boolean(focused.closest("[hidden]")));
+      || (!this.root.contains(focused) && !focused.matches("input, textarea, select"));
     const keys = !window.matchMedia("(pointer: coarse)").matches;
     if (running && keys && lost && room.seatOf(this.me)) this.board.focus();
   }
@@ -256,6 +262,8 @@ export class GameView {
     }
     this.renderMoveLimit(room, mySeat);
     this.renderFirstStone(room);
+    // The board's keys, for one who plays on it now (not a spectator, not after the end).
+    this.keysHint.hidden = !(mySeat && (room.state === "playing" || room.state === "opening"));
     if (room.state === "over" && mySeat) this.app.showedEnd(room.id);
     placeToast(); // the result may have come where a toast is
   }
@@ -586,7 +594,8 @@ export class GameView {
         parts.push(h("button", { type: "button", id: "claim", disabled: waiting, onclick: () => act({ type: "claim" }) }, "Claim the win"));
       }
     }
-    if (playing && !room.rated && room.toMove) {
+    const ais = room.players.black?.bot && room.players.white?.bot; // (a hint lasts one of their moves)
+    if (playing && !room.rated && room.toMove && !ais) {
       // Off while offline, as the game's own buttons are (a tap left a red line that
       // outlived the reconnection).
       const offline = !this.app.conn.identified;

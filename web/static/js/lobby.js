@@ -100,6 +100,14 @@ export class LobbyView {
     this.noticeBox.hidden = false;
   }
 
+  /** The AI level last played, offered again by both forms (quick match kept the one
+   * of the lobby's first showing). */
+  offerLevel() {
+    for (const select of this.root.querySelectorAll("select[name=ai_level], select[name=level]")) {
+      select.value = this.app.aiLevel;
+    }
+  }
+
   update() {
     const app = this.app;
     const rows = [...app.lobby.values()].sort((a, b) => a.id.localeCompare(b.id));

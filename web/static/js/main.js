@@ -578,6 +578,7 @@ export class App {
       this.views.review.load(arg);
     } else {
       this.current = null;
+      this.views.lobby.offerLevel();
       this.showView("lobby");
       this.views.lobby.update();
     }

@@ -113,7 +113,8 @@ export class ProfileView {
           older.disabled = false;
         }
       };
-      refill(this.root, h("h1", {}, profile.name), standings, h("h2", {}, "Finished games"),
+      const counted = h("p", { class: "hint-text" }, "Won, lost and drawn count rated games; the list below has them all.");
+      refill(this.root, h("h1", {}, profile.name), standings, counted, h("h2", {}, "Finished games"),
         games.items.length ? list : h("p", { class: "hint-text" }, noneText(profile, this.app.me)), older);
     } catch (error) {
       refill(this.root, h("h1", {}, "Profile"), h("p", {}, errorText(error)));
