@@ -379,9 +379,9 @@ MIN_BASE_MS = 1_000
 
 
 _NUMBER = re.compile(r"\s*(\d+\.?\d*|\.\d+)\s*(s?)\s*", re.ASCII)
-_CLOCK = re.compile(r"\s*(\d+):([0-5]\d)\s*", re.ASCII)  # 0:30, as a clock shows it
 """A clock's number as the web page reads it too: digits with a decimal point at most (no
 sign, exponent, ``_`` or ``inf``), an ``s`` after it for seconds."""
+_CLOCK = re.compile(r"\s*(\d+):([0-5]\d)\s*", re.ASCII)  # 0:30, as a clock shows it
 
 
 def parse_time_control(text: str) -> TimeControl | None:

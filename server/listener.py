@@ -58,8 +58,8 @@ class Listener:
         self.origins = OriginPolicy(self.config.allowed_origins)
         self.connections: set[Connection] = set()
         self.per_address: collections.Counter[str] = collections.Counter()
-        """Open connections by :func:`~server.addresses.limit_key` of their address."""
-        """Open connections per client address (for ``max_conns_per_ip``)."""
+        """Open connections per client address, by :func:`~server.addresses.limit_key`
+        (for ``max_conns_per_ip``)."""
         self.origins_told: set[tuple[str, str]] = set()
         """(origin, Host) pairs already logged as refused: each is logged once."""
         self.draining = False
@@ -153,7 +153,7 @@ class Listener:
     async def _serve(self, conn: Connection, first: Awaitable[None] | None = None) -> None:
         """Serve a connection until it closes, after ``first`` (a failure there closes it
         as an internal error)."""
-        address = limit_key(conn.address)
+        address = conn.limit_key
         self.connections.add(conn)
         self.per_address[address] += 1
         try:

@@ -60,7 +60,8 @@ class SlidingWindow:
 class KeyedWindows:
     """One :class:`SlidingWindow` per key (a client address). A key's window exists only
     while it holds events of the last ``window_ms``, so the table stays as small as the
-    set of keys that were counted lately, however many come and go."""
+    set of keys that were counted lately, however many come and go. A ``limit`` of 0 is
+    no limit: nothing waits, and nothing is counted."""
 
     def __init__(self, limit: int, window_ms: int) -> None:
         self.limit = limit
@@ -71,10 +72,12 @@ class KeyedWindows:
     def wait_ms(self, key: str, now_ms: int) -> int:
         """0 if one more event of ``key`` fits now, else how long until it does."""
         window = self.windows.get(key)
-        return 0 if window is None else window.wait_ms(now_ms)
+        return 0 if window is None or not self.limit else window.wait_ms(now_ms)
 
     def add(self, key: str, now_ms: int) -> None:
         """Count an event of ``key``; once a window, drop the keys whose events expired."""
+        if not self.limit:
+            return
         if now_ms - self._swept_ms >= self.window_ms:
             self._swept_ms = now_ms
             for gone in [k for k, w in self.windows.items() if not w.expire(now_ms)]:

@@ -51,9 +51,7 @@ def seconds(ms: int) -> int:
 def per_address(session: Session, windows: KeyedWindows, what: str, now_ms: int) -> None:
     """Count one more of ``what`` (a new player, a room) from the session's address, or
     refuse it with ``rate_limited``, saying how long to wait, when the address has had
-    its fill in the window. Windows of limit 0 count nothing (no limit)."""
-    if not windows.limit:
-        return
+    its fill in the window (windows of limit 0 have no limit)."""
     wait = windows.wait_ms(session.limit_key, now_ms)
     if wait:
         raise Refused(

@@ -124,7 +124,7 @@ def _check_key(session: Session, msg: m.Hello) -> None:
     of each refusal the limit lets through (a worker with an old key; someone guessing):
     150 guesses in 2 s wrote 150 warnings."""
     failures, now = session.services.key_failures, now_ms()
-    wait = failures.wait_ms(session.limit_key, now) if failures.limit else 0
+    wait = failures.wait_ms(session.limit_key, now)
     if wait:
         raise Refused(
             ErrorCode.RATE_LIMITED, f"too many wrong bot keys; try again in {seconds(wait)} s"

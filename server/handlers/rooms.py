@@ -11,7 +11,7 @@ from protocol import messages as m
 from protocol.errors import ErrorCode
 from server import game
 from server.game import GameError
-from server.handlers.base import Refused, Session, per_address, refuse_ai_seat
+from server.handlers.base import Refused, Session, per_address, refuse_ai_seat, seconds
 from server.handlers.lobby import give_up_queue
 from server.room import LIVE_STATES, Room
 from server.service import NoSuchRoom, now_ms
@@ -207,7 +207,7 @@ async def _resolve_room(session: Session, room: str | None, code: str | None) ->
     if wait:
         raise Refused(
             ErrorCode.RATE_LIMITED,
-            f"too many invite codes that lead nowhere; try again in {-(-wait // 1000)} s",
+            f"too many invite codes that lead nowhere; try again in {seconds(wait)} s",
         )
     found = await session.services.store.get_invite(invite_key(code))
     if found is None:

@@ -303,10 +303,10 @@ export class BoardView {
   onKey(event) {
     if (!this.cursor || this.hooks.readOnly) return;
     if (this.typePoint(event)) return;
-    if (event.key === "." && this.state?.last) { // to the last move, as in the terminal
+    const last = event.key === "." && this.state?.last ? parsePoint(this.state.last, this.size) : null;
+    if (last) { // to the last move, as in the terminal
       event.preventDefault();
-      this.moveCursor(this.state.last);
-      this.focus();
+      this.setCursor(last.x, last.y, true);
       return;
     }
     const [x, y] = this.cursor;

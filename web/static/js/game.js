@@ -129,6 +129,7 @@ export class GameView {
     this.sent = null;
     this.clearRefusal();
     this.board.clear();
+    this.keysHint.hidden = true; // (no board, no keys: a code that led nowhere shows none)
     this.confirmBar.hidden = true;
     this.chatInput.value = "";
     this.title.textContent = "";
@@ -223,9 +224,16 @@ export class GameView {
     if (!last || !(room.state === "playing" || room.state === "opening")) return;
     const colour = room.moves.length % 2 ? "black" : "white";
     const mover = room.state === "opening" ? null : room.players[colour]; // (swap2: the placer's own)
-    if (mover && mover.id === this.me) return;
-    const named = colour === "black" ? "Black" : "White";
-    this.announcer.textContent = `${mover ? `${mover.name} (${named})` : named} played ${last}.`;
+    const words = this.playedWords(mover, colour, last);
+    if (words) this.announcer.textContent = words;
+  }
+
+  /** "hal (White) played a1." for another's stone (by `mover`, a seat or null when not
+   * known, in `color`), null for one's own. */
+  playedWords(mover, color, point) {
+    if (mover && mover.id === this.me) return null;
+    const colour = color === "black" ? "Black" : "White"; // as the status says it
+    return `${mover ? `${mover.name} (${colour})` : colour} played ${point}.`;
   }
 
   /** Bring the page up to date after an event. */
@@ -283,11 +291,7 @@ export class GameView {
       // places White's stone too, the chooser Black's): the one the opening asks.
       const placing = room.state === "opening" && room.swap2 ? room.swap2.to_act : null;
       const mover = placing ? { id: placing, name: room.nameOf(placing) } : room.players[event.color];
-      if (!mover || mover.id !== this.me) {
-        const colour = event.color === "black" ? "Black" : "White"; // as the status says it
-        const who = mover ? `${mover.name} (${colour})` : colour;
-        text = `${who} played ${event.point}.`;
-      }
+      text = this.playedWords(mover, event.color, event.point);
     } else if (event.type === "game_over") {
       const winner = room.result && room.result.winner;
       const yours = !mySeat || !winner ? "" : winner === mySeat ? " You win." : " You lose.";
