@@ -269,6 +269,12 @@ class Keys:
         """Hash: player -> encoded standing (rating, RD, volatility, wins, losses, draws)."""
         return f"{self._pool(pool)}:players"
 
+    def rated_at(self, pool: str) -> str:
+        """Hash: player -> when their last rated game in the pool ended (ms), from which
+        their RD widens with time away (kept apart from the standing, whose encoding
+        older servers read)."""
+        return f"{self._pool(pool)}:played"
+
     def leaderboard(self, pool: str) -> str:
         """Sorted set: established (non-provisional) players by rating."""
         return f"{self._pool(pool)}:board"

@@ -5,7 +5,9 @@ player is 1500 with RD 500 and volatility 0.06, tau is 0.75, RD stays within
 [45, 500] and volatility at most 0.1. Like lichess, the server rates every
 game as its own rating period (`rate_game`), so a rating moves right after the
 game instead of at the end of a fixed period; `rate` is the paper's general
-update over any number of games, and `age` widens RD for time away.
+update over any number of games, and `age` widens RD for time away, at lichess's
+0.21436 rating periods a day, counted in whole days (`periods_between`): the archive
+ages a standing from its last rated game to the moment it is read or rated again.
 
 Glicko-2 works on its own scale (mu, phi) = ((r - 1500) / 173.7178, RD / 173.7178);
 the conversions live here and nowhere else.
@@ -28,6 +30,11 @@ MAX_VOLATILITY = 0.1
 PROVISIONAL_RD = 110.0
 
 SCALE = 173.7178
+#: lichess's pace of rating periods for time away: about one period every 4.7 days, so
+#: a settled RD of 45 needs about 14 months without a rated game to pass 110 again
+#: (at volatility 0.06).
+PERIODS_PER_DAY = 0.21436
+DAY_MS = 86_400_000
 #: Convergence tolerance of the volatility iteration (the paper's epsilon).
 EPSILON = 1e-6
 
@@ -190,6 +197,12 @@ def rate_game(
         rate(first, [(second, score)], tau=tau),
         rate(second, [(first, 1.0 - score)], tau=tau),
     )
+
+
+def periods_between(since_ms: int, until_ms: int) -> float:
+    """The rating periods from one moment to a later one, counted in whole days (none
+    within the first day), so a rating read again the same day is the one stored."""
+    return max(until_ms - since_ms, 0) // DAY_MS * PERIODS_PER_DAY
 
 
 def age(player: Rating, periods: float, *, rd_max: float = MAX_RD) -> Rating:

@@ -349,7 +349,12 @@ class RoomService:
             ratings = None
             if score is not None:  # first: the record keeps what the game did to ratings
                 rated = await self.store.rate(
-                    history.pool(room.rule), room.id, black.id, white.id, score
+                    history.pool(room.rule),
+                    room.id,
+                    black.id,
+                    white.id,
+                    score,
+                    ended_ms=room.ended_ms,
                 )
                 ratings = None if rated is None else history.rating_changes(room, rated)
             await self.store.put_record(

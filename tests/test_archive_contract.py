@@ -7,8 +7,17 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from server.rating import DRAW, LOSS, WIN, PlayerRating, Rating, rate_game
-from server.store.archive import Archive, MemoryArchive
+from server.rating import (
+    DAY_MS,
+    DRAW,
+    LOSS,
+    PROVISIONAL_RD,
+    WIN,
+    PlayerRating,
+    Rating,
+    rate_game,
+)
+from server.store.archive import Archive, MemoryArchive, now_ms
 from server.store.datafile import DataFile
 from server.store.embedded import EmbeddedStore
 from server.store.redis import RedisStore
@@ -82,6 +91,81 @@ async def test_leaderboard_lists_established_players_best_first(archive: Archive
     assert board[0][1].rating.rating > board[1][1].rating.rating
     assert await archive.leaderboard("renju", limit=1) == board[:1]
     assert await archive.leaderboard("freestyle") == []
+
+
+async def test_time_away_widens_rd_day_by_day(archive: Archive) -> None:
+    """A rating read the day of the last rated game is as that game left it; ten days
+    later its RD is wider (lichess's Glicko-2), its rating and results the same."""
+    today = await archive.rate("renju", "g1", "ann", "bob", WIN)
+    assert today is not None
+    assert await archive.rating("renju", "ann") == today.after[0]
+    earlier = await archive.rate("renju", "g2", "cat", "dan", WIN, ended_ms=now_ms() - 10 * DAY_MS)
+    assert earlier is not None
+    cat = await archive.rating("renju", "cat")
+    assert cat.rating.rd > earlier.after[0].rating.rd
+    assert (cat.rating.rating, cat.rating.volatility) == (
+        earlier.after[0].rating.rating,
+        earlier.after[0].rating.volatility,
+    )
+    assert (cat.wins, cat.losses, cat.draws) == (1, 0, 0)
+
+
+async def test_a_player_back_after_long_away_is_provisional_and_off_the_board(
+    archive: Archive,
+) -> None:
+    """Two settled players last rated 500 days ago read as provisional again and leave
+    the leaderboard to those who play; their next game starts from the widened RD, so it
+    moves their ratings as much as a newcomer's."""
+    long_ago = now_ms() - 500 * DAY_MS
+    for i in range(30):
+        score = WIN if i % 4 else LOSS
+        await archive.rate("renju", f"old{i}", "ann", "bob", score, ended_ms=long_ago)
+        await archive.rate("renju", f"new{i}", "cat", "dan", score)
+    ann = await archive.rating("renju", "ann")
+    assert ann.rating.provisional
+    assert ann.games == 30
+    board = await archive.leaderboard("renju", limit=10)
+    assert [player for player, _ in board] == ["cat", "dan"]
+    assert [player for player, _ in await archive.leaderboard("renju", limit=1)] == ["cat"]
+
+    back = await archive.rate("renju", "back", "ann", "bob", WIN)
+    assert back is not None
+    assert back.before[0] == ann
+    settled = await archive.rating("renju", "cat")
+    assert settled.rating.rd <= PROVISIONAL_RD
+    assert back.after[0].rating.rating - ann.rating.rating > 2 * (
+        rate_game(settled.rating, Rating(), WIN)[0].rating - settled.rating.rating
+    )
+
+
+async def test_the_leaderboard_looks_past_many_players_gone_away(archive: Archive) -> None:
+    """Sixty settled players rated above everyone, all gone 500 days, do not keep the
+    two who play now off a leaderboard of ten."""
+    long_ago = now_ms() - 500 * DAY_MS
+    for pair in range(60):
+        for i in range(24):  # the first of each pair wins three in four: rated above 1500
+            score = WIN if i % 4 else LOSS
+            await archive.rate(
+                "renju", f"o{pair}-{i}", f"a{pair:02}", f"b{pair:02}", score, ended_ms=long_ago
+            )
+    for i in range(20):
+        await archive.rate("renju", f"n{i}", "cat", "dan", WIN if i % 2 else LOSS)
+    assert not (await archive.rating("renju", "cat")).rating.provisional
+    assert [p for p, _ in await archive.leaderboard("renju", limit=10)] == ["cat", "dan"]
+
+
+async def test_a_game_rated_late_does_not_age_a_later_one(archive: Archive) -> None:
+    """A game rated after a later game of the same player (an archiving retry) leaves
+    the later game as the last one: the rating read now is not aged from the older."""
+    await archive.rate("renju", "g2", "ann", "bob", WIN)
+    late = await archive.rate("renju", "g1", "ann", "cat", WIN, ended_ms=now_ms() - 30 * DAY_MS)
+    assert late is not None
+    ann = await archive.rating("renju", "ann")
+    assert ann.games == 2
+    assert ann == late.after[0]  # as the late game left it, not 30 days older
+    rated_now = await archive.rate("renju", "g3", "ann", "dan", DRAW)
+    assert rated_now is not None
+    assert rated_now.before[0] == ann
 
 
 async def test_records_are_kept_and_listed_per_player_newest_first(archive: Archive) -> None:

@@ -11,10 +11,12 @@ the Redis store implements the same methods (:mod:`server.store.redis`), and
 from __future__ import annotations
 
 import abc
+import dataclasses
+import time
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from server.rating import PlayerRating, rate_game
+from server.rating import PlayerRating, age, periods_between, rate_game
 
 LEADERBOARD_SIZE = 20
 
@@ -32,14 +34,27 @@ class Archive(abc.ABC):
 
     @abc.abstractmethod
     async def rating(self, pool: str, player_id: str) -> PlayerRating:
-        """The player's standing in the pool (a new player's default if never rated)."""
+        """The player's standing in the pool now (a new player's default if never rated):
+        its RD widened for the time since the player's last rated game there
+        (:func:`standing_at`)."""
 
     @abc.abstractmethod
     async def rate(
-        self, pool: str, game_id: str, black: str, white: str, black_score: float
+        self,
+        pool: str,
+        game_id: str,
+        black: str,
+        white: str,
+        black_score: float,
+        *,
+        ended_ms: int | None = None,
     ) -> RatedGame | None:
-        """Apply one rated game (``black_score`` 1, 0.5 or 0) to both players, atomically,
-        and answer what it did.
+        """Apply one rated game (``black_score`` 1, 0.5 or 0) that ended at ``ended_ms``
+        (None: now) to both players, atomically, and answer what it did.
+
+        Each player is rated from their standing at the game's end (its RD widened for
+        the time since their last rated game), and the game's end becomes their last
+        rated game (unless a later one is already stored).
 
         A game is applied once: a retried call (the same ``game_id``) changes nothing and
         answers what the first call did, so a server that died between rating a game and
@@ -51,8 +66,9 @@ class Archive(abc.ABC):
     async def leaderboard(
         self, pool: str, limit: int = LEADERBOARD_SIZE
     ) -> list[tuple[str, PlayerRating]]:
-        """The best established players (provisional ratings are left out, as on
-        lichess), highest first; equal ratings by player id."""
+        """The best established players now (provisional ratings are left out, as on
+        lichess, and so are those made provisional again by long time away), highest
+        first; equal ratings by player id."""
 
     @abc.abstractmethod
     async def put_record(
@@ -88,6 +104,22 @@ class Archive(abc.ABC):
         """The remembered names of these players; unknown ids are left out."""
 
 
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def standing_at(standing: PlayerRating, played_ms: int | None, at_ms: int) -> PlayerRating:
+    """The standing at ``at_ms`` of a player whose last rated game in the pool ended at
+    ``played_ms``: its RD widened for the rating periods between (lichess's pace, see
+    :mod:`server.rating`), rating, volatility and results unchanged. A standing stored
+    before the archive kept that moment (None) is taken as it is."""
+    if played_ms is None or at_ms <= played_ms:
+        return standing
+    return dataclasses.replace(
+        standing, rating=age(standing.rating, periods_between(played_ms, at_ms))
+    )
+
+
 def apply_game(
     black: PlayerRating, white: PlayerRating, black_score: float
 ) -> tuple[PlayerRating, PlayerRating]:
@@ -96,8 +128,9 @@ def apply_game(
     return black.after(new_black, black_score), white.after(new_white, 1.0 - black_score)
 
 
-def ranked(standings: dict[str, PlayerRating], limit: int) -> list[tuple[str, PlayerRating]]:
-    """The leaderboard rule on plain data: established players, best first."""
+def ranked(standings: Mapping[str, PlayerRating], limit: int) -> list[tuple[str, PlayerRating]]:
+    """The leaderboard rule on plain data (standings as of now): established players,
+    best first."""
     board = [(p, s) for p, s in standings.items() if not s.rating.provisional]
     board.sort(key=lambda item: (-item[1].rating.rating, item[0]))
     return board[:limit]
@@ -108,31 +141,48 @@ class MemoryArchive(Archive):
 
     def __init__(self) -> None:
         self._ratings: dict[str, dict[str, PlayerRating]] = {}
+        self._played: dict[str, dict[str, int]] = {}
+        """Per pool: when each player's last rated game there ended (ms)."""
         self._rated: dict[tuple[str, str], RatedGame] = {}
         self._records: dict[str, bytes] = {}
         self._games: dict[str, dict[str, int]] = {}
         self._names: dict[str, str] = {}
 
+    def _standing(self, pool: str, player_id: str, at_ms: int) -> PlayerRating:
+        stored = self._ratings.get(pool, {}).get(player_id, PlayerRating())
+        return standing_at(stored, self._played.get(pool, {}).get(player_id), at_ms)
+
     async def rating(self, pool: str, player_id: str) -> PlayerRating:
-        return self._ratings.get(pool, {}).get(player_id, PlayerRating())
+        return self._standing(pool, player_id, now_ms())
 
     async def rate(
-        self, pool: str, game_id: str, black: str, white: str, black_score: float
+        self,
+        pool: str,
+        game_id: str,
+        black: str,
+        white: str,
+        black_score: float,
+        *,
+        ended_ms: int | None = None,
     ) -> RatedGame | None:
         done = self._rated.get((pool, game_id))
         if done is not None:
             return done
-        standings = self._ratings.setdefault(pool, {})
-        before = (standings.get(black, PlayerRating()), standings.get(white, PlayerRating()))
+        ended = now_ms() if ended_ms is None else ended_ms
+        before = (self._standing(pool, black, ended), self._standing(pool, white, ended))
         new = apply_game(*before, black_score)
-        standings[black], standings[white] = new
+        standings, played = self._ratings.setdefault(pool, {}), self._played.setdefault(pool, {})
+        for player_id, standing in zip((black, white), new, strict=True):
+            standings[player_id] = standing
+            played[player_id] = max(played.get(player_id, ended), ended)
         done = self._rated[(pool, game_id)] = RatedGame(before, new)
         return done
 
     async def leaderboard(
         self, pool: str, limit: int = LEADERBOARD_SIZE
     ) -> list[tuple[str, PlayerRating]]:
-        return ranked(self._ratings.get(pool, {}), limit)
+        at = now_ms()
+        return ranked({p: self._standing(pool, p, at) for p in self._ratings.get(pool, {})}, limit)
 
     async def put_record(
         self, game_id: str, record: bytes, player_ids: Sequence[str], ended_ms: int

@@ -36,7 +36,7 @@ from typing import TypeVar
 import msgspec
 
 from server.rating import PROVISIONAL_RD, PlayerRating, Rating
-from server.store.archive import LEADERBOARD_SIZE, RatedGame, apply_game
+from server.store.archive import LEADERBOARD_SIZE, RatedGame, apply_game, standing_at
 from server.store.base import StoreUnavailable
 
 T = TypeVar("T")
@@ -70,6 +70,12 @@ CREATE TABLE IF NOT EXISTS ratings (
     PRIMARY KEY (pool, player)
 );
 CREATE INDEX IF NOT EXISTS ratings_board ON ratings (pool, rating);
+CREATE TABLE IF NOT EXISTS rated_at (
+    pool TEXT NOT NULL,
+    player TEXT NOT NULL,
+    played_ms INTEGER NOT NULL,
+    PRIMARY KEY (pool, player)
+);
 CREATE TABLE IF NOT EXISTS rated_games (
     pool TEXT NOT NULL,
     game TEXT NOT NULL,
@@ -381,11 +387,20 @@ class DataFile:
     # -- ratings ---------------------------------------------------------------------
 
     async def rating(self, pool: str, player_id: str) -> PlayerRating:
-        return await self._call(lambda: _standing(self._database(), pool, player_id))
+        return await self._call(lambda: _standing(self._database(), pool, player_id, _now_ms()))
 
     async def rate(
-        self, pool: str, game_id: str, black: str, white: str, black_score: float
+        self,
+        pool: str,
+        game_id: str,
+        black: str,
+        white: str,
+        black_score: float,
+        *,
+        ended_ms: int | None = None,
     ) -> RatedGame | None:
+        ended = _now_ms() if ended_ms is None else ended_ms
+
         def rate(db: sqlite3.Connection) -> RatedGame:
             done = db.execute(
                 "SELECT standings FROM rated_games WHERE pool = ? AND game = ?", (pool, game_id)
@@ -396,12 +411,17 @@ class DataFile:
                     (_from_row(rows[0]), _from_row(rows[1])),
                     (_from_row(rows[2]), _from_row(rows[3])),
                 )
-            before = (_standing(db, pool, black), _standing(db, pool, white))
+            before = (_standing(db, pool, black, ended), _standing(db, pool, white, ended))
             rated = RatedGame(before, apply_game(*before, black_score))
             for player_id, standing in zip((black, white), rated.after, strict=True):
                 db.execute(
                     "INSERT OR REPLACE INTO ratings VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     (pool, player_id, *_row(standing)),
+                )
+                db.execute(
+                    "INSERT INTO rated_at VALUES (?, ?, ?) ON CONFLICT (pool, player) "
+                    "DO UPDATE SET played_ms = max(played_ms, excluded.played_ms)",
+                    (pool, player_id, ended),
                 )
             standings = msgspec.msgpack.encode([_row(s) for s in (*rated.before, *rated.after)])
             db.execute("INSERT INTO rated_games VALUES (?, ?, ?)", (pool, game_id, standings))
@@ -413,12 +433,22 @@ class DataFile:
         self, pool: str, limit: int = LEADERBOARD_SIZE
     ) -> list[tuple[str, PlayerRating]]:
         def board() -> list[tuple[str, PlayerRating]]:
+            # In the board's order, the first ``limit`` players still established now
+            # (time away may have made some provisional again).
             rows = self._database().execute(
-                "SELECT player, rating, rd, volatility, wins, losses, draws FROM ratings "
-                "WHERE pool = ? AND rd <= ? ORDER BY rating DESC, player LIMIT ?",
-                (pool, PROVISIONAL_RD, limit),
+                f"SELECT r.player, {_COLUMNS}, t.played_ms FROM ratings r LEFT JOIN rated_at t "
+                "ON t.pool = r.pool AND t.player = r.player "
+                "WHERE r.pool = ? AND r.rd <= ? ORDER BY r.rating DESC, r.player",
+                (pool, PROVISIONAL_RD),
             )
-            return [(row[0], _from_row(row[1:])) for row in rows]
+            at, found = _now_ms(), []
+            for row in rows:
+                standing = standing_at(_from_row(row[1:7]), row[7], at)
+                if not standing.rating.provisional:
+                    found.append((row[0], standing))
+                    if len(found) == limit:
+                        break
+            return found
 
         return await self._call(board)
 
@@ -528,13 +558,18 @@ class DataFile:
         return await self._call(known)
 
 
-def _standing(db: sqlite3.Connection, pool: str, player_id: str) -> PlayerRating:
+_COLUMNS = "r.rating, r.rd, r.volatility, r.wins, r.losses, r.draws"
+"""A standing's columns, in :func:`_from_row`'s order."""
+
+
+def _standing(db: sqlite3.Connection, pool: str, player_id: str, at_ms: int) -> PlayerRating:
+    """The player's standing at ``at_ms`` (:func:`~server.store.archive.standing_at`)."""
     row = db.execute(
-        "SELECT rating, rd, volatility, wins, losses, draws FROM ratings "
-        "WHERE pool = ? AND player = ?",
+        f"SELECT {_COLUMNS}, t.played_ms FROM ratings r LEFT JOIN rated_at t "
+        "ON t.pool = r.pool AND t.player = r.player WHERE r.pool = ? AND r.player = ?",
         (pool, player_id),
     ).fetchone()
-    return PlayerRating() if row is None else _from_row(row)
+    return PlayerRating() if row is None else standing_at(_from_row(row[:6]), row[6], at_ms)
 
 
 _Row = tuple[float, float, float, int, int, int]

@@ -76,9 +76,16 @@ class EmbeddedStore(MemoryStore):
         return await self.data.rating(pool, player_id)
 
     async def rate(
-        self, pool: str, game_id: str, black: str, white: str, black_score: float
+        self,
+        pool: str,
+        game_id: str,
+        black: str,
+        white: str,
+        black_score: float,
+        *,
+        ended_ms: int | None = None,
     ) -> RatedGame | None:
-        return await self.data.rate(pool, game_id, black, white, black_score)
+        return await self.data.rate(pool, game_id, black, white, black_score, ended_ms=ended_ms)
 
     async def leaderboard(
         self, pool: str, limit: int = LEADERBOARD_SIZE

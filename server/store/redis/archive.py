@@ -1,9 +1,9 @@
 """Ratings and finished games on Redis (the :class:`~server.store.archive.Archive`
-methods): per pool a hash of standings, a leaderboard sorted set and rated-once markers
-under one hash tag, updated by a WATCH/MULTI transaction (Glicko-2 runs in Python,
-:mod:`server.rating`); one string per finished game (no expiry) and per player a sorted
-set of game ids by end time; one hash of display names. Live room keys expire; these
-stay."""
+methods): per pool a hash of standings, a hash of when each player's last rated game
+ended, a leaderboard sorted set and rated-once markers under one hash tag, updated by a
+WATCH/MULTI transaction (Glicko-2 runs in Python, :mod:`server.rating`); one string per
+finished game (no expiry) and per player a sorted set of game ids by end time; one hash
+of display names. Live room keys expire; these stay."""
 
 from __future__ import annotations
 
@@ -14,7 +14,14 @@ from typing import Any, cast
 from redis.exceptions import WatchError
 
 from server.rating import PlayerRating
-from server.store.archive import LEADERBOARD_SIZE, RatedGame, apply_game, ranked
+from server.store.archive import (
+    LEADERBOARD_SIZE,
+    RatedGame,
+    apply_game,
+    now_ms,
+    ranked,
+    standing_at,
+)
 from server.store.redis import codecs
 from server.store.redis.codecs import text
 from server.store.redis.core import DAY_MS, RedisCore, runs_to_completion
@@ -28,28 +35,44 @@ class RedisArchive(RedisCore):
     """Ratings, the leaderboard, finished games' records and players' names."""
 
     async def rating(self, pool: str, player_id: str) -> PlayerRating:
-        data = (await self.hot(("HGET", self.keys.ratings(pool), player_id)))[0]
-        return codecs.decode_standing(data)
+        stored, played = await self.hot(
+            ("HGET", self.keys.ratings(pool), player_id),
+            ("HGET", self.keys.rated_at(pool), player_id),
+        )
+        return standing_at(codecs.decode_standing(stored), _ms(played), now_ms())
 
     @runs_to_completion
     async def rate(
-        self, pool: str, game_id: str, black: str, white: str, black_score: float
+        self,
+        pool: str,
+        game_id: str,
+        black: str,
+        white: str,
+        black_score: float,
+        *,
+        ended_ms: int | None = None,
     ) -> RatedGame | None:
         ratings, board = self.keys.ratings(pool), self.keys.leaderboard(pool)
-        marker = self.keys.rated_game(pool, game_id)
+        rated_at, marker = self.keys.rated_at(pool), self.keys.rated_game(pool, game_id)
+        ended = now_ms() if ended_ms is None else ended_ms
         async with self.redis.pipeline(transaction=True) as pipe:
             while True:
                 try:
-                    await pipe.watch(ratings, marker)
+                    await pipe.watch(ratings, marker)  # rated_at changes with ratings only
                     done: Any = await pipe.get(marker)
                     if done is not None:
                         return codecs.decode_rated(done)
                     stored: Any = await pipe.hmget(ratings, [black, white])
-                    before = (codecs.decode_standing(stored[0]), codecs.decode_standing(stored[1]))
+                    played: Any = await pipe.hmget(rated_at, [black, white])
+                    before = (
+                        standing_at(codecs.decode_standing(stored[0]), _ms(played[0]), ended),
+                        standing_at(codecs.decode_standing(stored[1]), _ms(played[1]), ended),
+                    )
                     new = apply_game(*before, black_score)
                     pipe.multi()  # type: ignore[no-untyped-call]
-                    for player_id, standing in zip((black, white), new, strict=True):
+                    for player_id, standing, last in zip((black, white), new, played, strict=True):
                         pipe.hset(ratings, player_id, codecs.encode_standing(standing))
+                        pipe.hset(rated_at, player_id, max(_ms(last) or ended, ended))
                         if standing.rating.provisional:
                             pipe.zrem(board, player_id)
                         else:
@@ -65,18 +88,32 @@ class RedisArchive(RedisCore):
     async def leaderboard(
         self, pool: str, limit: int = LEADERBOARD_SIZE
     ) -> list[tuple[str, PlayerRating]]:
-        board = self.keys.leaderboard(pool)
-        top: Any = await self.redis.zrevrange(board, 0, limit - 1, withscores=True)
-        if not top:
-            return []
-        # Ties at the cut are decided by player id, as everywhere: fetch all of them.
-        lowest = top[-1][1]
-        tied: Any = await self.redis.zrangebyscore(board, lowest, lowest)
-        players = sorted({text(p) for p, _ in top} | {text(p) for p in tied})
-        data: Any = await self.redis.hmget(self.keys.ratings(pool), players)
-        return ranked(
-            {p: codecs.decode_standing(d) for p, d in zip(players, data, strict=True)}, limit
-        )
+        # The sorted set holds the players established when they last played; time away
+        # may have made some provisional again, so it is read a page at a time until
+        # ``limit`` players established now are found, and everyone tied with the last.
+        board, at = self.keys.leaderboard(pool), now_ms()
+        found: dict[str, PlayerRating] = {}
+        page = max(2 * limit, 50)
+        start = 0
+        while True:
+            top: Any = await self.redis.zrevrange(board, start, start + page - 1, withscores=True)
+            players = [text(p) for p, _ in top]
+            if players:
+                stored, played = await self.hot(
+                    ("HMGET", self.keys.ratings(pool), *players),
+                    ("HMGET", self.keys.rated_at(pool), *players),
+                )
+                for player, data, last in zip(players, stored, played, strict=True):
+                    standing = standing_at(codecs.decode_standing(data), _ms(last), at)
+                    if not standing.rating.provisional:
+                        found[player] = standing
+            if len(top) < page:
+                break
+            cut = sorted((s.rating.rating for s in found.values()), reverse=True)
+            if len(cut) >= limit and top[-1][1] < cut[limit - 1]:
+                break  # nobody further down is as high as the last one in
+            start += page
+        return ranked(found, limit)
 
     async def put_record(
         self, game_id: str, record: bytes, player_ids: Sequence[str], ended_ms: int
@@ -122,3 +159,8 @@ class RedisArchive(RedisCore):
             return {}
         found: Any = await self.redis.hmget(self.keys.names, list(player_ids))
         return {p: text(n) for p, n in zip(player_ids, found, strict=True) if n is not None}
+
+
+def _ms(stored: Any) -> int | None:
+    """A stored moment (ms), or None where none is stored."""
+    return None if stored is None else int(stored)
