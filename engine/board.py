@@ -23,7 +23,7 @@ from engine.errors import (
     OffBoardError,
     UndoError,
 )
-from engine.notation import check_size, format_moves, format_point, parse_moves
+from engine.notation import as_point, check_size, format_moves, format_point, parse_moves
 from engine.types import Color, Foul, Point, Reason, Result, Rule
 
 EMPTY = 0
@@ -49,7 +49,13 @@ class Board:
     """A position and the moves that led to it.
 
     ``play`` validates by the rule (occupied, off board, game over, renju fouls)
-    and updates the result; ``undo`` takes moves back, any number of them.
+    and updates the result; ``undo`` takes moves back, any number of them. A point is a
+    :class:`~engine.types.Point` or a plain pair of whole numbers ``(x, y)``.
+
+    ``size``, ``rule``, ``stride`` and ``cells`` (the flat cells, see the module) are
+    for reading: the position changes through ``play`` and ``undo`` only, which keep
+    the moves, the hash and the result in step with the cells. ``copy.copy``,
+    ``copy.deepcopy`` and ``pickle`` give independent boards.
     """
 
     __slots__ = ("_dirs", "_hash", "_history", "_result", "cells", "rule", "size", "stride")
@@ -69,20 +75,28 @@ class Board:
 
     # -- conversions -------------------------------------------------------
 
-    def index(self, point: Point) -> int:
-        """The cell index of ``point``; raises OffBoardError if it is off the board."""
-        x, y = point
+    def index(self, point: Point | tuple[int, int]) -> int:
+        """The cell index of ``point``; raises OffBoardError if it is off the board,
+        TypeError if it is no pair of whole numbers."""
+        x, y = as_point(point)
         if not (0 <= x < self.size and 0 <= y < self.size):
-            raise OffBoardError(f"{tuple(point)} is off a {self.size}x{self.size} board")
+            raise OffBoardError(
+                f"{x},{y} is off a {self.size}x{self.size} board", point=Point(x, y)
+            )
         return (y + 1) * self.stride + x
 
     def point(self, index: int) -> Point:
+        """The point of a cell index (:meth:`index`'s inverse); raises OffBoardError for
+        an index that is no point of the board (a guard cell, or beyond the cells)."""
         y, x = divmod(index, self.stride)
+        if not (0 <= x < self.size and 1 <= y <= self.size):
+            raise OffBoardError(f"cell {index} is no point of a {self.size}x{self.size} board")
         return Point(x, y - 1)
 
     # -- reading -----------------------------------------------------------
 
-    def __getitem__(self, point: Point) -> Color | None:
+    def __getitem__(self, point: Point | tuple[int, int]) -> Color | None:
+        """The colour of the stone on ``point``, None if it is empty."""
         cell = self.cells[self.index(point)]
         return Color(cell) if cell else None
 
@@ -125,12 +139,15 @@ class Board:
                 if not cells[base + x]:
                     yield Point(x, y)
 
-    def stones(self, color: Color) -> list[Point]:
-        return [self.point(i) for i in self._history if self.cells[i] == color]
+    def stones(self, color: Color | str) -> list[Point]:
+        """The stones of ``color`` (a Color, or its name: ``"black"``), in the order
+        played; ValueError for what is no colour."""
+        code = Color(color)  # type: ignore[arg-type]  # a name too: Color._missing_
+        return [self.point(i) for i in self._history if self.cells[i] == code]
 
     # -- rules -------------------------------------------------------------
 
-    def foul(self, point: Point) -> Foul | None:
+    def foul(self, point: Point | tuple[int, int]) -> Foul | None:
         """The renju foul Black would commit at ``point`` (None if none or not
         applicable: another rule, White to move, or an occupied point)."""
         if self.rule is not Rule.RENJU or len(self._history) & 1:
@@ -146,10 +163,11 @@ class Board:
             return []
         return [self.point(i) for i in renju.forbidden_indices(self)]
 
-    def is_legal(self, point: Point) -> bool:
+    def is_legal(self, point: Point | tuple[int, int]) -> bool:
+        """Whether the side to move may play ``point`` now (False off the board too)."""
         if self._result is not None:
             return False
-        x, y = point
+        x, y = as_point(point)
         if not (0 <= x < self.size and 0 <= y < self.size):
             return False
         i = (y + 1) * self.stride + x
@@ -165,7 +183,7 @@ class Board:
 
     # -- playing -----------------------------------------------------------
 
-    def play(self, point: Point) -> Result | None:
+    def play(self, point: Point | tuple[int, int]) -> Result | None:
         """Place the side to move's stone on ``point`` and return the result
         (None while the game goes on).
 
@@ -176,20 +194,11 @@ class Board:
             raise GameOverError("the game is over")
         size = self.size
         cells = self.cells
-        try:
-            x, y = point
-            if not (0 <= x < size and 0 <= y < size):
-                raise OffBoardError(f"{x},{y} is off a {size}x{size} board")
-            i = (y + 1) * self.stride + x
-            occupied = cells[i]
-        except OffBoardError:
-            raise
-        except (TypeError, ValueError):  # not a pair of numbers
-            raise TypeError(
-                f"a move is a Point like Point(7, 7), not {point!r} "
-                "(text like 'h8' is read with engine.notation.parse_point)"
-            ) from None
-        if occupied:
+        x, y = as_point(point, "a move")
+        if not (0 <= x < size and 0 <= y < size):
+            raise OffBoardError(f"{x},{y} is off a {size}x{size} board", point=Point(x, y))
+        i = (y + 1) * self.stride + x
+        if cells[i]:
             raise OccupiedError(f"{format_point(Point(x, y), size)} is occupied", point=Point(x, y))
         history = self._history
         color = WHITE if len(history) & 1 else BLACK
@@ -244,9 +253,17 @@ class Board:
             self._result = None
         return taken
 
-    def play_all(self, points: Iterable[Point]) -> Result | None:
-        for p in points:
-            self.play(p)
+    def play_all(self, points: Iterable[Point | tuple[int, int]]) -> Result | None:
+        """Play ``points`` in order and return the result, as :meth:`play`; a move that
+        raises takes back those played before it, leaving the board as it was."""
+        played = 0
+        try:
+            for p in points:
+                self.play(p)
+                played += 1
+        except BaseException:
+            self.undo(played)
+            raise
         return self._result
 
     def _check_win(self, i: int, color: int) -> Result | None:
@@ -270,6 +287,7 @@ class Board:
     # -- misc --------------------------------------------------------------
 
     def copy(self) -> Board:
+        """An independent board with the same moves (also ``copy.copy``)."""
         other = Board.__new__(Board)
         other.size = self.size
         other.rule = self.rule
@@ -340,7 +358,12 @@ class Board:
             board._result = Result(None, Reason.BOARD_FULL)
         return board
 
+    __copy__ = copy
+
     def __eq__(self, other: object) -> bool:
+        """Equal boards have the same size, rule and moves in the same order (they are
+        games, not only positions: the same stones reached in another order are not
+        equal; compare ``zobrist``, ``size`` and ``rule`` for the stones alone)."""
         if not isinstance(other, Board):
             return NotImplemented
         return (

@@ -3,10 +3,30 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from engine.types import Foul, Point
 
 
-class IllegalMoveError(ValueError):
+def _rebuilt(cls: type[BaseException], args: tuple[Any, ...], fields: dict[str, Any]) -> Any:
+    """An exception of ``cls`` made again from its ``args`` and attributes, without
+    calling its ``__init__`` (whose keyword-only fields ``pickle`` cannot pass)."""
+    error = cls.__new__(cls, *args)
+    BaseException.__init__(error, *args)
+    error.__dict__.update(fields)
+    return error
+
+
+class _Pickled:
+    """Pickles (to another process, a pool's worker) with its keyword-only fields: an
+    exception is otherwise made again from its message alone."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        error: Any = self
+        return (_rebuilt, (type(self), error.args, dict(error.__dict__)))
+
+
+class IllegalMoveError(_Pickled, ValueError):
     """A move that the position does not allow. ``point``: the point it was about, where
     the message names one (in board notation, ``h8``, at its start), so that a caller
     speaking another notation (the Gomocup brain's ``7,7``) can name it its own way."""
@@ -46,5 +66,11 @@ class NotationError(ValueError):
     """Text that is not a point or move list on the given board."""
 
 
-class RecordError(ValueError):
-    """A game record that cannot be read, or that holds an illegal move."""
+class RecordError(_Pickled, ValueError):
+    """A game record that cannot be read, or that holds an illegal move. ``move``: the
+    number (from 1) of the move it is about, where it is about one; an illegal move's
+    :class:`IllegalMoveError` (with its point) is the ``__cause__``."""
+
+    def __init__(self, message: str, *, move: int | None = None) -> None:
+        super().__init__(message)
+        self.move = move

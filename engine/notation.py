@@ -62,16 +62,19 @@ def parse_point(text: str, size: int = 15) -> Point:
     return Point(col, size - row)
 
 
-def as_point(value: object) -> Point:
+def as_point(value: object, what: str = "a point") -> Point:
     """A Point, or a pair of whole numbers as one; TypeError for anything else (text
-    included: ``"h8"`` unpacks into two letters)."""
+    included: ``"h8"`` unpacks into two letters), saying what ``what`` is."""
     if isinstance(value, Point):
         return value
     if isinstance(value, tuple | list) and len(value) == 2:
         x, y = value
         if type(x) is int and type(y) is int:  # (not a bool, which is an int too)
             return Point(x, y)
-    raise TypeError(f"a point is a Point like Point(7, 7), not {value!r:.60}")
+    raise TypeError(
+        f"{what} is a Point like Point(7, 7), not {value!r:.60} "
+        "(text like 'h8' is read with engine.notation.parse_point)"
+    )
 
 
 def format_point(point: Point | tuple[int, int], size: int = 15) -> str:
@@ -96,8 +99,9 @@ def parse_gomocup(text: str, size: int = 15) -> Point:
     return point
 
 
-def format_gomocup(point: Point) -> str:
+def format_gomocup(point: Point | tuple[int, int]) -> str:
     """Write ``point`` as Gomocup ``x,y``; the inverse of :func:`parse_gomocup`."""
+    point = as_point(point)
     if point.x < 0 or point.y < 0:
         raise NotationError(f"{tuple(point)} is off any board")
     return f"{point.x},{point.y}"
@@ -131,8 +135,9 @@ def parse_psq_point(text: str, size: int = 15) -> Point:
     return point
 
 
-def format_psq_point(point: Point) -> str:
+def format_psq_point(point: Point | tuple[int, int]) -> str:
     """Write ``point`` as a ``.psq`` file does; the inverse of :func:`parse_psq_point`."""
+    point = as_point(point)
     return f"{point.x + 1},{point.y + 1}"
 
 

@@ -112,10 +112,11 @@ class GameRecord:
             if move.t is None:
                 continue
             if move.t < 0:
-                raise RecordError(f"move {number}: negative time {move.t} ms")
+                raise RecordError(f"move {number}: negative time {move.t} ms", move=number)
             if move.t < last:
                 raise RecordError(
-                    f"move {number}: time {move.t} ms is before the previous move's {last} ms"
+                    f"move {number}: time {move.t} ms is before the previous move's {last} ms",
+                    move=number,
                 )
             last = move.t
 
@@ -134,7 +135,9 @@ class GameRecord:
             try:
                 board.play(move.point)
             except IllegalMoveError as exc:
-                raise RecordError(f"move {number} ({self._name(move.point)}): {exc}") from None
+                raise RecordError(
+                    f"move {number} ({self._name(move.point)}): {exc}", move=number
+                ) from exc
         self._check_result(board.result)
         return board
 
@@ -304,10 +307,10 @@ def parse_psq(text: str, *, rule: Rule = Rule.FREESTYLE) -> GameRecord:
         try:
             point = parse_psq_point(m.group(1), size)
         except NotationError as exc:
-            raise RecordError(f"move {number}: {exc}") from None
+            raise RecordError(f"move {number}: {exc}", move=number) from exc
         took = int(m.group(2) or 0)
         if took < 0:
-            raise RecordError(f"move {number}: negative time {took} ms")
+            raise RecordError(f"move {number}: negative time {took} ms", move=number)
         elapsed += took
         moves.append(TimedMove(point, elapsed))
     if all(move.t == 0 for move in moves):
@@ -482,22 +485,26 @@ def _players(value: object) -> Players:
     return Players(names[0], names[1])
 
 
-def _point(value: object, size: int, where: str) -> Point:
+def _point(value: object, size: int, where: str, move: int | None = None) -> Point:
     if not isinstance(value, str):
-        raise RecordError(f"{where}: {value!r} is not a point like h8")
+        raise RecordError(f"{where}: {value!r} is not a point like h8", move=move)
     try:
         return parse_point(value, size)
     except NotationError as exc:
-        raise RecordError(f"{where}: {exc}") from None
+        raise RecordError(f"{where}: {exc}", move=move) from exc
 
 
 def _timed_move(entry: object, number: int, size: int) -> TimedMove:
     if not isinstance(entry, Mapping):
-        raise RecordError(f"move {number}: expected an object like {{'move': 'h8', 't': 0}}")
-    point = _point(entry.get("move"), size, f"move {number}")
+        raise RecordError(
+            f"move {number}: expected an object like {{'move': 'h8', 't': 0}}", move=number
+        )
+    point = _point(entry.get("move"), size, f"move {number}", number)
     t = entry.get("t")
     if t is not None and (type(t) is not int or t < 0):
-        raise RecordError(f"move {number}: t must be a non-negative integer (ms), not {t!r}")
+        raise RecordError(
+            f"move {number}: t must be a non-negative integer (ms), not {t!r}", move=number
+        )
     return TimedMove(point, t)
 
 

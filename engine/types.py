@@ -20,6 +20,13 @@ class Color(enum.IntEnum):
     def other(self) -> Color:
         return Color.WHITE if self is Color.BLACK else Color.BLACK
 
+    @classmethod
+    def _missing_(cls, value: object) -> Color | None:
+        """A colour by its name too, in any case: ``Color("black")``."""
+        if isinstance(value, str):
+            return cls.__members__.get(value.strip().upper())
+        return None
+
     def __repr__(self) -> str:
         return f"Color.{self.name}"
 
@@ -33,6 +40,13 @@ class Rule(enum.StrEnum):
     FREESTYLE = "freestyle"  # five or more wins, for both colours
     STANDARD = "standard"  # exactly five wins; an overline wins for neither
     RENJU = "renju"  # Black: exactly five, no 3x3 / 4x4 / overline; White: five or more
+
+    @classmethod
+    def _missing_(cls, value: object) -> Rule | None:
+        """A rule's name in any case: ``Rule("RENJU")``."""
+        if isinstance(value, str):
+            return cls.__members__.get(value.strip().upper())
+        return None
 
     def __repr__(self) -> str:
         return f"Rule.{self.name}"

@@ -12,7 +12,10 @@ Every command has a time limit (``limit``, in seconds). A brain that exits or
 closes its output raises :class:`BrainError` (with the last lines it wrote on
 stderr, which is read all along and kept a few lines deep); one that says something
 that is not the answer asked for raises :class:`BrainBadAnswer`, and one that does
-not answer in time :class:`BrainTimeout` (both subclasses). ``MESSAGE``/``DEBUG``
+not answer in time :class:`BrainTimeout` (both subclasses). A brain that timed out
+can still be used: the answer it owes (a move, an ``OK``) is dropped when it comes,
+before the next command's answer is taken (a Gomocup brain cannot be interrupted, and
+answers in the end; one that never does stays out of step: quit it). ``MESSAGE``/``DEBUG``
 lines are collected in :attr:`Brain.messages` (and passed to
 :attr:`Brain.on_message`), never mistaken for answers. A brain asked for a move may
 answer ``SUGGEST x,y``: it is answered ``PLAY x,y``, as a Gomocup tournament's
@@ -31,6 +34,7 @@ import asyncio
 import collections
 import contextlib
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -49,6 +53,11 @@ STDERR_LINES = 8
 STDERR_WIDTH = 200
 READ_SIZE = 65536
 _CHATTER = ("MESSAGE", "DEBUG")
+_ABOUT_FIELD = re.compile(r'([A-Za-z_][\w-]*)\s*=\s*(?:"([^"]*)"?|([^,]*))')
+"""One ``key="value"`` (or ``key=value`` up to a comma) of an ABOUT answer."""
+
+Shape = Callable[[str], bool]
+"""Whether an answer line has the shape a command asks for (a move, ``OK``...)."""
 _OWN_GROUP = os.name == "posix" and hasattr(os, "killpg")
 
 
@@ -117,6 +126,8 @@ class Brain:
         self.stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
         """The last lines the brain wrote on stderr (blank ones left out; each cut to
         :data:`STDERR_WIDTH` bytes)."""
+        self._owed: collections.deque[Shape] = collections.deque()
+        """The shapes of answers still owed to commands that timed out, oldest first."""
         self._stderr_task: asyncio.Task[None] | None = None
         if process.stderr is not None:
             self._stderr_task = asyncio.ensure_future(self._read_stderr(process.stderr))
@@ -175,6 +186,9 @@ class Brain:
             if line.split(" ", 1)[0].upper() in _CHATTER:
                 self._chatter(line)
                 continue
+            if self._owed and self._owed[0](line):
+                self._owed.popleft()  # the late answer to a command that timed out
+                continue
             return line
 
     def _chatter(self, line: str) -> None:
@@ -204,17 +218,20 @@ class Brain:
                 await asyncio.wait_for(asyncio.shield(task), limit)
         return stderr_tail(self.stderr)
 
-    async def ask(self, lines: Iterable[str], limit: float) -> str:
-        """Send ``lines`` and return the next answer line, within ``limit`` seconds."""
+    async def ask(self, lines: Iterable[str], limit: float, shape: Shape | None = None) -> str:
+        """Send ``lines`` and return the next answer line, within ``limit`` seconds. On a
+        timeout, the late answer (a line of ``shape``, default any) is owed: it is dropped
+        when it comes."""
         for line in lines:
             await self.send(line)
         try:
             return await asyncio.wait_for(self._read_answer(), limit)
         except TimeoutError:
+            self._owed.append(shape or _any_line)
             raise BrainTimeout(f"{self.name} did not answer within {limit:.2f} s") from None
 
     async def _ask_ok(self, lines: Iterable[str], limit: float) -> None:
-        answer = await self.ask(lines, limit)
+        answer = await self.ask(lines, limit, _is_ok)
         if answer.upper() != "OK":
             raise BrainBadAnswer(f"{self.name} answered {_cut(answer)!r} instead of OK")
 
@@ -223,12 +240,12 @@ class Brain:
         ``SUGGEST x,y`` is answered ``PLAY x,y`` in that time, and the brain's answer
         to it is the move."""
         start = time.perf_counter()
-        answer = await self.ask(lines, limit)
+        answer = await self.ask(lines, limit, _is_move)
         word, _, suggested = answer.partition(" ")
         if word.upper() == "SUGGEST" and _point(suggested) is not None:
             self._chatter(answer)
             left = limit - (time.perf_counter() - start)
-            answer = await self.ask([f"PLAY {suggested.strip()}"], max(0.0, left))
+            answer = await self.ask([f"PLAY {suggested.strip()}"], max(0.0, left), _is_move)
         self.last_elapsed = time.perf_counter() - start
         point = _point(answer)
         if point is None:
@@ -266,13 +283,18 @@ class Brain:
         await self._ask_ok([f"TAKEBACK {point.x},{point.y}"], limit)
 
     async def about(self, *, limit: float = DEFAULT_LIMIT) -> dict[str, str]:
-        """The brain's ABOUT fields (name, version, author, country, ...)."""
-        answer = await self.ask(["ABOUT"], limit)
-        fields: dict[str, str] = {}
-        for part in shlex.split(answer.replace(",", " ")):
-            key, eq, value = part.partition("=")
-            if eq:
-                fields[key.strip()] = value.strip()
+        """The brain's ABOUT fields (name, version, author, country, ...), read from
+        ``key="value"`` pairs (a value without quotes runs to the next comma; a quote
+        left open, to the end). An answer without one raises :class:`BrainBadAnswer`."""
+        answer = await self.ask(["ABOUT"], limit, _is_about)
+        fields = {
+            m.group(1): (m.group(2) if m.group(2) is not None else m.group(3)).strip()
+            for m in _ABOUT_FIELD.finditer(answer)
+        }
+        if not fields:
+            raise BrainBadAnswer(
+                f'{self.name} answered {_cut(answer)!r} instead of ABOUT\'s name="..."'
+            )
         return fields
 
     async def quit(self, *, limit: float = 2.0) -> None:
@@ -324,6 +346,23 @@ class Brain:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.quit()
+
+
+def _any_line(line: str) -> bool:
+    return True
+
+
+def _is_ok(line: str) -> bool:
+    return line.upper() == "OK"
+
+
+def _is_move(line: str) -> bool:
+    word, _, rest = line.partition(" ")
+    return _point(line) is not None or (word.upper() == "SUGGEST" and _point(rest) is not None)
+
+
+def _is_about(line: str) -> bool:
+    return _ABOUT_FIELD.search(line) is not None
 
 
 def _point(text: str) -> Point | None:

@@ -188,7 +188,12 @@ def test_sizes_beyond_the_letters_are_refused_both_ways() -> None:
         (parse_point, (None,), "a point to read, like 'h8', is text (str), not None"),
         (parse_moves, (None,), "a move list is text (str), not None"),
         (parse_gomocup, (b"7,7",), "a Gomocup point, like '7,7', is text (str), not b'7,7'"),
-        (format_point, ("h8",), "a point is a Point like Point(7, 7), not 'h8'"),
+        (
+            format_point,
+            ("h8",),
+            "a point is a Point like Point(7, 7), not 'h8' "
+            "(text like 'h8' is read with engine.notation.parse_point)",
+        ),
     ],
 )
 def test_a_value_of_the_wrong_type_is_a_type_error_that_says_what_was_wanted(

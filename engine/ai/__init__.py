@@ -5,8 +5,10 @@
     >>> result = think(Board.from_moves("h8 i9 h9"), level="master", time_limit=0.5)
     >>> result.best, result.win_in  # a Point, and own moves to a proven win or None
 
-Pure: no I/O and no threads. The clock is a parameter (``time.perf_counter`` by
-default) and is only read, so a caller can run the search under any timing.
+No I/O, and it starts no threads; it may be called from several threads at once
+(each search running at a time has its own core and table; the GIL lets one run at a
+time). The clock is a parameter (``time.perf_counter`` by default) and is only read,
+so a caller can run the search under any timing.
 A search never runs past its budget: it checks the clock every 256 nodes and
 answers with the best move of the last completed iteration (or one that the
 unfinished iteration has already proved better). The search runs in
@@ -16,7 +18,9 @@ unfinished iteration has already proved better). The search runs in
 
 from __future__ import annotations
 
+import math
 import random
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -106,6 +110,7 @@ def move_budget(
 _RULE_CODES = {Rule.FREESTYLE: 0, Rule.STANDARD: 1, Rule.RENJU: 2}
 _CORES_KEPT = 3
 _cores: OrderedDict[tuple[int, Rule, str], Any] = OrderedDict()
+_cores_lock = threading.Lock()
 
 
 def new_core(board: Board, module: ModuleType | None = None, tt_bits: int = 20) -> Any:
@@ -117,28 +122,38 @@ def new_core(board: Board, module: ModuleType | None = None, tt_bits: int = 20) 
     return core
 
 
-def _core_for(board: Board, level: str) -> Any:
+def _take_core(board: Board, level: str) -> Any:
     """A core (board and transposition table) for this size, rule and level, set to
-    ``board``'s position. Kept between calls, a few at a time: the next move's search
-    finds most of its tree already in the table. Weak levels never read a strong
-    level's table."""
-    key = (board.size, board.rule, level)
-    core = _cores.pop(key, None)
+    ``board``'s position, to be given back with :func:`_keep_core` after the search.
+    Kept between calls, a few at a time: the next move's search finds most of its tree
+    already in the table. Weak levels never read a strong level's table. A core is taken
+    out of the kept ones while it searches, so a search running at the same time in
+    another thread gets a core of its own (two searches in one core crashed the
+    interpreter)."""
+    with _cores_lock:
+        core = _cores.pop((board.size, board.rule, level), None)
     if core is None:
         core = new_core(board)
     else:
         core.set_moves([core.index(p.x, p.y) for p in board.moves])
-    _cores[key] = core
-    while len(_cores) > _CORES_KEPT:
-        _cores.popitem(last=False)
     return core
+
+
+def _keep_core(board: Board, level: str, core: Any) -> None:
+    """Keep a core a search has finished with, the most recent of its key."""
+    with _cores_lock:
+        _cores[(board.size, board.rule, level)] = core
+        _cores.move_to_end((board.size, board.rule, level))
+        while len(_cores) > _CORES_KEPT:
+            _cores.popitem(last=False)
 
 
 def prepare(size: int, rule: Rule, level: Level | str = "master") -> None:
     """Build what a first search of ``level`` on this size and rule would build (the
     pattern tables, a core and its table), so that the first move's clock is spent
     searching. Cheap when it is already done."""
-    _core_for(Board(size, rule), get_level(level).name)
+    board, name = Board(size, rule), get_level(level).name
+    _keep_core(board, name, _take_core(board, name))
 
 
 def prepare_tables() -> None:
@@ -150,8 +165,10 @@ def prepare_tables() -> None:
 
 
 def forget() -> None:
-    """Drop every kept core and its table (a test that wants a cold start)."""
-    _cores.clear()
+    """Drop every kept core and its table: the next search starts cold, its depth and
+    nodes not helped by earlier searches (a benchmark, a test)."""
+    with _cores_lock:
+        _cores.clear()
 
 
 def engine_info() -> dict[str, str]:
@@ -172,18 +189,46 @@ def think(
     """The AI's move for the side to move on ``board`` (which is left unchanged).
 
     ``time_limit`` is the most seconds this move may take (default 1 s);
-    ``time_left`` the remaining game clock, from which a per-move share is taken.
-    Neither counts the set-up of a board size and rule's first search in a process
-    (its tables, 0.2-0.5 s once): :func:`prepare` does that where time is free.
+    ``time_left`` the remaining game clock, from which a per-move share is taken; both
+    must be finite and not negative (ValueError). Neither counts the set-up of a board
+    size and rule's first search in a process (its tables, 0.2-0.5 s once):
+    :func:`prepare` does that where time is free. ``node_limit`` also stops the search
+    after about that many nodes (a reproducible budget, whatever the machine); ``rng``
+    makes the weak levels' random choices repeatable.
+
+    The transposition table of a size, rule and level is kept for the next search (the
+    next move finds most of its tree there), so depth and nodes depend on what was
+    searched before: :func:`forget` starts cold.
     Raises GameOverError if the game has ended.
     """
+    for name, seconds in (("time_limit", time_limit), ("time_left", time_left)):
+        if seconds is not None and not (math.isfinite(seconds) and seconds >= 0):
+            raise ValueError(f"{name} must be a finite number of seconds >= 0, not {seconds!r}")
+    if node_limit is not None and node_limit < 0:
+        raise ValueError(f"node_limit must be >= 0, not {node_limit!r}")
     if board.is_over():
         raise GameOverError("the game is over")
     chosen = get_level(level)
     rng = rng or random.Random()
     # Set-up before the clock: a rule's first search in a process builds its tables
     # (0.2-0.5 s), which would otherwise leave the search itself no time at all.
-    core = _core_for(board, chosen.name)
+    core = _take_core(board, chosen.name)
+    try:
+        return _search(board, core, chosen, time_limit, time_left, node_limit, clock, rng)
+    finally:
+        _keep_core(board, chosen.name, core)
+
+
+def _search(
+    board: Board,
+    core: Any,
+    chosen: Level,
+    time_limit: float | None,
+    time_left: float | None,
+    node_limit: int | None,
+    clock: Callable[[], float],
+    rng: random.Random,
+) -> SearchResult:
     start = clock()
     budget_s = move_budget(time_limit, time_left, len(board), board.size**2, chosen.max_time)
     if chosen.search is None:
