@@ -72,8 +72,7 @@ def _add_analyze(subparsers: Subparsers) -> None:
     parser.add_argument(
         "--size",
         type=count(MIN_SIZE, MAX_SIZE),
-        default=15,
-        help=f"board size, {MIN_SIZE}..{MAX_SIZE} (default: 15)",
+        help=f"board size, {MIN_SIZE}..{MAX_SIZE} (default: 15; a record says its own)",
     )
     source = parser.add_mutually_exclusive_group()
     source.add_argument(
@@ -130,6 +129,10 @@ def _run_analyze(args: argparse.Namespace) -> int:
     thinks = args.time is not None and not board.is_over()
     if not args.json:
         print(describe(board), flush=True)  # before the AI thinks: the board at once
+        stated = record.result
+        if stated is not None and board.result is None:  # a resignation, a flag fallen...
+            ended = "a draw" if stated.winner is None else f"{stated.winner} wins"
+            print(f"The record says: {ended} ({stated.reason}).", flush=True)
     found = _think_until_ctrl_c(board, args.time) if thinks else None
     if thinks and found is None:
         print("gomoku analyze: stopped (Ctrl-C)", file=sys.stderr)
@@ -163,27 +166,21 @@ def _score_words(score: int, win_in: int | None) -> str:
 
 
 def _analyzed_record(args: argparse.Namespace) -> GameRecord:
-    """The record ``--record`` names, or the moves of ``--moves``; OptionError if bad."""
-    rule = Rule(args.rule or Rule.FREESTYLE)
+    """The record ``--record`` names, or the moves of ``--moves``; OptionError if bad.
+    Notes on the reading (an option the file overrules, a record cut before a foul)
+    go to stderr."""
+    rule = None if args.rule is None else Rule(args.rule)
     if args.record is None:
         try:
-            return parse_move_list(args.moves, size=args.size, rule=rule)
+            return parse_move_list(args.moves, size=args.size or 15, rule=rule or Rule.FREESTYLE)
         except (RecordError, NotationError) as exc:
             raise OptionError("--moves", str(exc)) from None
-    from client.review import load_record, read_as_freestyle_hint  # no terminal UI
+    from client.review import open_record  # no terminal UI
 
-    path: Path = args.record
-    if path.is_dir():
-        raise OptionError("--record", f"{path} is a directory, not a record file")
-    try:
-        return load_record(path, rule=rule, size=args.size)
-    except OSError as exc:
-        raise OptionError("--record", f"cannot read {path}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise OptionError("--record", f"{path} is not a text file") from None
-    except (RecordError, ValueError) as exc:
-        hint = read_as_freestyle_hint(path, exc, args.rule is not None)
-        raise OptionError("--record", f"{path}: {exc}{hint}") from None
+    record, notes = open_record(args.record, "--record", rule=rule, size=args.size)
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+    return record
 
 
 def _think_until_ctrl_c(board: Board, time_limit: float) -> SearchResult | None:

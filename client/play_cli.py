@@ -18,7 +18,6 @@ from client.address import DEFAULT_PORT, AddressError, RoomLink, ServerAddress, 
 from client.config import ENV_DIR, check_profile
 from client.glyphs import GLYPH_SETS, glyphs_named
 from client.usage import EXIT_USAGE, OptionError, checked, load_ui
-from engine.errors import RecordError
 from engine.notation import MAX_SIZE, MIN_SIZE
 from engine.types import Rule
 from protocol.options import count
@@ -194,7 +193,6 @@ def add_review_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--size",
         type=count(MIN_SIZE, MAX_SIZE),
-        default=15,
         help=f"board size for a move list, {MIN_SIZE}..{MAX_SIZE} (default 15)",
     )
     parser.add_argument("--glyphs", choices=sorted(GLYPH_SETS), default="unicode")
@@ -208,29 +206,32 @@ def add_review_parser(subparsers: Any) -> None:
 
 
 def run_review(args: argparse.Namespace) -> int:
-    from client.review import load_record, read_as_freestyle_hint
+    from client.review import open_record
 
-    if args.file.is_dir():
-        raise OptionError("FILE", f"{args.file} is a directory, not a record file")
-    try:
-        record = load_record(args.file, rule=Rule(args.rule or "freestyle"), size=args.size)
-    except OSError as exc:
-        raise OptionError("FILE", f"cannot read {args.file}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise OptionError("FILE", f"{args.file} is not a text file") from None
-    except (RecordError, ValueError) as exc:
-        hint = read_as_freestyle_hint(args.file, exc, args.rule is not None)
-        raise OptionError("FILE", f"{args.file}: {exc}{hint}") from None
+    rule = None if args.rule is None else Rule(args.rule)
+    record, notes = open_record(args.file, "FILE", rule=rule, size=args.size)
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
     if args.export is not None:
-        from client.review import export_record, original_json, unrecorded
+        from client.review import (
+            FormatError,
+            export_record,
+            original_json,
+            rule_assumed,
+            unrecorded,
+        )
 
         try:
             kind = export_record(record, args.export, original_json=original_json(args.file))
         except OSError as exc:
             raise OptionError("--export", f"cannot write {args.export}: {exc.strerror}") from None
+        except FormatError as exc:
+            raise OptionError("--export", str(exc)) from None
         print(f"{args.file} ({len(record.moves)} moves) exported as {kind} to {args.export}")
         if (lost := unrecorded(record, kind)) is not None:
             print(f"note: {lost} (.json keeps everything)")
+        if (assumed := rule_assumed(args.file, rule, args.export)) is not None:
+            print(f"note: {assumed}")
         return EXIT_OK
     review_app = load_ui("gomoku review", _review_app)
     if review_app is None:

@@ -8,12 +8,16 @@ themselves live in :mod:`engine.record`; this module only picks one.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 from pathlib import Path
+from typing import NamedTuple
 
 import msgspec
 
-from engine.errors import RecordError
+from client.usage import OptionError
+from engine.errors import ForbiddenMoveError, GameOverError, RecordError
 from engine.record import (
     GameRecord,
     format_json,
@@ -26,10 +30,23 @@ from engine.record import (
 from engine.types import Opening, Reason, Rule
 from protocol.values import Clocks, TimeControl
 
+FOREIGN_FORMATS = {".sgf": "SGF", ".rif": "RIF", ".lib": "RenLib", ".renlib": "RenLib"}
+"""Other programs' record formats, known by their extension: neither read (their text
+was refused move by move, as a move list) nor written (a move list went into a file an
+SGF viewer then refused)."""
+SUPPORTED = ".json, .psq or a move list like h8 i9 (any other name)"
+
+
+class FormatError(ValueError):
+    """A file named as a record format that is not read or written here."""
+
 
 def record_format(path: Path) -> str:
-    """``json``, ``psq`` or ``moves``, from the file's extension."""
+    """``json``, ``psq`` or ``moves``, from the file's extension; FormatError for
+    another program's format (:data:`FOREIGN_FORMATS`)."""
     suffix = path.suffix.lower()
+    if suffix in FOREIGN_FORMATS:
+        raise FormatError(f"{FOREIGN_FORMATS[suffix]} files are not supported: use {SUPPORTED}")
     if suffix == ".json":
         return "json"
     if suffix == ".psq":
@@ -109,38 +126,150 @@ def server_clock(original_json: str | None) -> tuple[TimeControl | None, Clocks 
 
 
 def read_as_freestyle_hint(path: Path, error: Exception, rule_given: bool) -> str:
-    """A hint for a move refused while reading a file that does not record its rule
-    (``move 16 (x23): the game is over`` may be the rule's doing), else ``""``."""
-    if rule_given or path.suffix.lower() == ".json" or "): " not in str(error):
+    """A hint for a move refused while reading a file that does not record its rule,
+    where the rule may be the cause (``move 16 (x23): the game is over`` under
+    freestyle, an overline under standard; not an occupied point), else ``""``."""
+    if rule_given or path.suffix.lower() == ".json":
+        return ""
+    if not isinstance(error.__cause__, GameOverError):
         return ""
     return " (read as freestyle: this format does not record the rule; try --rule)"
+
+
+def read_with_size_hint(path: Path, error: Exception, size_given: bool) -> str:
+    """A hint for a point off the board of a move list read at the default size."""
+    if size_given or record_format(path) != "moves" or "is off a 15x15 board" not in str(error):
+        return ""
+    return " (a move list does not record the board's size: give --size for a bigger board)"
+
+
+class Reading(NamedTuple):
+    """A record read from a file, and what its reader should be told about the reading."""
+
+    record: GameRecord
+    notes: list[str]
+
+
+def read_record(path: Path, *, rule: Rule | None = None, size: int | None = None) -> Reading:
+    """:func:`load_record`, with notes for the reader: an option the file's own
+    facts overrule (a JSON record's rule, a PSQ or JSON record's size), and a renju
+    record that ends on Black's foul, read up to the move before it (a foul ends a renju
+    game; the engine refuses to play one)."""
+    kind = record_format(path)
+    notes: list[str] = []
+    try:
+        record = load_record(path, rule=rule or Rule.FREESTYLE, size=size or 15)
+    except RecordError as error:
+        foul = error.__cause__
+        if not (isinstance(foul, ForbiddenMoveError) and error.move is not None):
+            raise
+        record = _unchecked(path, rule=rule or Rule.FREESTYLE, size=size or 15)
+        record = dataclasses.replace(record, moves=record.moves[: error.move - 1], result=None)
+        notes.append(f"{error}: read up to move {error.move - 1}, before the foul")
+    if rule is not None and record.rule is not rule:
+        notes.append(f"--rule {rule} is not used: {path.name} records its rule ({record.rule})")
+    if size is not None and record.size != size and kind != "moves":
+        notes.append(f"--size {size} is not used: {path.name} records its size ({record.size})")
+    return Reading(record, notes)
+
+
+def open_record(path: Path, option: str, *, rule: Rule | None, size: int | None) -> Reading:
+    """:func:`read_record` for a command's ``option`` (``FILE``, ``--record``): every
+    way it can fail is an OptionError of one line."""
+    if path.is_dir():
+        raise OptionError(option, f"{path} is a directory, not a record file")
+    try:
+        return read_record(path, rule=rule, size=size)
+    except OSError as exc:
+        raise OptionError(option, f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise OptionError(option, f"{path} is not a text file (UTF-8)") from None
+    except FormatError as exc:
+        raise OptionError(option, f"{path}: {exc}") from None
+    except (RecordError, ValueError) as exc:
+        hint = read_as_freestyle_hint(path, exc, rule is not None) or read_with_size_hint(
+            path, exc, size is not None
+        )
+        raise OptionError(option, f"{path}: {exc}{hint}") from None
+
+
+def rule_assumed(path: Path, rule: Rule | None, out: Path) -> str | None:
+    """The note for a record exported as JSON from a file that does not record the rule,
+    read with none given: the JSON states it as fact."""
+    if rule is not None or record_format(out) != "json" or _text_format(path) == "json":
+        return None
+    return (
+        f"{path.name} does not record the rule: {out.name} says freestyle "
+        "(export again with --rule renju or --rule standard if it was another)"
+    )
 
 
 def load_record(path: Path, *, rule: Rule = Rule.FREESTYLE, size: int = 15) -> GameRecord:
     """Read and check the record in ``path``. ``rule`` and ``size`` apply to the
     formats that do not carry them (PSQ has a size but no rule; a move list has
     neither). A PSQ file that is not UTF-8 is read as Latin-1: Piskvork, a Windows
-    program, writes players' names in the system's code page. Raises RecordError (bad
-    content), UnicodeDecodeError (another format, not UTF-8) or OSError (unreadable)."""
+    program, writes players' names in the system's code page. A move list may number
+    its moves (``1. h8 2. i9``, ``1.h8``) and have comment lines (``#``); a file saved
+    as UTF-16 (with its byte-order mark, as Windows' Notepad writes "Unicode") is read
+    too. Raises RecordError (bad content; a move list's says what one is), FormatError
+    (another program's format), UnicodeDecodeError (another format, not UTF-8) or
+    OSError (unreadable)."""
+    return _unchecked(path, rule=rule, size=size).checked()
+
+
+def _text_format(path: Path) -> str:
+    """The format of the file's text (by its extension, else by its content)."""
     kind = record_format(path)
-    data = path.read_bytes()
+    if kind != "moves":
+        return kind
     try:
-        text = data.decode("utf-8")
+        return content_format(_decoded(path.read_bytes(), kind)[0])
+    except (OSError, UnicodeDecodeError):
+        return kind
+
+
+def _decoded(data: bytes, kind: str) -> tuple[str, str]:
+    """The file's text and its format so far (a Piskvork file not in UTF-8 is ``psq``)."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff") and len(data) % 2 == 0:
+        text = data.decode("utf-16", errors="replace")
+        if "\0" not in text and 2 * sum(c < "\x80" for c in text) > len(text):
+            return text, kind  # mostly ASCII, as a record is: not a binary file's bytes
+    try:
+        return data.decode("utf-8"), kind
     except UnicodeDecodeError:
         piskvork = kind == "psq" or (kind == "moves" and data.lstrip().startswith(b"Piskvorky"))
         if b"\0" in data or not piskvork:
             raise  # a binary file (no text has a NUL), or not a Piskvork file
-        text = data.decode("latin-1")
-        kind = "psq"
+        return data.decode("latin-1"), "psq"
+
+
+_MOVE_NUMBER = re.compile(r"(?<!\S)\d+\.")
+"""A move's number in a numbered list (``1.`` before ``h8`` or ``1.h8``)."""
+
+
+def _unchecked(path: Path, *, rule: Rule, size: int) -> GameRecord:
+    """The record in ``path``, its moves not replayed yet."""
+    text, kind = _decoded(path.read_bytes(), record_format(path))
     if kind == "moves":
         kind = content_format(text)
     if not text.removeprefix("\ufeff").strip():
         raise RecordError("the file is empty")
     if kind == "json":
-        return parse_json(text).checked()
+        return parse_json(text)
     if kind == "psq":
-        return parse_psq(text, rule=rule).checked()
-    return parse_move_list(text, size=size, rule=rule).checked()
+        return parse_psq(text, rule=rule)
+    lines = text.removeprefix("\ufeff").splitlines()
+    moves = " ".join(line for line in lines if not line.lstrip().startswith("#"))
+    try:
+        return parse_move_list(_MOVE_NUMBER.sub(" ", moves), size=size, rule=rule, check=False)
+    except RecordError as error:
+        if "is not a point like" not in str(error):
+            raise
+        raise RecordError(
+            f"{error} (a move list is points like h8 i9 or h8i9; "
+            ".json and .psq files are read by their name)",
+            move=error.move,
+        ) from error
 
 
 def original_json(path: Path) -> str | None:
@@ -160,8 +289,9 @@ def export_record(record: GameRecord, path: Path, *, original_json: str | None =
     """Write ``record`` to ``path`` in the format its extension names; returns
     the format's name. ``original_json``, a record as the server archived it, is
     written as it is for ``.json`` (it carries the server's facts about the game:
-    player ids, rated, when it ended). Raises OSError if the file cannot be written."""
-    kind = record_format(path)
+    player ids, rated, when it ended). Raises OSError if the file cannot be written,
+    FormatError for a name of another program's format (``.sgf``)."""
+    kind = record_format(path)  # FormatError before anything is written
     if kind == "json" and original_json is not None:
         text = original_json if original_json.endswith("\n") else original_json + "\n"
     elif kind == "json":
@@ -175,12 +305,18 @@ def export_record(record: GameRecord, path: Path, *, original_json: str | None =
 
 
 __all__ = [
+    "FormatError",
+    "Reading",
     "RecordError",
     "content_format",
     "export_record",
     "load_record",
+    "open_record",
     "original_json",
     "read_as_freestyle_hint",
+    "read_record",
+    "read_with_size_hint",
     "record_format",
+    "rule_assumed",
     "unrecorded",
 ]

@@ -218,15 +218,18 @@ def format_move_list(record: GameRecord, *, compact: bool = False) -> str:
     return format_moves(record.points, record.size, compact=compact)
 
 
-def parse_move_list(text: str, *, size: int = 15, rule: Rule = Rule.FREESTYLE) -> GameRecord:
-    """A record of the moves in ``text``, replayed and checked. Raises RecordError."""
+def parse_move_list(
+    text: str, *, size: int = 15, rule: Rule = Rule.FREESTYLE, check: bool = True
+) -> GameRecord:
+    """A record of the moves in ``text``, replayed and checked (with ``check`` False,
+    as read: :meth:`GameRecord.checked` replays them). Raises RecordError."""
     try:
         moves = check_text(text, "a move list").removeprefix("\ufeff")
         points = parse_moves(moves, check_size(size))
     except NotationError as exc:
         raise RecordError(str(exc)) from None
     record = GameRecord(rule=_rule(rule), size=size, moves=tuple(TimedMove(p) for p in points))
-    return record.checked()
+    return record.checked() if check else record
 
 
 def _rule(rule: Rule | str) -> Rule:

@@ -298,3 +298,119 @@ def test_analyze_refuses_an_ai_core_it_does_not_know() -> None:
         "environment variable GOMOKU_AI_CORE: 'bogus' is not a core (python: the "
         "plain-Python one; unset: the compiled one, when it is installed)"
     )
+
+
+def test_other_programs_formats_are_named_not_read_as_moves(tmp_path: Path) -> None:
+    """An SGF file was read as a move list ("move 1: '(;gm[4]...' is not a point"), and
+    --export g.sgf wrote a move list an SGF viewer refused; both now say what is read."""
+    sgf = tmp_path / "game.sgf"
+    sgf.write_text("(;GM[4]FF[4]SZ[15];B[hh];W[ig])\n")
+    assert refused(gomoku("review", str(sgf)), "gomoku review") == (
+        f"argument FILE: {sgf}: SGF files are not supported: use .json, .psq or a move list "
+        "like h8 i9 (any other name)"
+    )
+    game = tmp_path / "game.txt"
+    game.write_text("h8 i9\n")
+    out = tmp_path / "g.sgf"
+    assert refused(gomoku("review", str(game), "--export", str(out)), "gomoku review") == (
+        "argument --export: SGF files are not supported: use .json, .psq or a move list "
+        "like h8 i9 (any other name)"
+    )
+    assert not out.exists()
+
+
+def test_numbered_commented_and_utf16_move_lists_are_read(tmp_path: Path) -> None:
+    """A numbered list (``1. h8 2. i9``, ``1.h8``), a comment line and Notepad's UTF-16
+    are read; a token that is no point says what a move list is."""
+    for name, data in (
+        ("numbered.txt", b"# a game with a friend\n1. H8 I9\n2. J10 i8\n"),
+        ("renlib.txt", b"1.h8 2.i9 3.j10 4.i8\n"),
+        ("utf16.txt", "h8 i9 j10 i8\r\n".encode("utf-16")),
+    ):
+        path = tmp_path / name
+        path.write_bytes(data)
+        proc = gomoku("analyze", "--record", str(path), "--json")
+        assert proc.returncode == 0, proc.stderr
+        shown = json.loads(proc.stdout)
+        assert (shown["moves"], shown["last_move"]) == (4, "i8")
+    bad = tmp_path / "bad.txt"
+    bad.write_text("h8 x i9\n")
+    assert refused(gomoku("review", str(bad)), "gomoku review").endswith(
+        "move 2: 'x' is not a point like h8 (a move list is points like h8 i9 or h8i9; "
+        ".json and .psq files are read by their name)"
+    )
+
+
+def test_a_renju_record_ending_on_a_foul_opens_up_to_the_foul(tmp_path: Path) -> None:
+    """A renju game that ends with Black's foul could not be opened at all; it is read
+    up to the move before it, with a note that says so."""
+    game = tmp_path / "foul.txt"
+    game.write_text("h8 a1 g8 a3 i9 a5 i10 a7 i8\n")
+    proc = gomoku("analyze", "--record", str(game), "--rule", "renju")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == (
+        "note: move 9 (i8): i8 is forbidden for Black (double-three): read up to move 8, "
+        "before the foul\n"
+    )
+    assert proc.stdout.startswith("renju, 15x15, 8 moves, last move a7 (white)")
+    assert "i8 (double-three)" in proc.stdout  # shown as forbidden, as it is
+
+
+def test_a_converted_file_says_the_rule_was_assumed_and_options_not_used(tmp_path: Path) -> None:
+    """A PSQ turned into JSON with no --rule wrote "freestyle" without a word; --rule on
+    a JSON record and --size on a PSQ were dropped without a word; an occupied point no
+    longer suggests --rule; a point off 15x15 in a move list suggests --size."""
+    psq = tmp_path / "renju.psq"
+    psq.write_text("Piskvorky 15x15, 11:11, 0\n8,8,0\n9,7,0\n-1\n")
+    out = tmp_path / "renju.json"
+    proc = gomoku("review", str(psq), "--export", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == (
+        "note: renju.psq does not record the rule: renju.json says freestyle "
+        "(export again with --rule renju or --rule standard if it was another)"
+    )
+    proc = gomoku("review", str(out), "--rule", "standard", "--size", "19", "--export", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == (
+        "note: --rule standard is not used: renju.json records its rule (freestyle)\n"
+        "note: --size 19 is not used: renju.json records its size (15)\n"
+    )
+    twice = tmp_path / "twice.txt"
+    twice.write_text("h8 h8\n")
+    assert refused(gomoku("analyze", "--record", str(twice)), "gomoku analyze").endswith(
+        "move 2 (h8): h8 is occupied"
+    )
+    big = tmp_path / "big20.txt"
+    big.write_text("j10 k11 t20\n")
+    assert refused(gomoku("analyze", "--record", str(big)), "gomoku analyze").endswith(
+        "t20 is off a 15x15 board (a move list does not record the board's size: "
+        "give --size for a bigger board)"
+    )
+
+
+def test_analyze_of_a_resigned_game_says_the_recorded_result(tmp_path: Path) -> None:
+    """A resigned game's record showed only "Black to move."; the record's result
+    follows."""
+    game = tmp_path / "resigned.json"
+    made = gomoku("review", str(tmp_path / "src.txt"), "--export", str(game))
+    assert made.returncode == 2  # (no source yet: the record is written by hand below)
+    game.write_text(
+        json.dumps(
+            {
+                "format": "gomoku-arena-record",
+                "version": 1,
+                "size": 15,
+                "rule": "freestyle",
+                "opening": "free",
+                "players": {"black": "ann", "white": "bob"},
+                "moves": [{"move": "h8", "t": 0}, {"move": "i9", "t": 1000}],
+                "result": {"winner": "black", "reason": "resign"},
+            }
+        )
+    )
+    proc = gomoku("analyze", "--record", str(game))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-2:] == [
+        "Black to move.",
+        "The record says: black wins (resign).",
+    ]

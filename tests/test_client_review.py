@@ -169,3 +169,25 @@ async def test_export_asks_before_replacing_a_file(tmp_path: Path) -> None:
         await pilot.pause()
         assert not isinstance(app.screen, ExportDialog)
     assert source.read_text(encoding="utf-8") == MOVES
+
+
+async def test_export_to_an_sgf_name_says_it_is_not_written(tmp_path: Path) -> None:
+    """An export named .sgf is refused in a notice, the review goes on and nothing is
+    written (the program ended with a traceback)."""
+    source = tmp_path / "game.txt"
+    source.write_text(MOVES, encoding="utf-8")
+    app = ReviewApp(load_record(source), source=source)
+    target = tmp_path / "out.sgf"
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("e")
+        await pilot.pause()
+        app.screen.query_one("#path").value = str(target)  # type: ignore[attr-defined]
+        await pilot.press("enter")
+        await pilot.pause()
+        said = [n.message for n in app._notifications]
+        assert said == [
+            "Not written: SGF files are not supported: use .json, .psq or a move list "
+            "like h8 i9 (any other name)"
+        ]
+        assert app.is_running
+    assert not target.exists()

@@ -525,7 +525,17 @@ async def test_a_browser_plays_the_terminal_protocol_client(browser: Browser) ->
         await hal.send(m.GetRecord(game=room, format="psq"))
         exported = (await hal.expect(m.Record)).text
         saved = Path(await download.path())
-        assert await asyncio.to_thread(saved.read_text) == exported
+        assert await asyncio.to_thread(saved.read_text) == exported.rstrip("\n") + "\n"
+        # A move list too, and a line that says what PSQ and a move list do not keep.
+        async with ann.expect_download() as info:
+            await ann.click("#download-moves")
+        download = await info.value
+        assert download.suggested_filename == f"ann-vs-hal-{room}.txt"
+        listed = await asyncio.to_thread(Path(await download.path()).read_text)
+        assert listed == "h8 a1 h9 a2 h10 a3 h11 a4 h12\n"
+        await expect(ann.locator("#download-note")).to_contain_text(
+            "PSQ and a move list keep the moves only"
+        )
         await ann.click("#review")
         step = ann.locator("#review-step")
         await expect(step).to_have_text("Move 9 of 9: h12 (Black)")

@@ -27,7 +27,7 @@ from textual.widgets import Button, Footer, Input, Label, Static
 from client.glyphs import UNICODE, Glyphs
 from client.picture import BoardPicture
 from client.present import TABLE_NAME_MAX, format_clock, shorten
-from client.review import export_record, original_json, server_clock, unrecorded
+from client.review import FormatError, export_record, original_json, server_clock, unrecorded
 from client.screens.help import HelpScreen, describe_bindings
 from client.screens.style import APP_CSS, dress, plain_scrollbars
 from client.state.words import aborted, reason_words
@@ -216,6 +216,9 @@ class ReviewScreen(Screen[None]):
                 self.notify(
                     f"Could not write {path}: {exc.strerror}", severity="error", markup=False
                 )
+                return
+            except FormatError as exc:
+                self.notify(f"Not written: {exc}", severity="error", markup=False)
                 return
             lost = unrecorded(self.record, kind)
             note = "" if lost is None else f". Note: {lost}"

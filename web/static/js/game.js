@@ -7,7 +7,7 @@ import { LEVELS, levelLabel } from "./levels.js";
 import { parsePoint } from "./notation.js";
 import { aborted, changeText, choicesText, clockText, gameClockText, offerWords, opponentOf, RATED_MIN_STONES, ratingText, resultText, timeControlText } from "./room.js";
 import { pageFolder } from "./net.js";
-import { downloadRecord } from "./records.js";
+import { downloadButtons, downloadRecord } from "./records.js";
 import { foulText, hintText } from "./rules.js";
 import { CHAT_MAX, chatProblem } from "./text.js";
 import { TOAST_MS, errorText, h, option, placeToast, toast } from "./ui.js";
@@ -632,10 +632,10 @@ export class GameView {
         // offered a spectator (a tournament director) a download that was refused.
         parts.push(h("p", { class: "hint-text", id: "no-record" }, "The record of a private game is for its players: ask them for it."));
       } else if (room.moves.length) { // (a game with no stone has nothing to review)
+        const downloads = downloadButtons((format) => this.record(room, format));
         parts.push(h("div", { class: "row" },
           h("a", { class: "button", id: "review", href: `#/review/${room.id}` }, "Review"),
-          h("button", { type: "button", id: "download-json", onclick: () => this.record(room, "json") }, "Download JSON"),
-          h("button", { type: "button", id: "download-psq", onclick: () => this.record(room, "psq") }, "Download PSQ")));
+          ...downloads.buttons), downloads.note);
       }
     }
     this.controls.replaceChildren(...parts);

@@ -33,18 +33,36 @@ export async function fetchRecord(conn, game, format) {
   }
 }
 
+const EXTENSION = { json: "json", psq: "psq", moves: "txt" };
+
 /** A record's file name: its players and the game (`ann-vs-AI_novice-r-d0d9cd3fd2.psq`):
  * a teacher downloading a class's games had a folder of room ids. */
 export function recordFileName(game, format, black, white) {
   const safe = (name) => (name ?? "").normalize("NFC").replace(/[^\p{L}\p{N}_-]+/gu, "_").replace(/^_+|_+$/g, "").slice(0, 24);
   const [b, w] = [safe(black), safe(white)];
-  return b && w ? `${b}-vs-${w}-${game}.${format}` : `${game}.${format}`;
+  const extension = EXTENSION[format];
+  return b && w ? `${b}-vs-${w}-${game}.${extension}` : `${game}.${extension}`;
 }
 
-/** Offer a game's record as a file (JSON or PSQ), named after its players. */
+/** Offer a game's record as a file (JSON, PSQ or a move list), named after its players,
+ * ending with a newline as the terminal's files do. */
 export async function downloadRecord(conn, game, format, black = null, white = null) {
   const text = await fetchRecord(conn, game, format);
-  download(recordFileName(game, format, black, white), text, format === "json" ? "application/json" : "text/plain");
+  download(recordFileName(game, format, black, white), text.endsWith("\n") ? text : `${text}\n`,
+    format === "json" ? "application/json" : "text/plain");
+}
+
+/** The download buttons of a finished game, each calling `onDownload(format)`, and the
+ * line that says what the formats keep (a PSQ file went out with no word that its rule
+ * and result were gone; the terminal's export said so). */
+export function downloadButtons(onDownload) {
+  const button = (format, label) =>
+    h("button", { type: "button", id: `download-${format}`, onclick: () => onDownload(format) }, label);
+  return {
+    buttons: [button("json", "Download JSON"), button("psq", "Download PSQ"), button("moves", "Download move list")],
+    note: h("p", { class: "hint-text", id: "download-note" },
+      "JSON keeps everything; PSQ and a move list keep the moves only (not the rule or how the game ended)."),
+  };
 }
 
 export class LeaderboardView {
@@ -204,6 +222,7 @@ export class ReviewView {
       h("button", { type: "button", id: "review-forward", "aria-label": "Forward one move", onclick: () => this.go(this.step + 1) }, "▶"),
       h("button", { type: "button", "aria-label": "Last position", onclick: () => this.go(r.moves.length) }, "▶|"));
     const players = r.players ?? {};
+    const downloads = downloadButtons((format) => this.download(format));
     refill(this.root, 
       h("h1", {}, players.black || players.white
         ? `${players.black ?? "?"} (Black) – ${players.white ?? "?"} (White)`
@@ -216,9 +235,7 @@ export class ReviewView {
         h("aside", { class: "side" }, nav, this.position,
           h("p", { class: "hint-text keys-hint" }, "← → step through the moves, Home and End go to either end."),
           h("h2", {}, "Moves"), this.list,
-          h("div", { class: "row" },
-            h("button", { type: "button", onclick: () => this.download("json") }, "Download JSON"),
-            h("button", { type: "button", onclick: () => this.download("psq") }, "Download PSQ")))));
+          h("div", { class: "row" }, ...downloads.buttons), downloads.note)));
   }
 
   go(step) {
