@@ -16,8 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 from client.address import DEFAULT_PORT, AddressError, RoomLink, ServerAddress, room_link
 from client.config import ENV_DIR, check_profile
-from client.glyphs import GLYPH_SETS, glyphs_named
-from client.usage import EXIT_USAGE, OptionError, checked, load_ui
+from client.glyphs import GLYPH_SETS, Glyphs, glyphs_named
+from client.usage import (
+    EXIT_USAGE,
+    OptionError,
+    checked,
+    load_ui,
+    locale_is_utf8,
+    terminal_problem,
+)
 from engine.notation import MAX_SIZE, MIN_SIZE
 from engine.types import Rule
 from protocol.options import count
@@ -103,9 +110,7 @@ def add_play_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--glyphs",
         choices=sorted(GLYPH_SETS),
-        default="unicode",
-        help="stones as ●/○ (unicode) or X/O and plain ASCII everywhere (ascii, for "
-        "terminals that draw ● two cells wide)",
+        help=GLYPHS_HELP,
     )
     parser.add_argument(
         "--one-click", action="store_true", help="a mouse click plays at once (default: two)"
@@ -144,6 +149,20 @@ def _review_app() -> type[ReviewApp]:
     return ReviewApp
 
 
+GLYPHS_HELP = (
+    "stones as round discs (unicode) or as X and O with plain ASCII everywhere (ascii: "
+    "the default where the locale is not UTF-8, as with LANG=C, and for terminals that "
+    "draw a disc two cells wide)"
+)
+
+
+def _glyphs(name: str | None) -> Glyphs:
+    """The glyph set asked for, else by the locale: a terminal set to ``LANG=C`` may
+    show UTF-8's discs and lines as bytes of garbage, as tmux and other terminal
+    programs assume."""
+    return glyphs_named(name or ("unicode" if locale_is_utf8() else "ascii"))
+
+
 def run_play(args: argparse.Namespace) -> int:
     if args.local and args.server is not None:
         raise OptionError(
@@ -158,6 +177,9 @@ def run_play(args: argparse.Namespace) -> int:
     app_class = load_ui("gomoku play", _play_app)
     if app_class is None:
         return EXIT_USAGE
+    if (problem := terminal_problem("gomoku play")) is not None:
+        print(problem, file=sys.stderr)
+        return EXIT_USAGE
     from client.options import PlayOptions
 
     options = PlayOptions(
@@ -165,7 +187,7 @@ def run_play(args: argparse.Namespace) -> int:
         link=args.server.link if args.server else None,
         name=args.name,
         profile=args.profile,
-        glyphs=glyphs_named(args.glyphs),
+        glyphs=_glyphs(args.glyphs),
         one_click=args.one_click,
         local=args.local,
     )
@@ -180,7 +202,7 @@ def add_review_parser(subparsers: Any) -> None:
         help="step through a finished game from a record file, and export it",
         description=(
             "Review a game move by move: FILE is a .json record, a .psq (Piskvork) file "
-            "or a move list (h8 i9 ...). Keys: ←/→ step, Home/End, e export, q quit. "
+            "or a move list (h8 i9 ...). Keys: Left/Right step, Home/End, e export, q quit. "
             "With --export OUT it converts the file and opens no screen."
         ),
     )
@@ -195,7 +217,7 @@ def add_review_parser(subparsers: Any) -> None:
         type=count(MIN_SIZE, MAX_SIZE),
         help=f"board size for a move list, {MIN_SIZE}..{MAX_SIZE} (default 15)",
     )
-    parser.add_argument("--glyphs", choices=sorted(GLYPH_SETS), default="unicode")
+    parser.add_argument("--glyphs", choices=sorted(GLYPH_SETS), help=GLYPHS_HELP)
     parser.add_argument(
         "--export",
         type=Path,
@@ -236,6 +258,9 @@ def run_review(args: argparse.Namespace) -> int:
     review_app = load_ui("gomoku review", _review_app)
     if review_app is None:
         return EXIT_USAGE
-    app = review_app(record, source=args.file, glyphs=glyphs_named(args.glyphs))
+    if (problem := terminal_problem("gomoku review")) is not None:
+        print(f"{problem} (--export OUT converts the record without a screen)", file=sys.stderr)
+        return EXIT_USAGE
+    app = review_app(record, source=args.file, glyphs=_glyphs(args.glyphs))
     app.run()
     return app.return_code or EXIT_OK

@@ -57,17 +57,19 @@ def seat_label(
     over: bool = False,
     name_max: int = 0,
     cut: str = "…",
+    rating: bool = True,
 ) -> str:
     """``● alice (1500)``, with ``[bot]``, and ``[offline, claim in 42s]`` when
     disconnected, counting down what is left of the grace period (a spectator has no
     question line under the board to say it; ``[offline 42s]`` read as time gone by),
     ``[offline]`` once it is over; once the game is
     ``over``, a player gone is ``[left]``: nothing is lost by leaving a finished game.
-    A name longer than ``name_max`` columns (0: any) is cut short, ending in ``cut``."""
+    A name longer than ``name_max`` columns (0: any) is cut short, ending in ``cut``;
+    ``rating`` False leaves the rating out (a narrow screen)."""
     if seat is None:
         return f"{glyph} (empty)"
     text = f"{glyph} {shorten(seat.name, name_max, cut)}"
-    if seat.rating is not None:
+    if seat.rating is not None and rating:
         text += f" ({rating_label(seat.rating, seat.provisional)})"
     if seat.bot:
         text += " [bot]"
@@ -155,29 +157,55 @@ def status_lines(
         return ("", link_label(model.session.link, now))
     over = game.state == "over"
 
-    def players(name_max: int) -> str:
+    def players(name_max: int, detail: int) -> str:
         black = seat_label(
-            game.black, Color.BLACK, glyphs.black, now, over=over, name_max=name_max, cut=glyphs.cut
+            game.black,
+            Color.BLACK,
+            glyphs.black,
+            now,
+            over=over,
+            name_max=name_max,
+            cut=glyphs.cut,
+            rating=detail > 1,
         )
         white = seat_label(
-            game.white, Color.WHITE, glyphs.white, now, over=over, name_max=name_max, cut=glyphs.cut
+            game.white,
+            Color.WHITE,
+            glyphs.white,
+            now,
+            over=over,
+            name_max=name_max,
+            cut=glyphs.cut,
+            rating=detail > 1,
         )
         # Names are display names, not unique (and "ann" may be Cyrillic): "(you)" says
         # which seat is yours, as on the page.
-        black += " (you)" if game.black and game.black.id in me else ""
-        white += " (you)" if game.white and game.white.id in me else ""
+        if detail > 0:
+            black += " (you)" if game.black and game.black.id in me else ""
+            white += " (you)" if game.white and game.white.id in me else ""
         return (
             f"{black} {clock_label(game, Color.BLACK, now)}  vs  "
             f"{white} {clock_label(game, Color.WHITE, now)}"
         )
 
-    # Long names are cut short before a clock is: each clock stays on the screen.
+    # Each clock stays on the screen (White's, last, was cut off at 40 columns): the
+    # ratings go first, then long names are cut short, then "(you)" goes (the second
+    # line says whose move it is), and last the names themselves.
     longest = max((cell_len(s.name) for s in (game.black, game.white) if s), default=0)
-    name_max = longest
-    first = players(0)
-    while width and cell_len(first) > width and name_max > NAME_SHORTEST:
-        name_max -= 1
-        first = players(name_max)
+    first = ""
+    for detail, cut in ((2, False), (1, False), (1, True), (0, True)):
+        name_max = longest
+        first = players(0, detail)
+        while cut and width and cell_len(first) > width and name_max > NAME_SHORTEST:
+            name_max -= 1
+            first = players(name_max, detail)
+        if not width or cell_len(first) <= width:
+            break
+    else:
+        first = (
+            f"{glyphs.black} {clock_label(game, Color.BLACK, now)}  vs  "
+            f"{glyphs.white} {clock_label(game, Color.WHITE, now)}"
+        )
     # (how much it matters: 0 always shown, the highest left out first; the text)
     parts: list[tuple[int, str]] = [
         # Over, the count is the moves played ("move 10 · black wins" after 9 moves).

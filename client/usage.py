@@ -17,8 +17,9 @@ A missing optional dependency (the terminal UI's ``textual``) is reported by
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -74,3 +75,34 @@ def missing_ui(exc: ModuleNotFoundError, prog: str) -> str | None:
     if root not in UI_MODULES:
         return None
     return f"{prog}: the terminal UI needs {root}, which is not installed: {INSTALL_CLIENT}"
+
+
+def terminal_problem(prog: str, environ: Mapping[str, str] | None = None) -> str | None:
+    """The one line to print when this is no terminal a full-screen program can draw
+    on: ``TERM=dumb`` (Emacs' shell, a serial console) or unset, or an input or output
+    that is no terminal (a pipe, a file). None when it is one. (Textual drew its screen
+    there anyway, 24-bit colours and mouse tracking included, into a file too.)"""
+    env = os.environ if environ is None else environ
+    term = env.get("TERM", "")
+    if os.name != "nt" and term in ("", "dumb"):
+        return (
+            f"{prog}: this terminal (TERM={term or 'unset'}) cannot draw the screen: run it "
+            "in a terminal such as xterm, or under tmux or screen"
+        )
+    for name, stream in (("output", sys.stdout), ("input", sys.stdin)):
+        if stream is None or not stream.isatty():
+            return f"{prog}: the screen needs a terminal, and its {name} is not one"
+    return None
+
+
+def locale_is_utf8(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether the locale the user set (``LC_ALL``, else ``LC_CTYPE``, else ``LANG``)
+    says UTF-8, as terminal programs read it to choose their line drawing. ``C`` and
+    ``POSIX`` do not (Python reads them as UTF-8, PEP 538, but the terminal may not);
+    nothing set at all is taken as UTF-8, as most terminals are."""
+    env = os.environ if environ is None else environ
+    value = env.get("LC_ALL") or env.get("LC_CTYPE") or env.get("LANG")
+    if not value:
+        return True
+    codeset = value.partition(".")[2].partition("@")[0].lower().replace("-", "")
+    return codeset == "utf8"

@@ -414,3 +414,42 @@ def test_analyze_of_a_resigned_game_says_the_recorded_result(tmp_path: Path) -> 
         "Black to move.",
         "The record says: black wins (resign).",
     ]
+
+
+def test_a_dumb_terminal_or_a_pipe_gets_one_line_not_a_screen(tmp_path: Path) -> None:
+    """TERM=dumb (Emacs' shell) got the full screen with 24-bit colours and mouse
+    tracking, and review wrote escape codes into a file; each is one line now."""
+    proc = gomoku("play", "--name", "ann", "127.0.0.1:9", env={"TERM": "dumb"})
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == (
+        "gomoku play: this terminal (TERM=dumb) cannot draw the screen: run it in a "
+        "terminal such as xterm, or under tmux or screen\n"
+    )
+    game = tmp_path / "game.txt"
+    game.write_text("h8 i9\n")
+    proc = gomoku("review", str(game), env={"TERM": "xterm"})  # its output a pipe
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == (
+        "gomoku review: the screen needs a terminal, and its output is not one "
+        "(--export OUT converts the record without a screen)\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("environ", "utf8"),
+    [
+        ({}, True),
+        ({"LANG": "C.UTF-8"}, True),
+        ({"LANG": "en_GB.utf8"}, True),
+        ({"LANG": "C"}, False),
+        ({"LANG": "en_US.UTF-8", "LC_ALL": "C"}, False),
+        ({"LANG": "C", "LC_CTYPE": "de_DE.UTF-8@euro"}, True),
+        ({"LC_ALL": "POSIX"}, False),
+        ({"LANG": "de_DE.ISO-8859-1"}, False),
+    ],
+)
+def test_the_locale_decides_whether_discs_are_drawn(environ: dict[str, str], utf8: bool) -> None:
+    """LANG=C and other locales that are not UTF-8 get the ASCII glyphs by default."""
+    from client.usage import locale_is_utf8
+
+    assert locale_is_utf8(environ) is utf8

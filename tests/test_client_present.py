@@ -284,9 +284,11 @@ def test_long_names_are_cut_short_to_keep_both_clocks_in_80_columns() -> None:
         assert len(first) <= width, first
         assert first.endswith(" 5:00"), first
         assert first.count("5:00") == 2, first
+        assert "(1500)" not in first, first  # the ratings go first
         assert "Maximilia" in first, first  # cut, not gone (and "(you)" stays)
         assert "(you)" in first, first
-        assert "…" in first, first
+    assert long_black in header_of("a", 80, players=players, time=five)  # whole at 80
+    assert "…" in header_of("a", 60, players=players, time=five)
     first = header_of("a", 120, players=players, time=five)
     assert long_black in first
     assert long_white in first
@@ -295,7 +297,7 @@ def test_long_names_are_cut_short_to_keep_both_clocks_in_80_columns() -> None:
         white=PlayerRef(id="b", name=long_white, rating=1500),
     )
     first = header_of("a", 60, players=short, time=five)
-    assert "● ann (1500) (you) 5:00" in first, first  # the short name is left whole
+    assert first.startswith("● ann (you) 5:00  vs  ○ Bartholomew-Fitzgerald-Q"), first
     assert first.endswith(" 5:00"), first
 
 
@@ -403,3 +405,21 @@ def test_a_game_over_after_one_move_says_1_move() -> None:
         model = reduce(reduce(ViewModel(), welcome, 0.0), Snapshot(room=room), 0.0)
         _, second = status_lines(model, frozenset({"a"}), UNICODE, 0.0)
         assert second.startswith(words), second
+
+
+@pytest.mark.parametrize("width", [50, 40, 29, 20])
+def test_a_narrow_screen_keeps_both_clocks(width: int) -> None:
+    """At 40 and 50 columns the line kept "(1500?) (you)" and lost White's clock, on
+    White's own screen; narrower, the opponent's whole side went. Ratings, then "(you)",
+    then the names go first; both clocks stay."""
+    players = Seats(
+        black=PlayerRef(id="a", name="vtuser", rating=1500, provisional=True),
+        white=PlayerRef(id="b", name="cuser2", rating=1500, provisional=True),
+    )
+    two = TimeControl(base_ms=120_000, inc_ms=0)
+    first = header_of("b", width, players=players, time=two)
+    assert len(first) <= width, first
+    assert first.count("2:00") == 2, first
+    assert first.endswith(" 2:00"), first
+    if width >= 40:
+        assert "cuser2" in first, first  # names, when they fit without the ratings

@@ -191,3 +191,58 @@ async def test_export_to_an_sgf_name_says_it_is_not_written(tmp_path: Path) -> N
         ]
         assert app.is_running
     assert not target.exists()
+
+
+async def test_a_narrow_review_hides_the_move_list_and_fits_its_lines(tmp_path: Path) -> None:
+    """At 40 columns the move list showed its numbers only (the moves cut off): it goes,
+    and the status lines leave out whole parts rather than end mid-word."""
+    source = tmp_path / "game.txt"
+    source.write_text(MOVES, encoding="utf-8")
+    app = ReviewApp(load_record(source), source=source)
+    async with app.run_test(size=(40, 15)) as pilot:
+        await pilot.pause()
+        assert not app.screen.query_one("#review-moves").display
+        lines = screen_text(app).splitlines()
+        assert lines[0].strip() == "? (black) vs ? (white)"  # the rest did not fit
+        assert lines[1].strip().startswith("move 9 of 9 · black wins")
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert app.screen.query_one("#review-moves").display
+
+
+async def test_sixteen_colours_draw_the_board_in_the_colours_the_stylesheet_names(
+    tmp_path: Path,
+) -> None:
+    """On a 16-colour terminal the labels came out bright red and the winning five
+    magenta (Textual's RGB for ANSI yellow and red, then the nearest of 16): they are
+    the palette's yellow and red, the last move cyan, the cursor blue."""
+    from rich.color import ColorSystem
+    from rich.segment import Segment
+    from textual.color import Color as TextualColor
+
+    from client.widgets.board import Board
+
+    source = tmp_path / "game.txt"
+    source.write_text(MOVES, encoding="utf-8")
+    app = ReviewApp(load_record(source), source=source)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.has_class("-few-colours")  # (a test's terminal has 16 colours)
+        board = app.screen.query_one(Board)
+
+        def colour(component: str, background: bool) -> int | None:
+            # As drawn: through the app's filters (Textual's ANSI-to-RGB among them).
+            segments = [Segment("x", board.get_component_rich_style(component))]
+            for drawn in app._filters:
+                segments = drawn.apply(segments, TextualColor(255, 255, 255))
+            style = segments[0].style
+            assert style is not None
+            chosen = style.bgcolor if background else style.color
+            assert chosen is not None
+            return chosen.downgrade(ColorSystem.STANDARD).number
+
+        assert colour("board--label", background=True) == 3  # yellow
+        assert colour("board--win", background=True) == 1  # red
+        assert colour("board--last", background=True) == 6  # cyan
+        assert colour("board--cursor", background=False) == 4  # blue
+        assert colour("board--black", background=False) == 0  # black ink

@@ -26,7 +26,7 @@ from textual.widgets import Button, Footer, Input, Label, Static
 
 from client.glyphs import UNICODE, Glyphs
 from client.picture import BoardPicture
-from client.present import TABLE_NAME_MAX, format_clock, shorten
+from client.present import TABLE_NAME_MAX, fit_parts, format_clock, shorten
 from client.review import FormatError, export_record, original_json, server_clock, unrecorded
 from client.screens.help import HelpScreen, describe_bindings
 from client.screens.style import APP_CSS, dress, plain_scrollbars
@@ -34,6 +34,7 @@ from client.state.words import aborted, reason_words
 from client.stopping import exit_on_stop_signals
 from client.widgets.board import Board
 from client.widgets.dialog_box import DialogBox
+from client.widgets.moves import WIDTH as MOVES_WIDTH
 from client.widgets.moves import MoveList
 from engine.record import GameRecord
 from engine.types import Point
@@ -137,20 +138,35 @@ class ReviewScreen(Screen[None]):
         self.index = len(self.record.moves)
         self._draw()
 
-    def _title(self) -> str:
+    def on_resize(self) -> None:
+        """Too narrow for the move list beside the whole board (a phone's 40 columns):
+        the list goes (it showed its numbers only, the moves cut off; the status line
+        says the step), and the status line is fitted to the new width."""
+        board = self.query_one(Board)
+        whole = board.get_content_width(self.size, self.size) + 1  # and its margin
+        self.query_one("#game-body").set_class(self.size.width - whole < MOVES_WIDTH, "-narrow")
+        self.query_one("#status-players", Static).update(Text(self._title(self._line_width())))
+        self._draw()
+
+    def _line_width(self) -> int:
+        """Columns of a status line's text (0: not laid out yet, any)."""
+        return max(self.size.width - 2, 1) if self.size.width else 0  # (its padding)
+
+    def _title(self, width: int = 0) -> str:
+        """The players, the rule and board, the opening and the clock, in ``width``
+        columns (0: any): the least of them left out whole where they do not fit."""
         r = self.record
         black = shorten(r.players.black or "?", TABLE_NAME_MAX)
         white = shorten(r.players.white or "?", TABLE_NAME_MAX)
-        sep = f" {self.glyphs.sep} "
         parts = [
-            f"{black} (black) vs {white} (white)",
-            f"{r.rule} {r.size}x{r.size}",
-            f"{r.opening}",
+            (0, f"{black} (black) vs {white} (white)"),
+            (1, f"{r.rule} {r.size}x{r.size}"),
+            (3, f"{r.opening}"),
         ]
         if self.clock is not None:
             time = self.clock[0]
-            parts.append("no clock" if time is None else str(time))
-        return sep.join(parts)
+            parts.append((2, "no clock" if time is None else str(time)))
+        return fit_parts(parts, width, f" {self.glyphs.sep} ")
 
     def _points(self) -> list[Point]:
         return [m.point for m in self.record.moves]
@@ -173,19 +189,22 @@ class ReviewScreen(Screen[None]):
         )
         self.query_one(Board).picture = picture
         total = len(record.moves)
-        status = f"move {self.index} of {total}"
+        # (how much it matters: 0 always shown; the time left goes whole when it does
+        # not fit, where White's was cut off at 60 columns)
+        parts = [(0, f"move {self.index} of {total}")]
         if result is not None:
             if aborted(result.reason, result.winner, total):
-                status += f" {self.glyphs.sep} aborted"
+                parts.append((0, "aborted"))
             elif result.winner is None:
-                status += f" {self.glyphs.sep} draw ({reason_words(result.reason, drawn=True)})"
+                parts.append((0, f"draw ({reason_words(result.reason, drawn=True)})"))
             else:
                 why = reason_words(result.reason, drawn=False)
-                status += f" {self.glyphs.sep} {result.winner} wins ({why})"
+                parts.append((0, f"{result.winner} wins ({why})"))
             left = None if self.clock is None else self.clock[1]
             if left is not None:  # the time each had left
                 black, white = format_clock(left.black_ms), format_clock(left.white_ms)
-                status += f" {self.glyphs.sep} left: black {black}, white {white}"
+                parts.append((1, f"left: black {black}, white {white}"))
+        status = fit_parts(parts, self._line_width(), f" {self.glyphs.sep} ")
         self.query_one("#status-game", Static).update(Text(status))
         self.query_one(MoveList).show(self._points(), record.size, self.index)
 

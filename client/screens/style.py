@@ -59,7 +59,7 @@ Screen { layout: vertical; }
 #game-body.-narrow { layout: vertical; }
 #game-body.-narrow #board { height: 1fr; margin: 0; }
 #game-body.-narrow #side { width: 1fr; height: 5; }
-#game-body.-narrow #moves { display: none; }
+#game-body.-narrow #moves, #game-body.-narrow #review-moves { display: none; }
 #game-body.-narrow #log-pane { border-left: none; border-top: tall $primary-background; }
 #log { height: auto; }
 #banner { height: auto; background: $error 40%; padding: 0 1; }
@@ -68,19 +68,22 @@ Board:focus > .board--label { background: $accent; color: #000000; }
 /* 16 colours (TERM=xterm, linux): whatever the terminal's palette, a light board
    with every stone in black ink, White's the hollow glyph, as printed diagrams draw
    them (its white on the palette's light grey or yellow was all but invisible). Here,
-   not in the board's own CSS: Textual scopes that to the board's subtree. */
-.-few-colours Board { background: ansi_white; color: ansi_black; }
-.-few-colours Board > .board--grid { color: ansi_bright_black; }
-.-few-colours Board > .board--star { color: ansi_black; }
-.-few-colours Board > .board--label { color: ansi_black; background: ansi_yellow; }
-.-few-colours Board > .board--black { color: ansi_black; }
-.-few-colours Board > .board--white { color: ansi_black; }
-.-few-colours Board > .board--last { background: ansi_cyan; }
-.-few-colours Board > .board--win { background: ansi_red; }
-.-few-colours Board > .board--forbidden { color: ansi_red; }
-.-few-colours Board > .board--cursor { color: ansi_blue; }
-.-few-colours Board > .board--hint { color: ansi_black; background: ansi_green; }
-.-few-colours Board > .board--kept { color: ansi_black; background: ansi_magenta; }
+   not in the board's own CSS: Textual scopes that to the board's subtree. The colours
+   are the 16-colour palette's own values, which go out as the terminal's colour
+   numbers: Textual turns an ansi_* colour into its theme's RGB first, and the
+   nearest of 16 to that drew the labels bright red, the winning five magenta. */
+.-few-colours Board { background: rgb(170,170,170); color: rgb(0,0,0); }
+.-few-colours Board > .board--grid { color: rgb(85,85,85); }
+.-few-colours Board > .board--star { color: rgb(0,0,0); }
+.-few-colours Board > .board--label { color: rgb(0,0,0); background: rgb(170,85,0); }
+.-few-colours Board > .board--black { color: rgb(0,0,0); }
+.-few-colours Board > .board--white { color: rgb(0,0,0); }
+.-few-colours Board > .board--last { background: rgb(0,170,170); }
+.-few-colours Board > .board--win { background: rgb(170,0,0); }
+.-few-colours Board > .board--forbidden { color: rgb(170,0,0); }
+.-few-colours Board > .board--cursor { color: rgb(0,0,170); }
+.-few-colours Board > .board--hint { color: rgb(0,0,0); background: rgb(0,170,0); }
+.-few-colours Board > .board--kept { color: rgb(0,0,0); background: rgb(170,0,170); }
 /* A dialog's compact fields have no border: the focused one is told by its background
    (Textual's own focus tint was one step of grey, near invisible). */
 .dialog Input.-textual-compact:focus, .dialog Select:focus > SelectCurrent {
