@@ -407,3 +407,10 @@ class Board:
 
     def __str__(self) -> str:
         return self.diagram()
+
+    def _repr_svg_(self) -> str:
+        """The board as SVG (:func:`engine.svg.board_svg`) with Black's forbidden points
+        crossed: how a Jupyter notebook shows a board."""
+        from engine.svg import board_svg  # (it imports this module)
+
+        return board_svg(self, marks=self.forbidden_points())

@@ -177,3 +177,23 @@ async def test_a_brain_that_answered_late_is_back_in_step() -> None:
             await brain.turn(Point(7, 7), limit=0.1)
         assert await brain.about(limit=5) == {"name": "late", "author": "Tom's brain"}
         assert await brain.turn(Point(7, 8), limit=5) == Point(2, 2)
+
+
+def test_a_notebook_shows_a_board_as_an_svg_picture() -> None:
+    """Jupyter's _repr_svg_ draws the stones where they stand, the last move, the
+    winning line and Black's forbidden points, in an SVG a parser reads."""
+    import xml.etree.ElementTree as ET
+
+    svg = "{http://www.w3.org/2000/svg}"
+    board = Board.from_moves("h8 a1 h9 a2 h10 a3 h11 a4 h12")
+    root = ET.fromstring(board._repr_svg_())
+    circles = root.findall(f"{svg}circle")
+    classes = [c.get("class") for c in circles]
+    assert (classes.count("black"), classes.count("white")) == (5, 4)
+    last = next(c for c in circles if c.get("class") == "last")
+    h12 = next(c for c in circles if c.get("class") == "black" and c.get("cy") == last.get("cy"))
+    assert h12.get("cx") == last.get("cx")  # the ring is on h12, the last move
+    assert root.find(f"{svg}line[@class='win']") is not None
+    renju = Board.from_moves("h8 a1 g8 a3 i9 a5 i10 a7", rule=Rule.RENJU)  # i8: 3x3
+    marks = ET.fromstring(renju._repr_svg_()).findall(f"{svg}path[@class='mark']")
+    assert len(marks) == len(renju.forbidden_points()) > 0
