@@ -158,34 +158,20 @@ def status_lines(
     over = game.state == "over"
 
     def players(name_max: int, detail: int) -> str:
-        black = seat_label(
-            game.black,
-            Color.BLACK,
-            glyphs.black,
-            now,
-            over=over,
-            name_max=name_max,
-            cut=glyphs.cut,
-            rating=detail > 1,
-        )
-        white = seat_label(
-            game.white,
-            Color.WHITE,
-            glyphs.white,
-            now,
-            over=over,
-            name_max=name_max,
-            cut=glyphs.cut,
-            rating=detail > 1,
-        )
-        # Names are display names, not unique (and "ann" may be Cyrillic): "(you)" says
-        # which seat is yours, as on the page.
-        if detail > 0:
-            black += " (you)" if game.black and game.black.id in me else ""
-            white += " (you)" if game.white and game.white.id in me else ""
+        def side(seat: Seat | None, color: Color, glyph: str) -> str:
+            text = seat_label(
+                seat, color, glyph, now, over=over, name_max=name_max, cut=glyphs.cut,
+                rating=detail > 1,
+            )  # fmt: skip
+            # Names are display names, not unique (and "ann" may be Cyrillic): "(you)"
+            # says which seat is yours, as on the page.
+            if detail > 0 and seat is not None and seat.id in me:
+                text += " (you)"
+            return f"{text} {clock_label(game, color, now)}"
+
         return (
-            f"{black} {clock_label(game, Color.BLACK, now)}  vs  "
-            f"{white} {clock_label(game, Color.WHITE, now)}"
+            f"{side(game.black, Color.BLACK, glyphs.black)}  vs  "
+            f"{side(game.white, Color.WHITE, glyphs.white)}"
         )
 
     # Each clock stays on the screen (White's, last, was cut off at 40 columns): the
