@@ -83,8 +83,8 @@ async def test_a_room_that_expired_while_the_client_was_away(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """On Redis, the room on screen expires while the client's network is down: the
-    resume is refused with no_such_room, the client says the game is gone and shows
-    the lobby, still the same player; also when the refusal comes after the client
+    resume is refused with no_such_room (or the server, looking at the room first, finds
+    it gone), the client says so and shows the lobby, still the same player; also when the refusal comes after the client
     took the resume's catch-up as over (a busy server: quiet time 0 here)."""
     monkeypatch.setattr(client.connection, "CATCH_UP_QUIET", quiet_s)
     first = await make_server(store=RedisStore(redis_url, poll_interval_s=0.2))
@@ -106,8 +106,11 @@ async def test_a_room_that_expired_while_the_client_was_away(
         await until(pilot, lambda: isinstance(app.screen, NoticeDialog), "the notice")
         await pilot.pause()
         text = screen_text(app).replace("\n", " ")
-        assert "The game is gone" in text
-        assert f"Room {room} is gone" in text
+        # Either the resume is refused, or (a loaded machine: the network's drop seen
+        # late) the server's own look at the room, which finds it gone, came first.
+        gone = "The game is gone" in text and f"Room {room} is gone" in text
+        closed = "The room has closed" in text and f"Room {room} has closed" in text
+        assert gone or closed, text
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
         assert app.model.room is None
