@@ -125,6 +125,40 @@ def server_clock(original_json: str | None) -> tuple[TimeControl | None, Clocks 
         return None
 
 
+class Swap2Story(NamedTuple):
+    """Who placed a swap2 game's opening stones, from the server's record: the players'
+    names (``opener`` placed stones 1 to 3, ``other`` stones 4 and 5 when there were
+    five) and how many stones the opening placed."""
+
+    opener: str
+    other: str
+    stones: int
+
+    def placer(self, number: int) -> str | None:
+        """Who placed stone ``number`` (from 1) in the opening; None after it."""
+        if number > self.stones:
+            return None
+        return self.opener if number <= 3 else self.other
+
+
+def swap2_story(original_json: str | None, record: GameRecord) -> Swap2Story | None:
+    """A swap2 game's opening as the server's record tells it (its ``game.swap2``:
+    the colour the opener ended with, or none when the game ended before the choice,
+    and the stones the opening placed), with the players' names; None when it does not
+    say (a free opening, a file, a record kept before)."""
+    if original_json is None or record.opening is not Opening.SWAP2:
+        return None
+    try:
+        story = json.loads(original_json).get("game", {}).get("swap2")
+        opener, stones = story.get("opener"), int(story["stones"])
+    except (ValueError, AttributeError, KeyError, TypeError):
+        return None
+    black, white = record.players.black or "Black", record.players.white or "White"
+    if opener == "white":
+        return Swap2Story(white, black, stones)
+    return Swap2Story(black, white, stones)  # Black's seat is the opener's until the choice
+
+
 def read_as_freestyle_hint(path: Path, error: Exception, rule_given: bool) -> str:
     """A hint for a move refused while reading a file that does not record its rule,
     where the rule may be the cause (``move 16 (x23): the game is over`` under
@@ -318,5 +352,7 @@ __all__ = [
     "read_with_size_hint",
     "record_format",
     "rule_assumed",
+    "server_clock",
+    "swap2_story",
     "unrecorded",
 ]

@@ -115,9 +115,13 @@ def _swap2_story(room: Room) -> dict[str, object] | None:
     """A swap2 game's opening, which its moves alone do not tell: the final colour of
     the player who placed the first three stones (seat 0, the opener), and how many of
     the moves the opening placed (3: the other player then chose a colour; 5: they
-    placed two more, and the opener chose). None for a free opening."""
+    placed two more, and the opener chose). A game that ended before the choice has no
+    opener's colour (None: nobody had one) and the stones placed by then. None for a
+    free opening."""
     if room.opening is not Opening.SWAP2:
         return None
+    if not room.opening_stones:  # it ended during the opening
+        return {"opener": None, "stones": len(room.moves)}
     return {"opener": str(room.color_of(0)), "stones": room.opening_stones}
 
 

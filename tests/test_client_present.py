@@ -423,3 +423,39 @@ def test_a_narrow_screen_keeps_both_clocks(width: int) -> None:
     assert first.endswith(" 2:00"), first
     if width >= 40:
         assert "cuser2" in first, first  # names, when they fit without the ratings
+
+
+def test_a_swap2_game_ended_before_the_choice_names_players_not_colours() -> None:
+    """A resignation during the swap2 opening read "bob (white) resigned: ann (black)
+    wins", colours nobody had chosen; it names the players, and says when."""
+    from client.state.words import describe_result
+
+    players = Seats(
+        black=PlayerRef(id="a", name="ann", rating=1500),
+        white=PlayerRef(id="b", name="bob", rating=1500),
+    )
+    resigned = GameResult(winner="black", reason=Reason.RESIGN)
+    room = room_view(
+        players=players,
+        state="over",
+        opening=Opening.SWAP2,
+        moves=["h8", "i9", "j8"],
+        result=resigned,
+    )
+    model = viewed("a", room)
+    _, second = status_lines(model, frozenset({"a"}), UNICODE, 0.0)
+    assert "ann wins (resignation, in the opening)" in second, second
+    assert model.room is not None
+    assert model.room.outcome is not None
+    said = describe_result(model.room.outcome, model.room)
+    assert said == "bob resigned during the swap2 opening: ann wins."
+    settled = room_view(
+        players=players,
+        state="over",
+        opening=Opening.SWAP2,
+        moves=["h8", "i9", "j8", "k9"],
+        opening_stones=3,
+        result=resigned,
+    )
+    _, second = status_lines(viewed("a", settled), frozenset({"a"}), UNICODE, 0.0)
+    assert "black wins (resignation)" in second, second

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from client.review import export_record, load_record
@@ -246,3 +247,39 @@ async def test_sixteen_colours_draw_the_board_in_the_colours_the_stylesheet_name
         assert colour("board--last", background=True) == 6  # cyan
         assert colour("board--cursor", background=False) == 4  # blue
         assert colour("board--black", background=False) == 0  # black ink
+
+
+async def test_a_swap2_record_says_who_opened_and_who_placed_each_opening_stone(
+    tmp_path: Path,
+) -> None:
+    """No review said who placed a swap2 opening's stones (its record has it): the
+    title names the opener, and each opening stone its placer."""
+    source = tmp_path / "swap2.json"
+    source.write_text(
+        json.dumps(
+            {
+                "format": "gomoku-arena-record",
+                "version": 1,
+                "size": 15,
+                "rule": "standard",
+                "opening": "swap2",
+                "players": {"black": "bob", "white": "ann"},
+                "moves": [{"move": m} for m in ["h8", "i9", "j8", "g7", "k10", "a1"]],
+                "result": None,
+                "game": {"swap2": {"opener": "white", "stones": 5}},
+            }
+        ),
+        encoding="utf-8",
+    )
+    app = ReviewApp(load_record(source), source=source)
+    async with app.run_test(size=(100, 24)) as pilot:
+        await pilot.pause()
+        assert "swap2, ann opened" in screen_text(app).splitlines()[0]
+        for step, placer in ((2, "ann"), (3, "ann"), (4, "bob"), (5, "bob"), (6, None)):
+            app.screen.index = step  # type: ignore[attr-defined]
+            await pilot.pause()
+            status = screen_text(app).splitlines()[1]
+            if placer is None:
+                assert "placed by" not in status, status
+            else:
+                assert f"placed by {placer} in the opening" in status, status

@@ -178,6 +178,17 @@ async def test_a_swap2_games_record_says_who_opened_and_how_the_opening_went() -
         service, 15, ["h8", "a1", "h9", "a2", "h10", "a3", "h11", "a4", "h12"]
     )
     assert json.loads(history.record_bytes(free))[history.GAME_KEY]["swap2"] is None
+    # Resigned before the choice: nobody had a colour, and three stones were placed.
+    early = await service.open(
+        "r-2",
+        game.RoomSettings(rule=Rule.STANDARD, opening=Opening.SWAP2),
+        seats=[(Seat(id=A, name="a"), "black"), (Seat(id=B, name="b"), "white")],
+    )
+    for point in ("h8", "h9", "i9"):
+        await service.act(early.id, game.Move(A, point))
+    await service.act(early.id, game.Resign(B))
+    ended = json.loads(history.record_bytes(await _loaded(service, early.id)))
+    assert ended[history.GAME_KEY]["swap2"] == {"opener": None, "stones": 3}
 
 
 async def test_a_timed_games_record_keeps_its_time_control_and_final_clocks() -> None:

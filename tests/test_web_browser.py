@@ -1686,10 +1686,12 @@ async def test_swap2_choices_offers_chat_takeback_and_resign(browser: Browser) -
         await hal.until_event(GameStarted)
         status = ann.locator("#status")
         await expect(status).to_have_text("Swap2: hal places stone 1 of 3, then you choose.")
-        for stone, colour in (("h8", "Black"), ("h9", "White"), ("i8", "Black")):
+        for stone, colour in (("h8", "black"), ("h9", "white"), ("i8", "black")):
             await hal.move(room, stone)  # the opener's three stones, White's one too:
-            await hal.until_event(Moved)  # said as hal's (it was ann's seat's, unsaid)
-            await expect(ann.locator("#announce")).to_have_text(f"hal ({colour}) played {stone}.")
+            await hal.until_event(Moved)  # said as placed by hal, who holds no colour yet
+            await expect(ann.locator("#announce")).to_have_text(
+                f"hal placed {stone}, a {colour} stone."
+            )
         await expect(status).to_have_text("Swap2: your choice: Black, White or two more stones.")
         await expect(ann.locator("[data-choice]")).to_have_count(3)
         await expect(ann.locator("#offer-draw")).to_be_disabled()  # none before the colours
@@ -1732,6 +1734,37 @@ async def test_swap2_choices_offers_chat_takeback_and_resign(browser: Browser) -
         over = await hal.until_event(GameOver)
         assert (over.winner, over.reason) == ("black", "resign")
         await expect(ann.locator("#result")).to_contain_text("Black wins by resignation")
+
+
+async def test_a_swap2_game_resigned_in_the_opening_names_players_not_colours(
+    browser: Browser,
+) -> None:
+    """ann joins hal's swap2 room: her log says what the opening asks, no Hint is
+    offered during it, and hal resigning before the choice reads as hal's resignation,
+    not as "Black wins" (nobody had a colour); the record's review names who placed the
+    opening's stones."""
+    async with people(browser) as crowd:
+        hal = await crowd.client("hal")
+        room = (await hal.create(opening="swap2", seat="black")).room.id
+        ann = await crowd.page("ann", hash=f"#/room/{room}")
+        await hal.until_event(GameStarted)
+        await expect(ann.locator("#chat-log")).to_contain_text("hal places three stones")
+        for stone in ("h8", "h9", "i8"):
+            await hal.move(room, stone)
+            await hal.until_event(Moved)
+        await expect(ann.locator("[data-choice]")).to_have_count(3)
+        await expect(ann.locator("#hint")).to_have_count(0)
+        await hal.send(m.Resign(room=room))
+        over = await hal.until_event(GameOver)
+        assert (over.winner, over.reason) == ("white", "resign")
+        await expect(ann.locator("#result")).to_contain_text(
+            "ann wins: hal resigned during the swap2 opening"
+        )
+        await ann.click("#review")
+        await expect(ann.locator("#review-step")).to_have_text(
+            "Move 3 of 3: i8 (Black), placed by hal in the opening"
+        )
+        await expect(ann.locator("main")).to_contain_text("swap2, hal opened")
 
 
 async def test_after_a_reload_no_takeback_reaches_into_a_five_stone_opening(

@@ -195,6 +195,20 @@ async def test_hint_in_a_casual_game_but_not_in_a_rated_one(
     assert (late_refusal.code, late_refusal.re) == ("hint_not_allowed", 13)
 
 
+async def test_no_hint_in_a_swap2_opening(connect: Connect) -> None:
+    """A hint while the opener places three stones gave the strongest Black move, the
+    wrong advice for an opening meant to leave the choice balanced: it is refused."""
+    ann, bob = await connect("ann"), await connect("bob")
+    room = (await ann.create(seat="black", opening="swap2")).room.id
+    await bob.join(room)
+    await ann.move(room, "h8")
+    await ann.send(m.Hint(room=room, id=5))
+    refused = await ann.until(lambda x: isinstance(x, m.Error))
+    assert isinstance(refused, m.Error)
+    assert (refused.code, refused.re) == ("wrong_phase", 5)
+    assert refused.message == "no hints in the swap2 opening: it is placed to be balanced"
+
+
 async def test_a_hint_being_thought_over_holds_up_nothing_else(
     make_server: Callable[..., Awaitable[GomokuServer]], connect: Connect, start_worker: StartWorker
 ) -> None:

@@ -53,7 +53,11 @@ from protocol.values import LEVEL_PATTERN, JoinRole, SeatRequest, TimeControl
 
 RULES = [(choice_label(rule, RULE_WORDS[rule]), rule) for rule in Rule]
 OPENINGS = [(choice_label(opening, OPENING_WORDS[opening]), opening) for opening in Opening]
-SEATS: list[tuple[str, str]] = [("Any", "any"), ("Black", "black"), ("White", "white")]
+SEATS: list[tuple[str, str]] = [
+    ("Any", "any"),
+    ("Black (swap2: the opener)", "black"),
+    ("White (swap2: the other)", "white"),
+]
 AI_LEVELS = LEVEL_NAMES
 """The levels the project's worker offers, weakest first (protocol.md, AI seats)."""
 DEFAULT_LEVEL = AI_LEVELS[0]

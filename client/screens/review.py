@@ -27,7 +27,14 @@ from textual.widgets import Button, Footer, Input, Label, Static
 from client.glyphs import UNICODE, Glyphs
 from client.picture import BoardPicture
 from client.present import TABLE_NAME_MAX, fit_parts, format_clock, shorten
-from client.review import FormatError, export_record, original_json, server_clock, unrecorded
+from client.review import (
+    FormatError,
+    export_record,
+    original_json,
+    server_clock,
+    swap2_story,
+    unrecorded,
+)
 from client.screens.help import HelpScreen, describe_bindings
 from client.screens.style import APP_CSS, dress, plain_scrollbars
 from client.state.words import aborted, reason_words
@@ -121,6 +128,8 @@ class ReviewScreen(Screen[None]):
         self.glyphs = glyphs
         self.original_json = original_json
         self.clock = server_clock(original_json)
+        self.swap2 = swap2_story(original_json, record)
+        """Who placed the swap2 opening's stones (from the server's record)."""
         """The time control and final clocks the server's record keeps (read once: a
         record may be 256 KiB, and the screen is drawn at every step)."""
         self.name_hint = name
@@ -161,7 +170,7 @@ class ReviewScreen(Screen[None]):
         parts = [
             (0, f"{black} (black) vs {white} (white)"),
             (1, f"{r.rule} {r.size}x{r.size}"),
-            (3, f"{r.opening}"),
+            (3, f"{r.opening}" if self.swap2 is None else f"swap2, {self.swap2.opener} opened"),
         ]
         if self.clock is not None:
             time = self.clock[0]
@@ -192,6 +201,9 @@ class ReviewScreen(Screen[None]):
         # (how much it matters: 0 always shown; the time left goes whole when it does
         # not fit, where White's was cut off at 60 columns)
         parts = [(0, f"move {self.index} of {total}")]
+        placer = None if self.swap2 is None or not self.index else self.swap2.placer(self.index)
+        if placer is not None:  # in the opening a stone is its placer's, not its colour's
+            parts.append((1, f"placed by {placer} in the opening"))
         if result is not None:
             if aborted(result.reason, result.winner, total):
                 parts.append((0, "aborted"))

@@ -48,6 +48,9 @@ def can_move(model: ViewModel, players: frozenset[str] | None = None) -> str | N
     return None
 
 
+NO_HINT_SWAP2 = "No hints in the swap2 opening: it is placed to be balanced."
+
+
 def can_hint(model: ViewModel) -> str | None:
     """Why an AI hint cannot be asked for now, or None if it can (players and
     spectators of an unrated game, while a stone is expected)."""
@@ -60,8 +63,8 @@ def can_hint(model: ViewModel) -> str | None:
         return NO_HINT_RATED
     if not game.running:
         return "Hints are for a game in progress."
-    if game.swap2 is not None and game.swap2.phase == "choose":
-        return "Swap2: a colour choice is awaited, not a stone."
+    if game.swap2 is not None:  # (the hint is the strongest stone: the wrong advice
+        return NO_HINT_SWAP2  # for an opening that should leave the choice balanced)
     return None
 
 

@@ -169,6 +169,13 @@ def player_words(game: GameView, color: Color) -> str:
     return f"{seat.name} ({color})" if seat is not None else str(color)
 
 
+def _seat_name(game: GameView, color: Color) -> str:
+    """The name of the player in ``color``'s seat, without the colour: before a swap2
+    opening's choice the seats are the opener's and the other's, not colours played."""
+    seat = game.seat(color)
+    return seat.name if seat is not None else "?"
+
+
 def aborted(reason: Reason, winner: object, stones: int) -> bool:
     """Whether a game that ended with ``reason``, ``winner`` and ``stones`` on the board
     was aborted, by protocol.md's rule: ``abandon`` with no winner (nobody began, or
@@ -195,6 +202,14 @@ def describe_result(outcome: Outcome, game: GameView) -> str:
             Reason.TIMEOUT: "Draw: a flag fell, but the other side could not win.",
         }.get(outcome.reason, f"Draw ({outcome.reason}).")
     won, lost = player_words(game, winner), player_words(game, winner.other)
+    if game.opening is Opening.SWAP2 and not game.opening_stones:  # no colour chosen yet
+        won, lost = _seat_name(game, winner), _seat_name(game, winner.other)
+        during = " during the swap2 opening"
+        return {
+            Reason.RESIGN: f"{lost} resigned{during}: {won} wins.",
+            Reason.TIMEOUT: f"{lost} did not place or choose in time{during}: {won} wins.",
+            Reason.ABANDON: f"{lost} was away{during} and did not come back: {won} wins.",
+        }.get(outcome.reason, f"{won} wins{during} ({outcome.reason}).")
     ends = line_ends(outcome, game.size)
     # Without a clock, a timeout is the move limit's: claimed from one who did not act.
     late = "ran out of time" if game.time is not None else "did not move in time"
@@ -290,7 +305,7 @@ web/static/js/rules.js, which a test keeps equal)."""
 
 OPENING_WORDS: dict[Opening, str] = {
     Opening.FREE: "Black plays first",
-    Opening.SWAP2: "3 stones, then pick a colour",
+    Opening.SWAP2: "Black's seat places 3, the other picks a colour or places 2 more",
 }
 """What each opening means, in words for a player choosing one (as RULE_WORDS)."""
 

@@ -45,6 +45,10 @@ async def on_hint(session: Session, msg: m.Hint) -> None:
         raise Refused(ErrorCode.NOT_IN_ROOM, "join the room before asking for a hint")
     if room.rated:
         raise Refused(ErrorCode.HINT_NOT_ALLOWED, "no hints in a rated game")
+    if room.swap2_view() is not None:  # a hint is the strongest stone: the wrong advice
+        raise Refused(  # for stones placed to leave the choice balanced
+            ErrorCode.WRONG_PHASE, "no hints in the swap2 opening: it is placed to be balanced"
+        )
     if room.view(record.seq, now_ms(), 0, viewer=None).to_move is None:
         raise Refused(ErrorCode.WRONG_PHASE, "there is no stone to place right now")
     if session.hint_pending:

@@ -5,7 +5,7 @@
 import { BoardView } from "./board.js";
 import { LEVELS, levelLabel } from "./levels.js";
 import { parsePoint } from "./notation.js";
-import { aborted, changeText, choicesText, clockText, gameClockText, offerWords, opponentOf, RATED_MIN_STONES, ratingText, resultText, timeControlText } from "./room.js";
+import { aborted, changeText, choicesText, clockText, gameClockText, offerWords, opponentOf, RATED_MIN_STONES, ratingText, roomResultText, timeControlText } from "./room.js";
 import { pageFolder } from "./net.js";
 import { downloadButtons, downloadRecord } from "./records.js";
 import { foulText, hintText } from "./rules.js";
@@ -229,10 +229,12 @@ export class GameView {
   }
 
   /** "hal (White) played a1." for another's stone (by `mover`, a seat or null when not
-   * known, in `color`), null for one's own. */
-  playedWords(mover, color, point) {
+   * known, in `color`), null for one's own; `placing`: a swap2 opening's stone, whose
+   * placer holds no colour yet ("hal placed a1, a white stone."). */
+  playedWords(mover, color, point, placing = false) {
     if (mover && mover.id === this.me) return null;
     const colour = color === "black" ? "Black" : "White"; // as the status says it
+    if (placing && mover) return `${mover.name} placed ${point}, a ${color} stone.`;
     return `${mover ? `${mover.name} (${colour})` : colour} played ${point}.`;
   }
 
@@ -291,14 +293,14 @@ export class GameView {
       // places White's stone too, the chooser Black's): the one the opening asks.
       const placing = room.state === "opening" && room.swap2 ? room.swap2.to_act : null;
       const mover = placing ? { id: placing, name: room.nameOf(placing) } : room.players[event.color];
-      text = this.playedWords(mover, event.color, event.point);
+      text = this.playedWords(mover, event.color, event.point, Boolean(placing));
     } else if (event.type === "game_over") {
       const winner = room.result && room.result.winner;
       const yours = !mySeat || !winner ? "" : winner === mySeat ? " You win." : " You lose.";
       // One's own rating's change, which the result box shows (it went unsaid).
       const mine = (room.ratings ?? []).find((r) => r.player === this.me);
       const rating = mine ? ` Your rating: ${mine.before} to ${ratingText(mine.after, mine.provisional)} (${changeText(mine)}).` : "";
-      text = `${resultText(room.result, room.moves.length)}.${yours}${rating}`;
+      text = `${roomResultText(room)}.${yours}${rating}`;
     }
     if (text) this.announcer.textContent = text;
   }
@@ -321,10 +323,11 @@ export class GameView {
   /** A countdown's line: shown while it has `text`, written only when that changes,
    * and handed to the announcer once as it appears (not each second). */
   showCountdown(line, text) {
-    if (text && line.hidden) this.announcer.textContent = text;
+    if (text && line.hidden) this.announcer.textContent = line.announced = text;
     // Gone (the stone was placed): nor is it announced any more (a screen reader still
-    // read "Place the first stone within 0:30" after it).
-    if (!text && !line.hidden && this.announcer.textContent === line.textContent) {
+    // read "Place the first stone within 0:30" after it). The line counted down since
+    // it was said: it is what was said that goes, unless something else was said since.
+    if (!text && !line.hidden && this.announcer.textContent === line.announced) {
       this.announcer.textContent = "";
     }
     if (line.textContent !== text) line.textContent = text;
@@ -512,7 +515,7 @@ export class GameView {
   }
 
   gameText(room, mySeat) {
-    if (room.state === "over") return resultText(room.result, room.moves.length);
+    if (room.state === "over") return roomResultText(room);
     if (room.hint) return hintText(room.hint.point, room.hint.reason); // until the next move
     if (room.state === "waiting") {
       if (!mySeat) return "Waiting for players.";
@@ -599,7 +602,9 @@ export class GameView {
       }
     }
     const ais = room.players.black?.bot && room.players.white?.bot; // (a hint lasts one of their moves)
-    if (playing && !room.rated && room.toMove && !ais) {
+    // Not in a swap2 opening: a hint is the strongest stone, the wrong advice for stones
+    // placed to leave the choice balanced.
+    if (playing && !room.rated && room.toMove && !ais && !room.swap2) {
       // Off while offline, as the game's own buttons are (a tap left a red line that
       // outlived the reconnection).
       const offline = !this.app.conn.identified;
@@ -661,7 +666,7 @@ export class GameView {
     }
     this.resultBox.hidden = room.state !== "over";
     if (room.state === "over") {
-      const lines = [h("strong", {}, resultText(room.result, room.moves.length))];
+      const lines = [h("strong", {}, roomResultText(room))];
       const winner = room.result && room.result.winner ? room.players[room.result.winner] : null;
       if (winner) { // the colours alone leave a player to work out which was theirs (swap2)
         const mine = mySeat === room.result.winner;

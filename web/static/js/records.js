@@ -61,7 +61,7 @@ export function downloadButtons(onDownload) {
   return {
     buttons: [button("json", "Download JSON"), button("psq", "Download PSQ"), button("moves", "Download move list")],
     note: h("p", { class: "hint-text", id: "download-note" },
-      "JSON keeps everything; PSQ and a move list keep the moves only (not the rule or how the game ended)."),
+      "JSON keeps everything; PSQ and a move list keep the moves only (not the rule, how the game ended, or a swap2 opening)."),
   };
 }
 
@@ -227,7 +227,7 @@ export class ReviewView {
       h("h1", {}, players.black || players.white
         ? `${players.black ?? "?"} (Black) – ${players.white ?? "?"} (White)`
         : "Black – White"),
-      h("p", {}, [r.rule, `${r.size}×${r.size}`, r.opening ?? "free", ...clockFacts(r.game), resultText(r.result, r.moves.length)].join(" · ")),
+      h("p", {}, [r.rule, `${r.size}×${r.size}`, this.opener ? `swap2, ${this.opener.name} opened` : r.opening ?? "free", ...clockFacts(r.game), resultText(r.result, r.moves.length)].join(" · ")),
       h("div", { class: "room-body" },
         // The steps beside the board, at its top (under it, on a laptop's 800 px the
         // buttons were below the window's edge); under it on a phone, as the side is.
@@ -269,7 +269,29 @@ export class ReviewView {
       else if (at.bottom > box.bottom) this.list.scrollTop += at.bottom - box.bottom;
     }
     const colour = this.step % 2 ? "Black" : "White"; // (who played it: a screen reader hears no stone)
-    this.position.textContent = `Move ${this.step} of ${r.moves.length}${this.step ? `: ${r.moves[this.step - 1].move} (${colour})` : ""}`;
+    const placer = this.placer(this.step); // a swap2 opening's stone is its placer's
+    this.position.textContent = `Move ${this.step} of ${r.moves.length}${this.step ? `: ${r.moves[this.step - 1].move} (${colour})` : ""}${placer ? `, placed by ${placer} in the opening` : ""}`;
+  }
+
+  /** Who placed stone `step` (from 1) of a swap2 opening, by the server's record: the
+   * opener stones 1 to 3, the other player 4 and 5; null after the opening, or when the
+   * record does not say. */
+  placer(step) {
+    const opening = this.opener;
+    if (!opening || step < 1 || step > opening.stones) return null;
+    return step <= 3 ? opening.name : opening.other;
+  }
+
+  /** A swap2 game's opener as its record tells (`game.swap2`: the colour the opener
+   * ended with, null when the game ended before the choice, when Black's seat was the
+   * opener's): {name, other, stones}; null for another game. */
+  get opener() {
+    const r = this.record;
+    const story = r?.opening === "swap2" ? r.game?.swap2 : null;
+    if (!story) return null;
+    const players = r.players ?? {};
+    const [mine, theirs] = story.opener === "white" ? ["white", "black"] : ["black", "white"];
+    return { name: players[mine] ?? "?", other: players[theirs] ?? "?", stones: story.stones };
   }
 
   async download(format) {

@@ -34,6 +34,8 @@ export class RoomState {
       this.log.push({
         text: played === 0 ? "The game has started" : `The game is on: ${played} move${plural} played so far`,
       });
+      // And where a swap2 opening stands, as those there at its start were told.
+      if (view.swap2) this.log.push({ text: this.openingLine(view.swap2) });
     }
     this.ratings = null;
     this.ratingsKnown = false;
@@ -50,6 +52,13 @@ export class RoomState {
     // Players whose rematch offer was declined here: the server takes no other from them
     // (a reload forgets it, and the server's refusal says so instead).
     this.rematchDeclined = new Set();
+  }
+
+  /** What a swap2 opening's phase (`phase`, `to_act`, `choices`) asks, for the log. */
+  openingLine(swap2) {
+    return swap2.phase === "choose"
+      ? `${this.nameOf(swap2.to_act)} is to choose: ${choicesText(swap2.choices)}`
+      : `${this.nameOf(swap2.to_act)} places ${swap2.phase === "place3" ? "three" : "two"} stones`;
   }
 
   /** A chat line for the log: a spectator's says so ("cy (watching)"): names are not
@@ -105,9 +114,7 @@ export class RoomState {
       case "opening":
         this.state = "opening";
         this.swap2 = { phase: event.phase, to_act: event.to_act, choices: event.choices };
-        return event.phase === "choose"
-          ? `${this.nameOf(event.to_act)} is to choose: ${choicesText(event.choices)}`
-          : `${this.nameOf(event.to_act)} places ${event.phase === "place3" ? "three" : "two"} stones`;
+        return this.openingLine(event);
       case "chose": {
         const line = `${this.nameOf(event.player)} chose ${event.choice === "place2" ? "to place two more stones" : event.choice}`;
         if (event.clocks) {
@@ -166,7 +173,7 @@ export class RoomState {
         }
         this.pending = null;
         this.swap2 = null;
-        return resultText(this.result, this.moves.length);
+        return roomResultText(this);
       case "presence":
         for (const seat of ["black", "white"]) {
           const p = this.players[seat];
@@ -363,6 +370,24 @@ export function aborted(result, stones) {
 /** The seated player of `players` (a room's, or a lobby line's) who is not `me`. */
 export function opponentOf(players, me) {
   return [players.black, players.white].find((p) => p && p.id !== me);
+}
+
+/** How the game in `room` ended: as resultText, but a game that ended in a swap2
+ * opening, before anyone chose a colour, names its players, not colours nobody had
+ * ("Black wins by resignation" read as if the opener had played Black). */
+export function roomResultText(room) {
+  const result = room.result;
+  if (result?.winner && room.opening === "swap2" && !room.openingStones) {
+    const won = room.players[result.winner]?.name ?? "?";
+    const lost = room.players[result.winner === "black" ? "white" : "black"]?.name ?? "?";
+    const why = {
+      resign: `${lost} resigned`,
+      timeout: `${lost} did not place or choose in time`,
+      abandon: `${lost} was away and did not come back`,
+    }[result.reason] ?? REASONS[result.reason] ?? result.reason;
+    return `${won} wins: ${why} during the swap2 opening`;
+  }
+  return resultText(result, room.moves.length);
 }
 
 export function resultText(result, stones = null) {

@@ -10,7 +10,7 @@ const RULE_WORDS = {
 
 const OPENING_WORDS = {
   free: "Black plays first",
-  swap2: "3 stones, then pick a colour",
+  swap2: "Black's seat places 3, the other picks a colour or places 2 more",
 };
 
 const FOUL_WORDS = {
