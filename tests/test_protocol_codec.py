@@ -480,7 +480,6 @@ def test_binary_frame_is_bad_frame_with_json() -> None:
         (msgspec.msgpack.encode({1: "hello"}), "keys must be strings"),
         (b"\x82\xa4type\xa5hello\xa4name\xa2\xff\xfe", "not valid UTF-8 (byte 0xff)"),
         (b"\x91" * 4000 + b"\x01", "map"),
-        (b"\x82\xa4type\xa5hello\xa1z" + b"\x91" * 4000 + b"\xc0", "nested too deeply"),
         (b"\x82\xa4type\xa4chat\xa4type\xabget_profile", "`type` key is given more than once"),
     ],
     ids=[
@@ -493,7 +492,6 @@ def test_binary_frame_is_bad_frame_with_json() -> None:
         "int-key",
         "bad-utf8",
         "nested-arrays",
-        "nesting-bomb-in-unknown-field",
         "two-types",
     ],
 )
@@ -556,6 +554,25 @@ def test_a_bad_string_is_answered_with_the_frames_id_and_room() -> None:
 
 
 @pytest.mark.parametrize(
+    ("codec", "data"),
+    [
+        (MSGPACK, b"\x82\xa4type\xa5hello\xa1z" + b"\x91" * 4000 + b"\xc0"),
+        (JSON, '{"type": "hello", "z": ' + "[" * 2000 + "]" * 2000 + "}"),
+    ],
+    ids=["msgpack", "json"],
+)
+def test_a_nesting_bomb_in_an_unknown_field_is_a_bad_message(codec: Codec, data: object) -> None:
+    """Arrays nested thousands deep in a field the message does not have: bad_message,
+    never a crash. Python 3.11 stops reading them ("nested too deeply"); 3.13 reads them
+    through, and the hello is then refused for what it lacks."""
+    exc = _error(data, codec)
+    assert exc.code == ErrorCode.BAD_MESSAGE
+    assert "arrays or maps are nested too deeply" in exc.message or (
+        exc.message == "hello message: missing required field `name`"
+    ), exc.message
+
+
+@pytest.mark.parametrize(
     ("data", "needle"),
     [
         ("", "JSON"),
@@ -568,7 +585,6 @@ def test_a_bad_string_is_answered_with_the_frames_id_and_room() -> None:
         ('{"type": "hello", "name": "\\ud800x"}', "half of a UTF-16 surrogate pair"),
         ('{"type": "hello", "name": "\\udbff"}', "half of a UTF-16 surrogate pair"),
         ("[" * 2000 + "1" + "]" * 2000, "JSON object"),
-        ('{"type": "hello", "z": ' + "[" * 2000 + "]" * 2000 + "}", "nested too deeply"),
         ('{"type": "hello", "name": "ann", "id": 1.5}', "`id`"),
         ('{"type": "chat", "type": "get_profile"}', "`type` key is given more than once"),
     ],
@@ -583,7 +599,6 @@ def test_a_bad_string_is_answered_with_the_frames_id_and_room() -> None:
         "lone-surrogate",
         "lone-surrogate-at-end",
         "nested-arrays",
-        "nesting-bomb-in-unknown-field",
         "float-id",
         "two-types",
     ],
