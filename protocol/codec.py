@@ -216,12 +216,7 @@ class Codec:
             raise ProtocolError(
                 ErrorCode.BAD_FRAME, f"a frame must be bytes or str, not {type(data).__name__}"
             )
-        # A str counts characters: never more than its UTF-8 bytes, so whatever is
-        # refused here is over the byte limit too (the WebSocket layer counts bytes).
-        if len(data) > limit:
-            raise ProtocolError(
-                ErrorCode.TOO_LARGE, f"frame of {len(data)} bytes is over the {limit}-byte limit"
-            )
+        check_frame_size(data, limit)
         try:
             return decoder.decode(data)
         except msgspec.ValidationError as exc:
@@ -547,6 +542,18 @@ def encode(message: msgspec.Struct) -> bytes:
 def event_frame(room: str, seq: int, event: bytes) -> bytes:
     """MessagePack's :meth:`Codec.event_frame`."""
     return MSGPACK.event_frame(room, seq, event)
+
+
+def check_frame_size(data: str | bytes | bytearray | memoryview, limit: int) -> None:
+    """Raise ``too_large`` for a frame over ``limit`` bytes (a str's UTF-8 bytes, counted
+    when its characters could be over it: at most four bytes each)."""
+    size = len(data)
+    if isinstance(data, str) and 4 * size > limit:
+        size = len(data.encode("utf-8", "surrogatepass"))
+    if size > limit:
+        raise ProtocolError(
+            ErrorCode.TOO_LARGE, f"frame of {size} bytes is over the {limit}-byte limit"
+        )
 
 
 def decode_client(data: object) -> ClientMessage:

@@ -27,8 +27,9 @@ from websockets.exceptions import ConnectionClosed
 
 from engine import Rule
 from protocol import messages as m
-from protocol.codec import decode_event
+from protocol.codec import check_frame_size, decode_event
 from protocol.errors import CloseCode, ErrorCode, ProtocolError
+from protocol.limits import MAX_CLIENT_FRAME
 from server import game, history, lag
 from server.addresses import limit_key
 from server.bots.registry import WORKER_REPLACED
@@ -257,6 +258,12 @@ class Connection:
 
     async def _receive(self, frame: str | bytes) -> None:
         self.services.metrics.inc("gomoku_messages_total")
+        try:  # before the rate limit: a frame over the size limit always ends the connection
+            check_frame_size(frame, MAX_CLIENT_FRAME)
+        except ProtocolError as exc:
+            self.error(exc.code, exc.message)
+            self.close(CloseCode.TOO_BIG, "frame too large")
+            return
         if not self.bucket.take(time.monotonic()):
             self.strikes += 1
             if self.strikes > self.config.limits.flood_strikes:
@@ -273,8 +280,6 @@ class Connection:
             message = self.codec.decode_client(frame)
         except ProtocolError as exc:
             self.error(exc.code, exc.message, re=exc.re, room=exc.room)
-            if exc.code == ErrorCode.TOO_LARGE:
-                self.close(CloseCode.TOO_BIG, "frame too large")
             return
         if self.identity is None and not isinstance(message, (m.Hello, m.Ping)):
             room = getattr(message, "room", None)
@@ -345,8 +350,13 @@ class Connection:
         if identity is None:
             return
         # The hello's counterpart, so the log shows departures too (a drop is 1006, a
-        # flood 1008 "message flood").
-        code, reason = self.ws.close_code, self.ws.close_reason
+        # flood 1008 "message flood"): the close of whoever closed first (the server's
+        # 1009 was logged as 1006 when the client answered it with no close of its own).
+        protocol = self.ws.protocol
+        first = protocol.close_rcvd
+        if protocol.close_sent is not None and not protocol.close_rcvd_then_sent:
+            first = protocol.close_sent
+        code, reason = (1006, "") if first is None else (first.code, first.reason)
         said = f"{code} {reason}" if reason else str(code)
         log.info("gone %s (%s): close %s", identity.player, identity.name, said)
         if self.worker:

@@ -39,6 +39,13 @@ MAX_ORIGINS_TOLD = 100
 
 MAX_QUEUE = 16
 """Frames websockets reads ahead of the connection's handler before it stops reading."""
+READ_WHOLE = 4
+"""How many times the size limit (``max_frame``) a frame may be for websockets to read
+it whole: one over the limit then reaches the connection's handler in its turn, after
+the replies to the frames before it, and is refused there (``too_large``, then 1009).
+Refused by the WebSocket layer itself, on reading its header, the close came at once,
+and replies to requests already taken were lost (a bot's room was made, its snapshot
+never sent). Larger ones still are, so read-ahead stays bounded."""
 WRITE_LIMIT = 64 * 1024
 """Bytes websockets buffers for a peer before its own sends (pings, close) wait; our
 frames are written without waiting and bounded by ``send_buffer`` instead."""
@@ -68,7 +75,7 @@ class Listener:
         self._server: Server | None = None
         limits = self.config.limits
         self.options = Options(
-            max_size=limits.max_frame,
+            max_size=limits.max_frame * READ_WHOLE,
             ping_interval=limits.ping_interval_s,
             ping_timeout=limits.ping_timeout_s,
             max_queue=MAX_QUEUE,

@@ -84,8 +84,9 @@ async def test_a_room_that_expired_while_the_client_was_away(
 ) -> None:
     """On Redis, the room on screen expires while the client's network is down: the
     resume is refused with no_such_room (or the server, looking at the room first, finds
-    it gone), the client says so and shows the lobby, still the same player; also when the refusal comes after the client
-    took the resume's catch-up as over (a busy server: quiet time 0 here)."""
+    it gone), the client says so and shows the lobby, still the same player; also when
+    the refusal comes after the client took the resume's catch-up as over (a busy
+    server: quiet time 0 here)."""
     monkeypatch.setattr(client.connection, "CATCH_UP_QUIET", quiet_s)
     first = await make_server(store=RedisStore(redis_url, poll_interval_s=0.2))
     async with running(first, tmp_path) as (app, pilot):

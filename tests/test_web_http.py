@@ -375,7 +375,7 @@ async def recv_json(ws: Any) -> dict[str, Any]:
 async def test_json_connections_get_the_same_errors_and_limits(make_server: MakeServer) -> None:
     """On a gomoku.json connection: a binary frame is bad_frame, broken JSON bad_message,
     a flood is rate_limited (with the dropped message's id), and the connection goes on;
-    a frame over 4096 bytes closes it with 1009."""
+    a frame over 4096 bytes is too_large and closes it with 1009."""
     server = await make_server(limits=ConnectionLimits(rate_per_s=5, rate_burst=5))
     ws = await json_client(server.port)
     assert ws.subprotocol == "gomoku.json"
@@ -396,6 +396,7 @@ async def test_json_connections_get_the_same_errors_and_limits(make_server: Make
     assert limited
     assert all(100 <= re < 108 for re in limited)
     await ws.send('{"type": "chat", "room": "r", "text": "' + "x" * 5000 + '"}')
+    assert (await recv_json(ws))["code"] == "too_large"
     with pytest.raises(ConnectionClosed) as closed:
         await asyncio.wait_for(ws.recv(), 5)
     assert closed.value.rcvd is not None
