@@ -112,7 +112,8 @@ _PATTERNS = {
 
 NESTING_READ = 500
 """Arrays and maps nested this deep are read, in fields the server does not know too
-(protocol.md); the decoder gives up somewhat deeper, at Python's recursion limit."""
+(protocol.md); the decoder gives up somewhat deeper, at Python's recursion limit
+(about 1,000 levels on 3.11, 1,500 on 3.12; on 3.13 not within a client frame's size)."""
 
 _stored_event_decoder = msgspec.msgpack.Decoder()  # untyped: events we stored ourselves
 
