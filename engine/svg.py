@@ -13,15 +13,32 @@ bottom); the last move has a ring, the winning line a stroke through it, and any
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Protocol
 
-from engine.board import Board
-from engine.types import Color, Point
+from engine.types import Color, Point, Result
+
+
+class Position(Protocol):
+    """What a drawing reads of a board (:class:`engine.board.Board`, which imports this
+    module to draw itself)."""
+
+    @property
+    def size(self) -> int: ...
+
+    @property
+    def last_move(self) -> Point | None: ...
+
+    @property
+    def result(self) -> Result | None: ...
+
+    def stones(self, color: Color | str) -> list[Point]: ...
+
 
 CELL = 24
 """Pixels between two lines of the grid (the default)."""
 
 
-def board_svg(board: Board, *, marks: Iterable[Point] = (), cell: int = CELL) -> str:
+def board_svg(board: Position, *, marks: Iterable[Point] = (), cell: int = CELL) -> str:
     """The SVG text of ``board``, ``cell`` pixels between lines, with ``marks`` crossed."""
     size = board.size
     radius = cell * 0.45
