@@ -9,8 +9,10 @@ session's players and games are gone when the client exits, and no data file is
 written); one local AI worker of its own (``--bots 1``), which it stops when it
 stops; and ``--stop-on-eof``, so it never outlives the client, however the client
 ends (the pipe to its standard input closes with the client); one process that stops
-without a drain (``--processes 1 --drain 0``). The client talks to
-it through the protocol, as to any server: it imports nothing of the server.
+without a drain (``--processes 1 --drain 0``); and no move limit in a game without a
+clock (``--untimed-move-limit 0``: the AI claimed a win after ten minutes' thought).
+The client talks to it through the protocol, as to any server: it imports nothing of
+the server.
 
 The AI worker needs a moment to start; :meth:`LocalServer.wait_for_ai` asks the
 server's ``/metrics`` until a worker is connected, so the client can wait for it
@@ -116,6 +118,8 @@ async def start_local_server(*, ai: bool = True) -> LocalServer:
         "1",  # GOMOKU_DRAIN say: nobody else serves this client's players
         "--drain",
         "0",
+        "--untimed-move-limit",  # a family's "no clock" means no limit at all: nobody
+        "0",  # else waits for the AI, and a grandparent's long think lost on time
         "--log-level",
         "WARNING",
         stdin=asyncio.subprocess.PIPE,

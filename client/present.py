@@ -167,8 +167,8 @@ def status_lines(
                 rating=detail > 1,
             )  # fmt: skip
             # Names are display names, not unique (and "ann" may be Cyrillic): "(you)"
-            # says which seat is yours, as on the page.
-            if detail > 0 and seat is not None and seat.id in me:
+            # says which seat is yours, as on the page (not both, in hot seat).
+            if detail > 0 and seat is not None and seat.id in me and len(me) == 1:
                 text += " (you)"
             return f"{text} {clock_label(game, color, now)}"
 

@@ -5,13 +5,16 @@ nothing and never outlives the client."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from pathlib import Path
 
 import pytest
+import websockets
 from client_fixtures import FAST, leave_for_the_lobby, online, playing, running, stones, until
 from textual.pilot import Pilot
 from textual.widgets import Input, Select
+from websockets.typing import Subprotocol
 
 from client.app import GomokuApp
 from client.config import Identity, load_identity, save_identity
@@ -67,6 +70,12 @@ async def test_local_hot_seat(tmp_path: Path) -> None:
         assert room is not None
         assert room.picture.stones[Point(7, 6)] is not room.picture.stones[Point(7, 7)]
         assert "Player 2" in screen_text(app)
+        # Both seats are this terminal's: neither is "(you)", and resigning says whose.
+        assert "(you)" not in screen_text(app).splitlines()[0]
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        assert "Resign for ann?" in screen_text(app)  # (Player 1 is the client's name)
+        await pilot.press("escape")
 
 
 async def test_a_local_session_leaves_no_token_behind(tmp_path: Path) -> None:
@@ -199,6 +208,22 @@ async def test_the_local_server_stops_with_its_client() -> None:
         assert local.process.stdin is not None
         local.process.stdin.close()  # what the end of the client does to the pipe
         assert await asyncio.wait_for(local.process.wait(), HANG_S) == 0
+    finally:
+        await local.stop()
+
+
+async def test_a_local_game_without_a_clock_has_no_move_limit() -> None:
+    """A grandparent thinking ten minutes against the AI in a game with no clock lost on
+    the move limit: the local server has none (welcome says 0)."""
+    local = await start_local_server(ai=False)
+    try:
+        async with websockets.connect(
+            f"ws://127.0.0.1:{local.port}/", subprotocols=[Subprotocol("gomoku.json")]
+        ) as ws:
+            await ws.send('{"type": "hello", "name": "grandpa"}')
+            welcome = json.loads(await asyncio.wait_for(ws.recv(), HANG_S))
+        assert welcome["type"] == "welcome"
+        assert welcome["limits"]["untimed_move_ms"] == 0
     finally:
         await local.stop()
 

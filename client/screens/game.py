@@ -696,7 +696,12 @@ class GameScreen(Screen[None]):
             if yes:
                 await self.host.send_as(player, msg.Resign(room=room))
 
-        await self.app.push_screen(ConfirmDialog("Resign this game?"), decided)
+        question = "Resign this game?"
+        if len(self.me) > 1:  # hot seat: the player to move resigns, whose name it says
+            color = game.color_of(player)
+            seat = game.seat(color) if color is not None else None
+            question = f"Resign for {seat.name if seat else 'the player to move'}?"
+        await self.app.push_screen(ConfirmDialog(question), decided)
 
     def _offering(self, kind: OfferKind) -> str | None:
         """The local player who makes an offer of ``kind``: one's own seat; in hot seat a
