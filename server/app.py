@@ -108,6 +108,7 @@ class GomokuServer:
             key_failures=KeyedWindows(limits.code_failures_per_ip, limits.code_failure_window_ms),
             new_players=KeyedWindows(limits.new_players_per_ip, limits.per_ip_window_ms),
             new_rooms=KeyedWindows(limits.rooms_per_ip, limits.per_ip_window_ms),
+            chat_lines=KeyedWindows(limits.chat_per_ip, limits.chat_window_ms),
             handoff=self.handoff,
         )
         self.listener = Listener(self.services)

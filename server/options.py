@@ -441,6 +441,17 @@ def add_limit_options(parser: argparse.ArgumentParser, env: EnvOptions) -> None:
     )
     env.add(
         group,
+        "--chat-per-ip",
+        "GOMOKU_CHAT_PER_IP",
+        type=count(0),
+        default=d.chat_per_ip,
+        metavar="N",
+        help="chat lines all the players of one client address may post per 10 s (a "
+        "player's own limit is 5); more are refused with chat_rate_limited (0: no limit) "
+        f"({d.chat_per_ip})",
+    )
+    env.add(
+        group,
         "--per-ip-window",
         "GOMOKU_PER_IP_WINDOW",
         type=seconds(0.001),
@@ -628,6 +639,7 @@ def limits_from_args(args: argparse.Namespace) -> ConnectionLimits:
         new_players_per_ip=args.new_players_per_ip,
         rooms_per_ip=args.rooms_per_ip,
         per_ip_window_ms=round(args.per_ip_window * 1000),
+        chat_per_ip=args.chat_per_ip,
     )
 
 

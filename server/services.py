@@ -51,6 +51,8 @@ class Services:
     """Hellos without a resume token per client address (``new_players_per_ip``)."""
     new_rooms: KeyedWindows
     """Rooms opened per client address (``rooms_per_ip``)."""
+    chat_lines: KeyedWindows
+    """Chat lines per client address (``chat_per_ip``)."""
     handoff: Handoff | None = None
     """Moves connections to the sibling process holding their game (a process of
     ``gomoku-server --processes``; None otherwise)."""

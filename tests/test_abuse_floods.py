@@ -7,6 +7,7 @@ trusted proxy, and from allowed web origins only.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from typing import Any
 
@@ -507,3 +508,27 @@ async def test_one_player_cannot_take_the_seat_of_every_waiting_room(
     assert isinstance(seated, m.Snapshot)
     assert seated.room.players.white is not None
     assert seated.room.players.white.name == "squatter"
+
+
+async def test_players_of_one_address_share_a_chat_limit(connect: Connect) -> None:
+    """Ten throw-away players of one address put fifty lines into a room in two seconds,
+    each within its own limit: the address's lines are capped (six players' worth), and
+    a line over it is refused saying so."""
+    host = await connect("host")
+    room = (await host.create(seat="black")).room.id
+    trolls = [await connect(f"t{i}") for i in range(7)]
+    for troll in trolls:
+        await troll.join(room, role="spectator")
+    for troll in trolls:
+        for n in range(5):
+            await troll.send(m.Chat(room=room, text=f"spam {n}", id=100 + n))
+    said = 0
+    with contextlib.suppress(TimeoutError):
+        while True:  # every line let through reaches the room's player
+            message = await asyncio.wait_for(host.recv(), 1.0)
+            said += isinstance(message, m.Event) and isinstance(message.event, ChatPosted)
+    assert said == 30
+    last = await trolls[-1].until(lambda x: isinstance(x, m.Error))
+    assert isinstance(last, m.Error)
+    assert last.code == "chat_rate_limited"
+    assert "too many chat lines from your address: 30 in 10 s at most" in last.message

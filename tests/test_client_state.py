@@ -340,7 +340,8 @@ def test_resume_reports_the_moves_caught_up() -> None:
 
 def test_chat_lines_are_logged_with_the_name() -> None:
     """A chat event shows as 'name: text' of kind chat; a spectator's line says the author
-    is watching, so that one named as a player cannot speak for them."""
+    is watching, and one's own says so, so that one named as a player cannot speak for
+    them."""
     model = in_room()
     model = reduce(model, event(4, ev.ChatPosted(player="p-bob", name="bob", text="gl hf")), T0)
     assert model.log[-1].kind == "chat"
@@ -348,6 +349,13 @@ def test_chat_lines_are_logged_with_the_name() -> None:
     posing = ev.ChatPosted(player="p-cy", name="bob", text="I resign, you win")
     model = reduce(model, event(5, posing), T0)
     assert model.log[-1].text == "bob (watching): I resign, you win"
+    # The opponent renamed to one's own name: one's own lines are the ones marked.
+    mine = ev.ChatPosted(player="p-alice", name="alice", text="gg")
+    model = reduce(model, event(6, mine), T0)
+    assert model.log[-1].text == "alice (you): gg"
+    theirs = ev.ChatPosted(player="p-bob", name="alice", text="gg")
+    model = reduce(model, event(7, theirs), T0)
+    assert model.log[-1].text == "alice: gg"
 
 
 def test_a_snapshot_logs_what_was_said_before() -> None:
@@ -362,7 +370,7 @@ def test_a_snapshot_logs_what_was_said_before() -> None:
     texts = [(line.kind, line.text) for line in model.log]
     assert texts[2:5] == [
         ("chat", "bob: gl hf"),
-        ("chat", "alice: you too"),
+        ("chat", "alice (you): you too"),
         ("chat", "cy (watching): hi all"),
     ]
     assert texts[-1] == ("event", "2 moves played so far.")

@@ -395,10 +395,12 @@ def test_an_untimed_game_lets_a_player_claim_from_one_who_does_not_move() -> Non
     with pytest.raises(GameError) as early:
         apply(room, game.Claim(A), 1_002 + 600_000 - 1_001, RULES)
     assert early.value.code == "not_claimable"
-    assert str(early.value) == "your opponent is connected; they have 2 s left to move"
+    assert str(early.value) == (
+        "your opponent is connected, or left only a moment ago; they have 2 s left to move"
+    )
     with pytest.raises(GameError) as own_turn:
         apply(room, game.Claim(B), 1_002 + 600_000, RULES)
-    assert str(own_turn.value) == "your opponent is connected"
+    assert str(own_turn.value) == "your opponent is connected, or left only a moment ago"
     outcome = apply(room, game.Claim(A), 1_002 + 600_000, RULES)
     (over,) = outcome.events
     assert isinstance(over, GameOver)
@@ -501,6 +503,7 @@ def test_a_seat_waits_for_its_first_connection_then_follows_the_attached_ones() 
     with pytest.raises(GameError) as refused:
         apply(running, game.Claim(A, _attending(**{A: (1, None), B: (0, 40)})), 1039, RULES)
     assert refused.value.code == "not_claimable"
+    assert str(refused.value) == "your opponent has 1 s left to come back"  # (not "1 ms")
     with pytest.raises(GameError) as refused:  # B is back: the claim finds them attached
         apply(running, game.Claim(A, _attending(**{A: (1, None), B: (1, 40)})), 1040, RULES)
     assert refused.value.code == "not_claimable"

@@ -2341,7 +2341,7 @@ async def test_chat_on_a_phone_wraps_and_keeps_a_refused_line(browser: Browser) 
         for n in range(2, 6):
             await chat.fill(f"line {n}")
             await chat.press("Enter")
-            await expect(line.last).to_have_text(f"ann: line {n}")
+            await expect(line.last).to_have_text(f"ann (you): line {n}")  # her own
         await chat.fill("line 6")
         await chat.press("Enter")
         await expect(ann.locator("#toast")).to_have_text(CHAT_LIMIT_SAID)

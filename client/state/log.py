@@ -141,10 +141,15 @@ def _lines(action: object, before: Scene, after: Scene) -> list[LogLine]:
     return []
 
 
-def chat_text(game: GameView, player: str, name: str, text: str) -> str:
-    """``ann: gg``; a spectator's line says so (``ann (watching): gg``): names are not
-    unique, and a spectator named as a player could otherwise speak for them."""
-    if game.color_of(player) is None:
+def chat_text(
+    game: GameView, player: str, name: str, text: str, me: str | None = None
+) -> str:
+    """``ann: gg``; a spectator's line says so (``ann (watching): gg``), and one's own
+    (``ann (you): gg``): names are not unique, and a spectator named as a player, or an
+    opponent who took one's own name, could otherwise speak for them."""
+    if player == me:
+        name += " (you)"
+    elif game.color_of(player) is None:
         name += " (watching)"
     return f"{name}: {text}"
 
@@ -174,7 +179,9 @@ def opening_lines(
         lines.append(LogLine("system", WATCHING_FULL if full else WATCHING))
     if game.state != "waiting":
         lines.append(LogLine("event", started_line(game)))
-    lines += [LogLine("chat", chat_text(game, line.player, line.name, line.text)) for line in chat]
+    lines += [
+        LogLine("chat", chat_text(game, line.player, line.name, line.text, me)) for line in chat
+    ]
     if game.moves and game.state != "over":
         played = len(game.moves)
         lines.append(LogLine("event", f"{played} move{'' if played == 1 else 's'} played so far."))
@@ -295,7 +302,7 @@ def _event_lines(
             else:
                 say(f"{name} went offline.")
         case ev.ChatPosted(player=player, name=name, text=text):
-            say(chat_text(after, player, name, text), "chat")
+            say(chat_text(after, player, name, text, me), "chat")
         case ev.Rematch():
             say("Rematch agreed: a new game with colours swapped.")
     return lines

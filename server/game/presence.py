@@ -32,11 +32,17 @@ def claim(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outc
         return out
     idle = "" if due is None else f"; they have {_in_words(due - now_ms)} left to move"
     if other.online or other.offline_since_ms is None:
-        raise GameError(ErrorCode.NOT_CLAIMABLE, f"your opponent is connected{idle}")
+        # (one gone for less than the offline notice's wait is still shown connected: a
+        # reload is no news; the claim said "connected" of one who had just left)
+        raise GameError(
+            ErrorCode.NOT_CLAIMABLE,
+            f"your opponent is connected, or left only a moment ago{idle}",
+        )
     left = other.offline_since_ms + rules.grace_ms - now_ms
     if left > 0:
         raise GameError(
-            ErrorCode.NOT_CLAIMABLE, f"your opponent has {left} ms left to return{idle}"
+            ErrorCode.NOT_CLAIMABLE,
+            f"your opponent has {_in_words(left)} left to come back{idle}",
         )
     charge_clock(room, now_ms)
     out.events.append(finish(room, room.color_of(seat), Reason.ABANDON, None))

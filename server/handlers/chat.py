@@ -6,7 +6,7 @@ from __future__ import annotations
 from protocol import messages as m
 from protocol.errors import ErrorCode
 from protocol.events import ChatPosted
-from server.handlers.base import Refused, Session
+from server.handlers.base import Refused, Session, seconds
 from server.service import NoSuchRoom, now_ms
 
 
@@ -20,6 +20,14 @@ async def on_chat(session: Session, msg: m.Chat) -> None:
             f"too many chat lines: {window.limit} in {window.window_ms // 1000} s at most; "
             f"the next in {wait_s} s",
         )
+    address = session.services.chat_lines
+    if wait := address.wait_ms(session.limit_key, now):
+        raise Refused(
+            ErrorCode.CHAT_RATE_LIMITED,
+            f"too many chat lines from your address: {address.limit} in "
+            f"{address.window_ms // 1000} s at most; the next in {seconds(wait)} s",
+        )
+    address.add(session.limit_key, now)
     assert session.identity is not None
     await session.attach_seated(msg.room)
     if msg.room not in session.attached:

@@ -401,7 +401,7 @@ export class App {
     // time (a game with one) at the start: the welcome says how long (30 s, protocol/limits.py's
     // FIRST_STONE_MS, from a server that does not say).
     const limits = this.me?.limits;
-    const room = new RoomState(m.room, limits?.untimed_move_ms ?? 0, limits?.first_stone_ms ?? 30000);
+    const room = new RoomState(m.room, limits?.untimed_move_ms ?? 0, limits?.first_stone_ms ?? 30000, this.me?.player ?? null);
     if (previous) room.log = previous.log;
     else this.noteRematch(this.rematchFrom.get(room.id), room);
     this.rooms.set(room.id, room);

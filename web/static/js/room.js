@@ -12,9 +12,11 @@ export class RoomState {
    * @param {number} firstStoneMs the time a game with a clock has for its first stone
    *   before the server aborts it (welcome.limits.first_stone_ms; 0: none), counted
    *   from the start and from a takeback to the empty board
+   * @param {string|null} me this page's player id (its own chat lines are marked)
    */
-  constructor(view, moveLimitMs = 0, firstStoneMs = 0) {
+  constructor(view, moveLimitMs = 0, firstStoneMs = 0, me = null) {
     Object.assign(this, structuredClone(view));
+    this.me = me;
     this.moveLimitMs = moveLimitMs;
     this.firstStoneMs = firstStoneMs;
     // When (performance.now()) the opponent of the player to act may claim the win
@@ -61,11 +63,12 @@ export class RoomState {
       : `${this.nameOf(swap2.to_act)} places ${swap2.phase === "place3" ? "three" : "two"} stones`;
   }
 
-  /** A chat line for the log: a spectator's says so ("cy (watching)"): names are not
-   * unique, and one named as a player could otherwise speak for them. */
+  /** A chat line for the log: a spectator's says so ("cy (watching)"), and one's own
+   * ("ann (you)"): names are not unique, and one named as a player, or an opponent who
+   * took one's own name, could otherwise speak for them. */
   chatEntry(player, name, text) {
     const seated = ["black", "white"].some((seat) => this.players[seat]?.id === player);
-    return { name, text, watching: !seated };
+    return { name, text, watching: !seated, mine: player === this.me };
   }
 
   /** Apply one room event; returns a line for the room's log, or null. */
