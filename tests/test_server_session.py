@@ -512,14 +512,18 @@ async def test_sitting_down_in_a_game_of_your_own_leaves_the_queue(connect: Conn
 async def test_a_reconnected_player_queued_again_keeps_the_place(connect: Connect) -> None:
     """A client back on a new connection asks for its quick match again before the
     server has noticed the old connection is gone: the new one takes the place over (it
-    was refused, then the place went with the old connection's end), and is matched."""
+    was refused, then the place went with the old connection's end) with its waiting
+    time, and is matched."""
     old = await connect("alice")
     await old.send(m.Queue())
     await old.expect(m.Queued)
+    await asyncio.sleep(0.5)
     new = await connect()
     await new.hello("alice", token=old.token)
     await new.send(m.Queue())
-    await new.expect(m.Queued)
+    moved = await new.expect(m.Queued)
+    assert moved.since_ms is not None
+    assert moved.since_ms >= 500  # the waiting time moved with the place (it said 0)
     await old.ws.close()  # the server notices the old connection's end only now
     await asyncio.sleep(0.2)
     bob = await connect("bob")

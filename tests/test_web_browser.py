@@ -1675,6 +1675,18 @@ async def test_a_swap2_seat_is_said_as_a_role_until_the_colours_are_chosen(
         await expect(log).not_to_contain_text("as white")
 
 
+async def test_a_player_leaving_a_waiting_room_is_named(browser: Browser) -> None:
+    """A spectator of a waiting room reads who left it: "a spectator left the black
+    seat" named nobody (the seat was emptied before its player's name was read)."""
+    async with people(browser) as crowd:
+        hal = await crowd.client("hal")
+        room = (await hal.create(seat="black")).room.id
+        cy = await crowd.page("cy", hash=f"#/watch/{room}")
+        await expect(cy.locator("#name-black")).to_contain_text("hal")
+        await hal.send(m.Leave(room=room))
+        await expect(cy.locator("#chat-log")).to_contain_text("hal left the black seat")
+
+
 async def test_swap2_choices_offers_chat_takeback_and_resign(browser: Browser) -> None:
     """hal opens a swap2 game; ann chooses her colour with the page's buttons, declines
     hal's draw offer, chats with him, has a move taken back with his consent, and
@@ -2162,6 +2174,33 @@ async def test_a_double_click_on_a_lobby_button_sends_one_request(browser: Brows
         await caught_up(bob)
         await expect(bob.locator("#toast")).to_be_hidden()
         await expect(bob.locator("#quick-button")).to_be_disabled()
+
+
+async def test_a_match_found_in_another_tab_leaves_a_game_on_its_move_alone(
+    browser: Browser,
+) -> None:
+    """ann plays hal in one tab (her move) and finds a quick match in another: the new
+    game opens in the tab that searched, and the first tab stays on her game (it was
+    pulled into the new one, whose first stone then went unplaced)."""
+    async with people(browser) as crowd:
+        hal = await crowd.client("hal")
+        room = (await hal.create(seat="white")).room.id
+        ann = await crowd.page("ann", hash=f"#/room/{room}")
+        await hal.until_event(GameStarted)
+        await expect(ann.locator("#status")).to_have_text("Your move: Black.")
+        other = await crowd.page("ann", same_as=ann)  # (it opens her game in progress)
+        await other.evaluate("() => { location.hash = '#/'; }")  # the lobby, in this tab
+        await other.select_option("#quick-form select[name=time]", "")  # no clock
+        await other.click("#quick-button")
+        await expect(other.locator(".queue-status")).to_contain_text("Waiting for an opponent")
+        cy = await crowd.client("cy")
+        await cy.send(m.Queue())
+        matched = await cy.until(lambda x: isinstance(x, m.Snapshot))
+        assert isinstance(matched, m.Snapshot)
+        assert await room_of(other) == matched.room.id
+        await asyncio.sleep(0.5)  # (the first tab has had the match's snapshot too)
+        assert await room_of(ann) == room
+        await expect(ann.locator("#status")).to_have_text("Your move: Black.")
 
 
 async def test_a_quick_match_goes_on_after_the_connection_dropped(browser: Browser) -> None:

@@ -54,13 +54,23 @@ async def on_queue(session: Session, msg: m.Queue) -> None:
     name = queue_name(msg.rule, msg.time)
     assert session.identity is not None
     rating = await session.rating(msg.rule)  # quick match pairs by the rating under the rule
-    entry = QueueEntry(session.player, rating, now_ms(), session.identity.name)
-    if not await session.services.store.queue_add(name, entry) and not _take_place(session, name):
-        raise Refused(ErrorCode.ALREADY_QUEUED, "you are already waiting for a match")
+    now = now_ms()
+    entry = QueueEntry(session.player, rating, now, session.identity.name)
+    waited = 0
+    store = session.services.store
+    if not await store.queue_add(name, entry):
+        if not _take_place(session, name):
+            raise Refused(ErrorCode.ALREADY_QUEUED, "you are already waiting for a match")
+        # The place moved here from another connection of the player's: its waiting
+        # time too, as protocol.md says (it started again from 0).
+        held = [e for e in await store.queue_entries(name) if e.player_id == session.player]
+        waited = max(0, now - held[0].since_ms) if held else 0
     session.queue = name
     session.queue_ticket += 1
     session.send(
-        m.Queued(rule=msg.rule, time=msg.time, since_ms=0, ai_after_ms=msg.ai_after_ms, re=msg.id)
+        m.Queued(
+            rule=msg.rule, time=msg.time, since_ms=waited, ai_after_ms=msg.ai_after_ms, re=msg.id
+        )
     )
     session.services.matchmaker.wake()
     if msg.ai_after_ms is not None:

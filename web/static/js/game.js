@@ -816,6 +816,9 @@ export class GameView {
     if (room.moves.length === kept.stones) return; // the opponent still thinks
     this.premove = null;
     if (room.moves.length !== kept.stones + 1 || room.actor !== this.me) return;
+    // Not from a tab out of sight: a premove forgotten in the player's other tab played
+    // there, in place of the block the player was choosing in the tab they looked at.
+    if (document.hidden) return;
     if (room.taken(kept.point)) {
       this.refuse(`${kept.point} was not played: the opponent's stone took it.`);
       return;

@@ -406,9 +406,14 @@ export class App {
     else this.noteRematch(this.rematchFrom.get(room.id), room);
     this.rooms.set(room.id, room);
     this.noteSeat(room);
-    // An unrequested snapshot of a new room is a match or a rematch: go there.
+    // An unrequested snapshot of a new room is a match or a rematch: go there, unless
+    // this tab shows another game of this player still being played (a match found by
+    // the player's other tab took this one out of a game on its move): the header's
+    // strip leads to the new one.
     if (m.re === null && !previous) {
-      this.open(room);
+      const shown = this.current && this.rooms.get(this.current);
+      const playing = shown && ["playing", "opening"].includes(shown.state) && shown.seatOf(this.me?.player);
+      if (!playing) this.open(room);
       return;
     }
     if (this.current === room.id) this.views.game.show(room);
@@ -445,7 +450,8 @@ export class App {
     }
     if (m.event.type === "chat") room.log.push(room.chatEntry(m.event.player, m.event.name, m.event.text));
     else if (line) room.log.push({ text: line, quiet: this.saidElsewhere(room, m.event) });
-    if (m.event.type === "moved" && this.sound) clickSound();
+    // One click a move, from the tab in view (each open tab heard it).
+    if (m.event.type === "moved" && this.sound && !document.hidden) clickSound();
     if (m.event.type === "player_joined" || m.event.type === "player_left" || m.event.type === "game_over") this.noteSeat(room);
     else if (this.seated.has(room.id)) this.views.lobby.renderGames(); // whose turn it is
     if (this.current === room.id) this.views.game.update(room, m.event);

@@ -84,10 +84,12 @@ export class RoomState {
         // terminal client's "colours to be chosen"): "sat down as white" misled.
         if (this.opening === "swap2") return `${event.name} sat down as ${event.seat === "black" ? "the opener" : "the second player"}`;
         return `${event.name} sat down as ${event.seat === "black" ? "Black" : "White"}`; // as the page says colours
-      case "player_left":
+      case "player_left": {
+        const name = this.nameOf(event.player); // before the seat is emptied ("a spectator left")
         this.players[event.seat] = null;
         this.state = "waiting";
-        return `${this.nameOf(event.player)} left the ${event.seat} seat`;
+        return `${name} left the ${event.seat} seat`;
+      }
       case "spectator_count":
         this.spectators = event.count;
         return null;
