@@ -141,9 +141,7 @@ def _lines(action: object, before: Scene, after: Scene) -> list[LogLine]:
     return []
 
 
-def chat_text(
-    game: GameView, player: str, name: str, text: str, me: str | None = None
-) -> str:
+def chat_text(game: GameView, player: str, name: str, text: str, me: str | None = None) -> str:
     """``ann: gg``; a spectator's line says so (``ann (watching): gg``), and one's own
     (``ann (you): gg``): names are not unique, and a spectator named as a player, or an
     opponent who took one's own name, could otherwise speak for them."""
