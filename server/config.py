@@ -69,12 +69,12 @@ class ConnectionLimits:
     ``per_ip_window_ms``; one more is refused with ``rate_limited``: one address filled
     the lobby with 400 rooms in 0.3 s, as new players. 0: no limit."""
     per_ip_window_ms: int = 60_000
-    chat_per_ip: int = 30
+    chat_per_ip: int = 0
     """Chat lines all the players of one client address may post within the chat window
     (``chat_window_ms``, as a player's own limit); one more is refused with
-    ``chat_rate_limited``: new players are free, and ten of one address put fifty lines
-    into a room in two seconds. Six players' worth: a class behind one school address
-    still chats. 0: no limit."""
+    ``chat_rate_limited``. For a server whose rooms are flooded: new players are free,
+    and ten of one address put fifty lines into a room in two seconds. 0 (the default):
+    no limit, as a class behind one school address chats at the end of every game."""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

@@ -447,7 +447,8 @@ def add_limit_options(parser: argparse.ArgumentParser, env: EnvOptions) -> None:
         default=d.chat_per_ip,
         metavar="N",
         help="chat lines all the players of one client address may post per 10 s (a "
-        "player's own limit is 5); more are refused with chat_rate_limited (0: no limit) "
+        "player's own limit is 5), for a server whose rooms are flooded by throw-away "
+        "players; more are refused with chat_rate_limited (0: no limit) "
         f"({d.chat_per_ip})",
     )
     env.add(

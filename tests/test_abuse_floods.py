@@ -510,13 +510,16 @@ async def test_one_player_cannot_take_the_seat_of_every_waiting_room(
     assert seated.room.players.white.name == "squatter"
 
 
-async def test_players_of_one_address_share_a_chat_limit(connect: Connect) -> None:
+async def test_players_of_one_address_share_a_chat_limit(
+    make_server: MakeServer, connect: Connect
+) -> None:
     """Ten throw-away players of one address put fifty lines into a room in two seconds,
-    each within its own limit: the address's lines are capped (six players' worth), and
+    each within its own limit: with --chat-per-ip 30 the address's lines are capped, and
     a line over it is refused saying so."""
-    host = await connect("host")
+    server = await make_server(limits=limits(chat_per_ip=30))
+    host = await connect("host", to=server)
     room = (await host.create(seat="black")).room.id
-    trolls = [await connect(f"t{i}") for i in range(7)]
+    trolls = [await connect(f"t{i}", to=server) for i in range(7)]
     for troll in trolls:
         await troll.join(room, role="spectator")
     for troll in trolls:

@@ -7,8 +7,6 @@ import asyncio
 import contextlib
 from pathlib import Path
 
-import pytest
-from abuse_fixtures import MakeServer
 from client_fixtures import in_game_with_bob, running, stones, until
 from server_fixtures import Connect, TestClient
 from textual import events
@@ -17,20 +15,9 @@ from websockets.exceptions import ConnectionClosed
 from protocol import events as ev
 from protocol import messages as m
 from server.app import GomokuServer
-from server.config import ConnectionLimits
 
 CROWD = 12
 LINES = ["gg", "lol", "wow", "ok", "h9"]  # the last one a point: played, not chatted
-
-
-@pytest.fixture
-async def server(make_server: MakeServer) -> GomokuServer:
-    """A server whose crowd may all chat: its twelve spectators stand for people of many
-    addresses (here all of 127.0.0.1, which the per-address chat limit would count as
-    one)."""
-    return await make_server(
-        limits=ConnectionLimits(ping_interval_s=None, ping_timeout_s=None, chat_per_ip=0)
-    )
 
 
 async def chatter(client: TestClient, room: str, stop: asyncio.Event) -> None:

@@ -189,8 +189,8 @@ def test_two_players_at_two_terminals(
             tmux.wait_for(black, "You declined a draw.")
             tmux.type(black, "good move, dm me")  # chat with d and m: not a draw, not a rematch
             tmux.keys(black, "Enter")
-            for player in ("alice", "bob"):
-                tmux.wait_for(player, f"{black}: good move, dm me")
+            tmux.wait_for(black, f"{black} (you): good move, dm me")  # one's own line
+            tmux.wait_for(white, f"{black}: good move, dm me")
         tmux.type(white, white_moves[number])
         tmux.keys(white, "Enter")
         point = white_moves[number].replace(" ", "").lower()
