@@ -177,7 +177,7 @@ def _analyzed_record(args: argparse.Namespace) -> GameRecord:
             raise OptionError("--moves", str(exc)) from None
     from client.review import open_record  # no terminal UI
 
-    record, notes = open_record(args.record, "--record", rule=rule, size=args.size)
+    record, _, notes = open_record(args.record, "--record", rule=rule, size=args.size)
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
     return record

@@ -231,7 +231,7 @@ def run_review(args: argparse.Namespace) -> int:
     from client.review import open_record
 
     rule = None if args.rule is None else Rule(args.rule)
-    record, notes = open_record(args.file, "FILE", rule=rule, size=args.size)
+    record, kind_read, notes = open_record(args.file, "FILE", rule=rule, size=args.size)
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
     if args.export is not None:
@@ -252,7 +252,7 @@ def run_review(args: argparse.Namespace) -> int:
         print(f"{args.file} ({len(record.moves)} moves) exported as {kind} to {args.export}")
         if (lost := unrecorded(record, kind)) is not None:
             print(f"note: {lost} (.json keeps everything)")
-        if (assumed := rule_assumed(args.file, rule, args.export)) is not None:
+        if (assumed := rule_assumed(args.file, kind_read, rule, args.export)) is not None:
             print(f"note: {assumed}")
         return EXIT_OK
     review_app = load_ui("gomoku review", _review_app)

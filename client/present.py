@@ -121,9 +121,8 @@ def turn_label(game: GameView, me: frozenset[str]) -> str:
         why = reason_words(outcome.reason, drawn=outcome.winner is None)
         if outcome.winner is None:
             return f"draw ({why})"
-        if game.opening is Opening.SWAP2 and not game.opening_stones:  # no colour chosen
-            seat = game.seat(outcome.winner)
-            return f"{seat.name if seat else '?'} wins ({why}, in the opening)"
+        if game.colours_unchosen:
+            return f"{game.seat_name(outcome.winner)} wins ({why}, in the opening)"
         return f"{outcome.winner} wins ({why})"
     if game.state == "opening" and game.swap2 is not None:
         actor = game.swap2.to_act

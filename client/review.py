@@ -178,9 +178,11 @@ def read_with_size_hint(path: Path, error: Exception, size_given: bool) -> str:
 
 
 class Reading(NamedTuple):
-    """A record read from a file, and what its reader should be told about the reading."""
+    """A record read from a file, the format its text was read as (``json``, ``psq``,
+    ``moves``), and what its reader should be told about the reading."""
 
     record: GameRecord
+    kind: str
     notes: list[str]
 
 
@@ -189,22 +191,21 @@ def read_record(path: Path, *, rule: Rule | None = None, size: int | None = None
     facts overrule (a JSON record's rule, a PSQ or JSON record's size), and a renju
     record that ends on Black's foul, read up to the move before it (a foul ends a renju
     game; the engine refuses to play one)."""
-    kind = record_format(path)
+    record, kind = _unchecked(path, rule=rule or Rule.FREESTYLE, size=size or 15)
     notes: list[str] = []
     try:
-        record = load_record(path, rule=rule or Rule.FREESTYLE, size=size or 15)
+        record = record.checked()
     except RecordError as error:
         foul = error.__cause__
         if not (isinstance(foul, ForbiddenMoveError) and error.move is not None):
             raise
-        record = _unchecked(path, rule=rule or Rule.FREESTYLE, size=size or 15)
         record = dataclasses.replace(record, moves=record.moves[: error.move - 1], result=None)
         notes.append(f"{error}: read up to move {error.move - 1}, before the foul")
     if rule is not None and record.rule is not rule:
         notes.append(f"--rule {rule} is not used: {path.name} records its rule ({record.rule})")
     if size is not None and record.size != size and kind != "moves":
         notes.append(f"--size {size} is not used: {path.name} records its size ({record.size})")
-    return Reading(record, notes)
+    return Reading(record, kind, notes)
 
 
 def open_record(path: Path, option: str, *, rule: Rule | None, size: int | None) -> Reading:
@@ -227,10 +228,10 @@ def open_record(path: Path, option: str, *, rule: Rule | None, size: int | None)
         raise OptionError(option, f"{path}: {exc}{hint}") from None
 
 
-def rule_assumed(path: Path, rule: Rule | None, out: Path) -> str | None:
-    """The note for a record exported as JSON from a file that does not record the rule,
-    read with none given: the JSON states it as fact."""
-    if rule is not None or record_format(out) != "json" or _text_format(path) == "json":
+def rule_assumed(path: Path, kind: str, rule: Rule | None, out: Path) -> str | None:
+    """The note for a record exported as JSON from a file (read as ``kind``) that does
+    not record the rule, read with none given: the JSON states it as fact."""
+    if rule is not None or record_format(out) != "json" or kind == "json":
         return None
     return (
         f"{path.name} does not record the rule: {out.name} says freestyle "
@@ -248,18 +249,7 @@ def load_record(path: Path, *, rule: Rule = Rule.FREESTYLE, size: int = 15) -> G
     too. Raises RecordError (bad content; a move list's says what one is), FormatError
     (another program's format), UnicodeDecodeError (another format, not UTF-8) or
     OSError (unreadable)."""
-    return _unchecked(path, rule=rule, size=size).checked()
-
-
-def _text_format(path: Path) -> str:
-    """The format of the file's text (by its extension, else by its content)."""
-    kind = record_format(path)
-    if kind != "moves":
-        return kind
-    try:
-        return content_format(_decoded(path.read_bytes(), kind)[0])
-    except (OSError, UnicodeDecodeError):
-        return kind
+    return _unchecked(path, rule=rule, size=size)[0].checked()
 
 
 def _decoded(data: bytes, kind: str) -> tuple[str, str]:
@@ -281,21 +271,22 @@ _MOVE_NUMBER = re.compile(r"(?<!\S)\d+\.")
 """A move's number in a numbered list (``1.`` before ``h8`` or ``1.h8``)."""
 
 
-def _unchecked(path: Path, *, rule: Rule, size: int) -> GameRecord:
-    """The record in ``path``, its moves not replayed yet."""
+def _unchecked(path: Path, *, rule: Rule, size: int) -> tuple[GameRecord, str]:
+    """The record in ``path``, its moves not replayed yet, and the format its text was
+    read as."""
     text, kind = _decoded(path.read_bytes(), record_format(path))
     if kind == "moves":
         kind = content_format(text)
     if not text.removeprefix("\ufeff").strip():
         raise RecordError("the file is empty")
     if kind == "json":
-        return parse_json(text)
+        return parse_json(text), kind
     if kind == "psq":
-        return parse_psq(text, rule=rule)
+        return parse_psq(text, rule=rule), kind
     lines = text.removeprefix("\ufeff").splitlines()
     moves = " ".join(line for line in lines if not line.lstrip().startswith("#"))
     try:
-        return parse_move_list(_MOVE_NUMBER.sub(" ", moves), size=size, rule=rule, check=False)
+        record = parse_move_list(_MOVE_NUMBER.sub(" ", moves), size=size, rule=rule, check=False)
     except RecordError as error:
         if "is not a point like" not in str(error):
             raise
@@ -304,6 +295,7 @@ def _unchecked(path: Path, *, rule: Rule, size: int) -> GameRecord:
             ".json and .psq files are read by their name)",
             move=error.move,
         ) from error
+    return record, kind
 
 
 def original_json(path: Path) -> str | None:

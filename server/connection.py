@@ -29,7 +29,6 @@ from engine import Rule
 from protocol import messages as m
 from protocol.codec import check_frame_size, decode_event
 from protocol.errors import CloseCode, ErrorCode, ProtocolError
-from protocol.limits import MAX_CLIENT_FRAME
 from server import game, history, lag
 from server.addresses import limit_key
 from server.bots.registry import WORKER_REPLACED
@@ -259,7 +258,7 @@ class Connection:
     async def _receive(self, frame: str | bytes) -> None:
         self.services.metrics.inc("gomoku_messages_total")
         try:  # before the rate limit: a frame over the size limit always ends the connection
-            check_frame_size(frame, MAX_CLIENT_FRAME)
+            check_frame_size(frame, self.config.limits.max_frame)
         except ProtocolError as exc:
             self.error(exc.code, exc.message)
             self.close(CloseCode.TOO_BIG, "frame too large")

@@ -699,8 +699,7 @@ class GameScreen(Screen[None]):
         question = "Resign this game?"
         if len(self.me) > 1:  # hot seat: the player to move resigns, whose name it says
             color = game.color_of(player)
-            seat = game.seat(color) if color is not None else None
-            question = f"Resign for {seat.name if seat else 'the player to move'}?"
+            question = f"Resign for {game.seat_name(color) if color else 'the player to move'}?"
         await self.app.push_screen(ConfirmDialog(question), decided)
 
     def _offering(self, kind: OfferKind) -> str | None:

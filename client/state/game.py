@@ -189,6 +189,17 @@ class GameView:
         return self.state in ("playing", "opening")
 
     @property
+    def colours_unchosen(self) -> bool:
+        """A swap2 game whose colours were never chosen (still in its opening, or ended
+        there): its seats are the opener's and the other's, not colours played."""
+        return self.opening is Opening.SWAP2 and not self.opening_stones
+
+    def seat_name(self, color: Color) -> str:
+        """The name of the player in ``color``'s seat (``?`` for an empty one)."""
+        seat = self.seat(color)
+        return seat.name if seat is not None else "?"
+
+    @property
     def move_number(self) -> int:
         """The number the next stone will get (1 for the first)."""
         return len(self.moves) + 1

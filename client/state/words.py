@@ -169,13 +169,6 @@ def player_words(game: GameView, color: Color) -> str:
     return f"{seat.name} ({color})" if seat is not None else str(color)
 
 
-def _seat_name(game: GameView, color: Color) -> str:
-    """The name of the player in ``color``'s seat, without the colour: before a swap2
-    opening's choice the seats are the opener's and the other's, not colours played."""
-    seat = game.seat(color)
-    return seat.name if seat is not None else "?"
-
-
 def aborted(reason: Reason, winner: object, stones: int) -> bool:
     """Whether a game that ended with ``reason``, ``winner`` and ``stones`` on the board
     was aborted, by protocol.md's rule: ``abandon`` with no winner (nobody began, or
@@ -202,8 +195,8 @@ def describe_result(outcome: Outcome, game: GameView) -> str:
             Reason.TIMEOUT: "Draw: a flag fell, but the other side could not win.",
         }.get(outcome.reason, f"Draw ({outcome.reason}).")
     won, lost = player_words(game, winner), player_words(game, winner.other)
-    if game.opening is Opening.SWAP2 and not game.opening_stones:  # no colour chosen yet
-        won, lost = _seat_name(game, winner), _seat_name(game, winner.other)
+    if game.colours_unchosen:  # the seats are roles: say the players, not colours
+        won, lost = game.seat_name(winner), game.seat_name(winner.other)
         during = " during the swap2 opening"
         return {
             Reason.RESIGN: f"{lost} resigned{during}: {won} wins.",

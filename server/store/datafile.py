@@ -28,7 +28,6 @@ import asyncio
 import concurrent.futures
 import os
 import sqlite3
-import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
@@ -36,7 +35,7 @@ from typing import TypeVar
 import msgspec
 
 from server.rating import PROVISIONAL_RD, PlayerRating, Rating
-from server.store.archive import LEADERBOARD_SIZE, RatedGame, apply_game, standing_at
+from server.store.archive import LEADERBOARD_SIZE, RatedGame, apply_game, now_ms, standing_at
 from server.store.base import StoreUnavailable
 
 T = TypeVar("T")
@@ -113,10 +112,6 @@ _TABLES = frozenset(
 
 class DataFileError(Exception):
     """The data file cannot be used (not a database, a newer version, in use, unwritable)."""
-
-
-def _now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 class DataFile:
@@ -343,7 +338,7 @@ class DataFile:
             db.execute(
                 "INSERT INTO sessions VALUES (?, ?, ?) ON CONFLICT (token_hash) "
                 "DO UPDATE SET data = excluded.data, used_ms = excluded.used_ms",
-                (token_hash, data, _now_ms()),
+                (token_hash, data, now_ms()),
             )
 
         await self._call(lambda: self._write(put))
@@ -352,7 +347,7 @@ class DataFile:
         return await self._call(lambda: self._get_session(token_hash))
 
     def _get_session(self, token_hash: str) -> bytes | None:
-        now = _now_ms()
+        now = now_ms()
         db = self._database()
         row = db.execute(
             "SELECT data, used_ms FROM sessions WHERE token_hash = ?", (token_hash,)
@@ -379,7 +374,7 @@ class DataFile:
         return await self._call(self._expire_sessions)
 
     def _expire_sessions(self) -> int:
-        cutoff = _now_ms() - self.session_ttl_ms
+        cutoff = now_ms() - self.session_ttl_ms
         return self._write(
             lambda db: db.execute("DELETE FROM sessions WHERE used_ms <= ?", (cutoff,)).rowcount
         )
@@ -387,7 +382,7 @@ class DataFile:
     # -- ratings ---------------------------------------------------------------------
 
     async def rating(self, pool: str, player_id: str) -> PlayerRating:
-        return await self._call(lambda: _standing(self._database(), pool, player_id, _now_ms()))
+        return await self._call(lambda: _standing(self._database(), pool, player_id, now_ms()))
 
     async def rate(
         self,
@@ -399,7 +394,7 @@ class DataFile:
         *,
         ended_ms: int | None = None,
     ) -> RatedGame | None:
-        ended = _now_ms() if ended_ms is None else ended_ms
+        ended = now_ms() if ended_ms is None else ended_ms
 
         def rate(db: sqlite3.Connection) -> RatedGame:
             done = db.execute(
@@ -436,12 +431,11 @@ class DataFile:
             # In the board's order, the first ``limit`` players still established now
             # (time away may have made some provisional again).
             rows = self._database().execute(
-                f"SELECT r.player, {_COLUMNS}, t.played_ms FROM ratings r LEFT JOIN rated_at t "
-                "ON t.pool = r.pool AND t.player = r.player "
-                "WHERE r.pool = ? AND r.rd <= ? ORDER BY r.rating DESC, r.player",
+                f"SELECT r.player, {_STANDINGS} WHERE r.pool = ? AND r.rd <= ? "
+                "ORDER BY r.rating DESC, r.player",
                 (pool, PROVISIONAL_RD),
             )
-            at, found = _now_ms(), []
+            at, found = now_ms(), []
             for row in rows:
                 standing = standing_at(_from_row(row[1:7]), row[7], at)
                 if not standing.rating.provisional:
@@ -460,7 +454,7 @@ class DataFile:
         and no start took up is replaced."""
 
         def put(db: sqlite3.Connection) -> None:
-            db.execute("INSERT OR REPLACE INTO kept_games VALUES (1, ?, ?)", (data, _now_ms()))
+            db.execute("INSERT OR REPLACE INTO kept_games VALUES (1, ?, ?)", (data, now_ms()))
             db.execute(f"PRAGMA user_version={KEPT_VERSION}")
 
         await self._call(lambda: self._write(put))
@@ -558,16 +552,18 @@ class DataFile:
         return await self._call(known)
 
 
-_COLUMNS = "r.rating, r.rd, r.volatility, r.wins, r.losses, r.draws"
-"""A standing's columns, in :func:`_from_row`'s order."""
+_STANDINGS = (
+    "r.rating, r.rd, r.volatility, r.wins, r.losses, r.draws, t.played_ms "
+    "FROM ratings r LEFT JOIN rated_at t ON t.pool = r.pool AND t.player = r.player"
+)
+"""Standings with when each player's last rated game ended: a standing's columns in
+:func:`_from_row`'s order, then ``played_ms`` (None where not kept)."""
 
 
 def _standing(db: sqlite3.Connection, pool: str, player_id: str, at_ms: int) -> PlayerRating:
     """The player's standing at ``at_ms`` (:func:`~server.store.archive.standing_at`)."""
     row = db.execute(
-        f"SELECT {_COLUMNS}, t.played_ms FROM ratings r LEFT JOIN rated_at t "
-        "ON t.pool = r.pool AND t.player = r.player WHERE r.pool = ? AND r.player = ?",
-        (pool, player_id),
+        f"SELECT {_STANDINGS} WHERE r.pool = ? AND r.player = ?", (pool, player_id)
     ).fetchone()
     return PlayerRating() if row is None else standing_at(_from_row(row[:6]), row[6], at_ms)
 
