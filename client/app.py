@@ -143,6 +143,7 @@ class GomokuApp(App[None]):
         self.connection: Connection | None = None
         self.partner: Connection | None = None  # the second player in hot seat
         self.chat_sent: tuple[int, str] | None = None  # the last chat line: its id, its text
+        self.muted: dict[str, str] = {}  # players whose chat is hidden here (/mute)
         self.identity: Identity = (
             load_identity(options.config_dir, options.profile) if options.remember else Identity()
         )

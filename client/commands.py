@@ -35,6 +35,7 @@ COMMANDS: dict[str, str] = {
     "/black, /white, /place2": "swap2: take a colour, or place two more stones",
     "/hint": "ask an AI for a move (unrated games)",
     "/ai [level]": "seat an AI in the empty seat (beginner ... master)",
+    "/mute, /unmute name": "hide a player's chat here, or show it again",
     "/leave": "back to the lobby",
     "/help": "this help",
 }

@@ -3582,3 +3582,35 @@ async def test_a_desktop_zoomed_in_gets_a_bigger_board_not_a_smaller_one(
         status = await box(zoomed.locator("#status"))
         assert (await box(board))["y"] >= -1  # (a fraction of a pixel above)
         assert status["y"] + status["height"] <= zoom["height"], status
+
+
+async def test_a_muted_watchers_chat_leaves_the_page_and_comes_back_unmuted(
+    browser: Browser,
+) -> None:
+    """Ticking a watcher in the mute box hides their lines, the one before too, and
+    their next, through a reload; hal's line still shows; unticked, theirs come back."""
+    async with people(browser) as crowd:
+        ann, hal, room = await crowd.ann_against_hal()
+        troll = await crowd.client("troll")
+        await troll.join(room, role="spectator")
+        await troll.send(m.Chat(room=room, text="you play like a potato"))
+        log = ann.locator("#chat-log")
+        await expect(log).to_contain_text("troll (watching): you play like a potato")
+        await ann.click("#mute summary")
+        await ann.get_by_label("troll (watching)").check()
+        await expect(log).not_to_contain_text("potato")
+        await expect(ann.locator("#mute summary")).to_have_text("Muted: 1")
+        await troll.send(m.Chat(room=room, text="still here, potato"))
+        await hal.send(m.Chat(room=room, text="good luck"))
+        await expect(log).to_contain_text("hal: good luck")
+        await expect(log).not_to_contain_text("potato")
+
+        await ann.reload()
+        await expect(ann.locator("#chat-log")).to_contain_text("hal: good luck")
+        await expect(ann.locator("#chat-log")).not_to_contain_text("potato")
+        await ann.click("#mute summary")
+        await ann.get_by_label("troll (watching)").uncheck()
+        await expect(ann.locator("#chat-log")).to_contain_text(
+            "troll (watching): still here, potato"
+        )
+        await expect(ann.locator("#mute summary")).to_have_text("Mute chat…")

@@ -58,7 +58,9 @@ from client.screens.footer import refresh_footer
 from client.screens.help import HelpScreen, describe_bindings
 from client.screens.host import Host
 from client.screens.record_opener import RecordOpener
+from client.state.log import LogLine
 from client.state.model import ViewModel
+from client.state.mute import listed, named, speakers, visible
 from client.state.questions import NOT_YOUR_TURN, can_hint, can_move, can_seat_ai
 from client.state.words import away_for, foul_text
 from client.widgets.board import Board
@@ -185,6 +187,9 @@ class GameScreen(Screen[None]):
         self._last_room: str | None = None
         self._timer: Timer | None = None
         self._dismissed: set[tuple[object, ...]] = set()  # claims answered "not now"
+        self._shown_log: (
+            tuple[tuple[tuple[LogLine, ...], tuple[str, ...]], tuple[LogLine, ...]] | None
+        ) = None
         self.premove: tuple[str, int, Point] | None = None
         """A move typed while the opponent was to move in a game with a clock (room,
         stones then, point): played as soon as it is our turn, if the point is still
@@ -240,7 +245,7 @@ class GameScreen(Screen[None]):
             self.entry.placeholder = sep.join(words)
             self.moves.show(game.moves, game.size, len(game.moves))
         board.set_class(not model.session.link.online, "-disabled")
-        self.log_pane.show(model.log, self.host.options.glyphs)
+        self.log_pane.show(self._visible_log(model.log), self.host.options.glyphs)
         refresh_footer(self)
         self.tick()
 
@@ -600,11 +605,52 @@ class GameScreen(Screen[None]):
         if word == "ai":
             await self.seat_ai(rest.strip() or None)
             return
+        if word in ("mute", "unmute"):
+            self.mute(rest, mute=word == "mute")
+            return
         action = actions.get(command)
         if action is None:
             self.host.note(f"Unknown command /{command}; /help lists them.")
             return
         await action()
+
+    def _visible_log(self, log: tuple[LogLine, ...]) -> tuple[LogLine, ...]:
+        """The log without the muted players' lines; the same tuple while neither it
+        nor the muted players changed, so the pane is not drawn again for nothing."""
+        key = (log, tuple(self.host.muted))
+        if self._shown_log is None or self._shown_log[0] != key:
+            self._shown_log = (key, visible(log, self.host.muted))
+        return self._shown_log[1]
+
+    def mute(self, name: str, *, mute: bool) -> None:
+        """``/mute name``: hide the chat of whoever goes by ``name`` here; ``/unmute
+        name``: show it again; either with no name: say who is muted and who may be."""
+        muted = self.host.muted
+        here = speakers(self.model.log, self.model.room, self.me)
+        if not name.strip():
+            others = listed({p: n for p, n in here.items() if p not in muted}) or "nobody"
+            text = f"Muted: {listed(muted)}." if muted else "Nobody is muted."
+            self.host.note(f"{text} Players here to /mute by name: {others}.")
+        elif mute:
+            found = named(name, here)
+            if not found:
+                self.host.note(f"Nobody here goes by {name.strip()}: /mute lists who does.")
+                return
+            muted.update(found)
+            who = listed(found)
+            many = f" ({len(found)} players go by that name)" if len(found) > 1 else ""
+            self.host.note(
+                f"Muted {who}{many}: their chat is hidden here until you /unmute them. "
+                "They are not told."
+            )
+        else:
+            found = named(name, muted)
+            if not found:
+                self.host.note(f"{name.strip()} is not muted: /mute lists who is.")
+                return
+            for player in found:
+                del muted[player]
+            self.host.note(f"Unmuted {listed(found)}: their chat shows again.")
 
     # -- actions -----------------------------------------------------------------
 

@@ -35,6 +35,12 @@ class Host(Protocol):
         ...
 
     @property
+    def muted(self) -> dict[str, str]:
+        """The players whose chat this terminal hides, id -> name, until it stops
+        (:mod:`client.state.mute`); the game screen changes it."""
+        ...
+
+    @property
     def clock(self) -> Callable[[], float]:
         """Local monotonic time, as the model's times are measured."""
         ...

@@ -61,8 +61,14 @@ class Note:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class LogLine:
+    """One line of the pane. A chat line also keeps who said it (``player``, their id,
+    and ``name`` as they gave it), so that a player's lines can be hidden when they are
+    muted (:mod:`client.state.mute`)."""
+
     kind: LogKind
     text: str
+    player: str | None = None
+    name: str = ""
 
 
 class Scene(Protocol):
@@ -141,6 +147,11 @@ def _lines(action: object, before: Scene, after: Scene) -> list[LogLine]:
     return []
 
 
+def chat_line(game: GameView, player: str, name: str, text: str, me: str | None) -> LogLine:
+    """A chat line of the log, its speaker kept (:class:`LogLine`)."""
+    return LogLine("chat", chat_text(game, player, name, text, me), player, name)
+
+
 def chat_text(game: GameView, player: str, name: str, text: str, me: str | None = None) -> str:
     """``ann: gg``; a spectator's line says so (``ann (watching): gg``), and one's own
     (``ann (you): gg``): names are not unique, and a spectator named as a player, or an
@@ -177,9 +188,7 @@ def opening_lines(
         lines.append(LogLine("system", WATCHING_FULL if full else WATCHING))
     if game.state != "waiting":
         lines.append(LogLine("event", started_line(game)))
-    lines += [
-        LogLine("chat", chat_text(game, line.player, line.name, line.text, me)) for line in chat
-    ]
+    lines += [chat_line(game, line.player, line.name, line.text, me) for line in chat]
     if game.moves and game.state != "over":
         played = len(game.moves)
         lines.append(LogLine("event", f"{played} move{'' if played == 1 else 's'} played so far."))
@@ -300,7 +309,7 @@ def _event_lines(
             else:
                 say(f"{name} went offline.")
         case ev.ChatPosted(player=player, name=name, text=text):
-            say(chat_text(after, player, name, text, me), "chat")
+            lines.append(chat_line(after, player, name, text, me))
         case ev.Rematch():
             say("Rematch agreed: a new game with colours swapped.")
     return lines

@@ -84,13 +84,21 @@ export class GameView {
     this.chatInput.addEventListener("input", () => this.chatInput.setCustomValidity(""));
     const chatForm = h("form", { class: "chat-form", onsubmit: (e) => this.chat(e) },
       this.chatInput, h("button", { type: "submit" }, "Send"));
+    // Muting: the reader's own choice, kept in this tab (App.muted); the muted player's
+    // lines leave the log, the ones said before too, and nobody is told.
+    this.muteSummary = h("summary", {}, "Mute chat…");
+    this.muteList = h("ul", { class: "mute-list" });
+    this.muteBox = h("details", { class: "mute", id: "mute" }, this.muteSummary,
+      h("p", { class: "hint-text" }, "Hide a player's chat on this page until you close the tab. They are not told."),
+      this.muteList);
+    this.muteBox.addEventListener("toggle", () => { if (this.shownRoom) this.renderMute(this.shownRoom); });
     const side = h("aside", { class: "side" },
       // The countdowns beside the clocks, where a player looks for time (below the board
       // they were under the fold of a laptop's screen).
       // An offer comes under the buttons: above them it pushed them down as it came, and
       // Accept took the place of the Take back a player was about to click.
       this.seats.black.row, this.seats.white.row, this.moveLimit, this.firstStone, this.resultBox, this.controls, this.offerBox,
-      h("h2", {}, "Moves"), this.moves, h("h2", {}, "Room"), this.log, chatForm);
+      h("h2", {}, "Moves"), this.moves, h("h2", {}, "Room"), this.log, chatForm, this.muteBox);
     const head = h("div", { class: "room-head" }, this.title, this.share,
       h("button", { type: "button", id: "leave", class: "secondary", onclick: () => this.leave() }, "Leave"));
     this.root.replaceChildren(head,
@@ -149,6 +157,10 @@ export class GameView {
     this.resultBox.hidden = true;
     this.moves.replaceChildren();
     this.log.replaceChildren();
+    this.muteList.replaceChildren();
+    this.muteBox.open = false;
+    this.muteKey = null;
+    this.shownRoom = null;
     this.status.textContent = "";
     this.announcer.textContent = "";
     for (const line of [this.moveLimit, this.firstStone]) {
@@ -695,6 +707,45 @@ export class GameView {
     this.moves.scrollTop = this.moves.scrollHeight;
   }
 
+  /** The mute box: its summary says how many are muted; opened, it lists who may be
+   * muted here (the seated players and whoever spoke, not oneself or an AI), and those
+   * muted, each with a box to tick. Names are not unique: one is muted by id, and a
+   * watcher is named so. */
+  renderMute(room) {
+    const muted = this.app.muted;
+    this.muteSummary.textContent = muted.size ? `Muted: ${muted.size}` : "Mute chat…";
+    if (!this.muteBox.open) return;
+    const people = new Map(); // id -> {name, watching}
+    for (const seat of ["black", "white"]) {
+      const p = room.players[seat];
+      if (p && !p.bot) people.set(p.id, { name: p.name, watching: false });
+    }
+    for (const entry of room.log) {
+      if (entry.name && !entry.mine) people.set(entry.player, { name: entry.name, watching: entry.watching });
+    }
+    people.delete(this.me);
+    for (const [id, name] of muted) if (!people.has(id)) people.set(id, { name, watching: false });
+    // Built again only when someone new is there: a box just ticked keeps its focus.
+    const key = JSON.stringify([...people]);
+    if (key === this.muteKey && this.muteList.childElementCount) return;
+    this.muteKey = key;
+    const row = ([id, who]) => {
+      const box = h("input", { type: "checkbox" });
+      box.checked = muted.has(id);
+      box.addEventListener("change", () => this.setMuted(id, who.name, box.checked));
+      return h("li", {}, h("label", {}, box, " ", h("bdi", {}, who.name), who.watching ? " (watching)" : ""));
+    };
+    this.muteList.replaceChildren(...(people.size ? [...people].map(row) : [h("li", { class: "hint-text" }, "Nobody else has spoken here yet.")]));
+  }
+
+  setMuted(id, name, on) {
+    const muted = this.app.muted;
+    if (on) muted.set(id, name);
+    else muted.delete(id);
+    this.app.muted = muted;
+    if (this.shownRoom) this.redrawLog(this.shownRoom);
+  }
+
   /** The log drawn again whole: a line came before those shown (renderLog adds lines
    * at the end only). */
   redrawLog(room) {
@@ -703,7 +754,11 @@ export class GameView {
   }
 
   renderLog(room) {
+    this.shownRoom = room;
+    this.renderMute(room);
     if (this.logShown === room.log.length) return;
+    const muted = this.app.muted;
+    const heard = (entry) => !entry.name || !muted.has(entry.player);
     // Each name and text in a <bdi>: a right-to-left one keeps its punctuation and
     // stays after its author, as every other line reads.
     const line = (entry) => entry.name
@@ -719,10 +774,10 @@ export class GameView {
     if (this.logShown >= 0 && added > 0 && added <= 200) {
       // New lines are added to the list, not the list made again: it is a live region,
       // and a screen reader read the whole log out at each new line.
-      this.log.append(...room.log.slice(-added).map(line));
+      this.log.append(...room.log.slice(-added).filter(heard).map(line));
       while (this.log.childElementCount > 200) this.log.firstElementChild.remove();
     } else {
-      this.log.replaceChildren(...room.log.slice(-200).map(line));
+      this.log.replaceChildren(...room.log.slice(-200).filter(heard).map(line));
     }
     this.logShown = room.log.length;
     if (following) log.scrollTop = log.scrollHeight;

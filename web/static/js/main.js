@@ -29,6 +29,7 @@ const STORE = {
   ends: arenaKey("ends"), // rooms whose finished game this browser has shown
   level: arenaKey("level"), // the AI level last played: the lists offer it first
   opened: arenaKey("opened"), // in sessionStorage: this tab has shown the arena
+  muted: arenaKey("muted"), // in sessionStorage: players whose chat this tab hides
 };
 
 /** Once, for an arena under a path: take the player kept before keys were per arena
@@ -105,6 +106,21 @@ export class App {
 
   set sound(on) {
     localStorage.setItem(STORE.sound, on ? "on" : "off");
+  }
+
+  /** The players whose chat this tab hides (id -> name as muted), until the tab is
+   * closed: the reader's own choice, never sent (the muted player is not told). */
+  get muted() {
+    try {
+      const kept = JSON.parse(sessionStorage.getItem(STORE.muted) ?? "[]");
+      return new Map(Array.isArray(kept) ? kept.filter((pair) => Array.isArray(pair) && pair.length === 2) : []);
+    } catch {
+      return new Map(); // (not JSON: kept by something else; start again)
+    }
+  }
+
+  set muted(players) {
+    sessionStorage.setItem(STORE.muted, JSON.stringify([...players]));
   }
 
   /** The AI level the lists show chosen: the last one played here, at first the

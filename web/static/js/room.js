@@ -68,7 +68,7 @@ export class RoomState {
    * took one's own name, could otherwise speak for them. */
   chatEntry(player, name, text) {
     const seated = ["black", "white"].some((seat) => this.players[seat]?.id === player);
-    return { name, text, watching: !seated, mine: player === this.me };
+    return { player, name, text, watching: !seated, mine: player === this.me };
   }
 
   /** Apply one room event; returns a line for the room's log, or null. */
