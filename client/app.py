@@ -387,8 +387,8 @@ class GomokuApp(App[None]):
             text = room_gone_text(action.room) + " " + BACK_IN_LOBBY
             self.push_screen(NoticeDialog("The game is gone", text))
 
-    def note(self, text: str) -> None:
-        self.dispatch(Note(text))
+    def note(self, text: str, *, refusal: bool = False) -> None:
+        self.dispatch(Note(text, "error" if refusal else "system"))
 
     def _navigate(self, before: ViewModel, after: ViewModel) -> None:
         on_game = any(isinstance(s, GameScreen) for s in self.screen_stack)

@@ -169,7 +169,8 @@ async def test_mouse_one_click_plays(
 async def test_moving_out_of_turn_is_refused_locally(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:
-    """Enter when it is the opponent's turn sends nothing and says why."""
+    """Enter when it is the opponent's turn sends nothing and says why, set as a
+    refusal (it was a quiet note, fainter than the room's events)."""
     async with running(server, tmp_path) as (app, pilot):
         bob, room = await in_game_with_bob(app, pilot, connect)
         await pilot.press("enter")
@@ -177,10 +178,12 @@ async def test_moving_out_of_turn_is_refused_locally(
         await until(pilot, lambda: stones(app) == 1)
         await pilot.press("left", "enter")
         await until(pilot, lambda: app.model.log[-1].text == "Not your turn.")
+        assert app.model.log[-1].kind == "error"
         await bob_plays(bob, room, "a1")
         await until(pilot, lambda: stones(app) == 2)
         await pilot.press("right", "enter")  # h8 is taken
         await until(pilot, lambda: app.model.log[-1].text == "h8 is already taken.")
+        assert app.model.log[-1].kind == "error"
 
 
 async def test_resign_asks_first_then_rematch(

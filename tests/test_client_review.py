@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from client.review import export_record, load_record
 from client.screens.review import ExportDialog, ReviewApp, ReviewScreen
 from client.screenshot import screen_text
@@ -216,7 +218,8 @@ async def test_sixteen_colours_draw_the_board_in_the_colours_the_stylesheet_name
 ) -> None:
     """On a 16-colour terminal the labels came out bright red and the winning five
     magenta (Textual's RGB for ANSI yellow and red, then the nearest of 16): they are
-    the palette's yellow and red, the last move cyan, the cursor blue."""
+    the palette's yellow and bright red (black ink on red was 2.8:1), the last move
+    cyan, the cursor blue."""
     from rich.color import ColorSystem
     from rich.segment import Segment
     from textual.color import Color as TextualColor
@@ -243,7 +246,8 @@ async def test_sixteen_colours_draw_the_board_in_the_colours_the_stylesheet_name
             return chosen.downgrade(ColorSystem.STANDARD).number
 
         assert colour("board--label", background=True) == 3  # yellow
-        assert colour("board--win", background=True) == 1  # red
+        assert colour("board--win", background=True) == 9  # bright red
+        assert colour("board--win-white", background=True) == 9
         assert colour("board--last", background=True) == 6  # cyan
         assert colour("board--cursor", background=False) == 4  # blue
         assert colour("board--black", background=False) == 0  # black ink
@@ -283,3 +287,55 @@ async def test_a_swap2_record_says_who_opened_and_who_placed_each_opening_stone(
                 assert "placed by" not in status, status
             else:
                 assert f"placed by {placer} in the opening" in status, status
+
+
+def _luminance(colour: tuple[int, int, int]) -> float:
+    """WCAG's relative luminance of an sRGB colour."""
+
+    def linear(c: int) -> float:
+        v = c / 255
+        return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (linear(c) for c in colour)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _contrast(a: tuple[int, int, int], b: tuple[int, int, int]) -> float:
+    light, dark = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+async def test_without_colour_the_winning_five_and_the_cursor_keep_their_contrast(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """NO_COLOR draws every colour as its grey: Black's winning stones were 2.5:1 on
+    the five's highlight and the cursor's brackets 2.7:1 on the board. Both stones of a
+    five now stand at 4.5:1 or more on theirs, and the cursor at 3:1 or more."""
+    from rich.segment import Segment
+    from textual.color import Color as TextualColor
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    source = tmp_path / "game.txt"
+    source.write_text(MOVES, encoding="utf-8")
+    app = ReviewApp(load_record(source), source=source)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.no_color
+        board = app.screen.query_one(Board)
+
+        def drawn(component: str, background: bool) -> tuple[int, int, int]:
+            style = board.rich_style + board.get_component_rich_style(component)
+            segments = [Segment("x", style)]
+            for step in app._filters:
+                segments = step.apply(segments, TextualColor(0, 0, 0))
+            out = segments[0].style
+            assert out is not None
+            chosen = out.bgcolor if background else out.color
+            assert chosen is not None
+            triplet = chosen.get_truecolor()
+            return (triplet.red, triplet.green, triplet.blue)
+
+        black, white = drawn("board--black", False), drawn("board--white", False)
+        assert _contrast(black, drawn("board--win", True)) >= 4.5
+        assert _contrast(white, drawn("board--win-white", True)) >= 4.5
+        assert _contrast(drawn("board--cursor", False), drawn("board--grid", True)) >= 3

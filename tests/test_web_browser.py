@@ -3064,6 +3064,24 @@ async def test_a_keyboard_player_starts_on_the_board_and_types_a_point_to_go_the
         assert await ann.evaluate(FOCUSED_TAG) != "svg"  # the board's point was its one stop
 
 
+async def test_points_clicked_leave_the_board_one_tab_stop(browser: Browser) -> None:
+    """ann clicks three points with the mouse: the board is still one Tab stop, the
+    last point clicked (each point clicked had stayed a Tab stop of its own, so Tab went
+    through them all before the buttons)."""
+    async with people(browser) as crowd:
+        ann, hal, room = await crowd.ann_against_hal()
+        for mine, his in (("c3", "a1"), ("m13", "a2"), ("c13", None)):
+            await point(ann, mine).click()
+            await point(ann, mine).click()  # (two clicks: a mouse's first one previews)
+            await hal_sees(hal, mine)
+            if his is not None:
+                await hal.move(room, his)
+                await hal_sees(hal, his)
+        stops = ann.locator("#room-view svg [data-point][tabindex='0']")
+        await expect(stops).to_have_count(1)
+        assert await stops.get_attribute("data-point") == "c13"
+
+
 async def test_a_point_typed_on_a_french_keyboard_is_the_one_meant(browser: Browser) -> None:
     """On AZERTY the digit row types _ for 8 without Shift: h then that key takes the
     cursor to h8, and Enter plays h8 (the _ was dropped, and Enter played the point the

@@ -464,7 +464,7 @@ class GameScreen(Screen[None]):
         timed = game is not None and game.time is not None
         if game is not None and timed and why == NOT_YOUR_TURN and game.state == "playing":
             if point in game.picture.stones:
-                self.host.note(f"{point_to_wire(point, game.size)} is already taken.")
+                self.host.note(f"{point_to_wire(point, game.size)} is already taken.", refusal=True)
                 return
             self.premove = (game.id, len(game.moves), point)
             self._show_premove()
@@ -476,19 +476,21 @@ class GameScreen(Screen[None]):
             )
             return
         if game is None or why is not None:
-            self.host.note(why or "You are not in a game.")
+            self.host.note(why or "You are not in a game.", refusal=True)
             return
         if game.sending is not None:
             on_its_way = point_to_wire(game.sending.point, game.size)
             typed = point_to_wire(point, game.size)
-            self.host.note(f"{typed} not played: your move {on_its_way} is still on its way.")
+            self.host.note(
+                f"{typed} not played: your move {on_its_way} is still on its way.", refusal=True
+            )
             return
         if point in game.picture.stones:
-            self.host.note(f"{point_to_wire(point, game.size)} is already taken.")
+            self.host.note(f"{point_to_wire(point, game.size)} is already taken.", refusal=True)
             return
         if point in game.picture.forbidden:
             foul = renju_foul(game.moves, game.size, point) or "renju"
-            self.host.note(foul_text(point_to_wire(point, game.size), foul))
+            self.host.note(foul_text(point_to_wire(point, game.size), foul), refusal=True)
             return
         actor = game.to_act()
         move_no = len(game.moves) + 1  # for this position only
@@ -557,7 +559,7 @@ class GameScreen(Screen[None]):
         try:
             point = None if watching else typed_point(text, game.size)
         except (NotOnBoard, ReversedPoint) as refused:
-            self.host.note(str(refused))
+            self.host.note(str(refused), refusal=True)
             return
         if point is not None:
             self.board.cursor = point
@@ -566,7 +568,7 @@ class GameScreen(Screen[None]):
         text = text[:CHAT_MAX]
         problem = chat_problem(text)  # pasted text may hold what a chat line may not
         if problem is not None:
-            self.host.note(f"Not sent: {problem}.")
+            self.host.note(f"Not sent: {problem}.", refusal=True)
             return
         await self.host.send_chat(self._speaker(), game.id, text)
 

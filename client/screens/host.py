@@ -72,8 +72,9 @@ class Host(Protocol):
         """Give up on the server while the link is down: back to the connect screen."""
         ...
 
-    def note(self, text: str) -> None:
-        """A line of the client's own in the log."""
+    def note(self, text: str, *, refusal: bool = False) -> None:
+        """A line of the client's own in the log; a ``refusal`` (a point taken, not one's
+        turn) is set as the server's refusals are, not as a quiet note."""
         ...
 
     async def send(self, message: msg.ClientMessage) -> bool:

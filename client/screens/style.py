@@ -79,16 +79,23 @@ Board:focus > .board--label { background: $accent; color: #000000; }
 .-few-colours Board > .board--black { color: rgb(0,0,0); }
 .-few-colours Board > .board--white { color: rgb(0,0,0); }
 .-few-colours Board > .board--last { background: rgb(0,170,170); }
-.-few-colours Board > .board--win { background: rgb(170,0,0); }
+.-few-colours Board > .board--win { background: rgb(255,85,85); }
+.-few-colours Board > .board--win-white { background: rgb(255,85,85); }
 .-few-colours Board > .board--forbidden { color: rgb(170,0,0); }
 .-few-colours Board > .board--cursor { color: rgb(0,0,170); }
 .-few-colours Board > .board--hint { color: rgb(0,0,0); background: rgb(0,170,0); }
 .-few-colours Board > .board--kept { color: rgb(0,0,0); background: rgb(170,0,170); }
+/* NO_COLOR (Textual draws every colour as its grey): the cursor's brackets in black
+   ink, as the stones are; its yellow became all but white on the grey board (2.7:1). */
+App:nocolor Board > .board--cursor { color: rgb(0,0,0); }
 /* A dialog's compact fields have no border: the focused one is told by its background
    (Textual's own focus tint was one step of grey, near invisible). */
 .dialog Input.-textual-compact:focus, .dialog Select:focus > SelectCurrent {
     background: $primary 40%;
 }
+/* A Select has no text cursor to show it has the keys: reversed too, as a focused
+   button is (the tint alone was 1.8:1 in greys, fainter than the buttons not focused). */
+.dialog Select:focus > SelectCurrent { text-style: reverse; }
 /* Placeholders ("type h8 to play") a step brighter than Textual's: its shade and the
    text line's background both became bright black on a 16-colour terminal (TERM=linux,
    xterm), which drew the prompt invisible. */

@@ -101,6 +101,7 @@ class Board(HandsTypingOn, can_focus=True):
         "board--white",
         "board--last",
         "board--win",
+        "board--win-white",
         "board--forbidden",
         "board--cursor",
         "board--selected",
@@ -121,7 +122,8 @@ class Board(HandsTypingOn, can_focus=True):
     Board > .board--black { color: #000000; text-style: bold; }
     Board > .board--white { color: #ffffff; text-style: bold; }
     Board > .board--last { background: #3f8fbf; }
-    Board > .board--win { background: #c0392b; text-style: bold underline; }
+    Board > .board--win { background: #f4a08f; text-style: bold underline; }
+    Board > .board--win-white { background: #8b1a10; text-style: bold underline; }
     Board > .board--forbidden { color: #4a0000; text-style: bold; }
     Board > .board--cursor { color: #f0e68c; text-style: bold; }
     Board > .board--selected { background: #6fa8dc; }
@@ -317,7 +319,9 @@ class Board(HandsTypingOn, can_focus=True):
         if point == pic.hint:
             char, style = g.hint, base + self._style("board--hint")
         if point in pic.line:
-            style += self._style("board--win")
+            # A light red under Black's five, a dark one under White's: one red for both
+            # was 2.5:1 against the black stones in greys (NO_COLOR), and 3.9:1 in colour.
+            style += self._style("board--win-white" if stone is Color.WHITE else "board--win")
         elif point == pic.last:
             style += self._style("board--last")
         if point == self.selected:

@@ -1,11 +1,11 @@
 """The room's log on the game screen: chat and events, newest at the bottom.
 
 Chat lines are ``name: text`` with the name in bold; the room's events start with a
-bullet and are set in italics (refusals in red, the client's own notes dim), so the
-two never mix. The log is rendered whole, so it wraps to the pane's width, and only
-when it has changed (the model keeps the same tuple while nothing was added). A
-letter, digit or ``/`` typed on it starts the text line, as on the board
-(:class:`client.widgets.entry.HandsTypingOn`).
+bullet and are set in italics (refusals, the server's and the client's own, in bold
+red; the client's other notes dim), so the two never mix. The log is rendered whole,
+so it wraps to the pane's width, and only when it has changed (the model keeps the
+same tuple while nothing was added). A letter, digit or ``/`` typed on it starts the
+text line, as on the board (:class:`client.widgets.entry.HandsTypingOn`).
 
 The pane follows its newest line: each line that arrives is in view, until the
 player scrolls up to read (the arrows, PgUp/PgDn, Home/End while the log has focus,
@@ -27,7 +27,9 @@ from client.glyphs import Glyphs
 from client.state.log import LogLine
 from client.widgets.entry import HandsTypingOn, starts_text
 
-LOG_STYLES = {"chat": "", "event": "italic", "error": "bold red", "system": "dim"}
+LOG_STYLES = {"chat": "", "event": "italic", "error": "bold #ff5f5f", "system": "dim"}
+"""A refusal's red is a light one: the theme's red was 4.5:1 on the pane, and its grey
+under NO_COLOR darker still; it is bold too, so it is not told by colour alone."""
 
 
 def log_text(log: tuple[LogLine, ...], glyphs: Glyphs) -> Text:

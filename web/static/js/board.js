@@ -92,8 +92,10 @@ export class BoardView {
     svg.addEventListener("click", (e) => this.onClick(e));
     svg.addEventListener("keydown", (e) => this.onKey(e));
     svg.addEventListener("focusin", (e) => {
+      // A point clicked takes focus too: it becomes the cursor, the board's one Tab
+      // stop (set straight to it, each point clicked stayed a Tab stop of its own).
       const name = e.target.getAttribute?.("data-point");
-      if (name) this.cursor = this.xyOf(e.target);
+      if (name) this.setCursor(...this.xyOf(e.target), false);
       this.draw();
     });
     this.host.append(svg);
