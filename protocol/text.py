@@ -14,9 +14,10 @@ together.
   than the plain space; no blank-looking filler, and no mark that draws as nothing (a
   variation selector only after a symbol or an ideograph it varies); a space at neither
   end; at least one character one can see; no accent on nothing (a combining mark first)
-  and at most ``MAX_MARKS`` marks on one character. A zero-width joiner is allowed only between two
-  emoji, where it makes one picture of them (a family). The server keeps a name in NFC, so one typed
-  with decomposed accents (``Jose`` + U+0301) is the same as the precomposed one.
+  and at most ``MAX_MARKS`` marks on one character; no brackets (:data:`BRACKETS`). A
+  zero-width joiner is allowed only between two emoji, where it makes one picture of
+  them (a family). The server keeps a name in NFC, so one typed with decomposed accents
+  (``Jose`` + U+0301) is the same as the precomposed one.
 - **Chat lines** are one line of text: no control characters (tab, newline) and no line
   or paragraph separators, no surrogates or private-use characters, none of the direction
   controls that reorder the text around them (embeddings, overrides, isolates); the
@@ -31,6 +32,7 @@ from protocol.limits import CHAT_MAX, NAME_MAX
 
 __all__ = [
     "BLANK_FILLERS",
+    "BRACKETS",
     "EMOJI_TAILS",
     "MARKER_STARTS",
     "MAX_MARKS",
@@ -52,6 +54,12 @@ MARKER_STARTS = frozenset(("• ", "▶ ", "* ", "> "))
 """How the terminal client's events and questions begin (its Unicode and ASCII glyphs):
 a name that begins so made its chat lines read as the server's (``• Game over: ann lost
 on time``)."""
+
+BRACKETS = frozenset("()[]")
+"""What the clients write a player's part in after a name (``(you)``, ``(watching)``,
+``(white)``, ``[away]``): a name holding them read as another's mark. A watcher named
+``ann (you)`` spoke as the player's own lines read. Judged on the name's NFKC form, so
+that full-width and small brackets count too."""
 
 SILENT_MARKS = frozenset("\u034f\u17b4\u17b5\u180b\u180c\u180d\u180f")
 """Combining marks that draw as nothing on any letter (the combining grapheme joiner,
@@ -97,9 +105,11 @@ def name_problem(name: str) -> str | None:
     if not name.strip() or all(_blank(c) for c in name):
         return "a name needs a character one can see"
     if len(name) > NAME_MAX:
-        return f"a name is at most {NAME_MAX} characters"
+        return f"a name is at most {NAME_MAX} characters (emoji and accents may count as several)"
     if name != name.strip(" "):
         return "a name may not start or end with a space"
+    if any(c in BRACKETS for c in unicodedata.normalize("NFKC", name)):
+        return "a name may not hold brackets: the clients mark players with them, as (you)"
     if name[:2] in MARKER_STARTS:
         return f"a name may not start with {name[:2]!r}: the terminal client marks events so"
     marks = 0

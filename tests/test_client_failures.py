@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 from client_fixtures import FAST, until
+from textual import events
+from textual.keys import _character_to_key
 from textual.widgets import Input
 from websockets.asyncio.client import connect as ws_connect
 from websockets.asyncio.server import ServerConnection, serve
@@ -295,10 +297,33 @@ async def test_a_name_at_its_limit_says_so(tmp_path: Path) -> None:
         await pilot.press(*"a" * 23)
         assert "characters at most" not in screen_text(app)
         await pilot.press("b", "c")
-        await until(pilot, lambda: "A name holds 24 characters at most." in screen_text(app))
+        await until(pilot, lambda: "A name holds 24 characters at most" in screen_text(app))
         assert app.screen.query_one("#name", Input).value == "a" * 23 + "b"
         await pilot.press("backspace")
         await until(pilot, lambda: "characters at most" not in screen_text(app))
+
+
+async def test_an_emoji_family_typed_as_a_name_keeps_its_joiners(
+    server: GomokuServer, tmp_path: Path
+) -> None:
+    """The name field types the zero-width joiners of an emoji family, as the chat line
+    does: the player is the family, not a man, a woman and a girl (Input dropped the
+    joiners, and the server kept what the other clients refuse as two names)."""
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
+    options = PlayOptions(server=ServerAddress("127.0.0.1", server.port), config_dir=tmp_path)
+    app = GomokuApp(options, backoff=FAST)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, ConnectScreen))
+        field = app.screen.query_one("#name", Input)
+        await until(pilot, lambda: app.focused is field)
+        for character in family + " fan":
+            key = character if character.isalnum() else _character_to_key(character)
+            field.post_message(events.Key(key, character))
+        await pilot.pause(0.1)
+        assert field.value == f"{family} fan"
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+        assert app.model.session.name == f"{family} fan"
 
 
 @pytest.mark.parametrize("address", ["ws://127.0.0.1:{port}", "http://127.0.0.1:{port}/"])

@@ -3632,3 +3632,36 @@ async def test_a_muted_watchers_chat_leaves_the_page_and_comes_back_unmuted(
             "troll (watching): still here, potato"
         )
         await expect(ann.locator("#mute summary")).to_have_text("Mute chat…")
+
+
+async def test_a_right_to_left_name_leaves_the_rating_change_in_order(browser: Browser) -> None:
+    """A rated game against a player named in Arabic: the rating-change line reads
+    name, then the old and new ratings left to right (the name's direction turned the
+    figures around, "(242+) ?1742 → 1500 :محمد", a winner seen going down)."""
+    name = "\u0645\u062d\u0645\u062f"
+    async with people(browser) as crowd:
+        mo = await crowd.client(name)
+        room = (await mo.create(seat="white", rated=True)).room.id
+        ann = await crowd.page("ann", hash=f"#/room/{room}")
+        await mo.until_event(GameStarted)
+        await point(ann, "h8").click()
+        await mo.until_event(Moved)
+        await mo.move(room, "a1")
+        await moves_shown(ann, 2)
+        await mo.send(m.Resign(room=room))
+        line = ann.locator("#result .rating-change", has_text=name)
+        await expect(line).to_have_count(1)
+        name_left, before_left, after_left = await line.evaluate(
+            """(div) => {
+                const name = div.querySelector("bdi").getBoundingClientRect().left;
+                const text = div.lastChild;  // ": 1500 → 1662? (+162)"
+                const at = (i) => {
+                    const range = document.createRange();
+                    range.setStart(text, i);
+                    range.setEnd(text, i + 1);
+                    return range.getBoundingClientRect().left;
+                };
+                return [name, at(2), at(text.length - 3)];
+            }"""
+        )
+        assert name_left < before_left < after_left

@@ -55,6 +55,11 @@ NAMES_REFUSED = [
     "▶ server",
     "* admin",
     "x" * 25,
+    "ann (you)",  # a watcher so named spoke as one's own lines read
+    "bob (white)",
+    "cy [away]",
+    "ann\uff08you\uff09",  # full-width brackets, the same to the eye
+    "(:",
 ]
 
 CHAT_ACCEPTED = [

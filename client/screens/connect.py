@@ -22,10 +22,11 @@ from textual.widgets import Button, Footer, Input, Label, Static
 from client.address import AddressError, ServerAddress
 from client.screens.host import Host
 from client.widgets.dialog_box import DialogBox
+from client.widgets.entry import TextInput
 from protocol.limits import NAME_MAX
 from protocol.text import name_problem
 
-NAME_FULL = f"A name holds {NAME_MAX} characters at most."
+NAME_FULL = f"A name holds {NAME_MAX} characters at most (emoji and accents may count as several)."
 
 
 class ConnectScreen(Screen[None]):
@@ -61,7 +62,7 @@ class ConnectScreen(Screen[None]):
                 yield Label("Server")
                 yield Input(address, id="address", placeholder="host:port or ws://host:port")
                 yield Label("Your name")
-                yield Input(name, id="name", max_length=NAME_MAX)
+                yield TextInput(name, id="name", max_length=NAME_MAX)
             error = f"Stopped trying: {self.error}" if self.error else ""
             yield Label(error, id="form-error", classes="error")
             with Horizontal(classes="buttons"):

@@ -119,6 +119,19 @@ class HandsTypingOn(Widget, can_focus=True):
         self._handing_on = False
 
 
+class TextInput(Input):
+    """An Input that also types the characters :func:`typable` adds to the printable
+    ones (a form's name field): Input drops them, and an emoji family typed as a name
+    was kept as three people, its joiners gone."""
+
+    async def _on_key(self, event: events.Key) -> None:
+        if not event.is_printable and typable(event):
+            assert event.character is not None
+            event.stop()
+            event.prevent_default()
+            self.insert_text_at_cursor(event.character)
+
+
 class ToBoard(Message):
     """An arrow key on the prompt bar: back to the board, moving its cursor."""
 

@@ -690,7 +690,9 @@ export class GameView {
         lines.push(h("div", { class: "winner" }, words));
       }
       for (const r of room.ratings ?? []) {
-        lines.push(h("div", { class: "rating-change" }, `${room.nameOf(r.player)}: ${r.before} → ${ratingText(r.after, r.provisional)} (${changeText(r)})`));
+        // The name isolated: a right-to-left one turned the figures after it around
+        // ("(242+) ?1742 → 1500 :محمد", a winner seen going down).
+        lines.push(h("div", { class: "rating-change" }, h("bdi", {}, room.nameOf(r.player)), `: ${r.before} → ${ratingText(r.after, r.provisional)} (${changeText(r)})`));
       }
       const uncounted = room.rated && room.ratingsKnown && !(room.ratings ?? []).length ? uncountedText(room) : null;
       if (uncounted) lines.push(h("div", { class: "rating-change" }, uncounted));

@@ -10,6 +10,9 @@ const MAX_MARKS = 3;
 // How the terminal client's events and questions begin: a name that did made its chat
 // lines read as the server's.
 const MARKER_STARTS = new Set(["• ", "▶ ", "* ", "> "]);
+// What the clients write a player's part in after a name ("(you)", "[away]"): judged on
+// the name's NFKC form, so full-width and small brackets count too.
+const BRACKETS = /[()[\]]/u;
 const BLANK_FILLERS = new Set(["\u115f", "\u1160", "\u3164", "\uffa0", "\u2800"]);
 // Marks that draw as nothing on a letter; variation selectors only vary a symbol or an
 // ideograph (the characters VARIED matches) and draw as nothing after anything else.
@@ -35,8 +38,9 @@ export function normalName(name) {
 export function nameProblem(name) {
   const chars = [...normalName(name)];
   if (!chars.length || chars.every(blank)) return "A name needs a character one can see.";
-  if (chars.length > NAME_MAX) return `A name is at most ${NAME_MAX} characters.`;
+  if (chars.length > NAME_MAX) return `A name is at most ${NAME_MAX} characters (emoji and accents may count as several).`;
   if (chars[0] === " " || chars[chars.length - 1] === " ") return "A name may not start or end with a space.";
+  if (BRACKETS.test(chars.join("").normalize("NFKC"))) return "A name may not hold brackets: the clients mark players with them, as (you).";
   const start = chars.slice(0, 2).join("");
   if (MARKER_STARTS.has(start)) return `A name may not start with '${start}': the terminal client marks events so.`;
   let marks = 0;
