@@ -2484,6 +2484,28 @@ async def test_a_connection_that_goes_silent_is_dropped_and_made_again(browser: 
         await hal_sees(hal, "h9")
 
 
+async def test_a_clock_set_back_does_not_hide_a_silent_connection(browser: Browser) -> None:
+    """The computer's clock goes back two hours (set by hand, or by a time sync) just
+    before ann's connection goes silent: the page still pings and connects again (it
+    kept saying "Online" for minutes, its waits measured by that clock)."""
+    async with people(browser) as crowd:
+        ann, hal, _ = await two_stones_down(crowd)
+        await ann.evaluate(
+            """() => {
+                const real = Date.now.bind(Date);
+                Date.now = () => real() - 2 * 3600 * 1000;
+                gomoku.conn.quietMs = 500;
+                gomoku.conn.stallMs = 500;
+            }"""
+        )
+        ann_conn = crowd.connection_of("ann")
+        ann_conn.ws.transport.pause_reading()
+        await eventually(lambda: set(crowd.connections_of("ann")) - {ann_conn}, WAIT_MS / 1000)
+        await expect(ann.locator("#conn")).to_have_attribute("data-state", "online")
+        await point(ann, "h9").click()
+        await hal_sees(hal, "h9")
+
+
 async def test_a_frame_on_its_way_when_the_network_goes_does_not_hide_the_loss(
     browser: Browser,
 ) -> None:
@@ -2943,7 +2965,9 @@ async def test_the_phone_header_takes_two_lines(browser: Browser) -> None:
             await ann.set_viewport_size(size)
             for state in ("online", "offline"):
                 if state == "offline":  # the longest the connection's badge says
-                    await ann.evaluate("gomoku.onState('offline', {retryAt: Date.now() + 10000})")
+                    await ann.evaluate(
+                        "gomoku.onState('offline', {retryAt: performance.now() + 10000})"
+                    )
                     await expect(ann.locator("#conn")).to_have_text("Offline: retrying in 10 s")
                 boxes = [await box(ann.locator(part)) for part in parts]
                 assert rows_of(boxes) == 2, (size, state, boxes)

@@ -324,7 +324,7 @@ export class BoardView {
       event.preventDefault();
       const typed = this.typed;
       this.typed = "";
-      if (typed && !parsePoint(typed, this.size) && Date.now() - this.typedAt <= 2 * TYPED_MS) {
+      if (typed && !parsePoint(typed, this.size) && performance.now() - this.typedAt <= 2 * TYPED_MS) {
         // A point begun and not finished (h, or h with a key that is no digit): said, not
         // the cursor's point played instead.
         if (this.hooks.unread) this.hooks.unread(typed);
@@ -342,7 +342,7 @@ export class BoardView {
    * it. True when the key was such a part of a point. */
   typePoint(event) {
     if (event.ctrlKey || event.metaKey || event.altKey) return false;
-    const now = Date.now();
+    const now = performance.now();
     const going = Boolean(this.typed) && now - this.typedAt <= TYPED_MS;
     const key = event.key.length === 1 ? event.key.toLowerCase() : "";
     // A French keyboard's digit row types & é " ' ( - è _ ç à without Shift: the key's

@@ -229,7 +229,7 @@ export class App {
     if (state === "online") badge.textContent = "Online";
     else if (state === "connecting") badge.textContent = "Connecting…";
     else if (state === "offline") {
-      const secs = Math.max(1, Math.round((detail.retryAt - Date.now()) / 1000));
+      const secs = Math.max(1, Math.round((detail.retryAt - performance.now()) / 1000));
       // The countdown is shown, not read out each second (the badge is a live region).
       badge.replaceChildren("Offline", h("span", { "aria-hidden": "true" }, `: retrying in ${secs} s`));
     } else if (state === "forgotten") {
@@ -738,7 +738,7 @@ export class App {
   }
 
   retryAt() {
-    return this.conn.retryDeadline ?? Date.now();
+    return this.conn.retryDeadline ?? performance.now(); // (net.js's times)
   }
 }
 

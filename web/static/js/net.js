@@ -64,7 +64,10 @@ export class Connection {
     this.retryTimer = null;
     this.identified = false;
     this.state = "offline";
-    this.lastHeard = 0; // Date.now() when the current connection last brought a frame
+    // Times here are performance.now(), which only goes forward: Date.now() follows the
+    // computer's clock, and one set back (by hand, by a time sync) left a dead link
+    // unnoticed ("Online" for a minute while the opponent could claim the game).
+    this.lastHeard = 0; // when the current connection last brought a frame
     this.answerBy = null; // when a ping's answer is due, while one waits for it
     // The browser said it is offline: only the ping's own answer clears the doubt, since
     // frames already on their way when the network went arrive after the browser says so.
@@ -82,7 +85,7 @@ export class Connection {
     this.setState("connecting", {});
     const ws = new WebSocket(this.url, SUBPROTOCOL);
     this.ws = ws;
-    this.lastHeard = Date.now();
+    this.lastHeard = performance.now();
     this.answerBy = null;
     this.suspected = false;
     ws.onopen = () => this.hello();
@@ -126,7 +129,7 @@ export class Connection {
   checkAlive() {
     const ws = this.ws;
     if (!ws) return;
-    const now = Date.now();
+    const now = performance.now();
     if (!this.identified) {
       if (now - this.lastHeard >= this.connectMs) this.drop(ws);
       return;
@@ -161,7 +164,7 @@ export class Connection {
     const ws = this.ws;
     if (!ws || ws.readyState !== WebSocket.OPEN || !this.identified) return;
     this.suspected = true;
-    this.ping(ws, Date.now() + this.suspectMs);
+    this.ping(ws, performance.now() + this.suspectMs);
   }
 
   async hello() {
@@ -241,7 +244,7 @@ export class Connection {
   }
 
   receive(text) {
-    this.lastHeard = Date.now();
+    this.lastHeard = performance.now();
     let frame;
     try {
       frame = JSON.parse(text);
@@ -282,7 +285,7 @@ export class Connection {
     this.actions.clear();
     const wait = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
     this.attempt += 1;
-    this.retryDeadline = Date.now() + wait;
+    this.retryDeadline = performance.now() + wait;
     this.setState("offline", { code: event.code, retryAt: this.retryDeadline });
     this.retryTimer = setTimeout(() => this.start(), wait);
   }
