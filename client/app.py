@@ -387,6 +387,9 @@ class GomokuApp(App[None]):
             text = room_gone_text(action.room) + " " + BACK_IN_LOBBY
             self.push_screen(NoticeDialog("The game is gone", text))
 
+    def tell_lobby(self, text: str) -> None:
+        self.dispatch(LobbyTold(text))
+
     def note(self, text: str, *, refusal: bool = False) -> None:
         self.dispatch(Note(text, "error" if refusal else "system"))
 

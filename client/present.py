@@ -8,7 +8,7 @@ import datetime
 import math
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from rich.cells import cell_len
 
@@ -323,7 +323,18 @@ def _player(ref: PlayerRef | None, name_max: int = TABLE_NAME_MAX) -> str:
     return text + (" [bot]" if ref.bot else "") + ("" if ref.online else " [away]")
 
 
-LOBBY_COLUMNS = ("rule", "time", "black", "white", "watch", "state")
+LOBBY_COLUMNS = ("rule", "time", "black", "white", "state", "watch")
+"""The spectator count last: at 80 columns a table too wide for the screen loses it
+first (the state had been cut to ``wai``, and was off the screen at 100 rooms)."""
+
+_STATE_ORDER = {"waiting": 0, "opening": 1, "playing": 2}
+
+
+def lobby_order(rooms: Mapping[str, RoomSummary]) -> list[tuple[str, RoomSummary]]:
+    """The rooms as a lobby lists them: those waiting for a player first, then the games
+    being played, each by room id (the server's order, random to a person: waiting
+    and playing rooms were mixed over a hundred rows)."""
+    return sorted(rooms.items(), key=lambda item: (_STATE_ORDER.get(item[1].state, 3), item[0]))
 
 
 def lobby_row(room: RoomSummary, name_max: int = TABLE_NAME_MAX) -> tuple[str, ...]:
@@ -339,8 +350,8 @@ def lobby_row(room: RoomSummary, name_max: int = TABLE_NAME_MAX) -> tuple[str, .
         describe_time(room.time),
         _player(room.players.black, name_max),
         _player(room.players.white, name_max),
-        str(room.spectators),
         room.state,
+        str(room.spectators),
     )
 
 

@@ -596,11 +596,12 @@ async def test_the_question_line_shows_a_name_as_written(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:
     """An opponent named ``[red]eve[/red]`` offering a draw: the question named her in
-    red (``[/x]`` would have crashed); it shows the name as she typed it."""
+    red (``[/x]`` would have crashed). Names hold no brackets now; one with an emoji
+    code, ``eve:smile:``, shows as she typed it, not as a smiling face."""
     async with running(server, tmp_path) as (app, pilot):
-        eve, room = await in_game_with_bob(app, pilot, connect, opponent="[red]eve[/red]")
+        eve, room = await in_game_with_bob(app, pilot, connect, opponent="eve:smile:")
         await eve.send(m.Offer(room=room, kind="draw"))
-        asks = "[red]eve[/red] offers a draw: y accept · n decline"
+        asks = "eve:smile: offers a draw: y accept · n decline"
         await until(pilot, lambda: asks in screen_text(app), "the name as written")
         assert app.is_running
 

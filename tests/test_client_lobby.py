@@ -205,6 +205,32 @@ async def test_lobby_lists_rooms_live_and_joins_or_watches(
         await until(pilot, lambda: "you are watching" in screen_text(app))
 
 
+async def test_enter_on_a_room_that_just_left_the_list_joins_nothing_unasked(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """The cursor is on Bob's room when Bob gives up waiting: the cursor falls to
+    Carol's, and Enter does not sit Alice down there (it did, in a rated game she never
+    chose): the lobby's line says the room left, and a second Enter joins Carol's."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, carol = await connect("bob"), await connect("carol")
+        bobs = (await bob.create(seat="white")).room.id
+        carols = (await carol.create(seat="white", rated=True)).room.id
+        table = app.screen.query_one(DataTable)
+        await until(pilot, lambda: {bobs, carols} <= {k.value for k in table.rows}, "both rows")
+        target = table.get_row_index(bobs)
+        while table.cursor_row != target:
+            await pilot.press("down" if table.cursor_row < target else "up")
+        await bob.send(m.Leave(room=bobs))
+        await until(pilot, lambda: bobs not in {k.value for k in table.rows}, "bob's room gone")
+        await pilot.press("enter")
+        await until(pilot, lambda: "That room has left the list" in screen_text(app))
+        assert isinstance(app.screen, LobbyScreen)
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen), "carol's game")
+        assert app.model.room is not None
+        assert app.model.room.id == carols
+
+
 async def test_quick_match_waits_visibly_and_cancels(server: GomokuServer, tmp_path: Path) -> None:
     """m queues (the waiting line shows, the footer says Esc cancels and still ends with
     Quit at 80 columns), Esc cancels."""

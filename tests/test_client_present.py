@@ -148,7 +148,7 @@ def test_lobby_row() -> None:
         players=Seats(black=PlayerRef(id="a", name="ann", rating=1600)),
         spectators=4,
     )
-    assert lobby_row(room) == ("renju swap2 rated", "10+5", "ann 1600", "-", "4", "waiting")
+    assert lobby_row(room) == ("renju swap2 rated", "10+5", "ann 1600", "-", "waiting", "4")
     assert lobby_row(room_summary(size=19))[0] == "freestyle 19x19 rated"
     away = room_summary(players=Seats(black=PlayerRef(id="a", name="ann", online=False)))
     assert lobby_row(away)[2] == "ann [away]"  # her seat kept a while: one who joins waits

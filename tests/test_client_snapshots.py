@@ -172,8 +172,8 @@ async def test_lobby_snapshot() -> None:
 
 async def test_wide_rooms_keep_their_state_in_an_80_column_lobby() -> None:
     """A swap2 room with an AI, and a rated private one with a 24-character name: the
-    names are cut shorter so that the last column still says each room's state (it read
-    "playi" and "waiti")."""
+    names are cut shorter so that the last columns, the state and the spectator count,
+    still show whole (the state read "playi" and "waiti")."""
     ai = PlayerRef(id="p-ai", name="AI intermediate", bot=True)
     long = PlayerRef(id="p-w", name="Wolfgang Amadeus Mozart!", rating=1500, provisional=True)
     rooms = [
@@ -191,8 +191,8 @@ async def test_wide_rooms_keep_their_state_in_an_80_column_lobby() -> None:
     lines = text.splitlines()
     [ai_row] = [line for line in lines if "standard swap2" in line]
     [long_row] = [line for line in lines if "renju rated private" in line]
-    assert ai_row.rstrip(" ▁▇│").endswith("playing"), ai_row
-    assert long_row.rstrip(" ▁▇│").endswith("waiting"), long_row
+    assert ai_row.rstrip(" ▁▇│").endswith("playing  0"), ai_row
+    assert long_row.rstrip(" ▁▇│").endswith("waiting  0"), long_row
     assert "AI interme… [bot]" in ai_row  # cut only as far as it must be
     assert "Wolfgang" in long_row
 

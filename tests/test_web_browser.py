@@ -3689,3 +3689,35 @@ async def test_a_right_to_left_name_leaves_the_rating_change_in_order(browser: B
             }"""
         )
         assert name_left < before_left < after_left
+
+
+async def test_rows_stay_still_under_a_mouse_and_waiting_rooms_come_first(
+    browser: Browser,
+) -> None:
+    """The lobby lists rooms waiting for a player before games being played; with the
+    mouse on the list, a room coming and one going change no row under it (a click
+    aimed at a game's Watch joined the rated room that slid under the pointer) until the
+    mouse leaves the list; the heading counts the rooms."""
+    async with people(browser) as crowd:
+        hal, cy, dan = [await crowd.client(n) for n in ("hal", "cy", "dan")]
+        playing = (await hal.create(seat="white")).room.id
+        await cy.join(playing)
+        waiting = (await dan.create(seat="black")).room.id
+        ann = await crowd.page("ann")
+        rows = ann.locator("#rooms tbody tr")
+        await expect(rows).to_have_count(2)
+        assert await rows.nth(0).get_attribute("data-room") == waiting
+        await expect(ann.locator("#rooms .room-count")).to_have_text(
+            "· 2 listed, 1 waiting for a player"
+        )
+        watch = rows.nth(1).locator(".watch")
+        await watch.hover()
+        eve = await crowd.client("eve")
+        await eve.create(seat="black")  # a waiting room: it would come first
+        await dan.send(m.Leave(room=waiting))
+        await expect(ann.locator("#rooms .room-count")).to_contain_text(
+            "changes show when the pointer leaves the list"
+        )
+        assert [await r.get_attribute("data-room") for r in await rows.all()] == [waiting, playing]
+        await watch.click()
+        await expect(ann).to_have_url(re.compile(f"#/watch/{playing}$"))

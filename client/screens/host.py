@@ -72,6 +72,10 @@ class Host(Protocol):
         """Give up on the server while the link is down: back to the connect screen."""
         ...
 
+    def tell_lobby(self, text: str) -> None:
+        """Say ``text`` on the lobby's line until the lobby's next request."""
+        ...
+
     def note(self, text: str, *, refusal: bool = False) -> None:
         """A line of the client's own in the log; a ``refusal`` (a point taken, not one's
         turn) is set as the server's refusals are, not as a quiet note."""

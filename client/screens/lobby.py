@@ -26,6 +26,7 @@ from client.present import (
     LOBBY_COLUMNS,
     link_banner,
     link_label,
+    lobby_order,
     lobby_rows,
     queue_change,
     queue_label,
@@ -106,6 +107,9 @@ class LobbyScreen(Screen[None]):
     def __init__(self, host: Host) -> None:
         super().__init__()
         self.host = host
+        self._gone: tuple[str, str | None] | None = None
+        """The room the cursor was on when it left the list, and the room the cursor
+        fell to instead: Enter there is not what was chosen (see :meth:`_unchosen`)."""
 
     def compose(self) -> ComposeResult:
         yield Static("", id="lobby-title")
@@ -146,10 +150,26 @@ class LobbyScreen(Screen[None]):
         self.tick()
 
     def _fill_table(self, model: ViewModel) -> None:
-        rooms = sorted(model.lobby.rooms.items())
+        rooms = lobby_order(model.lobby.rooms)
         table = self.query_one("#rooms", DataTable)
+        chosen = self._selected_room()
         rows = lobby_rows([summary for _, summary in rooms], room_for_rows(table))
         fill_rows(table, [(room_id, row) for (room_id, _), row in zip(rooms, rows, strict=True)])
+        if chosen is not None and chosen not in model.lobby.rooms:
+            self._gone = (chosen, self._selected_room())
+
+    def _unchosen(self) -> bool:
+        """Whether the cursor is on the room it fell to when the one it was on left the
+        list, unmoved since: Enter (or w) there would join a room nobody chose (a room
+        left as Enter was pressed sat a player down in a rated game next to it). Said
+        once on the lobby's line; the next Enter acts."""
+        gone, self._gone = self._gone, None
+        if gone is None or gone[1] is None or gone[1] != self._selected_room():
+            return False
+        self.host.tell_lobby(
+            "That room has left the list, and the cursor moved to another: press again for it."
+        )
+        return True
 
     def on_resize(self) -> None:
         self._fill_table(self.host.model)
@@ -260,7 +280,7 @@ class LobbyScreen(Screen[None]):
         """Sit down in the selected room, or watch it when nobody can sit down any
         more (both seats taken, or the game under way)."""
         room = self._selected_room()
-        if room is None:
+        if room is None or self._unchosen():
             return
         summary = self.host.model.lobby.rooms.get(room)
         full = summary is not None and (
@@ -275,7 +295,7 @@ class LobbyScreen(Screen[None]):
 
     async def action_watch(self) -> None:
         room = self._selected_room()
-        if room is not None:
+        if room is not None and not self._unchosen():
             await self.host.ask(msg.Join(room=room, role="spectator"))
 
     async def action_back_to_game(self) -> None:

@@ -16,6 +16,8 @@ function select(name, label, options, value) {
     h("select", { name }, options.map(([v, l]) => option(v, l, v === value))));
 }
 
+const STATE_ORDER = { waiting: 0, opening: 1, playing: 2 };
+
 export class LobbyView {
   constructor(app, root) {
     this.app = app;
@@ -79,8 +81,10 @@ export class LobbyView {
     this.noticeBox = h("div", { class: "card notice", id: "lobby-notice", role: "status", hidden: true });
     this.table = h("tbody");
     this.empty = h("p", { class: "hint-text" }, "No open rooms yet: create one, or use quick match.");
-    const list = h("section", { class: "card rooms" },
-      h("h2", {}, "Rooms"),
+    // How many, and whether the list is held (below): said beside the heading.
+    this.count = h("span", { class: "room-count hint-text" });
+    const list = h("section", { class: "card rooms", id: "rooms" },
+      h("h2", {}, "Rooms ", this.count),
       h("table", { class: "room-list" },
         h("thead", {}, h("tr", {}, ["Rule", "Size", "Clock", "Black", "White", "Watching", "State"].map((t) => h("th", { scope: "col" }, t)),
           h("th", { scope: "col" }, h("span", { class: "sr-only" }, "Actions")))),
@@ -89,8 +93,22 @@ export class LobbyView {
     const sound = h("label", { class: "sound" },
       h("input", { type: "checkbox", id: "sound-toggle", checked: app.sound, onchange: (e) => { app.sound = e.target.checked; } }),
       " Sound on moves");
-    this.root.replaceChildren(h("h1", { class: "sr-only" }, "Lobby"), this.noticeBox, this.resumeBox, list,
-      h("div", { class: "lobby-grid" }, quick, create, aivai, code), sound);
+    // A mouse over the list holds it as it is (lichess's lobby does the same): each
+    // change made it again, and a room coming or going above moved every row under a
+    // still pointer, so a click aimed at a game's Watch joined the rated room that had
+    // slid under it. It shows the changes once the pointer leaves it.
+    // (:hover as well: a list hidden under the pointer, a room joined by a click,
+    // never hears the pointer leave.)
+    this.list = list;
+    list.addEventListener("pointerenter", (e) => { this.mouseOver = e.pointerType === "mouse"; });
+    list.addEventListener("pointerleave", () => {
+      this.mouseOver = false;
+      if (this.heldChanges) this.update();
+    });
+    // The forms first: under a busy evening's hundred rooms they were sixteen screens
+    // down on a phone.
+    this.root.replaceChildren(h("h1", { class: "sr-only" }, "Lobby"), this.noticeBox, this.resumeBox,
+      h("div", { class: "lobby-grid" }, quick, create, aivai, code), list, sound);
   }
 
   /** Say `text` at the top of the lobby until the player dismisses it. */
@@ -110,7 +128,20 @@ export class LobbyView {
 
   update() {
     const app = this.app;
-    const rows = [...app.lobby.values()].sort((a, b) => a.id.localeCompare(b.id));
+    // Rooms waiting for a player first, then games being played, each by id (the
+    // server's order, random to a person: waiting and playing rooms were mixed).
+    const rank = (room) => STATE_ORDER[room.state] ?? 3;
+    const rows = [...app.lobby.values()].sort((a, b) => rank(a) - rank(b) || a.id.localeCompare(b.id));
+    const waiting = rows.filter((room) => room.state === "waiting").length;
+    const held = this.mouseOver && this.list.matches(":hover");
+    this.heldChanges = held && this.table.childElementCount > 0;
+    const counted = rows.length ? `· ${rows.length} listed, ${waiting} waiting for a player` : "";
+    this.count.textContent = this.heldChanges ? `${counted} · changes show when the pointer leaves the list` : counted;
+    if (this.heldChanges) {
+      this.renderGames();
+      this.tick();
+      return;
+    }
     this.keepingFocus(() => {
       this.table.replaceChildren(...rows.map((room) => this.row(room)));
       this.empty.hidden = rows.length > 0;
