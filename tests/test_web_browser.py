@@ -3721,3 +3721,17 @@ async def test_rows_stay_still_under_a_mouse_and_waiting_rooms_come_first(
         assert [await r.get_attribute("data-room") for r in await rows.all()] == [waiting, playing]
         await watch.click()
         await expect(ann).to_have_url(re.compile(f"#/watch/{playing}$"))
+
+
+async def test_a_phone_reaches_the_rooms_past_the_forms_in_one_tap(browser: Browser) -> None:
+    """On a phone the lobby's forms come first and take screens: a button at the top
+    says how many rooms wait for a player and brings the list into view."""
+    async with people(browser) as crowd:
+        dan = await crowd.client("dan")
+        await dan.create(seat="black")
+        ann = await crowd.page("ann", phone=True)
+        jump = ann.locator(".to-rooms")
+        await expect(jump).to_have_text("Rooms ↓ (1 waiting for a player)")
+        await expect(ann.locator("#rooms tbody tr")).not_to_be_in_viewport()
+        await jump.tap()
+        await expect(ann.locator("#rooms tbody tr")).to_be_in_viewport()

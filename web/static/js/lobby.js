@@ -107,8 +107,10 @@ export class LobbyView {
     });
     // The forms first: under a busy evening's hundred rooms they were sixteen screens
     // down on a phone.
+    // On a phone the forms take four screens: a way past them to the rooms.
+    this.toRooms = h("button", { type: "button", class: "secondary to-rooms", onclick: () => list.scrollIntoView() }, "Rooms ↓");
     this.root.replaceChildren(h("h1", { class: "sr-only" }, "Lobby"), this.noticeBox, this.resumeBox,
-      h("div", { class: "lobby-grid" }, quick, create, aivai, code), list, sound);
+      this.toRooms, h("div", { class: "lobby-grid" }, quick, create, aivai, code), list, sound);
   }
 
   /** Say `text` at the top of the lobby until the player dismisses it. */
@@ -137,6 +139,7 @@ export class LobbyView {
     this.heldChanges = held && this.table.childElementCount > 0;
     const counted = rows.length ? `· ${rows.length} listed, ${waiting} waiting for a player` : "";
     this.count.textContent = this.heldChanges ? `${counted} · changes show when the pointer leaves the list` : counted;
+    this.toRooms.textContent = rows.length ? `Rooms ↓ (${waiting} waiting for a player)` : "Rooms ↓";
     if (this.heldChanges) {
       this.renderGames();
       this.tick();
