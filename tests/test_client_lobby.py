@@ -231,6 +231,22 @@ async def test_enter_on_a_room_that_just_left_the_list_joins_nothing_unasked(
         assert app.model.room.id == carols
 
 
+async def test_home_and_end_go_to_the_first_and_the_last_room(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """End puts the cursor on the last room and Home on the first (they scrolled the
+    table sideways, and Enter after Home joined the room the cursor had stayed on)."""
+    async with running(server, tmp_path) as (app, pilot):
+        for name in ("bob", "carol", "dave"):
+            await (await connect(name)).create(seat="white")
+        table = app.screen.query_one(DataTable)
+        await until(pilot, lambda: table.row_count == 3, "three rooms")
+        await pilot.press("end")
+        await until(pilot, lambda: table.cursor_row == 2, "the last room")
+        await pilot.press("home")
+        await until(pilot, lambda: table.cursor_row == 0, "the first room")
+
+
 async def test_quick_match_waits_visibly_and_cancels(server: GomokuServer, tmp_path: Path) -> None:
     """m queues (the waiting line shows, the footer says Esc cancels and still ends with
     Quit at 80 columns), Esc cancels."""

@@ -46,7 +46,7 @@ from client.screens.help import HelpScreen, describe_bindings
 from client.screens.host import Host
 from client.screens.ratings import LeaderboardScreen, ProfileScreen
 from client.state.model import ViewModel
-from client.widgets.rows import fill_rows, room_for_rows
+from client.widgets.rows import RowTable, fill_rows, room_for_rows
 from protocol import messages as msg
 
 NEEDS_SERVER = frozenset(
@@ -115,7 +115,7 @@ class LobbyScreen(Screen[None]):
         yield Static("", id="lobby-title")
         yield Static("", id="banner")
         yield Static("", id="queue")
-        table: DataTable[Text] = DataTable(id="rooms", cursor_type="row", zebra_stripes=True)
+        table: DataTable[Text] = RowTable(id="rooms", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", id="lobby-hint")
         yield Footer(compact=True)
@@ -224,7 +224,13 @@ class LobbyScreen(Screen[None]):
         glyphs = self.host.options.glyphs
         sections = [
             ("Lobby", describe_bindings((b for b in self.BINDINGS if self._offered(b)), glyphs)),
-            ("Table", [(f"{glyphs.key_name('up')}/{glyphs.key_name('down')}", "choose a room")]),
+            (
+                "Table",
+                [
+                    (f"{glyphs.key_name('up')}/{glyphs.key_name('down')}", "choose a room"),
+                    ("PgUp/PgDn, Home/End", "a page up or down, the first or the last room"),
+                ],
+            ),
             ("Anywhere", [("^Q", "quit")]),
         ]
         await self.app.push_screen(HelpScreen("Lobby keys", sections))

@@ -36,7 +36,7 @@ from client.state.history import (
     ProfileRequested,
 )
 from client.state.model import ViewModel
-from client.widgets.rows import fill_rows, room_for_rows
+from client.widgets.rows import RowTable, fill_rows, room_for_rows
 from engine.types import Rule
 from protocol import messages as msg
 from protocol.values import GameSummary
@@ -110,7 +110,7 @@ class LeaderboardScreen(_HistoryScreen):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="lobby-title")
-        table: DataTable[Text] = DataTable(id="leaders", cursor_type="row", zebra_stripes=True)
+        table: DataTable[Text] = RowTable(id="leaders", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", id="history-status")
         yield Footer(compact=True)
@@ -205,7 +205,7 @@ class ProfileScreen(_HistoryScreen):
         standings.can_focus = False
         yield standings
         yield Static("", id="games-title")
-        games: DataTable[Text] = DataTable(id="games", cursor_type="row", zebra_stripes=True)
+        games: DataTable[Text] = RowTable(id="games", cursor_type="row", zebra_stripes=True)
         yield games
         yield Static("", id="history-status")
         yield Footer(compact=True)

@@ -10,15 +10,29 @@ the rows being shown; when they change, the table is built again at the new widt
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from rich.cells import cell_len
 from rich.text import Text
+from textual.binding import Binding, BindingType
 from textual.coordinate import Coordinate
 from textual.widgets import DataTable
 
 Row = tuple[str, Sequence[str]]
 """A row's key and its cells, in the table's column order: plain text, never markup (a
 player named ``[/x]`` is shown so, where markup would have crashed the table)."""
+
+
+class RowTable(DataTable[Text]):
+    """A table whose rows are chosen (the lobby's rooms, the leaders, one's games):
+    Home and End go to the first and the last row, as in any list (DataTable's scroll
+    the view sideways, and Home left the cursor where it was, so Enter after it joined
+    a room in the middle of the list)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("home", "scroll_top", "First", show=False),
+        Binding("end", "scroll_bottom", "Last", show=False),
+    ]
 
 
 SCROLLBAR = 2
