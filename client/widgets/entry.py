@@ -31,6 +31,7 @@ rest of what was being typed (``h8`` Enter never accepts an offer).
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable
 from typing import ClassVar, Protocol
 
@@ -42,7 +43,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from client.prompts import EVERY_ANSWER, Prompt
-from protocol.text import chat_typable
+from protocol.text import VARIATION_SELECTORS, ZWJ, chat_typable
 
 PROMPT_GUARD_S = 0.4
 COMMAND_START = "/"
@@ -119,10 +120,41 @@ class HandsTypingOn(Widget, can_focus=True):
         self._handing_on = False
 
 
+def _extends(c: str) -> bool:
+    """Whether ``c`` draws as part of the character before it: a combining mark, a
+    variation selector, a skin tone, a zero-width joiner."""
+    return (
+        c == ZWJ
+        or c in VARIATION_SELECTORS
+        or "\U0001f3fb" <= c <= "\U0001f3ff"
+        or unicodedata.category(c) in ("Mn", "Mc", "Me")
+    )
+
+
+def character_before(text: str, index: int) -> int:
+    """Where the character drawn just before ``index`` in ``text`` begins: an emoji
+    family, an accent typed after its letter, an emoji with its skin tone are one."""
+    start = max(0, index - 1)
+    while start > 0 and (_extends(text[start]) or text[start - 1] == ZWJ):
+        start -= 1
+    return start
+
+
+def character_after(text: str, index: int) -> int:
+    """Where the character drawn from ``index`` in ``text`` ends (see
+    :func:`character_before`)."""
+    end = min(len(text), index + 1)
+    while end < len(text) and (_extends(text[end]) or text[end - 1] == ZWJ):
+        end += 1
+    return end
+
+
 class TextInput(Input):
     """An Input that also types the characters :func:`typable` adds to the printable
     ones (a form's name field): Input drops them, and an emoji family typed as a name
-    was kept as three people, its joiners gone."""
+    was kept as three people, its joiners gone. Backspace, Delete and the arrows take
+    a character as drawn, not a code point: an emoji family took five Backspaces, the
+    cursor lost among them."""
 
     async def _on_key(self, event: events.Key) -> None:
         if not event.is_printable and typable(event):
@@ -130,6 +162,31 @@ class TextInput(Input):
             event.stop()
             event.prevent_default()
             self.insert_text_at_cursor(event.character)
+
+    def action_delete_left(self) -> None:
+        if self.selection.is_empty and self.cursor_position > 0:
+            self.delete(character_before(self.value, self.cursor_position), self.cursor_position)
+        else:
+            super().action_delete_left()
+
+    def action_delete_right(self) -> None:
+        if self.selection.is_empty and self.cursor_position < len(self.value):
+            self.delete(self.cursor_position, character_after(self.value, self.cursor_position))
+        else:
+            super().action_delete_right()
+
+    def action_cursor_left(self, select: bool = False) -> None:
+        if not select and self.selection.is_empty:
+            self.cursor_position = character_before(self.value, self.cursor_position)
+        else:
+            super().action_cursor_left(select)
+
+    def action_cursor_right(self, select: bool = False) -> None:
+        at_end = self.cursor_position >= len(self.value)
+        if not select and self.selection.is_empty and not at_end:
+            self.cursor_position = character_after(self.value, self.cursor_position)
+        else:
+            super().action_cursor_right(select)
 
 
 class ToBoard(Message):
@@ -152,7 +209,7 @@ EDITING_KEYS = {
 """The text line's keys that change the line, and their Input actions."""
 
 
-class EntryLine(Input):
+class EntryLine(TextInput):
     """The text line: a point to play (``h8``), a ``/command``, or chat."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
