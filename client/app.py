@@ -58,6 +58,7 @@ from engine.types import Point
 from protocol import messages as msg
 from protocol.backoff import Backoff
 from protocol.errors import ErrorCode
+from protocol.text import name_problem
 
 KeptRequest = TypeVar("KeptRequest", msg.CreateRoom, msg.Queue)
 
@@ -222,6 +223,11 @@ class GomokuApp(App[None]):
         if not self.autostart:
             return
         name = self.default_name
+        if name is not None and name_problem(name) is not None:
+            # Kept from before a rule of names changed (brackets, say): asked again, with
+            # why (a Hello with it raised, and the client ended in a traceback).
+            self.push_screen(ConnectScreen(self, name=name))
+            return
         if self.options.local:
             try:
                 self.local_server = await start_local_server()
@@ -242,7 +248,12 @@ class GomokuApp(App[None]):
         key = address.key
         last = self.identity.name
         known = self.identity.token_for(key) is not None  # on this server, as ``last``
-        if last and last != name and known and self.identity.token_as(name, key) is None:
+        token = self.identity.token_as(name, key)
+        if last and last != name and known and token is None and name_problem(last) is not None:
+            # The last name is no longer a name (a rule changed): the new one renames that
+            # player, games and rating kept, as the page's does, rather than start anew.
+            token = self.identity.token_for(key)
+        elif last and last != name and known and token is None:
             self.notify(  # said: another name is no rename
                 f"{name} is a new player here; {last} is kept on this computer: "
                 f"gomoku play --name {shlex.quote(last)} plays as them again.",
@@ -252,7 +263,7 @@ class GomokuApp(App[None]):
         self.connection = Connection(
             address,
             name,
-            token=self.identity.token_as(name, key),
+            token=token,
             dispatch=self.dispatch,
             on_welcome=lambda n, t: self._remember(key, n, t),
             backoff=self.backoff,

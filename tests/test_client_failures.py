@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from client_fixtures import FAST, until
+from server_fixtures import Connect
 from textual import events
 from textual.keys import _character_to_key
 from textual.widgets import Input
@@ -25,6 +26,7 @@ from websockets.asyncio.server import ServerConnection, serve
 
 from client.address import ServerAddress
 from client.app import GomokuApp
+from client.config import Identity, save_identity
 from client.connection import Connection
 from client.options import PlayOptions
 from client.present import link_banner
@@ -324,6 +326,32 @@ async def test_an_emoji_family_typed_as_a_name_keeps_its_joiners(
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
         assert app.model.session.name == f"{family} fan"
+
+
+async def test_a_remembered_name_the_rules_no_longer_take_is_asked_again_and_kept_player(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """A name remembered from before brackets were refused (``Ann (FR)``): the client
+    asks for another and says why (it ended in a traceback, its hello refused by its
+    own checks), and the new name is the same player, renamed, not a new one."""
+    ann = await connect("Ann FR0")  # the player she was, with the token kept for her
+    assert ann.player is not None
+    assert ann.token is not None
+    await ann.ws.close()
+    key = ServerAddress("127.0.0.1", server.port).key
+    save_identity(Identity(name="Ann (FR)", tokens={key: ann.token}), tmp_path)
+    options = PlayOptions(server=ServerAddress("127.0.0.1", server.port), config_dir=tmp_path)
+    app = GomokuApp(options, backoff=FAST)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, ConnectScreen), "the form")
+        await until(pilot, lambda: "no longer taken as a name" in screen_text(app), "why")
+        field = app.screen.query_one("#name", Input)
+        field.value = "Ann FR"
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        await until(pilot, lambda: app.model.session.me is not None, "welcomed")
+        assert app.model.session.me == ann.player
+        assert app.model.session.name == "Ann FR"
 
 
 @pytest.mark.parametrize("address", ["ws://127.0.0.1:{port}", "http://127.0.0.1:{port}/"])

@@ -71,8 +71,18 @@ class ConnectScreen(Screen[None]):
 
     def on_mount(self) -> None:
         """The name field first; the address field when trying it was given up (that
-        is what there is to fix)."""
+        is what there is to fix). A remembered name the rules no longer take is said so
+        (another keeps the player's games and rating: see GomokuApp.start)."""
         self.query_one("#address" if self.error else "#name", Input).focus()
+        name = self.query_one("#name", Input).value
+        problem = name_problem(name) if name else None
+        if problem is not None and not self.error:
+            self.query_one("#form-error", Label).update(
+                Text(
+                    f"{name} is no longer taken as a name: {problem}. Another name keeps "
+                    "your games and rating."
+                )
+            )
 
     @on(Input.Changed, "#name")
     def name_typed(self, event: Input.Changed) -> None:

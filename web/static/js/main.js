@@ -244,7 +244,11 @@ export class App {
       localStorage.removeItem(STORE.name);
       this.showView("name");
       const input = document.getElementById("name-input");
-      input.setCustomValidity(`The server refused this name: ${detail.message}`);
+      // (Its reason without the wire's "hello message: field `name`:" before it; the
+      // token stays, so a name kept from before a rule changed keeps its player.)
+      const why = String(detail.message ?? "").replace(/^.*field `name`: /, "");
+      const kept = localStorage.getItem(STORE.token) ? " Another name keeps your games and rating." : "";
+      input.setCustomValidity(`The server refused this name: ${why}.${kept}`);
       input.reportValidity();
       input.focus();
     } else if (state === "refused") {
