@@ -289,9 +289,13 @@ def link_banner(link: Link, server: str, now: float, glyphs: Glyphs = UNICODE) -
     )
 
 
-def queue_label(queue: QueueView | None, now: float) -> str:
+def queue_label(
+    queue: QueueView | None, now: float, rooms: Sequence[RoomSummary] = (), me: str | None = None
+) -> str:
     """``Looking for an opponent (freestyle, 5+3) 0:12 · AI at 0:30 - Esc to cancel``;
-    past that time, ``· AI when one is free``."""
+    past that time, ``· AI when one is free``. When rooms of ``rooms`` wait for a player
+    with the same rule and clock, it says how many: quick match pairs players who search,
+    not rooms, and a player waited with three such rooms in the list."""
     if queue is None:
         return ""
     waited = max(0, int(now - queue.since))
@@ -303,7 +307,23 @@ def queue_label(queue: QueueView | None, now: float) -> str:
         at = (queue.ai_after_ms + 999) // 1000
         # Still waiting after that time: no AI was free then; the server tries again.
         text += " · AI when one is free" if waited > at else f" · AI at {at // 60}:{at % 60:02d}"
+    alike = sum(1 for room in rooms if waits_like(room, queue, me))
+    if alike:
+        text += f" · {alike} such room{'s' if alike > 1 else ''} open in the list"
     return text + " - Esc to cancel"
+
+
+def waits_like(room: RoomSummary, queue: QueueView, me: str | None) -> bool:
+    """Whether ``room`` waits for a player with the rule and the clock ``queue`` asks
+    for (not one's own room)."""
+    seated = [p for p in (room.players.black, room.players.white) if p is not None]
+    return (
+        room.state == "waiting"
+        and room.rule == queue.rule
+        and room.time == queue.time
+        and len(seated) == 1
+        and all(p.id != me for p in seated)
+    )
 
 
 def queue_change(queue: QueueView | None, now: float) -> float | None:

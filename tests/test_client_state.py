@@ -845,6 +845,38 @@ def test_ai_refusals_are_logged_with_a_heading() -> None:
     assert model.log[-1].kind == "error"
 
 
+def test_a_search_says_how_many_rooms_in_the_list_wait_with_its_settings() -> None:
+    """Quick match pairs searching players, not rooms: the waiting line counts the
+    rooms waiting for a player with the same rule and clock (a player waited with three
+    of them in the list), not one's own, a full one or another clock's."""
+    five = TimeControl(base_ms=300_000, inc_ms=3_000)
+
+    def room(room_id: str, **changes: Any) -> RoomSummary:
+        fields: dict[str, Any] = {
+            **{"id": room_id, "rule": Rule.FREESTYLE, "size": 15, "opening": Opening.FREE},
+            **{"time": five, "rated": False, "private": False, "spectators": 0},
+            **{"players": Seats(white=PlayerRef(id="p-x", name="x")), "state": "waiting"},
+        }
+        return RoomSummary(**{**fields, **changes})
+
+    rooms = [
+        room("r1"),
+        room("r2", rated=True),
+        room("r3", time=None),  # another clock
+        room("r4", rule=Rule.RENJU),
+        room("r5", players=Seats(black=PlayerRef(id="p-me", name="me"))),  # one's own
+        room("r6", state="playing"),
+    ]
+    queued = msg.Queued(rule=Rule.FREESTYLE, time=five, since_ms=0)
+    model = reduce(welcomed(), queued, T0)
+    label = queue_label(model.lobby.queue, T0 + 5, rooms, "p-me")
+    assert label == (
+        "Looking for an opponent (freestyle, 5+3) 0:05 · 2 such rooms open in the list"
+        " - Esc to cancel"
+    )
+    assert "such room" not in queue_label(model.lobby.queue, T0 + 5, rooms[2:], "p-me")
+
+
 def test_queue_with_an_ai_fallback_shows_when() -> None:
     """Queued with ai_after_ms: the waiting line says when an AI takes the seat."""
     queued = msg.Queued(rule=Rule.RENJU, time=None, since_ms=0, ai_after_ms=30_000)

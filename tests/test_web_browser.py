@@ -3735,3 +3735,24 @@ async def test_a_phone_reaches_the_rooms_past_the_forms_in_one_tap(browser: Brow
         await expect(ann.locator("#rooms tbody tr")).not_to_be_in_viewport()
         await jump.tap()
         await expect(ann.locator("#rooms tbody tr")).to_be_in_viewport()
+
+
+async def test_a_search_says_how_many_rooms_in_the_list_wait_with_its_settings(
+    browser: Browser,
+) -> None:
+    """Quick match pairs players who search, not rooms: while ann searches for
+    freestyle 5+3, the waiting line says that two rooms in the list wait for a player
+    with these settings (a player waited with three of them below), and counts one
+    fewer once one is taken."""
+    five = TimeControl(base_ms=300_000, inc_ms=3_000)
+    async with people(browser) as crowd:
+        dan, eve = await crowd.client("dan"), await crowd.client("eve")
+        await dan.create(seat="black", time=five)
+        taken = (await eve.create(seat="black", time=five)).room.id
+        ann = await crowd.page("ann")
+        await ann.select_option("#quick-form select[name=time]", "5+3")
+        await ann.click("#quick-button")
+        status = ann.locator(".queue-status")
+        await expect(status).to_contain_text("· 2 such rooms open in the list")
+        await (await crowd.client("fay")).join(taken)
+        await expect(status).to_contain_text("· 1 such room open in the list")

@@ -190,7 +190,9 @@ class LobbyScreen(Screen[None]):
         banner.update(Text(link_banner(model.session.link, where, now, glyphs)))
         banner.display = not model.session.link.online
         queue = self.query_one("#queue", Static)
-        queue.update(Text(glyphs.plain(queue_label(model.lobby.queue, now))))
+        rooms = list(model.lobby.rooms.values())
+        label = queue_label(model.lobby.queue, now, rooms, model.session.me)
+        queue.update(Text(glyphs.plain(label)))
         queue.display = model.lobby.queue is not None
         if self._timer is not None:
             self._timer.stop()

@@ -246,7 +246,17 @@ export class LobbyView {
     // Still waiting past ai_after_ms: no AI was free then; the server tries again.
     const aiLate = q.ai_after_ms && waited > q.ai_after_ms + 1000;
     const ai = !q.ai_after_ms ? "" : aiLate ? " (the AI comes when one is free)" : ` (the AI comes after ${clockText(q.ai_after_ms)})`;
-    const text = `Waiting for an opponent: ${clockText(waited)}${ai}`;
+    // Quick match pairs players who search, not rooms: rooms with the same rule and
+    // clock waiting in the list are said (a player waited with three of them below).
+    const me = this.app.me?.player;
+    const sameTime = (a, b) => (a ?? null) === null ? (b ?? null) === null : Boolean(b) && a.base_ms === b.base_ms && a.inc_ms === b.inc_ms;
+    const alike = [...this.app.lobby.values()].filter((room) => {
+      const seated = [room.players.black, room.players.white].filter(Boolean);
+      return room.state === "waiting" && room.rule === q.rule && sameTime(room.time, q.time)
+        && seated.length === 1 && seated[0].id !== me;
+    }).length;
+    const open = alike ? ` · ${alike} such room${alike > 1 ? "s" : ""} open in the list` : "";
+    const text = `Waiting for an opponent: ${clockText(waited)}${ai}${open}`;
     if (this.queueTime.textContent !== text) this.queueTime.textContent = text;
     const said = `Waiting for an opponent${ai}.`;
     if (this.queueSaid.textContent !== said) this.queueSaid.textContent = said;
