@@ -6,6 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
+from rich.color import Color as RichColor
+from rich.color import ColorSystem
+from rich.segment import Segment
+from rich.style import Style
+from textual.color import Color as TextualColor
 
 from client.review import export_record, load_record
 from client.screens.review import ExportDialog, ReviewApp, ReviewScreen
@@ -220,12 +225,6 @@ async def test_sixteen_colours_draw_the_board_in_the_colours_the_stylesheet_name
     magenta (Textual's RGB for ANSI yellow and red, then the nearest of 16): they are
     the palette's yellow and bright red (black ink on red was 2.8:1), the last move
     cyan, the cursor blue."""
-    from rich.color import ColorSystem
-    from rich.segment import Segment
-    from textual.color import Color as TextualColor
-
-    from client.widgets.board import Board
-
     source = tmp_path / "game.txt"
     source.write_text(MOVES, encoding="utf-8")
     app = ReviewApp(load_record(source), source=source)
@@ -235,14 +234,7 @@ async def test_sixteen_colours_draw_the_board_in_the_colours_the_stylesheet_name
         board = app.screen.query_one(Board)
 
         def colour(component: str, background: bool) -> int | None:
-            # As drawn: through the app's filters (Textual's ANSI-to-RGB among them).
-            segments = [Segment("x", board.get_component_rich_style(component))]
-            for drawn in app._filters:
-                segments = drawn.apply(segments, TextualColor(255, 255, 255))
-            style = segments[0].style
-            assert style is not None
-            chosen = style.bgcolor if background else style.color
-            assert chosen is not None
+            chosen = _drawn_colour(app, board.get_component_rich_style(component), background)
             return chosen.downgrade(ColorSystem.STANDARD).number
 
         assert colour("board--label", background=True) == 3  # yellow
@@ -289,6 +281,19 @@ async def test_a_swap2_record_says_who_opened_and_who_placed_each_opening_stone(
                 assert f"placed by {placer} in the opening" in status, status
 
 
+def _drawn_colour(app: ReviewApp, style: Style, background: bool) -> RichColor:
+    """``style``'s colour (its background's, if ``background``) as the app draws it:
+    through its filters (Textual's ANSI-to-RGB, NO_COLOR's greys)."""
+    segments = [Segment("x", style)]
+    for step in app._filters:
+        segments = step.apply(segments, TextualColor(0, 0, 0))
+    out = segments[0].style
+    assert out is not None
+    chosen = out.bgcolor if background else out.color
+    assert chosen is not None
+    return chosen
+
+
 def _luminance(colour: tuple[int, int, int]) -> float:
     """WCAG's relative luminance of an sRGB colour."""
 
@@ -311,9 +316,6 @@ async def test_without_colour_the_winning_five_and_the_cursor_keep_their_contras
     """NO_COLOR draws every colour as its grey: Black's winning stones were 2.5:1 on
     the five's highlight and the cursor's brackets 2.7:1 on the board. Both stones of a
     five now stand at 4.5:1 or more on theirs, and the cursor at 3:1 or more."""
-    from rich.segment import Segment
-    from textual.color import Color as TextualColor
-
     monkeypatch.setenv("NO_COLOR", "1")
     source = tmp_path / "game.txt"
     source.write_text(MOVES, encoding="utf-8")
@@ -325,14 +327,7 @@ async def test_without_colour_the_winning_five_and_the_cursor_keep_their_contras
 
         def drawn(component: str, background: bool) -> tuple[int, int, int]:
             style = board.rich_style + board.get_component_rich_style(component)
-            segments = [Segment("x", style)]
-            for step in app._filters:
-                segments = step.apply(segments, TextualColor(0, 0, 0))
-            out = segments[0].style
-            assert out is not None
-            chosen = out.bgcolor if background else out.color
-            assert chosen is not None
-            triplet = chosen.get_truecolor()
+            triplet = _drawn_colour(app, style, background).get_truecolor()
             return (triplet.red, triplet.green, triplet.blue)
 
         black, white = drawn("board--black", False), drawn("board--white", False)
