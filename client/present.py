@@ -473,10 +473,13 @@ def leaderboard_row(entry: LeaderboardEntry) -> tuple[str, ...]:
 
 
 def standing_row(standing: Standing) -> tuple[str, ...]:
+    """A profile's line for one rule: ``unrated`` and no RD before a rated game under
+    it, as the page says (this said ``1500?`` and ``500``, figures nobody earned)."""
+    rated = standing.games > 0
     return (
         str(standing.rule),
-        rating_label(standing.rating, standing.provisional),
-        str(standing.rd),
+        rating_label(standing.rating, standing.provisional) if rated else "unrated",
+        str(standing.rd) if rated else "-",
         str(standing.games),
         str(standing.wins),
         str(standing.losses),

@@ -31,7 +31,7 @@ from engine.record import (
 from protocol.events import RatingChange
 from protocol.limits import ABORTED_BELOW_STONES, RATED_MIN_STONES
 from protocol.values import GameResult, GameSummary, RecordFormat, Standing
-from server.rating import DRAW, LOSS, WIN, PlayerRating
+from server.rating import DRAW, LOSS, WIN, PlayerRating, shown_rd
 from server.room import Room, Seat
 from server.store.archive import RatedGame
 
@@ -265,7 +265,7 @@ def standing(rule: Rule, player: PlayerRating) -> Standing:
     return Standing(
         rule=rule,
         rating=round(rating.rating),
-        rd=round(rating.rd),
+        rd=shown_rd(rating.rd),
         provisional=rating.provisional,
         games=player.games,
         wins=player.wins,

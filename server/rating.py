@@ -2,7 +2,7 @@
 
 Pure functions on a plain `Rating` value. The defaults are lichess's: a new
 player is 1500 with RD 500 and volatility 0.06, tau is 0.75, RD stays within
-[45, 500] and volatility at most 0.1. Like lichess, the server rates every
+[45, 500], volatility at most 0.1 and the rating at least 400. Like lichess, the server rates every
 game as its own rating period (`rate_game`), so a rating moves right after the
 game instead of at the end of a fixed period; `rate` is the paper's general
 update over any number of games, and `age` widens RD for time away, at lichess's
@@ -26,6 +26,8 @@ DEFAULT_TAU = 0.75
 MIN_RD = 45.0
 MAX_RD = 500.0
 MAX_VOLATILITY = 0.1
+#: lichess's floor (lila's Glicko.minRating): a rating does not fall below it.
+MIN_RATING = 400.0
 #: lichess marks a rating provisional ("1500?") while its RD is above this.
 PROVISIONAL_RD = 110.0
 
@@ -151,7 +153,14 @@ def _new_volatility(delta: float, phi: float, v: float, sigma: float, tau: float
 
 def _bounded(rating: float, phi: float, sigma: float, rd_min: float, rd_max: float) -> Rating:
     rd = min(max(phi * SCALE, rd_min), rd_max)
-    return Rating(rating, rd, min(sigma, MAX_VOLATILITY))
+    return Rating(max(rating, MIN_RATING), rd, min(sigma, MAX_VOLATILITY))
+
+
+def shown_rd(rd: float) -> int:
+    """RD as players read it: rounded up, so that a shown RD above 110 is exactly a
+    provisional rating (110.24 rounded to the nearest read 110 beside "provisional",
+    under a leaderboard that says it takes RD 110 or less)."""
+    return math.ceil(rd)
 
 
 def rate(

@@ -8,7 +8,9 @@ from server.rating import (
     DRAW,
     LOSS,
     MAX_RD,
+    MIN_RATING,
     MIN_RD,
+    PROVISIONAL_RD,
     WIN,
     PlayerRating,
     Rating,
@@ -17,6 +19,7 @@ from server.rating import (
     expected_score,
     rate,
     rate_game,
+    shown_rd,
 )
 
 
@@ -79,6 +82,26 @@ def test_rd_stays_within_bounds_over_many_games() -> None:
     assert me.volatility <= 0.1
     many_draws = [(Rating(1500, 50), DRAW)] * 50
     assert rate(Rating(1500, 50), many_draws).rd == MIN_RD
+
+
+def test_a_rating_does_not_fall_below_lichesss_floor() -> None:
+    """A player at 420 who loses a hundred games to another falls to 400 and stays
+    there (it went on to 204.5 and below), one just above it who loses lands on it, and
+    a win moves it up again, as lichess's do."""
+    me, other = Rating(420, 60), Rating(420, 60)
+    for _ in range(100):
+        me, other = rate_game(me, other, LOSS)
+    assert me.rating == MIN_RATING
+    assert rate_game(Rating(405, 60), Rating(420, 60), LOSS)[0].rating == MIN_RATING  # 395
+    assert rate_game(Rating(MIN_RATING, 60), Rating(420, 60), WIN)[0].rating > MIN_RATING
+
+
+def test_a_shown_rd_above_110_is_exactly_a_provisional_one() -> None:
+    """RD is shown rounded up: 110.24 read "110" beside "provisional", under a
+    leaderboard that takes RD 110 or less."""
+    for rd in (45.0, 109.6, 110.0, 110.24, 110.5, 111.0, 350.2):
+        rating = Rating(1500, rd)
+        assert (shown_rd(rd) > PROVISIONAL_RD) == rating.provisional, rd
 
 
 def test_no_games_only_widens_rd() -> None:

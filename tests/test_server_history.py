@@ -20,7 +20,7 @@ from protocol.values import Standing, TimeControl
 from server import game, history
 from server.app import GomokuServer
 from server.game import GameRules
-from server.rating import LOSS, WIN, PlayerRating
+from server.rating import LOSS, WIN, PlayerRating, shown_rd
 from server.room import Seat, encode_room
 from server.service import now_ms
 from server.store.archive import apply_game
@@ -53,7 +53,7 @@ def _freestyle(profile: m.ServerMessage) -> Standing:
 
 def _shown(standing: PlayerRating) -> tuple[int, int, int, int, int]:
     r = standing.rating
-    return round(r.rating), round(r.rd), standing.wins, standing.losses, standing.draws
+    return round(r.rating), shown_rd(r.rd), standing.wins, standing.losses, standing.draws
 
 
 async def test_rated_quick_match_updates_both_ratings_once(

@@ -12,6 +12,7 @@ from protocol.errors import ErrorCode
 from protocol.values import GameSummary, LeaderboardEntry
 from server import history
 from server.handlers.base import Refused, Session
+from server.rating import shown_rd
 
 log = logging.getLogger("gomoku.server")
 
@@ -26,7 +27,7 @@ async def on_get_leaderboard(session: Session, msg: m.GetLeaderboard) -> None:
             player=player,
             name=names.get(player, player),
             rating=round(standing.rating.rating),
-            rd=round(standing.rating.rd),
+            rd=shown_rd(standing.rating.rd),
             games=standing.games,
         )
         for rank, (player, standing) in enumerate(board, 1)
