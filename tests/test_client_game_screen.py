@@ -155,6 +155,37 @@ async def test_mouse_two_clicks_play(
         await bob_sees_move(bob, "c12")
 
 
+async def test_only_the_primary_button_plays_and_a_stale_first_click_is_forgotten(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """A right click and a middle click (a paste on X11) play nothing, with
+    --one-click too; a point clicked once before the opponent's stone came needs two
+    clicks again (one click on it minutes later played it at once)."""
+    async with running(server, tmp_path, one_click=True) as (app, pilot):
+        bob, room = await in_game_with_bob(app, pilot, connect)
+        board = app.screen.query_one(Board)
+        for button in (3, 2):
+            await pilot.click(Board, offset=board.offset_of(Point(4, 10)), button=button)
+        await pilot.pause(0.1)
+        assert stones(app) == 0
+        await pilot.click(Board, offset=board.offset_of(Point(7, 7)))  # h8, at once
+        await bob_sees_move(bob, "h8")
+    async with running(server, tmp_path, "cy") as (app, pilot):
+        bob, room = await in_game_with_bob(app, pilot, connect, opponent="dan")
+        board = app.screen.query_one(Board)
+        await pilot.click(Board, offset=board.offset_of(Point(7, 7)))
+        await pilot.click(Board, offset=board.offset_of(Point(7, 7)))
+        await bob_sees_move(bob, "h8")
+        await pilot.click(Board, offset=board.offset_of(Point(2, 2)))  # c13, once, early
+        await bob_plays(bob, room, "a1")
+        await until(pilot, lambda: stones(app) == 2, "dan's stone")
+        await pilot.click(Board, offset=board.offset_of(Point(2, 2)))  # a first click now
+        await pilot.pause(0.2)
+        assert stones(app) == 2
+        await pilot.click(Board, offset=board.offset_of(Point(2, 2)))
+        await bob_sees_move(bob, "c13")
+
+
 async def test_mouse_one_click_plays(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:

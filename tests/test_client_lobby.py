@@ -11,6 +11,7 @@ from typing import Any
 import msgspec
 from client_fixtures import in_game_with_bob, leave_for_the_lobby, running, until
 from server_fixtures import Connect
+from textual.events import MouseScrollUp
 from textual.pilot import Pilot
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Checkbox, DataTable, Input, Select, Static
@@ -245,6 +246,33 @@ async def test_home_and_end_go_to_the_first_and_the_last_room(
         await until(pilot, lambda: table.cursor_row == 2, "the last room")
         await pilot.press("home")
         await until(pilot, lambda: table.cursor_row == 0, "the first room")
+
+
+async def test_a_wheeled_list_stays_put_as_rooms_come_and_right_clicks_join_nothing(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """Forty rooms at 80x24: the wheel takes the view to the top while the cursor stays
+    on the last room; a room that comes leaves the view where it was (it jumped back to
+    the cursor's row, and the rows under the mouse changed); two right clicks on a row
+    join nothing (they did)."""
+    async with running(server, tmp_path) as (app, pilot):
+        for n in range(40):
+            await (await connect(f"p{n}")).create(seat="white")
+        table = app.screen.query_one(DataTable)
+        await until(pilot, lambda: table.row_count == 40, "forty rooms")
+        await pilot.press("end")
+        await until(pilot, lambda: table.cursor_row == 39 and table.scroll_y > 0, "at the end")
+        for _ in range(30):  # the mouse wheel, up
+            table.post_message(MouseScrollUp(table, 5, 5, 0, 0, 0, False, False, False))
+        await until(pilot, lambda: table.scroll_y == 0, "the view at the top")
+        await (await connect("late")).create(seat="white")
+        await until(pilot, lambda: table.row_count == 41, "the new room")
+        await pilot.pause(0.1)
+        assert table.scroll_y == 0
+        for _ in range(2):
+            await pilot.click(DataTable, offset=(5, 3), button=3)
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, LobbyScreen)
 
 
 async def test_quick_match_waits_visibly_and_cancels(server: GomokuServer, tmp_path: Path) -> None:

@@ -472,7 +472,7 @@ class GameScreen(Screen[None]):
             who = "your opponent" if other is None else other.name
             self.host.note(
                 f"{point_to_wire(point, game.size)} is played as soon as {who} has moved "
-                "(another point typed replaces it)."
+                "(another point chosen replaces it)."
             )
             return
         if game is None or why is not None:
@@ -522,7 +522,10 @@ class GameScreen(Screen[None]):
             return
         if point in game.picture.stones:
             taken = point_to_wire(point, game.size)
-            self.host.note(f"{taken} was not played: the opponent's stone took it.")
+            # Said after this drawing: said now, the draw in progress put the log back as
+            # it was, and the word waited for the next line in the room.
+            said = f"{taken} was not played: the opponent's stone took it."
+            self.call_later(self.host.note, said, refusal=True)
             return
         self.call_later(self.play, point)
 
@@ -694,6 +697,7 @@ class GameScreen(Screen[None]):
                 "Mouse and focus",
                 [
                     ("click", "select a point; click it again to play (--one-click: at once)"),
+                    ("Shift+drag", "select text to copy, in most terminals (^C quits)"),
                     ("Tab", "board, move list, log, question, text line in turn"),
                     ("", "a board taller than the screen scrolls with the cursor"),
                 ],

@@ -94,7 +94,7 @@ class LobbyScreen(Screen[None]):
             "Stop trying",
             tooltip="While the connection is down: stop trying, back to the connect screen",
         ),
-        Binding("c", "code", "Code", show=False, tooltip="Join a private room by its code"),
+        Binding("c", "code", "Code", tooltip="Join a private room by its code"),
         Binding("a", "play_ai", "vs AI", tooltip="Play an AI of the level you choose"),
         Binding("v", "ai_game", "AI vs AI", tooltip="Start an AI-vs-AI game and watch it"),
         Binding("t", "hot_seat", "Hot seat", tooltip="Two players on this terminal (--local)"),
@@ -231,6 +231,7 @@ class LobbyScreen(Screen[None]):
                 [
                     (f"{glyphs.key_name('up')}/{glyphs.key_name('down')}", "choose a room"),
                     ("PgUp/PgDn, Home/End", "a page up or down, the first or the last room"),
+                    ("click, click again", "choose a room, then join it (Enter does too)"),
                 ],
             ),
             ("Anywhere", [("^Q", "quit")]),

@@ -339,7 +339,11 @@ class Board(HandsTypingOn, can_focus=True):
             self.window_top = self.window_left = 0
             self.cursor = Point(new.size // 2, new.size // 2)
             self.selected = None
-        elif self.selected is not None and self.selected in new.stones:
+        elif self.selected is not None and (
+            self.selected in new.stones or len(new.stones) != len(old.stones)
+        ):
+            # A point clicked once before a stone came (or went) is no longer the
+            # click's first half: minutes later, one click on it played it at once.
             self.selected = None
         if new.last is not None and new.last != old.last:
             # Show the new move; the cursor stays on its point, even if now out of view.
@@ -380,6 +384,7 @@ class Board(HandsTypingOn, can_focus=True):
         self.refresh()
 
     def on_blur(self) -> None:
+        self.selected = None  # (its second click comes after other things: a new first)
         self.refresh()
 
     def action_cursor(self, dx: int, dy: int) -> None:
@@ -409,8 +414,8 @@ class Board(HandsTypingOn, can_focus=True):
         """First click selects (moves the cursor there), a second click on the
         same point confirms; with ``one_click`` the first click confirms."""
         offset = event.get_content_offset(self)
-        if offset is None or not self.interactive:
-            return
+        if offset is None or not self.interactive or event.button != 1:
+            return  # (a right or middle click, a paste on X11, played as a left one)
         point = self.point_at(offset.x, offset.y)
         if point is None:
             return

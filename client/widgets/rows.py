@@ -14,6 +14,7 @@ from typing import ClassVar
 
 from rich.cells import cell_len
 from rich.text import Text
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.coordinate import Coordinate
 from textual.widgets import DataTable
@@ -33,6 +34,28 @@ class RowTable(DataTable[Text]):
         Binding("home", "scroll_top", "First", show=False),
         Binding("end", "scroll_bottom", "Last", show=False),
     ]
+
+    wheeled = False
+    """The mouse wheel moved the view since the last key or click: the view is the
+    player's, and rows that come leave it where it is (:func:`fill_rows`)."""
+
+    async def _on_click(self, event: events.Click) -> None:
+        """Only the primary button chooses a row: two right clicks joined a room, and a
+        middle click is a paste on X11."""
+        if event.button != 1:
+            event.prevent_default()
+            event.stop()
+            return
+        self.wheeled = False
+
+    def _on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        self.wheeled = True
+
+    def _on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        self.wheeled = True
+
+    def on_key(self, event: events.Key) -> None:
+        self.wheeled = False
 
 
 SCROLLBAR = 2
@@ -65,6 +88,9 @@ def fill_rows(table: DataTable[Text], rows: Sequence[Row]) -> None:
         return
     shown = _key_at(table, table.cursor_row)
     cursor = keys.index(shown) if shown in keys else table.cursor_row
+    # A view the wheel moved stays where it is: it jumped back to the cursor's row at
+    # each room that came, and the rows under the mouse changed.
+    top, away = round(table.scroll_y), isinstance(table, RowTable) and table.wheeled
     labels = [(column.key.value, column.label) for column in columns]
     table.clear(columns=True)
     for (column_key, label), width in zip(labels, widths, strict=True):
@@ -72,7 +98,9 @@ def fill_rows(table: DataTable[Text], rows: Sequence[Row]) -> None:
     for key, cells in rows:
         table.add_row(*(Text(cell) for cell in cells), key=key)
     if rows:
-        table.move_cursor(row=min(cursor, len(rows) - 1))
+        table.move_cursor(row=min(cursor, len(rows) - 1), scroll=not away)
+    if away:  # after the table's own scroll to its cursor, which waits for a refresh
+        table.call_after_refresh(table.scroll_to, y=top, animate=False, immediate=True)
 
 
 def _key_at(table: DataTable[Text], row: int) -> str | None:
