@@ -122,9 +122,9 @@ class GomokuApp(App[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
         # Ctrl+C quits as ^Q does (asking first in a running game), where Textual only
-        # said "Press ctrl+q to quit the app" (or copied a selection, which a game's
-        # text line hardly needs).
-        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
+        # said "Press ctrl+q to quit the app"; with text selected by the mouse (an
+        # invite code) it copies it, as anywhere else (it quit, the code gone with it).
+        Binding("ctrl+c", "copy_or_quit", "Quit", show=False, priority=True),
     ]
 
     def __init__(
@@ -719,6 +719,18 @@ class GomokuApp(App[None]):
         player = partner.player if partner is not None else None
         if partner is not None and player is not None and room.color_of(player) is not None:
             self.run_worker(partner.send(msg.Join(room=room.id, role="player")), group="send")
+
+    async def action_copy_or_quit(self) -> None:
+        """Ctrl+C: copy the text selected with the mouse (to the terminal's clipboard,
+        OSC 52), else quit (:meth:`action_quit`)."""
+        selected = self.screen.get_selected_text()
+        if not selected:
+            await self.action_quit()
+            return
+        self.copy_to_clipboard(selected)
+        self.screen.clear_selection()
+        shown = selected if len(selected) <= 40 else selected[:39] + "…"
+        self.notify(f"Copied: {shown}", timeout=3, markup=False)
 
     async def action_quit(self) -> None:
         """Quit; from a running game of one's own only after asking, as ^L asks before

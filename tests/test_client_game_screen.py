@@ -714,3 +714,27 @@ async def test_a_26_board_in_a_40_column_terminal_scrolls_its_columns_and_keeps_
         assert board.in_view(Point(0, 25))  # a1: the window went there
         await pilot.press("z", "2", "6", "enter")  # taken: said where it can be read
         await until(pilot, lambda: "z26 is already taken." in screen_text(app), "the refusal")
+
+
+async def test_ctrl_c_copies_text_selected_with_the_mouse_and_else_quits(
+    server: GomokuServer, tmp_path: Path
+) -> None:
+    """Alice drags over her private room's line to copy its invite code: Ctrl+C puts
+    it on the clipboard and the client goes on (it quit, the code gone with it); Ctrl+C
+    with nothing selected quits, as README says."""
+    async with running(server, tmp_path) as (app, pilot):
+        await app.send(m.CreateRoom(private=True))
+        await until(pilot, lambda: isinstance(app.screen, GameScreen), "her room")
+        assert app.model.room is not None
+        code = app.model.room.code
+        assert code is not None
+        await until(pilot, lambda: code in screen_text(app), "the code on the screen")
+        await pilot.mouse_down("#log", offset=(0, 0))
+        await pilot.hover("#log", offset=(25, 1))
+        await pilot.mouse_up("#log", offset=(25, 1))
+        await pilot.press("ctrl+c")
+        await pilot.pause(0.1)
+        assert code in app.clipboard
+        assert app.is_running
+        await pilot.press("ctrl+c")
+        await until(pilot, lambda: not app.is_running, "the client to quit")

@@ -697,7 +697,7 @@ class GameScreen(Screen[None]):
                 "Mouse and focus",
                 [
                     ("click", "select a point; click it again to play (--one-click: at once)"),
-                    ("Shift+drag", "select text to copy, in most terminals (^C quits)"),
+                    ("drag, ^C", "copy the text dragged over (^C with none: quit)"),
                     ("Tab", "board, move list, log, question, text line in turn"),
                     ("", "a board taller than the screen scrolls with the cursor"),
                 ],
