@@ -7,7 +7,8 @@ the first beat afterwards finds the silence and records it as the latest
 *outage*. A room that is touched afterwards (a move, a presence change, or the
 clock ticker when its deadline falls due) first gets the outage's time back:
 the running clock's start moves forward by the part of the outage it ran
-through, and so does the claim countdown of a disconnected player. The
+through, and so do the claim countdown of a disconnected player and an untimed
+game's move limit. The
 grace is at most ``outage_grace_max_ms`` per outage, and a room takes each
 outage once (``Room.outage_seen_ms``), so a refund is never counted twice.
 
@@ -33,6 +34,13 @@ def give_back(room: Room, outage: Outage | None, cap_ms: int) -> bool:
         refund = _overlap(room.clock_since_ms, outage, cap_ms)
         if refund:
             room.clock_since_ms += refund
+            changed = True
+    if room.state in LIVE_STATES and room.time is None and room.turn_since_ms is not None:
+        # An untimed game's only clock, its move limit: a restart took 50 of a player's
+        # 120 s, and the claim came at the limit as if it had not (:meth:`move_deadline_ms`).
+        refund = _overlap(room.turn_since_ms, outage, cap_ms)
+        if refund:
+            room.turn_since_ms += refund
             changed = True
     for seat in room.seats:
         if seat is not None and seat.offline_since_ms is not None:

@@ -39,14 +39,15 @@ BASE_MS = 3_000
 OUTAGE_S = 3.5  # longer than the side to move has left: without the grace they would lose
 
 
-def _timed_room(now: int) -> Room:
-    """A started 10+0 room where both players moved once at ``now``: Black's clock runs."""
+def _timed_room(now: int, *, timed: bool = True) -> Room:
+    """A started 10+0 room (``timed``; else one without a clock) where both players
+    moved once at ``now``: Black's clock (or move limit) runs."""
     room = game.new_room(
         "r-1",
         rule=Rule.FREESTYLE,
         size=15,
         opening=Opening.FREE,
-        time=TimeControl(base_ms=10_000, inc_ms=0),
+        time=TimeControl(base_ms=10_000, inc_ms=0) if timed else None,
         rated=False,
         private=False,
         code=None,
@@ -84,6 +85,18 @@ def test_outage_time_is_given_back_once_and_bounded() -> None:
     seat = away.seats[1]
     assert seat is not None
     assert seat.offline_since_ms == 500 + 5_000
+
+
+def test_an_untimed_games_move_limit_gets_an_outage_back() -> None:
+    """Without a clock, the move limit is the game's only clock: the part of an outage
+    it ran through is given back, once (a restart took 50 of a player's 120 s, and the
+    opponent's claim came at the limit as if it had not)."""
+    room = _timed_room(0, timed=False)
+    assert room.move_deadline_ms(120_000) == 120_000
+    assert give_back(room, Outage(5_000, 50_000), cap_ms=600_000)
+    assert room.move_deadline_ms(120_000) == 165_000
+    assert not give_back(room, Outage(5_000, 50_000), cap_ms=600_000)
+    assert room.move_deadline_ms(120_000) == 165_000
 
 
 async def _moved(client: TestClient) -> Moved:
