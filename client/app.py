@@ -45,9 +45,9 @@ from client.state.room import MoveSent, ResumeDone, RoomClosed, RoomGone, RoomSe
 from client.state.session import IdentityLost
 from client.state.words import (
     IDENTITY_LOST,
-    away_for,
     describe_error,
     finished_room_gone_text,
+    leaving_words,
     room_closed_text,
     room_gone_text,
     server_words,
@@ -757,12 +757,19 @@ class GomokuApp(App[None]):
                 if self.options.local
                 else quit_question(
                     timed=game is not None and game.time is not None,
-                    grace_ms=self.model.session.grace_ms,
+                    leaving=self._leaving_words(),
                 )
             )
             await self.push_screen(ConfirmDialog(question), decided)
             return
         await self._quit_now()
+
+    def _leaving_words(self) -> str:
+        """What going away from the game on screen does (``leaving_words``)."""
+        game = self.model.room
+        me = next((p for p in self.local_players if game and game.color_of(p) is not None), None)
+        opponent = game.opponent_of(me) if game is not None else None
+        return leaving_words(opponent, self.model.session.grace_ms, self.clock())
 
     async def _quit_now(self) -> None:
         game = self.model.room
@@ -803,13 +810,14 @@ class GomokuApp(App[None]):
         await self._shut_down()
 
 
-def quit_question(*, timed: bool, grace_ms: int) -> str:
-    """What quitting a running game asks: in a timed one the clock runs on; the
-    opponent may claim the win after the grace period, said in time as the web page
-    says it ("after 1:00 away")."""
-    clock = "Your clock keeps running, and your" if timed else "Your"
+def quit_question(*, timed: bool, leaving: str) -> str:
+    """What quitting a running game asks: in a timed one the clock runs on; what going
+    away does (:func:`client.state.words.leaving_words`: the opponent may claim the win
+    after the grace period, said in time as the web page says it, "after 1:00 away")."""
+    clock = "Your clock keeps running, and " if timed else ""
+    said = clock + leaving if timed else leaving[0].upper() + leaving[1:]
     return (
-        f"Quit while your game runs? {clock} opponent may claim the win {away_for(grace_ms)}; "
+        f"Quit while your game runs? {said}; "
         "start gomoku play again to come back to it. (^Q again quits; ^R resigns instead.)"
     )
 

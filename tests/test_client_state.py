@@ -8,6 +8,7 @@ from typing import Any
 import msgspec
 
 from client.present import queue_label
+from client.state.game import Seat as GameSeat
 from client.state.history import (
     GAMES_PAGE,
     GamesRequested,
@@ -22,7 +23,7 @@ from client.state.model import ViewModel, reduce
 from client.state.questions import can_hint, can_move, can_seat_ai
 from client.state.room import ResumeDone, ResumeStarted, RoomClosed
 from client.state.session import ConnectionChanged
-from client.state.words import NO_AI_RATED, NO_HINT_RATED
+from client.state.words import NO_AI_RATED, NO_HINT_RATED, leaving_words
 from engine.types import Color, Point, Reason, Rule
 from protocol import events as ev
 from protocol import messages as msg
@@ -875,6 +876,20 @@ def test_a_search_says_how_many_rooms_in_the_list_wait_with_its_settings() -> No
         " - Esc to cancel"
     )
     assert "such room" not in queue_label(model.lobby.queue, T0 + 5, rooms[2:], "p-me")
+
+
+def test_going_away_is_said_as_it_is_with_the_opponent_here_or_away() -> None:
+    """The questions before ^L and ^Q: an opponent here may claim the win after the
+    grace period; one away within it means a draw if both stay away; one away past it
+    means the game ends, won by the one leaving last (it said "may claim after 0:30",
+    and the game ended at once)."""
+    here = GameSeat("p-b", "bob")
+    assert leaving_words(here, 30_000, T0) == "your opponent may claim the win after 0:30 away"
+    away = GameSeat("p-b", "bob", online=False, claim_at=T0 + 10)
+    assert leaving_words(away, 30_000, T0).startswith("bob is away too: if you both stay")
+    assert leaving_words(away, 30_000, T0 + 11) == (
+        "bob has been away past the grace period, so the game ends: you win it"
+    )
 
 
 def test_queue_with_an_ai_fallback_shows_when() -> None:

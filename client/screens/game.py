@@ -62,7 +62,7 @@ from client.state.log import LogLine
 from client.state.model import ViewModel
 from client.state.mute import listed, named, speakers, visible
 from client.state.questions import NOT_YOUR_TURN, can_hint, can_move, can_seat_ai
-from client.state.words import away_for, foul_text
+from client.state.words import foul_text, leaving_words
 from client.widgets.board import Board
 from client.widgets.entry import COMMAND_START, EntryLine, PromptBar, ToBoard, starts_text
 from client.widgets.log import LogPane
@@ -889,9 +889,11 @@ class GameScreen(Screen[None]):
                 await self.host.leave_room()
 
         if running:
+            model = self.host.model
+            opponent = game.opponent_of(self._my_seat_player())
+            leaving = leaving_words(opponent, model.session.grace_ms, self.host.clock())
             question = (
-                "Leave the running game? It counts as a disconnect: your opponent may "
-                f"claim the win {away_for(self.host.model.session.grace_ms)}. (^R resigns "
+                f"Leave the running game? It counts as a disconnect: {leaving}. (^R resigns "
                 "instead.)"
             )
             await self.app.push_screen(ConfirmDialog(question), decided)

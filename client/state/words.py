@@ -21,7 +21,7 @@ from protocol.text import chat_typable
 from protocol.values import GameSummary, TimeControl
 
 if TYPE_CHECKING:
-    from client.state.game import GameView, Outcome
+    from client.state.game import GameView, Outcome, Seat
 
 IDENTITY_LOST = (
     "The server no longer knows you (your resume token expired, unused for its time, or "
@@ -241,6 +241,22 @@ def away_for(grace_ms: int) -> str:
     """When an opponent may claim the win from a player who went away: ``after 1:00
     away`` (``after the grace period`` when the server did not say how long)."""
     return f"after {minutes_seconds(grace_ms)} away" if grace_ms else "after the grace period"
+
+
+def leaving_words(opponent: Seat | None, grace_ms: int, now: float) -> str:
+    """What going away from a running game does, as the questions before ^L and ^Q say
+    it: the opponent may claim the win after the grace period; but with the opponent
+    away too, the game ends by itself (README: a game both players left), and the words
+    "may claim after 0:30" were wrong (the one who stayed longest won at once)."""
+    if opponent is None or opponent.online or opponent.bot:
+        return f"your opponent may claim the win {away_for(grace_ms)}"
+    name = opponent.name
+    if opponent.claim_at is not None and now >= opponent.claim_at:
+        return f"{name} has been away past the grace period, so the game ends: you win it"
+    return (
+        f"{name} is away too: if you both stay away past the grace period, the game is "
+        "drawn by abandonment (aborted with fewer than two moves each)"
+    )
 
 
 def rating_label(rating: int, provisional: bool) -> str:
