@@ -1449,7 +1449,7 @@ async def test_a_profile_lists_a_game_both_left_early_as_aborted_and_later_as_a_
         games = page.locator("#profile-view .games li")
         await expect(games).to_have_count(2)
         await expect(games.nth(0)).to_contain_text(
-            f"Draw (abandonment) · 4 moves · rated {change.after - change.before:+d} · "
+            f"Draw: both players left · 4 moves · rated {change.after - change.before:+d} · "
         )
         # Set up rated, it did not count: not shown as a casual game either.
         await expect(games.nth(1)).to_contain_text(
@@ -1554,14 +1554,19 @@ async def test_an_opponent_who_does_not_move_may_be_claimed_against(browser: Bro
         await hal.until_event(Moved)
         await expect(warning).to_be_hidden()
         await expect(ann.locator("#claim")).to_have_text("Claim the win")
-        await expect(ann.locator("#announce")).to_have_text(  # (it came silently)
-            "You may claim the win: hal has not come back or moved in time."
-        )
+        said = "You may claim the win: hal has not moved for 0:03, the move limit."
+        await expect(ann.locator("#announce")).to_have_text(said)  # (it came silently)
+        await expect(ann.locator("#claim-why")).to_have_text(said)  # (a bare button, before)
         await ann.click("#claim")
         over = await hal.until_event(GameOver)
         assert (over.winner, over.reason) == ("black", "timeout")
-        await expect(ann.locator("#result strong")).to_have_text("Black wins on time")
-        await expect(ann.locator("#result .winner")).to_have_text("You win: hal ran out of time.")
+        # (It said "Black wins on time" and "hal ran out of time", in a game with no clock.)
+        await expect(ann.locator("#result strong")).to_have_text(
+            "Black wins: White did not move in time"
+        )
+        await expect(ann.locator("#result .winner")).to_have_text(
+            "You win: hal did not move in time."
+        )
         await expect(ann.locator("#claim")).to_have_count(0)
 
 

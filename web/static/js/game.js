@@ -586,9 +586,15 @@ export class GameView {
     // (offline, a click only said "not connected").
     const waiting = this.busy(room) || !this.app.conn.identified;
     const claimable = this.claimable(room, mySeat);
+    // Why, as the terminal says it: a bare "Claim the win" left a player to guess, and
+    // the result then read "ran out of time" in a game with no clock.
+    const other = opponentOf(room.players, this.me);
+    const who = other ? other.name : "your opponent";
+    const why = other && !other.online
+      ? `${who} has been away past the grace period`
+      : `${who} has not moved for ${clockText(room.moveLimitMs)}, the move limit`;
     if (claimable && !this.claimShown) { // said once, as the button comes (it came silently)
-      const other = opponentOf(room.players, this.me);
-      this.announcer.textContent = `You may claim the win: ${other ? other.name : "your opponent"} has not come back or moved in time.`;
+      this.announcer.textContent = `You may claim the win: ${why}.`;
     }
     this.claimShown = claimable;
     if (room.swap2 && room.swap2.phase === "choose" && room.swap2.to_act === this.me) {
@@ -610,7 +616,8 @@ export class GameView {
         h("button", { type: "button", id: "resign", class: "danger", disabled: waiting, onclick: () => { if (window.confirm("Resign this game?")) act({ type: "resign" }); } }, "Resign")));
       if (pendingMine) parts.push(h("p", { class: "hint-text" }, `Your ${room.pending.kind} offer is waiting for an answer.`));
       if (this.claimShown) {
-        parts.push(h("button", { type: "button", id: "claim", disabled: waiting, onclick: () => act({ type: "claim" }) }, "Claim the win"));
+        parts.push(h("p", { class: "hint-text", id: "claim-why" }, `You may claim the win: ${why}.`),
+          h("button", { type: "button", id: "claim", disabled: waiting, onclick: () => act({ type: "claim" }) }, "Claim the win"));
       }
     }
     const ais = room.players.black?.bot && room.players.white?.bot; // (a hint lasts one of their moves)
@@ -685,7 +692,11 @@ export class GameView {
         const loser = room.players[room.result.winner === "black" ? "white" : "black"];
         let words = mine ? "You win." : mySeat ? `You lose: ${winner.name} wins.` : `${winner.name} wins.`;
         if (room.result.reason === "timeout" && loser) { // who ran out, as the terminal says it
-          words = mine ? `You win: ${loser.name} ran out of time.` : mySeat ? "You lose: you ran out of time." : `${loser.name} ran out of time: ${winner.name} wins.`;
+          // Without a clock a timeout is the move limit's, claimed from one who did not
+          // move: "ran out of time" read wrong in a game with no clock.
+          const late = room.time ? "ran out of time" : "did not move in time";
+          const own = room.time ? "you ran out of time" : "you did not move in time";
+          words = mine ? `You win: ${loser.name} ${late}.` : mySeat ? `You lose: ${own}.` : `${loser.name} ${late}: ${winner.name} wins.`;
         }
         lines.push(h("div", { class: "winner" }, words));
       }

@@ -197,7 +197,7 @@ export class LobbyView {
     if (room.state === "waiting") return "Your room: waiting for an opponent";
     const other = opponentOf(room.players, me);
     const game = `Your game with ${other?.name ?? "an opponent"}`;
-    if (room.state === "over") return `${game} is over: ${resultText(room.result, room.moves?.length ?? null)}`;
+    if (room.state === "over") return `${game} is over: ${resultText(room.result, room.moves?.length ?? null, !room.time)}`;
     if (!("actor" in room)) return game;
     return `${game}: ${room.actor === me ? "your turn" : `${other?.name ?? "the opponent"}'s turn`}`;
   }

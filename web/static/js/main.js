@@ -447,7 +447,7 @@ export class App {
     if (!last?.result || !room || room.rematchOf) return;
     this.rematchFrom.delete(room.id);
     room.rematchOf = last.id;
-    room.log.unshift({ text: `Rematch of ${last.id}. Last game: ${resultText(last.result, last.moves.length)}` });
+    room.log.unshift({ text: `Rematch of ${last.id}. Last game: ${resultText(last.result, last.moves.length, !last.time)}` });
     if (this.current === room.id) this.views.game.redrawLog(room);
   }
 

@@ -227,7 +227,7 @@ export class ReviewView {
       h("h1", {}, players.black || players.white
         ? `${players.black ?? "?"} (Black) – ${players.white ?? "?"} (White)`
         : "Black – White"),
-      h("p", {}, [r.rule, `${r.size}×${r.size}`, this.opener ? `swap2, ${this.opener.name} opened` : r.opening ?? "free", ...clockFacts(r.game), resultText(r.result, r.moves.length)].join(" · ")),
+      h("p", {}, [r.rule, `${r.size}×${r.size}`, this.opener ? `swap2, ${this.opener.name} opened` : r.opening ?? "free", ...clockFacts(r.game), resultText(r.result, r.moves.length, Boolean(r.game) && "time" in r.game && !r.game.time)].join(" · ")),
       h("div", { class: "room-body" },
         // The steps beside the board, at its top (under it, on a laptop's 800 px the
         // buttons were below the window's edge); under it on a phone, as the side is.

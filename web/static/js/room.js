@@ -392,21 +392,24 @@ export function roomResultText(room) {
     }[result.reason] ?? REASONS[result.reason] ?? result.reason;
     return `${won} wins: ${why} during the swap2 opening`;
   }
-  return resultText(result, room.moves.length);
+  return resultText(result, room.moves.length, !room.time);
 }
 
-export function resultText(result, stones = null) {
+export function resultText(result, stones = null, untimed = false) {
   if (!result) return "";
   if (stones !== null && aborted(result, stones)) {
     return stones === 0 ? "Aborted before its first stone" : "Aborted: both players left";
   }
   const why = REASONS[result.reason] ?? result.reason;
+  if (result.winner === null && result.reason === "abandon") return "Draw: both players left"; // (as the terminal says it)
   if (result.winner === null) return `Draw (${why})`;
   const colour = result.winner === "black" ? "Black" : "White";
   // As the terminal client says it: where the line is, found without seeing its colour.
   const row = ROWS[result.reason];
   if (row) return `${colour} wins with ${row}${lineEnds(result.line)}`;
-  if (result.reason === "timeout") return `${colour} wins on time`; // (not "by time")
+  if (result.reason === "timeout") { // (not "by time"; without a clock, the move limit's)
+    return untimed ? `${colour} wins: ${colour === "Black" ? "White" : "Black"} did not move in time` : `${colour} wins on time`;
+  }
   if (result.reason === "abandon") {
     // "by abandonment" read wrong to a player whose network dropped (as "left" did).
     return `${colour} wins: ${colour === "Black" ? "White" : "Black"} did not come back in time`;
