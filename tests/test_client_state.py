@@ -593,6 +593,24 @@ def test_the_move_limit_counts_from_the_snapshot_and_again_from_each_turn() -> N
     assert claim_at(reduce(plain, moved(4, "h9", "white"), T0)) is None
 
 
+def test_a_room_without_a_clock_says_its_move_limit_from_the_start() -> None:
+    """The room's first line says the move limit of a game without a clock (it was said
+    only in its last minute); a server without one, or a timed room, says none."""
+    limited = msg.Welcome(
+        player="p-alice",
+        name="alice",
+        token="t",
+        resumed=False,
+        limits=Limits(untimed_move_ms=600_000),
+    )
+    first = in_room(reduce(ViewModel(), limited, T0), time=None).log[0].text
+    assert "no clock (10:00 a move, or the opponent may claim)" in first
+    none = msgspec.structs.replace(limited, limits=Limits(untimed_move_ms=0))
+    assert "a move" not in in_room(reduce(ViewModel(), none, T0), time=None).log[0].text
+    five = TimeControl(base_ms=300_000, inc_ms=0)
+    assert "a move" not in in_room(reduce(ViewModel(), limited, T0), time=five).log[0].text
+
+
 def abort_at(model: ViewModel) -> float | None:
     assert model.room is not None
     return model.room.abort_at

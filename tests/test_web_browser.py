@@ -1554,6 +1554,8 @@ async def test_an_opponent_who_does_not_move_may_be_claimed_against(browser: Bro
         await hal.until_event(Moved)
         await expect(warning).to_be_hidden()
         await expect(ann.locator("#claim")).to_have_text("Claim the win")
+        title = ann.locator("#room-view .room-title")
+        await expect(title).to_contain_text("no clock (0:03 a move)")  # said from the start
         said = "You may claim the win: hal has not moved for 0:03, the move limit."
         await expect(ann.locator("#announce")).to_have_text(said)  # (it came silently)
         await expect(ann.locator("#claim-why")).to_have_text(said)  # (a bare button, before)

@@ -92,7 +92,8 @@ def reduce_log(
         case msg.Snapshot(room=view) if before.room is None or before.room.id != view.id:
             if after.room is None:
                 return ()
-            lines = opening_lines(after.room, view.chat, after.session.me)
+            session = after.session
+            lines = opening_lines(after.room, view.chat, session.me, session.move_limit_ms)
             last = before.room
             if last is not None and last.rematch_room == view.id and last.outcome is not None:
                 # The last game's result went with its log: say what this room follows.
@@ -168,16 +169,20 @@ WATCHING_FULL = "Both seats are taken: you are watching."
 
 
 def opening_lines(
-    game: GameView, chat: Sequence[ChatLine] = (), me: str | None = None
+    game: GameView, chat: Sequence[ChatLine] = (), me: str | None = None, move_limit_ms: int = 0
 ) -> list[LogLine]:
     """What a player who had been in ``game`` from the start would have read of its
-    state so far: the room, that ``me`` only watches it (a code joined with both seats
-    taken gave no seat, and nothing said so), the start, what was said (``chat``, the
-    snapshot's last lines), an offer waiting for its answer, and the result."""
+    state so far: the room (without a clock, the server's ``move_limit_ms`` a move: it
+    was said only in its last minute), that ``me`` only watches it (a code joined with
+    both seats taken gave no seat, and nothing said so), the start, what was said
+    (``chat``, the snapshot's last lines), an offer waiting for its answer, and the
+    result."""
     swap2 = ", swap2" if game.opening is Opening.SWAP2 else ""
     text = (
         f"Room {game.id}: {game.rule}, {game.size}x{game.size}{swap2}, {describe_time(game.time)}"
     )
+    if game.time is None and move_limit_ms > 0:
+        text += f" ({minutes_seconds(move_limit_ms)} a move, or the opponent may claim)"
     if game.code:
         text += f", invite code {game.code}"
     if game.rated:

@@ -260,8 +260,10 @@ export class GameView {
       this.sent = null;
     }
     const mySeat = room.seatOf(this.me);
+    // Without a clock, the move limit from the start (it was said only in its last minute).
+    const limit = !room.time && room.moveLimitMs > 0 ? ` (${clockText(room.moveLimitMs)} a move)` : "";
     const bits = [room.rule, `${room.size}×${room.size}`, room.opening === "swap2" ? "swap2" : null,
-      timeControlText(room.time), room.rated ? "rated" : "casual", room.private ? "private" : null];
+      timeControlText(room.time) + limit, room.rated ? "rated" : "casual", room.private ? "private" : null];
     this.title.textContent = bits.filter(Boolean).join(" · ");
     this.renderShare(room, mySeat);
     this.renderSeats(room);
