@@ -27,6 +27,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 
 from client.address import ServerAddress
+from client.clipboard import copy_selection
 from client.config import Identity, load_identity, save_identity
 from client.connection import RECONNECT, Connection
 from client.local import LocalServer, LocalServerError, start_local_server
@@ -723,14 +724,8 @@ class GomokuApp(App[None]):
     async def action_copy_or_quit(self) -> None:
         """Ctrl+C: copy the text selected with the mouse (to the terminal's clipboard,
         OSC 52), else quit (:meth:`action_quit`)."""
-        selected = self.screen.get_selected_text()
-        if not selected:
+        if not copy_selection(self):
             await self.action_quit()
-            return
-        self.copy_to_clipboard(selected)
-        self.screen.clear_selection()
-        shown = selected if len(selected) <= 40 else selected[:39] + "…"
-        self.notify(f"Copied: {shown}", timeout=3, markup=False)
 
     async def action_quit(self) -> None:
         """Quit; from a running game of one's own only after asking, as ^L asks before

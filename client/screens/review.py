@@ -24,6 +24,7 @@ from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Input, Label, Static
 
+from client.clipboard import copy_selection
 from client.glyphs import UNICODE, Glyphs
 from client.picture import BoardPicture
 from client.present import TABLE_NAME_MAX, fit_parts, format_clock, shorten
@@ -271,8 +272,13 @@ class ReviewApp(App[None]):
     CSS = APP_CSS
     ENABLE_COMMAND_PALETTE = False
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),  # as in gomoku play
+        # As in gomoku play: it copies the text selected with the mouse, else quits.
+        Binding("ctrl+c", "copy_or_quit", "Quit", show=False, priority=True),
     ]
+
+    async def action_copy_or_quit(self) -> None:
+        if not copy_selection(self):
+            await self.action_quit()
 
     def __init__(
         self, record: GameRecord, *, source: Path | None = None, glyphs: Glyphs = UNICODE
