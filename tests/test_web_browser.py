@@ -3763,3 +3763,16 @@ async def test_a_search_says_how_many_rooms_in_the_list_wait_with_its_settings(
         await expect(status).to_contain_text("· 2 such rooms open in the list")
         await (await crowd.client("fay")).join(taken)
         await expect(status).to_contain_text("· 1 such room open in the list")
+
+
+async def test_your_games_says_when_the_opponent_is_away(browser: Browser) -> None:
+    """Back in the lobby, ann's "Your games" says hal is away once his network goes
+    (it said only whose turn it was, when the win may have been hers to claim)."""
+    async with people(browser) as crowd:
+        ann, hal, room = await crowd.ann_against_hal()
+        await expect(ann.locator("#status")).to_have_text("Your move: Black.")
+        await ann.click("header nav >> text=Lobby")
+        game = ann.locator(f'.resume a[data-room="{room}"]')
+        await expect(game).to_have_text("Your game with hal: your turn")
+        await hal.ws.close()
+        await expect(game).to_have_text("Your game with hal: your turn (hal is away)")

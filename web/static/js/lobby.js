@@ -198,8 +198,11 @@ export class LobbyView {
     const other = opponentOf(room.players, me);
     const game = `Your game with ${other?.name ?? "an opponent"}`;
     if (room.state === "over") return `${game} is over: ${resultText(room.result, room.moves?.length ?? null, !room.time)}`;
-    if (!("actor" in room)) return game;
-    return `${game}: ${room.actor === me ? "your turn" : `${other?.name ?? "the opponent"}'s turn`}`;
+    // The opponent away is said: a player coming back to the lobby saw only whose turn
+    // it was, when the win may already have been theirs to claim.
+    const away = other && other.online === false ? ` (${other.name} is away)` : "";
+    if (!("actor" in room)) return game + away;
+    return `${game}: ${room.actor === me ? "your turn" : `${other?.name ?? "the opponent"}'s turn`}${away}`;
   }
 
   row(room) {
