@@ -290,27 +290,40 @@ def link_banner(link: Link, server: str, now: float, glyphs: Glyphs = UNICODE) -
 
 
 def queue_label(
-    queue: QueueView | None, now: float, rooms: Sequence[RoomSummary] = (), me: str | None = None
+    queue: QueueView | None,
+    now: float,
+    rooms: Sequence[RoomSummary] = (),
+    me: str | None = None,
+    width: int = 1000,
 ) -> str:
     """``Looking for an opponent (freestyle, 5+3) 0:12 · AI at 0:30 - Esc to cancel``;
     past that time, ``· AI when one is free``. When rooms of ``rooms`` wait for a player
     with the same rule and clock, it says how many: quick match pairs players who search,
-    not rooms, and a player waited with three such rooms in the list."""
+    not rooms, and a player waited with three such rooms in the list. Within ``width``
+    columns that count is said shorter, then not at all, before the key to cancel is cut
+    (it was, at 80 columns)."""
     if queue is None:
         return ""
     waited = max(0, int(now - queue.since))
-    text = (
-        f"Looking for an opponent ({queue.rule}, {describe_time(queue.time)}) "
-        f"{waited // 60}:{waited % 60:02d}"
-    )
+    rest = f"({queue.rule}, {describe_time(queue.time)}) {waited // 60}:{waited % 60:02d}"
     if queue.ai_after_ms is not None:
         at = (queue.ai_after_ms + 999) // 1000
         # Still waiting after that time: no AI was free then; the server tries again.
-        text += " · AI when one is free" if waited > at else f" · AI at {at // 60}:{at % 60:02d}"
+        rest += " · AI when one is free" if waited > at else f" · AI at {at // 60}:{at % 60:02d}"
     alike = sum(1 for room in rooms if waits_like(room, queue, me))
+    rooms_said = f" · {alike} such room{'s' if alike > 1 else ''} open"
+    variants = [("Looking for an opponent", "")]
     if alike:
-        text += f" · {alike} such room{'s' if alike > 1 else ''} open in the list"
-    return text + " - Esc to cancel"
+        variants[:0] = [
+            ("Looking for an opponent", rooms_said + " in the list"),
+            ("Looking for an opponent", rooms_said),
+            ("Searching", rooms_said),
+        ]
+    for head, said in variants:
+        text = f"{head} {rest}{said} - Esc to cancel"
+        if cell_len(text) <= width:
+            break
+    return text
 
 
 def waits_like(room: RoomSummary, queue: QueueView, me: str | None) -> bool:

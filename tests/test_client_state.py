@@ -894,6 +894,10 @@ def test_a_search_says_how_many_rooms_in_the_list_wait_with_its_settings() -> No
         " - Esc to cancel"
     )
     assert "such room" not in queue_label(model.lobby.queue, T0 + 5, rooms[2:], "p-me")
+    # At 80 columns (78 inside its padding) the count is said shorter, and the key to
+    # cancel stays (it was cut).
+    narrow = queue_label(model.lobby.queue, T0 + 5, rooms, "p-me", 78)
+    assert narrow == "Searching (freestyle, 5+3) 0:05 · 2 such rooms open - Esc to cancel"
 
 
 def test_going_away_is_said_as_it_is_with_the_opponent_here_or_away() -> None:

@@ -191,7 +191,8 @@ class LobbyScreen(Screen[None]):
         banner.display = not model.session.link.online
         queue = self.query_one("#queue", Static)
         rooms = list(model.lobby.rooms.values())
-        label = queue_label(model.lobby.queue, now, rooms, model.session.me)
+        width = (self.size.width or self.app.size.width) - 2  # (its padding)
+        label = queue_label(model.lobby.queue, now, rooms, model.session.me, width)
         queue.update(Text(glyphs.plain(label)))
         queue.display = model.lobby.queue is not None
         if self._timer is not None:
