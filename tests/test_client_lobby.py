@@ -552,7 +552,9 @@ async def test_a_game_left_for_the_lobby_that_ends_there_is_said_on_the_lobby_li
     async with running(server, tmp_path) as (app, pilot):
         bob, room = await in_game_with_bob(app, pilot, connect)
         await leave_for_the_lobby(app, pilot)
-        await until(pilot, lambda: f"You have a game in progress ({room})" in screen_text(app))
+        # Named by its opponent (its id alone told her nothing of which game it was).
+        progress = "You have a game in progress (with bob): g to return."
+        await until(pilot, lambda: progress in screen_text(app), "the line naming bob")
         await bob.send(m.Resign(room=room))
         ended = f"Your game with bob ({room}) has ended: you won (resignation)."
         await until(pilot, lambda: ended in lobby_line(app), "the line about the end")

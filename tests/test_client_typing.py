@@ -501,23 +501,23 @@ async def test_a_long_chat_line_stops_at_the_limit_while_typed(
 async def test_backspace_and_the_arrows_take_a_character_as_drawn(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:
-    """An emoji family, an accent typed after its letter, a thumb with its skin tone:
-    one Backspace takes each whole, and the arrows step over each as one (a family took
+    """An emoji family, an accent typed after its letter, a thumb with its skin tone, a
+    flag: one Backspace takes each whole, and the arrows step over each as one (a family took
     five Backspaces, and the cursor was lost among its joiners)."""
     async with running(server, tmp_path) as (app, pilot):
         bob, _ = await in_game_with_bob(app, pilot, connect)
         entry = app.screen.query_one("#command", Input)
-        family, accented, thumb = (
+        family, accented, thumb_flags = (
             "\U0001f468\u200d\U0001f469\u200d\U0001f467",
             "e\u0301",
-            "\U0001f44d\U0001f3fd",
+            "\U0001f44d\U0001f3fd\U0001f1eb\U0001f1f7\U0001f1ea\U0001f1f8",  # + 2 flags
         )
         await pilot.press("x")
         await until(pilot, lambda: app.focused is entry)
-        for character in f"{family}{accented}{thumb}":
+        for character in f"{family}{accented}{thumb_flags}":
             app.post_message(events.Key(_character_to_key(character), character))
-        await until(pilot, lambda: entry.value == f"x{family}{accented}{thumb}", "typed")
-        await pilot.press("backspace")
+        await until(pilot, lambda: entry.value == f"x{family}{accented}{thumb_flags}", "typed")
+        await pilot.press("backspace", "backspace", "backspace")  # two flags, a thumb
         assert entry.value == f"x{family}{accented}"
         await pilot.press("left")
         assert entry.cursor_position == 1 + len(family)

@@ -209,10 +209,24 @@ class LobbyScreen(Screen[None]):
         if model.lobby.rooms:
             hint = "Enter joins, w watches the room; c joins a private room by its code."
         if model.seated_rooms and model.room is None:
-            hint = f"You have a game in progress ({', '.join(model.seated_rooms)}): g to return."
+            games = ", ".join(self._game_named(room, model) for room in model.seated_rooms)
+            hint = f"You have a game in progress ({games}): g to return."
         if model.lobby.line_notice:  # why the lobby's latest request was refused
             hint = model.lobby.line_notice
         self.query_one("#lobby-hint", Static).update(Text(hint))
+
+    @staticmethod
+    def _game_named(room_id: str, model: ViewModel) -> str:
+        """A game of one's own as the lobby's line names it: ``with bob`` when the list
+        shows the room (a public one), else its id (the id alone told a player nothing
+        about which game it was)."""
+        summary = model.lobby.rooms.get(room_id)
+        if summary is None:
+            return room_id
+        me = model.session.me
+        seated = (summary.players.black, summary.players.white)
+        others = [p.name for p in seated if p is not None and p.id != me]
+        return f"with {others[0]}" if others else room_id
 
     def _selected_room(self) -> str | None:
         table = self.query_one("#rooms", DataTable)

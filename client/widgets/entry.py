@@ -131,10 +131,26 @@ def _extends(c: str) -> bool:
     )
 
 
+def _flag_half(c: str) -> bool:
+    """A regional indicator: two of them draw one flag (🇫🇷)."""
+    return "\U0001f1e6" <= c <= "\U0001f1ff"
+
+
+def _pairs_before(text: str, index: int) -> int:
+    """How many regional indicators run up to ``index``: flags pair them from the start."""
+    count = 0
+    while index - count > 0 and _flag_half(text[index - count - 1]):
+        count += 1
+    return count
+
+
 def character_before(text: str, index: int) -> int:
     """Where the character drawn just before ``index`` in ``text`` begins: an emoji
-    family, an accent typed after its letter, an emoji with its skin tone are one."""
+    family, an accent typed after its letter, an emoji with its skin tone, a flag are
+    one."""
     start = max(0, index - 1)
+    if start > 0 and _flag_half(text[start]) and _pairs_before(text, index) % 2 == 0:
+        return start - 1
     while start > 0 and (_extends(text[start]) or text[start - 1] == ZWJ):
         start -= 1
     return start
@@ -144,6 +160,9 @@ def character_after(text: str, index: int) -> int:
     """Where the character drawn from ``index`` in ``text`` ends (see
     :func:`character_before`)."""
     end = min(len(text), index + 1)
+    pair = end < len(text) and _flag_half(text[index]) and _flag_half(text[end])
+    if pair and _pairs_before(text, index) % 2 == 0:
+        return end + 1
     while end < len(text) and (_extends(text[end]) or text[end - 1] == ZWJ):
         end += 1
     return end
