@@ -104,6 +104,9 @@ class GameScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help('key')", "Help", tooltip="Every key of this screen"),
         Binding("f1", "help('f1')", "Help", tooltip="The same, also while typing"),
+        # Leave next to Help, where it stays in every state of the game: further on, the
+        # keys before it came and went, and a click where Leave had been asked to resign.
+        Binding("ctrl+l", "leave", "Leave", tooltip="Back to the lobby (asks first in a game)"),
         # The widgets hand / on to the text line themselves, in its place among the keys
         # typed (see client.widgets.entry); this binding names the key for the help.
         Binding("slash", "command", "Command", show=False, tooltip="Type a /command"),
@@ -143,7 +146,6 @@ class GameScreen(Screen[None]):
             "Review",
             tooltip="After the game: go over it move by move, and export its record",
         ),
-        Binding("ctrl+l", "leave", "Leave", tooltip="Back to the lobby (asks first in a game)"),
     ]
 
     def __init__(self, host: Host) -> None:
