@@ -1015,6 +1015,7 @@ async def test_a_code_for_a_full_rooms_game_says_it_is_watched(browser: Browser)
     async with people(browser) as crowd:
         *_, cy = await cy_watches_a_private_game(crowd)
         await expect(cy.locator("#toast")).to_have_text("Both seats are taken: you are watching.")
+        await expect(cy.locator("#toast")).not_to_have_class(re.compile(r"\brefusal\b"))  # news
 
 
 async def test_six_in_a_row_in_standard_rules_says_why_the_game_goes_on(browser: Browser) -> None:
@@ -2391,6 +2392,8 @@ async def test_chat_on_a_phone_wraps_and_keeps_a_refused_line(browser: Browser) 
         await chat.fill("line 6")
         await chat.press("Enter")
         await expect(ann.locator("#toast")).to_have_text(CHAT_LIMIT_SAID)
+        # A refusal, told by a sign as well as its words (it looked like any notice)...
+        await expect(ann.locator("#toast")).to_have_class(re.compile(r"\brefusal\b"))
         await expect(chat).to_have_value("line 6")
         await expect(line).to_have_count(5)
 

@@ -974,7 +974,7 @@ export class GameView {
       // Not said: the line goes back to the input to send again (unless more is typed).
       if (this.chatSent?.id === id) this.chatSent = null;
       if (this.roomId === roomId && !this.chatInput.value) this.chatInput.value = text;
-      toast(errorText(error));
+      toast(errorText(error), { refusal: true });
     });
     // Until its line comes back: one sent into a link that was going was lost unsaid.
     if (id !== null) this.chatSent = { id, room: roomId, text };
@@ -1023,7 +1023,7 @@ export class GameView {
     try {
       await downloadRecord(this.app.conn, room.id, format, room.players.black?.name, room.players.white?.name);
     } catch (error) {
-      toast(errorText(error));
+      toast(errorText(error), { refusal: true });
     }
   }
 

@@ -287,7 +287,7 @@ export class LobbyView {
     try {
       await send();
     } catch (error) {
-      toast(errorText(error));
+      toast(errorText(error), { refusal: true });
     } finally {
       this.sending.delete(form);
       for (const button of buttons) button.disabled = false;
@@ -311,7 +311,7 @@ export class LobbyView {
     try {
       await this.app.conn.request({ type: "unqueue" });
     } catch (error) {
-      if (error.code !== "not_queued") toast(errorText(error));
+      if (error.code !== "not_queued") toast(errorText(error), { refusal: true });
     }
     this.app.queued = null;
     this.update();

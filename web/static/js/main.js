@@ -264,7 +264,7 @@ export class App {
     this.seated = new Set(welcome.rooms);
     localStorage.setItem(STORE.token, welcome.token);
     showName(welcome.name);
-    this.conn.request({ type: "lobby_watch", on: true }).catch((error) => toast(errorText(error)));
+    this.conn.request({ type: "lobby_watch", on: true }).catch((error) => toast(errorText(error), { refusal: true }));
     // Rooms open in this page come back where they were (the events missed while away,
     // or a fresh snapshot); after a reload the route joins its room again.
     for (const room of this.rooms.values()) {
@@ -380,7 +380,7 @@ export class App {
         break;
       }
       case "error":
-        toast(errorText(m));
+        toast(errorText(m), { refusal: true });
         break;
       default:
         break; // a message type from a newer server
@@ -556,7 +556,7 @@ export class App {
       this.conn.act({ type: "seat_ai", room: roomId, level: aiLevel }, (error) => {
         const room = this.rooms.get(roomId);
         if (error.code === "no_ai_available" && room?.state === "waiting") this.leave(roomId);
-        toast(errorText(error));
+        toast(errorText(error), { refusal: true });
       });
     }
     this.open(this.rooms.get(roomId));

@@ -126,7 +126,7 @@ export class ProfileView {
           list.append(...page.items.map(line));
           older.hidden = page.items.length < GAMES_PAGE;
         } catch (error) {
-          toast(errorText(error));
+          toast(errorText(error), { refusal: true });
         } finally {
           older.disabled = false;
         }

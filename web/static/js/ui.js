@@ -55,9 +55,12 @@ let toastTimer = null;
 export const TOAST_MS = 6000;
 
 /** Show a message for a few seconds in the page's alert area. */
-export function toast(text) {
+export function toast(text, { refusal = false } = {}) {
   const box = document.getElementById("toast");
   box.textContent = text;
+  // A refusal is told by a sign too (style.css), not only by its words: it looked like
+  // any notice.
+  box.classList.toggle("refusal", refusal);
   box.hidden = false;
   placeToast();
   clearTimeout(toastTimer);
