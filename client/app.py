@@ -762,8 +762,10 @@ class GomokuApp(App[None]):
     def _leaving_words(self) -> str:
         """What going away from the game on screen does (``leaving_words``)."""
         game = self.model.room
-        me = next((p for p in self.local_players if game and game.color_of(p) is not None), None)
-        opponent = game.opponent_of(me) if game is not None else None
+        opponent = None
+        if game is not None:
+            me = next((p for p in self.local_players if game.color_of(p) is not None), None)
+            opponent = game.opponent_of(me)
         return leaving_words(opponent, self.model.session.grace_ms, self.clock())
 
     async def _quit_now(self) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from client_fixtures import bob_plays, bob_sees_move, in_game_with_bob, running, stones, until
-from server_fixtures import Connect
+from server_fixtures import Connect, TestClient
 from textual.pilot import Pilot
 from textual.widgets import Static
 
@@ -27,6 +27,17 @@ def log_shown(app: GomokuApp) -> str:
     return str(app.screen.query_one("#log", Static).content)
 
 
+async def watcher_says(
+    app: GomokuApp, pilot: Pilot[None], connect: Connect, room: str, name: str, text: str
+) -> TestClient:
+    """A watcher called ``name`` comes into ``room`` and says ``text``, seen in the log."""
+    watcher = await connect(name)
+    await watcher.join(room, role="spectator")
+    await watcher.send(m.Chat(room=room, text=text))
+    await until(pilot, lambda: text in log_shown(app), f"{name}'s line")
+    return watcher
+
+
 async def test_a_muted_spectators_chat_is_hidden_and_comes_back_when_unmuted(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:
@@ -34,10 +45,7 @@ async def test_a_muted_spectators_chat_is_hidden_and_comes_back_when_unmuted(
     opponent's chat and moves still show; /unmute troll shows them all again."""
     async with running(server, tmp_path) as (app, pilot):
         bob, room = await in_game_with_bob(app, pilot, connect)
-        troll = await connect("troll")
-        await troll.join(room, role="spectator")
-        await troll.send(m.Chat(room=room, text="you play like a potato"))
-        await until(pilot, lambda: "like a potato" in log_shown(app), "the troll's line")
+        troll = await watcher_says(app, pilot, connect, room, "troll", "you play like a potato")
 
         await type_line(pilot, "/mute troll")
         await until(pilot, lambda: "Muted troll" in log_shown(app), "the mute's note")
@@ -65,10 +73,7 @@ async def test_mute_names_everyone_going_by_that_name_and_says_so(
     players go by it; /mute alone lists who is muted; a name nobody has is refused."""
     async with running(server, tmp_path) as (app, pilot):
         bob, room = await in_game_with_bob(app, pilot, connect)
-        fake = await connect("bob")
-        await fake.join(room, role="spectator")
-        await fake.send(m.Chat(room=room, text="i resign lol"))
-        await until(pilot, lambda: "i resign lol" in log_shown(app), "the fake bob's line")
+        await watcher_says(app, pilot, connect, room, "bob", "i resign lol")  # a fake bob
 
         await type_line(pilot, "/mute nobody")
         await until(pilot, lambda: "Nobody here goes by nobody" in log_shown(app))

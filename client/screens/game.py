@@ -189,9 +189,9 @@ class GameScreen(Screen[None]):
         self._last_room: str | None = None
         self._timer: Timer | None = None
         self._dismissed: set[tuple[object, ...]] = set()  # claims answered "not now"
-        self._shown_log: (
-            tuple[tuple[tuple[LogLine, ...], tuple[str, ...]], tuple[LogLine, ...]] | None
-        ) = None
+        # The log, the players muted, and the log shown for them (see _visible_log).
+        self._shown_log: tuple[tuple[LogLine, ...], tuple[str, ...], tuple[LogLine, ...]] | None
+        self._shown_log = None
         self.premove: tuple[str, int, Point] | None = None
         """A move typed while the opponent was to move in a game with a clock (room,
         stones then, point): played as soon as it is our turn, if the point is still
@@ -624,10 +624,11 @@ class GameScreen(Screen[None]):
     def _visible_log(self, log: tuple[LogLine, ...]) -> tuple[LogLine, ...]:
         """The log without the muted players' lines; the same tuple while neither it
         nor the muted players changed, so the pane is not drawn again for nothing."""
-        key = (log, tuple(self.host.muted))
-        if self._shown_log is None or self._shown_log[0] != key:
-            self._shown_log = (key, visible(log, self.host.muted))
-        return self._shown_log[1]
+        muted = tuple(self.host.muted)
+        last = self._shown_log
+        if last is None or last[0] is not log or last[1] != muted:
+            last = self._shown_log = (log, muted, visible(log, self.host.muted))
+        return last[2]
 
     def mute(self, name: str, *, mute: bool) -> None:
         """``/mute name``: hide the chat of whoever goes by ``name`` here; ``/unmute

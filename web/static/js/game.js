@@ -580,6 +580,16 @@ export class GameView {
     }
   }
 
+  /** Why the opponent may be claimed against: away past the grace period, or (here,
+   * in a game without a clock) not moving within the move limit. */
+  claimReason(room) {
+    const other = opponentOf(room.players, this.me);
+    const who = other ? other.name : "your opponent";
+    return other && !other.online
+      ? `${who} has been away past the grace period`
+      : `${who} has not moved for ${clockText(room.moveLimitMs)}, the move limit`;
+  }
+
   fillControls(room, mySeat) {
     const parts = [];
     // The room as it is when a button is pressed (the offer's box outlives its render).
@@ -590,13 +600,9 @@ export class GameView {
     const claimable = this.claimable(room, mySeat);
     // Why, as the terminal says it: a bare "Claim the win" left a player to guess, and
     // the result then read "ran out of time" in a game with no clock.
-    const other = opponentOf(room.players, this.me);
-    const who = other ? other.name : "your opponent";
-    const why = other && !other.online
-      ? `${who} has been away past the grace period`
-      : `${who} has not moved for ${clockText(room.moveLimitMs)}, the move limit`;
+    const claim = claimable ? `You may claim the win: ${this.claimReason(room)}.` : null;
     if (claimable && !this.claimShown) { // said once, as the button comes (it came silently)
-      this.announcer.textContent = `You may claim the win: ${why}.`;
+      this.announcer.textContent = claim;
     }
     this.claimShown = claimable;
     if (room.swap2 && room.swap2.phase === "choose" && room.swap2.to_act === this.me) {
@@ -618,7 +624,7 @@ export class GameView {
         h("button", { type: "button", id: "resign", class: "danger", disabled: waiting, onclick: () => { if (window.confirm("Resign this game?")) act({ type: "resign" }); } }, "Resign")));
       if (pendingMine) parts.push(h("p", { class: "hint-text" }, `Your ${room.pending.kind} offer is waiting for an answer.`));
       if (this.claimShown) {
-        parts.push(h("p", { class: "hint-text", id: "claim-why" }, `You may claim the win: ${why}.`),
+        parts.push(h("p", { class: "hint-text", id: "claim-why" }, claim),
           h("button", { type: "button", id: "claim", disabled: waiting, onclick: () => act({ type: "claim" }) }, "Claim the win"));
       }
     }

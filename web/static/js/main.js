@@ -111,15 +111,20 @@ export class App {
   /** The players whose chat this tab hides (id -> name as muted), until the tab is
    * closed: the reader's own choice, never sent (the muted player is not told). */
   get muted() {
-    try {
-      const kept = JSON.parse(sessionStorage.getItem(STORE.muted) ?? "[]");
-      return new Map(Array.isArray(kept) ? kept.filter((pair) => Array.isArray(pair) && pair.length === 2) : []);
-    } catch {
-      return new Map(); // (not JSON: kept by something else; start again)
+    // Read from the tab's storage once: the log asks at each event of the room.
+    if (!this.mutedPlayers) {
+      try {
+        const kept = JSON.parse(sessionStorage.getItem(STORE.muted) ?? "[]");
+        this.mutedPlayers = new Map(Array.isArray(kept) ? kept.filter((pair) => Array.isArray(pair) && pair.length === 2) : []);
+      } catch {
+        this.mutedPlayers = new Map(); // (not JSON: kept by something else; start again)
+      }
     }
+    return this.mutedPlayers;
   }
 
   set muted(players) {
+    this.mutedPlayers = players;
     sessionStorage.setItem(STORE.muted, JSON.stringify([...players]));
   }
 
