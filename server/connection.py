@@ -29,7 +29,7 @@ from engine import Rule
 from protocol import messages as m
 from protocol.codec import check_frame_size, decode_event
 from protocol.errors import CloseCode, ErrorCode, ProtocolError
-from server import game, history, lag
+from server import background, game, history, lag
 from server.addresses import limit_key
 from server.bots.registry import WORKER_REPLACED
 from server.frames import write_message
@@ -222,19 +222,14 @@ class Connection:
 
     def spawn(self, coro: Awaitable[Any]) -> None:
         """Run ``coro`` beside the read loop; its failure is logged, never lost."""
-
-        async def run() -> None:
-            try:
-                await coro
-            except (ConnectionClosed, NoSuchRoom):
-                pass
-            except Exception:
-                self.services.metrics.inc("gomoku_errors_internal_total")
-                log.exception("background work of a connection failed")
-
-        task = asyncio.create_task(run())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        background.start(
+            coro,
+            self._tasks,
+            expected=(ConnectionClosed, NoSuchRoom),
+            failed=lambda: self.services.metrics.inc("gomoku_errors_internal_total"),
+            log=log,
+            what="background work of a connection",
+        )
 
     # -- main loop -------------------------------------------------------------
 

@@ -51,6 +51,7 @@ from typing import Any, Protocol
 import msgspec
 from websockets.asyncio.server import ServerConnection
 
+from server import background
 from server.metrics import Metrics
 from server.notices import Notice, decode_notice, encode_notice
 from server.service import RoomService
@@ -201,18 +202,14 @@ class Handoff:
         self._peers.clear()
 
     def _spawn(self, coro: Awaitable[None]) -> None:
-        async def run() -> None:
-            try:
-                await coro
-            except (asyncio.CancelledError, ConnectionError, StoreUnavailable):
-                pass
-            except Exception:
-                self.metrics.inc("gomoku_errors_internal_total")
-                log.exception("a handoff failed")
-
-        task = asyncio.create_task(run())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        background.start(
+            coro,
+            self._tasks,
+            expected=(asyncio.CancelledError, ConnectionError, StoreUnavailable),
+            failed=lambda: self.metrics.inc("gomoku_errors_internal_total"),
+            log=log,
+            what="a handoff",
+        )
 
     async def _accept(self, sock: socket.socket) -> None:
         loop = asyncio.get_running_loop()
