@@ -35,7 +35,7 @@ from websockets.exceptions import ConnectionClosed, WebSocketException
 from websockets.typing import Data
 
 from client.address import ServerAddress
-from client.failures import LinkFailure, failure_of
+from client.failures import LinkFailure, closed_by_server, failure_of
 from client.state.model import Action
 from client.state.room import ResumeDone, ResumeStarted, RoomGone, RoomSeen
 from client.state.session import ConnectionChanged, IdentityLost
@@ -179,7 +179,7 @@ class Connection:
                 ) as ws:
                     self._ws = ws
                     await self._session(ws)
-                failure = LinkFailure("lost", "closed by the server")
+                failure = closed_by_server(ws.close_code)
             except (OSError, EOFError, WebSocketException, LinkFailure) as exc:
                 # Every way a network attempt fails (TimeoutError and ssl.SSLError are
                 # OSErrors); a fault of the client's own code is not one and goes on up.

@@ -29,6 +29,7 @@ from websockets.exceptions import (
 
 from client.address import DEFAULT_PORT, ServerAddress
 from client.state.words import server_words
+from protocol.errors import CloseCode
 
 Problem = Literal[
     "refused",  # nothing listens on that port
@@ -108,6 +109,15 @@ def _said(body: bytes | bytearray) -> str:
         return ""
     line = body.decode("utf-8", "replace").strip().split("\n", 1)[0].strip()
     return "" if "<" in line or not line.isprintable() else line
+
+
+def closed_by_server(code: int | None) -> LinkFailure:
+    """A connection the server closed after welcoming us, said by its close code: 1001
+    is a server shutting down (an operator's restart, as a rule), which a player should
+    not read as their own network's fault."""
+    if code == CloseCode.GOING_AWAY:
+        return LinkFailure("lost", "the server is restarting or shutting down")
+    return LinkFailure("lost", "closed by the server")
 
 
 def failure_of(exc: BaseException, address: ServerAddress) -> LinkFailure:

@@ -221,3 +221,31 @@ async def test_a_spectator_of_a_private_game_watches_again_after_a_drop(
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+
+
+async def test_a_server_shutting_down_is_said_so_not_as_a_lost_network(
+    make_server: Callable[..., Awaitable[GomokuServer]],
+) -> None:
+    """The server's 1001 close reads 'the server is restarting', not 'closed by the server'."""
+    server = await make_server()
+    said: list[str] = []
+    lost = asyncio.Event()
+
+    def dispatch(action: Action) -> None:
+        if isinstance(action, ConnectionChanged) and action.status == "reconnecting":
+            said.append(action.detail)
+            lost.set()
+
+    address = ServerAddress("127.0.0.1", server.port)
+    link = Connection(address, "ann", dispatch=dispatch, backoff=Backoff(5.0, 5.0))
+    task = asyncio.create_task(link.run())
+    try:
+        await asyncio.wait_for(link.wait_welcomed(), 30)
+        await server.stop()
+        await asyncio.wait_for(lost.wait(), 30)
+        assert said == ["the server is restarting or shutting down"]
+    finally:
+        await link.close()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task

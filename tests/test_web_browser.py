@@ -602,6 +602,21 @@ IN_ITS_LISTS_SIGHT = """li => {
 """Whether a list item shows within its list's scrolled box (JavaScript, for evaluate)."""
 
 
+async def test_a_server_restart_is_said_as_one_until_it_is_back(browser: Browser) -> None:
+    """The server stops (1001): the badge says it is restarting (its title: the server),
+    also after the tries that find nobody listening, and Online once a server answers."""
+    async with people(browser) as crowd:
+        ann = await crowd.page("ann")
+        port = crowd.server.port
+        await crowd.server.stop()
+        await expect(ann.locator("#conn")).to_have_text(re.compile(r"^Restarting: retrying in"))
+        await expect(ann.locator("#conn")).to_have_attribute("title", re.compile("server"))
+        await ann.wait_for_timeout(2500)  # tries at 0.5 s and 1 s found no server
+        await expect(ann.locator("#conn")).to_have_text(re.compile(r"^Restarting: retrying in"))
+        async with game_server(port=port):
+            await expect(ann.locator("#conn")).to_have_text("Online", timeout=20_000)
+
+
 async def test_a_reload_and_a_dropped_connection_resume_the_game(browser: Browser) -> None:
     """ann creates a private room and reloads the page before anyone comes: the room and
     its code are still there (a reload closed it at once), and hal joins it by its
@@ -2973,12 +2988,14 @@ async def test_the_phone_header_takes_two_lines(browser: Browser) -> None:
         parts = ["header .brand", "header nav", "header .who", "#conn"]
         for size in (BIG_PHONE, PHONE):
             await ann.set_viewport_size(size)
-            for state in ("online", "offline"):
-                if state == "offline":  # the longest the connection's badge says
+            for state in ("online", "offline", "restarting"):
+                if state != "online":  # the longest the connection's badge says
                     await ann.evaluate(
+                        f"gomoku.conn.serverGone = {'true' if state == 'restarting' else 'false'};"
                         "gomoku.onState('offline', {retryAt: performance.now() + 10000})"
                     )
-                    await expect(ann.locator("#conn")).to_have_text("Offline: retrying in 10 s")
+                    said = "Restarting" if state == "restarting" else "Offline"
+                    await expect(ann.locator("#conn")).to_have_text(f"{said}: retrying in 10 s")
                 boxes = [await box(ann.locator(part)) for part in parts]
                 assert rows_of(boxes) == 2, (size, state, boxes)
                 assert all(b["x"] + b["width"] <= size["width"] for b in boxes), (size, state)

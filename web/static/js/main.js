@@ -231,12 +231,17 @@ export class App {
     }
     const badge = document.getElementById("conn");
     badge.dataset.state = state;
+    if (state !== "offline") badge.title = "";
     if (state === "online") badge.textContent = "Online";
     else if (state === "connecting") badge.textContent = "Connecting…";
     else if (state === "offline") {
       const secs = Math.max(1, Math.round((detail.retryAt - performance.now()) / 1000));
       // The countdown is shown, not read out each second (the badge is a live region).
-      badge.replaceChildren("Offline", h("span", { "aria-hidden": "true" }, `: retrying in ${secs} s`));
+      // A server that said it was going away is restarting, as a rule: not this network.
+      // (Short: a phone's header has two lines for it, the name and the pages.)
+      const gone = this.conn.serverGone;
+      badge.replaceChildren(gone ? "Restarting" : "Offline", h("span", { "aria-hidden": "true" }, `: retrying in ${secs} s`));
+      badge.title = gone ? "The server is restarting: it said it was going away" : "";
     } else if (state === "forgotten") {
       localStorage.removeItem(STORE.token);
       this.queued = null; // the search was the forgotten player's

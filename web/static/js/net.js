@@ -64,6 +64,7 @@ export class Connection {
     this.retryTimer = null;
     this.identified = false;
     this.state = "offline";
+    this.serverGone = false; // closed with 1001 and not welcomed since
     // Times here are performance.now(), which only goes forward: Date.now() follows the
     // computer's clock, and one set back (by hand, by a time sync) left a dead link
     // unnoticed ("Online" for a minute while the opponent could claim the game).
@@ -197,6 +198,7 @@ export class Connection {
       }
     }
     this.identified = true;
+    this.serverGone = false;
     this.attempt = 0;
     this.setState("online", {});
     this.hooks.onWelcome(welcome);
@@ -281,6 +283,9 @@ export class Connection {
     if (ws !== this.ws) return;
     this.ws = null;
     this.identified = false;
+    // The server said it is going away (1001: shutting down, an operator's restart as a
+    // rule); said until a server welcomes us again, through the attempts that find none.
+    if (event.code === 1001) this.serverGone = true;
     this.failPending("the connection dropped");
     this.actions.clear();
     const wait = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
