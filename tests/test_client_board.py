@@ -318,3 +318,25 @@ async def test_a_terminal_made_small_then_large_again_shows_the_whole_board() ->
             await pilot.resize_terminal(*size)
             await pilot.pause()
         assert row_labels(screen_text(app)) == list(range(15, 0, -1))
+
+
+async def test_a_five_at_the_board_edge_stays_whole_in_view_as_the_result_takes_rows() -> None:
+    """On 20x20 and 19x19, the game ends with a five at a corner: when the lines under the
+    board take two of its rows, the window shows every stone of the five, not just the last."""
+    games = (
+        (20, "t20 a1 s19 b1 r18 c1 q17 d1 p16", "p16 q17 r18 s19 t20"),
+        (19, "e5 s19 d4 r19 c3 q19 b2 p19 a1", "a1 b2 c3 d4 e5"),
+    )
+    for size, moves, five in games:
+        app = BoardApp()
+        async with app.run_test(size=(60, size + 1)) as pilot:
+            board = app.query_one(Board)
+            line = parse_moves(five, size)
+            board.picture = BoardPicture.from_moves(parse_moves(moves, size), size=size, line=line)
+            board.focus()
+            await pilot.pause()
+            assert board.rows_shown == size  # (the whole board, until the result comes)
+            await pilot.resize_terminal(60, size - 1)
+            await pilot.pause()
+            assert board.rows_shown == size - 2
+            assert all(board.in_view(p) for p in line), (size, board.window_top)

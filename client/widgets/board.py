@@ -39,6 +39,7 @@ until the board has focus again: ``h8`` Enter plays h8 whatever had focus.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -209,11 +210,13 @@ class Board(HandsTypingOn, can_focus=True):
         width may have grown since it was placed (drawn before on_resize moves it)."""
         return max(0, min(self.window_left, self.size_n - self.cols_shown))
 
-    def _follow(self, point: Point) -> None:
+    def _follow(self, point: Point, also: Iterable[Point] = ()) -> None:
         """Move the window the least that shows ``point`` with SCROLL_MARGIN rows and
-        columns around it."""
-        top = _window_start(point.y, self.window_top, self.rows_shown, self.size_n)
-        left = _window_start(point.x, self.window_left, self.cols_shown, self.size_n)
+        columns around it, and ``also`` (a winning five) as far as it fits with it."""
+        top, left = self.window_top, self.window_left
+        for each in (*also, point):  # ``point`` last: in view whatever the others
+            top = _window_start(each.y, top, self.rows_shown, self.size_n)
+            left = _window_start(each.x, left, self.cols_shown, self.size_n)
         if (top, left) != (self.window_top, self.window_left):
             self.window_top, self.window_left = top, left
             self.refresh()
@@ -345,9 +348,10 @@ class Board(HandsTypingOn, can_focus=True):
             # A point clicked once before a stone came (or went) is no longer the
             # click's first half: minutes later, one click on it played it at once.
             self.selected = None
-        if new.last is not None and new.last != old.last:
-            # Show the new move; the cursor stays on its point, even if now out of view.
-            self._follow(new.last)
+        if new.last is not None and (new.last != old.last or new.line != old.line):
+            # Show the new move, and the five it made (at 80x24 the result's lines under
+            # the board hid a corner five's far end); the cursor stays on its point.
+            self._follow(new.last, new.line)
             self._showing_last = True
 
     def watch_cursor(self, point: Point) -> None:
@@ -364,7 +368,10 @@ class Board(HandsTypingOn, can_focus=True):
             self.window_top, self.window_left = top, left
             self.refresh()
         last = self.picture.last
-        self._follow(last if self._showing_last and last is not None else self.cursor)
+        if self._showing_last and last is not None:
+            self._follow(last, self.picture.line)
+        else:
+            self._follow(self.cursor)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Play (Enter) only for a player: a spectator's board just moves its cursor.
