@@ -21,8 +21,17 @@ from redis_fixtures import RedisServer, free_port
 from server_fixtures import TestClient
 from test_server_ops import http_get
 from test_worker_restart import person_on, seat_ai
+from test_worker_robustness import beating_worker
+from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
-from worker_fixtures import Person, StartWorker, ai_config, eventually, worker_process
+from worker_fixtures import (
+    BOT_KEY,
+    Person,
+    StartWorker,
+    ai_config,
+    eventually,
+    worker_process,
+)
 
 from engine import Rule
 from protocol import messages as m
@@ -30,7 +39,7 @@ from protocol.events import GameOver, Moved, PlayerJoined
 from server import cluster
 from server.app import GomokuServer
 from server.bots import jobs
-from server.bots.registry import AiSeat
+from server.bots.registry import AiSeat, SeatRecord
 from server.service import now_ms
 from server.store.redis import RedisStore
 
@@ -285,6 +294,73 @@ async def test_seats_are_given_within_the_capacity_of_every_instances_workers(
                 break
             await asyncio.sleep(0.05)
         assert (await b.store.pool_depths())[queue] == (0, 0)
+
+
+async def test_a_level_whose_workers_are_full_is_busy_though_other_levels_have_seats(
+    make_server: MakeServer, redis_url: str
+) -> None:
+    """One master seat on A, two novice seats on B: a second master is refused as busy at
+    once (it had been seated, to wait for a worker that never came), a novice is given."""
+    a, b = await two_instances(make_server, redis_url)
+    options = ("--processes", "1", "--move-time", "0.1")
+    master = await worker_process(a, "--seats", "1", "--levels", "master", *options)
+    novice = await worker_process(b, "--seats", "2", "--levels", "novice", *options)
+    try:
+        async with contextlib.AsyncExitStack() as stack:
+            people = [await stack.enter_async_context(person_on(b.port, f"p{i}")) for i in range(3)]
+            for i, person in enumerate(people[:2]):
+                room = (await person.create(seat="white")).room.id
+                await person.send(m.SeatAi(room=room, level="master", id=i + 1))
+                if i == 0:
+                    await person.event(PlayerJoined, room)
+            busy = await people[1].expect_error("no_ai_available")
+            assert "busy" in busy.message
+            assert [s.level for s in await seats_in_play(b)] == ["master"]
+            await seat_ai(people[2])  # novice
+    finally:
+        for process in (master, novice):
+            process.kill()
+            await process.wait()
+
+
+async def test_a_seat_played_through_another_instance_still_fills_its_workers_place(
+    make_server: MakeServer, redis_url: str
+) -> None:
+    """A one-seat worker on A is given a seat whose connection plays through B (a sibling
+    process, or another replica behind a balancer): A lets B look after it, but still
+    counts it against the worker, and publishes the worker as holding 1 of 1."""
+    a, b = await two_instances(make_server, redis_url)
+    async with (
+        beating_worker(a) as worker,
+        person_on(b.port, "ann") as ann,
+        person_on(b.port, "bob") as bob,
+    ):
+        room = (await ann.create(seat="black")).room.id
+        await ann.send(m.SeatAi(room=room, level="hand"))
+        order = await worker.expect(m.BotSeat)
+        seat = TestClient(await ws_connect(f"ws://127.0.0.1:{b.port}/", compression=None))
+        try:
+            await seat.send(m.Hello(name=order.name, token=order.token, bot_key=BOT_KEY))
+            await seat.expect(m.Welcome)
+            await seat.join(room)
+            await eventually(lambda: order.player not in a.bots.owner)  # B looks after it
+
+            async def published() -> jobs.WorkerRecord:
+                [record] = (await a.store.workers(now_ms())).values()
+                return jobs.decode(record, jobs.WorkerRecord)
+
+            await asyncio.sleep(3 * a.taker.tick_s)  # published again since then
+            assert (await published()).held == 1  # status: "holds 1/1 seats"
+            other = (await bob.create(seat="white")).room.id
+            await bob.send(m.SeatAi(room=other, level="hand", id=7))
+            assert "busy" in (await bob.expect_error("no_ai_available")).message
+        finally:
+            await seat.ws.close()
+
+
+async def seats_in_play(server: GomokuServer) -> list[SeatRecord]:
+    records = await server.store.ai_seats()
+    return [jobs.decode(data, SeatRecord) for data in records.values()]
 
 
 async def test_metrics_and_status_show_the_cluster_from_any_instance(

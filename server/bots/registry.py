@@ -17,7 +17,7 @@ import dataclasses
 import itertools
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 import msgspec
@@ -104,10 +104,20 @@ class Worker:
     last_assigned: int = 0
     linked: bool = False
     """Whether it ever said ``bot_ready`` here (not only known from its seats' hellos)."""
+    stored: int = 0
+    """How many seats the store last said it holds: with those whose connection plays
+    through another server instance (a sibling of ``--processes``, or another replica
+    behind a balancer), which leave :attr:`held` here. Counting ``held`` alone gave a
+    worker of 2 seats a third game while it played three."""
+
+    @property
+    def busy(self) -> int:
+        """The seats it plays, here or through another instance."""
+        return max(len(self.held), self.stored)
 
     @property
     def free(self) -> int:
-        return max(0, self.seats - len(self.held))
+        return max(0, self.seats - self.busy)
 
     def fail_hints(self, why: str) -> None:
         """Answer every hint request it has not answered with "no move", saying ``why``."""
@@ -190,6 +200,11 @@ class WorkerRegistry:
         lease_s = self.settings.lease_ms / 1000
         log.info("AI worker %s gone; %s %g s for it", worker_id, seats, lease_s)
         worker.fail_hints(WENT_AWAY)
+
+    def note_stored(self, held: Mapping[str, int]) -> None:
+        """The seats each worker holds by the store's records (worker id -> count)."""
+        for worker in self.workers.values():
+            worker.stored = held.get(worker.id, 0)
 
     def live_workers(self) -> list[Worker]:
         return [w for w in self.workers.values() if w.link is not None]

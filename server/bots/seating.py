@@ -23,6 +23,7 @@ from protocol import messages as m
 from protocol.errors import ErrorCode
 from server import game
 from server.bots import jobs
+from server.bots.capacity import held_by, room_for
 from server.bots.registry import AiSeat, SeatRecord, Worker, WorkerRegistry, ai_name
 from server.config import ServerConfig
 from server.game import GameError
@@ -58,9 +59,7 @@ class AllBusy(GameError):
 
 def worker_record(worker: Worker, instance: str) -> jobs.WorkerRecord:
     """A live worker of this instance as the cluster sees it (``instance`` is its own)."""
-    return jobs.WorkerRecord(
-        instance, worker.seats, list(worker.levels), len(worker.held), worker.name
-    )
+    return jobs.WorkerRecord(instance, worker.seats, list(worker.levels), worker.busy, worker.name)
 
 
 async def cluster_workers(store: Store) -> dict[str, jobs.WorkerRecord]:
@@ -110,6 +109,8 @@ class AiSeating:
         cluster, and store its session (no worker yet: whoever takes its job).
         Raises GameError ``no_ai_available``."""
         workers, (wanted,) = await self.playing([level])
+        if not room_for(wanted, (await self.seats_in_play()).values(), workers):
+            raise AllBusy  # (seats are free, but not with a worker offering this level)
         capacity = sum(record.seats for record in workers.values())
         token = new_token()
         seat = AiSeat(new_player_id(), ai_name(wanted), wanted, token_hash(token))
@@ -123,6 +124,14 @@ class AiSeating:
             await self.store.delete_session(seat.token_hash)
             raise AllBusy
         return Claim(seat, token)
+
+    async def seats_in_play(self) -> dict[str, SeatRecord]:
+        """Every AI seat of the cluster (player id -> its record), from the store."""
+        return jobs.decode_records(await self.store.ai_seats(), SeatRecord)
+
+    async def count_held(self) -> None:
+        """Bring each worker's count of seats held up to date from the store."""
+        self.registry.note_stored(held_by((await self.seats_in_play()).values()))
 
     def default_level(self, offered: Sequence[str]) -> str:
         """The level of an AI asked for without one: the configured one if some worker
@@ -148,6 +157,7 @@ class AiSeating:
         the job is done with: given to a worker, or found out of date (released, or
         handed over since: its token no longer works)."""
         registry = self.registry
+        await self.count_held()  # seats played through another instance count too
         worker = registry.pick(job.level)
         if worker is None or worker.link is None:
             return False

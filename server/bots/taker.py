@@ -78,6 +78,8 @@ class JobTaker:
         until = now_ms() + 3 * self.settings.heartbeat_ms
         instance = self.instance()
         live = self.registry.live_workers()
+        if live:
+            await self.seating.count_held()
         for worker in live:
             record = worker_record(worker, instance)
             await self.store.put_worker(worker.id, jobs.encode(record), until)
