@@ -108,6 +108,7 @@ def add_cluster_gauges(metrics: Metrics, store: Store) -> None:
         }
     )
     metrics.cluster_series["gomoku_ai_queue_jobs"] = queue_jobs
+    metrics.store_up = store.healthy
 
 
 def _duration(ms: int) -> str:

@@ -100,6 +100,12 @@ _HELP: dict[str, tuple[str, Scope, str]] = {
         "instance",
         "WebSocket handshakes refused because a page from another web origin made them.",
     ),
+    "gomoku_store_up": (
+        "gauge",
+        "instance",
+        "1 while this instance reaches its store (Redis answers, and its live feed is up), "
+        "else 0, as /healthz tells: the cluster-wide figures have no sample while it is 0.",
+    ),
     "gomoku_ai_workers": ("gauge", "instance", "AI workers connected."),
     "gomoku_ai_seats": (
         "gauge",
@@ -189,6 +195,8 @@ class Metrics:
         """The labels of ``gomoku_instance_info`` (plain ids: nothing to escape)."""
         self.cluster_series: dict[str, Callable[[], Awaitable[dict[str, int]]]] = {}
         """Cluster-wide gauges with labels: name -> (labels -> value)."""
+        self.store_up: Callable[[], Awaitable[bool]] | None = None
+        """Whether the store answers (``gomoku_store_up``; 1 when not set)."""
 
     def inc(self, name: str, amount: int = 1) -> None:
         self.counters[name] += amount
@@ -207,8 +215,14 @@ class Metrics:
             **self.cluster_series,
         }
         tasks = {name: asyncio.ensure_future(reader()) for name, reader in readers.items()}
-        if tasks:
-            await asyncio.wait(tasks.values(), timeout=CLUSTER_READ_S)
+        answers = None if self.store_up is None else asyncio.ensure_future(self.store_up())
+        waited = [*tasks.values(), *([] if answers is None else [answers])]
+        if waited:
+            await asyncio.wait(waited, timeout=CLUSTER_READ_S)
+        up = 1  # (a store with nothing to check: the memory store)
+        if answers is not None:
+            up = int(answers.done() and answers.exception() is None and bool(answers.result()))
+            answers.cancel()  # (nothing once done)
         read: dict[str, int] = {}
         series: dict[str, dict[str, int]] = {}
         missed: dict[str, str] = {}  # why, by metric: said in one line, not one each
@@ -225,12 +239,14 @@ class Metrics:
         if missed:
             reasons = sorted(set(missed.values()))
             log.info("%d cluster metrics not read: %s", len(missed), "; ".join(reasons))
-        return self.render(read, series)
+        return self.render(read, series, store_up=up)
 
     def render(
         self,
         cluster: Mapping[str, int] | None = None,
         series: Mapping[str, Mapping[str, int]] | None = None,
+        *,
+        store_up: int = 1,
     ) -> str:
         """The page from what this instance knows, with ``cluster`` gauges (and labelled
         ``series``) as read."""
@@ -248,6 +264,8 @@ class Metrics:
                 # (a code="none" series read as an error code named "none").
                 for code, count in sorted(self.errors.items()):
                     lines.append(f'{name}{{code="{code}"}} {count}')
+            elif name == "gomoku_store_up":
+                lines.append(f"{name} {store_up}")
             elif scope == "cluster" and name in series:
                 for labels, value in sorted(series[name].items()):
                     lines.append(f"{name}{{{labels}}} {value}")

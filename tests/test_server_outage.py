@@ -243,7 +243,8 @@ async def test_metrics_answer_while_redis_hangs(
 ) -> None:
     """A scrape while Redis hung got no answer (closed after 10 s): the cluster figures
     were read one after another with no bound. It answers within the read's bound now,
-    with this instance's own figures and without the cluster's samples."""
+    with this instance's own figures, without the cluster's samples, and with
+    gomoku_store_up 0 (nothing had said the store was away); 1 once it answers."""
     server = await make_server(store=RedisStore(persistent_redis.url))
     url = f"http://127.0.0.1:{server.port}/metrics"
     persistent_redis.hang(on=True)
@@ -259,6 +260,11 @@ async def test_metrics_answer_while_redis_hangs(
     assert re.search(r"^gomoku_connections \d+$", page, re.MULTILINE)
     assert "# TYPE gomoku_cluster_players_online gauge" in page
     assert not re.search(r"^gomoku_cluster_players_online ", page, re.MULTILINE)
+    assert re.search(r"^gomoku_store_up 0$", page, re.MULTILINE)
+    with await asyncio.to_thread(urllib.request.urlopen, url, timeout=10) as answer:
+        page = answer.read().decode()
+    assert re.search(r"^gomoku_store_up 1$", page, re.MULTILINE)
+    assert re.search(r"^gomoku_cluster_players_online 0$", page, re.MULTILINE)
 
 
 async def test_an_outage_is_logged_once_not_once_a_request(
