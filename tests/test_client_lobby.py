@@ -76,6 +76,29 @@ async def test_a_clock_typed_into_the_board_size_is_refused_saying_so(
         assert app.model.room is None
 
 
+async def test_a_size_written_as_20x20_makes_a_room_of_that_size(
+    server: GomokuServer, tmp_path: Path
+) -> None:
+    """The size field says its range, takes 20x20 as 20 (it was refused as no number),
+    and the game's line offers a point of the board (c3 on 5x5, where h8 is none)."""
+    async with running(server, tmp_path) as (app, pilot):
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, CreateRoomDialog))
+        assert "Board (5-26)" in screen_text(app)
+        app.screen.query_one("#size", Input).value = "20x20"
+        await pilot.click("#ok")
+        await until(pilot, lambda: app.model.room is not None)
+        assert app.model.room is not None
+        assert app.model.room.size == 20
+        await pilot.press("ctrl+l")
+        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), "back in the lobby")
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, CreateRoomDialog))
+        app.screen.query_one("#size", Input).value = "5"
+        await pilot.click("#ok")
+        await until(pilot, lambda: "type c3 to play" in screen_text(app))
+
+
 async def form_offers(
     pilot: Pilot[None], key: str, form: type[Screen[Any]], fields: dict[str, Any]
 ) -> tuple[object, ...]:

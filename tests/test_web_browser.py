@@ -1930,10 +1930,12 @@ async def test_the_ai_from_the_page(browser: Browser, thinker: Thinker) -> None:
         await ann.click("#leave")
         await ann.select_option("#aivai-form select[name=black]", "beginner")
         await ann.select_option("#aivai-form select[name=white]", "beginner")
+        await ann.fill("#aivai-form input[name=size]", "19")  # (it had no board size)
         await ann.dblclick("#aivai-form button")
         await expect(ann).to_have_url(re.compile(r"#/watch/r-"))
         await caught_up(ann)  # each create_ai_game's reply is a snapshot on the page:
         assert await ann.evaluate("[...gomoku.rooms.keys()]") == [await room_of(ann)]
+        assert await ann.evaluate("[...gomoku.rooms.values()][0].size") == 19
         await expect(ann.locator("#name-black")).to_contain_text("AI beginner")
         await expect(ann.locator("#moves li").nth(3)).to_be_visible()  # they play on
 
@@ -3154,6 +3156,25 @@ async def test_a_point_typed_on_a_french_keyboard_is_the_one_meant(browser: Brow
         assert await ann.evaluate(FOCUSED_POINT) == "h8"
         await ann.keyboard.press("Enter")
         await hal_sees(hal, "h8")
+
+
+async def test_a_point_past_a_19x19_boards_letters_is_said_to_be_off_the_board(
+    browser: Browser,
+) -> None:
+    """On 19x19, t19 typed is said to be off the board with its letters and rows (it was
+    told to type "its letter and row, as h8", which t19 is); the keys' help gives the
+    centre, j10, and on 5x5 c3, where h8 is no point."""
+    async with people(browser) as crowd:
+        ann, _, _ = await crowd.ann_against_hal(size=19)
+        await expect(ann.locator("#room-view .keys-hint")).to_contain_text("a point typed (j10)")
+        for key in "t19":
+            await ann.keyboard.press(key)
+        await ann.keyboard.press("Enter")
+        await expect(ann.locator("#status")).to_have_text(
+            "t19 is not on this 19x19 board (columns a-s, rows 1-19)."
+        )
+        small, _, _ = await crowd.ann_against_hal(size=5)
+        await expect(small.locator("#room-view .keys-hint")).to_contain_text("a point typed (c3)")
 
 
 async def test_a_rematch_starts_with_the_keys_on_the_board(browser: Browser) -> None:

@@ -214,8 +214,12 @@ class _FormDialog(ModalScreen[R | None], Generic[R]):
         return True, str(self.query_one(f"#{select_id}", Select).value)
 
     def board_size(self) -> int | None:
+        """The size typed, as ``15`` or ``15x15`` (how a board's size is usually written)."""
         size_text = self.query_one("#size", Input).value.strip()
-        size = int(size_text) if size_text.isdigit() else 0
+        found = re.fullmatch(r"(\d+)(?:\s*[x\u00d7]\s*(\d+))?", size_text.lower())
+        size = 0
+        if found is not None and found[2] in (None, found[1]):
+            size = int(found[1])
         if not MIN_SIZE <= size <= MAX_SIZE:
             self.error(f"Board size: {size_text!r} is not a number from {MIN_SIZE} to {MAX_SIZE}.")
             return None
@@ -265,7 +269,7 @@ def _game_fields(*, seat: bool, last: msg.CreateRoom | None = None) -> ComposeRe
     time = "none" if room.time is None else str(room.time)
     yield Label("Rule")
     yield Select(RULES, value=room.rule, allow_blank=False, id="rule", compact=True)
-    yield Label("Board size")
+    yield Label(f"Board ({MIN_SIZE}-{MAX_SIZE})")
     # Not restricted to digits: a clock typed here by mistake (1+0) became a size (10)
     # without a word; read on submit, it is refused saying what the field holds.
     yield Input(str(room.size), id="size", max_length=8, compact=True)
@@ -357,7 +361,7 @@ class QuickMatchDialog(_FormDialog[msg.Queue]):
         after_text = "never" if after is None else f"{after / 1000:g}"
         level = last.ai_level if last is not None and last.ai_level else DEFAULT_LEVEL
         with DialogBox(classes="dialog"):
-            yield Label("[b]Quick match[/b] (rated; against an AI: unrated)")
+            yield Label("[b]Quick match[/b] (15x15, rated; against an AI: unrated)")
             with Grid(classes="form"):
                 yield Label("Rule")
                 yield Select(RULES, value=rule, allow_blank=False, id="rule", compact=True)

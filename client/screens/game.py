@@ -68,13 +68,15 @@ from client.widgets.entry import COMMAND_START, EntryLine, PromptBar, ToBoard, s
 from client.widgets.log import LogPane
 from client.widgets.moves import WIDTH as MOVES_WIDTH
 from client.widgets.moves import MoveList
+from engine.notation import format_point
 from engine.types import Color, Point
 from protocol import messages as msg
 from protocol.convert import point_to_wire
 from protocol.text import chat_problem
 from protocol.values import OfferKind, SwapChoice
 
-PLACEHOLDER_PLAYER = ("type h8 to play", "text to chat", "/help")
+PLACEHOLDER_PLAYER = ("type {point} to play", "text to chat", "/help")
+"""(``point``: the board's centre, a point of every size: h8 is none on 5x5.)"""
 PLACEHOLDER_WATCHER = ("type to chat", "/help", "arrows look around the board")
 PLACEHOLDER_OVER = ("type to chat", "/help", "the game is over")
 """A seated player's text line once the game has ended (no point to play any more)."""
@@ -172,7 +174,9 @@ class GameScreen(Screen[None]):
         self.notice = Static("", id="notice")
         self.prompt_bar = PromptBar(self.host.clock, id="prompt")
         self.entry = EntryLine(
-            placeholder=sep.join(PLACEHOLDER_PLAYER), max_length=CHAT_MAX, id="command"
+            placeholder=sep.join(PLACEHOLDER_PLAYER).format(point="h8"),
+            max_length=CHAT_MAX,
+            id="command",
         )  # typing stops at a chat line's limit, rather than the line being cut when sent
         for typed_on in (self.board, self.moves, self.log_pane, self.prompt_bar):
             typed_on.sink = self.entry
@@ -237,7 +241,10 @@ class GameScreen(Screen[None]):
             self._play_premove(model)
             self._show_premove()
             sep = f" {self.host.options.glyphs.sep} "
-            words: tuple[str, ...] = PLACEHOLDER_PLAYER if seated else PLACEHOLDER_WATCHER
+            centre = format_point(Point(game.size // 2, game.size // 2), game.size)
+            words: tuple[str, ...] = PLACEHOLDER_WATCHER
+            if seated:
+                words = tuple(word.format(point=centre) for word in PLACEHOLDER_PLAYER)
             if seated and game.state == "over":
                 words = PLACEHOLDER_OVER
                 opponent = game.opponent_of(self._my_seat_player())

@@ -5,7 +5,7 @@
 // where); with a finger the first tap previews and a second tap on the same point (or
 // the Confirm button the room shows) plays.
 
-import { columnLetter, parsePoint, pointName, starPoints } from "./notation.js";
+import { columnLetter, examplePoint, parsePoint, pointName, starPoints } from "./notation.js";
 
 const TYPED_MS = 1500; // a point's digits typed within this of its letter go on with it
 
@@ -54,7 +54,7 @@ export class BoardView {
       role: "grid",
       "aria-label": this.hooks.readOnly
         ? `Board, ${size} by ${size}. Left and Right arrows step through the moves.`
-        : `Board, ${size} by ${size}. Arrow keys move, a point typed (h8) goes there, a full stop to the last move, Enter or Space plays.`,
+        : `Board, ${size} by ${size}. Arrow keys move, a point typed (${examplePoint(size)}) goes there, a full stop to the last move, Enter or Space plays.`,
       tabindex: -1, // one Tab stop for the board: its cursor's point (it was two)
     });
     this.svg = svg;

@@ -4,7 +4,7 @@
 
 import { BoardView } from "./board.js";
 import { LEVELS, levelLabel } from "./levels.js";
-import { parsePoint } from "./notation.js";
+import { examplePoint, parsePoint, unreadText } from "./notation.js";
 import { aborted, changeText, choicesText, clockText, gameClockText, offerWords, opponentOf, RATED_MIN_STONES, ratingText, roomResultText, timeControlText } from "./room.js";
 import { pageFolder } from "./net.js";
 import { downloadButtons, downloadRecord } from "./records.js";
@@ -55,7 +55,7 @@ export class GameView {
       onSelect: (point) => this.selected(point),
       allowed: (point) => this.allowed(point),
       blocked: (point) => this.blocked(point),
-      unread: (typed) => this.refuse(`${typed} is no point of this board: type its letter and row, as h8.`),
+      unread: (typed) => this.refuse(unreadText(typed, this.board.size)),
     });
     // What a screen reader should hear as it happens (the opponent's move, the result),
     // which the page shows elsewhere only as a change on the board.
@@ -288,6 +288,8 @@ export class GameView {
     this.renderFirstStone(room);
     // The board's keys, for one who plays on it now (not a spectator, not after the end).
     this.keysHint.hidden = !(mySeat && (room.state === "playing" || room.state === "opening"));
+    const keys = `On the board: arrows move, a point typed (${examplePoint(room.size)}) goes there, . to the last move, Enter or Space plays.`;
+    if (this.keysHint.textContent !== keys) this.keysHint.textContent = keys;
     if (room.state === "over" && mySeat) this.app.showedEnd(room.id);
     placeToast(); // the result may have come where a toast is
   }

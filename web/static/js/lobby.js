@@ -70,6 +70,7 @@ export class LobbyView {
       h("label", {}, "Black ", h("select", { name: "black" }, LEVELS.map((l) => option(l, levelLabel(l), l === "novice")))),
       h("label", {}, "White ", h("select", { name: "white" }, LEVELS.map((l) => option(l, levelLabel(l), l === "intermediate")))),
       select("rule", "Rule", RULES, "freestyle"),
+      h("label", {}, "Board ", h("input", { type: "number", name: "size", min: 5, max: 26, value: 15, class: "short" })),
       h("button", { type: "submit" }, "Start and watch"));
     const code = h("form", { class: "card", id: "code-form", onsubmit: (e) => this.joinCode(e) },
       h("h2", {}, "Join by invite code"),
@@ -350,6 +351,7 @@ export class LobbyView {
     return this.once(event.target, async () => {
       const snap = await this.app.conn.request({
         type: "create_ai_game", rule: f.rule.value, black: f.black.value, white: f.white.value,
+        size: Number(f.size.value),
       });
       this.app.open(this.app.rooms.get(snap.room.id));
     });

@@ -17,6 +17,22 @@ export function pointName(x, y, size) {
   return `${LETTERS[x]}${size - y}`;
 }
 
+/** The point the help texts give as an example: the centre ("h8" on 15x15, "c3" on 5x5,
+ * where h8 is no point), as the terminal's cursor starts. */
+export function examplePoint(size) {
+  const mid = Math.floor(size / 2);
+  return pointName(mid, mid, size);
+}
+
+/** Why a point typed on the board was not read: off this board (t19 on 19x19, whose
+ * letters end at s), or not a letter and a row at all. */
+export function unreadText(typed, size) {
+  if (/^[a-z][0-9]{1,2}$/.test(typed)) {
+    return `${typed} is not on this ${size}x${size} board (columns a-${LETTERS[size - 1]}, rows 1-${size}).`;
+  }
+  return `${typed} is no point of this board: type its letter and row, as ${examplePoint(size)}.`;
+}
+
 export function columnLetter(x) {
   return LETTERS[x];
 }

@@ -61,7 +61,7 @@ export function downloadButtons(onDownload) {
   return {
     buttons: [button("json", "Download JSON"), button("psq", "Download PSQ"), button("moves", "Download move list")],
     note: h("p", { class: "hint-text", id: "download-note" },
-      "JSON keeps everything; PSQ and a move list keep the moves only (not the rule, how the game ended, or a swap2 opening)."),
+      "JSON keeps everything; PSQ and a move list keep the moves only (not the rule, how the game ended, or a swap2 opening), and a move list not the board's size either."),
   };
 }
 
