@@ -194,6 +194,29 @@ async def hello_or_refusal(port: int, name: str, *, token: str | None = None, **
         await ws.close()
 
 
+async def test_a_worker_known_by_its_token_is_not_locked_out_by_guesses_beside_it(
+    make_server: MakeServer,
+) -> None:
+    """A worker already welcomed comes back with its token and the right key while wrong
+    keys from its address are throttled: it gets in (its seats had been refused, and its
+    players faced an AI that never moved); with a wrong key, or without its token, not."""
+    config = ai_config()
+    server = await make_server(
+        limits=limits(code_failures_per_ip=5), bot_keys=config.bot_keys, bots=config.bots
+    )
+    (key,) = config.bot_keys
+    ws = await ws_connect(f"ws://127.0.0.1:{server.port}/", compression=None)
+    worker = TestClient(ws)
+    await worker.send(m.Hello(name="w", bot_key=key))
+    token = (await worker.expect(m.Welcome)).token
+    await ws.close()
+    said = [await hello_or_refusal(server.port, "x", bot_key=f"guess{n}") for n in range(6)]
+    assert said == ["bad_bot_key"] * 5 + ["rate_limited"]
+    assert await hello_or_refusal(server.port, "w", token=token, bot_key=key) == "welcome"
+    assert await hello_or_refusal(server.port, "w", token=token, bot_key="guess") == "bad_bot_key"
+    assert await hello_or_refusal(server.port, "w", bot_key=key) == "rate_limited"
+
+
 async def test_one_address_becomes_a_few_new_players_a_window(
     make_server: MakeServer, connect: Connect
 ) -> None:

@@ -53,7 +53,7 @@ async def on_hello(session: Session, msg: m.Hello) -> None:
     name = normal_name(msg.name)  # "José" typed either way is one name, shown alike
     bot = False
     if msg.bot_key is not None:
-        _check_key(session, msg)
+        await _check_key(session, msg)
         bot = True
     store = services.store
     resumed = False
@@ -117,15 +117,20 @@ async def on_hello(session: Session, msg: m.Hello) -> None:
     session.measure_lag()
 
 
-def _check_key(session: Session, msg: m.Hello) -> None:
+async def _check_key(session: Session, msg: m.Hello) -> None:
     """Refuse a bot key the server does not accept, and guessing: after as many wrong
     keys from one address as wrong invite codes (``code_failures_per_ip`` a window), its
     keys, right or wrong, are refused with ``rate_limited`` a while. The operator hears
     of each refusal the limit lets through (a worker with an old key; someone guessing):
-    150 guesses in 2 s wrote 150 warnings."""
+    150 guesses in 2 s wrote 150 warnings.
+
+    A hello whose token the server gave to a connection that proved a key before (a
+    worker's, or its AI seat's) is not a guess, and is judged by its key alone: an old
+    worker guessing from the same host had locked a running worker's seats out, and its
+    players faced an AI that never moved."""
     failures, now = session.services.key_failures, now_ms()
     wait = failures.wait_ms(session.limit_key, now)
-    if wait:
+    if wait and not await _keyed_before(session, msg.token):
         raise Refused(
             ErrorCode.RATE_LIMITED, f"too many wrong bot keys; try again in {seconds(wait)} s"
         )
@@ -134,6 +139,18 @@ def _check_key(session: Session, msg: m.Hello) -> None:
     failures.add(session.limit_key, now)
     log.warning("refused a bot key from %s (hello as %r)", session.address, msg.name)
     raise Refused(ErrorCode.BAD_BOT_KEY, "unknown bot key")
+
+
+async def _keyed_before(session: Session, token: str | None) -> bool:
+    """Whether ``token`` names a worker's or an AI seat's session (given only after a
+    right bot key)."""
+    if token is None:
+        return False
+    data = await session.services.store.get_session(token_hash(token))
+    if data is None:
+        return False
+    record = decode_session(data)
+    return record.bot or record.worker is not None
 
 
 async def _undo_hello(session: Session, record: SessionRecord) -> None:
