@@ -710,7 +710,8 @@ async def test_a_workers_hint_that_is_no_legal_move_never_reaches_the_player(
 async def test_an_ai_seat_plays_only_the_game_it_was_given(make_server: MakeServer) -> None:
     """An AI seat's connection may join its own room and play, but not open a room,
     start an AI game, queue, seat an AI, or sit down in a person's room (where it made
-    a game against an AI nobody asked for look rated): ``ai_not_allowed`` each."""
+    a game against an AI nobody asked for look rated): ``ai_not_allowed`` each; nor
+    speak for a worker, said as a seat's (not as a hello without a key, which it had)."""
     server = await make_server(ai_config())
 
     worker, person, other = (
@@ -738,6 +739,9 @@ async def test_an_ai_seat_plays_only_the_game_it_was_given(make_server: MakeServ
             await seat.send(msgspec.structs.replace(refused, id=n))
             error = await seat.expect_error("ai_not_allowed")
             assert error.re == n
+        await seat.send(m.BotReady(seats=1, levels=["hand"], id=20))
+        said = (await seat.expect_error("not_a_bot")).message
+        assert said == "only a worker's own connection, not an AI seat's, may do that"
         snapshot = await seat.join(room)
         assert snapshot.room.state == "playing"
         await ann_and_the_seat_move(person, seat, room)
@@ -777,11 +781,13 @@ async def test_a_worker_that_connects_again_replaces_its_old_connection(
 
 
 async def test_a_hint_the_worker_does_not_answer_is_asked_of_it_once(
-    make_server: MakeServer,
+    make_server: MakeServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     """A worker that never answers a hint: past the pool's idle time the one instance took
     the job over from itself and asked the same worker again ("taken over from a gone
-    instance", on a server alone). It is asked once; the player hears no AI answered."""
+    instance", on a server alone). It is asked once; the player hears no AI answered.
+    Its answer after that, and one to a request never made, are logged (a worker author
+    had no way to find out that their request ids were wrong)."""
     bots = dataclasses.replace(FAST_BOTS, hint_timeout_ms=2_000, job_idle_ms=300)
     server = await make_server(ai_config(bots=bots))
     person, bob = await raw_client(server), await raw_client(server)
@@ -792,10 +798,16 @@ async def test_a_hint_the_worker_does_not_answer_is_asked_of_it_once(
         await bob.join(room)
         await person.until_event(GameStarted)
         await person.send(m.Hint(room=room, id=5))
-        await worker.expect(m.HintRequest)
+        asked = await worker.expect(m.HintRequest)
         refused = await person.expect_error("no_ai_available")
         assert refused.re == 5
         await worker.silent(0.2)  # no second hint_request
+        with caplog.at_level(logging.INFO, logger="gomoku.server"):
+            await worker.send(m.HintResult(request=asked.request, point="a1", reason="late"))
+            await worker.send(m.HintResult(request=asked.request + 100, point="a1"))
+            await worker.silent(0.2)  # no reply, as protocol.md says; but the log says so
+        dropped = [r.getMessage() for r in caplog.records if "hint request" in r.getMessage()]
+        assert len(dropped) == 2, dropped
     for client in (person, bob):
         await client.ws.close()
 

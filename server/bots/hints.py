@@ -128,6 +128,14 @@ class HintDesk:
         worker = self.registry.workers.get(worker_id)
         pending = None if worker is None else worker.hints.get(result.request)
         if pending is None or pending.done():
+            # No reply (the protocol's), but a line: a worker author whose request ids
+            # were wrong had no way to find out.
+            log.info(
+                "AI worker %s answered hint request %d, which it was not asked or which "
+                "timed out; dropped",
+                worker_id,
+                result.request,
+            )
             return
         if result.point is None:  # a worker's own words never reach a player as the error
             pending.set_result((None, NO_MOVE))

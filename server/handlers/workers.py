@@ -15,7 +15,11 @@ from server.store import StoreUnavailable
 
 def _require_bot(session: Session) -> str:
     assert session.identity is not None
-    if not session.identity.bot or session.identity.worker is not None:
+    if session.identity.worker is not None:  # (its hello had the key: say what it is not)
+        raise Refused(
+            ErrorCode.NOT_A_BOT, "only a worker's own connection, not an AI seat's, may do that"
+        )
+    if not session.identity.bot:
         raise Refused(ErrorCode.NOT_A_BOT, "only an AI worker (hello with a bot key) may do that")
     return session.identity.player
 
