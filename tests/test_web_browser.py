@@ -1896,6 +1896,31 @@ async def test_playing_the_ai_with_none_free_closes_the_room_and_says_why(
         assert await rooms_opened(crowd, ann) == []
 
 
+async def test_a_level_of_a_workers_own_is_named_with_other_level(
+    browser: Browser, thinker: Thinker
+) -> None:
+    """Every AI list ends with "Other level…", which asks for a name (a worker of someone
+    else's offers its own, like brain:embryo) and keeps it in every list, also after a
+    reload; Play the AI asks for it (here none plays it, and the server says which do)."""
+    async with people_and_an_ai(browser, thinker) as crowd:
+        ann = await crowd.page("ann")
+        ann.once("dialog", lambda dialog: dialog.accept("Brain:Embryo"))
+        await ann.select_option("#create-form select[name=level]", label="Other level…")
+        await expect(ann.locator("#create-form select[name=level]")).to_have_value("brain:embryo")
+        await expect(ann.locator("#aivai-form select[name=white] option")).to_contain_text(
+            ["beginner (first games: misses threats)", "brain:embryo", "Other level…"]
+        )
+        await ann.click("#play-ai-button")
+        await expect(ann.locator("#toast")).to_contain_text("no AI plays level 'brain:embryo'")
+        await ann.reload()
+        await expect(ann.locator("#quick-form select[name=ai_level] option")).to_contain_text(
+            ["brain:embryo"]
+        )
+        ann.once("dialog", lambda dialog: dialog.dismiss())  # cancelled: the list keeps its level
+        await ann.select_option("#aivai-form select[name=black]", label="Other level…")
+        await expect(ann.locator("#aivai-form select[name=black]")).to_have_value("novice")
+
+
 async def test_the_ai_from_the_page(browser: Browser, thinker: Thinker) -> None:
     """With an AI worker connected: ann plays the AI of a level she picks in the lobby,
     asks for a hint (marked on the board until a takeback), then starts an AI-vs-AI game

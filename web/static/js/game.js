@@ -3,7 +3,7 @@
 // claim, rematch), the result with rating changes, the move list, and the chat.
 
 import { BoardView } from "./board.js";
-import { LEVELS, levelLabel } from "./levels.js";
+import { levelSelect } from "./levels.js";
 import { examplePoint, parsePoint, unreadText } from "./notation.js";
 import { aborted, changeText, choicesText, clockText, gameClockText, offerWords, opponentOf, RATED_MIN_STONES, ratingText, roomResultText, timeControlText } from "./room.js";
 import { pageFolder } from "./net.js";
@@ -613,7 +613,7 @@ export class GameView {
     }
     const playing = room.state === "playing" || room.state === "opening";
     if (mySeat && room.state === "waiting" && !room.rated) {
-      const level = h("select", { "aria-label": "AI level", id: "ai-level" }, LEVELS.map((l) => option(l, levelLabel(l), l === this.app.aiLevel)));
+      const level = levelSelect({ "aria-label": "AI level", id: "ai-level" }, this.app.aiLevel);
       parts.push(h("div", { class: "row" }, level,
         h("button", { type: "button", id: "seat-ai", disabled: waiting, onclick: () => act({ type: "seat_ai", level: level.value }) }, "Seat an AI")));
     }

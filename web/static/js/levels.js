@@ -1,5 +1,10 @@
 // The AI levels the page offers, weakest first: the engine's (engine/ai/levels.py,
 // LEVEL_NAMES), which every worker of this project plays. A test keeps the two lists equal.
+// A worker of someone else's offers levels of its own ("brain:embryo", "wbn-simple"):
+// each list ends with "Other level…", which asks for one by name and keeps it in the
+// lists from then on (this browser's storage), as the terminal's "or level name" does.
+
+import { option } from "./ui.js";
 
 export const LEVELS = ["beginner", "novice", "intermediate", "advanced", "master"];
 
@@ -16,4 +21,57 @@ const LEVEL_WORDS = {
 /** "beginner (first games: misses threats)": a level as its choices show it. */
 export function levelLabel(level) {
   return LEVEL_WORDS[level] ? `${level} (${LEVEL_WORDS[level]})` : level;
+}
+
+const OTHER = "";
+const KEPT = "gomoku.levels"; // the levels named here before (localStorage)
+// As protocol.md's bot_ready says a level is named.
+const LEVEL_NAME = /^[a-z0-9_.:+-]{1,40}$/;
+
+/** The levels named with "Other level…" on this browser, oldest first. */
+export function otherLevels() {
+  try {
+    const kept = JSON.parse(localStorage.getItem(KEPT) ?? "[]");
+    return Array.isArray(kept) ? kept.filter((l) => typeof l === "string" && LEVEL_NAME.test(l) && !LEVELS.includes(l)) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Every level a list offers: the engine's, then the ones named here. */
+export function allLevels() {
+  return [...LEVELS, ...otherLevels()];
+}
+
+/** A list of AI levels (`attrs`: its name or id and label) with `chosen` chosen, and
+ * "Other level…" last, which asks for a level by name and adds it to every list. */
+export function levelSelect(attrs, chosen) {
+  const list = document.createElement("select");
+  for (const [key, value] of Object.entries(attrs)) list.setAttribute(key, value);
+  list.append(...allLevels().map((l) => option(l, levelLabel(l), l === chosen)), option(OTHER, "Other level…"));
+  list.dataset.level = "";
+  let before = list.value;
+  list.addEventListener("focus", () => { before = list.value; });
+  list.addEventListener("change", () => {
+    if (list.value !== OTHER) {
+      before = list.value;
+      return;
+    }
+    const typed = (window.prompt("The level's name, as the AI worker offers it (like brain:embryo):") ?? "").trim().toLowerCase();
+    if (!LEVEL_NAME.test(typed)) {
+      list.value = before; // (cancelled, or no level name: a-z 0-9 _ . : + -, at most 40)
+      return;
+    }
+    if (!allLevels().includes(typed)) {
+      localStorage.setItem(KEPT, JSON.stringify([...otherLevels(), typed]));
+      for (const other of document.querySelectorAll("select[data-level]")) {
+        const keep = other.value;
+        other.replaceChildren(...allLevels().map((l) => option(l, levelLabel(l), l === keep)), option(OTHER, "Other level…"));
+        other.value = keep;
+      }
+    }
+    list.value = typed;
+    before = typed;
+  });
+  return list;
 }

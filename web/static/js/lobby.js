@@ -2,7 +2,7 @@
 // the protocol has, a game against the AI, an AI-vs-AI game, joining by invite code, and
 // the live list of rooms to join or watch.
 
-import { LEVELS, levelLabel } from "./levels.js";
+import { levelSelect } from "./levels.js";
 import { OPENINGS, RULES } from "./rules.js";
 import { clockText, opponentOf, parseTimeControl, ratingText, resultText, timeControlText } from "./room.js";
 import { errorText, focusHeading, h, option, toast } from "./ui.js";
@@ -42,7 +42,7 @@ export class LobbyView {
       select("time", "Clock", [["", "No clock"], ...CLOCKS.map((c) => [c, c])], "5+3"),
       h("label", {}, h("input", { type: "checkbox", name: "ai" }), " Play the AI if nobody comes within ",
         h("input", { type: "number", name: "ai_after", min: 5, max: 3600, value: 30, class: "short", "aria-label": "Seconds before the AI steps in" }), " s"),
-      select("ai_level", "AI level", LEVELS.map((l) => [l, levelLabel(l)]), app.aiLevel),
+      h("label", {}, "AI level ", levelSelect({ name: "ai_level" }, app.aiLevel)),
       h("button", { type: "submit", id: "quick-button" }, "Find an opponent"),
       this.queueSaid, this.queueBox);
     const create = h("form", { class: "card", id: "create-form", onsubmit: (e) => this.create(e) },
@@ -63,12 +63,12 @@ export class LobbyView {
       h("div", { class: "buttons" },
         h("button", { type: "submit", name: "people", id: "create-button" }, "Create room"),
         h("span", {}, " or against the AI: "),
-        h("select", { name: "level", "aria-label": "AI level" }, LEVELS.map((l) => option(l, levelLabel(l), l === app.aiLevel))),
+        levelSelect({ name: "level", "aria-label": "AI level" }, app.aiLevel),
         h("button", { type: "submit", name: "ai", id: "play-ai-button" }, "Play the AI")));
     const aivai = h("form", { class: "card", id: "aivai-form", onsubmit: (e) => this.aiGame(e) },
       h("h2", {}, "AI vs AI"),
-      h("label", {}, "Black ", h("select", { name: "black" }, LEVELS.map((l) => option(l, levelLabel(l), l === "novice")))),
-      h("label", {}, "White ", h("select", { name: "white" }, LEVELS.map((l) => option(l, levelLabel(l), l === "intermediate")))),
+      h("label", {}, "Black ", levelSelect({ name: "black" }, "novice")),
+      h("label", {}, "White ", levelSelect({ name: "white" }, "intermediate")),
       select("rule", "Rule", RULES, "freestyle"),
       h("label", {}, "Board ", h("input", { type: "number", name: "size", min: 5, max: 26, value: 15, class: "short" })),
       h("button", { type: "submit" }, "Start and watch"));

@@ -6,7 +6,7 @@ import { Connection, pageFolder, serverUrl } from "./net.js";
 import { gameClockText, opponentOf, resultText, RoomState } from "./room.js";
 import { LobbyView } from "./lobby.js";
 import { GameView } from "./game.js";
-import { LEVELS } from "./levels.js";
+import { LEVELS, allLevels } from "./levels.js";
 import { LeaderboardView, ProfileView, ReviewView } from "./records.js";
 import { nameProblem, normalName } from "./text.js";
 import { clickSound, errorText, focusHeading, h, toast } from "./ui.js";
@@ -132,7 +132,7 @@ export class App {
    * weakest (a newcomer's first game; the terminal client starts there too). */
   get aiLevel() {
     const level = localStorage.getItem(STORE.level);
-    return LEVELS.includes(level) ? level : LEVELS[0];
+    return allLevels().includes(level) ? level : LEVELS[0];
   }
 
   set aiLevel(level) {
