@@ -515,7 +515,7 @@ def game_result_label(game: GameSummary, player: str | None) -> str:
     if player is not None and player == winner.id:
         return f"won ({why})"
     if player is not None and player == loser.id:
-        return f"lost ({why})"
+        return f"lost ({reason_words(result.reason, drawn=False, lost=True)})"
     return f"{result.winner} ({why})"
 
 

@@ -582,6 +582,8 @@ async def test_a_game_left_for_the_lobby_that_ends_there_is_said_on_the_lobby_li
         ended = f"Your game with bob ({room}) has ended: you won (resignation)."
         await until(pilot, lambda: ended in lobby_line(app), "the line about the end")
         assert app.model.seated_rooms == ()
+        # Whole on an 80-column screen, on two lines (one was cut at "p shows it in").
+        await until(pilot, lambda: "in your profile." in screen_text(app), "the line's end")
         await pilot.press("m")
         await until(pilot, lambda: isinstance(app.screen, QuickMatchDialog))
         await pilot.click("#ok")

@@ -26,6 +26,7 @@ from client.present import (
 )
 from client.state.game import Seat
 from client.state.model import ViewModel, reduce
+from client.state.words import ended_away_result
 from engine.types import Color, Opening, Reason, Rule
 from protocol.events import GameOver, RatingChange
 from protocol.messages import Event, Snapshot, Welcome
@@ -304,7 +305,8 @@ def test_long_names_are_cut_short_to_keep_both_clocks_in_80_columns() -> None:
 def test_a_game_both_players_left_is_aborted_early_and_drawn_later() -> None:
     """Both players gone: before each had made two moves the status line and the history
     say the game was aborted (it counts for nothing), after it a draw, as the server
-    rates it; a game lost by abandonment is the opponent gone, in the same words in both."""
+    rates it; a game won by abandonment is the opponent gone, in the same words in both,
+    and to its loser "you were away too long" (they read "lost (opponent gone)")."""
     players = Seats(
         black=PlayerRef(id="a", name="ann", rating=1500),
         white=PlayerRef(id="b", name="bob", rating=1500),
@@ -323,6 +325,9 @@ def test_a_game_both_players_left_is_aborted_early_and_drawn_later() -> None:
         assert f" · {status} · " in second, second
         game = summary(rated=True, result=result, moves=stones)
         assert game_result_label(game, "p-alice") == history
+    lost = summary(rated=True, result=one_left, moves=3)
+    assert game_result_label(lost, "p-bob") == "lost (you were away too long)"
+    assert "you lost (you were away too long)" in ended_away_result(lost, "p-bob")
 
 
 def test_a_rated_game_that_did_not_count_is_no_casual_one_in_the_history() -> None:

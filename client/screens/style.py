@@ -115,7 +115,7 @@ Input > .input--placeholder { color: $text-muted; }
 #queue { height: 1; background: $warning 30%; padding: 0 1; }
 LobbyScreen #banner { height: auto; background: $error 40%; padding: 0 1; }
 #rooms { height: 1fr; }
-#lobby-hint { height: 1; color: $text-muted; padding: 0 1; }
+#lobby-hint { height: auto; max-height: 3; color: $text-muted; padding: 0 1; }
 /* A dialog scrolls inside a small terminal (the focused field is scrolled into view):
    at 40x15 the new-room dialog's Create button was out of sight and out of reach. */
 .dialog {

@@ -122,12 +122,19 @@ DRAW_WORDS = {Reason.ABANDON: "both left"}
 both players left it, not one."""
 
 
-def reason_words(reason: Reason, *, drawn: bool) -> str:
+LOST_WORDS = {Reason.ABANDON: "you were away too long"}
+"""The reasons whose words differ after ``lost``: "lost (opponent gone)" was said to the
+player who had gone."""
+
+
+def reason_words(reason: Reason, *, drawn: bool, lost: bool = False) -> str:
     """Why a game ended, in the words every screen of this client uses after ``black
-    wins``, ``won``, ``lost`` or ``draw`` (the wire's codes read ``won (resign)`` in the
-    profile where the game said ``resignation``)."""
+    wins``, ``won``, ``lost`` (``lost``: said to the loser) or ``draw`` (the wire's
+    codes read ``won (resign)`` in the profile where the game said ``resignation``)."""
     why = RESULT_WORDS.get(reason, str(reason))
-    return DRAW_WORDS.get(reason, why) if drawn else why
+    if drawn:
+        return DRAW_WORDS.get(reason, why)
+    return LOST_WORDS.get(reason, why) if lost else why
 
 
 def ended_away_text(room: str) -> str:
@@ -152,8 +159,9 @@ def ended_away_result(game: GameSummary, me: str | None) -> str:
     elif result.winner is None:
         how = f"a draw ({reason_words(result.reason, drawn=True)})"
     else:
-        why = reason_words(result.reason, drawn=False)
-        how = f"you {'won' if result.winner == mine else 'lost'} ({why})"
+        won = result.winner == mine
+        why = reason_words(result.reason, drawn=False, lost=not won)
+        how = f"you {'won' if won else 'lost'} ({why})"
     if (change := change_of(game, me)) is not None:
         how += f", rating {describe_rating_change(change)}"
     return f"Your game with {other.name} ({game.id}) has ended: {how}. p shows it in your profile."
