@@ -225,6 +225,10 @@ def notice_for(
     if pending is not None and pending.by in me and len(seated) == 1:
         return f"Your {pending.kind} offer is waiting for an answer."
     other = _opponent_offline(game, seated)
+    if other is not None and not model.session.link.online:
+        # Not connected ourselves: a claim could not be sent, and the countdown may not
+        # even run (a server that stopped, or restarts and gives the time back).
+        other = None
     if other is not None and other.claim_at is not None and other.claim_at > now:
         left = countdown(other.claim_at - now)
         return f"{other.name} is offline: you may claim the win if they are not back in {left}."

@@ -79,6 +79,10 @@ def test_the_claim_countdown_says_what_it_counts_then_asks() -> None:
     back = reduce(model, event(5, ev.Presence(player="p-bob", online=True)), T0 + 30)
     assert prompt_for(back, ME, T0 + 30) is None
     assert notice_for(back, ME, T0 + 30) == ""
+    # Not connected ourselves (the server stopped): no countdown to a claim we could not
+    # make, which may not even run (it had counted down to nothing).
+    cut = reduce(model, ConnectionChanged("reconnecting", attempt=1), T0 + 5)
+    assert notice_for(cut, ME, T0 + 5) == ""
 
 
 def test_an_ai_whose_worker_is_gone_may_be_claimed_against_too() -> None:
