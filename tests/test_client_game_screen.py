@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from client_fixtures import (
     bob_sees_move,
     in_game_with_bob,
     leave_for_the_lobby,
+    log_text,
     running,
     stones,
     until,
@@ -33,6 +35,7 @@ from client.widgets.entry import PROMPT_GUARD_S
 from engine.types import Point, Rule
 from protocol import events as ev
 from protocol import messages as m
+from protocol.values import TimeControl
 from server.app import GomokuServer
 
 
@@ -437,7 +440,7 @@ async def test_takeback_request(server: GomokuServer, connect: Connect, tmp_path
 
 
 async def test_slash_commands(server: GomokuServer, connect: Connect, tmp_path: Path) -> None:
-    """/draw and /resign in the command line do what d and R do."""
+    """/draw and /resign in the command line do what d and R do; /review says when."""
     async with running(server, tmp_path) as (app, pilot):
         bob, _ = await in_game_with_bob(app, pilot, connect)
         await pilot.press("slash")
@@ -446,6 +449,8 @@ async def test_slash_commands(server: GomokuServer, connect: Connect, tmp_path: 
         assert offered.kind == "draw"
         await pilot.press(*"/nonsense", "enter")
         await until(pilot, lambda: "Unknown command /nonsense" in app.model.log[-1].text)
+        await pilot.press(*"/review", "enter")  # (mid-game it said nothing at all)
+        await until(pilot, lambda: "The review opens once the game is over" in log_text(app))
         await pilot.press(*"/resign", "enter")
         await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         await pilot.press("y")
@@ -738,3 +743,27 @@ async def test_ctrl_c_copies_text_selected_with_the_mouse_and_else_quits(
         assert app.is_running
         await pilot.press("ctrl+c")
         await until(pilot, lambda: not app.is_running, "the client to quit")
+
+
+async def test_a_client_that_did_not_run_for_a_minute_asks_the_server_for_its_clocks(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """The client is stopped for a minute on Alice's move in a 1+0 game (its clock jumps
+    60 s between two ticks): it asks for the room again and shows the time the server
+    has, where it had counted her clock down to 0:00.0 (the server, stopped too, had given
+    the time back)."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, room = await in_game_with_bob(
+            app, pilot, connect, time=TimeControl(base_ms=60_000, inc_ms=0)
+        )
+        await pilot.press("enter")
+        await bob_sees_move(bob, "h8")
+        await bob_plays(bob, room, "a1")
+        await until(pilot, lambda: stones(app) == 2, "bob's stone")
+        before = app.model.room
+        real = app.clock
+        app.clock = lambda: real() + 60.0  # a minute when nothing here ran
+        await until(pilot, lambda: app.model.room is not before, "the room asked for again")
+        await pilot.pause()
+        assert "0:00.0" not in screen_text(app)
+        assert re.search(r"alice .*\(you\) 0:5\d", screen_text(app)), screen_text(app)

@@ -75,6 +75,9 @@ from protocol.convert import point_to_wire
 from protocol.text import chat_problem
 from protocol.values import OfferKind, SwapChoice
 
+LATE_TICK_S = 3.0
+"""A clock tick this much later than due means the client did not run meanwhile."""
+
 PLACEHOLDER_PLAYER = ("type {point} to play", "text to chat", "/help")
 """(``point``: the board's centre, a point of every size: h8 is none on 5x5.)"""
 PLACEHOLDER_WATCHER = ("type to chat", "/help", "arrows look around the board")
@@ -192,6 +195,7 @@ class GameScreen(Screen[None]):
     def on_mount(self) -> None:
         self._last_room: str | None = None
         self._timer: Timer | None = None
+        self._due: float | None = None  # when the timer's tick is due (monotonic)
         self._dismissed: set[tuple[object, ...]] = set()  # claims answered "not now"
         # The log, the players muted, and the log shown for them (see _visible_log).
         self._shown_log: tuple[tuple[LogLine, ...], tuple[str, ...], tuple[LogLine, ...]] | None
@@ -265,6 +269,8 @@ class GameScreen(Screen[None]):
         model = self.model
         glyphs = self.host.options.glyphs
         now = self.host.clock()
+        if self._due is not None and now - self._due > LATE_TICK_S:
+            self._ask_for_the_room()
         width = self.status_game.content_size.width  # 0 before the first layout
         first, second = status_lines(model, self.me, glyphs, now, width)
         players = Text(first)
@@ -283,8 +289,21 @@ class GameScreen(Screen[None]):
             self._timer.stop()
             self._timer = None
         delay = next_change(model, self.me, now)
+        self._due = None if delay is None else now + delay
         if delay is not None:
             self._timer = self.set_timer(delay, self.tick)
+
+    def _ask_for_the_room(self) -> None:
+        """The room again, for the clocks as the server has them now: this client was
+        stopped (the whole of ``gomoku play --local`` frozen, a laptop's sleep on a
+        system whose clock counts it), and counted its clock down to 0:00.0 while the
+        server, stopped too, gave that time back as an outage's."""
+        game = self.model.room
+        if game is None or not game.running or not self.model.session.link.online:
+            return
+        seated = self._my_seat_player() is not None
+        join = msg.Join(room=game.id, role="player" if seated else "spectator")
+        self.run_worker(self.host.send(join), group="resync")
 
     def _key_for(self, action: str) -> str:
         """The key of ``action`` as the footer names it (declared once, in BINDINGS)."""
@@ -795,7 +814,14 @@ class GameScreen(Screen[None]):
     async def action_review(self) -> None:
         """The finished game in the review screen (its record, as the profile opens it)."""
         game = self.model.room
-        if game is None or game.state != "over" or not game.moves:
+        if game is None:
+            return
+        if game.state != "over":  # (typed as /review it said nothing at all)
+            again = self.host.options.glyphs.key_name("ctrl+p")
+            self.host.note(f"The review opens once the game is over ({again} then).")
+            return
+        if not game.moves:
+            self.host.note("This game has no stone to go over.")
             return
         self.host.note("Opening the game's record...")
         await self.records.open(game.id)
