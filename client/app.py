@@ -126,6 +126,9 @@ class GomokuApp(App[None]):
         # said "Press ctrl+q to quit the app"; with text selected by the mouse (an
         # invite code) it copies it, as anywhere else (it quit, the code gone with it).
         Binding("ctrl+c", "copy_or_quit", "Quit", show=False, priority=True),
+        # Back to the shell, as in any terminal program (``fg`` returns): it did nothing.
+        # The game goes on meanwhile, as when the player walks away.
+        Binding("ctrl+z", "suspend_process", "Suspend", show=False),
     ]
 
     def __init__(

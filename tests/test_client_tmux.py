@@ -254,6 +254,25 @@ def test_a_client_told_to_stop_gives_the_terminal_back(
     assert "(alice): close 1000" in server.log_text(), server.log_text()
 
 
+def test_ctrl_z_suspends_the_client_to_the_shell_and_fg_brings_it_back(
+    tmux: Tmux, printed_server: tuple[LiveServer, str], tmp_path: Path
+) -> None:
+    """In a shell, Ctrl+Z stops the client as it stops any terminal program (it did
+    nothing), the shell's prompt comes back, and ``fg`` redraws the client as it was."""
+    _, address = printed_server
+    play = client_command(address, "alice", tmp_path / "config")
+    tmux.start("alice", "sh")
+    tmux.run("send-keys", "-t", "alice", "-l", play)  # (the shell's line, typed at once)
+    tmux.keys("alice", "Enter")
+    tmux.wait_for("alice", "Gomoku Arena · alice @", "online")
+    tmux.keys("alice", "C-z")
+    screen = tmux.wait_for("alice", "Stopped")
+    assert "Gomoku Arena · alice @" not in screen  # the shell's own screen again
+    tmux.type("alice", "fg")
+    tmux.keys("alice", "Enter")
+    tmux.wait_for("alice", "Gomoku Arena · alice @", "online")
+
+
 STUCK_APP = """
 import sys, time
 sys.path.insert(0, {root!r})
