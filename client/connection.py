@@ -49,6 +49,12 @@ CATCH_UP_QUIET = 0.3  # seconds without a room event that end a resume's catch-u
 OPEN_TIMEOUT_S = 5.0  # the TCP, TLS and WebSocket handshakes together
 HELLO_TIMEOUT_S = 10.0  # from hello to welcome: a server that never answers is not ours
 RECONNECT = Backoff(initial=0.5, maximum=15.0)
+RESTART_RETRY = Backoff(initial=0.5, maximum=2.0)
+"""The waits while a server restarts (it closed with 1001, or a proxy says no server is
+behind it), for :data:`RESTART_WINDOW_S`: a restart takes seconds, and each second
+waited beyond it is a second off the clock of a player on the move (with the growing
+waits a player came back 8 s after the servers were)."""
+RESTART_WINDOW_S = 60.0
 """Waits between reconnect attempts: 0.5 s doubling to 15 s, each up to 20% shorter."""
 
 
@@ -165,6 +171,7 @@ class Connection:
         (:class:`ConnectionChanged` with the problem and the time of the next try)."""
         attempt = 0
         failure = LinkFailure("lost")
+        restarting_since: float | None = None  # the server said it was going away then
         while not self._closing:
             if attempt == 0:
                 self.dispatch(ConnectionChanged("connecting"))
@@ -192,10 +199,15 @@ class Connection:
                 self._resumed.clear()
             if was_welcomed:
                 attempt = 0  # the backoff grows only while no attempt gets welcomed
+                restarting_since = None
             if self._closing:
                 break
             attempt += 1
             delay = self.backoff.delay(attempt)
+            if restarting_since is None and failure.restarting:
+                restarting_since = self.clock()
+            if restarting_since is not None and self.clock() - restarting_since < RESTART_WINDOW_S:
+                delay = min(delay, RESTART_RETRY.delay(attempt))
             self.dispatch(
                 ConnectionChanged(
                     "reconnecting",

@@ -79,6 +79,12 @@ class LinkFailure(Exception):
         name = PROBLEM_NAMES[self.problem]
         return f"{name} ({self.detail})" if self.detail else name
 
+    @property
+    def restarting(self) -> bool:
+        """Whether the server is on its way back: it closed saying it was going away
+        (1001), or a proxy answered that no server is behind it (502, 503, 504)."""
+        return self.problem == "no_server" or self.detail == RESTARTING
+
     def told(self) -> str:
         """What the screens say of it after their own lead: ``str()``, but only the
         particulars of a lost connection, whose sentences begin "Connection lost"."""
@@ -111,12 +117,16 @@ def _said(body: bytes | bytearray) -> str:
     return "" if "<" in line or not line.isprintable() else line
 
 
+RESTARTING = "the server is restarting or shutting down"
+"""What a connection closed with 1001 (going away) is said to be."""
+
+
 def closed_by_server(code: int | None) -> LinkFailure:
     """A connection the server closed after welcoming us, said by its close code: 1001
     is a server shutting down (an operator's restart, as a rule), which a player should
     not read as their own network's fault."""
     if code == CloseCode.GOING_AWAY:
-        return LinkFailure("lost", "the server is restarting or shutting down")
+        return LinkFailure("lost", RESTARTING)
     return LinkFailure("lost", "closed by the server")
 
 
