@@ -12,7 +12,6 @@ screen may use.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import shlex
 import time
@@ -126,9 +125,10 @@ class GomokuApp(App[None]):
         # said "Press ctrl+q to quit the app"; with text selected by the mouse (an
         # invite code) it copies it, as anywhere else (it quit, the code gone with it).
         Binding("ctrl+c", "copy_or_quit", "Quit", show=False, priority=True),
-        # Back to the shell, as in any terminal program (``fg`` returns): it did nothing.
+        # Back to the shell, as in any terminal program (``fg`` returns), from any screen
+        # or dialog (priority: a dialog held it back): it did nothing.
         # The game goes on meanwhile, as when the player walks away.
-        Binding("ctrl+z", "suspend_process", "Suspend", show=False),
+        Binding("ctrl+z", "suspend_process", "Suspend", show=False, priority=True),
     ]
 
     def __init__(
@@ -152,6 +152,7 @@ class GomokuApp(App[None]):
         self.identity: Identity = (
             load_identity(options.config_dir, options.profile) if options.remember else Identity()
         )
+        self.unsaved = False  # the identity file could not be written (said once)
         last_ai = AiChoice.from_json(self.identity.last_ai) if self.identity.last_ai else None
         if last_ai is not None:
             self.dispatch(last_ai)  # the dialog offers it again, after a restart too
@@ -244,6 +245,8 @@ class GomokuApp(App[None]):
             # Named on the command line, or back on a server this identity has played on
             # (its token kept): straight in, and back to a game left running.
             self.start(self.options.server, name)
+        elif (there := self.identity.name_on(self.options.server.key)) is not None:
+            self.start(self.options.server, there)  # as the name played there, not the last
         else:
             self.push_screen(ConnectScreen(self))
 
@@ -312,9 +315,21 @@ class GomokuApp(App[None]):
 
     def _save(self, identity: Identity) -> None:
         self.identity = identity
-        if self.options.remember:
-            with contextlib.suppress(OSError):
-                save_identity(self.identity, self.options.config_dir, self.options.profile)
+        if not self.options.remember:
+            return
+        try:
+            save_identity(self.identity, self.options.config_dir, self.options.profile)
+        except OSError as exc:
+            if self.unsaved:
+                return
+            self.unsaved = True  # said once: the game goes on, unremembered
+            where = exc.filename or "the config directory"
+            text = (
+                f"Your identity could not be saved in {where} ({exc.strerror}): this "
+                "player is not remembered after you quit."
+            )
+            self.tell_lobby(text)
+            self.note(text, refusal=True)
 
     # -- state ------------------------------------------------------------------
 

@@ -7,8 +7,10 @@ set (tests). Several people on one OS account each use a *profile*
 (``gomoku play --profile bob``): profile ``bob`` lives in ``profile-bob.json``
 beside it, with its own name and tokens. Tokens are secrets: the file is
 written with mode 0600, atomically (write then rename), so a crash never
-leaves half a file. A missing or unreadable file is an empty identity, never
-an error: the worst case is a fresh player.
+leaves half a file. A missing file is an empty identity. One that cannot be read
+or parsed (a hand edit's trailing comma, a file made by another user) is said by
+:func:`identity_problem` before the client starts, and left as it is: read as empty,
+it was overwritten at the next welcome with one token, every other server's lost.
 """
 
 from __future__ import annotations
@@ -108,6 +110,16 @@ class Identity:
             return self.token_for(server)
         return self.earlier.get(name, {}).get(server)
 
+    def name_on(self, server: str) -> str | None:
+        """The name this identity plays ``server`` as: the current one if it has a token
+        there, else the one earlier name that has (None: none, or several: people who
+        share the computer, to choose between). A player called "alice" on the club's
+        server and "al" on a friend's came back to the club as a new "al"."""
+        if self.name is not None and self.token_for(server) is not None:
+            return self.name
+        there = [name for name, tokens in self.earlier.items() if server in tokens]
+        return there[0] if len(there) == 1 else None
+
     def with_token(self, server: str, name: str, token: str) -> Identity:
         """``name`` welcomed on ``server`` with ``token``: the current name, the last
         one's tokens set aside under its name if it was another."""
@@ -118,6 +130,23 @@ class Identity:
             earlier[self.name] = self.tokens
         tokens = {**earlier.pop(name, {}), server: token}
         return dataclasses.replace(self, name=name, tokens=tokens, earlier=earlier)
+
+
+def identity_problem(directory: Path | None = None, profile: str | None = None) -> str | None:
+    """Why ``profile``'s identity file cannot be used, if it exists and cannot be read
+    or parsed as one (None: missing, or fine)."""
+    path = (directory or config_dir()) / identity_file(profile)
+    try:
+        data: Any = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"cannot read {path}: {exc.strerror}"
+    except ValueError as exc:  # (json's errors and a file that is no UTF-8 text)
+        return f"{path} is not readable JSON ({exc})"
+    if not isinstance(data, dict):
+        return f"{path} holds no identity (a JSON object)"
+    return None
 
 
 def load_identity(directory: Path | None = None, profile: str | None = None) -> Identity:

@@ -66,15 +66,17 @@ Connect to a Gomoku Arena server and play, watch and chat.
 
 SERVER is the address the server printed, in any of these forms: host,
 host:port, [::1]:8765, ws://host:port, wss://host:port/path, http://host:port/
-(http means ws, https means wss). Without a port: 8765 (80 or 443 with a scheme).
-A web page's link to a room (http://host:port/#/room/K7Q-2MX-8RT) connects to its
-server and enters that room.
+(http means ws, https means wss). Without a port: 8765 (80 or 443 with a
+scheme). A web page's link to a room (http://host:port/#/room/K7Q-2MX-8RT)
+connects to its server and enters that room.
 
 On the game screen type a point (h8) and Enter to play it, or anything else to
 chat; ? lists every key.
 
-Two people on one computer: give each a profile, which keeps its own name and
-resume token (gomoku play --profile ann, gomoku play --profile bob)."""
+Your name and, per server, the token that brings your seats back are kept in
+identity.json in $XDG_CONFIG_HOME/gomoku-arena (~/.config/gomoku-arena), or in
+$GOMOKU_CONFIG_DIR. Two people on one computer: give each a profile, which
+keeps its own (gomoku play --profile ann, gomoku play --profile bob)."""
 
 
 def add_play_parser(subparsers: Any) -> None:
@@ -175,6 +177,17 @@ def run_play(args: argparse.Namespace) -> int:
         print(f"gomoku play: {problem}", file=sys.stderr)
         return EXIT_USAGE
     app_class = load_ui("gomoku play", _play_app)
+    if app_class is not None and not args.local:
+        from client.config import identity_problem
+
+        if (problem := identity_problem(profile=args.profile)) is not None:
+            print(
+                f"gomoku play: {problem}; it keeps your players' resume tokens, so it is "
+                "left as it is: mend it, move it away to start as a new player, or use "
+                "--profile NAME",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
     if app_class is None:
         return EXIT_USAGE
     if (problem := terminal_problem("gomoku play")) is not None:

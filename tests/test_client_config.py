@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,7 @@ from client.app import GomokuApp
 from client.config import ENV_DIR, FILE_NAME, Identity, config_dir, load_identity, save_identity
 from client.options import PlayOptions
 from client.screens.lobby import LobbyScreen
+from client.screenshot import screen_text
 from server.app import GomokuServer
 
 
@@ -124,3 +127,64 @@ async def test_another_name_is_a_new_player_and_the_last_one_comes_back(
                 ]
             await pilot.press("q")
     assert load_identity(tmp_path).earlier.keys() == {"anon"}
+
+
+async def test_back_on_a_server_played_as_another_name_is_that_player_again(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """alice on this server, then al on a friend's: back here without --name, the client
+    is alice straight away (it asked for a name with al filled in, and Enter made a new
+    al here)."""
+    alice = await connect("alice")
+    here = f"localhost:{server.port}"
+    identity = Identity().with_token(here, "alice", alice.token)
+    save_identity(identity.with_token("friend:8765", "al", "t-al"), tmp_path)
+    await alice.ws.close()
+    app = GomokuApp(
+        PlayOptions(server=ServerAddress("localhost", server.port), config_dir=tmp_path),
+        backoff=FAST,
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.model.session.link.online, "online")
+        assert isinstance(app.screen, LobbyScreen)
+        assert app.model.me == alice.player
+    kept = load_identity(tmp_path)
+    assert (kept.name, kept.token_as("al", "friend:8765")) == ("alice", "t-al")
+
+
+def test_a_file_that_cannot_be_read_is_said_and_left_alone(tmp_path: Path) -> None:
+    """gomoku play with an identity file a hand edit broke (a trailing comma) says so in
+    one line and starts nothing, the file as it was: read as empty, it was overwritten at
+    the next welcome with one token, every other server's player lost to this computer."""
+    broken = '{"name": "al", "tokens": {"club:8765": "t-club"},\n}'
+    (tmp_path / FILE_NAME).write_text(broken, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "client.cli", "play", "club:8765"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, ENV_DIR: str(tmp_path), "TERM": "xterm-256color"},
+        timeout=60,
+    )
+    assert done.returncode == 2
+    [line] = done.stderr.splitlines()
+    assert line.startswith(f"gomoku play: {tmp_path / FILE_NAME} is not readable JSON (")
+    assert "move it away to start as a new player" in line
+    assert (tmp_path / FILE_NAME).read_text(encoding="utf-8") == broken
+
+
+async def test_an_identity_that_cannot_be_saved_is_said_once(
+    server: GomokuServer, tmp_path: Path
+) -> None:
+    """A config directory that cannot be written (made once under sudo, say): the lobby
+    says the player will not be remembered (nothing was said, and the next start was a
+    new player)."""
+    blocked = tmp_path / "not-a-directory"
+    blocked.write_text("")
+    options = PlayOptions(
+        server=ServerAddress("localhost", server.port), name="roy", config_dir=blocked / "sub"
+    )
+    app = GomokuApp(options, backoff=FAST)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.model.session.link.online, "online")
+        said = "this player is not remembered after you quit"
+        await until(pilot, lambda: said in " ".join(screen_text(app).split()), "the lobby's word")
