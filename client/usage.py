@@ -95,6 +95,10 @@ def terminal_problem(prog: str, environ: Mapping[str, str] | None = None) -> str
     return None
 
 
+PEP_538_CTYPES = frozenset({"C.UTF-8", "C.utf8", "UTF-8"})
+"""What Python sets ``LC_CTYPE`` to when it coerces a C or POSIX locale."""
+
+
 def locale_is_utf8(environ: Mapping[str, str] | None = None) -> bool:
     """Whether the locale the user set (``LC_ALL``, else ``LC_CTYPE``, else ``LANG``)
     says UTF-8, as terminal programs read it to choose their line drawing. ``C`` and
@@ -102,6 +106,10 @@ def locale_is_utf8(environ: Mapping[str, str] | None = None) -> bool:
     nothing set at all is taken as UTF-8, as most terminals are."""
     env = os.environ if environ is None else environ
     value = env.get("LC_ALL") or env.get("LC_CTYPE") or env.get("LANG")
+    if not env.get("LC_ALL") and env.get("LC_CTYPE") in PEP_538_CTYPES:
+        # Python itself put LC_CTYPE=C.UTF-8 in the environment at start-up, for a C or
+        # POSIX locale (PEP 538): LANG is what the user set (LANG=C drew discs).
+        value = env.get("LANG")
     if not value:
         return True
     codeset = value.partition(".")[2].partition("@")[0].lower().replace("-", "")

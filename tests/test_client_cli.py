@@ -446,6 +446,11 @@ def test_a_dumb_terminal_or_a_pipe_gets_one_line_not_a_screen(tmp_path: Path) ->
         ({"LANG": "C", "LC_CTYPE": "de_DE.UTF-8@euro"}, True),
         ({"LC_ALL": "POSIX"}, False),
         ({"LANG": "de_DE.ISO-8859-1"}, False),
+        # As Python leaves them after its PEP 538 coercion of a C or POSIX locale:
+        ({"LANG": "C", "LC_CTYPE": "C.UTF-8"}, False),
+        ({"LANG": "POSIX", "LC_CTYPE": "C.UTF-8"}, False),
+        ({"LC_CTYPE": "C.UTF-8"}, True),
+        ({"LANG": "en_US.UTF-8", "LC_CTYPE": "C.UTF-8"}, True),
     ],
 )
 def test_the_locale_decides_whether_discs_are_drawn(environ: dict[str, str], utf8: bool) -> None:
@@ -453,3 +458,20 @@ def test_the_locale_decides_whether_discs_are_drawn(environ: dict[str, str], utf
     from client.usage import locale_is_utf8
 
     assert locale_is_utf8(environ) is utf8
+
+
+@pytest.mark.parametrize(("lang", "utf8"), [("C", False), ("POSIX", False), ("C.UTF-8", True)])
+def test_lang_c_is_read_as_a_running_client_reads_it(lang: str, utf8: bool) -> None:
+    """In a process started with LANG=C, Python has set LC_CTYPE=C.UTF-8 (PEP 538): the
+    client still takes the locale for one that is not UTF-8 (it drew discs)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LC_")}
+    code = "from client.usage import locale_is_utf8; print(locale_is_utf8())"
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**env, "LANG": lang},
+        timeout=60,
+        check=True,
+    )
+    assert done.stdout.strip() == str(utf8)
