@@ -199,9 +199,9 @@ def test_help_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
     ids=" ".join,
 )
 def test_help_breaks_no_word_at_its_hyphen(command: list[str]) -> None:
-    """--help at 80 columns wraps at spaces only: argparse broke ``gomoku-server
-    status``, ``--bot-seats`` and the data file's path at their hyphens, across two
-    lines, where a reader copies them from."""
+    """--help at 80 columns wraps at spaces only, within them: argparse broke
+    ``gomoku-server status``, ``--bot-seats`` and the data file's path at their hyphens,
+    across two lines, where a reader copies them from."""
     script = Path(sys.executable).with_name(command[0])
     proc = subprocess.run(
         [str(script), *command[1:], "--help"],
@@ -213,6 +213,10 @@ def test_help_breaks_no_word_at_its_hyphen(command: list[str]) -> None:
     )
     broken = [line for line in proc.stdout.splitlines() if re.search(r"\w-$", line)]
     assert broken == [], broken
+    # Nor a line past 80 columns: gomoku play's own text had two of 81, each leaving
+    # its last character alone on a line of its own.
+    wide = [line for line in proc.stdout.splitlines() if len(line) > 80]
+    assert wide == [], wide
 
 
 def installed_script() -> Path:

@@ -258,19 +258,22 @@ def test_ctrl_z_suspends_the_client_to_the_shell_and_fg_brings_it_back(
     tmux: Tmux, printed_server: tuple[LiveServer, str], tmp_path: Path
 ) -> None:
     """In a shell, Ctrl+Z stops the client as it stops any terminal program (it did
-    nothing), the shell's prompt comes back, and ``fg`` redraws the client as it was."""
+    nothing), also from a dialog, the shell's prompt comes back, and ``fg`` redraws the
+    client as it was."""
     _, address = printed_server
     play = client_command(address, "alice", tmp_path / "config")
     tmux.start("alice", "sh")
     tmux.run("send-keys", "-t", "alice", "-l", play)  # (the shell's line, typed at once)
     tmux.keys("alice", "Enter")
     tmux.wait_for("alice", "Gomoku Arena · alice @", "online")
+    tmux.keys("alice", "n")  # from a dialog too (one held it back)
+    tmux.wait_for("alice", "New room", "Create")
     tmux.keys("alice", "C-z")
     screen = tmux.wait_for("alice", "Stopped")
     assert "Gomoku Arena · alice @" not in screen  # the shell's own screen again
     tmux.type("alice", "fg")
     tmux.keys("alice", "Enter")
-    tmux.wait_for("alice", "Gomoku Arena · alice @", "online")
+    tmux.wait_for("alice", "New room", "Create")
 
 
 STUCK_APP = """
