@@ -120,6 +120,7 @@ class GomokuServer:
         self._tasks: list[asyncio.Task[None]] = []
         self._stopped = False
         metrics.gauges["gomoku_connections"] = lambda: len(self.listener.connections)
+        metrics.gauges["gomoku_draining"] = lambda: int(self.listener.draining)
         metrics.gauges["gomoku_players_online"] = self.players.people
         metrics.gauges["gomoku_rooms_followed"] = self.hub.rooms_followed
         self.loop_watch = LoopWatch(metrics)
@@ -148,6 +149,7 @@ class GomokuServer:
             players=self.players.people(),
             workers=len(self.bots.live_workers()),
             heard_ms=now_ms(),
+            draining=self.listener.draining,
         )
 
     def local_url(self) -> str:

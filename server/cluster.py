@@ -132,7 +132,7 @@ def describe(cluster: Cluster, now: int) -> str:
             f"  {name}  {i.address}  up {_duration(now - i.started_ms)}  "
             f"connections {i.connections}  players {i.players}  AI workers {i.workers}"
             + (f"  heard {max(0, now - i.heard_ms) / 1000:.0f}s ago" if i.heard_ms else "")
-            + ("  SILENT" if silent(i, now) else "")
+            + ("  SILENT" if silent(i, now) else "  DRAINING" if i.draining else "")
         )
     seats = sum(w.seats for w in cluster.workers.values())
     lines.append(

@@ -100,6 +100,12 @@ _HELP: dict[str, tuple[str, Scope, str]] = {
         "instance",
         "WebSocket handshakes refused because a page from another web origin made them.",
     ),
+    "gomoku_draining": (
+        "gauge",
+        "instance",
+        "1 while this instance drains before it stops (/healthz answers 503, its players "
+        "still served, then told to go with 1001), else 0.",
+    ),
     "gomoku_store_up": (
         "gauge",
         "instance",

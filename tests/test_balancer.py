@@ -18,6 +18,7 @@ import dataclasses
 import os
 import signal
 import subprocess
+import sys
 import time
 import urllib.request
 from collections.abc import Callable, Coroutine, Iterator
@@ -302,13 +303,31 @@ async def test_a_killed_server_loses_no_move(redis_url: str, tmp_path: Path) -> 
         report("SIGKILL", at[0], moved)
 
 
+def cluster_status(redis_url: str, wait_s: float = 3.0) -> str:
+    """``gomoku-server status`` once it lists an instance as draining (each publishes
+    its record every second), or after ``wait_s``."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        done = subprocess.run(
+            [sys.executable, "-m", "server", "status", "--redis", redis_url],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        )
+        if "DRAINING" in done.stdout or time.monotonic() > deadline:
+            return done.stdout
+        time.sleep(0.2)
+
+
 async def test_a_stopped_server_drains_then_its_players_move(
     redis_url: str, tmp_path: Path
 ) -> None:
-    """SIGTERM with the default drain: the server's /healthz answers 503, the balancer
-    takes it out and sends new connections to the other server while the draining one
-    still serves its games; then its players are told to go (1001) and resume through
-    the balancer on the other server. Every game ends as planned."""
+    """SIGTERM with the default drain: the server's /healthz answers 503 (and status says
+    it drains), the balancer takes it out and sends new connections to the other server
+    while the draining one still serves its games; then its players are told to go
+    (1001) and resume through the balancer on the other server. Every game ends as
+    planned."""
     with stack(redis_url, tmp_path) as s:
         victim, survivor = (s.replicas[host] for host in HOSTS)
         pairs = await seat_games(s.balancer.url, 4)
@@ -319,6 +338,10 @@ async def test_a_stopped_server_drains_then_its_players_move(
             at["signal"] = time.monotonic()
             victim.signal(signal.SIGTERM)
             await asyncio.to_thread(victim.wait_healthz, 503)
+            # The operator's view says it too (a draining instance was listed like any).
+            said = await asyncio.to_thread(cluster_status, redis_url)
+            [line] = [line for line in said.splitlines() if instance in line]
+            assert line.endswith("DRAINING"), said
             await asyncio.to_thread(s.balancer.wait_for, {HOSTS[0]: "DOWN"}, 10.0)
             at["out"] = time.monotonic()
             assert victim.process is not None

@@ -71,6 +71,7 @@ async def test_healthz_and_metrics(server: GomokuServer, connect: Connect) -> No
     assert values['gomoku_errors_total{code="occupied"}'] == "1"
     assert values["gomoku_errors_internal_total"] == "0"
     assert values["gomoku_games_in_progress"] == "1"
+    assert (values["gomoku_store_up"], values["gomoku_draining"]) == ("1", "0")
     assert "# TYPE gomoku_moves_total counter" in text
     await alice.send(m.Resign(room=room))
     await bob.event(GameOver, room)

@@ -82,6 +82,9 @@ class InstanceRecord(msgspec.Struct, array_like=True, frozen=True):
     players: int
     workers: int
     heard_ms: int = 0
+    draining: bool = False
+    """Stopping: ``/healthz`` answers 503 while its players are still served (False in a
+    record from a version without it)."""
 
 
 class BadRecord(ValueError):
