@@ -324,9 +324,9 @@ class GomokuApp(App[None]):
                 return
             self.unsaved = True  # said once: the game goes on, unremembered
             where = exc.filename or "the config directory"
-            text = (
-                f"Your identity could not be saved in {where} ({exc.strerror}): this "
-                "player is not remembered after you quit."
+            text = (  # what it means first: a long path may not fit the lobby's line
+                "This player is not remembered after you quit: your identity could not "
+                f"be saved ({exc.strerror}: {where})."
             )
             self.tell_lobby(text)
             self.note(text, refusal=True)

@@ -178,7 +178,7 @@ async def test_an_identity_that_cannot_be_saved_is_said_once(
     """A config directory that cannot be written (made once under sudo, say): the lobby
     says the player will not be remembered (nothing was said, and the next start was a
     new player)."""
-    blocked = tmp_path / "not-a-directory"
+    blocked = tmp_path / ("not-a-directory-" * 8)  # a long path: the words come first
     blocked.write_text("")
     options = PlayOptions(
         server=ServerAddress("localhost", server.port), name="roy", config_dir=blocked / "sub"
@@ -186,5 +186,5 @@ async def test_an_identity_that_cannot_be_saved_is_said_once(
     app = GomokuApp(options, backoff=FAST)
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: app.model.session.link.online, "online")
-        said = "this player is not remembered after you quit"
+        said = "This player is not remembered after you quit: your identity could not be saved"
         await until(pilot, lambda: said in " ".join(screen_text(app).split()), "the lobby's word")
