@@ -138,8 +138,8 @@ def identity_problem(directory: Path | None = None, profile: str | None = None) 
     path = (directory or config_dir()) / identity_file(profile)
     try:
         data: Any = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
+    except (FileNotFoundError, NotADirectoryError):
+        return None  # no file (a directory that cannot be made is said when saving)
     except OSError as exc:
         return f"cannot read {path}: {exc.strerror}"
     except ValueError as exc:  # (json's errors and a file that is no UTF-8 text)

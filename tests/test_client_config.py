@@ -15,7 +15,15 @@ from server_fixtures import Connect
 
 from client.address import ServerAddress
 from client.app import GomokuApp
-from client.config import ENV_DIR, FILE_NAME, Identity, config_dir, load_identity, save_identity
+from client.config import (
+    ENV_DIR,
+    FILE_NAME,
+    Identity,
+    config_dir,
+    identity_problem,
+    load_identity,
+    save_identity,
+)
 from client.options import PlayOptions
 from client.screens.lobby import LobbyScreen
 from client.screenshot import screen_text
@@ -170,6 +178,10 @@ def test_a_file_that_cannot_be_read_is_said_and_left_alone(tmp_path: Path) -> No
     assert line.startswith(f"gomoku play: {tmp_path / FILE_NAME} is not readable JSON (")
     assert "move it away to start as a new player" in line
     assert (tmp_path / FILE_NAME).read_text(encoding="utf-8") == broken
+    # No file at all, also under a path that is no directory: nothing to say at start
+    # (that it cannot be saved is said in the lobby).
+    assert identity_problem(tmp_path / "elsewhere") is None
+    assert identity_problem(tmp_path / FILE_NAME / "sub") is None
 
 
 async def test_an_identity_that_cannot_be_saved_is_said_once(
