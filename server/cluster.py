@@ -126,6 +126,9 @@ def describe(cluster: Cluster, now: int) -> str:
     lines = [
         f"instances: {len(cluster.instances)}"
         + (f" ({quiet} silent: stopped or cut off, not counted)" if quiet else "")
+        # Said, not left to be read into a bare 0: an operator who mistyped the URL's
+        # database number read an unused store's empty cluster as every server down.
+        + ("" if cluster.instances else " (no server publishes to this store: is it the one?)")
     ]
     for name, i in cluster.instances.items():
         lines.append(

@@ -496,7 +496,9 @@ async def test_an_instance_stopped_cleanly_leaves_the_cluster_at_once(
     make_server: MakeServer, redis_url: str
 ) -> None:
     """A planned stop (SIGTERM, a rolling restart) withdraws the instance's record: status
-    and /metrics stop counting it at once, not three heartbeats later as for a kill."""
+    and /metrics stop counting it at once, not three heartbeats later as for a kill; with
+    none left, status says no server publishes there (a mistyped database read as all
+    servers down)."""
     a, b = await two_instances(make_server, redis_url)
     gone = b.housekeeping.instance_id
     for _ in range(200):  # both publish at start; wait until b's record is there
@@ -509,6 +511,10 @@ async def test_an_instance_stopped_cleanly_leaves_the_cluster_at_once(
     done = await run_status("--redis", redis_url)
     assert "instances: 1" in done.stdout.decode()
     assert gone not in done.stdout.decode()
+    await a.stop()  # the last one: said in words, not left to a bare 0
+    done = await run_status("--redis", redis_url)
+    said = done.stdout.decode().splitlines()
+    assert "instances: 0 (no server publishes to this store: is it the one?)" in said
 
 
 def test_status_refuses_a_malformed_url_as_the_server_does() -> None:
