@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from client_fixtures import FAST, until
+from client_fixtures import FAST, running, until
 from server_fixtures import Connect
 
 from client.address import ServerAddress
@@ -200,3 +200,11 @@ async def test_an_identity_that_cannot_be_saved_is_said_once(
         await until(pilot, lambda: app.model.session.link.online, "online")
         said = "This player is not remembered after you quit: your identity could not be saved"
         await until(pilot, lambda: said in " ".join(screen_text(app).split()), "the lobby's word")
+
+
+async def test_the_lobby_says_which_profile_plays(server: GomokuServer, tmp_path: Path) -> None:
+    """With --profile the lobby's title names it: two people sharing an account could not
+    tell from the screen whose profile was open."""
+    async with running(server, tmp_path, "ann", profile="ann") as (app, _):
+        assert screen_text(app).splitlines()[0].startswith(" Gomoku Arena · ann @ ")
+        assert "(profile ann)" in screen_text(app).splitlines()[0]

@@ -183,6 +183,9 @@ class LobbyScreen(Screen[None]):
         where = self.host.server_shown
         session = model.session
         who = f"{session.name} @ {where}" if session.name else f"connecting to {where}"
+        profile = self.host.options.profile
+        if profile is not None:  # which of the people sharing this account (shown nowhere)
+            who += f" (profile {profile})"
         state = link_label(session.link, now) if session.link.online else session.link.status
         title = f" {glyphs.sep} ".join(("Gomoku Arena", who, state))
         self.query_one("#lobby-title", Static).update(Text(title))
