@@ -4,7 +4,7 @@
 // each list ends with "Other level…", which asks for one by name and keeps it in the
 // lists from then on (this browser's storage), as the terminal's "or level name" does.
 
-import { option } from "./ui.js";
+import { h, option } from "./ui.js";
 
 export const LEVELS = ["beginner", "novice", "intermediate", "advanced", "master"];
 
@@ -43,13 +43,15 @@ export function allLevels() {
   return [...LEVELS, ...otherLevels()];
 }
 
+/** The choices of a list of AI levels, `chosen` chosen: every level, then "Other level…". */
+function levelOptions(chosen) {
+  return [...allLevels().map((l) => option(l, levelLabel(l), l === chosen)), option(OTHER, "Other level…")];
+}
+
 /** A list of AI levels (`attrs`: its name or id and label) with `chosen` chosen, and
  * "Other level…" last, which asks for a level by name and adds it to every list. */
 export function levelSelect(attrs, chosen) {
-  const list = document.createElement("select");
-  for (const [key, value] of Object.entries(attrs)) list.setAttribute(key, value);
-  list.append(...allLevels().map((l) => option(l, levelLabel(l), l === chosen)), option(OTHER, "Other level…"));
-  list.dataset.level = "";
+  const list = h("select", { ...attrs, dataset: { level: "" } }, levelOptions(chosen));
   let before = list.value;
   list.addEventListener("focus", () => { before = list.value; });
   list.addEventListener("change", () => {
@@ -65,9 +67,7 @@ export function levelSelect(attrs, chosen) {
     if (!allLevels().includes(typed)) {
       localStorage.setItem(KEPT, JSON.stringify([...otherLevels(), typed]));
       for (const other of document.querySelectorAll("select[data-level]")) {
-        const keep = other.value;
-        other.replaceChildren(...allLevels().map((l) => option(l, levelLabel(l), l === keep)), option(OTHER, "Other level…"));
-        other.value = keep;
+        other.replaceChildren(...levelOptions(other.value));
       }
     }
     list.value = typed;
