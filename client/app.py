@@ -224,6 +224,9 @@ class GomokuApp(App[None]):
 
     async def on_mount(self) -> None:
         exit_on_stop_signals(self, before=self._shut_down)
+        # Back from Ctrl+Z (fg): the terminal's screen was the shell's meanwhile, so all of
+        # it is drawn again (a dialog came back as its footer alone, under load).
+        self.app_resume_signal.subscribe(self, self._draw_all_again)
         dress(self, ascii_only=self.options.glyphs.name == "ascii")
         if not self.autostart:
             return
@@ -249,6 +252,10 @@ class GomokuApp(App[None]):
             self.start(self.options.server, there)  # as the name played there, not the last
         else:
             self.push_screen(ConnectScreen(self))
+
+    def _draw_all_again(self, _: object) -> None:
+        self.screen.refresh(repaint=True, layout=True)
+        self.refresh(repaint=True, layout=True)
 
     def start(self, address: ServerAddress, name: str) -> None:
         """Connect to ``address`` as ``name`` and show the lobby."""
