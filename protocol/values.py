@@ -80,7 +80,8 @@ MoveList = Annotated[list[WirePoint], msgspec.Meta(max_length=MAX_MOVES)]
 ShortText = Annotated[str, msgspec.Meta(max_length=1000)]
 
 ColorName = Literal["black", "white"]
-SeatRequest = Literal["black", "white", "any"]
+SeatRequest = Literal["black", "white", "any", "random"]
+"""``any``: the first free seat (Black in a new room); ``random``: drawn at random."""
 JoinRole = Literal["player", "spectator"]
 OfferKind = Literal["draw", "takeback", "rematch"]
 SwapChoice = Literal["black", "white", "place2"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 
 from engine import Rule
 from protocol import messages as m
@@ -96,10 +97,14 @@ class Matchmaker:
 
     async def _start_match(self, queue: str, first: QueueEntry, second: QueueEntry) -> None:
         rule, time_control = queue_settings(queue)
-        entries = [first, second]  # the one who waited longer plays Black
+        entries = [first, second]
         players = [e.player_id for e in entries]
         settings = game.RoomSettings(rule=rule, time=time_control, rated=True)
-        seats: list[tuple[Seat, game.SeatWish]] = [(self._seat_for(e), "any") for e in entries]
+        # Colours drawn at random (protocol.md): by the queue's order, whoever came to an
+        # empty queue was Black in every game.
+        drawn = random.sample(entries, 2)
+        colours: tuple[game.SeatWish, ...] = ("black", "white")
+        seats = [(self._seat_for(e), wish) for e, wish in zip(drawn, colours, strict=True)]
         for seat, _ in seats:  # as it stands now: a game may have ended since they queued
             if not seat.bot:
                 await self.service.show_rating(seat, rule)

@@ -135,7 +135,7 @@ async def test_the_new_room_dialog_offers_the_last_rooms_settings_again(
         return await form_offers(pilot, "n", CreateRoomDialog, fields | {"private": Checkbox})
 
     async with running(server, tmp_path) as (app, pilot):
-        assert await offered(pilot) == (Rule.FREESTYLE, "none", "any", False, False)
+        assert await offered(pilot) == (Rule.FREESTYLE, "none", "random", False, False)
         values = {"rule": Rule.STANDARD, "time": "3+2", "seat": "white"}
         await fill_form(pilot, "n", CreateRoomDialog, values)
         await pilot.click("#rated")

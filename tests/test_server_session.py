@@ -774,3 +774,31 @@ async def test_names_are_kept_in_nfc_and_chat_takes_text_in_any_script(
     assert "direction controls" in error.message
     await jose.send(m.Chat(room=snap.room.id, text="gg"))
     assert (await jose.event(ChatPosted)).text == "gg"
+
+
+async def test_a_random_seat_and_a_quick_match_draw_the_colours(connect: Connect) -> None:
+    """A room made with seat "random" seats its maker as Black or as White, drawn (with
+    "any", the forms' default, the maker was Black every time); a quick match draws the
+    colours too (it gave Black to whoever had waited longer: always the first to come)."""
+    alice = await connect("alice")
+    made = set()
+    for _ in range(16):
+        snap = await alice.create(seat="random")
+        made.add("black" if snap.room.players.black is not None else "white")
+        await alice.send(m.Leave(room=snap.room.id))
+        await alice.expect(m.Left)
+    assert made == {"black", "white"}
+    first_came = set()
+    for i in range(16):
+        early = await connect(f"early{i}")
+        await early.send(m.Queue())
+        await early.expect(m.Queued)
+        late = await connect(f"late{i}")
+        await late.send(m.Queue())
+        await early.expect(m.Unqueued)
+        players = (await early.expect(m.Snapshot)).room.players
+        assert players.black is not None
+        first_came.add("black" if players.black.id == early.player else "white")
+        if first_came == {"black", "white"}:
+            break
+    assert first_came == {"black", "white"}

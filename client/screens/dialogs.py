@@ -54,7 +54,7 @@ from protocol.values import LEVEL_PATTERN, JoinRole, SeatRequest, TimeControl
 RULES = [(choice_label(rule, RULE_WORDS[rule]), rule) for rule in Rule]
 OPENINGS = [(choice_label(opening, OPENING_WORDS[opening]), opening) for opening in Opening]
 SEATS: list[tuple[str, str]] = [
-    ("Any", "any"),
+    ("Random", "random"),
     ("Black (swap2: the opener)", "black"),
     ("White (swap2: the other)", "white"),
 ]
@@ -279,7 +279,9 @@ def _game_fields(*, seat: bool, last: msg.CreateRoom | None = None) -> ComposeRe
     yield Input(time, id="time", placeholder="5+3 or none", compact=True)
     if seat:
         yield Label("Seat")
-        yield Select(SEATS, value=room.seat, allow_blank=False, id="seat", compact=True)
+        # "any" (kept from before "random" was offered) gave the creator Black every time.
+        seat_value = room.seat if room.seat in ("black", "white") else "random"
+        yield Select(SEATS, value=seat_value, allow_blank=False, id="seat", compact=True)
 
 
 def _form_end(ok: str) -> ComposeResult:
@@ -342,7 +344,7 @@ def _seat(value: object) -> SeatRequest:
         return "black"
     if value == "white":
         return "white"
-    return "any"
+    return "random"
 
 
 class QuickMatchDialog(_FormDialog[msg.Queue]):

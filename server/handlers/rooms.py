@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import random
 from collections.abc import AsyncIterator
 
 from protocol import messages as m
@@ -30,7 +31,8 @@ async def on_create_room(session: Session, msg: m.CreateRoom) -> None:
     service = session.services.rooms
     async with owned_room(session, msg) as (room_id, settings):
         seat = await session.rated_seat(msg.rule)
-        room = await service.open(room_id, settings, seats=[(seat, msg.seat)], owner=session.player)
+        wish = random.choice(("black", "white")) if msg.seat == "random" else msg.seat
+        room = await service.open(room_id, settings, seats=[(seat, wish)], owner=session.player)
     log.info("room %s created by %s (%s)", room.id, session.player, room.rule)
     await session.attach(room.id)
     await session.sync_room(room.id, None, re=msg.id)

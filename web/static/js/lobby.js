@@ -57,7 +57,7 @@ export class LobbyView {
           oninput: (e) => e.target.setCustomValidity(""),
         }),
         h("datalist", { id: "clock-presets" }, CLOCKS.map((c) => option(c, c)))),
-      select("seat", "Your seat", [["any", "Any"], ["black", "Black (swap2: the opener)"], ["white", "White (swap2: the other)"]], "any"),
+      select("seat", "Your seat", [["random", "Random"], ["black", "Black (swap2: the opener)"], ["white", "White (swap2: the other)"]], "random"),
       h("label", {}, h("input", { type: "checkbox", name: "rated" }), " Rated"),
       h("label", {}, h("input", { type: "checkbox", name: "private" }), " Private (join by invite code)"),
       h("div", { class: "buttons" },
