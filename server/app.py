@@ -129,7 +129,7 @@ class GomokuServer:
         metrics.gauges["process_cpu_seconds_total"] = loop_watch.cpu_seconds
         metrics.gauges["process_open_fds"] = loop_watch.open_fds
         add_cluster_gauges(metrics, store)
-        metrics.identity = {"instance": self.housekeeping.instance_id, "pid": str(os.getpid())}
+        metrics.identity = {"instance_id": self.housekeeping.instance_id, "pid": str(os.getpid())}
 
     @property
     def port(self) -> int:

@@ -273,6 +273,7 @@ class Connection:
         try:
             message = self.codec.decode_client(frame)
         except ProtocolError as exc:
+            self._log_refused_frame(exc)
             self.error(exc.code, exc.message, re=exc.re, room=exc.room)
             return
         if self.identity is None and not isinstance(message, (m.Hello, m.Ping)):
@@ -301,6 +302,7 @@ class Connection:
             self._log_refused(message, exc.code, exc.message)
             self.error(exc.code, exc.message, re=message.id, room=room)
         except NoSuchRoom:
+            self._log_refused(message, ErrorCode.NO_SUCH_ROOM, "no such room")
             self.error(ErrorCode.NO_SUCH_ROOM, "no such room", re=message.id, room=room)
         except StoreUnavailable as exc:
             _log_unavailable(type(message).__name__, exc)
@@ -322,16 +324,34 @@ class Connection:
         asked "my move disappeared" can tell a refused move from one never received."""
         if not log.isEnabledFor(logging.DEBUG):
             return
-        who = "-" if self.identity is None else f"{self.identity.name} ({self.identity.player})"
         fields = msgspec.structs.asdict(message)
         room = fields.pop("room", None)
-        said = " ".join(
-            f"{key}={value}"
+        said = [
+            f"{key}={logged(value)}"
             for key, value in fields.items()
             if value is not None and key not in _UNLOGGED_FIELDS
+        ]
+        asked = " ".join([str(type(message).__struct_config__.tag), *said])
+        log.debug(
+            "room %s: refused %s from %s: %s: %s",
+            logged(room or "-"),
+            asked,
+            self._who(),
+            code,
+            logged(why),
         )
-        tag = type(message).__struct_config__.tag
-        log.debug("room %s: refused %s %s from %s: %s: %s", room or "-", tag, said, who, code, why)
+
+    def _log_refused_frame(self, exc: ProtocolError) -> None:
+        """At DEBUG, a frame refused before it was a request (not JSON, an unknown type, a
+        value out of its range), as :meth:`_log_refused` logs a request."""
+        if log.isEnabledFor(logging.DEBUG):
+            room = logged(exc.room or "-")
+            said = logged(exc.message)
+            log.debug("room %s: refused a frame from %s: %s: %s", room, self._who(), exc.code, said)
+
+    def _who(self) -> str:
+        """The player as the log names them: name and id, or "-" before ``hello``."""
+        return "-" if self.identity is None else f"{self.identity.name} ({self.identity.player})"
 
     async def _cleanup(self) -> None:
         """The connection is gone: stop watching, leave queues, detach from its rooms
@@ -787,6 +807,14 @@ UNAVAILABLE_LOG_EVERY_S = 10.0
 outage refused every move of every player, a warning each: 67 lines in 12 s); the
 ``gomoku_errors_total{code="unavailable"}`` counter counts them all."""
 _unavailable_logged = -UNAVAILABLE_LOG_EVERY_S
+
+
+def logged(value: object) -> str:
+    """``value`` as a log line may show it: a client's string with a line break (or any
+    character that does not print) is quoted, escapes and all, so that it cannot forge a
+    line of its own (an ERROR line a log alert would fire on)."""
+    text = str(value)
+    return text if text.isprintable() else repr(text)
 
 
 def _log_unavailable(request: str, exc: StoreUnavailable) -> None:

@@ -15,6 +15,8 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal
 
+from server.shared_figures import OwnFigures, SharedFigures
+
 log = logging.getLogger("gomoku.server")
 
 CLUSTER_READ_S = 1.5
@@ -181,6 +183,10 @@ _HELP: dict[str, tuple[str, Scope, str]] = {
 }
 
 
+_NOT_PLAIN = frozenset({"gomoku_instance_info", "gomoku_errors_total", "gomoku_store_up"})
+"""Figures of an instance's own that are not one plain number of :class:`Metrics`."""
+
+
 def help_text(name: str) -> str:
     """The ``# HELP`` text of a metric: what it counts, and whether it is this instance's
     own figure or the cluster's."""
@@ -203,6 +209,16 @@ class Metrics:
         """Cluster-wide gauges with labels: name -> (labels -> value)."""
         self.store_up: Callable[[], Awaitable[bool]] | None = None
         """Whether the store answers (``gomoku_store_up``; 1 when not set)."""
+        self.shared: SharedFigures | None = None
+        """Under ``--processes``: where the sibling processes' own figures are read."""
+
+    def own(self) -> OwnFigures:
+        """This process's own figures as they are now (the gauges read)."""
+        values: dict[str, int | float] = {}
+        for name, (_, scope, _) in _HELP.items():
+            if scope == "instance" and name not in _NOT_PLAIN:
+                values[name] = self.gauges[name]() if name in self.gauges else self.counters[name]
+        return OwnFigures(dict(self.identity), values, dict(self.errors))
 
     def inc(self, name: str, amount: int = 1) -> None:
         self.counters[name] += amount
@@ -245,7 +261,9 @@ class Metrics:
         if missed:
             reasons = sorted(set(missed.values()))
             log.info("%d cluster metrics not read: %s", len(missed), "; ".join(reasons))
-        return self.render(read, series, store_up=up)
+        own = self.own()  # given as written: process_cpu_seconds_total moves on meanwhile
+        siblings = {} if self.shared is None else self.shared.share(own)
+        return self.render(read, series, store_up=up, own=own, siblings=siblings)
 
     def render(
         self,
@@ -253,24 +271,26 @@ class Metrics:
         series: Mapping[str, Mapping[str, int]] | None = None,
         *,
         store_up: int = 1,
+        own: OwnFigures | None = None,
+        siblings: Mapping[int, OwnFigures] | None = None,
     ) -> str:
         """The page from what this instance knows, with ``cluster`` gauges (and labelled
-        ``series``) as read."""
+        ``series``) as read. Under ``--processes`` (a ``process`` in :attr:`identity`)
+        each figure of a process's own is given for this process and each of
+        ``siblings``, labelled with its ``process``; ``own``: this process's figures (None:
+        as they are now)."""
         cluster = cluster or {}
         series = series or {}
+        mine = own or self.own()
+        given = [("", mine)]
+        if "process" in self.identity:
+            by_process = {int(self.identity["process"]): mine, **(siblings or {})}
+            given = [(f'process="{i}"', by_process[i]) for i in sorted(by_process)]
         lines: list[str] = []
         for name, (kind, scope, _) in _HELP.items():
             lines.append(f"# HELP {name} {help_text(name)}")
             lines.append(f"# TYPE {name} {kind}")
-            if name == "gomoku_instance_info":
-                labels = ",".join(f'{k}="{v}"' for k, v in self.identity.items())
-                lines.append(f"{name}{{{labels}}} 1")
-            elif name == "gomoku_errors_total":
-                # No sample before the first error, as Prometheus has a labelled counter
-                # (a code="none" series read as an error code named "none").
-                for code, count in sorted(self.errors.items()):
-                    lines.append(f'{name}{{code="{code}"}} {count}')
-            elif name == "gomoku_store_up":
+            if name == "gomoku_store_up":
                 lines.append(f"{name} {store_up}")
             elif scope == "cluster" and name in series:
                 for labels, value in sorted(series[name].items()):
@@ -278,8 +298,26 @@ class Metrics:
             elif scope == "cluster":
                 if name in cluster:
                     lines.append(f"{name} {cluster[name]}")
-            elif name in self.gauges:
-                lines.append(f"{name} {self.gauges[name]()}")
             else:
-                lines.append(f"{name} {self.counters[name]}")
+                for process, figures in given:
+                    lines += _own_lines(name, process, figures)
         return "\n".join(lines) + "\n"
+
+
+def _own_lines(name: str, process: str, figures: OwnFigures) -> list[str]:
+    """The samples of metric ``name`` of a process's own, each labelled ``process`` (a
+    label, or "" for a server of one process)."""
+    if name == "gomoku_instance_info":
+        labels = ",".join(f'{k}="{v}"' for k, v in figures.identity.items())
+        return [f"{name}{{{labels}}} 1"]
+    if name == "gomoku_errors_total":
+        # No sample before the first error, as Prometheus has a labelled counter (a
+        # code="none" series read as an error code named "none").
+        before = f"{process}," if process else ""
+        return [
+            f'{name}{{{before}code="{code}"}} {n}' for code, n in sorted(figures.errors.items())
+        ]
+    value = figures.values.get(name)
+    if value is None:  # a sibling of an older version, without this figure
+        return []
+    return [f"{name}{{{process}}} {value}" if process else f"{name} {value}"]

@@ -29,6 +29,7 @@ import secrets
 import signal
 import socket
 import sys
+import tempfile
 import threading
 from collections.abc import Callable, Sequence
 
@@ -36,6 +37,7 @@ from protocol.backoff import sleep_unless
 from server import __version__
 from server.config import ServerConfig
 from server.options import cannot_listen, cannot_use_redis, redacted
+from server.shared_figures import FOLDER_VARIABLE
 from stopsignals import STOP_SIGNALS, StopSignals
 
 log = logging.getLogger("gomoku.server")
@@ -144,10 +146,13 @@ class Supervisor:
         """The processes' command line, without the options each one gets of its own."""
         self.count = count
         self.port = port
+        self.figures = tempfile.TemporaryDirectory(prefix="gomoku-figures-")
+        """Where each process writes its own figures for /metrics (server.shared_figures)."""
         self.env = {
             **os.environ,
             EMBEDDED_KEY_VARIABLE: "embedded-" + secrets.token_urlsafe(24),
             HANDOFF_KEY_VARIABLE: secrets.token_urlsafe(24),
+            FOLDER_VARIABLE: self.figures.name,
         }
         self.processes: dict[int, asyncio.subprocess.Process] = {}
         self.ready: set[int] = set()
@@ -299,5 +304,6 @@ def supervise(
         # -P: ``python -m`` would look for ``server`` in the current directory first.
         command = [sys.executable, "-P", "-m", "server", *argv]
         supervisor = Supervisor(command, args.processes, port)
-        main = supervisor.run(lambda: announce(port), signals)
-        return signals.run(main)
+        with supervisor.figures:
+            main = supervisor.run(lambda: announce(port), signals)
+            return signals.run(main)

@@ -10,9 +10,11 @@ import contextlib
 import gc
 import ipaddress
 import logging
+import os
 import socket
 import sys
 from collections.abc import Coroutine
+from pathlib import Path
 from typing import Any
 
 from protocol import logs
@@ -29,6 +31,7 @@ from server.options import (
     server_config,
 )
 from server.processes import process_config, ready_line, stop_on_eof, supervise
+from server.shared_figures import FOLDER_VARIABLE, SharedFigures
 from server.store import Store, StoreUnavailable
 from server.store.embedded import EmbeddedStore
 from stopsignals import STOP_SIGNALS, StopSignals
@@ -204,6 +207,7 @@ async def serve(
     else:
         server.metrics.identity["process"] = str(process)
         print(ready_line(process, server.housekeeping.instance_id, server.port), flush=True)
+    sharing = share_figures(server, process)
     try:
         log.info("%s: stopping", await stops.get())
         await server.warn_before_stop()
@@ -213,8 +217,21 @@ async def serve(
     finally:
         if orphaned is not None:
             orphaned.cancel()
+        if sharing is not None:
+            sharing.cancel()
         await server.stop()
     log.info("stopped")
+
+
+def share_figures(server: GomokuServer, process: int | None) -> asyncio.Task[None] | None:
+    """Under ``--processes``, write this process's own figures where its siblings read
+    them (:mod:`server.shared_figures`), and read theirs at each scrape."""
+    folder = os.environ.get(FOLDER_VARIABLE)
+    if process is None or not folder:
+        return None
+    shared = SharedFigures(Path(folder), process)
+    server.metrics.shared = shared
+    return asyncio.create_task(shared.run(server.metrics.own))
 
 
 def run(words: list[str], signals: StopSignals) -> int:

@@ -1,6 +1,6 @@
 """``gomoku-server status --redis URL``: the cluster on a Redis, in plain text (its
-instances, AI workers, AI pool queues and rooms), read once; exit 2 with one line when
-Redis cannot be reached or the options are wrong."""
+instances, AI workers, AI pool queues and rooms), read once; exit 1 when no instance is
+live, 2 with one line when Redis cannot be reached or the options are wrong."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import time
 from collections.abc import Sequence
 
 from protocol.options import HelpFormatter
-from server.cluster import describe, read_cluster
+from server.cluster import describe, read_cluster, silent
 from server.options import redacted, redis_url
 from server.service import now_ms
 from server.store import StoreUnavailable
@@ -36,6 +36,8 @@ def parse_status_args(argv: Sequence[str]) -> argparse.Namespace:
         prog="gomoku-server status",
         formatter_class=HelpFormatter,
         description="Print the instances, AI workers and load of the cluster on a Redis.",
+        epilog="Exit status: 0 with an instance live, 1 with none (none publishes to the "
+        "store, or every one is silent), 2 when Redis cannot be read or an option is wrong.",
     )
     parser.add_argument(
         "--redis",
@@ -54,7 +56,8 @@ def parse_status_args(argv: Sequence[str]) -> argparse.Namespace:
     return args
 
 
-async def _read(url: str, timeout_s: float) -> str:
+async def _read(url: str, timeout_s: float) -> tuple[str, int]:
+    """The cluster in words, and how many of its instances are live (not silent)."""
     from server.store.redis import RedisStore  # the redis extra: only when used
 
     store = RedisStore(url)
@@ -68,11 +71,14 @@ async def _read(url: str, timeout_s: float) -> str:
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(CLOSE_TIMEOUT_S):
                 await store.close()
-    return describe(cluster, now_ms())
+    now = now_ms()
+    live = sum(not silent(instance, now) for instance in cluster.instances.values())
+    return describe(cluster, now), live
 
 
 def status_main(argv: Sequence[str], started: float | None = None) -> int:
-    """Print the cluster; 0, or 2 (one line on stderr) when it cannot be read.
+    """Print the cluster; 0, 1 when no instance is live (a script's check: an empty
+    store and a dead cluster alike), or 2 (one line on stderr) when it cannot be read.
     ``started``: ``time.monotonic()`` when the command began (default: now)."""
     args = parse_status_args(argv)
     from redis.exceptions import RedisError
@@ -82,7 +88,7 @@ def status_main(argv: Sequence[str], started: float | None = None) -> int:
     begun = time.monotonic() if started is None else started
     timeout_s = max(MIN_READ_S, BUDGET_S - CLOSE_TIMEOUT_S - (time.monotonic() - begun))
     try:
-        text = asyncio.run(_read(args.redis, timeout_s))
+        text, live = asyncio.run(_read(args.redis, timeout_s))
     except (StoreUnavailable, RedisError, OSError, ValueError) as error:
         if isinstance(error, TimeoutError):  # it connected (or is connecting); no answer
             reason = (
@@ -100,4 +106,4 @@ def status_main(argv: Sequence[str], started: float | None = None) -> int:
         return 2
     print(f"cluster on redis at {redacted(args.redis)}")
     sys.stdout.write(text)
-    return 0
+    return 0 if live else 1

@@ -515,6 +515,7 @@ async def test_an_instance_stopped_cleanly_leaves_the_cluster_at_once(
     done = await run_status("--redis", redis_url)
     said = done.stdout.decode().splitlines()
     assert "instances: 0 (no server publishes to this store: is it the one?)" in said
+    assert done.returncode == 1  # a script's check tells it from a live cluster (0)
 
 
 def test_status_refuses_a_malformed_url_as_the_server_does() -> None:

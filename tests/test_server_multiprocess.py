@@ -33,7 +33,10 @@ from server import options
 from server.keys import Keys
 
 WITHIN_S = 30.0
-INFO = re.compile(r'^gomoku_instance_info\{instance="(\w+)",pid="(\d+)",process="(\d+)"\} 1$', re.M)
+INFO = re.compile(
+    r'^gomoku_instance_info\{instance_id="(\w+)",pid="(\d+)",process="(\d+)"\} 1$', re.M
+)
+MOVES = re.compile(r'^gomoku_moves_total\{process="(\d+)"\} (\d+)$', re.M)
 
 
 @pytest.fixture
@@ -53,12 +56,16 @@ def processes(server: LiveServer, requests: int = 40) -> dict[str, tuple[int, st
     for _ in range(requests):
         with urllib.request.urlopen(f"http://127.0.0.1:{server.port}/metrics", timeout=5) as r:
             header = r.headers["X-Gomoku-Instance"]
-            found = INFO.search(r.read().decode())
-        assert found is not None
-        instance, pid, index = found.groups()
-        assert instance == header
+            infos = {found[1]: found.groups() for found in INFO.finditer(r.read().decode())}
+        instance, pid, index = infos[header]  # the one that answered, among the others
         seen[index] = (int(pid), instance)
     return seen
+
+
+def moves_counted(server: LiveServer) -> dict[str, int]:
+    """``gomoku_moves_total`` of each process, as one fresh GET /metrics gives them."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{server.port}/metrics", timeout=5) as r:
+        return {index: int(count) for index, count in MOVES.findall(r.read().decode())}
 
 
 def alive(pid: int) -> bool:
@@ -115,6 +122,34 @@ async def test_connections_land_on_both_processes_and_their_players_meet(
     for client in (black, white):
         over = await client.until_event(GameOver)
         assert (over.winner, over.reason) == ("black", "five")
+
+
+async def test_any_scrape_of_the_shared_port_gives_every_processs_counters(
+    two: LiveServer, clients: list[TestClient]
+) -> None:
+    """Whichever process answers /metrics, it gives both processes' own figures, each
+    labelled with its process: the moves of a game add up to the same total at every
+    scrape (each process answering for itself, a counter went down at every other
+    scrape, and Prometheus counted a reset each time)."""
+    seen = processes(two)
+    black = await client_on(two, seen["1"][1], clients)
+    white = await client_on(two, seen["2"][1], clients)
+    await black.hello("black")
+    await white.hello("white")
+    room = (await black.create(seat="black")).room.id
+    await white.join(room)
+    for i, point in enumerate(["h8", "a1", "h9", "a2", "h10"]):
+        await (black if i % 2 == 0 else white).move(room, point)
+        for client in (black, white):
+            assert (await client.until_event(Moved)).point == point
+    deadline = time.monotonic() + WITHIN_S
+    while sum(moves_counted(two).values()) != 5:  # a sibling's figures are a second old
+        assert time.monotonic() < deadline, moves_counted(two)
+        await asyncio.sleep(0.2)
+    for _ in range(20):
+        counted = moves_counted(two)
+        assert set(counted) == {"1", "2"}
+        assert sum(counted.values()) == 5, counted
 
 
 def instances_attached(redis_url: str, room: str) -> dict[str, str]:

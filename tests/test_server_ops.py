@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import pytest
+from msgspec import msgpack
 from server_fixtures import Connect, make_config, seated_pair
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
@@ -106,6 +107,36 @@ async def test_a_rooms_story_is_in_the_log_at_debug(
     assert bob.token not in everything
     assert "psst" not in everything
     assert "ABCDEF" not in everything
+
+
+async def test_a_refused_frame_is_logged_at_debug_and_cannot_forge_a_line(
+    server: GomokuServer, connect: Connect, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A room "id" with a line break in it is logged quoted, on the line of its refusal
+    (it had made a second line of its own, an ERROR an alert would fire on); a frame
+    refused before it was a request (a point that is no string, a board size out of range) and a
+    request for a room that does not exist are logged too."""
+    caplog.set_level(logging.DEBUG, logger="gomoku.server")
+    alice, _bob, room = await seated_pair(connect)
+    forged = "\n2026-11-30 16:00:00.000+0000 ERROR boom"
+    await alice.send_raw(msgpack.encode({"type": "seat_ai", "id": 1, "room": forged}))
+    await alice.expect_error("no_such_room")
+    await alice.send_raw(msgpack.encode({"type": "move", "id": 2, "room": room, "point": 7}))
+    await alice.expect_error("bad_message")
+    await alice.send_raw(msgpack.encode({"type": "create_room", "id": 3, "size": 99}))
+    await alice.expect_error("bad_value")
+    await alice.send(m.Resign(room="r-0000000000"))
+    await alice.expect_error("no_such_room")
+    said = [r.getMessage() for r in caplog.records]
+    assert not any("\n" in line for line in said)
+    refused = [line for line in said if "refused" in line and "alice" in line]
+    assert any(repr(forged) in line and "seat_ai" in line for line in refused)
+    assert any(
+        line.startswith(f"room {room}: refused a frame") and "bad_message" in line
+        for line in refused
+    )
+    assert any("refused a frame" in line and "bad_value" in line for line in refused)
+    assert any(line.startswith("room r-0000000000: refused resign from") for line in refused)
 
 
 async def test_a_stalled_event_loop_is_measured_counted_and_logged(
@@ -237,7 +268,7 @@ async def test_every_answer_names_its_instance(server: GomokuServer) -> None:
         assert ws.response is not None
         assert ws.response.headers["X-Gomoku-Instance"] == instance
     _, _, text = await http_get(server.port, "/metrics")
-    info = f'gomoku_instance_info{{instance="{instance}",pid="{os.getpid()}"}} 1'
+    info = f'gomoku_instance_info{{instance_id="{instance}",pid="{os.getpid()}"}} 1'
     assert info in text.splitlines()
 
 
