@@ -209,6 +209,8 @@ class Metrics:
         """Cluster-wide gauges with labels: name -> (labels -> value)."""
         self.store_up: Callable[[], Awaitable[bool]] | None = None
         """Whether the store answers (``gomoku_store_up``; 1 when not set)."""
+        self.missing = False
+        """The last scrape could not read every cluster-wide figure (said once)."""
         self.shared: SharedFigures | None = None
         """Under ``--processes``: where the sibling processes' own figures are read."""
 
@@ -258,9 +260,12 @@ class Metrics:
                 series[name] = task.result()
             else:
                 read[name] = task.result()
-        if missed:
+        if missed and not self.missing:  # once until they are read again, not each scrape
             reasons = sorted(set(missed.values()))
             log.info("%d cluster metrics not read: %s", len(missed), "; ".join(reasons))
+        elif self.missing and not missed:
+            log.info("cluster metrics read again")
+        self.missing = bool(missed)
         own = self.own()  # given as written: process_cpu_seconds_total moves on meanwhile
         siblings = {} if self.shared is None else self.shared.share(own)
         return self.render(read, series, store_up=up, own=own, siblings=siblings)
