@@ -35,12 +35,12 @@ from client.play_cli import add_play_parser, add_review_parser
 from client.usage import OptionError
 from engine.ai import SearchResult, analysis_fields, engine_info, think
 from engine.ai.backend import env_problem as core_env_problem
-from engine.analysis import analyze, sorted_points
+from engine.analysis import analyze, run_through, sorted_points
 from engine.board import Board
 from engine.errors import NotationError, RecordError
 from engine.notation import MAX_SIZE, MIN_SIZE, format_point
 from engine.record import GameRecord, parse_move_list
-from engine.types import Color, Rule
+from engine.types import Color, Reason, Rule
 from gomocup.match import add_match_parser
 from protocol.options import HelpFormatter, RawDescriptionHelpFormatter, count, seconds
 
@@ -139,6 +139,16 @@ def _run_analyze(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     if args.json:
         data = analyze(board)
+        stated = record.result
+        # What the text says as "The record says": a resignation, a flag fallen.
+        data["recorded_result"] = (
+            None
+            if stated is None or board.result is not None
+            else {
+                "winner": None if stated.winner is None else str(stated.winner),
+                "reason": str(stated.reason),
+            }
+        )
         if args.time is not None:
             data.update(analysis_fields(board, found))
         print(json.dumps(data))
@@ -228,6 +238,18 @@ def describe(board: Board) -> str:
     result = board.result
     if result is None:
         lines.append(f"{str(board.turn).capitalize()} to move.")
+        stones = {p: c for p in board.moves if (c := board[p]) is not None}
+        if board.rule is Rule.STANDARD and last is not None and run_through(stones, last) > 5:
+            # Said, as the clients say it: six in a row with "to move" under it read as a
+            # rule the engine had got wrong.
+            made = run_through(stones, last)
+            lines.append(
+                f"{format_point(last, size)} makes {made} in a row: under the standard rule "
+                "only exactly five wins."
+            )
+    elif result.winner is None and result.reason == Reason.BOARD_FULL and len(board) < size**2:
+        # Renju: points are left, and none of them is Black's to play (no passing here).
+        lines.append(f"Draw ({result.reason}: every empty point is forbidden for Black).")
     elif result.winner is None:
         lines.append(f"Draw ({result.reason}).")
     else:

@@ -41,6 +41,7 @@ def test_analyze_json_of_a_game_in_progress(capsys: pytest.CaptureFixture[str]) 
         "winning_line": None,
         "forbidden": [],
         "fouls": {},
+        "recorded_result": None,
     }
 
 
@@ -111,6 +112,36 @@ def test_analyze_diagram_of_a_win(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["analyze", "--moves", BLACK_WINS]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[-1] == "Black wins (five: h8 i8 j8 k8 l8)."
+
+
+def test_analyze_diagram_says_why_six_in_a_row_goes_on_in_standard(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Six in a row under the standard rule: the diagram says why the game goes on (it
+    said only "White to move.", which read as a rule got wrong)."""
+    moves = "a1 h8 b1 h9 c1 h10 e1 h11 f1 o15 d1"
+    assert main(["analyze", "--rule", "standard", "--moves", moves]) == 0
+    assert capsys.readouterr().out.splitlines()[-2:] == [
+        "White to move.",
+        "d1 makes 6 in a row: under the standard rule only exactly five wins.",
+    ]
+    assert main(["analyze", "--rule", "freestyle", "--moves", moves]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "Black wins (overline: a1 b1 c1 d1 e1 f1)."
+
+
+def test_analyze_diagram_says_a_renju_draw_with_points_left_is_no_full_board(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Renju, 6x6, two points left and both overlines for Black, who is to move: the
+    draw says why (it read "board-full" under a board with two empty points)."""
+    moves = (
+        "b2 d4 f1 b4 d6 f4 a6 c5 e4 a5 b1 e3 f5 d3 b3 a4 c1 e2 e1 c3 e6 f3 f2 c2 b6 d5 "
+        "f6 e5 b5 c4 d2 a3 a1 a2"
+    )
+    assert main(["analyze", "--rule", "renju", "--size", "6", "--moves", moves]) == 0
+    assert "Draw (board-full: every empty point is forbidden for Black)." in (
+        capsys.readouterr().out.splitlines()
+    )
 
 
 def test_analyze_diagram_with_time_adds_the_ai_move(capsys: pytest.CaptureFixture[str]) -> None:

@@ -414,6 +414,13 @@ def test_analyze_of_a_resigned_game_says_the_recorded_result(tmp_path: Path) -> 
         "Black to move.",
         "The record says: black wins (resign).",
     ]
+    proc = gomoku("analyze", "--record", str(game), "--json")  # a script's view: the same
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert (data["result"], data["recorded_result"]) == (
+        None,
+        {"winner": "black", "reason": "resign"},
+    )
 
 
 def test_a_dumb_terminal_or_a_pipe_gets_one_line_not_a_screen(tmp_path: Path) -> None:
