@@ -51,6 +51,19 @@ async def heard_instances(store: Store) -> list[jobs.InstanceRecord]:
     return [record for record in (await instances(store)).values() if not silent(record, now)]
 
 
+async def heard_workers(store: Store) -> dict[str, jobs.WorkerRecord]:
+    """The AI workers of the instances heard from: a silent instance's workers are not
+    counted, as its connections are not (their records outlived them by 12 s, and the
+    cluster's AI seats read as more than there were)."""
+    now = now_ms()
+    quiet = {name for name, record in (await instances(store)).items() if silent(record, now)}
+    return {
+        name: worker
+        for name, worker in (await cluster_workers(store)).items()
+        if worker.instance not in quiet
+    }
+
+
 async def read_cluster(store: Store) -> Cluster:
     return Cluster(
         instances=await instances(store),
@@ -79,10 +92,10 @@ def add_cluster_gauges(metrics: Metrics, store: Store) -> None:
         return await total("players")
 
     async def workers() -> int:
-        return len(await cluster_workers(store))
+        return len(await heard_workers(store))
 
     async def seats() -> int:
-        return sum(record.seats for record in (await cluster_workers(store)).values())
+        return sum(record.seats for record in (await heard_workers(store)).values())
 
     async def seats_in_play() -> int:
         return len(await store.ai_seats())
@@ -137,9 +150,11 @@ def describe(cluster: Cluster, now: int) -> str:
             + (f"  heard {max(0, now - i.heard_ms) / 1000:.0f}s ago" if i.heard_ms else "")
             + ("  SILENT" if silent(i, now) else "  DRAINING" if i.draining else "")
         )
-    seats = sum(w.seats for w in cluster.workers.values())
+    unheard = {name for name, i in cluster.instances.items() if silent(i, now)}
+    heard = [w for w in cluster.workers.values() if w.instance not in unheard]
+    seats = sum(w.seats for w in heard)
     lines.append(
-        f"AI workers: {len(cluster.workers)} ({seats} seats; {cluster.seats_in_play} AI players "
+        f"AI workers: {len(heard)} ({seats} seats; {cluster.seats_in_play} AI players "
         "in games or waiting for a worker)"
     )
     for name, w in cluster.workers.items():
@@ -147,6 +162,7 @@ def describe(cluster: Cluster, now: int) -> str:
         lines.append(
             f"  {name}{called}  on {w.instance}  holds {w.held}/{w.seats} seats  "
             f"levels {','.join(w.levels)}"
+            + ("  (its instance is SILENT: not counted)" if w.instance in unheard else "")
         )
     lines.append("AI queues (jobs waiting / taken):")
     for queue, depth in cluster.queues.items():

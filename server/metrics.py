@@ -266,6 +266,11 @@ class Metrics:
         elif self.missing and not missed:
             log.info("cluster metrics read again")
         self.missing = bool(missed)
+        if not up:
+            # No cluster figure while the store is not up, as README says: those read in
+            # the half second after Redis is back, before this instance's feed is, were
+            # too low (no instance, no player), and would set off an alert.
+            read, series = {}, {}
         own = self.own()  # given as written: process_cpu_seconds_total moves on meanwhile
         siblings = {} if self.shared is None else self.shared.share(own)
         return self.render(read, series, store_up=up, own=own, siblings=siblings)

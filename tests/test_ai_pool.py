@@ -468,8 +468,10 @@ async def test_status_tells_a_silent_instance_from_a_live_one(
     were counted twice); a live one, just now."""
     live = await make_server(ai_config(), store=RedisStore(redis_url))
     now = now_ms()
-    killed = jobs.InstanceRecord("10.0.0.9:8765", now - 60_000, 3, 2, 0, heard_ms=now - 7_000)
+    killed = jobs.InstanceRecord("10.0.0.9:8765", now - 60_000, 3, 2, 1, heard_ms=now - 7_000)
     await live.store.put_instance_info("killed-one", jobs.encode(killed), now + 8_000)
+    its_worker = jobs.WorkerRecord("killed-one", 6, ["master"], 0, "gone-worker")
+    await live.store.put_worker("p-gone", jobs.encode(its_worker), now + 8_000)
     started = time.monotonic()
     done = await run_status("--redis", redis_url)
     took = time.monotonic() - started  # a loaded machine starts the command slowly
@@ -481,15 +483,18 @@ async def test_status_tells_a_silent_instance_from_a_live_one(
         assert found is not None, line
         return int(found.group(1))
 
-    [dead] = [line for line in lines if "killed-one" in line]
+    [dead] = [line for line in lines if line.startswith("  killed-one")]
     assert dead.endswith("SILENT"), dead
     assert 7 <= heard(dead.removesuffix("  SILENT")) <= 8 + took, dead
     [alive] = [line for line in lines if live.housekeeping.instance_id in line]
     assert heard(alive) <= 1 + took, alive
     assert "instances: 2 (1 silent: stopped or cut off, not counted)" in lines
+    [gone] = [line for line in lines if "gone-worker" in line]  # nor its AI worker's seats
+    assert gone.endswith("(its instance is SILENT: not counted)"), gone
     page = await live.metrics.collect()
     assert re.search(r"^gomoku_cluster_instances 1$", page, re.MULTILINE), page
     assert re.search(r"^gomoku_cluster_players_online 0$", page, re.MULTILINE), page
+    assert re.search(r"^gomoku_cluster_ai_seats 0$", page, re.MULTILINE), page  # no worker
 
 
 async def test_an_instance_stopped_cleanly_leaves_the_cluster_at_once(

@@ -28,6 +28,7 @@ from server import game
 from server.app import GomokuServer
 from server.config import Timers
 from server.game import GameRules, apply
+from server.metrics import Metrics
 from server.outage import give_back
 from server.room import Room, Seat
 from server.store import Attachment, Attendance, Outage
@@ -265,6 +266,29 @@ async def test_metrics_answer_while_redis_hangs(
         page = answer.read().decode()
     assert re.search(r"^gomoku_store_up 1$", page, re.MULTILINE)
     assert re.search(r"^gomoku_cluster_players_online 0$", page, re.MULTILINE)
+
+
+async def test_no_cluster_figure_is_given_while_the_store_is_not_up() -> None:
+    """The store answers the cluster's figures but is not up (Redis back, this
+    instance's feed not yet): the page gives store_up 0 and none of those figures, as
+    README says (figures read in that half second said no instance and no player)."""
+    metrics = Metrics()
+
+    async def rooms() -> int:
+        return 3
+
+    up = False
+
+    async def store_up() -> bool:
+        return up
+
+    metrics.cluster_gauges["gomoku_rooms"] = rooms
+    metrics.store_up = store_up
+    page = await metrics.collect()
+    assert re.search(r"^gomoku_store_up 0$", page, re.MULTILINE)
+    assert not re.search(r"^gomoku_rooms ", page, re.MULTILINE)
+    up = True
+    assert re.search(r"^gomoku_rooms 3$", await metrics.collect(), re.MULTILINE)
 
 
 async def test_an_outage_is_logged_once_not_once_a_request(
