@@ -220,6 +220,29 @@ async def test_moving_out_of_turn_is_refused_locally(
         assert app.model.log[-1].kind == "error"
 
 
+async def test_resigning_a_rated_game_before_its_second_stone_says_it_is_unrated(
+    server: GomokuServer, connect: Connect, tmp_path: Path
+) -> None:
+    """^R in a rated game with one stone asks with the news that nothing is rated yet
+    (a lichess player took "resign" there for a loss on their record); after the second
+    stone, the plain question."""
+    async with running(server, tmp_path) as (app, pilot):
+        bob, room = await in_game_with_bob(app, pilot, connect, rated=True)
+        await pilot.press("enter")
+        await bob_sees_move(bob, "h8")
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        assert isinstance(app.screen, ConfirmDialog)
+        assert app.screen.question == "Resign this game? Before its second stone, it is not rated."
+        await pilot.press("n")
+        await bob_plays(bob, room, "a1")
+        await until(pilot, lambda: stones(app) == 2)
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        assert isinstance(app.screen, ConfirmDialog)
+        assert app.screen.question == "Resign this game?"
+
+
 async def test_resign_asks_first_then_rematch(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:

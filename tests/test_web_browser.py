@@ -29,6 +29,7 @@ import pytest_asyncio
 from playwright.async_api import (
     Browser,
     BrowserContext,
+    Dialog,
     FloatRect,
     Locator,
     Page,
@@ -1274,7 +1275,8 @@ async def test_a_crafted_room_link_costs_the_visitor_nothing(browser: Browser) -
         ann = await crowd.page("ann")
         await ann.goto(f"{crowd.url}#/room/{'A' * 4100}")
         await expect(ann.locator("#status")).to_have_text(
-            f"Could not enter {'A' * 40}…: That room does not exist (any more). Back to the lobby"
+            f"Could not enter {'A' * 40}…: That room does not exist (any more), or it is "
+            "private: a private game opens with its invite link or code. Back to the lobby"
         )
         await ann.goto(f"{crowd.url}#/profile/{'A' * 4100}")
         await expect(ann.locator("#profile-view")).to_contain_text(
@@ -3842,3 +3844,35 @@ async def test_your_games_says_when_the_opponent_is_away(browser: Browser) -> No
         await expect(game).to_have_text("Your game with hal: your turn")
         await hal.ws.close()
         await expect(game).to_have_text("Your game with hal: your turn (hal is away)")
+
+
+async def test_a_private_games_link_stays_and_an_early_resignation_says_it_is_unrated(
+    browser: Browser,
+) -> None:
+    """Once a private rated game has begun its players still have its link to watch by,
+    with the code (it went with the start, and the address bar's room id is no way in
+    for a friend); resigning before the second stone says that nothing is rated."""
+    async with people(browser) as crowd:
+        ann = await crowd.page("ann")
+        await ann.check("#create-form input[name=private]")
+        await ann.check("#create-form input[name=rated]")
+        await ann.select_option("#create-form select[name=seat]", "black")
+        await ann.click("#create-button")
+        code = await ann.locator("#invite-code").inner_text()
+        hal = await crowd.client("hal")
+        await hal.send(m.Join(code=code))
+        room = (await hal.expect(m.Snapshot)).room.id
+        await expect(ann.locator("#status")).to_have_text("Your move: Black.")
+        await expect(ann.locator("#invite-code")).to_have_text(code)
+        assert code in await ann.locator("#share-link").input_value()
+        await expect(ann.locator(".share")).to_contain_text("Link to watch")
+        asked: list[str] = []
+
+        async def answer(dialog: Dialog) -> None:
+            asked.append(dialog.message)
+            await dialog.accept()
+
+        ann.once("dialog", answer)
+        await ann.click("#resign")
+        await hal.event(GameOver, room)
+        assert asked == ["Resign this game? Before its second stone, it is not rated."]

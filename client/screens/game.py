@@ -72,6 +72,7 @@ from engine.notation import format_point
 from engine.types import Color, Point
 from protocol import messages as msg
 from protocol.convert import point_to_wire
+from protocol.limits import RATED_MIN_STONES
 from protocol.text import chat_problem
 from protocol.values import OfferKind, SwapChoice
 
@@ -778,6 +779,8 @@ class GameScreen(Screen[None]):
                 await self.host.send_as(player, msg.Resign(room=room))
 
         question = "Resign this game?"
+        if game.rated and len(game.moves) < RATED_MIN_STONES:  # as lichess's "abort"
+            question = "Resign this game? Before its second stone, it is not rated."
         if len(self.me) > 1:  # hot seat: the player to move resigns, whose name it says
             color = game.color_of(player)
             question = f"Resign for {game.seat_name(color) if color else 'the player to move'}?"

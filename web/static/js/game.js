@@ -379,8 +379,11 @@ export class GameView {
     const link = `${location.origin}${pageFolder(location)}#/room/${room.code ?? room.id}`;
     const watchers = `${room.spectators} watching`;
     const parts = [h("span", { class: "watchers" }, watchers)];
-    if (mySeat && room.state === "waiting") {
-      parts.push(" · Invite: ", h("input", { class: "link", id: "share-link", readonly: true, value: link, "aria-label": "Link to this room", onfocus: (e) => e.target.select() }));
+    // A private game's link stays for its players after the start (a rematch's too): the
+    // address bar shows the room's id, which a friend who was sent it cannot watch by.
+    if (mySeat && (room.state === "waiting" || room.code)) {
+      const label = room.state === "waiting" ? "Invite" : "Link to watch";
+      parts.push(` · ${label}: `, h("input", { class: "link", id: "share-link", readonly: true, value: link, "aria-label": "Link to this room", onfocus: (e) => e.target.select() }));
       if (room.code) parts.push(" code ", h("strong", { id: "invite-code" }, room.code));
     }
     this.share.replaceChildren(...parts);
@@ -623,7 +626,7 @@ export class GameView {
         // No draw in swap2's opening (the server refuses it until the colours are chosen).
         h("button", { type: "button", id: "offer-draw", disabled: waiting || Boolean(room.pending) || room.state === "opening", onclick: () => act({ type: "offer", kind: "draw" }) }, "Offer a draw"),
         h("button", { type: "button", id: "offer-takeback", disabled: waiting || Boolean(room.pending) || !room.canTakeBack(this.me), onclick: () => act({ type: "offer", kind: "takeback" }) }, "Take back"),
-        h("button", { type: "button", id: "resign", class: "danger", disabled: waiting, onclick: () => { if (window.confirm("Resign this game?")) act({ type: "resign" }); } }, "Resign")));
+        h("button", { type: "button", id: "resign", class: "danger", disabled: waiting, onclick: () => { if (window.confirm(resignQuestion(room))) act({ type: "resign" }); } }, "Resign")));
       if (pendingMine) parts.push(h("p", { class: "hint-text" }, `Your ${room.pending.kind} offer is waiting for an answer.`));
       if (this.claimShown) {
         parts.push(h("p", { class: "hint-text", id: "claim-why" }, claim),
@@ -1047,6 +1050,13 @@ export class GameView {
     if (this.roomId) this.app.leave(this.roomId);
     else window.location.hash = "#/";
   }
+}
+
+/** The question before a resignation; a rated game's before its second stone says that
+ * nothing is at stake (lichess offers "abort" then): a player took it for a lost game. */
+function resignQuestion(room) {
+  const early = room.rated && room.moves.length < RATED_MIN_STONES;
+  return early ? "Resign this game? Before its second stone, it is not rated." : "Resign this game?";
 }
 
 /** Why a rated game's end changed no rating, by protocol.md's rules ("Ratings and

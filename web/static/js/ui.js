@@ -128,7 +128,7 @@ const ERROR_WORDS = {
   occupied: "That point already has a stone.",
   off_board: "That point is off the board.",
   room_full: "That room has no free seat.",
-  no_such_room: "That room does not exist (any more).",
+  no_such_room: "That room does not exist (any more), or it is private: a private game opens with its invite link or code.",
   game_over: "The game is over.",
   offer_pending: "An offer is already waiting for an answer.",
   no_offer: "That offer is no longer open.",
