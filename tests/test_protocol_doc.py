@@ -70,7 +70,7 @@ async def test_transcript_replays_against_a_live_server(
     server = await make_server(bot_keys=frozenset({"s3cret-bot-key"}), game=game)
     bound = await replay(steps, server.port, codec)
     assert {"$ann", "$bob", "$room", "$room2", "$room3", "$code", "$room4", "$ai"} <= set(bound)
-    assert {"$gil", "$room5"} <= set(bound)
+    assert {"$gil", "$room5", "$room6"} <= set(bound)
 
 
 async def test_a_client_offering_no_known_subprotocol_gets_messagepack(
