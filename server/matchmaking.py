@@ -109,7 +109,7 @@ class Matchmaker:
             if not seat.bot:
                 await self.service.show_rating(seat, rule)
         room = await self.service.open(new_room_id(), settings, seats=seats)
-        log.info("matched %s and %s in room %s", *players, room.id)
+        log.info("room %s: quick match of %s and %s", room.id, *players)
         for player in players:
             await self.store.publish_player(
                 player, encode_notice(Notice(kind="matched", room=room.id))

@@ -149,7 +149,7 @@ class AiSeating:
         seat = claim.seat
         job = jobs.SeatJob(seat.player, claim.token, seat.name, room_id, seat.level)
         await self.store.pool_put(jobs.seat_queue(seat.level), jobs.encode(job))
-        log.info("AI seat %s (%s) in room %s waits for a worker", seat.player, seat.level, room_id)
+        log.info("room %s: AI seat %s (%s) waits for a worker", room_id, seat.player, seat.level)
 
     async def take(self, job: jobs.SeatJob) -> bool:
         """Give a seat from the pool to the best worker of this instance. False if none
@@ -170,7 +170,7 @@ class AiSeating:
             # The game ended (or the room went) while the seat waited: nothing to play.
             await self.store.delete_session(hashed)
             if await self.store.drop_ai_seat(job.player):
-                log.info("AI seat %s: its game in room %s is over; released", job.player, job.room)
+                log.info("room %s: game over; AI seat %s released", job.room, job.player)
             return True
         seat = AiSeat(job.player, job.name, job.level, hashed)
         waiting = SeatRecord(hashed, "", job.name, job.level)

@@ -325,6 +325,6 @@ class Watchdog:
             seat.player, encode_notice(Notice(kind="revoke", room=rooms[0], token=old_hash))
         )
         self.metrics.inc("gomoku_ai_handovers_total")
-        log.info("AI seat %s in room %s goes back to the AI pool", seat.player, rooms[0])
+        log.info("room %s: AI seat %s goes back to the AI pool", rooms[0], seat.player)
         await self.seating.dispatch(Claim(fresh, token), rooms[0])
         return True

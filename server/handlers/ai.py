@@ -31,7 +31,7 @@ async def on_create_ai_game(session: Session, msg: m.CreateAiGame) -> None:
             room_id=room_id,
             owner=session.player,
         )
-    log.info("AI game in room %s created by %s", room.id, session.player)
+    log.info("room %s: AI game created by %s", room.id, session.player)
     await session.attach(room.id)  # as a spectator
     await session.sync_room(room.id, None, re=msg.id)
 

@@ -125,7 +125,7 @@ async def _ai_after_wait(
             continue
         break
     waited = now_ms() - entry.since_ms
-    log.info("%s waited %d ms: playing an AI in room %s", session.player, waited, room.id)
+    log.info("room %s: %s waited %d ms and plays an AI", room.id, session.player, waited)
     await store.publish_player(session.player, encode_notice(Notice(kind="matched", room=room.id)))
 
 

@@ -33,7 +33,7 @@ async def on_create_room(session: Session, msg: m.CreateRoom) -> None:
         seat = await session.rated_seat(msg.rule)
         wish = random.choice(("black", "white")) if msg.seat == "random" else msg.seat
         room = await service.open(room_id, settings, seats=[(seat, wish)], owner=session.player)
-    log.info("room %s created by %s (%s)", room.id, session.player, room.rule)
+    log.info("room %s: created by %s (%s), %s", room.id, seat.name, session.player, room.rule)
     await session.attach(room.id)
     await session.sync_room(room.id, None, re=msg.id)
     await give_up_queue(session)
