@@ -53,6 +53,10 @@ REATTACH_AT_ONCE = 32
 """Connections attached again together after this instance's lease was taken over."""
 
 
+PROBES = ("/healthz", "/livez", "/metrics")
+"""The paths a monitor asks: answered whatever the page's files and the per-address limit."""
+
+
 class Listener:
     """The listening socket and the connections it admitted."""
 
@@ -345,23 +349,27 @@ class Listener:
         response.headers["X-Gomoku-Instance"] = self.services.housekeeping.instance_id
 
     async def _answer_http(self, ws: ServerConnection, request: Request) -> Response | None:
-        """``/healthz``, ``/metrics``, the browser client's files (:mod:`server.http_files`),
-        or None to go on with the WebSocket handshake."""
+        """``/healthz`` (ready: not draining, the store answers), ``/livez`` (alive: 200
+        whenever the process answers, so that a liveness probe does not restart every
+        instance through a Redis outage), ``/metrics``, the browser client's files
+        (:mod:`server.http_files`), or None to go on with the WebSocket handshake."""
         path = request.path.split("?", 1)[0]
         if path == "/games.csv":
             return await self._games_csv(ws, request)
-        if path not in ("/healthz", "/metrics") and not wants_websocket(request):
+        if path not in PROBES and not wants_websocket(request):
             return self.site.respond(request)
         per_ip = self.config.limits.max_conns_per_ip
         if (
             per_ip
-            and path not in ("/healthz", "/metrics")
+            and path not in PROBES
             and self.per_address[limit_key(self.client_address(ws, request))] >= per_ip
         ):
             self.metrics.inc("gomoku_refused_per_ip_total")
             return ws.respond(
                 http.HTTPStatus.TOO_MANY_REQUESTS, "too many connections from your address\n"
             )
+        if path == "/livez":  # the process answers: a liveness probe, whatever the store
+            return ws.respond(http.HTTPStatus.OK, "alive\n")
         if path == "/healthz":
             if self.draining:
                 return ws.respond(http.HTTPStatus.SERVICE_UNAVAILABLE, "draining\n")

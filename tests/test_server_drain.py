@@ -25,10 +25,10 @@ EXIT_WITHIN_S = 30.0
 """Far beyond any drain these tests do not ask for: waiting longer means it hangs."""
 
 
-def healthz(server: LiveServer) -> tuple[int, str]:
-    """/healthz's status and body (blocking)."""
+def healthz(server: LiveServer, path: str = "/healthz") -> tuple[int, str]:
+    """/healthz's status and body, or another path's (blocking)."""
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{server.port}/healthz", timeout=5) as r:
+        with urllib.request.urlopen(f"http://127.0.0.1:{server.port}{path}", timeout=5) as r:
             return r.status, r.read().decode()
     except urllib.error.HTTPError as error:
         return error.code, error.read().decode()
@@ -65,7 +65,8 @@ async def test_sigterm_drains_then_closes_with_1001(
     tmp_path: Path, clients: list[TestClient]
 ) -> None:
     """During the drain /healthz answers 503 ``draining`` while the game goes on (a move
-    is played and seen by both); then both players are closed with 1001, exit 0."""
+    is played and seen by both), and /livez 200 (a liveness probe restarted a draining
+    instance); then both players are closed with 1001, exit 0."""
     server = start(["--drain", "2"], tmp_path / "server.log")
     try:
         alice = await player(server, "alice", clients)
@@ -76,6 +77,7 @@ async def test_sigterm_drains_then_closes_with_1001(
         await alice.event(GameStarted)
         server.process.send_signal(signal.SIGTERM)
         await until_draining(server)
+        assert await asyncio.to_thread(healthz, server, "/livez") == (200, "alive\n")
         # Named while there is still time to think again (it came after the drain).
         assert (
             "1 game in progress will end with this stop, unrated and unrecorded (games "

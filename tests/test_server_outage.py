@@ -255,6 +255,9 @@ async def test_metrics_answer_while_redis_hangs(
         with await asyncio.to_thread(urllib.request.urlopen, url, timeout=10) as answer:
             page = answer.read().decode()
         waited = loop.time() - started
+        live = url.replace("/metrics", "/livez")  # a liveness probe: alive, store or not
+        with await asyncio.to_thread(urllib.request.urlopen, live, timeout=10) as answer:
+            assert (answer.status, answer.read()) == (200, b"alive\n")
     finally:
         persistent_redis.hang(on=False)
     assert waited < 5, waited
