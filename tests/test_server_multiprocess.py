@@ -97,6 +97,28 @@ async def client_on(server: LiveServer, instance: str, opened: list[TestClient])
     raise AssertionError(f"100 connections and none on {instance}")
 
 
+async def pair_over_both(
+    server: LiveServer, seen: dict[str, tuple[int, str]], clients: list[TestClient]
+) -> tuple[TestClient, TestClient, str]:
+    """Black connected to process 1 and White to process 2 (``seen``: :func:`processes`),
+    seated in one room: Black, White and the room's id."""
+    black = await client_on(server, seen["1"][1], clients)
+    white = await client_on(server, seen["2"][1], clients)
+    await black.hello("black")
+    await white.hello("white")
+    room = (await black.create(seat="black")).room.id
+    await white.join(room)
+    return black, white, room
+
+
+async def play(black: TestClient, white: TestClient, room: str, moves: list[str]) -> None:
+    """Black and White play ``moves`` in turn, each seen by both."""
+    for i, point in enumerate(moves):
+        await (black if i % 2 == 0 else white).move(room, point)
+        for client in (black, white):
+            assert (await client.until_event(Moved)).point == point
+
+
 async def test_connections_land_on_both_processes_and_their_players_meet(
     two: LiveServer, clients: list[TestClient]
 ) -> None:
@@ -106,19 +128,10 @@ async def test_connections_land_on_both_processes_and_their_players_meet(
     assert set(seen) == {"1", "2"}
     assert len({pid for pid, _ in seen.values()}) == 2
     assert two.process.pid not in {pid for pid, _ in seen.values()}  # the supervisor serves none
-    black = await client_on(two, seen["1"][1], clients)
-    white = await client_on(two, seen["2"][1], clients)
-    await black.hello("black")
-    await white.hello("white")
-    room = (await black.create(seat="black")).room.id
-    await white.join(room)
+    black, white, room = await pair_over_both(two, seen, clients)
     await black.event(PlayerJoined)
     await black.event(GameStarted)
-    moves = ["h8", "a1", "h9", "a2", "h10", "a3", "h11", "a4", "h12"]
-    for i, point in enumerate(moves):
-        await (black if i % 2 == 0 else white).move(room, point)
-        for client in (black, white):
-            assert (await client.until_event(Moved)).point == point
+    await play(black, white, room, ["h8", "a1", "h9", "a2", "h10", "a3", "h11", "a4", "h12"])
     for client in (black, white):
         over = await client.until_event(GameOver)
         assert (over.winner, over.reason) == ("black", "five")
@@ -131,17 +144,8 @@ async def test_any_scrape_of_the_shared_port_gives_every_processs_counters(
     labelled with its process: the moves of a game add up to the same total at every
     scrape (each process answering for itself, a counter went down at every other
     scrape, and Prometheus counted a reset each time)."""
-    seen = processes(two)
-    black = await client_on(two, seen["1"][1], clients)
-    white = await client_on(two, seen["2"][1], clients)
-    await black.hello("black")
-    await white.hello("white")
-    room = (await black.create(seat="black")).room.id
-    await white.join(room)
-    for i, point in enumerate(["h8", "a1", "h9", "a2", "h10"]):
-        await (black if i % 2 == 0 else white).move(room, point)
-        for client in (black, white):
-            assert (await client.until_event(Moved)).point == point
+    black, white, room = await pair_over_both(two, processes(two), clients)
+    await play(black, white, room, ["h8", "a1", "h9", "a2", "h10"])
     deadline = time.monotonic() + WITHIN_S
     while sum(moves_counted(two).values()) != 5:  # a sibling's figures are a second old
         assert time.monotonic() < deadline, moves_counted(two)
