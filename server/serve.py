@@ -219,6 +219,8 @@ async def serve(
             orphaned.cancel()
         if sharing is not None:
             sharing.cancel()
+            if server.metrics.shared is not None:
+                server.metrics.shared.remove()
         await server.stop()
     log.info("stopped")
 

@@ -104,6 +104,9 @@ class SharedFigures:
             await asyncio.sleep(WRITE_S)
 
     def remove(self) -> None:
-        """Take this process's file away (it stops)."""
+        """Take this process's file away (it stops), and the folder with the last one:
+        the supervisor removes it, unless it was killed first."""
         with contextlib.suppress(OSError):
             self._file(self.index).unlink()
+        with contextlib.suppress(OSError):  # not empty: a sibling still runs
+            self.folder.rmdir()

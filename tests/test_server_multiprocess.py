@@ -282,12 +282,24 @@ async def test_sigterm_stops_every_process(two: LiveServer, clients: list[TestCl
     wait_until_gone(pids)
 
 
-async def test_a_killed_supervisor_leaves_no_process_behind(two: LiveServer) -> None:
-    """SIGKILL to the supervisor: its processes see their standard input close and stop."""
+def figures_folder(pid: int) -> Path:
+    """The folder where process ``pid`` shares its figures (its environment says)."""
+    variable = b"GOMOKU_PROCESS_FIGURES="
+    environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    [folder] = [v.removeprefix(variable) for v in environ if v.startswith(variable)]
+    return Path(os.fsdecode(folder))
+
+
+def test_a_killed_supervisor_leaves_no_process_behind(two: LiveServer) -> None:
+    """SIGKILL to the supervisor: its processes see their standard input close and stop,
+    and take away the folder where they shared their figures (left in /tmp before)."""
     pids = [pid for pid, _ in processes(two).values()]
+    folder = figures_folder(pids[0])
+    assert folder.is_dir()
     two.process.kill()
     two.process.wait(WITHIN_S)
     wait_until_gone(pids)
+    assert not folder.exists()
 
 
 def test_the_processes_run_the_installed_server_from_any_directory(
