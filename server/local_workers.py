@@ -54,7 +54,9 @@ class LocalWorkers:
                 "--seats",
                 str(self.seats),
                 "--log-level",
-                "WARNING",
+                # Its seats' lines (which room each plays, a claim) only when the server
+                # is asked for its story at DEBUG: at INFO they would double its log.
+                "DEBUG" if log.isEnabledFor(logging.DEBUG) else "WARNING",
                 "--stop-on-eof",  # the pipe closes when this process ends, however it ends
             ]
             env = {**os.environ, "GOMOKU_BOT_KEY": key}

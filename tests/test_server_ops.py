@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import pytest
+from live_server import start, stop
 from msgspec import msgpack
 from server_fixtures import Connect, make_config, seated_pair
 from websockets.asyncio.client import connect as ws_connect
@@ -497,3 +498,22 @@ async def test_ctrl_c_to_the_process_group_stops_without_tracebacks() -> None:
     _, err = await asyncio.wait_for(proc.communicate(), 20)
     assert proc.returncode == 0
     assert "Traceback" not in (seen + err).decode(), (seen + err).decode()
+
+
+async def test_the_local_workers_lines_join_a_debug_log(tmp_path: Path) -> None:
+    """With --log-level DEBUG the local AI worker logs at DEBUG too, into the server's
+    log (its lines, as which rooms its seats play, were never there: it ran at WARNING);
+    at the default INFO it keeps to its warnings."""
+    for level, shown in (("DEBUG", True), ("INFO", False)):
+        log_file = tmp_path / f"{level}.log"
+        server = start(["--bots", "1", "--log-level", level], log_file)
+        try:
+            deadline = time.monotonic() + 30
+            while "AI worker p-" not in server.log_text():  # the server saw it ready
+                assert time.monotonic() < deadline, server.log_text()
+                await asyncio.sleep(0.1)
+            await asyncio.sleep(0.5)
+            said = re.search(r"worker p-\w+ ready at ws://", server.log_text()) is not None
+            assert said == shown, server.log_text()
+        finally:
+            stop(server.process)
