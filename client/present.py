@@ -206,6 +206,9 @@ def status_lines(
             + (" swap2" if game.opening is Opening.SWAP2 else ""),
         ),
         (3, "rated" if game.rated else ""),
+        # A private game's code stays in sight for a friend to watch by (it was said once
+        # in the log, which a few chat lines scrolled away; the page keeps it shown).
+        (3, f"private, code {game.code}" if game.private and game.code else ""),
         (4, describe_time(game.time)),  # the clocks are on the first line
     ]
     watching = not any(game.color_of(p) is not None for p in me)

@@ -349,6 +349,21 @@ def test_a_rated_game_that_did_not_count_is_no_casual_one_in_the_history() -> No
     assert game_row(base, "p-alice")[1] == "freestyle"
 
 
+def test_a_private_games_code_stays_on_the_status_line() -> None:
+    """A private game's invite code is on its status line, for a friend to watch by (it
+    was said once in the log, which chat scrolled away); a public game has none."""
+    players = Seats(
+        black=PlayerRef(id="a", name="ann", rating=1500),
+        white=PlayerRef(id="b", name="bob", rating=1500),
+    )
+    private = room_view(players=players, state="playing", private=True, code="P62-M8K-CRA")
+    _, second = status_lines(viewed("a", private), frozenset({"a"}), UNICODE, 0.0, 80)
+    assert " · private, code P62-M8K-CRA" in second, second
+    public = room_view(players=players, state="playing")
+    _, second = status_lines(viewed("a", public), frozenset({"a"}), UNICODE, 0.0, 80)
+    assert "code" not in second, second
+
+
 def test_a_swap2_opening_is_said_in_words_on_the_status_line() -> None:
     """Who does what in a swap2 opening, in words: "swap2: you place 3 stones", "swap2:
     bob chooses" (it read the wire's phase names, "swap2 place3: you")."""
