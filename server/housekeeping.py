@@ -19,7 +19,7 @@ from server.cluster import instances
 from server.config import Timers
 from server.game import GameError
 from server.metrics import Metrics
-from server.service import NoSuchRoom, RoomService, now_ms
+from server.service import NoSuchRoom, RoomService, counted, now_ms
 from server.store import Store, StoreUnavailable
 from server.store_watch import StoreWatch
 
@@ -129,11 +129,10 @@ class Housekeeping:
                     gone = await self.store.reap_instance(instance, now)
                     at = f" at {known[instance].address}" if instance in known else ""
                     log.warning(
-                        "server instance %s%s stopped renewing its lease: its connections "
-                        "left %d rooms",
+                        "server instance %s%s stopped renewing its lease: its connections left %s",
                         instance,
                         at,
-                        len(gone),
+                        counted(len(gone), "room"),
                     )
                     for room_id in gone:
                         with contextlib.suppress(GameError, NoSuchRoom):

@@ -32,12 +32,13 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from protocol.backoff import sleep_unless
 from server import __version__
 from server.config import ServerConfig
 from server.options import cannot_listen, cannot_use_redis, redacted
-from server.shared_figures import FOLDER_VARIABLE
+from server.shared_figures import FOLDER_VARIABLE, SharedFigures
 from stopsignals import STOP_SIGNALS, StopSignals
 
 log = logging.getLogger("gomoku.server")
@@ -102,7 +103,7 @@ async def stop_on_eof(stops: asyncio.Queue[str]) -> None:
 
     threading.Thread(target=read, name="stdin-eof", daemon=True).start()
     await ended
-    stops.put_nowait("standard input closed")
+    stops.put_nowait("standard input closed (the process that started this one is gone)")
 
 
 def reserve_port(host: str, port: int) -> socket.socket:
@@ -212,6 +213,9 @@ class Supervisor:
             code = await process.wait()
             del self.processes[index]
             self.ready.discard(index)
+            # Its figures go with it: a killed one's stayed in every scrape, its players
+            # counted twice once they were back on a sibling.
+            SharedFigures(Path(self.figures.name), index).remove_file()
             if self.stop.is_set():
                 return
             if not self.started:

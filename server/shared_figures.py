@@ -34,8 +34,9 @@ FOLDER_VARIABLE = "GOMOKU_PROCESS_FIGURES"
 WRITE_S = 1.0
 """How often a process writes its figures: a sibling's are at most this old in a scrape."""
 
-STALE_S = 10.0
-"""A process whose file is older than this is gone or hung: its figures are left out."""
+STALE_S = 3.0
+"""A process whose file is older than this (three writes missed) is gone or hung: its
+figures are left out (the supervisor also takes a dead one's file away at once)."""
 
 
 class OwnFigures(msgspec.Struct, frozen=True):
@@ -103,10 +104,14 @@ class SharedFigures:
                 failing = True
             await asyncio.sleep(WRITE_S)
 
+    def remove_file(self) -> None:
+        """Take this process's file away (it stopped, or is stopping)."""
+        with contextlib.suppress(OSError):
+            self._file(self.index).unlink()
+
     def remove(self) -> None:
         """Take this process's file away (it stops), and the folder with the last one:
         the supervisor removes it, unless it was killed first."""
-        with contextlib.suppress(OSError):
-            self._file(self.index).unlink()
+        self.remove_file()
         with contextlib.suppress(OSError):  # not empty: a sibling still runs
             self.folder.rmdir()

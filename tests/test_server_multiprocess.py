@@ -247,13 +247,20 @@ async def test_a_game_split_over_two_processes_moves_to_one(
         assert (over.winner, over.reason) == ("black", "five")
 
 
-async def test_a_process_that_dies_is_started_again(two: LiveServer) -> None:
+def test_a_process_that_dies_is_started_again(two: LiveServer) -> None:
     """SIGKILL one process: the supervisor starts a new one in its place (a new pid and
-    instance id under the same index) and the port keeps answering."""
+    instance id under the same index) and the port keeps answering; once the supervisor
+    has seen it die, no scrape gives the dead one's figures (they stayed for 10 s, its
+    players counted twice once they were back on the sibling)."""
     before = processes(two)
     pid, instance = before["2"]
     os.kill(pid, signal.SIGKILL)
     deadline = time.monotonic() + WITHIN_S
+    while f"(pid {pid}) exited" not in two.log_text():
+        assert time.monotonic() < deadline, two.log_text()
+        time.sleep(0.02)
+    with urllib.request.urlopen(f"http://127.0.0.1:{two.port}/metrics", timeout=5) as r:
+        assert f'pid="{pid}"' not in r.read().decode()
     now = before
     while now["2"][0] == pid:
         assert time.monotonic() < deadline, "process 2 was not started again"

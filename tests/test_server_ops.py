@@ -329,7 +329,9 @@ def test_stop_on_eof_with_stdin_not_a_pipe(loop: str, stdin: str, tmp_path: Path
             timeout=30,
         )
     assert done.returncode == 0, done.stderr
-    assert "standard input closed: stopping" in done.stderr
+    assert "standard input closed (the process that started this one is gone): stopping" in (
+        done.stderr
+    )
     assert "Traceback" not in done.stderr
 
 
