@@ -238,15 +238,15 @@ def describe(board: Board) -> str:
     result = board.result
     if result is None:
         lines.append(f"{str(board.turn).capitalize()} to move.")
-        stones = {p: c for p in board.moves if (c := board[p]) is not None}
-        if board.rule is Rule.STANDARD and last is not None and run_through(stones, last) > 5:
-            # Said, as the clients say it: six in a row with "to move" under it read as a
-            # rule the engine had got wrong.
-            made = run_through(stones, last)
-            lines.append(
-                f"{format_point(last, size)} makes {made} in a row: under the standard rule "
-                "only exactly five wins."
-            )
+        # Six in a row with "to move" under it read as a rule the engine had got wrong:
+        # said, as the clients say it.
+        if board.rule is Rule.STANDARD and last is not None:
+            stones = {p: c for p in board.moves if (c := board[p]) is not None}
+            if (made := run_through(stones, last)) > 5:
+                lines.append(
+                    f"{format_point(last, size)} makes {made} in a row: under the standard "
+                    "rule only exactly five wins."
+                )
     elif result.winner is None and result.reason == Reason.BOARD_FULL and len(board) < size**2:
         # Renju: points are left, and none of them is Black's to play (no passing here).
         lines.append(f"Draw ({result.reason}: every empty point is forbidden for Black).")

@@ -132,12 +132,22 @@ class Identity:
         return dataclasses.replace(self, name=name, tokens=tokens, earlier=earlier)
 
 
+def identity_path(directory: Path | None = None, profile: str | None = None) -> Path:
+    """Where ``profile``'s identity is kept (``directory``: else :func:`config_dir`)."""
+    return (directory or config_dir()) / identity_file(profile)
+
+
+def _read(path: Path) -> Any:
+    """The JSON in the file at ``path``; OSError or ValueError if it cannot be had."""
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
 def identity_problem(directory: Path | None = None, profile: str | None = None) -> str | None:
     """Why ``profile``'s identity file cannot be used, if it exists and cannot be read
     or parsed as one (None: missing, or fine)."""
-    path = (directory or config_dir()) / identity_file(profile)
+    path = identity_path(directory, profile)
     try:
-        data: Any = json.loads(path.read_text(encoding="utf-8"))
+        data = _read(path)
     except (FileNotFoundError, NotADirectoryError):
         return None  # no file (a directory that cannot be made is said when saving)
     except OSError as exc:
@@ -150,9 +160,8 @@ def identity_problem(directory: Path | None = None, profile: str | None = None) 
 
 
 def load_identity(directory: Path | None = None, profile: str | None = None) -> Identity:
-    path = (directory or config_dir()) / identity_file(profile)
     try:
-        data: Any = json.loads(path.read_text(encoding="utf-8"))
+        data = _read(identity_path(directory, profile))
     except (OSError, ValueError):
         return Identity()
     if not isinstance(data, dict):

@@ -49,13 +49,14 @@ CATCH_UP_QUIET = 0.3  # seconds without a room event that end a resume's catch-u
 OPEN_TIMEOUT_S = 5.0  # the TCP, TLS and WebSocket handshakes together
 HELLO_TIMEOUT_S = 10.0  # from hello to welcome: a server that never answers is not ours
 RECONNECT = Backoff(initial=0.5, maximum=15.0)
+"""Waits between reconnect attempts: 0.5 s doubling to 15 s, each up to 20% shorter."""
 RESTART_RETRY = Backoff(initial=0.5, maximum=2.0)
 """The waits while a server restarts (it closed with 1001, or a proxy says no server is
 behind it), for :data:`RESTART_WINDOW_S`: a restart takes seconds, and each second
 waited beyond it is a second off the clock of a player on the move (with the growing
 waits a player came back 8 s after the servers were)."""
 RESTART_WINDOW_S = 60.0
-"""Waits between reconnect attempts: 0.5 s doubling to 15 s, each up to 20% shorter."""
+"""How long after the server said it was going away the waits stay that short."""
 
 
 @dataclasses.dataclass(slots=True)

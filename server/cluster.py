@@ -45,6 +45,11 @@ def silent(record: jobs.InstanceRecord, now: int) -> bool:
     return bool(record.heard_ms) and now - record.heard_ms > SILENT_AFTER_MS
 
 
+def unheard(listed: dict[str, jobs.InstanceRecord], now: int) -> set[str]:
+    """The names of the ``listed`` instances that are silent at ``now``."""
+    return {name for name, record in listed.items() if silent(record, now)}
+
+
 async def heard_instances(store: Store) -> list[jobs.InstanceRecord]:
     """The instances heard from within :data:`SILENT_AFTER_MS`."""
     now = now_ms()
@@ -55,8 +60,7 @@ async def heard_workers(store: Store) -> dict[str, jobs.WorkerRecord]:
     """The AI workers of the instances heard from: a silent instance's workers are not
     counted, as its connections are not (their records outlived them by 12 s, and the
     cluster's AI seats read as more than there were)."""
-    now = now_ms()
-    quiet = {name for name, record in (await instances(store)).items() if silent(record, now)}
+    quiet = unheard(await instances(store), now_ms())
     return {
         name: worker
         for name, worker in (await cluster_workers(store)).items()
@@ -135,10 +139,10 @@ def _duration(ms: int) -> str:
 
 def describe(cluster: Cluster, now: int) -> str:
     """The cluster in plain text: instances, AI workers and pool, rooms."""
-    quiet = sum(silent(i, now) for i in cluster.instances.values())
+    quiet = unheard(cluster.instances, now)
     lines = [
         f"instances: {len(cluster.instances)}"
-        + (f" ({quiet} silent: stopped or cut off, not counted)" if quiet else "")
+        + (f" ({len(quiet)} silent: stopped or cut off, not counted)" if quiet else "")
         # Said, not left to be read into a bare 0: an operator who mistyped the URL's
         # database number read an unused store's empty cluster as every server down.
         + ("" if cluster.instances else " (no server publishes to this store: is it the one?)")
@@ -148,10 +152,9 @@ def describe(cluster: Cluster, now: int) -> str:
             f"  {name}  {i.address}  up {_duration(now - i.started_ms)}  "
             f"connections {i.connections}  players {i.players}  AI workers {i.workers}"
             + (f"  heard {max(0, now - i.heard_ms) / 1000:.0f}s ago" if i.heard_ms else "")
-            + ("  SILENT" if silent(i, now) else "  DRAINING" if i.draining else "")
+            + ("  SILENT" if name in quiet else "  DRAINING" if i.draining else "")
         )
-    unheard = {name for name, i in cluster.instances.items() if silent(i, now)}
-    heard = [w for w in cluster.workers.values() if w.instance not in unheard]
+    heard = [w for w in cluster.workers.values() if w.instance not in quiet]
     seats = sum(w.seats for w in heard)
     lines.append(
         f"AI workers: {len(heard)} ({seats} seats; {cluster.seats_in_play} AI players "
@@ -162,7 +165,7 @@ def describe(cluster: Cluster, now: int) -> str:
         lines.append(
             f"  {name}{called}  on {w.instance}  holds {w.held}/{w.seats} seats  "
             f"levels {','.join(w.levels)}"
-            + ("  (its instance is SILENT: not counted)" if w.instance in unheard else "")
+            + ("  (its instance is SILENT: not counted)" if w.instance in quiet else "")
         )
     lines.append("AI queues (jobs waiting / taken):")
     for queue, depth in cluster.queues.items():

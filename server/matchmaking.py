@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
 
 from engine import Rule
 from protocol import messages as m
@@ -20,7 +19,7 @@ from server.metrics import Metrics
 from server.notices import Notice, encode_notice
 from server.players import LocalPlayers
 from server.room import Seat
-from server.service import RoomService, now_ms
+from server.service import RoomService, as_colours, now_ms
 from server.sessions import new_room_id
 from server.store import QueueEntry, Store, StoreUnavailable
 from server.store_watch import StoreWatch
@@ -97,14 +96,9 @@ class Matchmaker:
 
     async def _start_match(self, queue: str, first: QueueEntry, second: QueueEntry) -> None:
         rule, time_control = queue_settings(queue)
-        entries = [first, second]
-        players = [e.player_id for e in entries]
+        players = [first.player_id, second.player_id]
         settings = game.RoomSettings(rule=rule, time=time_control, rated=True)
-        # Colours drawn at random (protocol.md): by the queue's order, whoever came to an
-        # empty queue was Black in every game.
-        drawn = random.sample(entries, 2)
-        colours: tuple[game.SeatWish, ...] = ("black", "white")
-        seats = [(self._seat_for(e), wish) for e, wish in zip(drawn, colours, strict=True)]
+        seats = as_colours(self._seat_for(first), self._seat_for(second), drawn=True)
         for seat, _ in seats:  # as it stands now: a game may have ended since they queued
             if not seat.bot:
                 await self.service.show_rating(seat, rule)

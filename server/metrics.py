@@ -291,7 +291,7 @@ class Metrics:
         as they are now)."""
         cluster = cluster or {}
         series = series or {}
-        mine = own or self.own()
+        mine = self.own() if own is None else own
         given = [("", mine)]
         if "process" in self.identity:
             by_process = {int(self.identity["process"]): mine, **(siblings or {})}

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import random
 import time
 from collections.abc import Callable, Iterable, Sequence
 
@@ -575,6 +576,16 @@ def between_people(room: Room) -> bool:
     """No AI in either seat: a game a data file keeps over a restart (an AI's seat lives
     with the worker that played it, which the restart ends too)."""
     return all(seat is not None and not seat.bot for seat in room.seats)
+
+
+def as_colours(
+    black: Seat, white: Seat, *, drawn: bool = False
+) -> list[tuple[Seat, game.SeatWish]]:
+    """Two players seated as Black and White (``drawn``: in an order drawn at random, as
+    a quick match and a game against the AI are: by the queue's order, whoever came to
+    an empty queue was Black in every game)."""
+    first, second = random.sample((black, white), 2) if drawn else (black, white)
+    return [(first, "black"), (second, "white")]
 
 
 def counted(count: int, noun: str) -> str:

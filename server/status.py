@@ -13,7 +13,7 @@ import time
 from collections.abc import Sequence
 
 from protocol.options import HelpFormatter
-from server.cluster import describe, read_cluster, silent
+from server.cluster import describe, read_cluster, unheard
 from server.options import redacted, redis_url
 from server.service import now_ms
 from server.store import StoreUnavailable
@@ -72,8 +72,7 @@ async def _read(url: str, timeout_s: float) -> tuple[str, int]:
             async with asyncio.timeout(CLOSE_TIMEOUT_S):
                 await store.close()
     now = now_ms()
-    live = sum(not silent(instance, now) for instance in cluster.instances.values())
-    return describe(cluster, now), live
+    return describe(cluster, now), len(cluster.instances) - len(unheard(cluster.instances, now))
 
 
 def status_main(argv: Sequence[str], started: float | None = None) -> int:

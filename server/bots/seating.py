@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import random
 import time
 from collections.abc import Sequence
-from typing import Literal
 
 import msgspec
 
@@ -28,7 +26,7 @@ from server.bots.registry import AiSeat, SeatRecord, Worker, WorkerRegistry, ai_
 from server.config import ServerConfig
 from server.game import GameError
 from server.room import Room, Seat
-from server.service import RoomService, now_ms
+from server.service import RoomService, as_colours, now_ms
 from server.sessions import (
     SessionRecord,
     encode_session,
@@ -267,15 +265,12 @@ class AiSeating:
                     f"an AI-vs-AI game needs {len(levels)} free AI seats; fewer are free now",
                 ) from None
             raise
-        seats = [c.seat.seat() for c in claims] + list(people)
-        if people:
-            random.shuffle(seats)
-        wanted: tuple[Literal["black", "white"], ...] = ("black", "white")
+        black, white = [c.seat.seat() for c in claims] + list(people)
         try:
             room = await self.service.open(
                 room_id or new_room_id(),
                 dataclasses.replace(settings, rated=False),
-                seats=list(zip(seats, wanted, strict=True)),
+                seats=as_colours(black, white, drawn=bool(people)),
                 owner=owner,
             )
         except BaseException:
