@@ -5,7 +5,9 @@ teacher wants at the end of a lesson, or a club at the end of an evening (``GET
 One row a game, from its kept record (:func:`server.history.record_bytes`): when it
 ended (UTC), its room, rule, board, opening and clock, both players' names and ids,
 the winner (``black``, ``white``, ``draw``, or ``aborted``), how it ended, its stones,
-and whether it was rated and private. The clock is written as the clients write it
+whether it was rated and private, and the address of its record (``/games/<id>.json``,
+also for the server's own machine: a private game's record is otherwise its players'
+alone). The clock is written as the clients write it
 (``5+3``, ``30s+0``); a name that begins like a spreadsheet formula is led by an
 apostrophe. A record that cannot be read is left out.
 """
@@ -17,6 +19,7 @@ import csv
 import datetime
 import io
 import json
+import re
 import urllib.parse
 from typing import Any
 
@@ -25,8 +28,11 @@ from server.store import Store
 
 COLUMNS = (
     "ended_utc", "game", "rule", "size", "opening", "time", "black", "white", "winner",
-    "reason", "moves", "rated", "private", "black_id", "white_id",
+    "reason", "moves", "rated", "private", "black_id", "white_id", "record",
 )  # fmt: skip
+RECORDS_PATH = "/games/"
+"""Where a game's record is: ``/games/<id>.json``, to the server's own machine too."""
+_RECORD_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 LIMIT = 1000
 """Games listed when ``limit`` is not given."""
 MOST = 10_000
@@ -72,8 +78,17 @@ def as_text(name: str) -> str:
     return "'" + name if name.startswith(FORMULA_STARTS) else name
 
 
-def row(data: dict[str, Any], ended_ms: int) -> list[object]:
-    """One game's row from its record's data."""
+def record_id(path: str) -> str | None:
+    """The game that ``/games/<id>.json`` names, or None if ``path`` names none."""
+    name = path.removeprefix(RECORDS_PATH)
+    if name == path or not name.endswith(".json"):
+        return None
+    game_id = name.removesuffix(".json")
+    return game_id if _RECORD_ID.fullmatch(game_id) else None
+
+
+def row(data: dict[str, Any], ended_ms: int, records_at: str) -> list[object]:
+    """One game's row from its record's data; its record is under ``records_at``."""
     facts = data.get("game") or {}
     result = data.get("result") or {}
     time = facts.get("time")
@@ -97,11 +112,15 @@ def row(data: dict[str, Any], ended_ms: int) -> list[object]:
         "yes" if facts.get("private") else "no",
         facts.get("black", ""),
         facts.get("white", ""),
+        f"{records_at}{facts['id']}.json" if facts.get("id") else "",
     ]
 
 
-async def games_csv(store: Store, *, since_ms: int = 0, limit: int = LIMIT) -> str:
-    """The CSV of the finished games that ended at ``since_ms`` or later, newest first."""
+async def games_csv(
+    store: Store, *, since_ms: int = 0, limit: int = LIMIT, records_at: str = RECORDS_PATH
+) -> str:
+    """The CSV of the finished games that ended at ``since_ms`` or later, newest first;
+    each row's last cell is the address of its record, ``records_at`` + id + ``.json``."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")  # as spreadsheets write it
     writer.writerow(COLUMNS)
@@ -117,5 +136,5 @@ async def games_csv(store: Store, *, since_ms: int = 0, limit: int = LIMIT) -> s
         except ValueError:
             continue
         if isinstance(data, dict):
-            writer.writerow(row(data, ended_ms))
+            writer.writerow(row(data, ended_ms, records_at))
     return out.getvalue()

@@ -267,32 +267,72 @@ class Listener:
         """The connection here with the store id ``conn_id``, if it is open."""
         return next((c for c in self.connections if c.conn_id == conn_id), None)
 
-    async def _games_csv(self, ws: ServerConnection, request: Request) -> Response:
-        """Every finished game as CSV (:mod:`server.games_list`), to the server's own
-        machine only: it lists private games and player ids, which others may not read."""
+    def _elsewhere(
+        self, ws: ServerConnection, request: Request, what: str, path: str
+    ) -> Response | None:
+        """403 for a request from another machine than the server's own (None: it is the
+        server's own), saying that ``what`` can be opened there at ``path``: the list of
+        games and their records hold private games and player ids, which others may not
+        read. (Its network address too is refused: the loopback one is the machine's own.)"""
         try:
             local = ipaddress.ip_address(self.client_address(ws, request)).is_loopback
         except ValueError:
             local = False
-        if not local:  # (its network address too: the loopback one is the machine's own)
-            return ws.respond(
-                http.HTTPStatus.FORBIDDEN,
-                "the list of games is for the server's own machine: open it there as "
-                f"http://127.0.0.1:{self.port}/games.csv\n",
-            )
+        if local:
+            return None
+        return ws.respond(
+            http.HTTPStatus.FORBIDDEN,
+            f"{what} for the server's own machine: open it there as "
+            f"http://127.0.0.1:{self.port}{path}\n",
+        )
+
+    async def _games_csv(self, ws: ServerConnection, request: Request) -> Response:
+        """Every finished game as CSV (:mod:`server.games_list`), to the server's own
+        machine only; each row links its record (:meth:`_game_record`)."""
+        if (
+            refused := self._elsewhere(ws, request, "the list of games is", "/games.csv")
+        ) is not None:
+            return refused
         try:
             since_ms, limit = games_list.query(request.path)
         except games_list.BadQuery as error:
             return ws.respond(http.HTTPStatus.BAD_REQUEST, f"{error}\n")
+        host = request.headers.get("Host") or f"127.0.0.1:{self.port}"
         try:
-            text = await games_list.games_csv(self.services.store, since_ms=since_ms, limit=limit)
+            text = await games_list.games_csv(
+                self.services.store,
+                since_ms=since_ms,
+                limit=limit,
+                records_at=f"http://{host}{games_list.RECORDS_PATH}",
+            )
         except StoreUnavailable:
             return ws.respond(http.HTTPStatus.SERVICE_UNAVAILABLE, "store unavailable\n")
-        response = ws.respond(http.HTTPStatus.OK, text)
-        del response.headers["Content-Type"]
-        response.headers["Content-Type"] = "text/csv; charset=utf-8"
-        response.headers["Content-Disposition"] = 'inline; filename="games.csv"'
-        return response
+        return _attached(ws.respond(http.HTTPStatus.OK, text), "text/csv", "games.csv")
+
+    async def _game_record(self, ws: ServerConnection, request: Request, path: str) -> Response:
+        """``/games/<id>.json``: a finished game's record, private ones too, to the server's
+        own machine only: the JSON record the clients export and read back (``gomoku
+        review``), for a teacher to go over pupils' private games without asking each."""
+        refused = self._elsewhere(ws, request, "a game's record is", path)
+        if refused is not None:
+            return refused
+        game_id = games_list.record_id(path)
+        if game_id is None:
+            return ws.respond(http.HTTPStatus.NOT_FOUND, "no such game here\n")
+        try:
+            data = await self.services.store.get_record(game_id)
+        except StoreUnavailable:
+            return ws.respond(http.HTTPStatus.SERVICE_UNAVAILABLE, "store unavailable\n")
+        if data is None:
+            return ws.respond(
+                http.HTTPStatus.NOT_FOUND,
+                f"no finished game {game_id} here (a game still being played has no record yet)\n",
+            )
+        response = ws.respond(http.HTTPStatus.OK, "")
+        response.body = data
+        del response.headers["Content-Length"]
+        response.headers["Content-Length"] = str(len(data))
+        return _attached(response, "application/json", f"{game_id}.json")
 
     def client_address(self, ws: ServerConnection, request: Request | None) -> str:
         """Who is connecting: the peer's IP, or the client a trusted reverse proxy
@@ -356,6 +396,8 @@ class Listener:
         path = request.path.split("?", 1)[0]
         if path == "/games.csv":
             return await self._games_csv(ws, request)
+        if path.startswith(games_list.RECORDS_PATH):
+            return await self._game_record(ws, request, path)
         if path not in PROBES and not wants_websocket(request):
             return self.site.respond(request)
         per_ip = self.config.limits.max_conns_per_ip
@@ -386,3 +428,12 @@ class Listener:
             self._log_refused_origin(request.headers)
             return ws.respond(http.HTTPStatus.FORBIDDEN, "pages from your origin may not connect\n")
         return None
+
+
+def _attached(response: Response, media_type: str, filename: str) -> Response:
+    """``response`` as a UTF-8 file of ``media_type`` named ``filename`` (shown in the
+    browser, saved under that name)."""
+    del response.headers["Content-Type"]
+    response.headers["Content-Type"] = f"{media_type}; charset=utf-8"
+    response.headers["Content-Disposition"] = f'inline; filename="{filename}"'
+    return response

@@ -13,6 +13,7 @@ import logging
 import os
 import socket
 import sys
+import urllib.parse
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
@@ -74,6 +75,16 @@ WILDCARD_HOSTS = ("0.0.0.0", "", "::")
 """``--host`` values that listen on every interface."""
 
 
+def url_host_is_loopback(url: str) -> bool:
+    """Whether a ``ws://`` address names this machine's loopback (127.0.0.1, [::1]): one
+    that players on other machines cannot use."""
+    host = urllib.parse.urlsplit(url).hostname or ""
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
 def join_addresses(host: str, port: int) -> list[str]:
     """The ``ws://`` addresses to tell players, most useful first."""
     if host == "::":  # IPv6 only (asyncio's sockets for it take no IPv4)
@@ -118,7 +129,8 @@ def banner(host: str, port: int, *, processes: int = 1) -> str:
     shared = f" ({processes} processes)" if processes > 1 else ""
     lines = [f"gomoku-server {__version__} listening on port {port}{shared}; players can join at:"]
     for url in join_addresses(host, port):
-        lines.append(f"  {url}    in a browser: {page_address(url)}")
+        only_here = "    (this machine only)" if url_host_is_loopback(url) else ""
+        lines.append(f"  {url}    in a browser: {page_address(url)}{only_here}")
     # Where it answers: "::" takes IPv6 only.
     local = "[::1]" if host == "::" else "127.0.0.1" if host in WILDCARD_HOSTS else url_host(host)
     lines.append(f"health: http://{local}:{port}/healthz  metrics: /metrics")

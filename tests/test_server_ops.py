@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import csv
 import io
+import json
 import logging
 import os
 import re
@@ -25,6 +26,8 @@ from server_fixtures import Connect, make_config, seated_pair
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
 
+from engine import Color, format_point
+from engine.record import record_from_dict
 from protocol import messages as m
 from protocol.codec import decode_server, encode
 from protocol.events import GameOver, GameStarted, Moved
@@ -210,6 +213,55 @@ async def test_every_finished_game_is_listed_as_csv_to_the_servers_own_machine(
     assert answer.endswith(f"{said}games.csv\n".encode())
 
 
+async def test_a_finished_games_record_is_there_for_the_servers_own_machine(
+    make_server: MakeServer, connect: Connect
+) -> None:
+    """Each row of /games.csv links its game's record, private games too, as the JSON file
+    the clients export (a teacher could list pupils' private games but not go over them);
+    a game still being played and an unknown id get 404, another machine 403."""
+    server = await make_server(trusted_proxies=frozenset({"127.0.0.1"}))
+    alice = await connect("alice", to=server)
+    bob = await connect("bob", to=server)
+    private = (await alice.create(seat="black", private=True)).room
+    assert private.code is not None
+    await bob.send(m.Join(code=private.code))
+    await alice.until_event(GameStarted)
+    await alice.move(private.id, "h8")
+    await bob.until_event(Moved)
+    status, _, said = await http_get(server.port, f"/games/{private.id}.json")
+    assert (status, said) == (
+        404,
+        f"no finished game {private.id} here (a game still being played has no record yet)\n",
+    )
+    await bob.send(m.Resign(room=private.id))
+    await alice.until_event(GameOver)
+    _, _, text = await http_get(server.port, "/games.csv")
+    (only,) = csv.DictReader(io.StringIO(text))
+    assert only["record"] == f"http://127.0.0.1/games/{private.id}.json"  # as the Host says
+    status, ctype, body = await http_get(server.port, f"/games/{private.id}.json")
+    assert (status, ctype) == (200, "application/json; charset=utf-8")
+    record = record_from_dict(json.loads(body))
+    assert (record.players.black, record.players.white) == ("alice", "bob")
+    assert [format_point(move.point, 15) for move in record.moves] == ["h8"]
+    assert record.result is not None
+    assert record.result.winner is Color.BLACK
+    for path in ("/games/r-0000000000.json", "/games/..%2fx.json", f"/games/{private.id}"):
+        status, _, _ = await http_get(server.port, path)
+        assert status == 404, path
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    writer.write(
+        f"GET /games/{private.id}.json HTTP/1.1\r\nHost: x\r\n"
+        "X-Forwarded-For: 203.0.113.5\r\nConnection: close\r\n\r\n".encode()
+    )
+    answer = await reader.read()
+    writer.close()
+    assert answer.startswith(b"HTTP/1.1 403")
+    assert answer.endswith(
+        f"a game's record is for the server's own machine: open it there as "
+        f"http://127.0.0.1:{server.port}/games/{private.id}.json\n".encode()
+    )
+
+
 async def test_the_games_csv_writes_clocks_as_the_clients_do_and_names_as_text(
     make_server: MakeServer, connect: Connect
 ) -> None:
@@ -300,6 +352,13 @@ def test_the_banner_gives_addresses_that_answer() -> None:
     assert "in a browser: http://[::1]:8765/" in banner("::1", 8765)
     assert "http://10.1.2.3:9000/healthz" in banner("10.1.2.3", 9000)
     assert "http://127.0.0.1:9000/healthz" in banner("0.0.0.0", 9000)
+    # The loopback address is said to be this machine's only (a teacher read it out to
+    # pupils, beside the LAN address); the others are not.
+    joins = [line for line in banner("0.0.0.0", 9000).splitlines() if "in a browser:" in line]
+    assert [line.endswith("(this machine only)") for line in joins] == [
+        "127.0.0.1" in line for line in joins
+    ]
+    assert "(this machine only)" not in banner("10.1.2.3", 9000)
     # "::" listens on IPv6 only: it printed the IPv4 addresses, which refused; its LAN
     # address first (it offered only [::1], which a friend cannot use), then loopback.
     lan6 = lan_address6()
