@@ -359,6 +359,30 @@ def test_chat_lines_are_logged_with_the_name() -> None:
     assert model.log[-1].text == "alice: gg"
 
 
+def test_two_players_of_one_name_are_told_apart_by_colour_for_a_spectator() -> None:
+    """Two pupils both named kim: a spectator read "kim: hi" from either; their lines say
+    their colour, while their own lines are the ones a player reads as "(you)"."""
+    kims = Seats(
+        black=PlayerRef(id="p-alice", name="kim", rating=1500),
+        white=PlayerRef(id="p-bob", name="kim", rating=1500),
+    )
+    lines = [
+        event(4, ev.ChatPosted(player="p-alice", name="kim", text="hi")),
+        event(5, ev.ChatPosted(player="p-bob", name="kim", text="hello")),
+    ]
+    watching = in_room(welcomed("p-cy"), players=kims)
+    playing = in_room(welcomed("p-alice"), players=kims)
+    different = in_room(welcomed("p-cy"))  # alice and bob
+    for model, said in (
+        (watching, ["kim (black): hi", "kim (white): hello"]),
+        (playing, ["kim (you): hi", "kim: hello"]),
+        (different, ["kim: hi", "kim: hello"]),
+    ):
+        for line in lines:
+            model = reduce(model, line, T0)
+        assert [line.text for line in model.log[-2:]] == said
+
+
 def test_a_snapshot_logs_what_was_said_before() -> None:
     """A room put on screen by a snapshot (a relaunch, a late spectator) shows its recent
     chat after the room's and the game's lines, as if one had been there."""

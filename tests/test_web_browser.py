@@ -1288,6 +1288,27 @@ async def test_a_crafted_room_link_costs_the_visitor_nothing(browser: Browser) -
         assert all(len(frame) < 300 for frame in WIRE[ann] if frame.startswith(">"))
 
 
+async def test_a_spectator_tells_two_players_of_one_name_apart_by_colour(
+    browser: Browser,
+) -> None:
+    """Two pupils both named kim play; a page watching them reads each one's chat lines
+    with their colour ("kim (black): hi"), in the chat it was shown on arrival and in
+    what comes later: it read two lines from "kim"."""
+    async with people(browser) as crowd:
+        one = await crowd.client("kim")
+        two = await crowd.client("kim")
+        room = (await one.create(seat="black")).room.id
+        await two.join(room)
+        await one.until_event(GameStarted)
+        await one.send(m.Chat(room=room, text="hi"))
+        await one.until_event(ChatPosted)
+        cy = await crowd.page("cy", hash=f"#/room/{room}")
+        lines = cy.locator("#chat-log li.chat")
+        await expect(lines.last).to_have_text("kim (black): hi")
+        await two.send(m.Chat(room=room, text="hello"))
+        await expect(lines.last).to_have_text("kim (white): hello")
+
+
 async def test_names_and_chat_are_judged_as_the_server_judges_them(browser: Browser) -> None:
     """The page's copy of the name and chat rules gives the server's verdict and reason
     on names and lines in many scripts; a line the server would refuse is said by the

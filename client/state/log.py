@@ -16,7 +16,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Literal, Protocol
 
-from client.state.game import GameView
+from client.state.game import GameView, Seat
 from client.state.room import CatchUp, ResumeDone, RoomGone
 from client.state.session import ConnectionChanged, IdentityLost, Session
 from client.state.words import (
@@ -156,11 +156,15 @@ def chat_line(game: GameView, player: str, name: str, text: str, me: str | None)
 def chat_text(game: GameView, player: str, name: str, text: str, me: str | None = None) -> str:
     """``ann: gg``; a spectator's line says so (``ann (watching): gg``), and one's own
     (``ann (you): gg``): names are not unique, and a spectator named as a player, or an
-    opponent who took one's own name, could otherwise speak for them."""
+    opponent who took one's own name, could otherwise speak for them. Two players of one
+    name are told apart by their colour (``kim (black): gg``) for those watching them."""
+    colour = game.color_of(player)
     if player == me:
         name += " (you)"
-    elif game.color_of(player) is None:
+    elif colour is None:
         name += " (watching)"
+    elif game.color_of(me) is None and _named(game.seat(colour.other)) == name:
+        name += f" ({colour})"  # (a player reads their own lines as "(you)")
     return f"{name}: {text}"
 
 
@@ -336,3 +340,7 @@ def _hint_lines(
     side = "black" if move_no % 2 == 0 else "white"
     why = HINT_REASONS.get(reason, reason)
     return [LogLine("event", f"Hint for {side}: {point} ({why}).")]
+
+
+def _named(seat: Seat | None) -> str | None:
+    return None if seat is None else seat.name

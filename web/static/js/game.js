@@ -789,7 +789,7 @@ export class GameView {
     // stays after its author, as every other line reads.
     const line = (entry) => entry.name
       ? h("li", { class: "chat" },
-        h("b", {}, h("bdi", {}, entry.name), entry.mine ? " (you)" : entry.watching ? " (watching)" : "", ": "),
+        h("b", {}, h("bdi", {}, entry.name), entry.mine ? " (you)" : entry.watching ? " (watching)" : entry.colour ? ` (${entry.colour})` : "", ": "),
         h("bdi", {}, entry.text))
       : h("li", { class: "event", "aria-hidden": entry.quiet ? "true" : null }, entry.text);
     const added = room.log.length - this.logShown;

@@ -65,10 +65,14 @@ export class RoomState {
 
   /** A chat line for the log: a spectator's says so ("cy (watching)"), and one's own
    * ("ann (you)"): names are not unique, and one named as a player, or an opponent who
-   * took one's own name, could otherwise speak for them. */
+   * took one's own name, could otherwise speak for them. Two players of one name are
+   * told apart by their colour ("kim (black)") for those watching them. */
   chatEntry(player, name, text) {
-    const seated = ["black", "white"].some((seat) => this.players[seat]?.id === player);
-    return { player, name, text, watching: !seated, mine: player === this.me };
+    const seat = ["black", "white"].find((s) => this.players[s]?.id === player) ?? null;
+    const watchingThem = !["black", "white"].some((s) => this.players[s]?.id === this.me);
+    const other = seat && this.players[seat === "black" ? "white" : "black"];
+    const colour = watchingThem && other?.name === name ? seat : null;
+    return { player, name, text, watching: !seat, mine: player === this.me, colour };
   }
 
   /** Apply one room event; returns a line for the room's log, or null. */
