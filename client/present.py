@@ -483,9 +483,12 @@ STANDING_COLUMNS = ("rule", "rating", "RD", "games", "won", "lost", "drawn")
 GAME_COLUMNS = ("ended", "rule", "black", "white", "result", "moves")
 
 
-def leaderboard_row(entry: LeaderboardEntry) -> tuple[str, ...]:
+def leaderboard_row(entry: LeaderboardEntry, *, settled: bool = True) -> tuple[str, ...]:
+    """A leaderboard line; one of a player not settled yet has no rank and its rating
+    reads ``1742?``, as a provisional rating reads everywhere."""
     name = shorten(entry.name, TABLE_NAME_MAX)
-    return (str(entry.rank), name, str(entry.rating), str(entry.rd), str(entry.games))
+    rank, rating = (str(entry.rank), str(entry.rating)) if settled else ("", f"{entry.rating}?")
+    return (rank, name, rating, str(entry.rd), str(entry.games))
 
 
 def standing_row(standing: Standing) -> tuple[str, ...]:

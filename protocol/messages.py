@@ -513,11 +513,17 @@ class HintRequest(_ServerMessage, frozen=True, tag="hint_request"):
 
 
 class Leaderboard(_ServerMessage, frozen=True, tag="leaderboard"):
-    """The answer to ``get_leaderboard``: established players of ``rule``, best first."""
+    """The answer to ``get_leaderboard``: established players of ``rule``, best first;
+    then, apart, those whose rating has not settled yet (``unsettled``, as many at most,
+    ranked within their own list), whom the leaderboard leaves out: a club's first
+    evenings have nobody established."""
 
     rule: Rule
     entries: Annotated[list[LeaderboardEntry], msgspec.Meta(max_length=LEADERBOARD_MAX)]
     re: RequestId | None = None
+    unsettled: Annotated[list[LeaderboardEntry], msgspec.Meta(max_length=LEADERBOARD_MAX)] = (
+        msgspec.field(default_factory=list)
+    )
 
 
 class Profile(_ServerMessage, frozen=True, tag="profile"):

@@ -42,8 +42,9 @@ Layout (``gomoku:`` is the default prefix, so one Redis can hold other data too)
   ``gomoku:ai:answer:REPLY`` (list, expires); instances' own figures
   ``gomoku:{instances}:info`` (hash) with ``gomoku:{instances}:info-leases``.
 - ratings: ``gomoku:{rating:POOL}:players`` (hash, player -> standing),
-  ``gomoku:{rating:POOL}:board`` (leaderboard) and ``gomoku:{rating:POOL}:game:ID``
-  (rated-once marker) share a tag, so one transaction updates both players.
+  ``gomoku:{rating:POOL}:board`` (leaderboard), ``gomoku:{rating:POOL}:unsettled``
+  (those not settled yet) and ``gomoku:{rating:POOL}:game:ID`` (rated-once marker)
+  share a tag, so one transaction updates both players.
 - history: ``gomoku:record:GAME`` (a finished game's JSON record, kept),
   ``gomoku:player:ID:games`` (sorted set of game ids by end time),
   ``gomoku:finished`` (every finished game by end time, for ``/games.csv``) and
@@ -278,6 +279,10 @@ class Keys:
     def leaderboard(self, pool: str) -> str:
         """Sorted set: established (non-provisional) players by rating."""
         return f"{self._pool(pool)}:board"
+
+    def unsettled(self, pool: str) -> str:
+        """Sorted set: players provisional after their last rated game, by rating."""
+        return f"{self._pool(pool)}:unsettled"
 
     def rated_game(self, pool: str, game_id: str) -> str:
         """Marker that a game was rated, so a retried update never counts it twice."""

@@ -93,6 +93,30 @@ async def test_leaderboard_lists_established_players_best_first(archive: Archive
     assert await archive.leaderboard("freestyle") == []
 
 
+async def test_players_not_settled_yet_are_listed_apart_best_first(archive: Archive) -> None:
+    """After a club's first evening nobody is established: the players whose rating has
+    not settled are listed, highest first (with their standing now), and leave that list
+    for the leaderboard once settled; away long enough, a settled player is in neither."""
+    await archive.rate("renju", "e1", "ann", "bob", WIN)
+    await archive.rate("renju", "e2", "cat", "dan", DRAW)
+    await archive.rate("renju", "e3", "eve", "fay", LOSS)
+    assert await archive.leaderboard("renju") == []
+    unsettled = await archive.unsettled("renju")
+    assert [player for player, _ in unsettled] == ["ann", "fay", "cat", "dan", "bob", "eve"]
+    assert unsettled[0] == ("ann", await archive.rating("renju", "ann"))
+    assert all(standing.rating.provisional for _, standing in unsettled)
+    assert [p for p, _ in await archive.unsettled("renju", limit=2)] == ["ann", "fay"]
+    assert await archive.unsettled("freestyle") == []
+    long_ago = now_ms() - 500 * DAY_MS
+    for i in range(30):
+        await archive.rate("renju", f"g{i}", "ann", "bob", WIN if i % 4 else LOSS)
+        score = WIN if i % 4 else LOSS
+        await archive.rate("renju", f"o{i}", "gus", "hal", score, ended_ms=long_ago)
+    board = [player for player, _ in await archive.leaderboard("renju")]
+    assert board == ["ann", "bob"]
+    assert [p for p, _ in await archive.unsettled("renju")] == ["fay", "cat", "dan", "eve"]
+
+
 async def test_time_away_widens_rd_day_by_day(archive: Archive) -> None:
     """A rating read the day of the last rated game is as that game left it; ten days
     later its RD is wider (lichess's Glicko-2), its rating and results the same."""

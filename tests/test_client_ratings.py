@@ -46,8 +46,9 @@ async def to_your_profile(app: GomokuApp, pilot: Pilot[None], result: str) -> No
 async def test_leaderboard_per_rule_and_profiles(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:
-    """l shows the established players of a rule, best first, marking you; f/s/r switch
-    the rule; Enter opens a player's profile (rating, W/L/D per rule); p your own."""
+    """l shows the established players of a rule, best first, marking you, then unranked
+    those not settled yet (a club's first evening listed nobody); f/s/r switch the rule;
+    Enter opens a player's profile (rating, W/L/D per rule); p your own."""
     async with running(server, tmp_path) as (app, pilot):
         bob = await connect("bob")
         me = app.model.me
@@ -66,8 +67,18 @@ async def test_leaderboard_per_rule_and_profiles(
         assert str(bob_rating) in lines[first]
         assert first < next(i for i, line in enumerate(lines) if "alice (you)" in line)
 
+        await pilot.press("r")
+        await until(pilot, lambda: "No established renju players yet: a" in screen_text(app))
+        first_game = await server.store.rate("standard", "first", bob.player, me, WIN)
+        assert first_game is not None
+        new_rating = round(first_game.after[0].rating.rating)
         await pilot.press("s")
-        await until(pilot, lambda: "No established standard players yet" in screen_text(app))
+        await until(pilot, lambda: "has not settled" in screen_text(app), "the unsettled")
+        lines = screen_text(app).splitlines()
+        assert "No established standard players yet. A rating with ? has not" in " ".join(lines)
+        bob_line = next(line for line in lines if "bob" in line)
+        assert bob_line.split()[:2] == ["bob", f"{new_rating}?"]  # unranked
+        assert lines.index(bob_line) < next(i for i, x in enumerate(lines) if "alice (you)" in x)
         await pilot.press("f")
         await until(pilot, lambda: "alice (you)" in screen_text(app))
         table = app.screen.query_one(DataTable)
@@ -85,8 +96,8 @@ async def test_leaderboard_per_rule_and_profiles(
         await pilot.press("p")
         await until(pilot, lambda: "Profile · alice (you)" in screen_text(app))
         await until(pilot, lambda: "No finished games yet." in screen_text(app))
-        standard = next(line for line in screen_text(app).splitlines() if "standard" in line)
-        assert standard.split()[1:] == ["unrated", "-", "0", "0", "0", "0"]  # as the page says
+        renju = next(line for line in screen_text(app).splitlines() if "renju" in line)
+        assert renju.split()[1:] == ["unrated", "-", "0", "0", "0", "0"]  # as the page says
 
         # Your profile -> the leaderboard -> bob's profile, and back: yours again.
         await pilot.press("l")

@@ -555,7 +555,9 @@ async def test_a_browser_plays_the_terminal_protocol_client(browser: Browser) ->
             "ann (Black) \u2013 hal (White)"
         )
         await ann.click("header nav >> text=Leaderboard")
-        await expect(ann.locator("#leaderboard-view tbody")).to_contain_text("Nobody yet.")
+        await expect(ann.locator("#leaderboard-view tbody").first).to_contain_text(
+            "Nobody established yet."
+        )
 
 
 async def test_a_long_games_review_shows_its_current_move_in_two_columns(
@@ -1883,6 +1885,33 @@ async def test_after_a_swap2_colour_choice_each_clock_keeps_its_players_time(
         await expect(ann.locator("#clock-black")).to_have_text(re.compile(r"^0:5[0-8]$"))
         await expect(ann.locator("#clock-black")).not_to_have_class(re.compile("running"))
         await expect(ann.locator("#clock-white")).to_have_class(re.compile("running"))
+
+
+async def test_the_leaderboard_lists_players_not_settled_yet_apart(browser: Browser) -> None:
+    """After a club's first rated game nobody is established: the leaderboard says so and
+    lists both players apart, unranked, their ratings with a ? (it showed "Nobody yet.")."""
+    async with people(browser) as crowd:
+        hal = await crowd.client("hal")
+        cy = await crowd.client("cy")
+        room = (await hal.create(seat="black", rated=True)).room.id
+        await cy.join(room)
+        await hal.until_event(GameStarted)
+        for mover, point in ((hal, "h8"), (cy, "a1"), (hal, "h9")):
+            await mover.move(room, point)
+            await hal.until_event(Moved)
+        await cy.send(m.Resign(room=room))
+        over = await hal.until_event(GameOver)
+        assert over.ratings is not None
+        after = {r.player: r.after for r in over.ratings}
+        ann = await crowd.page("ann", hash="#/leaderboard/freestyle")
+        view = ann.locator("#leaderboard-view")
+        await expect(view.locator("tbody").first).to_have_text("Nobody established yet.")
+        rows = view.locator("tbody.unsettled tr")
+        await expect(rows).to_have_count(3)
+        await expect(rows.nth(0)).to_have_text("Not settled yet")
+        hal_row = [cell.strip() for cell in await rows.nth(1).locator("td").all_inner_texts()]
+        assert hal_row[:3] == ["", "hal", f"{after[hal.player]}?"]
+        await expect(rows.nth(2).locator("td").nth(1)).to_have_text("cy")
 
 
 async def test_a_rated_game_that_did_not_count_says_so(browser: Browser) -> None:

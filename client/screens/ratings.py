@@ -91,8 +91,8 @@ class _HistoryScreen(Screen[None]):
 
 
 class LeaderboardScreen(_HistoryScreen):
-    """The best established players of one rule (provisional players are left off,
-    as the server's list leaves them off)."""
+    """The best established players of one rule, ranked; after them, unranked, those
+    whose rating has not settled yet (``1742?``), as the server lists them apart."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help"),
@@ -141,24 +141,33 @@ class LeaderboardScreen(_HistoryScreen):
         if board is None or board.rule != self.rule:
             return
         rows = []
-        for entry in board.entries:
-            cells = leaderboard_row(entry)
+        listed = [(entry, True) for entry in board.entries]
+        listed += [(entry, False) for entry in board.unsettled]
+        for entry, settled in listed:
+            cells = leaderboard_row(entry, settled=settled)
             if entry.player == model.me:
                 cells = (cells[0], f"{cells[1]} (you)", *cells[2:])
             rows.append((entry.player, cells))
         fill_rows(table, rows)
+        settles = (
+            "(RD 110 or less: about 15 to 20 rated games between new players, more for one "
+            "who keeps winning)"
+        )
+        none_yet = f"No established {self.rule} players yet"
         if board.loading:
             self.status("Loading...")
         elif board.error:
             self.status(board.error)
-        elif not board.entries:
-            self.status(
-                f"No established {self.rule} players yet: a rating counts here once it "
-                "settles (RD 110 or less: about 15 to 20 rated games between new players, "
-                "more for one who keeps winning)."
-            )
-        else:
+        elif not board.entries and not board.unsettled:
+            self.status(f"{none_yet}: a rating counts here once it settles {settles}.")
+        elif not board.unsettled:
             self.status("Enter: the player's profile and games.")
+        else:
+            self.status(
+                ("" if board.entries else f"{none_yet}. ")
+                + f"A rating with ? has not settled: it is ranked once it does {settles}. "
+                "Enter: the player's profile and games."
+            )
 
     async def action_rule(self, rule: str) -> None:
         self.rule = Rule(rule)

@@ -72,10 +72,12 @@ HistoryAction = (
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class LeaderboardView:
-    """The best established players of ``rule``, best first."""
+    """The best established players of ``rule``, best first, and apart those whose
+    rating has not settled yet (``unsettled``), best first."""
 
     rule: Rule
     entries: tuple[LeaderboardEntry, ...] = ()
+    unsettled: tuple[LeaderboardEntry, ...] = ()
     loading: bool = True
     error: str | None = None
 
@@ -161,11 +163,11 @@ def reduce_history(history: HistoryView, action: object, me: str | None) -> Hist
             return dataclasses.replace(history, record=FetchedRecord(game, fmt))
         case HistoryFailed(text=text):
             return _fail(history, None, text)
-        case msg.Leaderboard(rule=rule, entries=entries):
+        case msg.Leaderboard(rule=rule, entries=entries, unsettled=unsettled):
             board = history.leaderboard
             if board is None or board.rule != rule:
                 return history
-            filled = LeaderboardView(rule, tuple(entries), loading=False)
+            filled = LeaderboardView(rule, tuple(entries), tuple(unsettled), loading=False)
             return dataclasses.replace(history, leaderboard=filled)
         case msg.Profile(player=player, name=name, ratings=ratings):
             wanted = history.profile

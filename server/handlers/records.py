@@ -12,27 +12,34 @@ from protocol.errors import ErrorCode
 from protocol.values import GameSummary, LeaderboardEntry
 from server import history
 from server.handlers.base import Refused, Session
-from server.rating import shown_rd
+from server.rating import PlayerRating, shown_rd
 
 log = logging.getLogger("gomoku.server")
 
 
 async def on_get_leaderboard(session: Session, msg: m.GetLeaderboard) -> None:
     store = session.services.store
-    board = await store.leaderboard(history.pool(msg.rule), msg.limit)
-    names = await store.names([player for player, _ in board])
-    entries = [
-        LeaderboardEntry(
-            rank=rank,
-            player=player,
-            name=names.get(player, player),
-            rating=round(standing.rating.rating),
-            rd=shown_rd(standing.rating.rd),
-            games=standing.games,
-        )
-        for rank, (player, standing) in enumerate(board, 1)
-    ]
-    session.send(m.Leaderboard(rule=msg.rule, entries=entries, re=msg.id))
+    pool = history.pool(msg.rule)
+    board = await store.leaderboard(pool, msg.limit)
+    unsettled = await store.unsettled(pool, msg.limit)
+    names = await store.names([player for player, _ in board + unsettled])
+
+    def listed(players: list[tuple[str, PlayerRating]]) -> list[LeaderboardEntry]:
+        return [
+            LeaderboardEntry(
+                rank=rank,
+                player=player,
+                name=names.get(player, player),
+                rating=round(standing.rating.rating),
+                rd=shown_rd(standing.rating.rd),
+                games=standing.games,
+            )
+            for rank, (player, standing) in enumerate(players, 1)
+        ]
+
+    session.send(
+        m.Leaderboard(rule=msg.rule, entries=listed(board), unsettled=listed(unsettled), re=msg.id)
+    )
 
 
 async def on_get_profile(session: Session, msg: m.GetProfile) -> None:

@@ -71,6 +71,15 @@ class Archive(abc.ABC):
         first; equal ratings by player id."""
 
     @abc.abstractmethod
+    async def unsettled(
+        self, pool: str, limit: int = LEADERBOARD_SIZE
+    ) -> list[tuple[str, PlayerRating]]:
+        """The players the leaderboard leaves out because their rating had not settled by
+        their last rated game (newcomers: a club's first evenings have nobody established
+        yet), as of now, highest first; equal ratings by player id. A settled player made
+        provisional by time away alone is in neither list until they play again."""
+
+    @abc.abstractmethod
     async def put_record(
         self, game_id: str, record: bytes, player_ids: Sequence[str], ended_ms: int
     ) -> None:
@@ -131,8 +140,12 @@ def apply_game(
 def ranked(standings: Mapping[str, PlayerRating], limit: int) -> list[tuple[str, PlayerRating]]:
     """The leaderboard rule on plain data (standings as of now): established players,
     best first."""
-    board = [(p, s) for p, s in standings.items() if not s.rating.provisional]
-    board.sort(key=lambda item: (-item[1].rating.rating, item[0]))
+    return best_first({p: s for p, s in standings.items() if not s.rating.provisional}, limit)
+
+
+def best_first(standings: Mapping[str, PlayerRating], limit: int) -> list[tuple[str, PlayerRating]]:
+    """The first ``limit`` of ``standings`` by rating, highest first; equal ones by id."""
+    board = sorted(standings.items(), key=lambda item: (-item[1].rating.rating, item[0]))
     return board[:limit]
 
 
@@ -183,6 +196,13 @@ class MemoryArchive(Archive):
     ) -> list[tuple[str, PlayerRating]]:
         at = now_ms()
         return ranked({p: self._standing(pool, p, at) for p in self._ratings.get(pool, {})}, limit)
+
+    async def unsettled(
+        self, pool: str, limit: int = LEADERBOARD_SIZE
+    ) -> list[tuple[str, PlayerRating]]:
+        at, stored = now_ms(), self._ratings.get(pool, {})
+        new = [p for p, s in stored.items() if s.rating.provisional]  # as their last game left it
+        return best_first({p: self._standing(pool, p, at) for p in new}, limit)
 
     async def put_record(
         self, game_id: str, record: bytes, player_ids: Sequence[str], ended_ms: int

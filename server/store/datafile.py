@@ -446,6 +446,21 @@ class DataFile:
 
         return await self._call(board)
 
+    async def unsettled(
+        self, pool: str, limit: int = LEADERBOARD_SIZE
+    ) -> list[tuple[str, PlayerRating]]:
+        def board() -> list[tuple[str, PlayerRating]]:
+            # The stored RD is the one their last rated game left: provisional then.
+            rows = self._database().execute(
+                f"SELECT r.player, {_STANDINGS} WHERE r.pool = ? AND r.rd > ? "
+                "ORDER BY r.rating DESC, r.player LIMIT ?",
+                (pool, PROVISIONAL_RD, limit),
+            )
+            at = now_ms()
+            return [(row[0], standing_at(_from_row(row[1:7]), row[7], at)) for row in rows]
+
+        return await self._call(board)
+
     # -- finished games and names ------------------------------------------------------
 
     async def keep_games(self, data: bytes) -> None:

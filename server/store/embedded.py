@@ -92,6 +92,11 @@ class EmbeddedStore(MemoryStore):
     ) -> list[tuple[str, PlayerRating]]:
         return await self.data.leaderboard(pool, limit)
 
+    async def unsettled(
+        self, pool: str, limit: int = LEADERBOARD_SIZE
+    ) -> list[tuple[str, PlayerRating]]:
+        return await self.data.unsettled(pool, limit)
+
     async def put_record(
         self, game_id: str, record: bytes, player_ids: Sequence[str], ended_ms: int
     ) -> None:

@@ -1,9 +1,10 @@
 """Ratings and finished games on Redis (the :class:`~server.store.archive.Archive`
 methods): per pool a hash of standings, a hash of when each player's last rated game
-ended, a leaderboard sorted set and rated-once markers under one hash tag, updated by a
-WATCH/MULTI transaction (Glicko-2 runs in Python, :mod:`server.rating`); one string per
-finished game (no expiry) and per player a sorted set of game ids by end time; one hash
-of display names. Live room keys expire; these stay."""
+ended, a leaderboard sorted set, one of the players not settled yet and rated-once
+markers under one hash tag, updated by a WATCH/MULTI transaction (Glicko-2 runs in
+Python, :mod:`server.rating`); one string per finished game (no expiry) and per player
+a sorted set of game ids by end time; one hash of display names. Live room keys expire;
+these stay."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from server.store.archive import (
     LEADERBOARD_SIZE,
     RatedGame,
     apply_game,
+    best_first,
     now_ms,
     ranked,
     standing_at,
@@ -53,6 +55,7 @@ class RedisArchive(RedisCore):
         ended_ms: int | None = None,
     ) -> RatedGame | None:
         ratings, board = self.keys.ratings(pool), self.keys.leaderboard(pool)
+        unsettled = self.keys.unsettled(pool)
         rated_at, marker = self.keys.rated_at(pool), self.keys.rated_game(pool, game_id)
         ended = now_ms() if ended_ms is None else ended_ms
         async with self.redis.pipeline(transaction=True) as pipe:
@@ -75,8 +78,10 @@ class RedisArchive(RedisCore):
                         pipe.hset(rated_at, player_id, max(_ms(last) or ended, ended))
                         if standing.rating.provisional:
                             pipe.zrem(board, player_id)
+                            pipe.zadd(unsettled, {player_id: standing.rating.rating})
                         else:
                             pipe.zadd(board, {player_id: standing.rating.rating})
+                            pipe.zrem(unsettled, player_id)
                     rated = RatedGame(before, new)
                     pipe.set(marker, codecs.encode_rated(rated), px=RATED_MARKER_TTL_MS)
                     await pipe.execute()
@@ -114,6 +119,28 @@ class RedisArchive(RedisCore):
                 break  # nobody further down is as high as the last one in
             start += page
         return ranked(found, limit)
+
+    async def unsettled(
+        self, pool: str, limit: int = LEADERBOARD_SIZE
+    ) -> list[tuple[str, PlayerRating]]:
+        # Its scores are the ratings their last games left, which time away does not
+        # change (only the RD widens): the order read is the order now.
+        top: Any = await self.redis.zrevrange(self.keys.unsettled(pool), 0, 2 * limit - 1)
+        players = [text(p) for p in top]
+        if not players:
+            return []
+        stored, played = await self.hot(
+            ("HMGET", self.keys.ratings(pool), *players),
+            ("HMGET", self.keys.rated_at(pool), *players),
+        )
+        at = now_ms()
+        return best_first(
+            {
+                player: standing_at(codecs.decode_standing(data), _ms(last), at)
+                for player, data, last in zip(players, stored, played, strict=True)
+            },
+            limit,
+        )
 
     async def put_record(
         self, game_id: str, record: bytes, player_ids: Sequence[str], ended_ms: int

@@ -75,17 +75,25 @@ export class LeaderboardView {
     const tabs = h("nav", { class: "tabs", "aria-label": "Rating lists" }, RULES.map((r) =>
       h("a", { href: `#/leaderboard/${r}`, class: r === rule ? "button current" : "button", "aria-current": r === rule ? "page" : null }, r)));
     const body = h("tbody");
+    const unsettled = h("tbody", { class: "unsettled" });
     refill(this.root, h("h1", {}, "Leaderboard"), tabs,
       h("table", { class: "leaderboard" },
-        h("thead", {}, h("tr", {}, ["#", "Player", "Rating", "RD", "Games"].map((t) => h("th", { scope: "col" }, t)))), body),
-      h("p", { class: "hint-text" }, "Players show up here after their rating settles (RD 110 or less)."));
+        h("thead", {}, h("tr", {}, ["#", "Player", "Rating", "RD", "Games"].map((t) => h("th", { scope: "col" }, t)))), body, unsettled),
+      h("p", { class: "hint-text" }, "Players are ranked once their rating settles (RD 110 or less: about 15 to 20 rated games between new players); a rating with ? has not settled yet."));
     if (!this.app.me) return;
+    // A player not settled yet has no rank, and their rating reads 1742? as everywhere.
+    const row = (e, settled) => h("tr", {},
+      h("td", {}, settled ? String(e.rank) : ""), h("td", {}, h("a", { href: `#/profile/${e.player}` }, h("bdi", { class: "name" }, e.name))),
+      h("td", {}, settled ? String(e.rating) : `${e.rating}?`), h("td", {}, String(e.rd)), h("td", {}, String(e.games)));
     try {
       const board = await this.app.conn.request({ type: "get_leaderboard", rule, limit: 50 });
-      body.replaceChildren(...board.entries.map((e) => h("tr", {},
-        h("td", {}, String(e.rank)), h("td", {}, h("a", { href: `#/profile/${e.player}` }, h("bdi", { class: "name" }, e.name))),
-        h("td", {}, String(e.rating)), h("td", {}, String(e.rd)), h("td", {}, String(e.games)))));
-      if (!board.entries.length) body.append(h("tr", {}, h("td", { colspan: 5 }, "Nobody yet.")));
+      body.replaceChildren(...board.entries.map((e) => row(e, true)));
+      if (!board.entries.length) body.append(h("tr", {}, h("td", { colspan: 5 }, "Nobody established yet.")));
+      const apart = board.unsettled ?? []; // (an older server sends none)
+      if (apart.length) {
+        unsettled.replaceChildren(h("tr", {}, h("th", { colspan: 5, scope: "colgroup" }, "Not settled yet")),
+          ...apart.map((e) => row(e, false)));
+      }
     } catch (error) {
       body.replaceChildren(h("tr", {}, h("td", { colspan: 5 }, errorText(error))));
     }
