@@ -3270,6 +3270,42 @@ async def test_a_rematch_starts_with_the_keys_on_the_board(browser: Browser) -> 
         assert await ann.evaluate(FOCUSED_POINT) is not None
 
 
+async def test_a_rematch_on_a_phone_starts_with_the_focus_on_the_rooms_title(
+    browser: Browser,
+) -> None:
+    """On a touch screen the board takes no keys: ann's phone accepts hal's rematch and
+    the new room's title has the focus, where a screen reader reads on (it fell to the
+    page's body, seven Tabs from the board, with her first stone's time running)."""
+    async with people(browser) as crowd:
+        ann, hal, room = await crowd.ann_against_hal(phone=True)
+        await hal.send(m.Resign(room=room))
+        await hal.send(m.Offer(room=room, kind="rematch"))
+        await ann.locator("#accept").focus()
+        await ann.keyboard.press("Enter")
+        rematch = await hal.until_event(Rematch)
+        await expect(ann).to_have_url(re.compile(f"#/room/{rematch.room}$"))
+        await expect(ann.locator("#status")).to_contain_text("hal")
+        await expect(ann.locator("#room-view h1.room-title")).to_be_focused()
+
+
+async def test_leaving_a_running_game_puts_the_keys_on_the_lobbys_heading(
+    browser: Browser,
+) -> None:
+    """ann leaves her running game with the keys (Enter on Leave, the question accepted):
+    they land on the lobby's "Your games", just above the way back to the game (they
+    fell to the page's body: the heading the page chose was drawn again at once)."""
+    async with people(browser) as crowd:
+        ann, _hal, room = await crowd.ann_against_hal()
+        ann.on("dialog", lambda dialog: asyncio.ensure_future(dialog.accept()))
+        await ann.locator("#leave").focus()
+        await ann.keyboard.press("Enter")
+        await expect(ann.locator("#lobby-view")).to_be_visible()
+        heading = ann.locator("#lobby-view h2", has_text="Your games")
+        await expect(heading).to_be_focused()
+        await ann.keyboard.press("Tab")
+        await expect(ann.locator(f'#lobby-view a[data-room="{room}"]')).to_be_focused()
+
+
 async def test_the_lobby_keeps_a_keyboard_players_place_when_rooms_change(
     browser: Browser,
 ) -> None:

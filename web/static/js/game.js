@@ -214,9 +214,9 @@ export class GameView {
    * next action is. They stayed on the room's title (three Tabs away, Leave among them:
    * a point typed did nothing), or after a rematch on the page's body, where arrows
    * scrolled, or on the header's link back. Not when they are elsewhere in the room (the
-   * chat's input), nor on a touch
-   * screen, where no key comes and the focus square would stand on the board like a
-   * stone's mark. */
+   * chat's input). On a touch screen, where no key comes and the focus square would stand
+   * on the board like a stone's mark, to the room's title instead, where a screen
+   * reader's reading starts (a rematch left it on the page's body). */
   keysToBoard(room) {
     const running = room.state === "playing" || room.state === "opening";
     const focused = document.activeElement;
@@ -224,8 +224,12 @@ export class GameView {
     // keys are taken along; a field being typed in keeps them.)
     const lost = !focused || focused === document.body || focused === this.title
       || (!this.root.contains(focused) && !focused.matches("input, textarea, select"));
-    const keys = !window.matchMedia("(pointer: coarse)").matches;
-    if (running && keys && lost && room.seatOf(this.me)) this.board.focus();
+    if (!(running && lost && room.seatOf(this.me))) return;
+    if (!window.matchMedia("(pointer: coarse)").matches) this.board.focus();
+    else if (focused !== this.title) {
+      this.title.setAttribute("tabindex", "-1");
+      this.title.focus({ preventScroll: true });
+    }
   }
 
   /** Entering a running game whose last stone is another's (a rematch the AI opened as

@@ -142,7 +142,7 @@ export class LobbyView {
     this.count.textContent = this.heldChanges ? `${counted} · changes show when the pointer leaves the list` : counted;
     this.toRooms.textContent = rows.length ? `Rooms ↓ (${waiting} waiting for a player)` : "Rooms ↓";
     if (this.heldChanges) {
-      this.renderGames();
+      this.keepingFocus(() => this.renderGames());
       this.tick();
       return;
     }
@@ -156,18 +156,21 @@ export class LobbyView {
 
   /** Run `rebuild` (the rooms' rows and "Your games", made anew at each change) with a
    * keyboard user's focus kept: on a room's Join, Watch or game link it goes to the same
-   * one made again, or, the room gone, to the list's heading. It fell to the page's
-   * body whenever any room anywhere changed. */
+   * one made again, or, the room gone (or the focus on a heading made again, as "Your
+   * games" is), to the lobby's first heading. It fell to the page's body whenever any
+   * room anywhere changed, and on leaving a running game, whose heading the page had
+   * just focused. */
   keepingFocus(rebuild) {
     const focused = document.activeElement;
-    const holder = focused && focused !== document.body ? focused.closest("[data-room]") : null;
-    const place = holder && this.root.contains(holder)
+    const inside = Boolean(focused && focused !== document.body && this.root.contains(focused));
+    const holder = inside ? focused.closest("[data-room]") : null;
+    const place = holder
       ? { room: holder.dataset.room, kind: focused.className, inGames: this.resumeBox.contains(holder) }
       : null;
     rebuild();
-    if (!place || (document.activeElement && document.activeElement !== document.body)) return;
-    const box = place.inGames ? this.resumeBox : this.table;
-    const again = [...box.querySelectorAll("[data-room]")]
+    if (!inside || (document.activeElement && document.activeElement !== document.body)) return;
+    const box = place?.inGames ? this.resumeBox : this.table;
+    const again = !place ? null : [...box.querySelectorAll("[data-room]")]
       .filter((e) => e.dataset.room === place.room)
       .map((e) => (e.className === place.kind ? e : [...e.querySelectorAll("a, button")].find((c) => c.className === place.kind)))
       .find((e) => e && e.getClientRects().length);
