@@ -3886,16 +3886,24 @@ async def test_rows_stay_still_under_a_mouse_and_waiting_rooms_come_first(
 
 async def test_a_phone_reaches_the_rooms_past_the_forms_in_one_tap(browser: Browser) -> None:
     """On a phone the lobby's forms come first and take screens: a button at the top
-    says how many rooms wait for a player and brings the list into view."""
+    says how many rooms wait for a player and brings the list into view; with the keys,
+    it brings them too (they stayed on the button: the next Tab was the first form's)."""
     async with people(browser) as crowd:
         dan = await crowd.client("dan")
-        await dan.create(seat="black")
+        room = (await dan.create(seat="black")).room.id
         ann = await crowd.page("ann", phone=True)
         jump = ann.locator(".to-rooms")
         await expect(jump).to_have_text("Rooms ↓ (1 waiting for a player)")
         await expect(ann.locator("#rooms tbody tr")).not_to_be_in_viewport()
         await jump.tap()
         await expect(ann.locator("#rooms tbody tr")).to_be_in_viewport()
+        await ann.evaluate("window.scrollTo(0, 0)")
+        await jump.focus()
+        await ann.keyboard.press("Enter")
+        await expect(ann.locator("#rooms h2")).to_be_focused()
+        await ann.keyboard.press("Tab")
+        await expect(ann.locator(f'tr[data-room="{room}"] a.join')).to_be_focused()
+        await expect(ann.locator(f'tr[data-room="{room}"] a.join')).to_be_in_viewport()
 
 
 async def test_a_search_says_how_many_rooms_in_the_list_wait_with_its_settings(

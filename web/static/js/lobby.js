@@ -108,8 +108,16 @@ export class LobbyView {
     });
     // The forms first: under a busy evening's hundred rooms they were sixteen screens
     // down on a phone.
-    // On a phone the forms take four screens: a way past them to the rooms.
-    this.toRooms = h("button", { type: "button", class: "secondary to-rooms", onclick: () => list.scrollIntoView() }, "Rooms ↓");
+    // On a phone the forms take four screens: a way past them to the rooms, for the keys
+    // too (the list's heading takes them: the next Tab is the first room's Join; they
+    // stayed on the button, 24 Tabs of forms from the first room).
+    const toList = () => {
+      const heading = list.querySelector("h2");
+      heading.setAttribute("tabindex", "-1");
+      heading.focus({ preventScroll: true });
+      list.scrollIntoView();
+    };
+    this.toRooms = h("button", { type: "button", class: "secondary to-rooms", onclick: toList }, "Rooms ↓");
     this.root.replaceChildren(h("h1", { class: "sr-only" }, "Lobby"), this.noticeBox, this.resumeBox,
       this.toRooms, h("div", { class: "lobby-grid" }, quick, create, aivai, code), list, sound);
   }
