@@ -3367,6 +3367,32 @@ async def test_a_rename_on_a_records_page_reads_it_again(browser: Browser) -> No
         await expect(ann.locator("#profile-view h1")).to_be_focused()
 
 
+async def test_escape_takes_the_keys_between_the_board_and_an_offers_answers(
+    browser: Browser,
+) -> None:
+    """hal asks for a takeback while ann's keys are on the board: Escape takes them to
+    Accept and back (as the terminal's Esc; the alert was heard, then three Tabs stood
+    between), and Escape in the chat's line returns to the board too."""
+    async with people(browser) as crowd:
+        ann, hal, room = await two_stones_down(crowd)
+        await point(ann, "h8").focus()
+        await hal.send(m.Offer(room=room, kind="takeback"))
+        await expect(ann.locator(".offer")).to_contain_text("Escape from the board to answer.")
+        await ann.keyboard.press("Escape")
+        await expect(ann.locator("#accept")).to_be_focused()
+        await ann.keyboard.press("Escape")
+        assert await ann.evaluate(FOCUSED_POINT) == "h8"
+        await ann.keyboard.press("Escape")
+        await ann.keyboard.press("Tab")  # Accept, Decline
+        await ann.keyboard.press("Enter")
+        assert (await hal.until_event(Answered)).accept is False
+        await ann.locator("#chat-input").focus()
+        await ann.keyboard.press("Escape")
+        assert await ann.evaluate(FOCUSED_POINT) == "h8"
+        await ann.keyboard.press("Escape")  # no offer: the keys stay on the board
+        assert await ann.evaluate(FOCUSED_POINT) == "h8"
+
+
 async def test_a_screen_reader_hears_each_thing_once(browser: Browser) -> None:
     """What a screen reader is given, as a blind player met it: the status line is no
     live region (results, offers and refusals were read two or three times over, with

@@ -54,7 +54,7 @@ export class BoardView {
       role: "grid",
       "aria-label": this.hooks.readOnly
         ? `Board, ${size} by ${size}. Left and Right arrows step through the moves.`
-        : `Board, ${size} by ${size}. Arrow keys move, a point typed (${examplePoint(size)}) goes there, a full stop to the last move, Enter or Space plays.`,
+        : `Board, ${size} by ${size}. Arrow keys move, a point typed (${examplePoint(size)}) goes there, a full stop to the last move, Enter or Space plays, Escape to an offer's answers.`,
       tabindex: -1, // one Tab stop for the board: its cursor's point (it was two)
     });
     this.svg = svg;
@@ -297,13 +297,21 @@ export class BoardView {
   }
 
   /** Focus the board's point under its cursor (where a keyboard user plays next). */
-  focus() {
+  /** The keys to the cursor's point, where they stand (``reveal``: scrolled into sight,
+   * for keys coming back from elsewhere on a page scrolled away from the board). */
+  focus({ reveal = false } = {}) {
     const target = this.cursor ? this.targets[this.cursor[1] * this.size + this.cursor[0]] : null;
-    if (target) target.focus({ preventScroll: true });
+    if (!target) return;
+    target.focus({ preventScroll: true });
+    if (reveal) target.scrollIntoView({ block: "nearest" });
   }
 
   onKey(event) {
     if (!this.cursor || this.hooks.readOnly) return;
+    if (event.key === "Escape" && this.hooks.escape) { // (to an offer's answers: the terminal's Esc)
+      if (this.hooks.escape()) event.preventDefault();
+      return;
+    }
     if (this.typePoint(event)) return;
     const last = event.key === "." && this.state?.last ? parsePoint(this.state.last, this.size) : null;
     if (last) { // to the last move, as in the terminal

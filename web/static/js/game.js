@@ -56,6 +56,7 @@ export class GameView {
       allowed: (point) => this.allowed(point),
       blocked: (point) => this.blocked(point),
       unread: (typed) => this.refuse(unreadText(typed, this.board.size)),
+      escape: () => this.toAnswers(),
     });
     // What a screen reader should hear as it happens (the opponent's move, the result),
     // which the page shows elsewhere only as a change on the board.
@@ -82,6 +83,15 @@ export class GameView {
     // checks the length (chatProblem); this only stops a paste of a book.
     this.chatInput = h("input", { id: "chat-input", maxlength: 2 * CHAT_MAX, autocomplete: "off", "aria-label": "Chat message", placeholder: "Say something" });
     this.chatInput.addEventListener("input", () => this.chatInput.setCustomValidity(""));
+    // Escape from the chat's line or an offer's answers: back to the board, as the
+    // terminal's Esc (the keys stayed in the chat's input).
+    const toBoard = (e) => {
+      if (e.key !== "Escape" || !this.board.cursor) return;
+      e.preventDefault();
+      this.board.focus({ reveal: true });
+    };
+    this.chatInput.addEventListener("keydown", toBoard);
+    this.offerBox.addEventListener("keydown", toBoard);
     const chatForm = h("form", { class: "chat-form", onsubmit: (e) => this.chat(e) },
       this.chatInput, h("button", { type: "submit" }, "Send"));
     // Muting: the reader's own choice, kept in this tab (App.muted); the muted player's
@@ -106,7 +116,7 @@ export class GameView {
         h("div", { class: "board-col" }, this.boardHost, this.confirmBar, this.status, this.announcer,
           // What the keys do on the board, seen (the board's name says it to a screen
           // reader alone); not on a touch screen, as the review's line.
-          this.keysHint = h("p", { class: "hint-text keys-hint" }, "On the board: arrows move, a point typed (h8) goes there, . to the last move, Enter or Space plays.")),
+          this.keysHint = h("p", { class: "hint-text keys-hint" }, "On the board: arrows move, a point typed (h8) goes there, . to the last move, Enter or Space plays, Esc to an offer's answers.")),
         side));
   }
 
@@ -292,7 +302,7 @@ export class GameView {
     this.renderFirstStone(room);
     // The board's keys, for one who plays on it now (not a spectator, not after the end).
     this.keysHint.hidden = !(mySeat && (room.state === "playing" || room.state === "opening"));
-    const keys = `On the board: arrows move, a point typed (${examplePoint(room.size)}) goes there, . to the last move, Enter or Space plays.`;
+    const keys = `On the board: arrows move, a point typed (${examplePoint(room.size)}) goes there, . to the last move, Enter or Space plays, Esc to an offer's answers.`;
     if (this.keysHint.textContent !== keys) this.keysHint.textContent = keys;
     if (room.state === "over" && mySeat) this.app.showedEnd(room.id);
     placeToast(); // the result may have come where a toast is
@@ -585,7 +595,7 @@ export class GameView {
     if (hadFocus && !this.controls.contains(document.activeElement) && !this.offerBox.contains(document.activeElement)) {
       const again = focusedId ? document.getElementById(focusedId) : null;
       if (again && !again.disabled && again.getClientRects().length) again.focus({ preventScroll: true });
-      else this.board.focus();
+      else this.board.focus({ reveal: true }); // (an answer's buttons gone: a phone had scrolled to them)
     }
   }
 
@@ -695,6 +705,7 @@ export class GameView {
       if (offer) {
         // The answers stay together on one line, after the words or under them.
         this.offerBox.append(h("span", {}, `${room.nameOf(offer.by)} ${offerWords(offer.kind)}.`), " ",
+          h("span", { class: "sr-only" }, "Escape from the board to answer. "),
           h("span", { class: "answers" },
             h("button", { type: "button", id: "accept", disabled: waiting, onclick: () => act({ type: "answer", kind: offer.kind, accept: true }) }, "Accept"),
             h("button", { type: "button", id: "decline", class: "secondary", disabled: waiting, onclick: () => act({ type: "answer", kind: offer.kind, accept: false }) }, "Decline")));
@@ -1040,6 +1051,16 @@ export class GameView {
     } catch (error) {
       toast(errorText(error), { refusal: true });
     }
+  }
+
+  /** Escape on the board: the keys to the opponent's offer's Accept, as the terminal's
+   * Esc goes to its question (the alert was heard, and then three Tabs stood between the
+   * board and the answer). False when no offer waits. */
+  toAnswers() {
+    const accept = this.offerBox.hidden ? null : this.offerBox.querySelector("#accept");
+    if (!accept || accept.disabled) return false;
+    accept.focus();
+    return true;
   }
 
   leave() {
