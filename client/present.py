@@ -410,6 +410,23 @@ def fitting_rows(
     return rows
 
 
+def lobby_choice(room: RoomSummary | None) -> str:
+    """The lobby's line for the room the cursor is on, named in words: Enter joins
+    ``tess's renju room`` (or watches ``ann vs bob``, the seats taken). The row's mark is
+    a colour alone, which a screen reader and a terminal without colours do not show."""
+    private = "c: a private room's code."
+    if room is None:
+        return "Enter joins, w watches the room; c joins a private room by its code."
+    black, white = room.players.black, room.players.white
+    rule = str(room.rule)
+    if room.state != "waiting" or (black is not None and white is not None):
+        names = [shorten(p.name, TABLE_NAME_MAX) if p is not None else "-" for p in (black, white)]
+        return f"Enter watches {names[0]} vs {names[1]} ({rule}); {private}"
+    seated = black or white
+    whose = f"{shorten(seated.name, TABLE_NAME_MAX)}'s" if seated else "the"
+    return f"Enter joins {whose} {rule} room, w watches it; {private}"
+
+
 def lobby_rows(rooms: Sequence[RoomSummary], width: int) -> list[tuple[str, ...]]:
     """The lobby's rows, fitted to ``width`` columns (:func:`fitting_rows`)."""
     return fitting_rows(LOBBY_COLUMNS, width, lambda most: [lobby_row(r, most) for r in rooms])

@@ -207,6 +207,8 @@ async def test_lobby_lists_rooms_live_and_joins_or_watches(
         snap = await bob.create(seat="white")
         await until(pilot, lambda: snap.room.id in app.model.lobby.rooms, "the lobby row")
         await until(pilot, lambda: "bob 1500" in screen_text(app))
+        # The row's mark is a colour alone: the line names the room Enter takes.
+        assert "Enter joins bob's freestyle room, w watches it" in screen_text(app)
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, GameScreen))
         assert app.model.my_color is not None
@@ -259,16 +261,26 @@ async def test_home_and_end_go_to_the_first_and_the_last_room(
     server: GomokuServer, connect: Connect, tmp_path: Path
 ) -> None:
     """End puts the cursor on the last room and Home on the first (they scrolled the
-    table sideways, and Enter after Home joined the room the cursor had stayed on)."""
+    table sideways, and Enter after Home joined the room the cursor had stayed on); the
+    lobby's line names the room the cursor is on, which only a colour marked."""
     async with running(server, tmp_path) as (app, pilot):
+        makers = {}
         for name in ("bob", "carol", "dave"):
-            await (await connect(name)).create(seat="white")
+            makers[(await (await connect(name)).create(seat="white")).room.id] = name
         table = app.screen.query_one(DataTable)
         await until(pilot, lambda: table.row_count == 3, "three rooms")
+
+        def named() -> str:
+            key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+            assert key is not None
+            return f"Enter joins {makers[key]}'s freestyle room"
+
         await pilot.press("end")
         await until(pilot, lambda: table.cursor_row == 2, "the last room")
+        await until(pilot, lambda: named() in screen_text(app), "the last room named")
         await pilot.press("home")
         await until(pilot, lambda: table.cursor_row == 0, "the first room")
+        await until(pilot, lambda: named() in screen_text(app), "the first room named")
 
 
 async def test_a_wheeled_list_stays_put_as_rooms_come_and_right_clicks_join_nothing(

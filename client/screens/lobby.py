@@ -26,6 +26,7 @@ from client.present import (
     LOBBY_COLUMNS,
     link_banner,
     link_label,
+    lobby_choice,
     lobby_order,
     lobby_rows,
     queue_change,
@@ -210,7 +211,8 @@ class LobbyScreen(Screen[None]):
         elif self.host.options.local:
             hint = "Local server: t two players on this terminal, a plays the AI."
         if model.lobby.rooms:
-            hint = "Enter joins, w watches the room; c joins a private room by its code."
+            chosen = self._selected_room()
+            hint = lobby_choice(None if chosen is None else model.lobby.rooms.get(chosen))
         if model.seated_rooms and model.room is None:
             games = ", ".join(self._game_named(room, model) for room in model.seated_rooms)
             hint = f"You have a game in progress ({games}): g to return."
@@ -319,6 +321,10 @@ class LobbyScreen(Screen[None]):
     @on(DataTable.RowSelected)
     async def row_selected(self, event: DataTable.RowSelected) -> None:
         await self.action_join()
+
+    @on(DataTable.RowHighlighted)
+    def row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.tick()  # the line names the room the cursor is on
 
     async def action_watch(self) -> None:
         room = self._selected_room()
