@@ -3270,6 +3270,18 @@ async def test_a_rematch_starts_with_the_keys_on_the_board(browser: Browser) -> 
         assert await ann.evaluate(FOCUSED_POINT) is not None
 
 
+async def test_the_pages_title_says_where_one_is(browser: Browser) -> None:
+    """The title, which a screen reader reads and the tabs' strip shows, names the view
+    and a game's players (it was "Gomoku Arena" everywhere)."""
+    async with people(browser) as crowd:
+        ann, _hal, _room = await crowd.ann_against_hal()
+        await expect(ann).to_have_title("ann – hal · Gomoku Arena")  # noqa: RUF001
+        await ann.click("header nav >> text=Leaderboard")
+        await expect(ann).to_have_title("Leaderboard · Gomoku Arena")
+        await ann.click("header nav >> text=Lobby")
+        await expect(ann).to_have_title("Lobby · Gomoku Arena")
+
+
 async def test_a_rematch_on_a_phone_starts_with_the_focus_on_the_rooms_title(
     browser: Browser,
 ) -> None:

@@ -279,6 +279,10 @@ export class GameView {
     const bits = [room.rule, `${room.size}×${room.size}`, room.opening === "swap2" ? "swap2" : null,
       timeControlText(room.time) + limit, room.rated ? "rated" : "casual", room.private ? "private" : null];
     this.title.textContent = bits.filter(Boolean).join(" · ");
+    if (!this.root.hidden) { // (the page's title: who plays, as the tabs' strip shows it)
+      const names = ["black", "white"].map((seat) => room.players[seat]?.name ?? "–");
+      document.title = `${names[0]} – ${names[1]} · Gomoku Arena`;
+    }
     this.renderShare(room, mySeat);
     this.renderSeats(room);
     this.renderBoard(room, mySeat);

@@ -643,6 +643,11 @@ export class App {
   }
 
   showView(name) {
+    // The title says where one is, for a screen reader (read on a view's change and a
+    // tab's) and the tabs' strip: it said "Gomoku Arena" everywhere. A game's names its
+    // players once shown (GameView.update).
+    const where = { lobby: "Lobby", game: "Game", leaderboard: "Leaderboard", profile: "Profile", review: "Review" }[name];
+    document.title = where ? `${where} · Gomoku Arena` : "Gomoku Arena";
     let shown = null;
     for (const [key, view] of Object.entries(this.views)) {
       const root = view instanceof HTMLElement ? view : view.root;
