@@ -3270,6 +3270,29 @@ async def test_a_rematch_starts_with_the_keys_on_the_board(browser: Browser) -> 
         assert await ann.evaluate(FOCUSED_POINT) is not None
 
 
+async def test_a_screen_reader_tells_the_lobbys_forms_and_the_boards_rows_apart(
+    browser: Browser,
+) -> None:
+    """The lobby's forms are named by their headings (three fields named "Rule" were told
+    apart by nothing), a phone's list of rooms keeps its column heads for a screen reader
+    (its cells read "5+3", "waiting" with no column), and the board's rows are named by
+    their numbers (a row was named by all its points' names run together)."""
+    async with people(browser) as crowd:
+        dan = await crowd.client("dan")
+        await dan.create(seat="black")
+        phone = await crowd.page("ann", phone=True)
+        for form in ("Quick match", "New room", "AI vs AI"):
+            rule = phone.get_by_role("form", name=form).get_by_role("combobox", name="Rule")
+            await expect(rule).to_have_count(1)
+        heads = phone.locator("#rooms").get_by_role("columnheader")
+        assert "Clock" in await heads.all_inner_texts()
+        await expect(phone.locator("#rooms thead")).not_to_be_in_viewport()
+        ann, _hal, _room = await crowd.ann_against_hal()
+        board = ann.get_by_role("grid")
+        await expect(board.get_by_role("row", name="Row 15", exact=True)).to_have_count(1)
+        await expect(board.get_by_role("row", name="Row 1", exact=True)).to_have_count(1)
+
+
 async def test_the_pages_title_says_where_one_is(browser: Browser) -> None:
     """The title, which a screen reader reads and the tabs' strip shows, names the view
     and a game's players (it was "Gomoku Arena" everywhere)."""

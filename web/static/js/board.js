@@ -77,7 +77,8 @@ export class BoardView {
     const targets = el("g", { class: "targets" }, svg);
     this.targets = [];
     for (let y = 0; y < size; y += 1) {
-      const row = el("g", { role: "row" }, targets);
+      // Named by its number: a row was named by all its points' names run together.
+      const row = el("g", { role: "row", "aria-label": `Row ${pointName(0, y, size).slice(1)}` }, targets);
       for (let x = 0; x < size; x += 1) {
         const name = pointName(x, y, size);
         const target = el("rect", {

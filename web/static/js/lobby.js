@@ -35,8 +35,10 @@ export class LobbyView {
     this.queueTime = h("span", { "aria-hidden": "true" });
     this.queueBox = h("div", { class: "queue-status", hidden: true }, this.queueTime, " ",
       h("button", { type: "button", id: "cancel-queue", onclick: () => this.cancel() }, "Cancel"));
-    const quick = h("form", { class: "card", id: "quick-form", onsubmit: (e) => this.quickMatch(e) },
-      h("h2", {}, "Quick match"),
+    // Each form is named by its heading: a screen reader's list of fields told three
+    // "Rule" apart by nothing.
+    const quick = h("form", { class: "card", id: "quick-form", "aria-labelledby": "quick-form-title", onsubmit: (e) => this.quickMatch(e) },
+      h("h2", { id: "quick-form-title" }, "Quick match"),
       h("p", { class: "hint-text" }, "Rated, 15×15, colours drawn at random (casual if the AI steps in)."),
       select("rule", "Rule", RULES, "freestyle"),
       select("time", "Clock", [["", "No clock"], ...CLOCKS.map((c) => [c, c])], "5+3"),
@@ -45,8 +47,8 @@ export class LobbyView {
       h("label", {}, "AI level ", levelSelect({ name: "ai_level" }, app.aiLevel)),
       h("button", { type: "submit", id: "quick-button" }, "Find an opponent"),
       this.queueSaid, this.queueBox);
-    const create = h("form", { class: "card", id: "create-form", onsubmit: (e) => this.create(e) },
-      h("h2", {}, "New room"),
+    const create = h("form", { class: "card", id: "create-form", "aria-labelledby": "create-form-title", onsubmit: (e) => this.create(e) },
+      h("h2", { id: "create-form-title" }, "New room"),
       select("rule", "Rule", RULES, "freestyle"),
       h("label", {}, "Board ", h("input", { type: "number", name: "size", min: 5, max: 26, value: 15, class: "short" })),
       select("opening", "Opening", OPENINGS, "free"),
@@ -65,15 +67,15 @@ export class LobbyView {
         h("span", {}, " or against the AI: "),
         levelSelect({ name: "level", "aria-label": "AI level" }, app.aiLevel),
         h("button", { type: "submit", name: "ai", id: "play-ai-button" }, "Play the AI")));
-    const aivai = h("form", { class: "card", id: "aivai-form", onsubmit: (e) => this.aiGame(e) },
-      h("h2", {}, "AI vs AI"),
+    const aivai = h("form", { class: "card", id: "aivai-form", "aria-labelledby": "aivai-form-title", onsubmit: (e) => this.aiGame(e) },
+      h("h2", { id: "aivai-form-title" }, "AI vs AI"),
       h("label", {}, "Black ", levelSelect({ name: "black" }, "novice")),
       h("label", {}, "White ", levelSelect({ name: "white" }, "intermediate")),
       select("rule", "Rule", RULES, "freestyle"),
       h("label", {}, "Board ", h("input", { type: "number", name: "size", min: 5, max: 26, value: 15, class: "short" })),
       h("button", { type: "submit" }, "Start and watch"));
-    const code = h("form", { class: "card", id: "code-form", onsubmit: (e) => this.joinCode(e) },
-      h("h2", {}, "Join by invite code"),
+    const code = h("form", { class: "card", id: "code-form", "aria-labelledby": "code-form-title", onsubmit: (e) => this.joinCode(e) },
+      h("h2", { id: "code-form-title" }, "Join by invite code"),
       h("label", {}, "Code ", h("input", { name: "code", maxlength: 32, autocomplete: "off", class: "code", required: true })),
       h("button", { type: "submit" }, "Join"));
     this.resumeBox = h("div", { class: "card resume", hidden: true });
