@@ -1971,6 +1971,25 @@ async def test_a_level_of_a_workers_own_is_named_with_other_level(
         ann.once("dialog", lambda dialog: dialog.dismiss())  # cancelled: the list keeps its level
         await ann.select_option("#aivai-form select[name=black]", label="Other level…")
         await expect(ann.locator("#aivai-form select[name=black]")).to_have_value("novice")
+        # Arrowed over with the keys, "Other level…" asks nothing until Enter (passing
+        # over it opened the question at once).
+        asked: list[str] = []
+
+        def answer(dialog: Dialog) -> None:
+            asked.append(dialog.message)
+            asyncio.ensure_future(dialog.dismiss())
+
+        ann.on("dialog", answer)
+        white = ann.locator("#aivai-form select[name=white]")
+        await white.focus()
+        await ann.keyboard.press("End")
+        await expect(white).to_have_value("")  # "Other level…", chosen
+        await ann.keyboard.press("ArrowUp")
+        await ann.keyboard.press("End")
+        assert asked == []
+        await ann.keyboard.press("Enter")
+        await expect(white).to_have_value("brain:embryo")  # asked, cancelled: the one before
+        assert len(asked) == 1
 
 
 async def test_the_ai_from_the_page(browser: Browser, thinker: Thinker) -> None:

@@ -53,13 +53,39 @@ function levelOptions(chosen) {
 export function levelSelect(attrs, chosen) {
   const list = h("select", { ...attrs, dataset: { level: "" } }, levelOptions(chosen));
   let before = list.value;
+  // Arrows on a closed list change its value at each press: passing over "Other level…"
+  // asked for a name at once. Chosen with the keys, it asks on Enter or Space, or when
+  // the keys leave the list with it still chosen; with a pointer, at once.
+  let browsing = false;
+  let asking = false; // (the question's own dialog may take the focus: asked once)
+  list.addEventListener("pointerdown", () => { browsing = false; });
+  list.addEventListener("keydown", (e) => {
+    if ((e.key === "Enter" || e.key === " ") && list.value === OTHER) {
+      e.preventDefault();
+      ask();
+      return;
+    }
+    browsing = !e.altKey && !e.ctrlKey && !e.metaKey && e.key !== "Tab";
+  });
+  list.addEventListener("blur", () => { if (list.value === OTHER) ask(); });
   list.addEventListener("focus", () => { before = list.value; });
   list.addEventListener("change", () => {
     if (list.value !== OTHER) {
       before = list.value;
       return;
     }
-    const typed = (window.prompt("The level's name, as the AI worker offers it (like brain:embryo):") ?? "").trim().toLowerCase();
+    if (!browsing) ask();
+  });
+  function ask() {
+    if (asking) return;
+    asking = true;
+    let typed;
+    try {
+      typed = (window.prompt("The level's name, as the AI worker offers it (like brain:embryo):") ?? "").trim().toLowerCase();
+    } finally {
+      asking = false;
+    }
+    browsing = false;
     if (!LEVEL_NAME.test(typed)) {
       list.value = before; // (cancelled, or no level name: a-z 0-9 _ . : + -, at most 40)
       return;
@@ -72,6 +98,6 @@ export function levelSelect(attrs, chosen) {
     }
     list.value = typed;
     before = typed;
-  });
+  }
   return list;
 }
