@@ -791,7 +791,10 @@ class GomokuApp(App[None]):
         if game is not None:
             me = next((p for p in self.local_players if game.color_of(p) is not None), None)
             opponent = game.opponent_of(me)
-        return leaving_words(opponent, self.model.session.grace_ms, self.clock())
+        session = self.model.session
+        return leaving_words(
+            opponent, session.grace_ms, self.clock(), move_limit_ms=session.move_limit_ms
+        )
 
     async def _quit_now(self) -> None:
         game = self.model.room

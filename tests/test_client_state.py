@@ -936,6 +936,11 @@ def test_going_away_is_said_as_it_is_with_the_opponent_here_or_away() -> None:
     assert leaving_words(away, 30_000, T0 + 11) == (
         "bob has been away past the grace period, so the game ends: you win it"
     )
+    # The project's AI waits as long as a move may take before it claims (a child came
+    # back after a minute to a lost game): the question says so.
+    ai = GameSeat("p-ai", "AI novice", bot=True)
+    said = leaving_words(ai, 30_000, T0, move_limit_ms=600_000)
+    assert said == "the AI claims the win after 10:00 away"
 
 
 def test_queue_with_an_ai_fallback_shows_when() -> None:

@@ -1975,9 +1975,9 @@ async def test_a_level_of_a_workers_own_is_named_with_other_level(
         # over it opened the question at once).
         asked: list[str] = []
 
-        def answer(dialog: Dialog) -> None:
+        async def answer(dialog: Dialog) -> None:
             asked.append(dialog.message)
-            asyncio.ensure_future(dialog.dismiss())
+            await dialog.dismiss()
 
         ann.on("dialog", answer)
         white = ann.locator("#aivai-form select[name=white]")
@@ -2022,8 +2022,21 @@ async def test_the_ai_from_the_page(browser: Browser, thinker: Thinker) -> None:
         await moves_shown(ann, 0)
         await expect(ann.locator(".marks .hint")).to_have_count(0)
 
-        ann.once("dialog", lambda dialog: dialog.accept())  # the game goes on: leave
+        # The game goes on: leave. The AI waits as long as a move may take, and the
+        # question says so (it said 60 s, and the AI claimed then: a child lost a game
+        # to a tablet locked for a minute).
+        left: list[str] = []
+
+        async def leave(dialog: Dialog) -> None:
+            left.append(dialog.message)
+            await dialog.accept()
+
+        ann.once("dialog", leave)
         await ann.click("#leave")
+        await expect(ann.locator("#lobby-view")).to_be_visible()
+        assert left == [
+            "The game goes on without you: after 10:00 away the AI claims the win. Leave anyway?"
+        ]
         await ann.select_option("#aivai-form select[name=black]", "beginner")
         await ann.select_option("#aivai-form select[name=white]", "beginner")
         await ann.fill("#aivai-form input[name=size]", "19")  # (it had no board size)

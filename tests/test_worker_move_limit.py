@@ -56,6 +56,46 @@ async def test_a_person_who_stops_moving_loses_by_the_ais_claim(
     assert LIMIT_MS / 1000 - 0.05 <= waited < LIMIT_MS / 1000 + 3
 
 
+async def test_a_person_gone_is_given_the_move_limit_before_the_ai_claims(
+    make_server: Callable[..., Awaitable[GomokuServer]], thinker: Thinker, connect: Connect
+) -> None:
+    """ann's tablet locks right after the AI's answer (a 1 s grace here, a 4 s move limit):
+    the AI claims the win once she has been gone for the move limit, not at the grace
+    period's end (a child came back after a minute to "You lose" in a game that read
+    "no clock (10:00 a move)"); back before it, she plays on."""
+    rules = GameRules(grace_ms=1_000, untimed_move_ms=4_000)
+    server = await make_server(ai_config(game=rules))
+    async with worker_on(server, thinker):
+        ann = await connect("ann", to=server)
+        room = (await ann.create(seat="black")).room.id
+        await ann.send(m.SeatAi(room=room, level="beginner"))
+        await ann.until_event(GameStarted)
+        watcher = await connect("bo", to=server)
+        await watcher.join(room, role="spectator")
+
+        def stone(number: int) -> Callable[[object], bool]:
+            return lambda x: (
+                isinstance(x, m.Event) and isinstance(x.event, Moved) and x.event.move_no == number
+            )
+
+        await ann.move(room, "h8")
+        await ann.until(stone(2))  # the AI's answer
+        await ann.ws.close()
+        await asyncio.sleep(2.5)  # past the grace period, within the move limit
+        back = await connect(to=server)
+        await back.hello("ann", token=ann.token)
+        await back.send(m.Resume(room=room, after=0))
+        await back.until(stone(2))
+        await back.move(room, "a1")  # the game goes on: it was not claimed
+        await back.until(stone(4))
+        loop = asyncio.get_running_loop()
+        await back.ws.close()
+        gone = loop.time()
+        over = await watcher.until_event(GameOver)
+        assert over.winner == "white"
+        assert loop.time() - gone >= 4.0 - 0.3  # the move limit, not the 1 s grace
+
+
 def test_the_seat_counts_the_move_limit_from_each_turn_handed_over() -> None:
     """The AI (Black) knows when ann may be claimed against: from the snapshot, then
     from each stone and takeback (chat changes nothing), only while she is to act, and

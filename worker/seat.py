@@ -343,13 +343,17 @@ class SeatClient:
         self._wake(message.room)
 
     def _watch_presence(self, room: str, online: bool, deadline_ms: int | None) -> None:
-        """An opponent who left claims nothing from us: once their grace period is over,
-        claim the win, so the seat is not held forever by a game nobody plays."""
+        """An opponent who left claims nothing from us: once they have been gone as long
+        as a move may take (the server's move limit, or their grace period if longer),
+        claim the win, so the seat is not held forever by a game nobody plays. Not at the
+        grace period's end: a child whose tablet locked for a minute came back to "You
+        lose" in a game that read "no clock (10:00 a move)"; a person would wait too."""
         pending = self._claims.pop(room, None)
         if pending is not None:
             pending.cancel()
         if not online and deadline_ms is not None:
-            self._claims[room] = asyncio.create_task(self._claim_later(room, deadline_ms))
+            wait_ms = max(deadline_ms, self._move_limit_ms)
+            self._claims[room] = asyncio.create_task(self._claim_later(room, wait_ms))
 
     async def _claim_later(self, room: str, deadline_ms: int) -> None:
         await asyncio.sleep(deadline_ms / 1000 + CLAIM_SLACK_S)

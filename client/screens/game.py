@@ -930,7 +930,12 @@ class GameScreen(Screen[None]):
         if running:
             model = self.host.model
             opponent = game.opponent_of(self._my_seat_player())
-            leaving = leaving_words(opponent, model.session.grace_ms, self.host.clock())
+            leaving = leaving_words(
+                opponent,
+                model.session.grace_ms,
+                self.host.clock(),
+                move_limit_ms=model.session.move_limit_ms,
+            )
             question = (
                 f"Leave the running game? It counts as a disconnect: {leaving}. (^R resigns "
                 "instead.)"

@@ -251,12 +251,18 @@ def away_for(grace_ms: int) -> str:
     return f"after {minutes_seconds(grace_ms)} away" if grace_ms else "after the grace period"
 
 
-def leaving_words(opponent: Seat | None, grace_ms: int, now: float) -> str:
+def leaving_words(
+    opponent: Seat | None, grace_ms: int, now: float, *, move_limit_ms: int = 0
+) -> str:
     """What going away from a running game does, as the questions before ^L and ^Q say
-    it: the opponent may claim the win after the grace period; but with the opponent
-    away too, the game ends by itself (README: a game both players left), and the words
-    "may claim after 0:30" were wrong (the one who stayed longest won at once)."""
-    if opponent is None or opponent.online or opponent.bot:
+    it: the opponent may claim the win after the grace period (the project's AI after
+    the move limit, ``move_limit_ms``, if that is longer: it waits as long as a move may
+    take); but with the opponent away too, the game ends by itself (README: a game both
+    players left), and the words "may claim after 0:30" were wrong (the one who stayed
+    longest won at once)."""
+    if opponent is not None and opponent.bot:
+        return f"the AI claims the win {away_for(max(grace_ms, move_limit_ms))}"
+    if opponent is None or opponent.online:
         return f"your opponent may claim the win {away_for(grace_ms)}"
     name = opponent.name
     if opponent.claim_at is not None and now >= opponent.claim_at:

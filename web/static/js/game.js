@@ -1071,9 +1071,14 @@ export class GameView {
     const room = this.app.rooms.get(this.roomId);
     if (room && room.seatOf(this.me) && (room.state === "playing" || room.state === "opening")) {
       // Leaving does not end the game (protocol.md, leave): say what it does.
-      const grace = Math.round((this.app.me?.limits?.grace_ms ?? 60000) / 1000);
+      const limits = this.app.me?.limits;
+      const graceMs = limits?.grace_ms ?? 60000;
       const clock = room.clocks ? "your clock runs and " : "";
-      const question = `The game goes on without you: ${clock}after ${grace} s away your opponent may claim the win. Leave anyway?`;
+      // The project's AI waits as long as a move may take (the move limit), not just the grace.
+      const other = room.players[room.seatOf(this.me) === "black" ? "white" : "black"];
+      const question = other?.bot
+        ? `The game goes on without you: ${clock}after ${clockText(Math.max(graceMs, limits?.untimed_move_ms ?? 0))} away the AI claims the win. Leave anyway?`
+        : `The game goes on without you: ${clock}after ${Math.round(graceMs / 1000)} s away your opponent may claim the win. Leave anyway?`;
       if (!window.confirm(question)) return;
     }
     if (this.roomId) this.app.leave(this.roomId);
