@@ -317,6 +317,20 @@ def test_reconnecting_state_shows_attempt_and_next_try() -> None:
     assert model.log[-1].text == (
         "Connection lost; reconnecting. bob may claim the win after 1:00 away."
     )
+    # Against the project's AI: it waits as long as a move may take (the move limit).
+    ai = PlayerRef(id="p-ai", name="AI novice", rating=1500, bot=True)
+    welcome = msg.Welcome(
+        player="p-alice",
+        name="alice",
+        token="t",
+        resumed=False,
+        limits=Limits(untimed_move_ms=600_000),
+    )
+    against_ai = in_room(reduce(ViewModel(), welcome, T0), players=Seats(black=ALICE, white=ai))
+    against_ai = reduce(against_ai, ConnectionChanged("reconnecting", attempt=1), T0)
+    assert against_ai.log[-1].text == (
+        "Connection lost; reconnecting. AI novice claims the win after 10:00 away."
+    )
     assert can_move(model) == "Offline: moves are disabled until the connection is back."
     model = reduce(model, ConnectionChanged("connected"), T0 + 5)
     closed = ConnectionChanged("reconnecting", detail="closed by the server")

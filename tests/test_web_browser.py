@@ -2049,6 +2049,25 @@ async def test_the_ai_from_the_page(browser: Browser, thinker: Thinker) -> None:
         await expect(ann.locator("#moves li").nth(3)).to_be_visible()  # they play on
 
 
+async def test_a_page_offline_against_the_ai_is_told_when_the_ai_claims(
+    browser: Browser, thinker: Thinker
+) -> None:
+    """ann's page loses its network in a game against the AI: it says the AI claims the
+    win after the move limit (10 minutes), as long as it waits, not the grace period's
+    minute a person may claim after."""
+    async with people_and_an_ai(browser, thinker) as crowd:
+        ann = await crowd.page("ann")
+        await play_the_ai_as_black(ann, "beginner")
+        await point(ann, "h8").click()
+        await moves_shown(ann, 2)
+        await ann.context.set_offline(True)
+        await expect(ann.locator("#conn")).to_have_attribute("data-state", "offline")
+        await expect(ann.locator("#status")).to_contain_text(
+            "If you are away more than 10 minutes, AI beginner claims the win."
+        )
+        await ann.context.set_offline(False)
+
+
 async def test_the_lobby_marks_an_ai_seat_in_words(browser: Browser, thinker: Thinker) -> None:
     """The lobby's row of a game against the AI says "· AI" by that seat, as the game
     page does: no emoji, which a browser without an emoji font draws as an empty box."""

@@ -234,8 +234,12 @@ def _claim_warning(scene: Scene) -> str:
     if game is None or not game.running or game.color_of(me) is None:
         return ""
     other = game.opponent_of(me)
+    session = scene.session
+    if other is not None and other.bot:  # (the project's AI waits as long as a move may take)
+        wait_ms = max(session.grace_ms, session.move_limit_ms)
+        return f" {other.name} claims the win {away_for(wait_ms)}."
     who = "your opponent" if other is None else other.name
-    return f" {who} may claim the win {away_for(scene.session.grace_ms)}."
+    return f" {who} may claim the win {away_for(session.grace_ms)}."
 
 
 def _overline(game: GameView, point: str) -> bool:

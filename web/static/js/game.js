@@ -545,10 +545,14 @@ export class GameView {
   /** " If you are away more than a minute, bob may claim the win.": to a seated
    * player whose page is offline in a running game. */
   claimWarning(room) {
-    const seconds = Math.round((this.app.me?.limits?.grace_ms ?? 60000) / 1000);
+    const limits = this.app.me?.limits;
+    const other = opponentOf(room.players, this.me);
+    // The project's AI waits as long as a move may take before it claims.
+    const waitMs = Math.max(limits?.grace_ms ?? 60000, other?.bot ? limits?.untimed_move_ms ?? 0 : 0);
+    const seconds = Math.round(waitMs / 1000);
     const away = seconds === 60 ? "a minute" : seconds % 60 === 0 ? `${seconds / 60} minutes` : `${seconds} s`;
-    const who = opponentOf(room.players, this.me)?.name ?? "your opponent";
-    return ` If you are away more than ${away}, ${who} may claim the win.`;
+    const who = other?.name ?? "your opponent";
+    return ` If you are away more than ${away}, ${who} ${other?.bot ? "claims" : "may claim"} the win.`;
   }
 
   gameText(room, mySeat) {
