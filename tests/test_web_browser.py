@@ -1458,6 +1458,23 @@ async def test_a_phone_held_upright_shows_the_opponents_clock_above_the_board(
             assert (await box(cy.locator(f"#clock-{colour}")))["y"] > board["y"]
 
 
+async def test_a_tablet_held_upright_puts_the_board_across_its_width(browser: Browser) -> None:
+    """On a 768x1024 tablet the board spans the screen, hal's clock above it and ann's
+    own seat under it, as on a phone (the desktop's two columns gave a 406-pixel board
+    over half an empty screen)."""
+    async with people(browser) as crowd:
+        hal = await crowd.client("hal")
+        room = (await hal.create(seat="black")).room.id
+        size = ViewportSize(width=768, height=1024)
+        ann = await crowd.page("ann", phone=True, viewport=size, hash=f"#/room/{room}")
+        await hal.until_event(GameStarted)
+        board = await box(ann.locator(".board-host"))
+        assert board["width"] >= 700, board
+        assert (await box(ann.locator("#clock-black")))["y"] < board["y"]
+        own = await box(ann.locator("#clock-white"))
+        assert board["y"] + board["height"] < own["y"] < 1024 - own["height"], (board, own)
+
+
 async def test_a_profile_lists_a_game_both_left_early_as_aborted_and_later_as_a_draw(
     browser: Browser,
 ) -> None:
