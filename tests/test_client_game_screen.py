@@ -30,6 +30,7 @@ from client.screens.game import GameScreen
 from client.screens.help import HelpScreen
 from client.screens.lobby import LobbyScreen
 from client.screenshot import screen_text
+from client.state.words import HOW_TO_PLAY
 from client.widgets.board import Board
 from client.widgets.entry import PROMPT_GUARD_S
 from engine.types import Point, Rule
@@ -514,13 +515,19 @@ def _white_online(app: GomokuApp) -> bool:
 
 
 async def test_help_lists_every_key(server: GomokuServer, tmp_path: Path) -> None:
-    """? opens a help screen naming the board, game and lobby keys; Esc closes it."""
+    """? opens a help screen naming the board, game and lobby keys, and how to play (the
+    rules were taught nowhere); Esc closes it."""
     async with running(server, tmp_path) as (app, pilot):
         await pilot.press("question_mark")
         await until(pilot, lambda: isinstance(app.screen, HelpScreen))
         text = screen_text(app)
         for what in ("New room", "Quick match", "Watch", "by its code", "Play an AI", "AI-vs-AI"):
             assert what in text
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        assert help_screen.prose == [("How to play", HOW_TO_PLAY)]
+        await pilot.press("end")
+        await until(pilot, lambda: "with no gap" in " ".join(screen_text(app).split()))
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
         await app.send(m.CreateRoom())

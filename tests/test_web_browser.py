@@ -3361,6 +3361,19 @@ async def test_a_screen_reader_tells_the_lobbys_forms_and_the_boards_rows_apart(
         await expect(board.get_by_role("row", name="Row 1", exact=True)).to_have_count(1)
 
 
+async def test_the_lobby_says_how_to_play(browser: Browser) -> None:
+    """A newcomer finds the rules in the lobby, folded away under "How to play" (nothing
+    taught them: "five or more wins" said nothing to one who did not know the five)."""
+    async with people(browser) as crowd:
+        ann = await crowd.page("ann", phone=True)
+        rules = ann.locator("#how-to-play")
+        await expect(rules.locator("summary")).to_have_text("How to play")
+        await expect(rules.locator("p").first).to_be_hidden()
+        await rules.locator("summary").tap()
+        await expect(rules.locator("p")).to_have_count(4)
+        await expect(rules.locator("p").nth(1)).to_contain_text("five of their stones in a row")
+
+
 async def test_the_pages_title_says_where_one_is(browser: Browser) -> None:
     """The title, which a screen reader reads and the tabs' strip shows, names the view
     and a game's players (it was "Gomoku Arena" everywhere)."""

@@ -22,7 +22,7 @@ from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol
 
-from client.state.words import FOUL_WORDS, HINT_REASONS, OPENING_WORDS, RULE_WORDS
+from client.state.words import FOUL_WORDS, HINT_REASONS, HOW_TO_PLAY, OPENING_WORDS, RULE_WORDS
 from engine.ai import LEVEL_NAMES
 from engine.ai.levels import LEVELS
 from engine.types import Foul, Opening, Rule
@@ -121,6 +121,16 @@ def test_the_pages_ai_levels_are_the_engines() -> None:
     assert table is not None, source
     words = dict(re.findall(r'(\w+): "([^"]*)"', table.group(1)))
     assert words == {name: level.words for name, level in LEVELS.items()}
+
+
+def test_the_pages_rules_for_newcomers_are_the_terminals() -> None:
+    """The page's "How to play" says what the terminal's help says, paragraph for
+    paragraph (nothing taught the rules to one who had never played)."""
+    source = shipped()["/js/rules.js"].decode()
+    found = re.search(r"export const HOW_TO_PLAY = (\[[^\]]*\]);", source)
+    assert found is not None, source
+    listed = re.sub(r",\s*\]$", "]", found.group(1))  # (JSON has no trailing comma)
+    assert tuple(msgspec.json.decode(listed)) == HOW_TO_PLAY
 
 
 def test_the_pages_rule_opening_and_foul_words_are_the_terminals() -> None:

@@ -62,7 +62,7 @@ from client.state.log import LogLine
 from client.state.model import ViewModel
 from client.state.mute import listed, named, speakers, visible
 from client.state.questions import NOT_YOUR_TURN, can_hint, can_move, can_seat_ai
-from client.state.words import foul_text, leaving_words
+from client.state.words import HOW_TO_PLAY, foul_text, leaving_words
 from client.widgets.board import Board
 from client.widgets.entry import COMMAND_START, EntryLine, PromptBar, ToBoard, starts_text
 from client.widgets.log import LogPane
@@ -746,7 +746,9 @@ class GameScreen(Screen[None]):
                 ],
             ),
         ]
-        await self.app.push_screen(HelpScreen("Game keys", sections))
+        await self.app.push_screen(
+            HelpScreen("Game keys", sections, [("How to play", HOW_TO_PLAY)])
+        )
 
     def _can_play(self, model: ViewModel) -> bool:
         """Whether Enter on the board plays: a game running, a local player seated in

@@ -3,7 +3,7 @@ bindings that screen and its widgets declare, so the list cannot go stale."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
 from rich.console import Group, RenderableType
@@ -38,17 +38,24 @@ def describe_bindings(
 
 
 class HelpScreen(ModalScreen[None]):
-    """A list of keys in two columns (the descriptions wrap beside their keys); any of
-    Esc, q or ? closes it, ↑/↓ scroll a long one."""
+    """A list of keys in two columns (the descriptions wrap beside their keys), then
+    ``prose`` (a heading and its paragraphs each: the game's rules); any of Esc, q or ?
+    closes it, ↑/↓ scroll a long one."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,question_mark", "dismiss", "Close help"),
     ]
 
-    def __init__(self, title: str, sections: list[tuple[str, list[tuple[str, str]]]]) -> None:
+    def __init__(
+        self,
+        title: str,
+        sections: list[tuple[str, list[tuple[str, str]]]],
+        prose: Sequence[tuple[str, Sequence[str]]] = (),
+    ) -> None:
         super().__init__()
         self.title_text = title
         self.sections = sections
+        self.prose = prose
 
     def compose(self) -> ComposeResult:
         parts: list[RenderableType] = [Text(self.title_text, style="bold"), Text("")]
@@ -60,6 +67,10 @@ class HelpScreen(ModalScreen[None]):
             for keys, what in rows:
                 table.add_row(Text("  " + keys), Text(what))
             parts.extend([table, Text("")])
+        for heading, paragraphs in self.prose:
+            parts.append(Text(heading, style="bold"))
+            for paragraph in paragraphs:
+                parts.extend([Text("  " + paragraph), Text("")])
         parts.append(Text("Esc, q or ? closes this help."))
         with VerticalScroll(id="help-box"):
             yield Static(Group(*parts), id="help-text")

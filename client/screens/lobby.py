@@ -47,6 +47,7 @@ from client.screens.help import HelpScreen, describe_bindings
 from client.screens.host import Host
 from client.screens.ratings import LeaderboardScreen, ProfileScreen
 from client.state.model import ViewModel
+from client.state.words import HOW_TO_PLAY
 from client.widgets.rows import RowTable, fill_rows, room_for_rows
 from protocol import messages as msg
 
@@ -256,7 +257,8 @@ class LobbyScreen(Screen[None]):
             ),
             ("Anywhere", [("^Q", "quit")]),
         ]
-        await self.app.push_screen(HelpScreen("Lobby keys", sections))
+        rules = [("How to play", HOW_TO_PLAY)]
+        await self.app.push_screen(HelpScreen("Lobby keys", sections, rules))
 
     async def action_create(self) -> None:
         await self.app.push_screen(CreateRoomDialog(self.host.last_room), self._create_room)

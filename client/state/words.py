@@ -318,6 +318,32 @@ def started_line(game: GameView) -> str:
     return f"Game started: {b} (black) vs {w} (white), {describe_time(game.time)}."
 
 
+HOW_TO_PLAY: tuple[str, ...] = (
+    (
+        "Two players take turns putting one stone of their colour on an empty point, where "
+        "two lines cross; Black plays first. A stone stays where it is put: none is moved or "
+        "taken."
+    ),
+    (
+        "The first to have five of their stones in a row, with no gap, across, up and down or"
+        " on a diagonal, wins. A full board with no five is a draw."
+    ),
+    (
+        "Freestyle: five or more in a row wins. Standard: exactly five wins (six or more does"
+        " not). Renju: Black may not make six or more, nor two threes or two fours with one "
+        "stone (those points are marked as forbidden); White wins with five or more."
+    ),
+    (
+        "Swap2, an opening that evens the game out: the first player places three stones; the"
+        " other chooses a colour, or places two more and lets the first choose."
+    ),
+)
+"""The game's rules for one who has never played, a paragraph each (the lobby's help;
+the page keeps a copy, web/static/js/rules.js, which a test keeps equal): nothing
+taught them, and "five or more wins" meant nothing to a child who did not know what
+the five were."""
+
+
 RULE_WORDS: dict[Rule, str] = {
     Rule.FREESTYLE: "five or more wins",
     Rule.STANDARD: "exactly five wins",

@@ -3,7 +3,7 @@
 // the live list of rooms to join or watch.
 
 import { levelSelect } from "./levels.js";
-import { OPENINGS, RULES } from "./rules.js";
+import { HOW_TO_PLAY, OPENINGS, RULES } from "./rules.js";
 import { clockText, opponentOf, parseTimeControl, ratingText, resultText, timeControlText } from "./room.js";
 import { errorText, focusHeading, h, option, toast } from "./ui.js";
 
@@ -120,8 +120,11 @@ export class LobbyView {
       list.scrollIntoView();
     };
     this.toRooms = h("button", { type: "button", class: "secondary to-rooms", onclick: toList }, "Rooms ↓");
+    // The rules, for one who has never played (nothing taught them): closed, one line.
+    const howTo = h("details", { class: "card how-to-play", id: "how-to-play" }, h("summary", {}, "How to play"),
+      ...HOW_TO_PLAY.map((text) => h("p", {}, text)));
     this.root.replaceChildren(h("h1", { class: "sr-only" }, "Lobby"), this.noticeBox, this.resumeBox,
-      this.toRooms, h("div", { class: "lobby-grid" }, quick, create, aivai, code), list, sound);
+      this.toRooms, howTo, h("div", { class: "lobby-grid" }, quick, create, aivai, code), list, sound);
   }
 
   /** Say `text` at the top of the lobby until the player dismisses it. */

@@ -2,6 +2,15 @@
 // choosing or meeting one: the terminal client's (client/state/words.py: RULE_WORDS,
 // OPENING_WORDS, FOUL_WORDS, HINT_REASONS), which a test keeps these equal to.
 
+// The game's rules for one who has never played, a paragraph each: the terminal's
+// (client/state/words.py, HOW_TO_PLAY), which a test keeps these equal to.
+export const HOW_TO_PLAY = [
+  "Two players take turns putting one stone of their colour on an empty point, where two lines cross; Black plays first. A stone stays where it is put: none is moved or taken.",
+  "The first to have five of their stones in a row, with no gap, across, up and down or on a diagonal, wins. A full board with no five is a draw.",
+  "Freestyle: five or more in a row wins. Standard: exactly five wins (six or more does not). Renju: Black may not make six or more, nor two threes or two fours with one stone (those points are marked as forbidden); White wins with five or more.",
+  "Swap2, an opening that evens the game out: the first player places three stones; the other chooses a colour, or places two more and lets the first choose.",
+];
+
 const RULE_WORDS = {
   freestyle: "five or more wins",
   standard: "exactly five wins",
