@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import socket
 import sqlite3
 import sys
@@ -192,12 +193,84 @@ async def test_a_damaged_file_refused_is_left_as_it_was_with_its_log(tmp_path: P
 
 
 async def test_a_data_file_cut_short_is_called_damaged(tmp_path: Path) -> None:
+    """A file cut short is refused as damaged, and left as it was: no -wal or -shm beside
+    it that were not there (refusing it left both behind), and no word of removing them."""
     path = tmp_path / "server.sqlite3"
     await data_file_of_games(path, 50, 1000)
     with path.open("r+b") as file:
         file.truncate(4 * 4096)
-    with pytest.raises(DataFileError, match="is damaged"):
+    with pytest.raises(DataFileError, match="is damaged") as refused:
         DataFile(path).open()
+    assert "-wal" not in str(refused.value)
+    assert os.listdir(tmp_path) == ["server.sqlite3"]
+
+
+async def test_a_data_file_deleted_while_the_server_runs_is_written_again(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The data file and its log are deleted while the server runs (a clean-up script):
+    the next write puts it back at its path with all it held, said in the log, and what
+    is written after is in it too; deleted again just before the stop, the stop puts it
+    back. Deleted, it took every player, rating and game with it at the stop, silently."""
+    path = tmp_path / "server.sqlite3"
+    data = DataFile(path)
+    data.open()
+    await data.put_record("before", b"{}", ["ann", "bob"], 1)
+    for name in os.listdir(tmp_path):
+        os.unlink(tmp_path / name)
+    with caplog.at_level(logging.ERROR, logger="gomoku.server"):
+        await data.put_record("after", b"{}", ["ann", "bob"], 2)
+    assert f"the data file {path} was deleted while the server runs" in caplog.text
+    assert path.exists()
+    await data.put_names({"p-1": "ann"})
+    path.unlink()
+    await data.close()
+    again = DataFile(path)
+    again.open()
+    try:
+        assert [await again.get_record(g) for g in ("before", "after")] == [b"{}", b"{}"]
+        assert await again.names(["p-1"]) == {"p-1": "ann"}
+    finally:
+        await again.close()
+
+
+async def test_a_data_file_replaced_while_the_server_runs_is_not_overwritten(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Another file put at the data file's path while the server runs is left alone: the
+    log says so once, and the file is said to take no writes (/healthz answers 503)."""
+    path = tmp_path / "server.sqlite3"
+    data = DataFile(path)
+    data.open()
+    try:
+        os.rename(path, tmp_path / "moved.sqlite3")
+        path.write_bytes(b"another file")
+        with caplog.at_level(logging.ERROR, logger="gomoku.server"):
+            assert not await data.writable()
+            await data.put_record("g1", b"{}", ["ann", "bob"], 1)
+            assert not await data.writable()
+        said = [r for r in caplog.records if "was replaced by another file" in r.getMessage()]
+        assert len(said) == 1
+        assert path.read_bytes() == b"another file"
+    finally:
+        await data.close()
+    assert path.read_bytes() == b"another file"
+
+
+async def test_the_write_ahead_log_stays_under_a_megabyte(tmp_path: Path) -> None:
+    """Five megabytes of records written: the -wal beside the file stays near 1 MB (it
+    reached 4 MB and stayed there, which filled a 2 MB disk by itself)."""
+    path = tmp_path / "server.sqlite3"
+    data = DataFile(path)
+    data.open()
+    try:
+        largest = 0
+        for game in range(500):
+            await data.put_record(f"g{game}", bytes(10_000), ["ann", "bob"], game)
+            largest = max(largest, (tmp_path / "server.sqlite3-wal").stat().st_size)
+        assert largest < 1_300_000, largest
+    finally:
+        await data.close()
 
 
 async def test_a_file_damaged_while_the_server_runs_answers_unavailable(tmp_path: Path) -> None:

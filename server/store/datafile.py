@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
+import logging
 import os
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
@@ -39,6 +41,14 @@ from server.store.archive import LEADERBOARD_SIZE, RatedGame, apply_game, now_ms
 from server.store.base import StoreUnavailable
 
 T = TypeVar("T")
+
+log = logging.getLogger("gomoku.server")
+
+WAL_PAGES = 256
+"""Pages (4 KiB) the write-ahead log beside the file takes before SQLite folds it into the
+file; it is cut back to :data:`WAL_MOST_BYTES` after (SQLite's 1000 pages let it reach 4
+MB and stay there, which filled a 2 MB disk on its own)."""
+WAL_MOST_BYTES = 1 << 20
 
 SCHEMA_VERSION = 1
 KEPT_VERSION = 2
@@ -131,6 +141,13 @@ class DataFile:
         self._db: sqlite3.Connection | None = None
         self._failing = False
         """The last write failed (a full disk): :meth:`writable` tries one again."""
+        self._logs_before: frozenset[Path] = frozenset()
+        """SQLite's files beside the data file (``-wal``, ``-shm``) that were there before
+        it was opened: a refusal removes those that opening it made."""
+        self._identity: tuple[int, int] | None = None
+        """The opened file's device and inode: another file at its path, or none, means
+        it was moved or deleted while the server runs (:meth:`_keep_in_place`)."""
+        self._told_replaced = False
 
     def __repr__(self) -> str:
         return f"DataFile({str(self.path)!r})"
@@ -147,6 +164,19 @@ class DataFile:
             raise
 
     def _open(self) -> None:
+        logs = (Path(f"{self.path}-wal"), Path(f"{self.path}-shm"))
+        self._logs_before = frozenset(log for log in logs if log.exists())
+        try:
+            self._open_checked()
+        except DataFileError:
+            # A file refused is left as it was: without the logs that SQLite made beside
+            # it while looking (an empty -wal and a -shm were left after each refusal).
+            for made in set(logs) - self._logs_before:
+                with contextlib.suppress(OSError):  # (none made: no folder, say)
+                    made.unlink()
+            raise
+
+    def _open_checked(self) -> None:
         try:
             # Only its owner may read it (private games' records are in it); SQLite gives
             # its log files the database file's mode.
@@ -162,10 +192,7 @@ class DataFile:
             db.close()  # nothing read or written through it: it changes nothing
             raise
         try:
-            db.execute("PRAGMA locking_mode=EXCLUSIVE")
-            if db.execute("PRAGMA journal_mode=WAL").fetchone()[0] != "wal":
-                raise DataFileError(f"{self.path}: cannot use a write-ahead log there")
-            db.execute("PRAGMA synchronous=NORMAL")
+            self._set_up(db)
             db.execute("BEGIN IMMEDIATE")  # takes the lock now, and keeps it
             version = db.execute("PRAGMA user_version").fetchone()[0]
             if version > KEPT_VERSION:
@@ -186,7 +213,70 @@ class DataFile:
             db.close()
             raise
         self._db = db
+        self._identity = self._identity_now()
         self._expire_sessions()
+
+    def _set_up(self, db: sqlite3.Connection) -> None:
+        """How the server uses its file: locked for this connection alone, with a
+        write-ahead log kept under :data:`WAL_MOST_BYTES`."""
+        db.execute("PRAGMA locking_mode=EXCLUSIVE")
+        if db.execute("PRAGMA journal_mode=WAL").fetchone()[0] != "wal":
+            raise DataFileError(f"{self.path}: cannot use a write-ahead log there")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute(f"PRAGMA wal_autocheckpoint={WAL_PAGES}")
+        db.execute(f"PRAGMA journal_size_limit={WAL_MOST_BYTES}")
+
+    def _identity_now(self) -> tuple[int, int] | None:
+        try:
+            found = os.stat(self.path)
+        except FileNotFoundError:
+            return None
+        return (found.st_dev, found.st_ino)
+
+    def _keep_in_place(self) -> None:
+        """Before each write and at the close (on the data thread): a data file deleted
+        while the server runs is written again at its path, from what the server has,
+        and used from then on. Deleted, it took every player, rating and game with it
+        at the stop, without a word (SQLite writes on into a file no longer named).
+        Another file put at its path is not overwritten: said once, and the server
+        keeps the one it opened (``/healthz`` answers 503, :meth:`writable`)."""
+        now = self._identity_now()
+        if now == self._identity or self._db is None:
+            return
+        if now is not None:
+            if not self._told_replaced:
+                self._told_replaced = True
+                log.error(
+                    "the data file %s was replaced by another file while the server runs: "
+                    "the server goes on with the one it opened, which nothing names any "
+                    "more; stop the server and put the file you want there",
+                    self.path,
+                )
+            return
+        rebuilt = self.path.with_name(f"{self.path.name}.restoring")
+        os.close(os.open(rebuilt, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600))
+        copy = sqlite3.connect(rebuilt, timeout=0, isolation_level=None)
+        try:
+            self._db.backup(copy)
+        except BaseException:
+            copy.close()
+            rebuilt.unlink(missing_ok=True)  # (a full disk: tried again at the next write)
+            raise
+        copy.close()
+        self._db.close()  # (its own -wal, if still named, goes with it)
+        self._db = None
+        os.replace(rebuilt, self.path)
+        db = sqlite3.connect(self.path, timeout=0, isolation_level=None)
+        self._set_up(db)
+        db.execute("BEGIN IMMEDIATE")
+        db.execute("COMMIT")
+        self._db = db
+        self._identity = self._identity_now()
+        log.error(
+            "the data file %s was deleted while the server runs: written there again from "
+            "what the server had, and kept from now on",
+            self.path,
+        )
 
     def _check_read_only(self) -> None:
         """:meth:`_check_ours` through a connection that cannot write: a file refused is
@@ -222,7 +312,10 @@ class DataFile:
             return DataFileError(f"cannot use {self.path}: {exc}")
         if isinstance(exc, sqlite3.DatabaseError) and "malformed" in str(exc):
             return self._damaged(str(exc))  # a database, cut short or damaged
-        return DataFileError(f"{self.path} is not a gomoku-server data file ({exc})")
+        return DataFileError(
+            f"{self.path} is not a gomoku-server data file ({exc}): name another file, or, "
+            "if it was this server's, it is damaged: restore a copy"
+        )
 
     def _damaged(self, detail: str) -> DataFileError:
         """A damaged file, and what to do: a ``-wal`` beside it is part of it (a crash
@@ -230,7 +323,7 @@ class DataFile:
         damages that copy."""
         wal = Path(f"{self.path}-wal")
         restore = "restore a copy"
-        if wal.exists():
+        if wal in self._logs_before:
             restore = (
                 f"if you restored a copy, remove {wal.name} and {wal.name[:-4]}-shm beside it "
                 "(they belong to the file you replaced); otherwise restore a copy"
@@ -270,7 +363,12 @@ class DataFile:
 
     def _close(self) -> None:
         assert self._db is not None
-        self._db.close()
+        try:
+            self._keep_in_place()
+        except (OSError, sqlite3.Error) as exc:
+            log.error("the data file %s, deleted, could not be written again: %s", self.path, exc)
+        if self._db is not None:
+            self._db.close()
         self._db = None
 
     async def _call(self, work: Callable[[], T]) -> T:
@@ -294,6 +392,11 @@ class DataFile:
 
     def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``work`` in one transaction."""
+        try:
+            self._keep_in_place()
+        except OSError as exc:  # (its folder gone too: said as a failed write)
+            self._failing = True
+            raise sqlite3.OperationalError(f"cannot write {self.path} again: {exc}") from exc
         db = self._database()
         try:
             db.execute("BEGIN IMMEDIATE")
@@ -313,6 +416,12 @@ class DataFile:
     async def writable(self) -> bool:
         """Whether the file takes writes: after a write failed, a page is written to see
         (the disk may have room again); otherwise the last write's word is taken."""
+        try:  # (a file deleted is written again here, if no write has done it yet)
+            await self._call(self._keep_in_place)
+        except (StoreUnavailable, OSError):
+            return False
+        if self._told_replaced:
+            return False
         if not self._failing:
             return True
 
