@@ -84,6 +84,10 @@ class RoomService:
         encodes (read only): the next read of that state does not decode it again."""
         self.outage: Outage | None = None
         """The latest outage this instance knows of (the clock ticker's beat updates it)."""
+        self._archive_tries: dict[str, int] = {}
+        """Finished games whose archiving failed here, and how many times: a failure is
+        logged once a game, its retries at DEBUG (a full disk's five minutes logged 2,087
+        warnings, one a held game every 5 s)."""
 
     async def load(self, room_id: str, *, fresh: bool = False) -> tuple[RoomRecord, Room] | None:
         """The room's stored record and the room it holds, for reading only: the same
@@ -367,10 +371,20 @@ class RoomService:
             first = await self._mark_archived(room.id, ratings)
         except Exception as exc:  # retried through the due time; the game itself is safe
             self.metrics.inc("gomoku_archive_failures_total")
-            log.warning(
-                "room %s: archiving the finished game failed (%s); will retry", room.id, exc
+            tries = self._archive_tries[room.id] = self._archive_tries.get(room.id, 0) + 1
+            log.log(
+                logging.WARNING if tries == 1 else logging.DEBUG,
+                "room %s: archiving the finished game failed (%s); will retry every %.0f s%s",
+                room.id,
+                exc,
+                self.config.timers.archive_retry_ms / 1000,
+                " (said once: the retries are logged at DEBUG)" if tries == 1 else "",
             )
             return False
+        if (tries := self._archive_tries.pop(room.id, 0)) > 0:
+            log.info(
+                "room %s: the finished game is archived, after %d failed tries", room.id, tries
+            )
         if first:  # (a game archived twice, racing, is one game kept)
             self.metrics.inc("gomoku_games_archived_total")
         return True

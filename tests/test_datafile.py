@@ -480,6 +480,31 @@ async def test_a_game_kept_out_once_is_kept_even_if_its_room_was_due_to_go(
         assert await data.get_record(room) is not None
 
 
+async def test_a_game_held_by_a_full_disk_is_said_once_and_again_when_kept(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A finished game the full disk keeps out is retried quietly: its failure is logged
+    once (a full disk's five minutes logged 2,087 warnings, one a held game each retry),
+    and its archiving once space is back, with the tries it took."""
+    data = DataFile(tmp_path / "server.sqlite3")
+    timers = Timers(tick_interval_s=0.02, archive_retry_ms=100)
+    caplog.set_level(logging.INFO, logger="gomoku.server")
+    async with serving(data, "alice", "bob", timers=timers) as (alice, bob):
+        room = (await alice.create(seat="black")).room.id
+        await bob.join(room)
+        await alice.until_event(GameStarted)
+        await read_only(data, True)
+        await alice.send(m.Resign(room=room))
+        await asyncio.sleep(1.0)  # several retries
+        await read_only(data, False)
+        await alice.until_event(GameOver)
+    failed = [r for r in caplog.records if "archiving the finished game failed" in r.getMessage()]
+    assert [r.levelno for r in failed] == [logging.WARNING]
+    kept = [r.getMessage() for r in caplog.records if "is archived, after" in r.getMessage()]
+    assert len(kept) == 1
+    assert kept[0].startswith(f"room {room}: the finished game is archived, after ")
+
+
 async def test_healthz_says_when_the_data_file_takes_no_writes(tmp_path: Path) -> None:
     """/healthz answers 503 while the data file takes no writes (a full disk; here the
     file made read-only) and 200 again once it does: it said ok while every new player
