@@ -147,15 +147,20 @@ class GameOver(_RoomEvent, frozen=True, tag="game_over"):
     the board. ``ratings`` (Black's first) is what a rated game that counted did to both
     players' ratings; the update is in the store before this event is logged, so a
     ``get_profile`` sent after it already shows the new rating. Null when the game was
-    not rated or did not count. ``clocks`` (timed games) are the times left when it
-    ended: the player to move was charged up to the end (a resignation, a draw agreed,
-    a claim), and a fallen flag shows 0."""
+    not rated or did not count, or (``ratings_pending``) could not be written yet.
+    ``clocks`` (timed games) are the times left when it ended: the player to move was
+    charged up to the end (a resignation, a draw agreed, a claim), and a fallen flag
+    shows 0."""
 
     winner: ColorName | None
     reason: Reason
     line: MoveList | None = None
     ratings: Annotated[list[RatingChange], msgspec.Meta(max_length=2)] | None = None
     clocks: Clocks | None = None
+    ratings_pending: bool = False
+    """A rated game that counts, whose ratings the server could not write when it ended
+    (a full disk): ``ratings`` is null, and the profiles show the new ratings once the
+    server can write them."""
 
 
 class Presence(_RoomEvent, frozen=True, tag="presence"):

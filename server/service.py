@@ -18,6 +18,7 @@ an outage (:mod:`server.outage`) before applying anything."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import random
@@ -380,6 +381,8 @@ class RoomService:
                 self.config.timers.archive_retry_ms / 1000,
                 " (said once: the retries are logged at DEBUG)" if tries == 1 else "",
             )
+            if room.game_over_held:
+                await self._release_game_over(room.id)
             return False
         if (tries := self._archive_tries.pop(room.id, 0)) > 0:
             log.info(
@@ -450,17 +453,31 @@ class RoomService:
                 )
         _warn_running(ending, ended=True)
 
-    async def _mark_archived(self, room_id: str, ratings: list[RatingChange] | None) -> bool:
+    async def _release_game_over(self, room_id: str) -> None:
+        """The game's archiving failed (a full disk): log its held ``game_over`` now,
+        without the ratings, which are not kept yet (``ratings_pending``), and keep the
+        retries going. Held until the store took the game, its players saw it running:
+        "ann to move" under a five, moves refused as "the game is over"."""
+        with contextlib.suppress(Exception):  # (the store failing here too: held as it was)
+            await self._mark_archived(room_id, None, released=True)
+
+    async def _mark_archived(
+        self, room_id: str, ratings: list[RatingChange] | None, *, released: bool = False
+    ) -> bool:
         """Log the game's ``game_over`` if it is held (once, whoever gets here first), with
         the seats showing the ratings after the game, and clear the archive's retry time.
         True if this call did it: another (the ticker's retry, another instance) may have
-        archived the game first, and it is counted once."""
+        archived the game first, and it is counted once. ``released``: log the held
+        ``game_over`` only, its ratings pending, and leave the retry time set
+        (:meth:`_release_game_over`)."""
         for _ in range(MAX_ATTEMPTS):
             loaded = await self.load(room_id)
             if loaded is None:
                 return False
             record, room = loaded
             if room.archive_at_ms is None and not room.game_over_held:
+                return False
+            if released and not room.game_over_held:
                 return False
             room = copy_room(room)  # changed below, and load() shares its room
             events: list[RoomEvent] = []
@@ -473,13 +490,15 @@ class RoomService:
                         line=result.line,
                         ratings=ratings,
                         clocks=room.clocks(now_ms()),  # stopped at the end: its final times
+                        ratings_pending=released and history.black_score(room) is not None,
                     )
                 )
-                for change in ratings or ():  # a snapshot's seats show them, as the event does
-                    for seat in room.seats:
-                        if seat is not None and seat.id == change.player:
-                            seat.rating, seat.provisional = change.after, change.provisional
-            room.archive_at_ms = None
+            for change in ratings or ():  # a snapshot's seats show them, as the event does
+                for seat in room.seats:
+                    if seat is not None and seat.id == change.player:
+                        seat.rating, seat.provisional = change.after, change.provisional
+            if not released:
+                room.archive_at_ms = None
             room.game_over_held = False
             try:
                 await self.store.commit(

@@ -23,7 +23,7 @@ from client.state.model import ViewModel, reduce
 from client.state.questions import can_hint, can_move, can_seat_ai
 from client.state.room import ResumeDone, ResumeStarted, RoomClosed
 from client.state.session import ConnectionChanged
-from client.state.words import NO_AI_RATED, NO_HINT_RATED, leaving_words
+from client.state.words import NO_AI_RATED, NO_HINT_RATED, RATINGS_PENDING, leaving_words
 from engine.types import Color, Point, Reason, Rule
 from protocol import events as ev
 from protocol import messages as msg
@@ -351,6 +351,17 @@ def test_resume_reports_the_moves_caught_up() -> None:
     model = reduce(model, ResumeDone("r1"), T0)
     assert model.log[-1].text == "Back, 2 moves caught up."
     assert model.session.link.online
+
+
+def test_a_rated_games_end_with_its_ratings_pending_says_so() -> None:
+    """A rated game ends while the server cannot write (a full disk): the log says the
+    result, then that the ratings come later, not that the game did not count."""
+    model = in_room(rated=True, moves=["h8", "a1", "h9"], to_move="white", seq=6)
+    over = ev.GameOver(winner="black", reason=Reason.RESIGN, ratings_pending=True)
+    model = reduce(model, event(7, over), T0)
+    texts = [line.text for line in model.log[-2:]]
+    assert texts[1] == RATINGS_PENDING
+    assert texts[0] == "bob (white) resigned: alice (black) wins."
 
 
 def test_chat_lines_are_logged_with_the_name() -> None:

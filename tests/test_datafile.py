@@ -22,7 +22,7 @@ from server_fixtures import TestClient, make_config
 from websockets.asyncio.client import connect as ws_connect
 
 from protocol import messages as m
-from protocol.events import GameOver, GameStarted, Moved
+from protocol.events import ChatPosted, GameOver, GameStarted, Moved
 from protocol.values import TimeControl
 from server.app import GomokuServer
 from server.config import Timers
@@ -473,11 +473,54 @@ async def test_a_game_kept_out_once_is_kept_even_if_its_room_was_due_to_go(
         await alice.until_event(GameStarted)
         await read_only(data, True)
         await alice.send(m.Resign(room=room))
+        over = await alice.until_event(GameOver)  # at once: not held for the archive
+        assert over.reason == "resign"
         await asyncio.sleep(0.4)  # past the room's 100 ms, before the retry
         await read_only(data, False)
-        over = await alice.until_event(GameOver)  # held until the game is kept
-        assert over.reason == "resign"
-        assert await data.get_record(room) is not None
+        assert await archived_soon(data, room)
+
+
+async def archived_soon(data: DataFile, room: str) -> bool:
+    """Whether ``room``'s game is archived within 10 s."""
+    for _ in range(200):
+        if await data.get_record(room) is not None:
+            return True
+        await asyncio.sleep(0.05)
+    return False
+
+
+async def test_a_game_the_full_disk_keeps_out_ends_at_once_its_ratings_pending(
+    tmp_path: Path,
+) -> None:
+    """A rated game ends while the disk is full (the file taken read-only): its players
+    get game_over at once, the ratings said to be pending (they saw "ann to move" under
+    a five until space came back, and their moves refused as "the game is over"); once
+    the file takes writes, the ratings are kept, and no second game_over comes."""
+    data = DataFile(tmp_path / "server.sqlite3")
+    timers = Timers(tick_interval_s=0.02, archive_retry_ms=200)
+    async with serving(data, "alice", "bob", timers=timers) as (alice, bob):
+        room = (await alice.create(seat="black", rated=True)).room.id
+        await bob.join(room)
+        await alice.until_event(GameStarted)
+        await alice.move(room, "h8")
+        await bob.until_event(Moved)
+        await bob.move(room, "a1")
+        await alice.until_event(Moved)
+        await alice.until_event(Moved)
+        await read_only(data, True)
+        await bob.send(m.Resign(room=room))
+        over = await alice.until_event(GameOver)
+        assert (over.winner, over.ratings, over.ratings_pending) == ("black", None, True)
+        await read_only(data, False)
+        assert await archived_soon(data, room)
+        standing = await data.rating("freestyle", alice.player)
+        assert (standing.games, standing.wins) == (1, 1)
+        await alice.send(m.Chat(room=room, text="gg"))
+        said = await alice.until(
+            lambda x: isinstance(x, m.Event) and isinstance(x.event, (GameOver, ChatPosted))
+        )
+        assert isinstance(said, m.Event)
+        assert isinstance(said.event, ChatPosted)  # (no second game_over came before it)
 
 
 async def test_a_game_held_by_a_full_disk_is_said_once_and_again_when_kept(
@@ -497,7 +540,7 @@ async def test_a_game_held_by_a_full_disk_is_said_once_and_again_when_kept(
         await alice.send(m.Resign(room=room))
         await asyncio.sleep(1.0)  # several retries
         await read_only(data, False)
-        await alice.until_event(GameOver)
+        assert await archived_soon(data, room)
     failed = [r for r in caplog.records if "archiving the finished game failed" in r.getMessage()]
     assert [r.levelno for r in failed] == [logging.WARNING]
     kept = [r.getMessage() for r in caplog.records if "is archived, after" in r.getMessage()]

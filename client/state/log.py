@@ -23,6 +23,7 @@ from client.state.words import (
     HINT_REASONS,
     IDENTITY_LOST,
     RATED_NOTE,
+    RATINGS_PENDING,
     away_for,
     choice_words,
     describe_error,
@@ -264,10 +265,12 @@ def _event_lines(
         case ev.Undone(points=points):
             names = ", ".join(after.point_name(p) for p in after.read_points(points))
             say(f"Takeback: {names} taken back.")
-        case ev.GameOver() if after.outcome is not None:
+        case ev.GameOver(ratings_pending=pending) if after.outcome is not None:
             say(describe_result(after.outcome, after))
             if after.outcome.ratings:
                 say(ratings_line(after, after.outcome.ratings))
+            elif pending:
+                say(RATINGS_PENDING)
             elif after.rated and (why := not_counted_line(after, after.outcome)):
                 say(why)
         case ev.PlayerLeft(seat=seat, player=player):

@@ -32,6 +32,12 @@ RATED_NOTE = "Rated: no hints or AI seats"
 NO_HINT_RATED = "Hints are for unrated games: this game is rated."
 NO_AI_RATED = "Rated games are for people: no AI seats here."
 
+RATINGS_PENDING = (
+    "Ratings: not written yet (the server cannot write just now); the profiles show "
+    "them once it can."
+)
+"""A rated game's end whose ratings the server could not write then (a full disk)."""
+
 HINT_REASONS = {
     "win": "it wins by force",
     "block": "it stops a threat",

@@ -741,7 +741,9 @@ export class GameView {
         // ("(242+) ?1742 → 1500 :محمد", a winner seen going down).
         lines.push(h("div", { class: "rating-change" }, h("bdi", {}, room.nameOf(r.player)), `: ${r.before} → ${ratingText(r.after, r.provisional)} (${changeText(r)})`));
       }
-      const uncounted = room.rated && room.ratingsKnown && !(room.ratings ?? []).length ? uncountedText(room) : null;
+      const uncounted = room.ratingsPending
+        ? "Ratings: not written yet (the server cannot write just now); the profiles show them once it can."
+        : room.rated && room.ratingsKnown && !(room.ratings ?? []).length ? uncountedText(room) : null;
       if (uncounted) lines.push(h("div", { class: "rating-change" }, uncounted));
       this.resultBox.replaceChildren(...lines);
     }

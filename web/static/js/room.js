@@ -41,6 +41,7 @@ export class RoomState {
     }
     this.ratings = null;
     this.ratingsKnown = false;
+    this.ratingsPending = false;
     this.clocksAt = performance.now();
     this.presenceAt = performance.now();
     this.hint = null;
@@ -170,6 +171,7 @@ export class RoomState {
         this.result = { winner: event.winner, reason: event.reason, line: event.line };
         this.ratings = event.ratings ?? null;
         this.ratingsKnown = true; // a snapshot of a finished game does not carry them
+        this.ratingsPending = Boolean(event.ratings_pending); // (a full disk: written later)
         for (const change of this.ratings ?? []) { // the seats show the ratings after the game
           for (const p of [this.players.black, this.players.white]) {
             if (p && p.id === change.player) Object.assign(p, { rating: change.after, provisional: change.provisional });
