@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime
 import logging
 import os
 import secrets
@@ -249,6 +250,14 @@ class GomokuServer:
         until they come back. Whether any were taken up."""
         if not isinstance(self.store, EmbeddedStore):
             return False
+        if (since := self.store.data.unclean_since_ms) is not None:
+            started = datetime.datetime.fromtimestamp(since / 1000, datetime.UTC)
+            log.warning(
+                "the last server on this data file (started %s UTC) did not stop cleanly "
+                "(killed, crashed, or stopped on a full disk): the games being played then "
+                "are gone; finished games, players and ratings are kept",
+                started.strftime("%Y-%m-%d %H:%M:%S"),
+            )
         restored = await self.store.take_up_games()
         if not restored:
             return False

@@ -140,7 +140,8 @@ async def test_a_game_being_played_goes_on_after_a_stop_not_after_a_crash(
 ) -> None:
     """Two stones down, the server is stopped and started again on the same data file:
     both players come back with their tokens, resume the room and play on, and the
-    game ends as usual. Killed instead, the game is gone with the process."""
+    game ends as usual. Killed instead, the game is gone with the process, and the next
+    start says so in its log (it went without a word)."""
     data = ["--data", str(tmp_path / "server.sqlite3")]
     with server_with(data, tmp_path) as live:
         ann, bob = await connect(clients, live), await connect(clients, live)
@@ -154,6 +155,9 @@ async def test_a_game_being_played_goes_on_after_a_stop_not_after_a_crash(
             assert (await ann.until_event(Moved)).point == point
         await stop(live, how)
     with server_with(data, tmp_path) as live:
+        said = (tmp_path / "server-1.log").read_text()
+        unclean = "did not stop cleanly (killed, crashed, or stopped on a full disk): the games"
+        assert (unclean in said) == (how == "SIGKILL"), said
         ann2, bob2 = await connect(clients, live), await connect(clients, live)
         assert (await ann2.hello("ann", token=ann.token)).rooms == (
             [room] if how == "SIGTERM" else []

@@ -111,6 +111,10 @@ CREATE TABLE IF NOT EXISTS kept_games (
     data BLOB NOT NULL,
     kept_ms INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS running (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    since_ms INTEGER NOT NULL
+);
 """
 
 
@@ -148,6 +152,10 @@ class DataFile:
         """The opened file's device and inode: another file at its path, or none, means
         it was moved or deleted while the server runs (:meth:`_keep_in_place`)."""
         self._told_replaced = False
+        self.unclean_since_ms: int | None = None
+        """When the last server that had this file open started, if it did not close it
+        (a ``kill -9``, a crash, the machine gone): its games in progress are gone, and
+        the next start says so (they went without a word in the log)."""
 
     def __repr__(self) -> str:
         return f"DataFile({str(self.path)!r})"
@@ -205,6 +213,9 @@ class DataFile:
                     db.execute(statement)
             db.execute(f"PRAGMA user_version={max(version, SCHEMA_VERSION)}")
             db.execute(f"PRAGMA application_id={APPLICATION_ID}")
+            before = db.execute("SELECT since_ms FROM running WHERE id = 1").fetchone()
+            self.unclean_since_ms = None if before is None else int(before[0])
+            db.execute("INSERT OR REPLACE INTO running VALUES (1, ?)", (now_ms(),))
             db.execute("COMMIT")
         except sqlite3.Error as exc:
             db.close()
@@ -368,6 +379,8 @@ class DataFile:
         except (OSError, sqlite3.Error) as exc:
             log.error("the data file %s, deleted, could not be written again: %s", self.path, exc)
         if self._db is not None:
+            with contextlib.suppress(sqlite3.Error):  # (a full disk: the next start says so)
+                self._write(_stopped)
             self._db.close()
         self._db = None
 
@@ -705,6 +718,11 @@ def _row(standing: PlayerRating) -> _Row:
 def _from_row(row: Sequence[float]) -> PlayerRating:
     rating, rd, volatility, wins, losses, draws = row
     return PlayerRating(Rating(rating, rd, volatility), int(wins), int(losses), int(draws))
+
+
+def _stopped(db: sqlite3.Connection) -> None:
+    """This server closes the file: no word of a run that did not stop at the next start."""
+    db.execute("DELETE FROM running")
 
 
 def default_path() -> Path:
