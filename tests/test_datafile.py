@@ -405,6 +405,19 @@ async def serving(
         await server.stop()
 
 
+async def rated_two_stones(alice: TestClient, bob: TestClient) -> str:
+    """A rated room alice (Black) made and bob joined, with h8 and a1 played: its id."""
+    room = (await alice.create(seat="black", rated=True)).room.id
+    await bob.join(room)
+    await alice.until_event(GameStarted)
+    await alice.move(room, "h8")
+    await bob.until_event(Moved)
+    await bob.move(room, "a1")
+    await alice.until_event(Moved)
+    await alice.until_event(Moved)
+    return room
+
+
 async def test_the_log_names_a_finished_games_players_and_whether_it_counts(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -413,14 +426,7 @@ async def test_the_log_names_a_finished_games_players_and_whether_it_counts(
     caplog.set_level(logging.INFO, logger="gomoku.server")
     async with serving(DataFile(tmp_path / "server.sqlite3"), "alice", "bob") as players:
         alice, bob = players
-        room = (await alice.create(seat="black", rated=True)).room.id
-        await bob.join(room)
-        await alice.until_event(GameStarted)
-        await alice.move(room, "h8")
-        await bob.until_event(Moved)
-        await bob.move(room, "a1")
-        await alice.until_event(Moved)
-        await alice.until_event(Moved)
+        room = await rated_two_stones(alice, bob)
         await bob.send(m.Resign(room=room))
         await alice.until_event(GameOver)
     said = [r.getMessage() for r in caplog.records]
@@ -499,14 +505,7 @@ async def test_a_game_the_full_disk_keeps_out_ends_at_once_its_ratings_pending(
     data = DataFile(tmp_path / "server.sqlite3")
     timers = Timers(tick_interval_s=0.02, archive_retry_ms=200)
     async with serving(data, "alice", "bob", timers=timers) as (alice, bob):
-        room = (await alice.create(seat="black", rated=True)).room.id
-        await bob.join(room)
-        await alice.until_event(GameStarted)
-        await alice.move(room, "h8")
-        await bob.until_event(Moved)
-        await bob.move(room, "a1")
-        await alice.until_event(Moved)
-        await alice.until_event(Moved)
+        room = await rated_two_stones(alice, bob)
         await read_only(data, True)
         await bob.send(m.Resign(room=room))
         over = await alice.until_event(GameOver)

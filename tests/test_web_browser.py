@@ -3322,12 +3322,14 @@ async def test_a_point_past_a_19x19_boards_letters_is_said_to_be_off_the_board(
         await expect(small.locator("#room-view .keys-hint")).to_contain_text("a point typed (c3)")
 
 
-async def test_a_rematch_starts_with_the_keys_on_the_board(browser: Browser) -> None:
+@pytest.mark.parametrize("phone", [False, True])
+async def test_a_rematch_starts_with_the_keys_on_the_board(browser: Browser, phone: bool) -> None:
     """ann accepts hal's rematch with Enter: the new game's board has the keys (they
     fell to the page's body, where her arrows scrolled the page with her first stone's
-    time running)."""
+    time running); on a phone, where the board takes no keys, the room's title has the
+    focus, where a screen reader reads on (the body, seven Tabs from the board)."""
     async with people(browser) as crowd:
-        ann, hal, room = await crowd.ann_against_hal()
+        ann, hal, room = await crowd.ann_against_hal(phone=phone)
         await hal.send(m.Resign(room=room))
         await hal.send(m.Offer(room=room, kind="rematch"))
         await ann.locator("#accept").focus()
@@ -3335,7 +3337,10 @@ async def test_a_rematch_starts_with_the_keys_on_the_board(browser: Browser) -> 
         rematch = await hal.until_event(Rematch)
         await expect(ann).to_have_url(re.compile(f"#/room/{rematch.room}$"))
         await expect(ann.locator("#status")).to_contain_text("hal")
-        assert await ann.evaluate(FOCUSED_POINT) is not None
+        if phone:
+            await expect(ann.locator("#room-view h1.room-title")).to_be_focused()
+        else:
+            assert await ann.evaluate(FOCUSED_POINT) is not None
 
 
 async def test_a_screen_reader_tells_the_lobbys_forms_and_the_boards_rows_apart(
@@ -3384,24 +3389,6 @@ async def test_the_pages_title_says_where_one_is(browser: Browser) -> None:
         await expect(ann).to_have_title("Leaderboard · Gomoku Arena")
         await ann.click("header nav >> text=Lobby")
         await expect(ann).to_have_title("Lobby · Gomoku Arena")
-
-
-async def test_a_rematch_on_a_phone_starts_with_the_focus_on_the_rooms_title(
-    browser: Browser,
-) -> None:
-    """On a touch screen the board takes no keys: ann's phone accepts hal's rematch and
-    the new room's title has the focus, where a screen reader reads on (it fell to the
-    page's body, seven Tabs from the board, with her first stone's time running)."""
-    async with people(browser) as crowd:
-        ann, hal, room = await crowd.ann_against_hal(phone=True)
-        await hal.send(m.Resign(room=room))
-        await hal.send(m.Offer(room=room, kind="rematch"))
-        await ann.locator("#accept").focus()
-        await ann.keyboard.press("Enter")
-        rematch = await hal.until_event(Rematch)
-        await expect(ann).to_have_url(re.compile(f"#/room/{rematch.room}$"))
-        await expect(ann.locator("#status")).to_contain_text("hal")
-        await expect(ann.locator("#room-view h1.room-title")).to_be_focused()
 
 
 async def test_leaving_a_running_game_puts_the_keys_on_the_lobbys_heading(
