@@ -173,7 +173,7 @@ class DataFile:
 
     def _open(self) -> None:
         logs = (Path(f"{self.path}-wal"), Path(f"{self.path}-shm"))
-        self._logs_before = frozenset(log for log in logs if log.exists())
+        self._logs_before = frozenset(beside for beside in logs if beside.exists())
         try:
             self._open_checked()
         except DataFileError:
@@ -253,6 +253,7 @@ class DataFile:
         keeps the one it opened (``/healthz`` answers 503, :meth:`writable`)."""
         now = self._identity_now()
         if now == self._identity or self._db is None:
+            self._told_replaced = False  # (the file put back: said again if replaced again)
             return
         if now is not None:
             if not self._told_replaced:
@@ -433,7 +434,7 @@ class DataFile:
             await self._call(self._keep_in_place)
         except (StoreUnavailable, OSError):
             return False
-        if self._told_replaced:
+        if self._identity_now() != self._identity:  # (another file there: until it goes)
             return False
         if not self._failing:
             return True
