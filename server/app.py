@@ -219,7 +219,10 @@ class GomokuServer:
         signal."""
         if isinstance(self.store, MemoryStore):
             keeping = isinstance(self.store, EmbeddedStore)
-            await self.service.warn_before_stop(self.store.room_ids(), keeping=keeping)
+            full = keeping and not await self.store.healthy()
+            await self.service.warn_before_stop(
+                self.store.room_ids(), keeping=keeping, file_full=full
+            )
 
     async def _keep_games(self) -> list[str]:
         """With a data file, keep the games being played between people in it for the

@@ -416,12 +416,23 @@ class RoomService:
                 (kept if keeping and between_people(room) else ending).append(room)
         return kept, ending
 
-    async def warn_before_stop(self, room_ids: Sequence[str], *, keeping: bool) -> None:
+    async def warn_before_stop(
+        self, room_ids: Sequence[str], *, keeping: bool, file_full: bool = False
+    ) -> None:
         """At a stop's first signal, what happens to the games among ``room_ids`` (see
         :meth:`stop_plan`), named at once, before the drain's seconds are up: the
-        warning came only once they had ended, and named room ids."""
+        warning came only once they had ended, and named room ids. ``file_full``: the
+        data file takes no writes now (a full disk), and the games it would keep are
+        said to need room first (they were said to be kept, then lost)."""
         kept, ending = await self.stop_plan(room_ids, keeping=keeping)
-        if kept:
+        if kept and file_full:
+            log.warning(
+                "%s in progress can be kept in the data file only if it takes writes "
+                "again before the drain ends (the disk is full? free some space now): %s",
+                counted(len(kept), "game"),
+                ", ".join(map(described, kept)),
+            )
+        elif kept:
             log.info(
                 "%s in progress will be kept in the data file, to go on when the server "
                 "starts again on it: %s",

@@ -547,6 +547,39 @@ async def test_a_game_held_by_a_full_disk_is_said_once_and_again_when_kept(
     assert kept[0].startswith(f"room {room}: the finished game is archived, after ")
 
 
+async def test_a_stop_on_a_full_disk_says_its_games_need_room_to_be_kept(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A stop's first signal while the data file takes no writes (a full disk) says the
+    games in progress are kept only if it takes writes before the drain ends: it said
+    they "will be kept", then, three seconds on, that they could not be."""
+    data = DataFile(tmp_path / "server.sqlite3")
+    data.open()
+    server = GomokuServer(make_config(), store=EmbeddedStore(data))
+    await server.start()
+    try:
+        alice = TestClient(await ws_connect(f"ws://127.0.0.1:{server.port}/", compression=None))
+        bob = TestClient(await ws_connect(f"ws://127.0.0.1:{server.port}/", compression=None))
+        await alice.hello("alice")
+        await bob.hello("bob")
+        room = (await alice.create(seat="black")).room.id
+        await bob.join(room)
+        await alice.until_event(GameStarted)
+        await read_only(data, True)
+        with pytest.raises(StoreUnavailable):
+            await data.put_names({"p-1": "ann"})
+        caplog.set_level(logging.INFO, logger="gomoku.server")
+        await server.warn_before_stop()
+        said = [r for r in caplog.records if room in r.getMessage()]
+        assert [r.levelno for r in said] == [logging.WARNING]
+        assert "kept in the data file only if it takes writes again" in said[0].getMessage()
+        await read_only(data, False)
+        await alice.ws.close()
+        await bob.ws.close()
+    finally:
+        await server.stop()
+
+
 async def test_healthz_says_when_the_data_file_takes_no_writes(tmp_path: Path) -> None:
     """/healthz answers 503 while the data file takes no writes (a full disk; here the
     file made read-only) and 200 again once it does: it said ok while every new player
