@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
 from rich.console import Group, RenderableType
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -69,8 +70,8 @@ class HelpScreen(ModalScreen[None]):
             parts.extend([table, Text("")])
         for heading, paragraphs in self.prose:
             parts.append(Text(heading, style="bold"))
-            for paragraph in paragraphs:
-                parts.extend([Text("  " + paragraph), Text("")])
+            for paragraph in paragraphs:  # (indented as a whole, its wrapped lines too)
+                parts.extend([Padding(Text(paragraph), (0, 0, 0, 2)), Text("")])
         parts.append(Text("Esc, q or ? closes this help."))
         with VerticalScroll(id="help-box"):
             yield Static(Group(*parts), id="help-text")
