@@ -405,6 +405,17 @@ async def serving(
         await server.stop()
 
 
+async def resigned_on_a_full_disk(data: DataFile, alice: TestClient, bob: TestClient) -> str:
+    """A casual game of alice (Black) and bob that alice resigns while every write to
+    ``data`` fails, as on a full disk: its room."""
+    room = (await alice.create(seat="black")).room.id
+    await bob.join(room)
+    await alice.until_event(GameStarted)
+    await read_only(data, True)
+    await alice.send(m.Resign(room=room))
+    return room
+
+
 async def rated_two_stones(alice: TestClient, bob: TestClient) -> str:
     """A rated room alice (Black) made and bob joined, with h8 and a1 played: its id."""
     room = (await alice.create(seat="black", rated=True)).room.id
@@ -448,11 +459,7 @@ async def test_a_finished_game_the_full_disk_kept_out_is_named_when_the_server_s
     (it went without a word, after warnings that said "will retry")."""
     data = DataFile(tmp_path / "server.sqlite3")
     async with serving(data, "alice", "bob") as (alice, bob):
-        room = (await alice.create(seat="black")).room.id
-        await bob.join(room)
-        await alice.until_event(GameStarted)
-        await read_only(data, True)  # every write fails, as on a full disk
-        await alice.send(m.Resign(room=room))
+        room = await resigned_on_a_full_disk(data, alice, bob)
         for _ in range(200):
             if "archiving the finished game failed" in caplog.text:
                 break
@@ -474,11 +481,7 @@ async def test_a_game_kept_out_once_is_kept_even_if_its_room_was_due_to_go(
     data = DataFile(tmp_path / "server.sqlite3")
     timers = Timers(tick_interval_s=0.02, finished_room_ttl_ms=100, archive_retry_ms=800)
     async with serving(data, "alice", "bob", timers=timers) as (alice, bob):
-        room = (await alice.create(seat="black")).room.id
-        await bob.join(room)
-        await alice.until_event(GameStarted)
-        await read_only(data, True)
-        await alice.send(m.Resign(room=room))
+        room = await resigned_on_a_full_disk(data, alice, bob)
         over = await alice.until_event(GameOver)  # at once: not held for the archive
         assert over.reason == "resign"
         await asyncio.sleep(0.4)  # past the room's 100 ms, before the retry
@@ -532,11 +535,7 @@ async def test_a_game_held_by_a_full_disk_is_said_once_and_again_when_kept(
     timers = Timers(tick_interval_s=0.02, archive_retry_ms=100)
     caplog.set_level(logging.INFO, logger="gomoku.server")
     async with serving(data, "alice", "bob", timers=timers) as (alice, bob):
-        room = (await alice.create(seat="black")).room.id
-        await bob.join(room)
-        await alice.until_event(GameStarted)
-        await read_only(data, True)
-        await alice.send(m.Resign(room=room))
+        room = await resigned_on_a_full_disk(data, alice, bob)
         await asyncio.sleep(1.0)  # several retries
         await read_only(data, False)
         assert await archived_soon(data, room)

@@ -24,8 +24,8 @@ from client.state.words import (
     IDENTITY_LOST,
     RATED_NOTE,
     RATINGS_PENDING,
-    away_for,
     choice_words,
+    claim_words,
     describe_error,
     describe_result,
     describe_time,
@@ -236,11 +236,10 @@ def _claim_warning(scene: Scene) -> str:
         return ""
     other = game.opponent_of(me)
     session = scene.session
-    if other is not None and other.bot:  # (the project's AI waits as long as a move may take)
-        wait_ms = max(session.grace_ms, session.move_limit_ms)
-        return f" {other.name} claims the win {away_for(wait_ms)}."
     who = "your opponent" if other is None else other.name
-    return f" {who} may claim the win {away_for(session.grace_ms)}."
+    bot = other is not None and other.bot
+    said = claim_words(who, bot=bot, grace_ms=session.grace_ms, move_limit_ms=session.move_limit_ms)
+    return f" {said}."
 
 
 def _overline(game: GameView, point: str) -> bool:

@@ -257,6 +257,15 @@ def away_for(grace_ms: int) -> str:
     return f"after {minutes_seconds(grace_ms)} away" if grace_ms else "after the grace period"
 
 
+def claim_words(who: str, *, bot: bool, grace_ms: int, move_limit_ms: int) -> str:
+    """``bob may claim the win after 1:00 away``; for the project's AI, which waits as
+    long as a move may take (the move limit, or the grace period if longer: worker.seat),
+    ``AI novice claims the win after 10:00 away``."""
+    if bot:
+        return f"{who} claims the win {away_for(max(grace_ms, move_limit_ms))}"
+    return f"{who} may claim the win {away_for(grace_ms)}"
+
+
 def leaving_words(
     opponent: Seat | None, grace_ms: int, now: float, *, move_limit_ms: int = 0
 ) -> str:
@@ -266,10 +275,10 @@ def leaving_words(
     take); but with the opponent away too, the game ends by itself (README: a game both
     players left), and the words "may claim after 0:30" were wrong (the one who stayed
     longest won at once)."""
-    if opponent is not None and opponent.bot:
-        return f"the AI claims the win {away_for(max(grace_ms, move_limit_ms))}"
-    if opponent is None or opponent.online:
-        return f"your opponent may claim the win {away_for(grace_ms)}"
+    bot = opponent is not None and opponent.bot
+    if opponent is None or opponent.online or bot:
+        who = "the AI" if bot else "your opponent"
+        return claim_words(who, bot=bot, grace_ms=grace_ms, move_limit_ms=move_limit_ms)
     name = opponent.name
     if opponent.claim_at is not None and now >= opponent.claim_at:
         return f"{name} has been away past the grace period, so the game ends: you win it"

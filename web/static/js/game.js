@@ -281,7 +281,8 @@ export class GameView {
     this.title.textContent = bits.filter(Boolean).join(" · ");
     if (!this.root.hidden) { // (the page's title: who plays, as the tabs' strip shows it)
       const names = ["black", "white"].map((seat) => room.players[seat]?.name ?? "–");
-      document.title = `${names[0]} – ${names[1]} · Gomoku Arena`;
+      const title = `${names[0]} – ${names[1]} · Gomoku Arena`;
+      if (document.title !== title) document.title = title; // (not at every stone)
     }
     this.renderShare(room, mySeat);
     this.renderSeats(room);
@@ -545,14 +546,20 @@ export class GameView {
   /** " If you are away more than a minute, bob may claim the win.": to a seated
    * player whose page is offline in a running game. */
   claimWarning(room) {
-    const limits = this.app.me?.limits;
     const other = opponentOf(room.players, this.me);
-    // The project's AI waits as long as a move may take before it claims.
-    const waitMs = Math.max(limits?.grace_ms ?? 60000, other?.bot ? limits?.untimed_move_ms ?? 0 : 0);
-    const seconds = Math.round(waitMs / 1000);
+    const seconds = Math.round(this.claimWaitMs(other) / 1000);
     const away = seconds === 60 ? "a minute" : seconds % 60 === 0 ? `${seconds / 60} minutes` : `${seconds} s`;
     const who = other?.name ?? "your opponent";
     return ` If you are away more than ${away}, ${who} ${other?.bot ? "claims" : "may claim"} the win.`;
+  }
+
+  /** How long `other` (the opponent's seat) may wait before claiming the win from this
+   * player gone: the grace period; the project's AI waits as long as a move may take (the
+   * move limit, if longer: worker/seat.py). */
+  claimWaitMs(other) {
+    const limits = this.app.me?.limits;
+    const graceMs = limits?.grace_ms ?? 60000;
+    return other?.bot ? Math.max(graceMs, limits?.untimed_move_ms ?? 0) : graceMs;
   }
 
   gameText(room, mySeat) {
@@ -1077,14 +1084,12 @@ export class GameView {
     const room = this.app.rooms.get(this.roomId);
     if (room && room.seatOf(this.me) && (room.state === "playing" || room.state === "opening")) {
       // Leaving does not end the game (protocol.md, leave): say what it does.
-      const limits = this.app.me?.limits;
-      const graceMs = limits?.grace_ms ?? 60000;
       const clock = room.clocks ? "your clock runs and " : "";
-      // The project's AI waits as long as a move may take (the move limit), not just the grace.
-      const other = room.players[room.seatOf(this.me) === "black" ? "white" : "black"];
+      const other = opponentOf(room.players, this.me);
+      const waitMs = this.claimWaitMs(other);
       const question = other?.bot
-        ? `The game goes on without you: ${clock}after ${clockText(Math.max(graceMs, limits?.untimed_move_ms ?? 0))} away the AI claims the win. Leave anyway?`
-        : `The game goes on without you: ${clock}after ${Math.round(graceMs / 1000)} s away your opponent may claim the win. Leave anyway?`;
+        ? `The game goes on without you: ${clock}after ${clockText(waitMs)} away the AI claims the win. Leave anyway?`
+        : `The game goes on without you: ${clock}after ${Math.round(waitMs / 1000)} s away your opponent may claim the win. Leave anyway?`;
       if (!window.confirm(question)) return;
     }
     if (this.roomId) this.app.leave(this.roomId);
