@@ -529,6 +529,8 @@ JSON = Codec(
 )
 """JSON objects in text frames (subprotocol ``gomoku.json``)."""
 
+_MSGPACK_ENCODER = MSGPACK._encoder
+
 ENCODINGS: dict[str, Codec] = {c.subprotocol: c for c in (MSGPACK, JSON)}
 """Subprotocol -> encoding, in the server's order of preference."""
 
@@ -537,7 +539,8 @@ _event_decoder = msgspec.msgpack.Decoder(RoomEvent)
 
 def encode(message: msgspec.Struct) -> bytes:
     """Encode any message (or room event) as one MessagePack map."""
-    return MSGPACK.encode(message)
+    data: bytes = _MSGPACK_ENCODER.encode(message)  # (MSGPACK.encode, one call fewer)
+    return data
 
 
 def event_frame(room: str, seq: int, event: bytes) -> bytes:

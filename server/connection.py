@@ -280,7 +280,12 @@ class Connection:
             room = getattr(message, "room", None)
             self.error(ErrorCode.NOT_HELLO, "say hello first", re=message.id, room=room)
             return
-        await self._answer(message, HANDLERS[type(message)](self, message))
+        try:  # as _answer, without a coroutine of its own: this is every request's path
+            await HANDLERS[type(message)](self, message)
+        except ConnectionClosed:
+            raise
+        except Exception as exc:
+            self._refused(message, exc)
 
     def answer_later(self, message: m.ClientMessage, work: Coroutine[Any, Any, None]) -> None:
         """Finish answering ``message`` beside the read loop: ``work`` waits on something
@@ -292,19 +297,27 @@ class Connection:
     async def _answer(self, message: m.ClientMessage, work: Awaitable[None]) -> None:
         """Do a request's work, turning its refusal or failure into the error frame that
         answers it (with its id and room)."""
-        room = getattr(message, "room", None)
         try:
             await work
-        except GameError as exc:
+        except ConnectionClosed:
+            raise
+        except Exception as exc:
+            self._refused(message, exc)
+
+    def _refused(self, message: m.ClientMessage, exc: Exception) -> None:
+        """Answer ``message``, whose work raised ``exc``, with the error frame that says
+        why (a refusal's code, or ``internal`` for a failure of ours)."""
+        room = getattr(message, "room", None)
+        if isinstance(exc, GameError):
             self._log_refused(message, exc.code, exc.message)
             self.error(exc.code, exc.message, re=message.id, room=room, foul=exc.foul)
-        except Refused as exc:
+        elif isinstance(exc, Refused):
             self._log_refused(message, exc.code, exc.message)
             self.error(exc.code, exc.message, re=message.id, room=room)
-        except NoSuchRoom:
+        elif isinstance(exc, NoSuchRoom):
             self._log_refused(message, ErrorCode.NO_SUCH_ROOM, "no such room")
             self.error(ErrorCode.NO_SUCH_ROOM, "no such room", re=message.id, room=room)
-        except StoreUnavailable as exc:
+        elif isinstance(exc, StoreUnavailable):
             _log_unavailable(type(message).__name__, exc)
             self.error(
                 ErrorCode.UNAVAILABLE,
@@ -312,11 +325,9 @@ class Connection:
                 re=message.id,
                 room=room,
             )
-        except ConnectionClosed:
-            raise
-        except Exception:
+        else:
             self.services.metrics.inc("gomoku_errors_internal_total")
-            log.exception("internal error handling %s", type(message).__name__)
+            log.error("internal error handling %s", type(message).__name__, exc_info=exc)
             self.error(ErrorCode.INTERNAL, "internal server error", re=message.id, room=room)
 
     def _log_refused(self, message: m.ClientMessage, code: str, why: str) -> None:
@@ -635,7 +646,8 @@ class Connection:
     ) -> game.Outcome:
         """Apply a seated player's action to a room (attaching this connection there
         first, see :meth:`attach_seated`), then report a late refusal (a fallen flag)."""
-        await self.attach_seated(room_id, follow=follow)
+        if room_id not in self.attached or room_id not in self.rooms:  # (as attach_seated)
+            await self.attach_seated(room_id, follow=follow)
         outcome, _ = await self.services.rooms.act(room_id, action)
         if outcome.error is not None:
             raise outcome.error

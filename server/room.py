@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from engine import Board, Color, Opening, Point, Rule, parse_point
+from engine import Board, Color, Opening, Point, Rule, format_point, parse_point
 from engine.opening import Action, OpeningState, Phase
 from protocol.values import (
     ChatLine,
@@ -55,6 +55,13 @@ def cached_point(move: str, size: int) -> Point:
     """``parse_point``, remembered (a bad one is not: it raises): every action replays
     or checks points, and the same few hundred are parsed over and over."""
     return parse_point(move, size)
+
+
+@functools.lru_cache(maxsize=32768)
+def cached_name(point: Point, size: int) -> str:
+    """``format_point``, remembered: a stone's name as the move list keeps it (``h8``
+    for a move sent as ``H8``), asked for at every stone."""
+    return format_point(point, size)
 
 
 LIVE_STATES: frozenset[str] = frozenset({"opening", "playing"})
@@ -184,7 +191,7 @@ class Room(msgspec.Struct, kw_only=True):
             cached is not None
             and cached[1].size == self.size
             and cached[1].rule is self.rule
-            and moves[: len(cached[0])] == cached[0]
+            and (moves if len(moves) == len(cached[0]) else moves[: len(cached[0])]) == cached[0]
         ):
             start, board = len(cached[0]), cached[1].copy()
         else:
@@ -265,19 +272,31 @@ class Room(msgspec.Struct, kw_only=True):
         a seat's time to attach, when both players have been gone long enough for the
         game to end (:meth:`abandoned_at_ms`), or when a game nobody began is aborted
         (:meth:`aborted_at_ms`)."""
-        times = [self.archive_at_ms if self.archive_at_ms is not None else self.deadline_ms()]
-        if self.state == "waiting":
-            times.append(self.close_at_ms)
-            times += [
-                s.offline_since_ms + grace_ms
-                for s in self.seats
-                if s is not None and not s.online and s.offline_since_ms is not None
-            ]
-        times += [s.attach_by_ms for s in self.seats if s is not None]
-        times.append(self.abandoned_at_ms(grace_ms))
-        times.append(self.aborted_at_ms())
-        known = [t for t in times if t is not None]
-        return min(known) if known else None
+        # The smallest of the times that apply, without building a list of them: this
+        # runs at every commit.
+        due = self.archive_at_ms
+        if due is None and self.clock_since_ms is not None:  # (else no clock runs)
+            due = self.deadline_ms()
+        waiting = self.state == "waiting"
+        if waiting and self.close_at_ms is not None and (due is None or self.close_at_ms < due):
+            due = self.close_at_ms
+        gone = 0
+        for s in self.seats:
+            if s is None:
+                continue
+            if not s.online and s.offline_since_ms is not None:
+                gone += 1
+                back_by = s.offline_since_ms + grace_ms
+                if waiting and (due is None or back_by < due):
+                    due = back_by
+            if s.attach_by_ms is not None and (due is None or s.attach_by_ms < due):
+                due = s.attach_by_ms
+        if self.state in LIVE_STATES:  # (both are None in any other state)
+            abandoned = self.abandoned_at_ms(grace_ms) if gone > 1 else None  # (both gone)
+            for t in (abandoned, self.aborted_at_ms()):
+                if t is not None and (due is None or t < due):
+                    due = t
+        return due
 
     def aborted_at_ms(self) -> int | None:
         """When a running timed game whose first stone has not come is aborted

@@ -186,7 +186,9 @@ class RoomService:
                 continue
             now = now_ms()
             working = copy_room(room)  # ``room`` stays as it was, for comparing
-            gave_back = outage.give_back(working, self.outage, timers.outage_grace_max_ms)
+            gave_back = self.outage is not None and outage.give_back(
+                working, self.outage, timers.outage_grace_max_ms
+            )
             try:
                 outcome = game.apply_to_copy(working, this, now, self.config.game)
             except game.GameError:
@@ -528,9 +530,12 @@ class RoomService:
     def _count(self, room: Room, events: list[RoomEvent]) -> None:
         """Count what the events logged (moves, games started and finished), and log
         the room's story (:func:`log_event`)."""
+        moves_logged = log.isEnabledFor(logging.DEBUG)  # (asked once, not at every stone)
         for event in events:
             if isinstance(event, Moved):
                 self.metrics.inc("gomoku_moves_total")
+                if not moves_logged:
+                    continue
             elif isinstance(event, GameStarted):
                 self.metrics.inc("gomoku_games_started_total")
             elif isinstance(event, GameOver):
@@ -540,6 +545,16 @@ class RoomService:
     async def _after_commit(self, before: Room | None, room: Room, events: list[RoomEvent]) -> None:
         """Keep the lobby, seat index, expiry and counters in step with a commit."""
         self._count(room, events)
+        empty = room.seats.count(None) == len(room.seats)  # in C: a generator was 2% of a move
+        if (
+            before is not None
+            and not empty
+            and before.state == room.state
+            and room.state in LIVE_STATES
+            and before.seats == room.seats
+            and before.opening_state == room.opening_state
+        ):
+            return  # a stone or an offer in a game going on: nothing below applies to it
         if before is None or before.seats != room.seats:  # (a move leaves them as they were)
             old_ids = set() if before is None else {s.id for s in before.seats if s is not None}
             new_ids = {s.id for s in room.seats if s is not None}
@@ -547,7 +562,6 @@ class RoomService:
                 await self.store.add_player_room(player, room.id)
             for player in old_ids - new_ids:
                 await self.store.remove_player_room(player, room.id)
-        empty = room.seats.count(None) == len(room.seats)  # in C: a generator was 2% of a move
         ended = room.state == "over"
         if room.state in LIVE_STATES and (before is None or before.state not in LIVE_STATES):
             await self.store.game_begun(room.id)  # until expire_room, below, at its end

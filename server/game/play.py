@@ -23,7 +23,7 @@ from server.game.actions import (
     SeatWish,
 )
 from server.game.seats import RoomSettings, color_name, opening_event, seated, seated_room
-from server.room import LIVE_STATES, Room, Seat, cached_point
+from server.room import LIVE_STATES, Room, Seat, cached_name, cached_point
 
 
 def charge_clock(room: Room, now_ms: int, *, compensated: bool = False) -> None:
@@ -134,7 +134,7 @@ def move(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outco
     out = Outcome(room)
     charge_clock(room, now_ms, compensated=True)
     room.first_stone_by_ms = None  # begun (a takeback to the empty board sets it again)
-    room.moves.append(format_point(point, room.size))
+    room.moves.append(cached_name(point, room.size))
     room.remember_board(board)
     if not model.done:
         model = model.place(seat)
