@@ -272,9 +272,11 @@ class Board:
         exact_five_only = self.rule is Rule.STANDARD or (self.rule is Rule.RENJU and color == BLACK)
         for d in self._dirs:
             lo = i - d
+            hi = i + d
+            if cells[lo] != color and cells[hi] != color:
+                continue  # alone on this line (most lines of most stones): no run to measure
             while cells[lo] == color:
                 lo -= d
-            hi = i + d
             while cells[hi] == color:
                 hi += d
             run = (hi - lo) // d - 1

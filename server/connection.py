@@ -160,7 +160,7 @@ class Connection:
             self._dropped = True
         if self._closing or self.moving:
             return False
-        waiting = self.waiting_bytes()
+        waiting = self.ws.transport.get_write_buffer_size()  # (waiting_bytes, at every frame)
         if waiting >= self.config.limits.send_buffer:  # one frame may pass it (a big lobby)
             self.drop_slow_reader(f"{waiting} bytes waiting")
             return False

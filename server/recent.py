@@ -30,5 +30,9 @@ class Recent(Generic[K, V]):
         if len(self._entries) > self.size:
             self._entries.popitem(last=False)
 
+    def pop(self, key: K) -> V | None:
+        """Forget ``key``; what it held, or None."""
+        return self._entries.pop(key, None)
+
     def __len__(self) -> int:
         return len(self._entries)

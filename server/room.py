@@ -180,10 +180,14 @@ class Room(msgspec.Struct, kw_only=True):
         _openings[id(state)] = (state, model)
         return model
 
-    def board(self) -> Board:
+    def board(self, *, handed_over: bool = False) -> Board:
         """The position, replayed from the move list (all moves were validated). The
         last position of recent rooms is remembered, so the next move of a game costs
-        one stone rather than a replay of the whole game; the caller may change it."""
+        one stone rather than a replay of the whole game; the caller may change it.
+
+        ``handed_over``: a position remembered as it is comes itself, not a copy, and is
+        forgotten until the caller gives it back with :meth:`remember_board` (a stone's
+        one copy fewer); the caller that gives nothing back has changed nothing kept."""
         key = self.id
         moves = tuple(self.moves)
         cached = _boards.get(key)
@@ -193,6 +197,9 @@ class Room(msgspec.Struct, kw_only=True):
             and cached[1].rule is self.rule
             and (moves if len(moves) == len(cached[0]) else moves[: len(cached[0])]) == cached[0]
         ):
+            if handed_over and len(moves) == len(cached[0]):
+                _boards.pop(key)
+                return cached[1]
             start, board = len(cached[0]), cached[1].copy()
         else:
             start, board = 0, Board(self.size, self.rule)
@@ -223,11 +230,13 @@ class Room(msgspec.Struct, kw_only=True):
     def color_of(self, seat: int) -> Color:
         return Color.BLACK if self.seat_at(Color.BLACK) == seat else Color.WHITE
 
-    def actor(self) -> int | None:
-        """The seat whose turn it is to place or choose, or None outside a live game."""
+    def actor(self, model: OpeningState | None = None) -> int | None:
+        """The seat whose turn it is to place or choose, or None outside a live game
+        (``model``: :meth:`opening_model`, if the caller has it already)."""
         if self.state not in LIVE_STATES:
             return None
-        model = self.opening_model()
+        if model is None:
+            model = self.opening_model()
         if model.phase is not _DONE:
             return model.actor
         black = model.black or 0  # the seat holding Black moves on even move counts

@@ -209,3 +209,32 @@ async def test_a_timed_games_record_keeps_its_time_control_and_final_clocks() ->
     clocks = facts["clocks"]
     assert clocks == {"black_ms": over.clocks_ms[0], "white_ms": over.clocks_ms[1]}
     assert 300_000 < clocks["black_ms"] <= 306_000  # two increments, little spent
+
+
+async def test_refused_stones_leave_the_position_the_next_stones_are_judged_on() -> None:
+    """A stone on an occupied point, one off the board and one out of turn are refused,
+    and the game goes on from the position as it was: Black's five after them wins,
+    and a stone on a point played before them is still occupied."""
+    service = RoomService(MemoryStore(), ServerConfig(), Metrics())
+    room = await service.open(
+        "r-1",
+        game.RoomSettings(rule=Rule.FREESTYLE),
+        seats=[(Seat(id=A, name="a"), "black"), (Seat(id=B, name="b"), "white")],
+    )
+    black, white = ["h8", "h9", "h10", "h11", "h12"], ["a1", "a2", "a3", "a4"]
+    for i in range(4):
+        await service.act(room.id, game.Move(A, black[i]))
+        for refused in (game.Move(B, black[i]), game.Move(B, "z99"), game.Move(A, "o15")):
+            with pytest.raises(game.GameError):
+                await service.act(room.id, refused)
+        await service.act(room.id, game.Move(B, white[i]))
+    with pytest.raises(game.GameError) as occupied:
+        await service.act(room.id, game.Move(A, "a3"))
+    assert occupied.value.code == "occupied"
+    outcome, _ = await service.act(room.id, game.Move(A, black[4]))
+    assert outcome.room.state == "over"
+    assert outcome.room.result is not None
+    assert outcome.room.result.winner == "black"
+    assert outcome.room.moves == [p for pair in zip(black, white, strict=False) for p in pair] + [
+        "h12"
+    ]

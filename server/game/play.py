@@ -113,24 +113,19 @@ def move(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outco
     model = room.opening_model()
     if not model.done and Action.PLACE not in model.allowed():
         raise GameError(ErrorCode.WRONG_PHASE, "a swap2 choice is awaited, not a stone")
-    if room.actor() != seat:
+    if room.actor(model) != seat:
         raise GameError(ErrorCode.NOT_YOUR_TURN, "it is not your turn")
-    board = room.board()
     try:
         point = cached_point(action.point, room.size)
     except NotationError as exc:
         raise GameError(ErrorCode.OFF_BOARD, str(exc)) from None
+    board = room.board(handed_over=True)  # given back with the stone, or as it was
     color = board.turn
     try:
         result = board.play(point)
-    except OffBoardError as exc:
-        raise GameError(ErrorCode.OFF_BOARD, str(exc)) from None
-    except OccupiedError as exc:
-        raise GameError(ErrorCode.OCCUPIED, str(exc)) from None
-    except ForbiddenMoveError as exc:
-        raise GameError(ErrorCode.FORBIDDEN, str(exc), foul=str(exc.foul)) from None
-    except GameOverError as exc:
-        raise GameError(ErrorCode.GAME_OVER, str(exc)) from None
+    except (OffBoardError, OccupiedError, ForbiddenMoveError, GameOverError) as exc:
+        room.remember_board(board)  # a refused stone leaves the board as it was
+        raise _refused_stone(exc) from None
     out = Outcome(room)
     charge_clock(room, now_ms, compensated=True)
     room.first_stone_by_ms = None  # begun (a takeback to the empty board sets it again)
@@ -164,6 +159,17 @@ def move(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outco
     elif not model.done and model.actor is not None and model.stones in (3, 5):
         out.events.append(opening_event(room, model))
     return out
+
+
+def _refused_stone(exc: Exception) -> GameError:
+    """The refusal of a stone the board would not take, with its wire code."""
+    if isinstance(exc, OccupiedError):
+        return GameError(ErrorCode.OCCUPIED, str(exc))
+    if isinstance(exc, ForbiddenMoveError):
+        return GameError(ErrorCode.FORBIDDEN, str(exc), foul=str(exc.foul))
+    if isinstance(exc, GameOverError):
+        return GameError(ErrorCode.GAME_OVER, str(exc))
+    return GameError(ErrorCode.OFF_BOARD, str(exc))
 
 
 def choose(room: Room, action: GameAction, now_ms: int, rules: GameRules) -> Outcome:
