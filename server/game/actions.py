@@ -5,7 +5,9 @@ rules' policy knobs (:class:`GameRules`)."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Literal
+from typing import ClassVar, Literal
+
+import msgspec
 
 from protocol.errors import ErrorCode
 from protocol.events import RoomEvent
@@ -83,15 +85,17 @@ class Leave:
     key = "leave"
 
 
-@dataclasses.dataclass(frozen=True)
-class Move:
+class Move(msgspec.Struct, frozen=True):
+    """A stone (a Struct, not a dataclass like the other actions: one is made at every
+    stone, and a frozen dataclass's ``__init__`` sets each field through Python)."""
+
     player: str
     point: str
     move_no: int | None = None
     """The number the stone was meant to take (None: whatever is next)."""
     lag_ms: int = 0
     """The round trip of the sender's link (:mod:`server.lag`)."""
-    key = "move"
+    key: ClassVar[str] = "move"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -161,16 +165,16 @@ class Tick:
 GameAction = Join | Leave | Move | Choose | Resign | Offer | Answer | Claim | Tick
 
 
-@dataclasses.dataclass
-class Outcome:
+class Outcome(msgspec.Struct):
     """What an action did: the new room (a modified copy), the events to append,
     a new room to create first (a rematch), and an error to report after
-    committing (an action that arrived after its player's flag fell)."""
+    committing (an action that arrived after its player's flag fell). (A Struct: one
+    is made at every action.)"""
 
     room: Room
-    events: list[RoomEvent] = dataclasses.field(default_factory=list)
+    events: list[RoomEvent] = msgspec.field(default_factory=list)
     spawn: Room | None = None
-    spawn_events: list[RoomEvent] = dataclasses.field(default_factory=list)
+    spawn_events: list[RoomEvent] = msgspec.field(default_factory=list)
     error: GameError | None = None
     quiet_change: bool = False
     """The room changed without an event to show for it yet (a spectator arrived
