@@ -529,8 +529,6 @@ JSON = Codec(
 )
 """JSON objects in text frames (subprotocol ``gomoku.json``)."""
 
-_MSGPACK_ENCODER = MSGPACK._encoder
-
 ENCODINGS: dict[str, Codec] = {c.subprotocol: c for c in (MSGPACK, JSON)}
 """Subprotocol -> encoding, in the server's order of preference."""
 
@@ -539,8 +537,7 @@ _event_decoder = msgspec.msgpack.Decoder(RoomEvent)
 
 def encode(message: msgspec.Struct) -> bytes:
     """Encode any message (or room event) as one MessagePack map."""
-    data: bytes = _MSGPACK_ENCODER.encode(message)  # (MSGPACK.encode, one call fewer)
-    return data
+    return MSGPACK.encode(message)
 
 
 def event_frame(room: str, seq: int, event: bytes) -> bytes:

@@ -160,7 +160,7 @@ class Connection:
             self._dropped = True
         if self._closing or self.moving:
             return False
-        waiting = self.ws.transport.get_write_buffer_size()  # (waiting_bytes, at every frame)
+        waiting = self.waiting_bytes()
         if waiting >= self.config.limits.send_buffer:  # one frame may pass it (a big lobby)
             self.drop_slow_reader(f"{waiting} bytes waiting")
             return False
@@ -280,12 +280,7 @@ class Connection:
             room = getattr(message, "room", None)
             self.error(ErrorCode.NOT_HELLO, "say hello first", re=message.id, room=room)
             return
-        try:  # as _answer, without a coroutine of its own: this is every request's path
-            await HANDLERS[type(message)](self, message)
-        except ConnectionClosed:
-            raise
-        except Exception as exc:
-            self._refused(message, exc)
+        await self._answer(message, HANDLERS[type(message)](self, message))
 
     def answer_later(self, message: m.ClientMessage, work: Coroutine[Any, Any, None]) -> None:
         """Finish answering ``message`` beside the read loop: ``work`` waits on something
@@ -297,27 +292,19 @@ class Connection:
     async def _answer(self, message: m.ClientMessage, work: Awaitable[None]) -> None:
         """Do a request's work, turning its refusal or failure into the error frame that
         answers it (with its id and room)."""
+        room = getattr(message, "room", None)
         try:
             await work
-        except ConnectionClosed:
-            raise
-        except Exception as exc:
-            self._refused(message, exc)
-
-    def _refused(self, message: m.ClientMessage, exc: Exception) -> None:
-        """Answer ``message``, whose work raised ``exc``, with the error frame that says
-        why (a refusal's code, or ``internal`` for a failure of ours)."""
-        room = getattr(message, "room", None)
-        if isinstance(exc, GameError):
+        except GameError as exc:
             self._log_refused(message, exc.code, exc.message)
             self.error(exc.code, exc.message, re=message.id, room=room, foul=exc.foul)
-        elif isinstance(exc, Refused):
+        except Refused as exc:
             self._log_refused(message, exc.code, exc.message)
             self.error(exc.code, exc.message, re=message.id, room=room)
-        elif isinstance(exc, NoSuchRoom):
+        except NoSuchRoom:
             self._log_refused(message, ErrorCode.NO_SUCH_ROOM, "no such room")
             self.error(ErrorCode.NO_SUCH_ROOM, "no such room", re=message.id, room=room)
-        elif isinstance(exc, StoreUnavailable):
+        except StoreUnavailable as exc:
             _log_unavailable(type(message).__name__, exc)
             self.error(
                 ErrorCode.UNAVAILABLE,
@@ -325,9 +312,11 @@ class Connection:
                 re=message.id,
                 room=room,
             )
-        else:
+        except ConnectionClosed:
+            raise
+        except Exception:
             self.services.metrics.inc("gomoku_errors_internal_total")
-            log.error("internal error handling %s", type(message).__name__, exc_info=exc)
+            log.exception("internal error handling %s", type(message).__name__)
             self.error(ErrorCode.INTERNAL, "internal server error", re=message.id, room=room)
 
     def _log_refused(self, message: m.ClientMessage, code: str, why: str) -> None:
@@ -646,8 +635,7 @@ class Connection:
     ) -> game.Outcome:
         """Apply a seated player's action to a room (attaching this connection there
         first, see :meth:`attach_seated`), then report a late refusal (a fallen flag)."""
-        if room_id not in self.attached or room_id not in self.rooms:  # (as attach_seated)
-            await self.attach_seated(room_id, follow=follow)
+        await self.attach_seated(room_id, follow=follow)
         outcome, _ = await self.services.rooms.act(room_id, action)
         if outcome.error is not None:
             raise outcome.error

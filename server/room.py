@@ -195,7 +195,7 @@ class Room(msgspec.Struct, kw_only=True):
             cached is not None
             and cached[1].size == self.size
             and cached[1].rule is self.rule
-            and (moves if len(moves) == len(cached[0]) else moves[: len(cached[0])]) == cached[0]
+            and moves[: len(cached[0])] == cached[0]
         ):
             if handed_over and len(moves) == len(cached[0]):
                 _boards.pop(key)
@@ -283,26 +283,21 @@ class Room(msgspec.Struct, kw_only=True):
         (:meth:`aborted_at_ms`)."""
         # The smallest of the times that apply, without building a list of them: this
         # runs at every commit.
-        due = self.archive_at_ms
-        if due is None and self.clock_since_ms is not None:  # (else no clock runs)
-            due = self.deadline_ms()
+        due = self.archive_at_ms if self.archive_at_ms is not None else self.deadline_ms()
         waiting = self.state == "waiting"
         if waiting and self.close_at_ms is not None and (due is None or self.close_at_ms < due):
             due = self.close_at_ms
-        gone = 0
         for s in self.seats:
             if s is None:
                 continue
-            if not s.online and s.offline_since_ms is not None:
-                gone += 1
+            if waiting and not s.online and s.offline_since_ms is not None:
                 back_by = s.offline_since_ms + grace_ms
-                if waiting and (due is None or back_by < due):
+                if due is None or back_by < due:
                     due = back_by
             if s.attach_by_ms is not None and (due is None or s.attach_by_ms < due):
                 due = s.attach_by_ms
         if self.state in LIVE_STATES:  # (both are None in any other state)
-            abandoned = self.abandoned_at_ms(grace_ms) if gone > 1 else None  # (both gone)
-            for t in (abandoned, self.aborted_at_ms()):
+            for t in (self.abandoned_at_ms(grace_ms), self.aborted_at_ms()):
                 if t is not None and (due is None or t < due):
                     due = t
         return due
@@ -318,13 +313,11 @@ class Room(msgspec.Struct, kw_only=True):
         second's grace period is over too. None while a player is there."""
         if self.state not in LIVE_STATES:
             return None
-        gone = [
-            s.offline_since_ms
-            for s in self.seats
-            if s is not None and not s.online and s.offline_since_ms is not None
-        ]
-        if len(gone) < 2:
-            return None
+        gone: list[int] = []
+        for s in self.seats:  # (a loop, not a list built first: this runs at every commit)
+            if s is None or s.online or s.offline_since_ms is None:
+                return None  # a player is there, or a seat is free
+            gone.append(s.offline_since_ms)
         first, second = sorted(gone)
         return second if first + grace_ms <= second else second + grace_ms
 

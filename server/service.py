@@ -186,9 +186,7 @@ class RoomService:
                 continue
             now = now_ms()
             working = copy_room(room)  # ``room`` stays as it was, for comparing
-            gave_back = self.outage is not None and outage.give_back(
-                working, self.outage, timers.outage_grace_max_ms
-            )
+            gave_back = outage.give_back(working, self.outage, timers.outage_grace_max_ms)
             try:
                 outcome = game.apply_to_copy(working, this, now, self.config.game)
             except game.GameError:
@@ -549,10 +547,8 @@ class RoomService:
         if (
             before is not None
             and not empty
-            and before.state == room.state
             and room.state in LIVE_STATES
-            and before.seats == room.seats
-            and before.opening_state == room.opening_state
+            and not _may_show_in_lobby(before, room)
         ):
             return  # a stone or an offer in a game going on: nothing below applies to it
         if before is None or before.seats != room.seats:  # (a move leaves them as they were)

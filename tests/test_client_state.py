@@ -73,9 +73,13 @@ def view(**changes: object) -> RoomView:
     return RoomView(**fields)  # type: ignore[arg-type]
 
 
-def welcomed(player: str = "p-alice") -> ViewModel:
+def welcomed(player: str = "p-alice", *, move_limit_ms: int | None = None) -> ViewModel:
+    """Alice welcomed by a server; ``move_limit_ms``: the untimed move limit it says."""
+    limits = Limits() if move_limit_ms is None else Limits(untimed_move_ms=move_limit_ms)
     return reduce(
-        ViewModel(), msg.Welcome(player=player, name="alice", token="t", resumed=False), T0
+        ViewModel(),
+        msg.Welcome(player=player, name="alice", token="t", resumed=False, limits=limits),
+        T0,
     )
 
 
@@ -319,14 +323,7 @@ def test_reconnecting_state_shows_attempt_and_next_try() -> None:
     )
     # Against the project's AI: it waits as long as a move may take (the move limit).
     ai = PlayerRef(id="p-ai", name="AI novice", rating=1500, bot=True)
-    welcome = msg.Welcome(
-        player="p-alice",
-        name="alice",
-        token="t",
-        resumed=False,
-        limits=Limits(untimed_move_ms=600_000),
-    )
-    against_ai = in_room(reduce(ViewModel(), welcome, T0), players=Seats(black=ALICE, white=ai))
+    against_ai = in_room(welcomed(move_limit_ms=600_000), players=Seats(black=ALICE, white=ai))
     against_ai = reduce(against_ai, ConnectionChanged("reconnecting", attempt=1), T0)
     assert against_ai.log[-1].text == (
         "Connection lost; reconnecting. AI novice claims the win after 10:00 away."
@@ -635,29 +632,19 @@ def test_the_move_limit_counts_from_the_snapshot_and_again_from_each_turn() -> N
     timed = reduce(in_room(None, **waiting), event(4, clock), T0)
     assert claim_at(timed) is None
     assert claim_at(reduce(timed, moved(5, "h8", "black"), T0)) is None
-    no_limit = msg.Welcome(
-        player="p-alice", name="alice", token="t", resumed=False, limits=Limits(untimed_move_ms=0)
-    )
-    plain = in_room(reduce(ViewModel(), no_limit, T0), moves=["h8"], to_move="white", **untimed)
+    plain = in_room(welcomed(move_limit_ms=0), moves=["h8"], to_move="white", **untimed)
     assert claim_at(reduce(plain, moved(4, "h9", "white"), T0)) is None
 
 
 def test_a_room_without_a_clock_says_its_move_limit_from_the_start() -> None:
     """The room's first line says the move limit of a game without a clock (it was said
     only in its last minute); a server without one, or a timed room, says none."""
-    limited = msg.Welcome(
-        player="p-alice",
-        name="alice",
-        token="t",
-        resumed=False,
-        limits=Limits(untimed_move_ms=600_000),
-    )
-    first = in_room(reduce(ViewModel(), limited, T0), time=None).log[0].text
+    limited = welcomed(move_limit_ms=600_000)
+    first = in_room(limited, time=None).log[0].text
     assert "no clock (10:00 a move, or the opponent may claim)" in first
-    none = msgspec.structs.replace(limited, limits=Limits(untimed_move_ms=0))
-    assert "a move" not in in_room(reduce(ViewModel(), none, T0), time=None).log[0].text
+    assert "a move" not in in_room(welcomed(move_limit_ms=0), time=None).log[0].text
     five = TimeControl(base_ms=300_000, inc_ms=0)
-    assert "a move" not in in_room(reduce(ViewModel(), limited, T0), time=five).log[0].text
+    assert "a move" not in in_room(limited, time=five).log[0].text
 
 
 def abort_at(model: ViewModel) -> float | None:

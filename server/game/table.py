@@ -63,8 +63,7 @@ def apply_to_copy(room: Room, action: GameAction, now_ms: int, rules: GameRules)
     and gives up: the outcome's room is ``room`` itself, changed."""
     if isinstance(action, (Move, Choose)):
         _note_lag(room, action)
-    running = room.clock_since_ms is not None and room.state in LIVE_STATES
-    flagged = flag(room, now_ms) if running else None  # (a stopped clock has no flag to fall)
+    flagged = flag(room, now_ms) if room.state in LIVE_STATES else None
     if flagged is not None:
         error = None
         if not isinstance(action, Tick):
