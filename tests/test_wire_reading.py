@@ -1,0 +1,154 @@
+"""Client frames read off the socket however they arrive: one whole message to a read
+(the server reads it without websockets' parser), split, several to a read, fragmented,
+or against the rules (closed as websockets closes them)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import struct
+
+from abuse_fixtures import client_frame, raw_handshake
+
+from protocol import messages as m
+from protocol.codec import decode_server, encode
+from server.app import GomokuServer
+
+
+def masked(head: int, payload: bytes) -> bytes:
+    """A short masked frame with first byte ``head`` (FIN, reserved bits, opcode)."""
+    mask = os.urandom(4)
+    return (
+        bytes([head, 0x80 | len(payload)])
+        + mask
+        + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+    )
+
+
+def ping(request: int) -> bytes:
+    return client_frame(encode(m.Ping(id=request)))
+
+
+async def server_frame(reader: asyncio.StreamReader) -> tuple[int, bytes]:
+    """The next frame the server sent: its opcode and payload."""
+    async with asyncio.timeout(10):
+        head, second = await reader.readexactly(2)
+        length = second & 0x7F
+        if length == 126:
+            (length,) = struct.unpack("!H", await reader.readexactly(2))
+        elif length == 127:
+            (length,) = struct.unpack("!Q", await reader.readexactly(8))
+        return head & 0x0F, await reader.readexactly(length)
+
+
+async def pongs(reader: asyncio.StreamReader, count: int) -> list[int | None]:
+    """The request ids of the next ``count`` pongs."""
+    answered: list[int | None] = []
+    while len(answered) < count:
+        opcode, payload = await server_frame(reader)
+        assert opcode == 0x2, payload
+        message = decode_server(payload)
+        if isinstance(message, m.Pong):
+            answered.append(message.re)
+    return answered
+
+
+async def close_code(reader: asyncio.StreamReader) -> int:
+    """The code of the close frame the server sends next."""
+    while True:
+        opcode, payload = await server_frame(reader)
+        if opcode == 0x8:
+            return int(struct.unpack("!H", payload[:2])[0])
+
+
+async def test_messages_are_answered_however_the_bytes_arrive(server: GomokuServer) -> None:
+    """Whole, split byte by byte, two to a write, one and a half to a write: each
+    message is answered once, in order."""
+    reader, writer = await raw_handshake(server.port)
+    writer.write(ping(1))
+    for byte in ping(2):
+        writer.write(bytes([byte]))
+        await writer.drain()
+        await asyncio.sleep(0.002)
+    writer.write(ping(3) + ping(4))
+    sixth = ping(6)
+    writer.write(ping(5) + sixth[:3])
+    await writer.drain()
+    await asyncio.sleep(0.05)
+    writer.write(sixth[3:])
+    await writer.drain()
+    await asyncio.sleep(0.05)
+    writer.write(ping(7))
+    assert await pongs(reader, 7) == [1, 2, 3, 4, 5, 6, 7]
+    writer.close()
+
+
+async def test_the_rest_of_a_frame_is_never_read_as_a_frame_of_its_own(
+    server: GomokuServer,
+) -> None:
+    """A write that ends a frame begun in an earlier one belongs to that frame, even
+    when it would be a whole message by itself."""
+    reader, writer = await raw_handshake(server.port)
+    inner = ping(12)  # the payload, unmasked by a zero mask: not a message
+    writer.write(bytes([0x82, 0x80 | len(inner)]) + bytes(4))
+    await writer.drain()
+    await asyncio.sleep(0.05)
+    writer.write(inner)
+    await writer.drain()
+    await asyncio.sleep(0.05)
+    writer.write(ping(13))
+    opcode, payload = await server_frame(reader)
+    assert opcode == 0x2
+    assert isinstance(decode_server(payload), m.Error)
+    assert await pongs(reader, 1) == [13]
+    writer.close()
+
+
+async def test_a_fragmented_message_is_read_whole(server: GomokuServer) -> None:
+    """A message in two fragments, each its own write, is one message; a whole one
+    after it is read as usual."""
+    reader, writer = await raw_handshake(server.port)
+    payload = encode(m.Ping(id=8))
+    writer.write(masked(0x02, payload[:4]))  # binary, not final
+    await writer.drain()
+    await asyncio.sleep(0.05)
+    writer.write(masked(0x80, payload[4:]))  # continuation, final
+    await writer.drain()
+    await asyncio.sleep(0.05)
+    writer.write(ping(9))
+    assert await pongs(reader, 2) == [8, 9]
+    writer.close()
+
+
+async def test_a_whole_message_inside_a_fragmented_one_closes_with_1002(
+    server: GomokuServer,
+) -> None:
+    """A new message where the fragmented one must go on breaks the protocol, even in
+    a write of its own."""
+    reader, writer = await raw_handshake(server.port)
+    writer.write(masked(0x02, b"\x81"))  # binary, not final
+    await writer.drain()
+    await asyncio.sleep(0.05)
+    writer.write(ping(10))
+    assert await close_code(reader) == 1002
+    writer.close()
+
+
+async def test_unmasked_or_reserved_bit_frames_close_with_1002(server: GomokuServer) -> None:
+    """A client's frame must be masked and use no reserved bit (none is negotiated)."""
+    for frame in (
+        bytes([0x82, 2]) + b"\x81\xa0",  # not masked
+        masked(0xC2, encode(m.Ping(id=11))),  # RSV1
+    ):
+        reader, writer = await raw_handshake(server.port)
+        writer.write(frame)
+        assert await close_code(reader) == 1002
+        writer.close()
+
+
+async def test_a_text_message_that_is_not_utf8_closes_with_1007(server: GomokuServer) -> None:
+    """Text must be UTF-8 (RFC 6455, 8.1), in a frame read whole as elsewhere."""
+    reader, writer = await raw_handshake(server.port)
+    writer.write(masked(0x81, b'{"type":"ping","id":1}\xff'))
+    assert await close_code(reader) == 1007
+    writer.close()
