@@ -235,7 +235,8 @@ class Connection:
 
     async def run(self) -> None:
         try:
-            async for frame in self.ws:
+            while True:  # recv rather than ``async for``: no async generator at every frame
+                frame = await self.ws.recv()
                 self.busy = True
                 try:
                     await self._receive(frame)
