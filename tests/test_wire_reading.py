@@ -9,10 +9,14 @@ import os
 import struct
 
 from abuse_fixtures import client_frame, raw_handshake
+from websockets.frames import Frame, Opcode
+from websockets.protocol import State
+from websockets.server import ServerProtocol
 
 from protocol import messages as m
 from protocol.codec import decode_server, encode
 from server.app import GomokuServer
+from server.wsconn import between_frames
 
 
 def masked(head: int, payload: bytes) -> bytes:
@@ -152,3 +156,18 @@ async def test_a_text_message_that_is_not_utf8_closes_with_1007(server: GomokuSe
     writer.write(masked(0x81, b'{"type":"ping","id":1}\xff'))
     assert await close_code(reader) == 1007
     writer.close()
+
+
+def test_the_parser_is_seen_between_frames_only_when_it_is() -> None:
+    """The check the reads without the parser stand on follows websockets' parser: a
+    version that parses otherwise would send every read through the parser, unseen."""
+    protocol = ServerProtocol(state=State.OPEN)
+    assert between_frames(protocol)
+    frame = Frame(Opcode.BINARY, encode(m.Ping(id=1))).serialize(mask=True)
+    for cut in (1, 2, 6, len(frame) - 1):
+        protocol.receive_data(frame[:cut])
+        assert not between_frames(protocol), cut
+        protocol.receive_data(frame[cut:])
+        assert between_frames(protocol), cut
+    protocol.receive_data(Frame(Opcode.CLOSE, b"\x03\xe8").serialize(mask=True))
+    assert not between_frames(protocol)  # closing: the parser only discards
