@@ -16,15 +16,15 @@ instructions for a move. Anything else (a frame split over reads, several in one
 fragment, a control frame, a longer one, a frame against the rules) is parsed, checked
 and refused by websockets as ever. Whether the parser stands between frames is read from
 the parser itself (it waits for the next frame's first byte): should a version of
-websockets parse otherwise, every read goes through the parser, as before.
+websockets parse otherwise, every read goes through the parser, as before, and no
+connection moves to a sibling process (below).
 
 With ``gomoku-server --processes``, a connection's socket may be handed to the sibling
 process that holds the connection's game (:mod:`server.handoff`). The TCP stream goes
 with it, so that is safe only between two of the client's frames, with nothing read
-but not yet handled: :class:`MovableConnection` counts the bytes it has read and the
-bytes of the whole frames it has parsed from them, and :meth:`between_frames` says
-whether they agree. A connection made from a handed socket (:func:`adopted`) starts
-open: the handshake was done by the process that accepted it.
+but not yet handled: :meth:`MovableConnection.between_frames` asks the parser, as the
+reads above do, and the connection's reader. A connection made from a handed socket
+(:func:`adopted`) starts open: the handshake was done by the process that accepted it.
 """
 
 from __future__ import annotations
@@ -53,22 +53,11 @@ except ImportError:  # pragma: no cover - websockets built without its C extensi
 
 log = logging.getLogger("gomoku.server")
 
-_DATA = (Opcode.TEXT, Opcode.BINARY, Opcode.CONT)
 _FIN_TEXT = 0x81  # FIN, no reserved bits, opcode 1 (RFC 6455, 5.2)
 _FIN_BINARY = 0x82
 _PARSE = ServerProtocol.parse.__code__  # the parser, until it only discards
 _NEXT_FRAME = StreamReader.at_eof.__code__  # where the parser waits between two frames
 TOO_MANY_PINGS = "too many pings"
-
-
-def wire_size(payload: int) -> int:
-    """The bytes of a client's frame carrying ``payload`` bytes (RFC 6455, 5.2: two
-    bytes, the extended length a client must use for that size, the mask's four)."""
-    if payload < 126:
-        return payload + 6
-    if payload < 65536:
-        return payload + 8
-    return payload + 14
 
 
 class GuardedConnection(ServerConnection):
@@ -138,12 +127,6 @@ class MovableConnection(GuardedConnection):
         super().__init__(*args, **kwargs)
         self.adopted = False
         """Made from a socket another process handed over (no handshake here)."""
-        self.bytes_read = 0
-        """Bytes read from the socket once the connection was open."""
-        self.bytes_framed = 0
-        """Bytes of the whole frames parsed from them (as a client must send them)."""
-        self.mid_message = False
-        """A fragmented message has begun and not ended."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         if self.adopted:  # no handshake, and the handler runs from the adopting code
@@ -151,19 +134,7 @@ class MovableConnection(GuardedConnection):
         else:
             super().connection_made(transport)
 
-    def data_received(self, data: bytes) -> None:
-        # Bytes that came with the handshake's request (a client must wait for the
-        # answer before it sends frames) are not counted: their frames then never add
-        # up, and the connection stays where it is.
-        if self.protocol.state is State.OPEN:
-            self.bytes_read += len(data)
-        super().data_received(data)
-
     def process_event(self, event: Event) -> None:
-        if isinstance(event, Frame):
-            self.bytes_framed += wire_size(len(event.data))
-            if event.opcode in _DATA:
-                self.mid_message = not event.fin
         if self.adopted:  # frames from the start: no request comes first
             _Connection.process_event(self, event)
         else:
@@ -172,14 +143,13 @@ class MovableConnection(GuardedConnection):
     def between_frames(self) -> bool:
         """Whether everything read from the socket so far is whole frames that reached
         the server's reader, with no message begun and not ended, so the stream could
-        go on in another process. (A client that sends a length in more bytes than it
-        needs never is: then its connection stays where it is.)"""
+        go on in another process."""
+        protocol = self.protocol
         return (
-            self.protocol.state is State.OPEN
-            and self.bytes_read == self.bytes_framed
-            and not self.mid_message
+            protocol.state is State.OPEN
+            and protocol.current_size is None
             and len(self.recv_messages.frames) == 0
-            and not self.protocol.reader.buffer
+            and between_frames(protocol)
         )
 
 
