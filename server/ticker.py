@@ -51,16 +51,22 @@ class ClockTicker:
 
     async def run(self) -> None:
         """Flag players whose clock ran out, even if nobody sends anything. Each tick
-        beats first, so an outage is found (and its time given back to the clocks,
-        :mod:`server.outage`) before any flag can fall for it."""
+        beats as it claims, and hears the beat's answer before it ticks a room, so an
+        outage is found (and its time given back to the clocks, :mod:`server.outage`)
+        before any flag can fall for it."""
         timers = self.timers
         watch = StoreWatch("clocks wait for it")
         while True:
             await asyncio.sleep(timers.tick_interval_s)
             try:
                 now = now_ms()
-                self._heard(await self.store.beat(now, timers.outage_after_ms), now)
-                due = await self.store.claim_due(now, timers.deadline_lease_ms)
+                # Asked together (on Redis, one write: the beat, then the look for due
+                # rooms), and the outage heard before any due room is ticked.
+                latest, due = await asyncio.gather(
+                    self.store.beat(now, timers.outage_after_ms),
+                    self.store.claim_due(now, timers.deadline_lease_ms),
+                )
+                self._heard(latest, now)
                 for room_id in due:
                     with contextlib.suppress(GameError, NoSuchRoom):
                         await self.service.act(room_id, game.Tick())
