@@ -45,6 +45,7 @@ from server.service import NoSuchRoom, now_ms
 from server.services import Services
 from server.sessions import SessionRecord, decode_session, encode_session
 from server.store import StoreUnavailable
+from server.wsconn import GuardedConnection
 
 log = logging.getLogger("gomoku.server")
 
@@ -234,9 +235,13 @@ class Connection:
     # -- main loop -------------------------------------------------------------
 
     async def run(self) -> None:
+        ws = self.ws
+        # A lone message comes straight to a waiting reader (the server's connections);
+        # recv rather than ``async for``: no async generator at every frame.
+        receive = ws.next_message if isinstance(ws, GuardedConnection) else ws.recv
         try:
-            while True:  # recv rather than ``async for``: no async generator at every frame
-                frame = await self.ws.recv()
+            while True:
+                frame = await receive()
                 self.busy = True
                 try:
                     await self._receive(frame)

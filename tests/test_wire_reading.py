@@ -87,6 +87,25 @@ async def test_messages_are_answered_however_the_bytes_arrive(server: GomokuServ
     writer.close()
 
 
+async def test_messages_handed_over_and_queued_keep_their_order(server: GomokuServer) -> None:
+    """Lone messages the waiting reader takes at once, and messages queued while it is
+    busy (several to a write, or lone behind them), are answered in the order sent."""
+    reader, writer = await raw_handshake(server.port)
+    sent = 0
+    for turn in range(8):  # 32 messages: within the rate limit's burst
+        writer.write(ping(sent + 1))  # lone
+        await writer.drain()
+        if turn % 2:
+            await asyncio.sleep(0.001)  # sometimes the reader waits, sometimes it is busy
+        writer.write(ping(sent + 2) + ping(sent + 3))  # two to a read: parsed, queued
+        await writer.drain()
+        writer.write(ping(sent + 4))  # lone, often behind the two
+        await writer.drain()
+        sent += 4
+    assert await pongs(reader, sent) == list(range(1, sent + 1))
+    writer.close()
+
+
 async def test_the_rest_of_a_frame_is_never_read_as_a_frame_of_its_own(
     server: GomokuServer,
 ) -> None:
