@@ -14,8 +14,9 @@ received is an acknowledged move. At the end each game's log is read from B: eve
 acknowledged move must be in it at the number it was acknowledged with, and every
 game must have reached its last move. Printed: the acknowledged moves lost (target
 0), and per game the time from the kill to the first move of its Black (who was on A)
-acknowledged afterwards (the recovery time: reconnect, hello, resume, move), p50 and
-max.
+acknowledged to Black on B (the recovery time: reconnect, hello, resume, move), p50 and
+max. (White, on B all along, may hear a move that A made just before it died a few ms
+after the kill: that is not a recovery, and is not counted as one.)
 """
 
 from __future__ import annotations
@@ -55,7 +56,9 @@ class Ledger:
     first_after_kill: dict[str, float] = dataclasses.field(default_factory=dict)
     """room -> when Black's first move after the kill was acknowledged."""
 
-    def moved(self, room: str, move_no: int, point: str) -> None:
+    def moved(self, room: str, move_no: int, point: str, *, recovered: bool = False) -> None:
+        """A ``moved`` event a player received; ``recovered``: by a player of the killed
+        instance, on its connection to the other."""
         seen = self.acked.setdefault(room, {})
         if move_no not in seen:
             self.total += 1
@@ -63,8 +66,10 @@ class Ledger:
                 self.kill_point.set()
         if seen.setdefault(move_no, point) != point:
             self.problems.append(f"{room}: move {move_no} was {seen[move_no]}, then {point}")
-        black = move_no % 2 == 1  # the move of the player who was on the killed instance
-        if black and self.killed_at is not None and room not in self.first_after_kill:
+        # Black's own move, as Black hears it again (White, on the other instance, may
+        # hear a move the killed one made just before it died, a few ms after the kill).
+        black = move_no % 2 == 1
+        if black and recovered and self.killed_at is not None and room not in self.first_after_kill:
             self.first_after_kill[room] = time.monotonic()
 
 
@@ -80,6 +85,8 @@ class Player:
         self.token: str | None = None
         self.room, self.seq, self.moves = "", 0, 0
         self.sent_at = 0.0
+        self.recovered = False
+        """Connected again, to ``fallback``, after a lost connection."""
 
     async def hello(self, url: str) -> None:
         self.ws = await connect(url, compression=None, open_timeout=5, max_size=1 << 22)
@@ -99,7 +106,8 @@ class Player:
             self.seq = message.seq
             if isinstance(message.event, ev.Moved):
                 self.moves += 1
-                self.ledger.moved(self.room, message.event.move_no, message.event.point)
+                event = message.event
+                self.ledger.moved(self.room, event.move_no, event.point, recovered=self.recovered)
                 self.sent_at = 0.0
         elif isinstance(message, m.Error):
             self.ledger.refusals[message.code] = self.ledger.refusals.get(message.code, 0) + 1
@@ -111,6 +119,7 @@ class Player:
             try:
                 if self.ws is None:
                     await self.hello(self.fallback)
+                    self.recovered = True
                     assert self.ws is not None
                     await self.ws.send(encode(m.Resume(room=self.room, after=self.seq)))
                     self.sent_at = 0.0
