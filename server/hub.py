@@ -48,6 +48,26 @@ class _Feed:
     watchers: set[Watcher]
     ready: asyncio.Event
     task: asyncio.Task[None] | None = None
+    _groups: list[tuple[Codec, list[Watcher]]] | None = None
+
+    def add(self, watcher: Watcher) -> None:
+        self.watchers.add(watcher)
+        self._groups = None
+
+    def discard(self, watcher: Watcher) -> None:
+        self.watchers.discard(watcher)
+        self._groups = None
+
+    def by_encoding(self) -> list[tuple[Codec, list[Watcher]]]:
+        """The watchers, grouped by the encoding of their frames: made again only after
+        a watcher came or went, not at every event. (Lists of their own: a watcher that
+        goes while an event is delivered does not change the lists being read.)"""
+        if self._groups is None:
+            groups: dict[Codec, list[Watcher]] = {}
+            for watcher in self.watchers:
+                groups.setdefault(watcher.codec, []).append(watcher)
+            self._groups = list(groups.items())
+        return self._groups
 
 
 class Hub:
@@ -95,14 +115,14 @@ class Hub:
         if feed is None:
             feed = self._feeds[room_id] = _Feed(set(), asyncio.Event())
             feed.task = asyncio.create_task(self._run_room(room_id, feed))
-        feed.watchers.add(watcher)
+        feed.add(watcher)
         await feed.ready.wait()
 
     def unwatch(self, room_id: str, watcher: Watcher) -> None:
         feed = self._feeds.get(room_id)
         if feed is None:
             return
-        feed.watchers.discard(watcher)
+        feed.discard(watcher)
         if not feed.watchers:
             del self._feeds[room_id]
             if feed.task is not None:
@@ -114,22 +134,20 @@ class Hub:
             after = 0 if record is None else record.seq
 
             def deliver(stored: StoredEvent) -> None:
-                frames: dict[Codec, bytes] = {}
-                sockets: dict[Codec, list[ServerConnection]] = {}
-                for watcher in list(feed.watchers):
-                    codec = watcher.codec
-                    frame = frames.get(codec)
-                    if frame is None:  # stored by us: valid
-                        frame = frames[codec] = codec.event_frame(room_id, stored.seq, stored.data)
-                    try:
-                        ws = watcher.room_event(room_id, stored.seq, frame)
-                    except Exception:  # pragma: no cover - never let one break a commit
-                        log.exception("room %s: delivering event %d failed", room_id, stored.seq)
-                        continue
-                    if ws is not None:
-                        sockets.setdefault(codec, []).append(ws)
-                for codec, group in sockets.items():  # synchronous writes, encoded once
-                    write_message(group, frames[codec], text=codec.text)
+                seq = stored.seq
+                for codec, watchers in feed.by_encoding():
+                    frame = codec.event_frame(room_id, seq, stored.data)  # stored by us: valid
+                    sockets: list[ServerConnection] = []
+                    for watcher in watchers:
+                        try:
+                            ws = watcher.room_event(room_id, seq, frame)
+                        except Exception:  # pragma: no cover - never let one break a commit
+                            log.exception("room %s: delivering event %d failed", room_id, seq)
+                            continue
+                        if ws is not None:
+                            sockets.append(ws)
+                    if sockets:  # synchronous writes, encoded once
+                        write_message(sockets, frame, text=codec.text)
 
             listener = self.store.listen_room(room_id, after, deliver)
             if listener is not None:  # handed over synchronously, no queue
