@@ -61,12 +61,18 @@ class ClockTicker:
             try:
                 now = now_ms()
                 # Asked together (on Redis, one write: the beat, then the look for due
-                # rooms), and the outage heard before any due room is ticked.
+                # rooms), and the outage heard before any due room is ticked, even if
+                # the look failed (the beat that finds an outage counts it, once).
                 latest, due = await asyncio.gather(
                     self.store.beat(now, timers.outage_after_ms),
                     self.store.claim_due(now, timers.deadline_lease_ms),
+                    return_exceptions=True,
                 )
+                if isinstance(latest, BaseException):
+                    raise latest
                 self._heard(latest, now)
+                if isinstance(due, BaseException):
+                    raise due
                 for room_id in due:
                     with contextlib.suppress(GameError, NoSuchRoom):
                         await self.service.act(room_id, game.Tick())
