@@ -17,9 +17,10 @@ How each part maps onto Redis (one module each, put together in :mod:`.store`):
   without reading them back, and the room's record is remembered from its own commits
   and from the bells.
 * **The hot path** (:mod:`.lane`, :mod:`.push`): the commands of a move and of a game's
-  bookkeeping that may run twice go over one pipelined connection (hiredis, no redis-py
-  per call), and the bus reads pub/sub without redis-py; a ``rediss://`` URL keeps
-  redis-py for both.
+  bookkeeping that may run twice, and the clock ticker's beat and look for due rooms
+  (every instance, many times a second), go over one pipelined connection (hiredis, no
+  redis-py per call), and the bus reads pub/sub without redis-py; a ``rediss://`` URL
+  keeps redis-py for both.
 * **Clock deadlines** (:mod:`.clocks`): the room hash holds the deadline, a sorted set
   indexes when to look (only ever early); due rooms are claimed with a lease, so one
   instance flags each clock. A beat finds outages.
