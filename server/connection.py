@@ -74,7 +74,7 @@ class Connection:
     """The server side of one WebSocket (a :class:`~server.handlers.base.Session` to the
     message handlers)."""
 
-    def __init__(self, services: Services, ws: ServerConnection, address: str = "") -> None:
+    def __init__(self, services: Services, ws: GuardedConnection, address: str = "") -> None:
         self.services = services
         self.ws = ws
         self.address = address
@@ -235,13 +235,10 @@ class Connection:
     # -- main loop -------------------------------------------------------------
 
     async def run(self) -> None:
-        ws = self.ws
-        # A lone message comes straight to a waiting reader (the server's connections);
-        # recv rather than ``async for``: no async generator at every frame.
-        receive = ws.next_message if isinstance(ws, GuardedConnection) else ws.recv
+        next_message = self.ws.next_message  # no async generator at every frame
         try:
             while True:
-                frame = await receive()
+                frame = await next_message()
                 self.busy = True
                 try:
                     await self._receive(frame)

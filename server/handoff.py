@@ -49,7 +49,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 import msgspec
-from websockets.asyncio.server import ServerConnection
 
 from server import background
 from server.metrics import Metrics
@@ -57,7 +56,7 @@ from server.notices import Notice, decode_notice, encode_notice
 from server.service import RoomService
 from server.sessions import SessionRecord
 from server.store import Store, StoreUnavailable
-from server.wsconn import MovableConnection
+from server.wsconn import GuardedConnection, MovableConnection
 
 log = logging.getLogger("gomoku.server")
 
@@ -110,7 +109,7 @@ class Late(msgspec.Struct, tag="late", kw_only=True):
 class Connection(Protocol):
     """What a handoff needs of a connection (:class:`server.connection.Connection`)."""
 
-    ws: ServerConnection
+    ws: GuardedConnection
     identity: SessionRecord | None
     conn_id: str
     busy: bool

@@ -159,6 +159,7 @@ class Listener:
             self.metrics.inc("gomoku_refused_per_ip_total")
             await ws.close(CloseCode.POLICY, "too many connections from your address")
             return
+        assert isinstance(ws, GuardedConnection)  # the server's create_connection
         await self._serve(Connection(self.services, ws, address))
 
     async def _serve(self, conn: Connection, first: Awaitable[None] | None = None) -> None:
