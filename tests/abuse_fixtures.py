@@ -84,12 +84,13 @@ async def raw_handshake(
     return reader, writer
 
 
-def client_frame(payload: bytes) -> bytes:
-    """One masked binary frame, as a client must send it."""
+def client_frame(payload: bytes, *, first: int = 0x82) -> bytes:
+    """One masked frame, as a client must send it: by default a whole binary message;
+    ``first`` is the frame's first byte (FIN, reserved bits, opcode; RFC 6455, 5.2)."""
     mask = os.urandom(4)
     body = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
     if len(payload) < 126:
-        head = bytes([0x82, 0x80 | len(payload)])
+        head = bytes([first, 0x80 | len(payload)])
     else:
-        head = bytes([0x82, 0x80 | 126]) + struct.pack("!H", len(payload))
+        head = bytes([first, 0x80 | 126]) + struct.pack("!H", len(payload))
     return head + mask + body

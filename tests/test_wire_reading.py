@@ -5,7 +5,6 @@ or against the rules (closed as websockets closes them)."""
 from __future__ import annotations
 
 import asyncio
-import os
 import struct
 
 from abuse_fixtures import client_frame, raw_handshake
@@ -17,16 +16,6 @@ from protocol import messages as m
 from protocol.codec import decode_server, encode
 from server.app import GomokuServer
 from server.wsconn import between_frames
-
-
-def masked(head: int, payload: bytes) -> bytes:
-    """A short masked frame with first byte ``head`` (FIN, reserved bits, opcode)."""
-    mask = os.urandom(4)
-    return (
-        bytes([head, 0x80 | len(payload)])
-        + mask
-        + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-    )
 
 
 def ping(request: int) -> bytes:
@@ -132,10 +121,10 @@ async def test_a_fragmented_message_is_read_whole(server: GomokuServer) -> None:
     after it is read as usual."""
     reader, writer = await raw_handshake(server.port)
     payload = encode(m.Ping(id=8))
-    writer.write(masked(0x02, payload[:4]))  # binary, not final
+    writer.write(client_frame(payload[:4], first=0x02))  # binary, not final
     await writer.drain()
     await asyncio.sleep(0.05)
-    writer.write(masked(0x80, payload[4:]))  # continuation, final
+    writer.write(client_frame(payload[4:], first=0x80))  # continuation, final
     await writer.drain()
     await asyncio.sleep(0.05)
     writer.write(ping(9))
@@ -149,7 +138,7 @@ async def test_a_whole_message_inside_a_fragmented_one_closes_with_1002(
     """A new message where the fragmented one must go on breaks the protocol, even in
     a write of its own."""
     reader, writer = await raw_handshake(server.port)
-    writer.write(masked(0x02, b"\x81"))  # binary, not final
+    writer.write(client_frame(b"\x81", first=0x02))  # binary, not final
     await writer.drain()
     await asyncio.sleep(0.05)
     writer.write(ping(10))
@@ -161,7 +150,7 @@ async def test_unmasked_or_reserved_bit_frames_close_with_1002(server: GomokuSer
     """A client's frame must be masked and use no reserved bit (none is negotiated)."""
     for frame in (
         bytes([0x82, 2]) + b"\x81\xa0",  # not masked
-        masked(0xC2, encode(m.Ping(id=11))),  # RSV1
+        client_frame(encode(m.Ping(id=11)), first=0xC2),  # RSV1
     ):
         reader, writer = await raw_handshake(server.port)
         writer.write(frame)
@@ -172,7 +161,7 @@ async def test_unmasked_or_reserved_bit_frames_close_with_1002(server: GomokuSer
 async def test_a_text_message_that_is_not_utf8_closes_with_1007(server: GomokuServer) -> None:
     """Text must be UTF-8 (RFC 6455, 8.1), in a frame read whole as elsewhere."""
     reader, writer = await raw_handshake(server.port)
-    writer.write(masked(0x81, b'{"type":"ping","id":1}\xff'))
+    writer.write(client_frame(b'{"type":"ping","id":1}\xff', first=0x81))
     assert await close_code(reader) == 1007
     writer.close()
 
