@@ -45,7 +45,10 @@ every process's turns carry more events too. The last two need ``--pair-rate`` o
 machine whose cores the closed loop fills. Rate limits
 and the per-address limit are lifted on the server (everything comes from
 127.0.0.1). Targets: memory store >= 60% of the relay's moves/s with p99 <= 2x the
-relay's; Redis store >= 30% of the relay's moves/s.
+relay's; Redis store >= 30% of the relay's moves/s. With ``--rounds N`` the targets
+run in turn N times, and each verdict is the median of the N rounds' own ratios (two
+targets measured seconds apart share the machine's pace of the moment, which drifts
+by 20% or more over minutes here).
 """
 
 from __future__ import annotations
@@ -59,6 +62,7 @@ import multiprocessing
 import multiprocessing.synchronize
 import random
 import re
+import statistics
 import subprocess
 import sys
 import threading
@@ -495,8 +499,9 @@ def main() -> None:
         "--rounds",
         type=int,
         default=1,
-        help="measure the targets this many times, one after the other in turn; the "
-        "verdicts compare each target's median round, which a busy moment moves less (1)",
+        help="measure the targets this many times, one after the other in turn; each "
+        "verdict takes the median of the rounds' ratios, each ratio between two targets "
+        "measured back to back, so the machine's pace moves both alike (1)",
     )
     args = parser.parse_args()
 
@@ -544,7 +549,8 @@ def main() -> None:
         by = "CPU per move" if paced else "moves/s"
         lines.append(f"each target's median round of {args.rounds} (by {by}):")
         lines += [row(o, relay_median if o.name != "relay" else None) for o in medians.values()]
-    lines += verdicts(relay_median, [o for o in medians.values() if o.name != "relay"])
+        lines.append("verdicts: each is the median of the rounds' own ratios")
+    lines += verdicts(runs)
     if errors:
         lines.append(f"server errors logged: {errors[:500]}")
     print("\n".join(lines[len(head) + 1 + len(rows) :]))
@@ -619,9 +625,24 @@ def row(o: Outcome, relay: Outcome | None) -> str:
     return text
 
 
-def verdicts(relay: Outcome | None, outcomes: list[Outcome]) -> list[str]:
+def paired(
+    ones: Sequence[Outcome],
+    twos: Sequence[Outcome],
+    ratio: Callable[[Outcome, Outcome], float],
+    spec: str = ".2f",
+) -> tuple[float, str]:
+    """The median of each round's ``ratio(one, two)``, and the rounds' ratios as text.
+
+    The targets of a round run one after the other, seconds apart, while this shared
+    machine's pace moves by 20% or more over minutes: a ratio of two targets measured
+    back to back is steadier than one of each target's median round, taken from
+    rounds that may be minutes apart."""
+    each = [ratio(one, two) for one, two in zip(ones, twos, strict=True)]
+    return statistics.median(each), ", ".join(format(r, spec) for r in each)
+
+
+def verdicts(runs: dict[str, list[Outcome]]) -> list[str]:
     lines = []
-    by_name = {o.name: o for o in outcomes}
     for name, base, how in (
         ("redis2", "redis", "one process's pairs split over two, each half as busy"),
         ("redis2busy", "redis", "twice the pairs, each process as busy as the one"),
@@ -631,48 +652,45 @@ def verdicts(relay: Outcome | None, outcomes: list[Outcome]) -> list[str]:
             "against two one-process servers sharing nothing, with the same pairs",
         ),
     ):
-        one, two = by_name.get(base), by_name.get(name)
-        if one is None or two is None:
+        ones, twos = runs.get(base), runs.get(name)
+        if ones is None or twos is None:
             continue
-        ratio = two.cpu_us_per_move / one.cpu_us_per_move
+        ratio, each = paired(ones, twos, lambda one, two: two.cpu_us_per_move / one.cpu_us_per_move)
+        rate, _ = paired(ones, twos, lambda one, two: two.moves_per_s / one.moves_per_s)
         lines.append(
             f"{name}: two processes on one Redis ({how}) use {ratio:.2f}x the CPU per move "
-            f"of {base} (target <= {TWO_PROCESS_TARGET:.2f}x): "
-            f"{'met' if ratio <= TWO_PROCESS_TARGET else 'NOT met'}; aggregate "
-            f"{two.moves_per_s:.0f} moves/s against {base}'s {one.moves_per_s:.0f} "
-            f"(x{two.moves_per_s / one.moves_per_s:.2f}; the same 2 cores also run the clients "
+            f"of {base} (rounds {each}; target <= {TWO_PROCESS_TARGET:.2f}x): "
+            f"{'met' if ratio <= TWO_PROCESS_TARGET else 'NOT met'}; aggregate moves/s "
+            f"x{rate:.2f} of {base}'s (the same 2 cores also run the clients "
             f"and redis-server: see their CPU columns)"
         )
-    one = by_name.get("redis")
-    same = by_name.get("redis2same")
-    if one is not None and same is not None:
-        ratio = same.cpu_us_per_move / one.cpu_us_per_move
+    ones, same = runs.get("redis"), runs.get("redis2same")
+    if ones is not None and same is not None:
+        ratio, each = paired(ones, same, lambda one, two: two.cpu_us_per_move / one.cpu_us_per_move)
+        rate, _ = paired(ones, same, lambda one, two: two.moves_per_s / one.moves_per_s)
         lines.append(
             f"redis2same: two instances on one Redis, each game's players on one of them, use "
-            f"{ratio:.2f}x the CPU per move of one process; aggregate {same.moves_per_s:.0f} "
-            f"moves/s (x{same.moves_per_s / one.moves_per_s:.2f}). Not the target's case (in "
+            f"{ratio:.2f}x the CPU per move of one process (rounds {each}); aggregate "
+            f"moves/s x{rate:.2f}. Not the target's case (in "
             f"redis2 the kernel splits about half the pairs over the two processes, and the "
             f"server then brings each pair onto one): it shows what no split at all costs"
         )
-    if relay is None:
+    relays = runs.get("relay")
+    if relays is None:
         return lines
-    for o in outcomes:
-        if o.name != "memory" and o.name != "redis":
+    for name, target in (("memory", MEMORY_TARGET), ("redis", REDIS_TARGET)):
+        if name not in runs:
             continue
-        ratio = o.moves_per_s / relay.moves_per_s
-        p99 = o.p99_ms / relay.p99_ms
-        if o.name == "memory":
-            lines.append(
-                f"memory: {ratio:.1%} of the relay's moves/s (target >= {MEMORY_TARGET:.0%}): "
-                f"{'met' if ratio >= MEMORY_TARGET else 'NOT met'}; p99 {p99:.2f}x the relay's "
-                f"(target <= {P99_TARGET:g}x): {'met' if p99 <= P99_TARGET else 'NOT met'}"
-            )
-        else:
-            lines.append(
-                f"redis: {ratio:.1%} of the relay's moves/s (target >= {REDIS_TARGET:.0%}): "
-                f"{'met' if ratio >= REDIS_TARGET else 'NOT met'}; p99 {p99:.2f}x the relay's "
-                f"(target <= {P99_TARGET:g}x): {'met' if p99 <= P99_TARGET else 'NOT met'}"
-            )
+        share, shares = paired(
+            relays, runs[name], lambda r, o: o.moves_per_s / r.moves_per_s, ".0%"
+        )
+        p99, p99s = paired(relays, runs[name], lambda r, o: o.p99_ms / r.p99_ms)
+        lines.append(
+            f"{name}: {share:.1%} of the relay's moves/s (rounds {shares}; target >= "
+            f"{target:.0%}): {'met' if share >= target else 'NOT met'}; p99 {p99:.2f}x the "
+            f"relay's (rounds {p99s}; target <= {P99_TARGET:g}x): "
+            f"{'met' if p99 <= P99_TARGET else 'NOT met'}"
+        )
     return lines
 
 
