@@ -641,6 +641,18 @@ def paired(
     return statistics.median(each), ", ".join(format(r, spec) for r in each)
 
 
+def cpu_ratio(one: Outcome, two: Outcome) -> float:
+    return two.cpu_us_per_move / one.cpu_us_per_move
+
+
+def rate_ratio(one: Outcome, two: Outcome) -> float:
+    return two.moves_per_s / one.moves_per_s
+
+
+def p99_ratio(one: Outcome, two: Outcome) -> float:
+    return two.p99_ms / one.p99_ms
+
+
 def verdicts(runs: dict[str, list[Outcome]]) -> list[str]:
     lines = []
     for name, base, how in (
@@ -655,8 +667,8 @@ def verdicts(runs: dict[str, list[Outcome]]) -> list[str]:
         ones, twos = runs.get(base), runs.get(name)
         if ones is None or twos is None:
             continue
-        ratio, each = paired(ones, twos, lambda one, two: two.cpu_us_per_move / one.cpu_us_per_move)
-        rate, _ = paired(ones, twos, lambda one, two: two.moves_per_s / one.moves_per_s)
+        ratio, each = paired(ones, twos, cpu_ratio)
+        rate, _ = paired(ones, twos, rate_ratio)
         lines.append(
             f"{name}: two processes on one Redis ({how}) use {ratio:.2f}x the CPU per move "
             f"of {base} (rounds {each}; target <= {TWO_PROCESS_TARGET:.2f}x): "
@@ -666,8 +678,8 @@ def verdicts(runs: dict[str, list[Outcome]]) -> list[str]:
         )
     ones, same = runs.get("redis"), runs.get("redis2same")
     if ones is not None and same is not None:
-        ratio, each = paired(ones, same, lambda one, two: two.cpu_us_per_move / one.cpu_us_per_move)
-        rate, _ = paired(ones, same, lambda one, two: two.moves_per_s / one.moves_per_s)
+        ratio, each = paired(ones, same, cpu_ratio)
+        rate, _ = paired(ones, same, rate_ratio)
         lines.append(
             f"redis2same: two instances on one Redis, each game's players on one of them, use "
             f"{ratio:.2f}x the CPU per move of one process (rounds {each}); aggregate "
@@ -681,10 +693,8 @@ def verdicts(runs: dict[str, list[Outcome]]) -> list[str]:
     for name, target in (("memory", MEMORY_TARGET), ("redis", REDIS_TARGET)):
         if name not in runs:
             continue
-        share, shares = paired(
-            relays, runs[name], lambda r, o: o.moves_per_s / r.moves_per_s, ".0%"
-        )
-        p99, p99s = paired(relays, runs[name], lambda r, o: o.p99_ms / r.p99_ms)
+        share, shares = paired(relays, runs[name], rate_ratio, ".0%")
+        p99, p99s = paired(relays, runs[name], p99_ratio)
         lines.append(
             f"{name}: {share:.1%} of the relay's moves/s (rounds {shares}; target >= "
             f"{target:.0%}): {'met' if share >= target else 'NOT met'}; p99 {p99:.2f}x the "
