@@ -117,8 +117,10 @@ def run_command(command: Callable[[StopSignals], int], *, logger: str, what: str
     then). ``command`` imports the command's modules itself, so that a signal during
     those imports is taken too."""
     signals = StopSignals()
-    signals.raise_stopped()
     try:
+        # In the try: a signal that comes once one handler is in and before the others
+        # are (a CI run's SIGTERM) raises from raise_stopped itself.
+        signals.raise_stopped()
         return command(signals)
     except Exception:
         if signals.received is None:
@@ -126,6 +128,8 @@ def run_command(command: Callable[[StopSignals], int], *, logger: str, what: str
         stop = signals.received  # raised through Python code that wrapped it
     except Stopped as stopped:
         stop = str(stopped)
+    except KeyboardInterrupt:  # SIGINT before its own handler was in (Python's)
+        stop = signal.SIGINT.name
     signals.ignore()
     import logging
 

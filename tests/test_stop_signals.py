@@ -239,3 +239,33 @@ def test_a_signal_while_the_event_loop_is_made_stops_without_a_traceback(
     )
     assert done.stderr == ""
     assert done.stdout == f"stopped by {sig}\n"
+
+
+WHILE_TAKEN = """
+import os, signal, sys
+from stopsignals import run_command
+
+install = signal.signal
+
+def install_then_signalled(sig, handler):
+    previous = install(sig, handler)
+    if sig == signal.SIGTERM and callable(handler):  # the next handlers are not in yet
+        os.kill(os.getpid(), signal.{sig})
+    return previous
+
+signal.signal = install_then_signalled
+sys.exit(run_command(lambda signals: 3, logger="test", what="the test"))
+"""
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_a_signal_while_the_handlers_are_taken_stops_quietly(sig: str) -> None:
+    """A stop signal that comes once SIGTERM's handler is in, before the others are, is
+    a quiet stop with status 0 (it raised out of run_command with a traceback)."""
+    done = subprocess.run(
+        [sys.executable, "-c", WHILE_TAKEN.format(sig=sig)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
