@@ -186,6 +186,24 @@ def tree_cpu_seconds(pid: int) -> float:
     return total
 
 
+def io_calls(pid: int) -> int:
+    """How many read and write system calls a process has made so far (``syscr`` and
+    ``syscw`` of /proc/PID/io, Linux): the read/write/readv/writev family, which is how
+    uvloop reads and writes its sockets (send, recv and their kin are not counted)."""
+    text = Path(f"/proc/{pid}/io").read_text()
+    fields = dict(line.split(": ", 1) for line in text.splitlines() if ": " in line)
+    return int(fields["syscr"]) + int(fields["syscw"])
+
+
+def tree_io_calls(pid: int) -> int:
+    """:func:`io_calls` of ``pid`` and the processes below it that are still running."""
+    total = 0
+    for member in process_tree(pid):
+        with contextlib.suppress(OSError, KeyError):
+            total += io_calls(member)
+    return total
+
+
 def redis_info(url: str, section: str) -> str:
     """One section of redis-server's INFO (over a raw RESP connection, so reading it
     costs the benchmark no client library's work)."""

@@ -34,16 +34,18 @@ with the server and redis-server. Each row prints the CPU share (1 core = 100%) 
 the target (all its processes), of the load generator and of redis-server during the
 window, so where the cores went is on the line; the target's CPU time per move is the
 figure least moved by that competition, and the one the two-process target compares
-(two processes' CPU per move <= 1.1x one's). A process's CPU per move depends on how
-busy it is (one busy process finds more events at each turn of its event loop and
-writes more of them at once), so the two-process target is read two ways: ``redis2``
-splits one process's pairs over two (the same work, each process half as busy), and
-``redis2busy`` gives each of the two processes the one's pairs (twice the work, each
-process as busy as the one), and ``redis2busy`` is also set against ``redisapart``
-(the same work on two servers that share nothing), since a busier machine makes
-every process's turns carry more events too. The last two need ``--pair-rate`` on a
-machine whose cores the closed loop fills. Rate limits
-and the per-address limit are lifted on the server (everything comes from
+(two processes' CPU per move <= 1.1x one's). Beside it, the target's read and write
+system calls per move (from ``/proc/PID/io``): a count of the I/O a move took, where the
+CPU time is a measure. A process's CPU per move depends on how busy it is (one busy
+process finds more events at each turn of its event loop and writes more of them at
+once, and even at the same calls per move it spends less CPU time on each), so the
+two-process target is read two ways: ``redis2`` splits one process's pairs over two
+(the same work, each process half as busy), and ``redis2busy`` gives each of the two
+processes the one's pairs (twice the work, each process as busy as the one), and
+``redis2busy`` is also set against ``redisapart`` (the same work on two servers that
+share nothing), since a busier machine makes every process's turns carry more events
+too. The last two need ``--pair-rate`` on a machine whose cores the closed loop fills.
+Rate limits and the per-address limit are lifted on the server (everything comes from
 127.0.0.1). Targets: memory store >= 60% of the relay's moves/s with p99 <= 2x the
 relay's; Redis store >= 30% of the relay's moves/s. With ``--rounds N`` the targets
 run in turn N times, and each verdict is the median of the N rounds' own ratios (two
@@ -81,6 +83,7 @@ from harness import (
     redis_cpu_seconds,
     redis_server,
     tree_cpu_seconds,
+    tree_io_calls,
 )
 from websockets.asyncio.client import ClientConnection, connect
 
@@ -352,6 +355,7 @@ class Outcome:
     """Every (sent_at, round trip) in the window."""
     problems: dict[str, int] = dataclasses.field(default_factory=dict)
     """Error frames and unanswered requests the clients met (games restarted after each)."""
+    io_calls_per_s: float = float("nan")  # the target's read/write system calls a second
 
     @property
     def cpu_us_per_move(self) -> float:
@@ -359,10 +363,18 @@ class Outcome:
         processes competing for the cores (the figure to compare across busy runs)."""
         return self.cpu_share * 1e6 / self.moves_per_s if self.moves_per_s else float("nan")
 
+    @property
+    def io_calls_per_move(self) -> float:
+        """The target's read and write system calls per move: a count of what a move's I/O
+        took, which its CPU time alone does not give (that also moves with how busy the
+        process was, and with what else ran on its core in between)."""
+        return self.io_calls_per_s / self.moves_per_s if self.moves_per_s else float("nan")
+
 
 class CpuWindow(threading.Thread):
-    """Reads CPU-time counters at the start and the end of the measured window: the
-    target's (its process tree), the load generator's, and redis-server's."""
+    """Reads counters at the start and the end of the measured window, as rates: the CPU
+    time of the target (its process tree), of the load generator and of redis-server,
+    and the target's read and write system calls."""
 
     def __init__(self, readers: dict[str, Callable[[], float]], begin: float, end: float) -> None:
         super().__init__(daemon=True)
@@ -424,6 +436,7 @@ def drive(
     }
     if pids:
         readers["target"] = lambda: sum(tree_cpu_seconds(pid) for pid in pids)
+        readers["target calls"] = lambda: sum(tree_io_calls(pid) for pid in pids)
     if redis_urls:
         readers["redis"] = lambda: sum(redis_cpu_seconds(url) for url in redis_urls)
     cpu = CpuWindow(readers, begin, end)
@@ -451,6 +464,7 @@ def drive(
         cpu.shares.get("redis", float("nan")),
         inside,
         dict(problems),
+        io_calls_per_s=cpu.shares.get("target calls", float("nan")),
     )
 
 
@@ -604,7 +618,8 @@ def median_run(outcomes: list[Outcome], *, paced: bool = False) -> Outcome:
 
 HEADER = (
     f"{'target':<10} {'moves/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'samples':>8} "
-    f"{'target CPU':>10} {'CPU us/move':>11} {'clients CPU':>11} {'redis CPU':>9}  vs relay"
+    f"{'target CPU':>10} {'CPU us/move':>11} {'calls/move':>10} {'clients CPU':>11} "
+    f"{'redis CPU':>9}  vs relay"
 )
 
 
@@ -612,7 +627,7 @@ def row(o: Outcome, relay: Outcome | None) -> str:
     redis = "" if o.redis_share != o.redis_share else f"{o.redis_share * 100:.0f}%"  # NaN
     text = (
         f"{o.name:<10} {o.moves_per_s:>9.0f} {o.p50_ms:>8.2f} {o.p99_ms:>8.2f} {o.samples:>8} "
-        f"{o.cpu_share * 100:>9.0f}% {o.cpu_us_per_move:>11.0f} "
+        f"{o.cpu_share * 100:>9.0f}% {o.cpu_us_per_move:>11.0f} {o.io_calls_per_move:>10.2f} "
         f"{o.clients_share * 100:>10.0f}% {redis:>9}"
     )
     if relay is not None:
@@ -653,6 +668,10 @@ def p99_ratio(one: Outcome, two: Outcome) -> float:
     return two.p99_ms / one.p99_ms
 
 
+def calls_ratio(one: Outcome, two: Outcome) -> float:
+    return two.io_calls_per_move / one.io_calls_per_move
+
+
 def verdicts(runs: dict[str, list[Outcome]]) -> list[str]:
     lines = []
     for name, base, how in (
@@ -669,10 +688,12 @@ def verdicts(runs: dict[str, list[Outcome]]) -> list[str]:
             continue
         ratio, each = paired(ones, twos, cpu_ratio)
         rate, _ = paired(ones, twos, rate_ratio)
+        calls, _ = paired(ones, twos, calls_ratio)
         lines.append(
             f"{name}: two processes on one Redis ({how}) use {ratio:.2f}x the CPU per move "
             f"of {base} (rounds {each}; target <= {TWO_PROCESS_TARGET:.2f}x): "
-            f"{'met' if ratio <= TWO_PROCESS_TARGET else 'NOT met'}; aggregate moves/s "
+            f"{'met' if ratio <= TWO_PROCESS_TARGET else 'NOT met'}, with x{calls:.2f} "
+            f"its read/write system calls a move; aggregate moves/s "
             f"x{rate:.2f} of {base}'s (the same 2 cores also run the clients "
             f"and redis-server: see their CPU columns)"
         )
