@@ -4,7 +4,9 @@ process (memory store, then Redis store), and the same clients against a bare re
 
 Run: ``.venv/bin/python bench/load.py [--pairs 100] [--seconds 10]
 [--client-processes 2] [--targets relay,memory,redis,redis2,redis2busy,redisapart,
-redis2same] [--rounds 1] [--pair-rate 0]``
+redis2same] [--rounds 1 | --interleave SECONDS] [--pair-rate 0]``
+(``--interleave``: every target served at once, their pairs moving in turns of that
+many seconds, recorded as its own section, load-interleaved)
 (``redis2``: ``gomoku-server --processes 2`` on one Redis, the kernel spreading the
 connections over the two processes, so about half the pairs start with their players
 on different processes, until the server hands one of the two connections to the
@@ -60,6 +62,7 @@ import asyncio
 import collections
 import contextlib
 import dataclasses
+import math
 import multiprocessing
 import multiprocessing.synchronize
 import random
@@ -69,7 +72,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -129,15 +132,39 @@ class Sample:
 REPLY_TIMEOUT_S = 30.0
 
 
+@dataclasses.dataclass(frozen=True)
+class Turns:
+    """With ``--interleave``: the targets take turns of ``slice_s`` seconds from
+    ``start`` (a ``time.time()``), in order; this one is number ``index`` of ``count``."""
+
+    start: float
+    slice_s: float
+    count: int
+    index: int
+
+    def delay(self, now: float) -> float:
+        """Seconds from ``now`` until this target's next turn (0 during one)."""
+        cycle = self.count * self.slice_s
+        into = (now - self.start) % cycle
+        mine = self.index * self.slice_s
+        if mine <= into < mine + self.slice_s:
+            return 0.0
+        return (mine - into) % cycle
+
+
 class Pace:
     """Spaces one pair's moves ``interval`` s apart at the least (``--pair-rate``); an
-    interval of 0 lets the pair move as soon as it may (the closed loop)."""
+    interval of 0 lets the pair move as soon as it may (the closed loop). With
+    ``turns``, a pair moves only in its target's turns (``--interleave``)."""
 
-    def __init__(self, interval: float) -> None:
+    def __init__(self, interval: float, turns: Turns | None = None) -> None:
         self.interval = interval
+        self.turns = turns
         self.next_at = 0.0
 
     async def wait(self) -> None:
+        if self.turns is not None and (delay := self.turns.delay(time.time())) > 0:
+            await asyncio.sleep(delay + 0.001)  # a timer may end a little early
         if not self.interval:
             return
         now = time.perf_counter()
@@ -301,15 +328,18 @@ def client_process(
     count: int,
     sequence: list[str],
     interval: float,
-    stop_box: Any,
+    clock_box: Any,
     ready: Any,
     go: multiprocessing.synchronize.Event,
     results: Any,
     rooms: Any,
+    turn: tuple[int, int, float] | None = None,
 ) -> None:
     """One load-generating process: ``count`` pairs, started together on ``go``;
-    they stop at the time the main process puts in ``stop_box``. Pair ``i`` plays on
-    ``urls[i % len(urls)]`` (both its players)."""
+    they stop at the time the main process puts in ``clock_box`` (``[start, stop]``).
+    Pair ``i`` plays on ``urls[i % len(urls)]`` (both its players). ``turn`` (its
+    target's index, how many targets, the slice's seconds): the pairs move only in
+    their target's turns, counted from ``start``."""
     raise_open_files()
 
     async def run() -> list[Sample]:
@@ -317,7 +347,8 @@ def client_process(
         play = server_pair if mode != "relay" else relay_pair
         ready.put(first)
         await asyncio.to_thread(go.wait)
-        stop_at = stop_box.value
+        start, stop_at = clock_box[0], clock_box[1]
+        turns = None if turn is None else Turns(start, turn[2], turn[1], turn[0])
         await asyncio.gather(
             *(
                 play(
@@ -326,7 +357,7 @@ def client_process(
                     sequence,
                     stop_at,
                     samples,
-                    Pace(interval),
+                    Pace(interval, turns),
                     rooms,
                 )
                 for i in range(count)
@@ -392,6 +423,99 @@ class CpuWindow(threading.Thread):
             self.shares[name] = (now - used[name]) / (self.end - self.begin)
 
 
+@dataclasses.dataclass
+class Served:
+    """A target, started: where its clients connect and what is measured of it."""
+
+    name: str
+    urls: list[str]
+    pids: list[int]
+    """Its processes (with their process trees) whose CPU time is the target's."""
+    redis_urls: Sequence[str] = ()
+    pairs: int = 0
+    errors: Callable[[], str] = lambda: ""
+    """What its servers logged as errors so far."""
+
+
+def start_clients(
+    ctx: Any,
+    target: Served,
+    args: argparse.Namespace,
+    shared: tuple[Any, Any, multiprocessing.synchronize.Event, Any, Any],
+    turn: tuple[int, int, float] | None = None,
+) -> list[Any]:
+    """The client processes of ``target``'s pairs (``shared``: the clock box, the ready
+    and results queues, the go event and the rooms queue), started."""
+    clock_box, ready, go, results, rooms = shared
+    sequence = quiet_sequence(args.game_moves)
+    interval = 1 / args.pair_rate if args.pair_rate > 0 else 0.0
+    share = [target.pairs // args.client_processes] * args.client_processes
+    share[0] += target.pairs - sum(share)
+    processes = []
+    first = 0
+    for count in share:
+        proc = ctx.Process(
+            target=client_process,
+            args=(target.name, target.urls, first, count, sequence, interval, clock_box),
+            kwargs={"ready": ready, "go": go, "results": results, "rooms": rooms, "turn": turn},
+        )
+        proc.start()
+        processes.append(proc)
+        first += count
+    return processes
+
+
+def readers_for(target: Served, processes: list[Any]) -> dict[str, Callable[[], float]]:
+    """The counters read of ``target`` and of its client ``processes``."""
+    readers: dict[str, Callable[[], float]] = {
+        "clients": lambda: sum(cpu_seconds(p.pid) for p in processes if p.pid is not None)
+    }
+    if target.pids:
+        readers["target"] = lambda: sum(tree_cpu_seconds(pid) for pid in target.pids)
+        readers["target calls"] = lambda: sum(tree_io_calls(pid) for pid in target.pids)
+    if target.redis_urls:
+        readers["redis"] = lambda: sum(redis_cpu_seconds(url) for url in target.redis_urls)
+    return readers
+
+
+def gathered(results: Any, count: int, timeout: float) -> tuple[list[Sample], dict[str, int]]:
+    """What ``count`` client processes measured: their samples and problems."""
+    samples: list[Sample] = []
+    problems: collections.Counter[str] = collections.Counter()
+    for _ in range(count):
+        got, seen = results.get(timeout=timeout)
+        samples.extend(Sample(sent_at, rtt) for sent_at, rtt in got)
+        problems.update(seen)
+    return samples, dict(problems)
+
+
+def outcome_of(
+    name: str,
+    samples: Sequence[Sample],
+    spans: Sequence[tuple[float, float]],
+    rates: dict[str, float],
+    problems: dict[str, int],
+) -> Outcome:
+    """The outcome of the moves sent in ``spans`` (``[begin, end)`` each), with the
+    counters' ``rates`` over them."""
+    inside = [(x.sent_at, x.rtt) for x in samples if any(a <= x.sent_at < b for a, b in spans)]
+    window = [rtt for _, rtt in inside]
+    seconds = sum(b - a for a, b in spans)
+    return Outcome(
+        name,
+        len(window) / seconds,
+        percentile(window, 50) * 1000,
+        percentile(window, 99) * 1000,
+        len(window),
+        rates.get("target", float("nan")),
+        rates["clients"],
+        rates.get("redis", float("nan")),
+        inside,
+        problems,
+        io_calls_per_s=rates.get("target calls", float("nan")),
+    )
+
+
 def drive(
     mode: str,
     urls: list[str],
@@ -405,67 +529,125 @@ def drive(
     (``rooms``: a queue that gets the id of every room the pairs create). The target's
     CPU time is that of ``pids`` and their process trees (a ``--processes N``
     supervisor's servers too; ``pairs``: how many, ``--pairs`` if not given)."""
-    sequence = quiet_sequence(args.game_moves)
-    interval = 1 / args.pair_rate if args.pair_rate > 0 else 0.0
+    target = Served(mode, urls, pids, redis_urls, args.pairs if pairs is None else pairs)
     ctx = multiprocessing.get_context("spawn")
     ready: Any = ctx.Queue()
     results: Any = ctx.Queue()
     go = ctx.Event()
-    pairs = args.pairs if pairs is None else pairs
-    share = [pairs // args.client_processes] * args.client_processes
-    share[0] += pairs - sum(share)
-    processes = []
-    first = 0
-    stop_box: Any = ctx.Value("d", 0.0)  # set once every process is ready
-    common = (sequence, interval, stop_box, ready, go, results, rooms)
-    for count in share:
-        proc = ctx.Process(
-            target=client_process,
-            args=(mode, urls, first, count, *common),
-        )
-        proc.start()
-        processes.append(proc)
-        first += count
+    clock_box: Any = ctx.Array("d", 2)  # [start, stop], set once every process is ready
+    processes = start_clients(ctx, target, args, (clock_box, ready, go, results, rooms))
     for _ in processes:
         ready.get(timeout=120)
     begin = time.time() + args.warmup
     end = begin + args.seconds
-    stop_box.value = end
-    readers: dict[str, Callable[[], float]] = {
-        "clients": lambda: sum(cpu_seconds(p.pid) for p in processes if p.pid is not None)
-    }
-    if pids:
-        readers["target"] = lambda: sum(tree_cpu_seconds(pid) for pid in pids)
-        readers["target calls"] = lambda: sum(tree_io_calls(pid) for pid in pids)
-    if redis_urls:
-        readers["redis"] = lambda: sum(redis_cpu_seconds(url) for url in redis_urls)
-    cpu = CpuWindow(readers, begin, end)
+    clock_box[:] = [begin - args.warmup, end]
+    cpu = CpuWindow(readers_for(target, processes), begin, end)
     cpu.start()
     go.set()
-    samples: list[tuple[float, float]] = []
-    problems: collections.Counter[str] = collections.Counter()
-    for _ in processes:
-        got, seen = results.get(timeout=args.warmup + args.seconds + 300)
-        samples.extend(got)
-        problems.update(seen)
+    samples, problems = gathered(results, len(processes), args.warmup + args.seconds + 300)
     for proc in processes:
         proc.join(30)
     cpu.join()
-    inside = [(sent_at, rtt) for sent_at, rtt in samples if begin <= sent_at < end]
-    window = [rtt for _, rtt in inside]
-    return Outcome(
-        mode,
-        len(window) / args.seconds,
-        percentile(window, 50) * 1000,
-        percentile(window, 99) * 1000,
-        len(window),
-        cpu.shares.get("target", float("nan")),
-        cpu.shares["clients"],
-        cpu.shares.get("redis", float("nan")),
-        inside,
-        dict(problems),
-        io_calls_per_s=cpu.shares.get("target calls", float("nan")),
+    return outcome_of(mode, samples, [(begin, end)], cpu.shares, problems)
+
+
+class TurnReadings(threading.Thread):
+    """With ``--interleave``: at each boundary between two turns, reads the counters of
+    the target whose turn ends and of the one whose turn begins."""
+
+    def __init__(
+        self,
+        readers: list[dict[str, Callable[[], float]]],
+        begin: float,
+        slice_s: float,
+        turns: int,
+    ) -> None:
+        super().__init__(daemon=True)
+        self.readers, self.begin, self.slice_s, self.turns = readers, begin, slice_s, turns
+        self.readings: list[dict[int, tuple[float, dict[str, float]]]] = []
+        """At boundary k (k = 0 .. turns): target index -> (when, counters)."""
+
+    def run(self) -> None:
+        count = len(self.readers)
+        for k in range(self.turns + 1):
+            time.sleep(max(0.0, self.begin + k * self.slice_s - time.time()))
+            read: dict[int, tuple[float, dict[str, float]]] = {}
+            for index in dict.fromkeys(((k - 1) % count, k % count)):  # ending, then beginning
+                read[index] = (
+                    time.time(),
+                    {name: reader() for name, reader in self.readers[index].items()},
+                )
+            self.readings.append(read)
+
+    def rates(self, k: int) -> tuple[float, dict[str, float]]:
+        """Turn ``k``'s seconds and its target's counters over them, as rates."""
+        index = k % len(self.readers)
+        then, before = self.readings[k][index]
+        now, after = self.readings[k + 1][index]
+        return now - then, {name: (after[name] - before[name]) / (now - then) for name in before}
+
+
+def drive_turns(
+    targets: list[Served], args: argparse.Namespace
+) -> tuple[dict[str, list[Outcome]], dict[str, Outcome]]:
+    """Every target served at once, its pairs moving only in its turns of
+    ``--interleave`` seconds, the targets in order, until each had ``--seconds`` of
+    turns: each cycle's outcome of each target (a cycle is one turn of each), and each
+    target's outcome over all its turns."""
+    ctx = multiprocessing.get_context("spawn")
+    ready: Any = ctx.Queue()
+    go = ctx.Event()
+    clock_box: Any = ctx.Array("d", 2)
+    count, slice_s = len(targets), args.interleave
+    cycles = max(1, math.ceil(args.seconds / slice_s - 1e-9))
+    groups = []
+    for index, target in enumerate(targets):
+        results: Any = ctx.Queue()
+        shared = (clock_box, ready, go, results, None)
+        processes = start_clients(ctx, target, args, shared, turn=(index, count, slice_s))
+        groups.append((processes, results))
+    for processes, _ in groups:
+        for _ in processes:
+            ready.get(timeout=120)
+    cycle = count * slice_s
+    start = time.time()
+    begin = start + math.ceil(args.warmup / cycle) * cycle
+    end = begin + cycles * cycle
+    clock_box[:] = [start, end]
+    readings = TurnReadings(
+        [readers_for(t, processes) for t, (processes, _) in zip(targets, groups, strict=True)],
+        begin,
+        slice_s,
+        cycles * count,
     )
+    readings.start()
+    go.set()
+    measured = [
+        gathered(results, len(processes), end - start + 300) for processes, results in groups
+    ]
+    for processes, _ in groups:
+        for proc in processes:
+            proc.join(30)
+    readings.join()
+    rounds: dict[str, list[Outcome]] = {t.name: [] for t in targets}
+    spans: dict[str, list[tuple[float, float]]] = {t.name: [] for t in targets}
+    used: dict[str, collections.Counter[str]] = {t.name: collections.Counter() for t in targets}
+    for k in range(cycles * count):
+        target = targets[k % count]
+        samples, _ = measured[k % count]
+        lo = begin + k * slice_s
+        seconds, rates = readings.rates(k)
+        rounds[target.name].append(
+            outcome_of(target.name, samples, [(lo, lo + slice_s)], rates, {})
+        )
+        spans[target.name].append((lo, lo + slice_s))
+        used[target.name].update({name: rate * seconds for name, rate in rates.items()})
+    whole = {}
+    for target, (samples, problems) in zip(targets, measured, strict=True):
+        seconds = cycles * slice_s
+        rates = {name: total / seconds for name, total in used[target.name].items()}
+        whole[target.name] = outcome_of(target.name, samples, spans[target.name], rates, problems)
+    return rounds, whole
 
 
 # --- the targets -------------------------------------------------------------------------
@@ -517,7 +699,19 @@ def main() -> None:
         "verdict takes the median of the rounds' ratios, each ratio between two targets "
         "measured back to back, so the machine's pace moves both alike (1)",
     )
+    parser.add_argument(
+        "--interleave",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="serve every target at once and let their pairs move in turns of this many "
+        "seconds, the targets in order, until each had --seconds of turns (in place of "
+        "--rounds); each verdict takes the median of the cycles' ratios (a cycle: one turn "
+        "of each target), two targets' turns being this close in time (0: off)",
+    )
     args = parser.parse_args()
+    if args.interleave < 0 or (args.interleave > 0 and args.rounds != 1):
+        parser.error("--interleave takes a number of seconds > 0, in place of --rounds")
 
     head = [
         *environment(),
@@ -540,6 +734,9 @@ def main() -> None:
     known = {"relay", "memory", "redis", "redis2", "redis2busy", "redisapart", "redis2same"}
     if unknown := set(targets) - known:
         raise SystemExit(f"unknown target {', '.join(sorted(unknown))}")
+    if args.interleave > 0:
+        interleaved(targets, head, args)
+        return
     runs: dict[str, list[Outcome]] = {target: [] for target in targets}
     errors = ""
     rows: list[str] = []
@@ -571,15 +768,55 @@ def main() -> None:
     record("load-paced" if args.pair_rate > 0 else "load", lines)
 
 
+def interleaved(targets: list[str], head: list[str], args: argparse.Namespace) -> None:
+    """``--interleave``: every target served at once, in turns (:func:`drive_turns`);
+    its table, each target over all its turns, and its verdicts, by cycles."""
+    head = [
+        *head,
+        f"interleaved: the targets served at once, their pairs moving in turns of "
+        f"{args.interleave:g} s in this order, each for {args.seconds:g} s of turns",
+    ]
+    print(head[-1], flush=True)
+    with contextlib.ExitStack() as stack:
+        served = [stack.enter_context(serving(target, args)) for target in targets]
+        runs, whole = drive_turns(served, args)
+        errors = "".join(target.errors() for target in served)
+    relay = whole.get("relay")
+    rows = [row(o, relay if o.name != "relay" else None) for o in whole.values()]
+    cycles = len(next(iter(runs.values())))
+    lines = [
+        *head,
+        HEADER,
+        *rows,
+        f"verdicts: each is the median of the {cycles} cycles' own ratios",
+    ]
+    lines += verdicts(runs, unit="cycles")
+    if errors:
+        lines.append(f"server errors logged: {errors[:500]}")
+    print("\n".join(lines[len(head) :]))
+    record("load-paced-interleaved" if args.pair_rate > 0 else "load-interleaved", lines)
+
+
 def measure(target: str, args: argparse.Namespace) -> tuple[Outcome, str]:
     """One run of the clients against ``target``, and what its server logged as errors."""
+    with serving(target, args) as served:
+        outcome = drive(
+            target, served.urls, served.pids, args, redis_urls=served.redis_urls, pairs=served.pairs
+        )
+        return outcome, served.errors()
+
+
+@contextlib.contextmanager
+def serving(target: str, args: argparse.Namespace) -> Iterator[Served]:
+    """``target`` started (its servers, its Redis), and stopped at the end."""
     if target == "relay":
         relay, url = start_relay()
         try:
-            return drive("relay", [url], [relay.pid], args), ""
+            yield Served("relay", [url], [relay.pid], pairs=args.pairs)
         finally:
             relay.terminate()
             relay.wait(20)
+        return
     # two instances, each on its own port; redisapart: each on a Redis of its own too
     count = 2 if target in ("redis2same", "redisapart") else 1
     with contextlib.ExitStack() as stack:
@@ -594,15 +831,14 @@ def measure(target: str, args: argparse.Namespace) -> tuple[Outcome, str]:
         if target in ("redis2", "redis2busy"):  # two processes, one port (SO_REUSEPORT)
             extras[0] += ["--processes", "2"]
         servers = [stack.enter_context(gomoku_server(extra)) for extra in extras]
-        outcome = drive(
+        yield Served(
             target,
             [server.url for server in servers],
             [server.process.pid for server in servers],
-            args,
-            redis_urls=redis_urls,
-            pairs=2 * args.pairs if target in ("redis2busy", "redisapart") else args.pairs,
+            redis_urls,
+            2 * args.pairs if target in ("redis2busy", "redisapart") else args.pairs,
+            lambda: "".join(server.errors_logged() for server in servers),
         )
-        return outcome, "".join(server.errors_logged() for server in servers)
 
 
 def median_run(outcomes: list[Outcome], *, paced: bool = False) -> Outcome:
@@ -646,14 +882,21 @@ def paired(
     ratio: Callable[[Outcome, Outcome], float],
     spec: str = ".2f",
 ) -> tuple[float, str]:
-    """The median of each round's ``ratio(one, two)``, and the rounds' ratios as text.
+    """The median of each round's ``ratio(one, two)``, and the rounds' ratios as text
+    (more than eight: their range and middle half).
 
     The targets of a round run one after the other, seconds apart, while this shared
     machine's pace moves by 20% or more over minutes: a ratio of two targets measured
     back to back is steadier than one of each target's median round, taken from
     rounds that may be minutes apart."""
     each = [ratio(one, two) for one, two in zip(ones, twos, strict=True)]
-    return statistics.median(each), ", ".join(format(r, spec) for r in each)
+    if len(each) <= 8:
+        return statistics.median(each), ", ".join(format(r, spec) for r in each)
+    low, _, high = statistics.quantiles(each, n=4)
+    return statistics.median(each), (
+        f"{len(each)} of them, {min(each):{spec}} to {max(each):{spec}}, the middle half "
+        f"{low:{spec}} to {high:{spec}}"
+    )
 
 
 def cpu_ratio(one: Outcome, two: Outcome) -> float:
@@ -672,7 +915,9 @@ def calls_ratio(one: Outcome, two: Outcome) -> float:
     return two.io_calls_per_move / one.io_calls_per_move
 
 
-def verdicts(runs: dict[str, list[Outcome]]) -> list[str]:
+def verdicts(runs: dict[str, list[Outcome]], *, unit: str = "rounds") -> list[str]:
+    """The targets' verdicts, each the median of the ``unit``'s own ratios (a round or
+    a cycle: each target measured once)."""
     lines = []
     for name, base, how in (
         ("redis2", "redis", "one process's pairs split over two, each half as busy"),
@@ -691,7 +936,7 @@ def verdicts(runs: dict[str, list[Outcome]]) -> list[str]:
         calls, _ = paired(ones, twos, calls_ratio)
         lines.append(
             f"{name}: two processes on one Redis ({how}) use {ratio:.2f}x the CPU per move "
-            f"of {base} (rounds {each}; target <= {TWO_PROCESS_TARGET:.2f}x): "
+            f"of {base} ({unit} {each}; target <= {TWO_PROCESS_TARGET:.2f}x): "
             f"{'met' if ratio <= TWO_PROCESS_TARGET else 'NOT met'}, with x{calls:.2f} "
             f"its read/write system calls a move; aggregate moves/s "
             f"x{rate:.2f} of {base}'s (the same 2 cores also run the clients "
@@ -703,7 +948,7 @@ def verdicts(runs: dict[str, list[Outcome]]) -> list[str]:
         rate, _ = paired(ones, same, rate_ratio)
         lines.append(
             f"redis2same: two instances on one Redis, each game's players on one of them, use "
-            f"{ratio:.2f}x the CPU per move of one process (rounds {each}); aggregate "
+            f"{ratio:.2f}x the CPU per move of one process ({unit} {each}); aggregate "
             f"moves/s x{rate:.2f}. Not the target's case (in "
             f"redis2 the kernel splits about half the pairs over the two processes, and the "
             f"server then brings each pair onto one): it shows what no split at all costs"
@@ -717,9 +962,9 @@ def verdicts(runs: dict[str, list[Outcome]]) -> list[str]:
         share, shares = paired(relays, runs[name], rate_ratio, ".0%")
         p99, p99s = paired(relays, runs[name], p99_ratio)
         lines.append(
-            f"{name}: {share:.1%} of the relay's moves/s (rounds {shares}; target >= "
+            f"{name}: {share:.1%} of the relay's moves/s ({unit} {shares}; target >= "
             f"{target:.0%}): {'met' if share >= target else 'NOT met'}; p99 {p99:.2f}x the "
-            f"relay's (rounds {p99s}; target <= {P99_TARGET:g}x): "
+            f"relay's ({unit} {p99s}; target <= {P99_TARGET:g}x): "
             f"{'met' if p99 <= P99_TARGET else 'NOT met'}"
         )
     return lines
