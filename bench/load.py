@@ -402,27 +402,6 @@ class Outcome:
         return self.io_calls_per_s / self.moves_per_s if self.moves_per_s else float("nan")
 
 
-class CpuWindow(threading.Thread):
-    """Reads counters at the start and the end of the measured window, as rates: the CPU
-    time of the target (its process tree), of the load generator and of redis-server,
-    and the target's read and write system calls."""
-
-    def __init__(self, readers: dict[str, Callable[[], float]], begin: float, end: float) -> None:
-        super().__init__(daemon=True)
-        self.readers, self.begin, self.end = readers, begin, end
-        self.shares = {name: float("nan") for name in readers}
-
-    def read(self) -> dict[str, float]:
-        return {name: reader() for name, reader in self.readers.items()}
-
-    def run(self) -> None:
-        time.sleep(max(0.0, self.begin - time.time()))
-        used = self.read()
-        time.sleep(max(0.0, self.end - time.time()))
-        for name, now in self.read().items():
-            self.shares[name] = (now - used[name]) / (self.end - self.begin)
-
-
 @dataclasses.dataclass
 class Served:
     """A target, started: where its clients connect and what is measured of it."""
@@ -541,19 +520,23 @@ def drive(
     begin = time.time() + args.warmup
     end = begin + args.seconds
     clock_box[:] = [begin - args.warmup, end]
-    cpu = CpuWindow(readers_for(target, processes), begin, end)
-    cpu.start()
+    readings = Readings([readers_for(target, processes)], begin, args.seconds, 1)
+    readings.start()
     go.set()
     samples, problems = gathered(results, len(processes), args.warmup + args.seconds + 300)
     for proc in processes:
         proc.join(30)
-    cpu.join()
-    return outcome_of(mode, samples, [(begin, end)], cpu.shares, problems)
+    readings.join()
+    return outcome_of(mode, samples, [(begin, end)], readings.rates(0)[1], problems)
 
 
-class TurnReadings(threading.Thread):
-    """With ``--interleave``: at each boundary between two turns, reads the counters of
-    the target whose turn ends and of the one whose turn begins."""
+class Readings(threading.Thread):
+    """Reads counters at the boundaries of ``turns`` turns of ``slice_s`` seconds from
+    ``begin``, the targets (one dict of readers each) taking them in order: at each
+    boundary, those of the target whose turn ends and of the one whose turn begins. One
+    target with one turn: the start and the end of the measured window. Rates are what
+    the counters gained a second: the CPU time of the target (its process tree), of the
+    load generator and of redis-server, and the target's read and write system calls."""
 
     def __init__(
         self,
@@ -614,7 +597,7 @@ def drive_turns(
     begin = start + math.ceil(args.warmup / cycle) * cycle
     end = begin + cycles * cycle
     clock_box[:] = [start, end]
-    readings = TurnReadings(
+    readings = Readings(
         [readers_for(t, processes) for t, (processes, _) in zip(targets, groups, strict=True)],
         begin,
         slice_s,
